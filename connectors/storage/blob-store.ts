@@ -1,0 +1,142 @@
+// Bytes live here, never in Temporal payloads or the database: uploads, delivered documents and the
+// scratch blobs that activities hand to each other by reference (claim check).
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** What activities pass around instead of bytes. */
+export interface BlobRef {
+  key: string;
+  sha256: string;
+  size: number;
+  contentType: string;
+}
+
+export interface PutResult {
+  size: number;
+  sha256: string;
+}
+
+export class BlobTooLargeError extends Error {
+  override name = 'BlobTooLargeError';
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`file exceeds the limit of ${limit} bytes`);
+    this.limit = limit;
+  }
+}
+
+export class BlobNotFoundError extends Error {
+  override name = 'BlobNotFoundError';
+}
+
+export interface BlobStore {
+  put(key: string, bytes: Uint8Array): Promise<PutResult>;
+  /** Streams into the store, aborting (and leaving nothing behind) once `maxBytes` is exceeded. */
+  putStream(key: string, source: Readable, opts?: { maxBytes?: number }): Promise<PutResult>;
+  get(key: string): Promise<Uint8Array>;
+  createReadStream(key: string): Promise<Readable>;
+  delete(key: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+}
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+
+export function assertKey(key: string): void {
+  if (!KEY.test(key) || key.split('/').some((s) => s === '..' || s === '.')) {
+    throw new Error(`invalid blob key ${JSON.stringify(key)}`);
+  }
+}
+
+/** The embedded default: a directory. Writes go to a temporary file first and are renamed into place, so
+ *  a reader never sees half a file and a failed write leaves nothing. */
+export class FsBlobStore implements BlobStore {
+  readonly root: string;
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  private file(key: string): string {
+    assertKey(key);
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<PutResult> {
+    const target = this.file(key);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${randomUUID()}.tmp`;
+    try {
+      await fsp.writeFile(tmp, bytes);
+      await fsp.rename(tmp, target);
+    } catch (err) {
+      await fsp.rm(tmp, { force: true });
+      throw err;
+    }
+    return { size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+
+  async putStream(key: string, source: Readable, opts: { maxBytes?: number } = {}): Promise<PutResult> {
+    const target = this.file(key);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${randomUUID()}.tmp`;
+    const hash = createHash('sha256');
+    let size = 0;
+    const limit = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        size += chunk.length;
+        if (size > limit) {
+          cb(new BlobTooLargeError(limit));
+          return;
+        }
+        hash.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, meter, fs.createWriteStream(tmp));
+      await fsp.rename(tmp, target);
+    } catch (err) {
+      await fsp.rm(tmp, { force: true });
+      // Drain the rest of the source so the HTTP request can complete with our error response.
+      source.resume();
+      throw err;
+    }
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    try {
+      return await fsp.readFile(this.file(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(`blob ${key} not found`);
+      throw err;
+    }
+  }
+
+  async createReadStream(key: string): Promise<Readable> {
+    const file = this.file(key);
+    try {
+      await fsp.access(file);
+    } catch {
+      throw new BlobNotFoundError(`blob ${key} not found`);
+    }
+    return fs.createReadStream(file);
+  }
+
+  async delete(key: string): Promise<void> {
+    await fsp.rm(this.file(key), { force: true });
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await fsp.access(this.file(key));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

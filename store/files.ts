@@ -1,0 +1,84 @@
+// Metadata of the files the service holds; the bytes live in the blob store under `blob_key`.
+import type { Queryable } from './db.ts';
+
+export type FileKind = 'template' | 'data' | 'document';
+
+export interface StoredFile {
+  id: string;
+  subscriptionId: string;
+  ownerId: string;
+  kind: FileKind;
+  fileName: string;
+  path: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  blobKey: string;
+  createdDate: Date;
+  expiresDate: Date | null;
+}
+
+interface Row {
+  id: string;
+  subscription_id: string;
+  owner_id: string;
+  kind: FileKind;
+  file_name: string;
+  path: string;
+  content_type: string;
+  size: string | number;
+  sha256: string;
+  blob_key: string;
+  created_date: Date;
+  expires_date: Date | null;
+}
+
+const COLUMNS =
+  'id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, created_date, expires_date';
+
+function toFile(r: Row): StoredFile {
+  return {
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    ownerId: r.owner_id,
+    kind: r.kind,
+    fileName: r.file_name,
+    path: r.path,
+    contentType: r.content_type,
+    size: Number(r.size),
+    sha256: r.sha256,
+    blobKey: r.blob_key,
+    createdDate: new Date(r.created_date),
+    expiresDate: r.expires_date ? new Date(r.expires_date) : null,
+  };
+}
+
+export async function insertFile(db: Queryable, f: Omit<StoredFile, 'createdDate'>): Promise<StoredFile> {
+  const r = await db.query<Row>(
+    `INSERT INTO stored_files (id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, expires_date)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, sha256 = EXCLUDED.sha256
+     RETURNING ${COLUMNS}`,
+    [f.id, f.subscriptionId, f.ownerId, f.kind, f.fileName, f.path, f.contentType, f.size, f.sha256, f.blobKey, f.expiresDate],
+  );
+  const row = r.rows[0];
+  if (!row) throw new Error('insert returned nothing');
+  return toFile(row);
+}
+
+/** A live (not removed, not expired) file of the subscription; another tenant's id reads as absent. */
+export async function getFile(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[]): Promise<StoredFile | undefined> {
+  if (!isUuid(id)) return undefined;
+  const r = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM stored_files
+     WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
+       AND (expires_date IS NULL OR expires_date > now())`,
+    [id, subscriptionId, kinds],
+  );
+  const row = r.rows[0];
+  return row ? toFile(row) : undefined;
+}
+
+export function isUuid(s: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+}

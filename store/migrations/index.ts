@@ -1,0 +1,11 @@
+// Versioned migrations, applied in order at start-up inside one transaction each. Never edit a shipped
+// migration: add a new one.
+import { m001 } from './001-initial.ts';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const migrations: readonly Migration[] = [m001];
