@@ -1,0 +1,85 @@
+// Bearer tokens. Embedded default: an ES256 key pair kept in the database, so every API process of a
+// deployment verifies the same tokens. With JWT_JWKS_URL set, an identity provider's keys are used instead.
+import { randomUUID } from 'node:crypto';
+import * as jose from 'jose';
+import type { Config } from '../../config/env.ts';
+import { insertSigningKey, listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
+import type { Db } from '../../store/db.ts';
+
+const LOCAL_ALG = 'ES256';
+
+export async function localSigningKey(db: Db): Promise<StoredSigningKey> {
+  const existing = (await listSigningKeys(db)).find((k) => k.alg === LOCAL_ALG);
+  if (existing) return existing;
+  const { privateKey, publicKey } = await jose.generateKeyPair(LOCAL_ALG, { extractable: true });
+  const kid = randomUUID();
+  await insertSigningKey(db, {
+    kid,
+    alg: LOCAL_ALG,
+    privateJwk: { ...(await jose.exportJWK(privateKey)), kid, alg: LOCAL_ALG },
+    publicJwk: { ...(await jose.exportJWK(publicKey)), kid, alg: LOCAL_ALG, use: 'sig' },
+  });
+  // Another process may have won the race; everyone uses the newest key.
+  const again = (await listSigningKeys(db)).find((k) => k.alg === LOCAL_ALG);
+  if (!again) throw new Error('signing key was not stored');
+  return again;
+}
+
+export async function issueAccessToken(
+  db: Db,
+  config: Pick<Config, 'jwtIssuer' | 'jwtAudience'>,
+  claims: { userId: string; subscriptionId: string; name?: string; email?: string },
+  ttl = '30d',
+): Promise<string> {
+  const key = await localSigningKey(db);
+  const privateKey = await jose.importJWK(key.privateJwk as jose.JWK, key.alg);
+  return new jose.SignJWT({ sid: claims.subscriptionId, ...(claims.name ? { name: claims.name } : {}), ...(claims.email ? { email: claims.email } : {}) })
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+    .setSubject(claims.userId)
+    .setIssuer(config.jwtIssuer)
+    .setAudience(config.jwtAudience)
+    .setIssuedAt()
+    .setExpirationTime(ttl)
+    .sign(privateKey);
+}
+
+export interface VerifiedToken {
+  userId: string;
+  subscriptionId?: string;
+}
+
+export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
+
+export async function createTokenVerifier(db: Db, config: Config): Promise<TokenVerifier> {
+  const algorithms = config.jwtAlgorithms.split(',').map((a) => a.trim());
+  let keys: jose.JWTVerifyGetKey;
+  if (config.jwtJwksUrl) {
+    keys = jose.createRemoteJWKSet(new URL(config.jwtJwksUrl));
+  } else {
+    await localSigningKey(db);
+    let local = jose.createLocalJWKSet({ keys: (await listSigningKeys(db)).map((k) => k.publicJwk as jose.JWK) });
+    let loadedAt = Date.now();
+    // Pick up keys added by another process (rotation) without a restart.
+    keys = async (header, token) => {
+      try {
+        return await local(header, token);
+      } catch (err) {
+        if (Date.now() - loadedAt < 5_000) throw err;
+        local = jose.createLocalJWKSet({ keys: (await listSigningKeys(db)).map((k) => k.publicJwk as jose.JWK) });
+        loadedAt = Date.now();
+        return local(header, token);
+      }
+    };
+  }
+  return async (token) => {
+    const { payload } = await jose.jwtVerify(token, keys, {
+      algorithms,
+      issuer: config.jwtIssuer,
+      audience: config.jwtAudience,
+      requiredClaims: ['sub', 'exp'],
+    });
+    const out: VerifiedToken = { userId: String(payload.sub) };
+    if (typeof payload.sid === 'string') out.subscriptionId = payload.sid;
+    return out;
+  };
+}

@@ -1,0 +1,117 @@
+// POST /documents/document/generate (spec 4.8, synchronous). Everything checkable is checked before a
+// workflow starts; the workflow then resolves, merges, delivers and records.
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import { ApiError } from '../../core/errors.ts';
+import { checkGenerateRules, type GenerateInput, type GenerateRequest } from '../../core/generate.ts';
+import { captureExternalContext, success } from '../envelope.ts';
+import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
+import { runGenerate, type WorkflowStarter } from '../temporal.ts';
+
+const JsonObject = Type.Object({}, { additionalProperties: true });
+
+export const GenerateBody = Type.Object({
+  template: Type.Object({
+    urn: Type.Optional(Type.String({ description: 'Id of an uploaded template (with loadMethod) ' })),
+    loadMethod: Type.Optional(Type.String({ description: 'Storage, DriveA or DriveB' })),
+    url: Type.Optional(Type.String({ description: 'Alternative to urn + loadMethod' })),
+    name: Type.Optional(Type.String()),
+    fileFormat: Type.String({ description: 'docx, xlsx, pptx, gdoc, gsheet, gslide' }),
+    options: Type.Optional(JsonObject),
+    relatedItems: Type.Optional(
+      Type.Array(
+        Type.Object({
+          name: Type.String(),
+          urn: Type.Optional(Type.String()),
+          fileFormat: Type.Optional(Type.String()),
+          loadMethod: Type.Optional(Type.String()),
+          options: Type.Optional(Type.Unknown()),
+        }),
+      ),
+    ),
+  }),
+  data: Type.Object({
+    loadMethod: Type.String({ description: 'Storage (uploaded JSON file) or GraphQL' }),
+    urn: Type.String({ description: 'Id of an uploaded data file, or the GraphQL endpoint' }),
+    variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: Type.String() }))),
+    query: Type.Optional(Type.String()),
+    embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })),
+  }),
+  document: Type.Object({
+    timezone: Type.String({ description: 'IANA time zone, e.g. Europe/Paris' }),
+    locale: Type.String({ description: 'BCP 47 locale, e.g. en-US' }),
+    name: Type.String({ minLength: 1 }),
+    fileFormat: Type.String({ description: 'docx, xlsx, pptx, gdoc, gsheet, gslide, pdf, csv' }),
+    deliveryMethod: Type.String({ description: 'Storage, DriveA or DriveB' }),
+    path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
+    options: Type.Optional(JsonObject),
+  }),
+  externalContext: Type.Optional(ExternalContext),
+});
+
+const GeneratedDocument = Type.Object({
+  deliveryMethod: Type.String(),
+  name: Type.String(),
+  fileFormat: Type.String(),
+  urn: Type.String({ description: 'Download with GET /documents/storage/{urn}/content' }),
+  documentGuid: Type.String({ format: 'uuid', description: 'Extension: the document record of this file' }),
+});
+
+export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter }) {
+  app.post(
+    '/documents/document/generate',
+    {
+      preValidation: async (request) => captureExternalContext(request),
+      schema: {
+        tags: ['Generation'],
+        summary: 'Generate a document synchronously',
+        description:
+          'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document. A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, TEMPLATE_ERROR, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
+        body: GenerateBody,
+        response: {
+          201: successEnvelope(Type.Object({ document: GeneratedDocument }), { consumption: true }),
+          ...errorResponses(400, 401, 504),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as GenerateRequest;
+      const problems = checkGenerateRules(body);
+      if (problems.length > 0) {
+        throw new ApiError(problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
+      }
+      if (body.template.url) {
+        throw new ApiError('NOT_SUPPORTED', 'template.url is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage');
+      }
+      const input: GenerateInput = {
+        operationId: request.ctx.operationId,
+        subscriptionId: request.auth.subscriptionId,
+        userId: request.auth.userId,
+        template: {
+          urn: body.template.urn ?? '',
+          loadMethod: body.template.loadMethod ?? '',
+          fileFormat: body.template.fileFormat,
+          ...(body.template.name ? { name: body.template.name } : {}),
+        },
+        data: {
+          urn: body.data.urn,
+          loadMethod: body.data.loadMethod,
+          ...(body.data.variables ? { variables: body.data.variables } : {}),
+          ...(body.data.embedded ? { embedded: body.data.embedded } : {}),
+        },
+        document: {
+          name: body.document.name,
+          fileFormat: body.document.fileFormat,
+          deliveryMethod: body.document.deliveryMethod,
+          path: body.document.path,
+          locale: body.document.locale,
+          timezone: body.document.timezone,
+        },
+      };
+      const result = await runGenerate(opts.temporal, input);
+      return reply
+        .code(201)
+        .send(success(request, 201, { document: { ...result.document, documentGuid: result.documentGuid } }, { consumption: result.consumption }));
+    },
+  );
+}

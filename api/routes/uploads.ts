@@ -1,0 +1,161 @@
+// POST /documents/template/upload (spec 4.4) and POST /documents/data/upload (extension, same shape).
+// Files stream straight into the blob store with the size limit enforced while streaming; a request
+// either stores all its files or none.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { ApiError, innerError } from '../../core/errors.ts';
+import { BlobTooLargeError, type BlobStore } from '../../connectors/storage/blob-store.ts';
+import type { Db } from '../../store/db.ts';
+import { type FileKind, insertFile } from '../../store/files.ts';
+import { success } from '../envelope.ts';
+import { errorResponses, successEnvelope } from '../schemas.ts';
+
+const TEMPLATE_EXTENSIONS: Record<string, string> = {
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+};
+const DATA_EXTENSIONS: Record<string, string> = { '.json': 'application/json' };
+
+export interface UploadRouteOptions {
+  db: Db;
+  blobs: BlobStore;
+  maxBytes: number;
+  retentionSeconds: number;
+}
+
+const filesResponse = successEnvelope(
+  Type.Object({ files: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), fileName: Type.String() })) }),
+);
+
+const multipartBody = {
+  description: 'multipart/form-data with one or more files, under any field names',
+  content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', format: 'binary' } } } },
+};
+
+export default async function uploadRoutes(app: FastifyInstance, opts: UploadRouteOptions) {
+  const upload = (kind: Exclude<FileKind, 'document'>) => async (request: FastifyRequest) => {
+    const files = await receiveFiles(request, kind, opts);
+    return success(request, 201, { files });
+  };
+  app.post(
+    '/documents/template/upload',
+    {
+      schema: {
+        tags: ['Document template'],
+        summary: 'Upload template files (.docx, .xlsx, .pptx) for generate requests',
+        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them or after the retention period (24 hours by default). Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored.`,
+        consumes: ['multipart/form-data'],
+        response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
+      },
+      config: { openapiRequestBody: multipartBody },
+    },
+    async (request, reply) => reply.code(201).send(await upload('template')(request)),
+  );
+  app.post(
+    '/documents/data/upload',
+    {
+      schema: {
+        tags: ['Data source'],
+        summary: 'Upload JSON data files for generate requests (extension)',
+        description:
+          'Same multipart shape and response as template upload. Each file must be a .json file holding valid JSON; its id is used as `data.urn` with `loadMethod: "Storage"`. Same size limit and retention as templates.',
+        consumes: ['multipart/form-data'],
+        response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
+      },
+      config: { openapiRequestBody: multipartBody },
+    },
+    async (request, reply) => reply.code(201).send(await upload('data')(request)),
+  );
+}
+
+async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', opts: UploadRouteOptions) {
+  if (!request.isMultipart()) {
+    throw new ApiError('VALIDATION_ERROR', 'body must be multipart/form-data carrying one or more files');
+  }
+  const allowed = kind === 'template' ? TEMPLATE_EXTENSIONS : DATA_EXTENSIONS;
+  const { subscriptionId, userId } = request.auth;
+  const stored: { id: string; fileName: string; key: string; size: number; sha256: string; contentType: string }[] = [];
+  let failure: unknown;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: opts.maxBytes, files: 50, fields: 50, fieldSize: 64 * 1024 } })) {
+      if (part.type !== 'file') continue;
+      // After the first problem, read and discard the rest so the client receives our answer.
+      if (failure) {
+        part.file.resume();
+        continue;
+      }
+      const fileName = part.filename;
+      const contentType = allowed[path.extname(fileName).toLowerCase()];
+      if (!contentType) {
+        part.file.resume();
+        failure =
+          kind === 'template'
+            ? new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`)
+            : new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .json files are accepted`);
+        continue;
+      }
+      const id = randomUUID();
+      const key = `subscriptions/${subscriptionId}/uploads/${id}`;
+      try {
+        const put = await opts.blobs.putStream(key, part.file, { maxBytes: opts.maxBytes });
+        stored.push({ id, fileName, key, size: put.size, sha256: put.sha256, contentType });
+      } catch (err) {
+        failure = isTooLarge(err)
+          ? new ApiError('FILE_TOO_LARGE', `file ${JSON.stringify(fileName)} (field ${part.fieldname}) exceeds the limit of ${opts.maxBytes} bytes`)
+          : err;
+      }
+    }
+  } catch (err) {
+    failure ??= isTooLarge(err) ? new ApiError('FILE_TOO_LARGE', `a file exceeds the limit of ${opts.maxBytes} bytes`) : err;
+  }
+  if (!failure && stored.length === 0) {
+    failure = new ApiError('VALIDATION_ERROR', 'no file in the request: send one or more files as multipart/form-data');
+  }
+  if (!failure && kind === 'data') {
+    for (const f of stored) {
+      try {
+        JSON.parse(Buffer.from(await opts.blobs.get(f.key)).toString('utf8'));
+      } catch (err) {
+        failure = new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(f.fileName)} is not valid JSON: ${(err as Error).message}`);
+        break;
+      }
+    }
+  }
+  if (!failure) {
+    try {
+      const expiresDate = new Date(Date.now() + opts.retentionSeconds * 1000);
+      await opts.db.transaction(async (tx) => {
+        for (const f of stored) {
+          await insertFile(tx, {
+            id: f.id,
+            subscriptionId,
+            ownerId: userId,
+            kind,
+            fileName: f.fileName,
+            path: '',
+            contentType: f.contentType,
+            size: f.size,
+            sha256: f.sha256,
+            blobKey: f.key,
+            expiresDate,
+          });
+        }
+      });
+    } catch (err) {
+      request.log.error({ err }, 'storing upload records failed');
+      failure = new ApiError('FILE_UPLOAD_FAILED', undefined, [innerError('FILE_UPLOAD_FAILED')]);
+    }
+  }
+  if (failure) {
+    await Promise.all(stored.map((f) => opts.blobs.delete(f.key)));
+    throw failure;
+  }
+  return stored.map((f) => ({ id: f.id, fileName: f.fileName }));
+}
+
+function isTooLarge(err: unknown): boolean {
+  return err instanceof BlobTooLargeError || (err as { code?: string } | null)?.code === 'FST_REQ_FILE_TOO_LARGE';
+}
