@@ -1,0 +1,25 @@
+// The generate workflow's steps. Each is a thin adapter between Temporal and the engine, connectors and
+// store; workflows import this file's type only.
+import type { ActivityDeps } from './deps.ts';
+import { deliverActivity } from './deliver.ts';
+import { loadDataActivity } from './load-data.ts';
+import { mergeActivity } from './merge.ts';
+import { measureActivity } from './measure.ts';
+import { recordActivity } from './record.ts';
+import { resolveTemplateActivity } from './resolve-template.ts';
+import { scratchActivities } from './scratch.ts';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    resolveTemplate: resolveTemplateActivity(deps),
+    loadData: loadDataActivity(deps),
+    merge: mergeActivity(deps),
+    measure: measureActivity(deps),
+    deliver: deliverActivity(deps),
+    record: recordActivity(deps),
+    ...scratchActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+export type { ActivityDeps } from './deps.ts';

@@ -1,0 +1,46 @@
+import type { BlobRef } from '../connectors/storage/blob-store.ts';
+import type { Variable } from '../core/generate.ts';
+import { innerError } from '../core/errors.ts';
+import { render, TemplateError } from '../engine/index.ts';
+import type { ActivityDeps } from './deps.ts';
+import { callerFailure } from './failures.ts';
+
+export interface MergeInput {
+  template: BlobRef;
+  data: BlobRef;
+  /** Where the merged file goes (a scratch key owned by this workflow run). */
+  outputKey: string;
+  contentType: string;
+  locale: string;
+  timezone: string;
+  variables?: Variable[];
+  embedded?: string;
+}
+
+export function mergeActivity(deps: ActivityDeps) {
+  /** Renders template + data with the engine; template problems become one 400 with an entry per problem. */
+  return async function merge(input: MergeInput): Promise<BlobRef> {
+    const [template, dataBytes] = await Promise.all([deps.blobs.get(input.template.key), deps.blobs.get(input.data.key)]);
+    const data: unknown = JSON.parse(Buffer.from(dataBytes).toString('utf8'));
+    let output: Uint8Array;
+    try {
+      output = await render(template, data, {
+        locale: input.locale,
+        timezone: input.timezone,
+        ...(input.variables ? { variables: input.variables } : {}),
+        ...(input.embedded ? { embedded: input.embedded } : {}),
+      });
+    } catch (err) {
+      if (err instanceof TemplateError) {
+        const inner = err.errors.map((e) => {
+          const where = e.location ? ` (at ${[e.location.part, e.location.paragraph, e.location.cell, e.location.offset].filter((x) => x !== undefined).join(':')})` : '';
+          return { ...innerError('TEMPLATE_ERROR', `${e.message}${where}`), code: 'TEMPLATE_ERROR', eventId: e.id };
+        });
+        throw callerFailure('TEMPLATE_ERROR', `the template cannot be rendered: ${err.message}`, inner);
+      }
+      throw err;
+    }
+    const put = await deps.blobs.put(input.outputKey, output);
+    return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
+  };
+}

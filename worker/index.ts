@@ -1,0 +1,73 @@
+// The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
+// `docgen worker` runs it alone for scale-out.
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { type ActivityDeps, createActivities } from '../activities/index.ts';
+
+const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+let runtimeInstalled = false;
+
+/** Route the Temporal core's own logs through a quiet level unless asked otherwise. */
+function installRuntime(logLevel: string): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const level = logLevel === 'debug' || logLevel === 'trace' ? 'INFO' : 'WARN';
+  Runtime.install({ telemetryOptions: { logging: { filter: { core: level, other: level } } } });
+}
+
+let bundle: Promise<WorkflowBundle> | undefined;
+/** Bundling takes seconds; do it once per process. */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+  return bundle;
+}
+
+const noop = () => undefined;
+const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: console.warn, error: console.error, log: noop };
+
+export interface WorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  logLevel?: string;
+  /** How long a shutdown waits for running activities before cancelling them. */
+  shutdownGraceTime?: string;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after `shutdown()`), rejects if it crashed. */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
+  installRuntime(opts.logLevel ?? 'info');
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities(opts.deps),
+    shutdownGraceTime: (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds',
+  });
+  const done = worker.run().finally(() => connection.close());
+  await waitRunning(worker);
+  return {
+    worker,
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+async function waitRunning(worker: Worker): Promise<void> {
+  for (let i = 0; i < 200 && worker.getState() !== 'RUNNING'; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
