@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Entry point of the `docgen` command. The code is TypeScript run by Node's built-in type stripping,
+// which needs Node 24; say so plainly instead of failing with a syntax error.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  console.error(
+    `docgen needs Node.js 24 or later (this is ${process.version}). Run it through npm (\`npm start\`, \`npx docgen\`) ` +
+      'after `npm ci`, which installs Node 24 into node_modules on linux-x64, or install Node 24.',
+  );
+  process.exit(1);
+}
+await import('./main.ts');

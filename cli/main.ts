@@ -1,0 +1,243 @@
+// `docgen` subcommands: start, api, worker, credentials, render, inspect, config.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Credentials, DEFAULT_SUBSCRIPTION, issueCredentials } from '../api/auth/credentials.ts';
+import { ADMIN_PATH } from '../api/routes/admin.ts';
+import { baseUrl, ConfigError, type Config, loadConfig, settings } from '../config/env.ts';
+import { openDb } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import { type RunningService, startService } from './service.ts';
+import { type DevServer, ensureTemporalCli, portInUse, startDevServer } from './temporal-dev.ts';
+
+const HELP = `docgen: document generation service
+
+Usage:
+  docgen start                 the whole service on embedded defaults (Temporal dev server, worker, API)
+  docgen api                   the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)
+  docgen worker                the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)
+  docgen credentials [--json] [--subscription NAME]
+                               development credentials (API key + bearer token) for a subscription
+  docgen render --template T --data D.json --out O [--locale L] [--timezone TZ]
+  docgen inspect TEMPLATE      tags, loops and template errors, as JSON
+  docgen config                the configuration variables and their current values
+`;
+
+function serviceFile(config: Config): string {
+  return path.join(config.dataDir, 'service.json');
+}
+function adminTokenFile(config: Config): string {
+  return path.join(config.dataDir, 'admin-token');
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function cmdStart(config: Config): Promise<void> {
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const previous = readServiceFile(config);
+  if (previous && pidAlive(previous.pid)) {
+    throw new Error(`docgen is already running from ${config.dataDir} (pid ${previous.pid}, ${previous.baseUrl}/v1)`);
+  }
+  let dev: DevServer | undefined;
+  let temporalAddress = config.temporalAddress;
+  let uiUrl: string | undefined;
+  if (!temporalAddress) {
+    const cli = ensureTemporalCli(config.temporalCli, log);
+    if (await portInUse(config.temporalPort)) {
+      throw new Error(
+        `port ${config.temporalPort} is taken: set TEMPORAL_PORT (and TEMPORAL_UI_PORT) to free ports, or TEMPORAL_ADDRESS=127.0.0.1:${config.temporalPort} to use the Temporal server already there`,
+      );
+    }
+    log(`Starting the Temporal dev server (${cli})...`);
+    dev = await startDevServer({
+      cli,
+      port: config.temporalPort,
+      uiPort: config.temporalUiPort,
+      dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
+      logFile: path.join(config.dataDir, 'temporal', 'server.log'),
+    });
+    temporalAddress = dev.address;
+    uiUrl = dev.uiUrl;
+  }
+  const adminToken = randomBytes(32).toString('base64url');
+  let service: RunningService;
+  try {
+    service = await startService({ config, temporalAddress, api: true, worker: true, adminToken });
+  } catch (err) {
+    await dev?.stop();
+    throw err;
+  }
+  fs.writeFileSync(adminTokenFile(config), adminToken, { mode: 0o600 });
+  fs.writeFileSync(serviceFile(config), JSON.stringify({ pid: process.pid, baseUrl: service.baseUrl, temporalAddress, uiUrl }, null, 2));
+  const api = `${service.baseUrl}/v1`;
+  log('');
+  log('docgen is ready.');
+  log(`  API            ${api}`);
+  log(`  API docs       ${api}/docs   (OpenAPI: ${api}/openapi.json)`);
+  log(`  Temporal UI    ${uiUrl ?? `(external cluster at ${temporalAddress})`}`);
+  log(`  Temporal       ${temporalAddress} namespace ${config.temporalNamespace}, task queue ${config.taskQueue}`);
+  log(`  Data           ${config.dataDir}`);
+  log('  Credentials    npx docgen credentials --json');
+  log('Press Ctrl+C to stop.');
+  await waitForSignal(async () => {
+    log('Stopping: finishing running work...');
+    await service.stop();
+    await dev?.stop();
+    fs.rmSync(serviceFile(config), { force: true });
+    fs.rmSync(adminTokenFile(config), { force: true });
+  });
+}
+
+async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
+  if (!config.temporalAddress) throw new ConfigError(`docgen ${half} needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)`);
+  const service = await startService({ config, temporalAddress: config.temporalAddress, api: half === 'api', worker: half === 'worker' });
+  process.stdout.write(half === 'api' ? `docgen api listening on ${service.baseUrl}/v1\n` : `docgen worker polling task queue ${config.taskQueue}\n`);
+  await waitForSignal(() => service.stop());
+}
+
+function waitForSignal(onStop: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const handler = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        process.stderr.write(`${signal} again: exiting now\n`);
+        process.exit(1);
+      }
+      stopping = true;
+      onStop().then(
+        () => resolve(),
+        (err: unknown) => {
+          process.stderr.write(`error while stopping: ${String(err)}\n`);
+          process.exitCode = 1;
+          resolve();
+        },
+      );
+    };
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+  });
+}
+
+function readServiceFile(config: Config): { pid: number; baseUrl: string } | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(serviceFile(config), 'utf8')) as { pid: number; baseUrl: string };
+  } catch {
+    return undefined;
+  }
+}
+
+async function cmdCredentials(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, subscription: { type: 'string' } } });
+  const subscription = values.subscription ?? DEFAULT_SUBSCRIPTION;
+  let creds: Credentials;
+  const running = readServiceFile(config);
+  if (!config.databaseUrl && running && pidAlive(running.pid)) {
+    // The running service holds the embedded database: ask it over loopback.
+    const token = fs.readFileSync(adminTokenFile(config), 'utf8');
+    const res = await fetch(`${running.baseUrl}/v1${ADMIN_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-docgen-admin': token },
+      body: JSON.stringify({ subscription }),
+    });
+    const body = (await res.json()) as Credentials & { error?: { message: string } };
+    if (!res.ok) throw new Error(`the running service refused: ${body.error?.message ?? res.status}`);
+    creds = body;
+  } else {
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      await migrate(db);
+      creds = await issueCredentials(db, config, running?.baseUrl ?? baseUrl(config), subscription);
+    } finally {
+      await db.close();
+    }
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(creds)}\n`);
+    return;
+  }
+  process.stdout.write(
+    [
+      `Subscription ${subscription} (${creds.subscriptionId}), user ${creds.userId}`,
+      `export DOCGEN_URL=${creds.baseUrl}`,
+      `export DOCGEN_API_KEY=${creds.apiKey}`,
+      `export DOCGEN_TOKEN=${creds.accessToken}`,
+      'Send both on every request: -H "Authorization: Bearer $DOCGEN_TOKEN" -H "X-Api-Key: $DOCGEN_API_KEY"',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function cmdRender(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { template: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, locale: { type: 'string' }, timezone: { type: 'string' } },
+  });
+  if (!values.template || !values.data || !values.out) throw new ConfigError('render needs --template, --data and --out');
+  const { render } = await import('../engine/index.ts');
+  const data: unknown = JSON.parse(fs.readFileSync(values.data, 'utf8'));
+  const out = await render(fs.readFileSync(values.template), data, {
+    ...(values.locale ? { locale: values.locale } : {}),
+    ...(values.timezone ? { timezone: values.timezone } : {}),
+  });
+  fs.writeFileSync(values.out, out);
+  process.stdout.write(`wrote ${values.out} (${out.byteLength} bytes)\n`);
+}
+
+async function cmdInspect(args: string[]): Promise<void> {
+  const file = args[0];
+  if (!file) throw new ConfigError('inspect needs a template file');
+  const { inspect } = await import('../engine/index.ts');
+  process.stdout.write(`${JSON.stringify(inspect(fs.readFileSync(file)), null, 2)}\n`);
+}
+
+function cmdConfig(config: Config): void {
+  for (const [key, s] of Object.entries(settings)) {
+    const value = (config as Record<string, unknown>)[key];
+    process.stdout.write(`${s.env.padEnd(26)} ${String(value ?? '(unset)').padEnd(28)} ${s.description}\n`);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (cmd === 'render') return cmdRender(rest);
+  if (cmd === 'inspect') return cmdInspect(rest);
+  const config = loadConfig();
+  switch (cmd) {
+    case 'start':
+      return cmdStart(config);
+    case 'api':
+    case 'worker':
+      return cmdHalf(config, cmd);
+    case 'credentials':
+      return cmdCredentials(config, rest);
+    case 'config':
+      return cmdConfig(config);
+    default:
+      throw new ConfigError(`unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  () => {
+    // Background handles (gRPC, timers) must not keep a finished one-shot command alive.
+    if (!['start', 'api', 'worker'].includes(process.argv[2] ?? '')) process.exit(process.exitCode ?? 0);
+    process.exit(process.exitCode ?? 0);
+  },
+  (err: unknown) => {
+    process.stderr.write(`docgen: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,100 @@
+// Composes the service from its parts: database, blob store, Temporal connection, worker and API.
+// `docgen start` runs all of it (plus a Temporal dev server) in one process; `docgen api` and
+// `docgen worker` run one half each against a shared PostgreSQL and Temporal cluster.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../api/app.ts';
+import { createTokenVerifier } from '../api/auth/tokens.ts';
+import { baseUrl, type Config } from '../config/env.ts';
+import { FsBlobStore } from '../connectors/storage/blob-store.ts';
+import { type Db, openDb } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import { type RunningWorker, startWorker } from '../worker/index.ts';
+import { ensureSearchAttributes } from '../worker/search-attributes.ts';
+
+export interface ServiceOptions {
+  config: Config;
+  temporalAddress: string;
+  api: boolean;
+  worker: boolean;
+  adminToken?: string;
+  logger?: boolean | Record<string, unknown>;
+}
+
+export interface RunningService {
+  db: Db;
+  app?: FastifyInstance;
+  worker?: RunningWorker;
+  /** The API's base URL without /v1, once listening. */
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const { config } = opts;
+  if (!config.databaseUrl && !(opts.api && opts.worker)) {
+    throw new Error(
+      'The embedded database (PGlite) serves one process only: run `docgen start`, or set DATABASE_URL to a PostgreSQL server to run `docgen api` and `docgen worker` separately.',
+    );
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const cleanups: (() => Promise<void>)[] = [async () => db.close()];
+  const stop = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
+    await migrate(db);
+    const blobs = new FsBlobStore(path.join(config.dataDir, 'storage'));
+    const connection = await Connection.connect({ address: opts.temporalAddress });
+    cleanups.push(async () => connection.close());
+    await ensureSearchAttributes(connection, config.temporalNamespace);
+    let worker: RunningWorker | undefined;
+    if (opts.worker) {
+      worker = await startWorker({
+        address: opts.temporalAddress,
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+        deps: { db, blobs },
+        logLevel: config.logLevel,
+      });
+      const w = worker;
+      cleanups.push(async () => w.shutdown());
+    }
+    let app: FastifyInstance | undefined;
+    let url = baseUrl(config);
+    if (opts.api) {
+      const client = new Client({ connection, namespace: config.temporalNamespace });
+      app = await buildApp({
+        config,
+        db,
+        blobs,
+        temporal: { client, taskQueue: config.taskQueue, generateTimeoutMs: config.generateTimeoutMs },
+        verifyToken: await createTokenVerifier(db, config),
+        baseUrl: () => url,
+        ...(opts.adminToken ? { adminToken: opts.adminToken } : {}),
+        ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
+      });
+      await app.listen({ port: config.port, host: config.host });
+      const addr = app.server.address();
+      if (addr && typeof addr === 'object') url = baseUrl(config, addr.port);
+      const a = app;
+      cleanups.push(async () => a.close());
+    }
+    return {
+      db,
+      ...(app ? { app } : {}),
+      ...(worker ? { worker } : {}),
+      get baseUrl() {
+        return url;
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
