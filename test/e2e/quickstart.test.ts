@@ -1,0 +1,115 @@
+// The README's promise, end to end: `docgen start`, `docgen credentials --json`, upload a template and
+// data, generate synchronously, download the merged document; then the run as an operator sees it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SA } from '../../worker/search-attributes.ts';
+import { docxParagraphs, makeDocx } from '../support/office.ts';
+import { client, generateBody } from '../support/http.ts';
+import { type StartedService, startDocgen } from '../support/service-process.ts';
+
+describe('quick start: docgen start + credentials + upload/generate/download', () => {
+  let svc: StartedService;
+  beforeAll(async () => {
+    svc = await startDocgen();
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    if (svc) fs.rmSync(svc.dataDir, { recursive: true, force: true });
+  });
+
+  it('prints where everything is', () => {
+    const out = svc.output();
+    expect(out).toMatch(new RegExp(`API\\s+http://127\\.0\\.0\\.1:${svc.env.PORT}/v1`));
+    expect(out).toMatch(/API docs\s+http:\/\/127\.0\.0\.1:\d+\/v1\/docs/);
+    expect(out).toMatch(new RegExp(`Temporal UI\\s+http://127\\.0\\.0\\.1:${svc.env.TEMPORAL_UI_PORT}`));
+    expect(out).toContain('npx docgen credentials --json');
+  });
+
+  it('serves the OpenAPI document and the docs page without credentials', async () => {
+    const base = `http://127.0.0.1:${svc.env.PORT}/v1`;
+    const spec = (await (await fetch(`${base}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(spec.openapi).toBe('3.1.0');
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining(['/v1/documents/template/upload', '/v1/documents/data/upload', '/v1/documents/document/generate', '/v1/documents/storage/{urn}/content']),
+    );
+    const docs = await fetch(`${base}/docs/`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger');
+  });
+
+  it('generates a merged docx, visible in Temporal with its activities, isolated from other tenants', async () => {
+    const creds = await svc.credentials();
+    expect(Object.keys(creds).sort()).toEqual(['accessToken', 'apiKey', 'baseUrl', 'subscriptionId', 'userId']);
+    expect(creds.baseUrl).toBe(`http://127.0.0.1:${svc.env.PORT}/v1`);
+    const api = client(creds);
+
+    const template = makeDocx(['Dear {customer.name},', ['Your order ', '{or', 'der}', ' is ready.'], 'Total: {total}']);
+    const up = await api.upload('template', [{ name: 'letter.docx', bytes: template }]);
+    expect(up.status).toBe(201);
+    expect(up.body.result.data.files).toHaveLength(1);
+    const templateUrn: string = up.body.result.data.files[0].id;
+    expect(up.body.result.data.files[0].fileName).toBe('letter.docx');
+
+    const data = await api.upload('data', [{ name: 'order.json', bytes: JSON.stringify({ customer: { name: 'ACME & Co.' }, order: 'A-42', total: 99.5 }) }]);
+    expect(data.status).toBe(201);
+    const dataUrn: string = data.body.result.data.files[0].id;
+
+    const gen = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+    expect(gen.status, JSON.stringify(gen.body)).toBe(201);
+    expect(gen.body.result).toMatchObject({ statusCode: 201, message: 'Created' });
+    const doc = gen.body.result.data.document;
+    expect(doc).toMatchObject({ deliveryMethod: 'Storage', name: 'letter.docx', fileFormat: 'docx' });
+    expect(gen.body.consumption).toEqual([
+      { dimension: 'pages-generated', value: 1 },
+      { dimension: 'documents-generated', value: 1 },
+    ]);
+    expect(gen.body.externalContext).toEqual({ correlation: 'abc-123', nested: { n: 1 } });
+    expect(gen.body.origin).toBe(`POST ${creds.baseUrl}/documents/document/generate`);
+    expect(gen.body.userId).toBe(creds.userId);
+    expect(typeof gen.body.operationId).toBe('string');
+
+    const file = await api.download(doc.urn);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-disposition')).toContain('letter.docx');
+    expect(docxParagraphs(file.bytes)).toEqual(['Dear ACME & Co.,', 'Your order A-42 is ready.', 'Total: 99.5']);
+
+    // Another subscription sees none of it.
+    const other = client(await svc.credentials('other'));
+    expect((await other.download(doc.urn)).status).toBe(404);
+    const stolen = await other.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+
+    // The operator's view: workflow id from the operationId, search attributes, summary, activities.
+    const service = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'service.json'), 'utf8')) as { temporalAddress: string };
+    const connection = await Connection.connect({ address: service.temporalAddress });
+    try {
+      const temporal = new Client({ connection });
+      const handle = temporal.workflow.getHandle(`generate-${gen.body.operationId}`);
+      const described = await handle.describe();
+      expect(described.type).toBe('generateDocument');
+      expect(described.status.name).toBe('COMPLETED');
+      expect(described.typedSearchAttributes.get(SA.subscription)).toBe(creds.subscriptionId);
+      expect(described.typedSearchAttributes.get(SA.operation)).toBe(gen.body.operationId);
+      expect(described.typedSearchAttributes.get(SA.template)).toBe(templateUrn);
+      expect(described.typedSearchAttributes.get(SA.outputFormat)).toBe('docx');
+      expect(await described.staticSummary()).toContain('letter');
+      const history = await handle.fetchHistory();
+      const activities = (history.events ?? [])
+        .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+        .filter((n): n is string => Boolean(n));
+      expect(activities).toEqual(['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']);
+      const found = await temporal.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}"`);
+      expect(found.count).toBeGreaterThanOrEqual(1);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('stops gracefully on SIGTERM', async () => {
+    expect(await svc.stop('SIGTERM')).toBe(0);
+    expect(fs.existsSync(path.join(svc.dataDir, 'service.json'))).toBe(false);
+  });
+});
