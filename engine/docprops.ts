@@ -1,0 +1,62 @@
+import type { CompileSpec } from './compile.ts';
+import type { LexOptions } from './lexer.ts';
+import type { OpcPackage } from './package.ts';
+import { escapeXml } from './xml.ts';
+
+/** Document properties: tags in title/subject/custom properties, and custom metadata output. */
+
+const PROPS_TEXT = new Set([
+  'dc:title', 'dc:subject', 'dc:creator', 'dc:description', 'cp:keywords', 'cp:category', 'cp:contentStatus',
+  'cp:lastModifiedBy', 'Company', 'Manager', 'HyperlinkBase', 'vt:lpwstr', 'vt:lpstr',
+]);
+
+export function propsParts(pkg: OpcPackage): string[] {
+  return ['docProps/core.xml', 'docProps/app.xml', 'docProps/custom.xml'].filter((p) => pkg.entries.has(p));
+}
+
+export function propsLex(part: string, start: string, end: string): LexOptions {
+  return { part, textTags: PROPS_TEXT, paragraphTag: '\0', runTag: '\0', runPropsTag: '\0', start, end };
+}
+
+export function propsSpec(): CompileSpec {
+  return { paragraph: '\0', row: '\0', cell: '', rawExpand: '', paragraphLoop: false, lineBreak: () => null };
+}
+
+const CUSTOM_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/custom-properties';
+const VT_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes';
+const FMTID = '{D5CDD505-2E9C-101B-9397-08002B2CF9AE}';
+
+export type Embedded = Record<string, unknown>;
+
+function vtValue(v: unknown): string {
+  if (typeof v === 'boolean') return `<vt:bool>${v ? 'true' : 'false'}</vt:bool>`;
+  if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 31) return `<vt:i4>${v}</vt:i4>`;
+  if (typeof v === 'number' && Number.isFinite(v)) return `<vt:r8>${v}</vt:r8>`;
+  if (v instanceof Date && !Number.isNaN(v.getTime())) return `<vt:filetime>${v.toISOString().replace(/\.\d{3}Z$/, 'Z')}</vt:filetime>`;
+  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  return `<vt:lpwstr>${escapeXml(s)}</vt:lpwstr>`;
+}
+
+/**
+ * Merges custom properties into docProps/custom.xml (replacing same-named ones), so the metadata
+ * travels with the file and shows in File > Properties > Custom.
+ */
+export function mergeCustomProps(existing: string | undefined, props: Embedded): string {
+  const keep: string[] = [];
+  let maxPid = 1;
+  if (existing !== undefined) {
+    for (const m of existing.matchAll(/<property\b[^>]*?(?:\/>|>[\s\S]*?<\/property>)/g)) {
+      const name = /\sname="([^"]*)"/.exec(m[0])?.[1];
+      const pid = Number(/\spid="(\d+)"/.exec(m[0])?.[1] ?? 0);
+      if (pid > maxPid) maxPid = pid;
+      if (name !== undefined && Object.hasOwn(props, decodeName(name))) continue;
+      keep.push(m[0]);
+    }
+  }
+  const added = Object.entries(props).map(([name, v]) => `<property fmtid="${FMTID}" pid="${++maxPid}" name="${escapeXml(name)}">${vtValue(v)}</property>`);
+  return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns="${CUSTOM_NS}" xmlns:vt="${VT_NS}">${keep.join('')}${added.join('')}</Properties>`;
+}
+
+function decodeName(s: string): string {
+  return s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}

@@ -1,0 +1,56 @@
+/** Where a template problem sits, so authors can find it without reading XML. */
+export interface ErrorLocation {
+  part: string;
+  paragraph?: number;
+  cell?: string;
+  offset?: number;
+}
+
+export interface TemplateErrorEntry {
+  id: string;
+  message: string;
+  location?: ErrorLocation;
+}
+
+/**
+ * Every failure caused by the input (template bytes, data, options) surfaces as this one error type,
+ * carrying all problems found in one pass: the API maps it to a 400 with one innerError per entry.
+ */
+export class TemplateError extends Error {
+  readonly errors: TemplateErrorEntry[];
+
+  constructor(errors: TemplateErrorEntry[]) {
+    const first = errors[0];
+    const summary = first === undefined
+      ? 'template error'
+      : errors.length === 1
+        ? first.message
+        : `${first.message} (and ${errors.length - 1} more problem${errors.length === 2 ? '' : 's'})`;
+    super(summary);
+    this.name = 'TemplateError';
+    this.errors = errors;
+  }
+
+  static single(id: string, message: string, location?: ErrorLocation): TemplateError {
+    return new TemplateError([location === undefined ? { id, message } : { id, message, location }]);
+  }
+}
+
+/** Collects problems across the stages so one render reports all of them at once. */
+export class ErrorBag {
+  readonly entries: TemplateErrorEntry[] = [];
+
+  add(id: string, message: string, location?: ErrorLocation): void {
+    // A runaway template (e.g. a loop error repeated per item) must not build an unbounded report.
+    if (this.entries.length >= 100) return;
+    this.entries.push(location === undefined ? { id, message } : { id, message, location });
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  throwIfAny(): void {
+    if (this.entries.length > 0) throw new TemplateError(this.entries.slice());
+  }
+}

@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * `{%image}` values: a data URL, raw bytes, or `{ data, width?, height? }` (pixels, a box the
+ * image is fitted into with its aspect ratio kept). Remote URLs need the project's guarded HTTP
+ * client and are refused here rather than fetched blindly.
+ */
+
+export interface ImageData {
+  bytes: Uint8Array;
+  ext: 'png' | 'jpeg' | 'gif' | 'bmp';
+  mime: string;
+  widthPx: number;
+  heightPx: number;
+  hash: string;
+}
+
+export class ImageError extends Error {
+  readonly id: string;
+  constructor(id: string, message: string) {
+    super(message);
+    this.id = id;
+  }
+}
+
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+/** Default box: roughly the text width of an A4/Letter page at 96 dpi. */
+const DEFAULT_BOX = { width: 600, height: 800 };
+export const EMU_PER_PX = 9525;
+
+function sniff(b: Uint8Array): ImageData['ext'] | undefined {
+  if (b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return 'png';
+  if (b[0] === 0xff && b[1] === 0xd8) return 'jpeg';
+  if (b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46) return 'gif';
+  if (b[0] === 0x42 && b[1] === 0x4d) return 'bmp';
+  return undefined;
+}
+
+function dimensions(b: Uint8Array, ext: ImageData['ext']): { w: number; h: number } | undefined {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  try {
+    switch (ext) {
+      case 'png':
+        return { w: v.getUint32(16), h: v.getUint32(20) };
+      case 'gif':
+        return { w: v.getUint16(6, true), h: v.getUint16(8, true) };
+      case 'bmp':
+        return { w: Math.abs(v.getInt32(18, true)), h: Math.abs(v.getInt32(22, true)) };
+      case 'jpeg': {
+        let p = 2;
+        while (p + 9 < b.length) {
+          if (b[p] !== 0xff) return undefined;
+          const marker = b[p + 1] ?? 0;
+          const len = v.getUint16(p + 2);
+          // SOF0..SOF15 except DHT (C4), JPG (C8), DAC (CC) carry the frame size.
+          if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+            return { h: v.getUint16(p + 5), w: v.getUint16(p + 7) };
+          }
+          p += 2 + len;
+        }
+        return undefined;
+      }
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+function toBytes(v: unknown): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (typeof v === 'string') {
+    const m = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(v.trim());
+    if (m === null) {
+      if (/^https?:\/\//i.test(v.trim())) throw new ImageError('image_url_unsupported', 'images from URLs are not supported yet; pass a data URL or bytes');
+      throw new ImageError('image_invalid', 'the image value is not a data URL');
+    }
+    if (m[2] === undefined) throw new ImageError('image_invalid', 'the image data URL must be base64-encoded');
+    return Buffer.from(m[3] ?? '', 'base64');
+  }
+  throw new ImageError('image_invalid', 'the image value must be a data URL, bytes or {data, width, height}');
+}
+
+export interface ImageBox {
+  widthPx: number;
+  heightPx: number;
+}
+
+/** Decodes an image value and computes its display size in pixels. */
+export function loadImage(value: unknown): { image: ImageData; box: ImageBox } {
+  let data = value;
+  let boxW: number | undefined;
+  let boxH: number | undefined;
+  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    const o = value as Record<string, unknown>;
+    data = Object.hasOwn(o, 'data') ? o['data'] : Object.hasOwn(o, 'src') ? o['src'] : undefined;
+    if (typeof o['width'] === 'number' && o['width'] > 0) boxW = o['width'];
+    if (typeof o['height'] === 'number' && o['height'] > 0) boxH = o['height'];
+  }
+  const bytes = toBytes(data);
+  if (bytes.length > MAX_IMAGE_BYTES) throw new ImageError('image_too_large', `the image is larger than ${MAX_IMAGE_BYTES} bytes`);
+  const ext = sniff(bytes);
+  if (ext === undefined) throw new ImageError('image_invalid', 'unsupported image format (use PNG, JPEG, GIF or BMP)');
+  const dim = dimensions(bytes, ext);
+  if (dim === undefined || dim.w <= 0 || dim.h <= 0) throw new ImageError('image_invalid', 'cannot read the image dimensions');
+  const image: ImageData = {
+    bytes,
+    ext,
+    mime: `image/${ext}`,
+    widthPx: dim.w,
+    heightPx: dim.h,
+    hash: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
+  };
+  return { image, box: fit(dim.w, dim.h, boxW, boxH) };
+}
+
+/** Largest size with the image's aspect ratio inside the box (never upscaled without a box). */
+export function fit(w: number, h: number, boxW?: number, boxH?: number): ImageBox {
+  if (boxW === undefined && boxH === undefined) {
+    const s = Math.min(1, DEFAULT_BOX.width / w, DEFAULT_BOX.height / h);
+    return { widthPx: Math.max(1, Math.round(w * s)), heightPx: Math.max(1, Math.round(h * s)) };
+  }
+  const s = Math.min(boxW === undefined ? Infinity : boxW / w, boxH === undefined ? Infinity : boxH / h);
+  return { widthPx: Math.max(1, Math.round(w * s)), heightPx: Math.max(1, Math.round(h * s)) };
+}
+
+export function docxDrawing(rId: string, id: number, box: ImageBox): string {
+  const cx = box.widthPx * EMU_PER_PX;
+  const cy = box.heightPx * EMU_PER_PX;
+  return (
+    `<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" distT="0" distB="0" distL="0" distR="0">` +
+    `<wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Picture ${id}"/>` +
+    `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">` +
+    `<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="${id}" name="Picture ${id}"/><pic:cNvPicPr/></pic:nvPicPr>` +
+    `<pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+    `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic>` +
+    `</a:graphicData></a:graphic></wp:inline></w:drawing>`
+  );
+}
+
+/** A picture that takes the place of a slide shape, fitted and centred in the shape's box. */
+export function pptxPicture(rId: string, id: number, image: ImageData, frame: { x: number; y: number; cx: number; cy: number }): string {
+  const s = Math.min(frame.cx / image.widthPx, frame.cy / image.heightPx);
+  const cx = Math.round(image.widthPx * s);
+  const cy = Math.round(image.heightPx * s);
+  const x = frame.x + Math.round((frame.cx - cx) / 2);
+  const y = frame.y + Math.round((frame.cy - cy) / 2);
+  return (
+    `<p:pic><p:nvPicPr><p:cNvPr id="${id}" name="Picture ${id}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr>` +
+    `<p:blipFill><a:blip r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></p:blipFill>` +
+    `<p:spPr><a:xfrm><a:off x="${x}" y="${y}"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>`
+  );
+}

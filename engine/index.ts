@@ -1,0 +1,313 @@
+import { mergeCustomProps } from './docprops.ts';
+import type { Embedded } from './docprops.ts';
+import { ErrorBag, TemplateError } from './errors.ts';
+import { evaluate, ExpressionError, parseExpression } from './expression.ts';
+import { FilterError } from './filters.ts';
+import type { FilterContext } from './filters.ts';
+import type { ImageNode } from './compile.ts';
+import type { Scopes } from './expression.ts';
+import { docxDrawing, ImageError, loadImage, pptxPicture } from './images.ts';
+import { evalTag, renderNodes } from './render.ts';
+import { truthy } from './expression.ts';
+import { expandSlides } from './pptx.ts';
+import { includeOutputs, numberingState, renderInclude } from './include.ts';
+import type { IncludeEnv } from './include.ts';
+import { RenderSession } from './session.ts';
+import type { RenderContext } from './render.ts';
+import { getCompiled } from './template.ts';
+import type { CompiledTemplate } from './template.ts';
+import { writeZip } from './zip.ts';
+import type { OutEntry } from './zip.ts';
+
+export { TemplateError } from './errors.ts';
+export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
+export { inspect } from './inspect.ts';
+export type { InspectResult } from './inspect.ts';
+export { clearTemplateCache, templateCacheStats } from './template.ts';
+
+export interface TemplateVariable {
+  name: string;
+  value: unknown;
+  /** `global`: value as is; `fieldExpression`: value is an expression computed against the data. */
+  type: 'global' | 'fieldExpression' | (string & {});
+}
+
+export interface RenderOptions {
+  /** BCP 47 locale for number/date/currency filters (default en-US). */
+  locale?: string;
+  /** IANA time zone for date filters (default UTC). */
+  timezone?: string;
+  variables?: TemplateVariable[];
+  /** Included templates by name, for `{>name}`. */
+  relatedItems?: Record<string, Uint8Array>;
+  /** Custom document properties written to docProps/custom.xml (object or JSON text). */
+  embedded?: string | Record<string, unknown>;
+  paragraphLoop?: boolean;
+  linebreaks?: boolean;
+  delimiters?: { start: string; end: string };
+  /** When true, a tag whose value is missing is an error instead of rendering empty. */
+  strict?: boolean;
+}
+
+interface Resolved {
+  filter: FilterContext;
+  paragraphLoop: boolean;
+  linebreaks: boolean;
+  delimiters: { start: string; end: string };
+  strict: boolean;
+  embedded: Embedded | undefined;
+  related: Record<string, Uint8Array>;
+}
+
+function optionError(message: string): TemplateError {
+  return TemplateError.single('invalid_option', message);
+}
+
+function resolveOptions(o: RenderOptions | undefined): Resolved {
+  const opts = o ?? {};
+  if (typeof opts !== 'object') throw optionError('options must be an object');
+  let locale = 'en-US';
+  if (opts.locale !== undefined && opts.locale !== null && opts.locale !== '') {
+    try {
+      locale = Intl.getCanonicalLocales(opts.locale)[0] ?? 'en-US';
+    } catch {
+      throw optionError(`unknown locale ${JSON.stringify(opts.locale)}`);
+    }
+  }
+  let timezone = 'UTC';
+  if (opts.timezone !== undefined && opts.timezone !== null && opts.timezone !== '') {
+    try {
+      timezone = new Intl.DateTimeFormat('en-US', { timeZone: opts.timezone }).resolvedOptions().timeZone;
+    } catch {
+      throw optionError(`unknown time zone ${JSON.stringify(opts.timezone)}`);
+    }
+  }
+  const d = opts.delimiters ?? { start: '{', end: '}' };
+  if (typeof d.start !== 'string' || typeof d.end !== 'string' || d.start === '' || d.end === '' || d.start === d.end) {
+    throw optionError('delimiters need distinct, non-empty start and end strings');
+  }
+  let embedded: Embedded | undefined;
+  if (typeof opts.embedded === 'string' && opts.embedded.trim() !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(opts.embedded);
+    } catch {
+      throw TemplateError.single('invalid_embedded', 'embedded metadata is not valid JSON');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw TemplateError.single('invalid_embedded', 'embedded metadata must be a JSON object');
+    embedded = parsed as Embedded;
+  } else if (opts.embedded !== undefined && opts.embedded !== null && typeof opts.embedded === 'object') {
+    embedded = opts.embedded;
+  }
+  return {
+    filter: { locale, timezone },
+    paragraphLoop: opts.paragraphLoop ?? true,
+    linebreaks: opts.linebreaks ?? true,
+    delimiters: { start: d.start, end: d.end },
+    strict: opts.strict === true,
+    embedded,
+    related: relatedItems(opts.relatedItems),
+  };
+}
+
+function relatedItems(r: unknown): Record<string, Uint8Array> {
+  const out = Object.create(null) as Record<string, Uint8Array>;
+  if (r === undefined || r === null) return out;
+  if (typeof r !== 'object') throw optionError('relatedItems must map names to template bytes');
+  for (const [k, v] of Object.entries(r)) {
+    if (!(v instanceof Uint8Array)) throw optionError(`relatedItems["${k}"] must be bytes (Uint8Array)`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Variables form the outermost scope: data names win, so a variable never hides real data. */
+function variableScope(vars: TemplateVariable[] | undefined, data: unknown, filter: FilterContext): Record<string, unknown> {
+  const scope: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  if (vars === undefined || vars === null) return scope;
+  if (!Array.isArray(vars)) throw optionError('variables must be an array of {name, value, type}');
+  const errors = new ErrorBag();
+  for (const v of vars) {
+    if (v === null || typeof v !== 'object' || typeof v.name !== 'string' || v.name === '') {
+      errors.add('invalid_variable', 'each variable needs a name');
+      continue;
+    }
+    if (v.type === 'fieldExpression') {
+      if (typeof v.value !== 'string') {
+        errors.add('invalid_variable', `variable "${v.name}": a fieldExpression value must be an expression string`);
+        continue;
+      }
+      try {
+        scope[v.name] = evaluate(parseExpression(v.value), [scope, data], filter);
+      } catch (e) {
+        if (e instanceof ExpressionError || e instanceof FilterError) errors.add('invalid_variable', `variable "${v.name}": ${e.message}`);
+        else throw e;
+      }
+    } else {
+      scope[v.name] = v.value;
+    }
+  }
+  errors.throwIfAny();
+  return scope;
+}
+
+const MEDIA_DIR: Record<CompiledTemplate['format'], string> = { docx: 'word/media', pptx: 'ppt/media', xlsx: 'xl/media' };
+
+function renderImage(node: ImageNode, scopes: Scopes, out: string[], ctx: RenderContext, session: RenderSession, format: CompiledTemplate['format']): void {
+  const v = evalTag(node.expr, node.tag, scopes, ctx);
+  if (v === undefined || v === null || v === '') {
+    if (ctx.strict) ctx.errors.add('missing_value', `no value for tag "${node.tag.source.trim()}"`, node.tag.location);
+    return;
+  }
+  try {
+    const { image, box } = loadImage(v);
+    if (format === 'xlsx') {
+      ctx.errors.add('image_unsupported', `tag "${node.tag.source.trim()}": images are not supported in xlsx templates yet`, node.tag.location);
+      return;
+    }
+    const rId = session.addImage(ctx.partName, image);
+    if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame));
+    else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box)}<w:t xml:space="preserve">`);
+    else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
+  } catch (e) {
+    if (e instanceof ImageError) ctx.errors.add(e.id, `tag "${node.tag.source.trim()}": ${e.message}`, node.tag.location);
+    else throw e;
+  }
+}
+
+function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolved, vars: Record<string, unknown>): Uint8Array {
+  const errors = new ErrorBag();
+  const session = new RenderSession(compiled.pkg, MEDIA_DIR[compiled.format]);
+  const includeEnv: IncludeEnv = {
+    related: opts.related,
+    compile: { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop },
+    session,
+    host: compiled.pkg,
+    stack: [],
+    styles: new Map(),
+    numbering: compiled.format === 'docx' ? numberingState(compiled.pkg) : null,
+  };
+  const ctx: RenderContext = {
+    filter: opts.filter,
+    errors,
+    strict: opts.strict,
+    linebreaks: opts.linebreaks,
+    budget: { nodes: 0 },
+    state: undefined,
+    partName: '',
+    hook: (node, scopes, out, c) => {
+      if (node.k === 'image') {
+        renderImage(node, scopes, out, c, session, compiled.format);
+      } else if (node.k === 'include') {
+        if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
+        else errors.add('include_unsupported', `tag "${node.tag.source.trim()}": includes work in Word documents only`, node.tag.location);
+      } else if (compiled.hook !== undefined) {
+        compiled.hook(node, scopes, out, c);
+      }
+    },
+  };
+  const scopes = [vars, data];
+  const rendered = new Map<string, string>();
+  const states = new Map<string, unknown>();
+  const slideCopies = new Map<string, string[]>();
+  const renderPart = (part: CompiledTemplate['parts'] extends Map<string, infer P> ? P : never, partScopes: Scopes): string => {
+    const out: string[] = [];
+    ctx.state = part.newState?.();
+    ctx.partName = part.name;
+    renderNodes(part.nodes, partScopes, out, ctx);
+    let xml = out.join('');
+    if (part.repair !== undefined) xml = part.repair(xml);
+    if (part.finish !== undefined) xml = part.finish(xml, ctx.state);
+    if (ctx.state !== undefined) states.set(part.name, ctx.state);
+    return xml;
+  };
+  for (const part of compiled.parts.values()) {
+    if (part.repeat !== undefined) {
+      const v = evalTag(part.repeat.expr, part.repeat.tag, scopes, ctx);
+      const items: unknown[] = !truthy(v) ? [] : Array.isArray(v) ? v : [v];
+      const pushScope = Array.isArray(v) || typeof v === 'object';
+      slideCopies.set(part.name, items.map((item) => renderPart(part, pushScope ? [...scopes, item] : scopes)));
+      continue;
+    }
+    rendered.set(part.name, renderPart(part, scopes));
+  }
+  errors.throwIfAny();
+  const removed = new Set(compiled.removed);
+  const newFiles = new Map<string, string>();
+
+  const extra = new Map<string, string>();
+  const read = (name: string): string | undefined => extra.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
+  if (compiled.finalize !== undefined) {
+    for (const [name, xml] of compiled.finalize(states)) extra.set(name, xml);
+  }
+
+  if (opts.embedded !== undefined && Object.keys(opts.embedded).length > 0) {
+    addCustomProps(read, rendered, extra, opts.embedded);
+  }
+
+  includeOutputs(includeEnv, extra);
+  session.apply(extra, read);
+  expandSlides(compiled.pkg, slideCopies, rendered, extra, newFiles, removed);
+
+  const entries: OutEntry[] = [];
+  for (const [name, xml] of newFiles) extra.set(name, xml);
+  for (const e of compiled.order) {
+    if (removed.has(e.name)) continue;
+    const xml = rendered.get(e.name) ?? extra.get(e.name);
+    if (xml !== undefined) {
+      entries.push({ name: e.name, data: Buffer.from(xml, 'utf8'), level: xml.length > 256 * 1024 ? 1 : 6 });
+      extra.delete(e.name);
+    } else {
+      entries.push({ name: e.name, entry: compiled.replaced.get(e.name) ?? e });
+    }
+  }
+  for (const [name, xml] of extra) if (!removed.has(name)) entries.push({ name, data: Buffer.from(xml, 'utf8') });
+  // Media are already compressed; storing them avoids burning CPU for nothing.
+  for (const [name, bytes] of session.files) entries.push({ name, data: bytes, level: 0 });
+  return writeZip(entries);
+}
+
+const CUSTOM_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties';
+const CUSTOM_CT = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
+
+function addCustomProps(read: (name: string) => string | undefined, rendered: Map<string, string>, extra: Map<string, string>, props: Embedded): void {
+  const name = 'docProps/custom.xml';
+  const existing = rendered.get(name) ?? read(name);
+  const xml = mergeCustomProps(existing, props);
+  if (rendered.has(name)) rendered.set(name, xml);
+  else extra.set(name, xml);
+  if (existing !== undefined) return;
+  const ct = read('[Content_Types].xml') ?? '';
+  if (!ct.includes('PartName="/docProps/custom.xml"')) {
+    extra.set('[Content_Types].xml', ct.replace('</Types>', `<Override PartName="/docProps/custom.xml" ContentType="${CUSTOM_CT}"/></Types>`));
+  }
+  const rels = read('_rels/.rels');
+  if (rels !== undefined && !rels.includes(CUSTOM_REL)) {
+    let n = 1;
+    while (rels.includes(`Id="rId${n}"`)) n++;
+    extra.set('_rels/.rels', rels.replace('</Relationships>', `<Relationship Id="rId${n}" Type="${CUSTOM_REL}" Target="docProps/custom.xml"/></Relationships>`));
+  }
+}
+
+/**
+ * Renders a docx/pptx/xlsx template with data. Every problem caused by the input (package, tags,
+ * expressions, options) is reported as one TemplateError listing all of them.
+ */
+export async function render(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
+  await Promise.resolve();
+  return renderSync(template, data, options);
+}
+
+export function renderSync(template: Uint8Array, data: unknown, options?: RenderOptions): Uint8Array {
+  const opts = resolveOptions(options);
+  const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop });
+  if (compiled.errors.length > 0) throw new TemplateError(compiled.errors.slice());
+  const vars = variableScope(options?.variables, data, opts.filter);
+  try {
+    return renderCompiled(compiled, data, opts, vars);
+  } catch (e) {
+    // Stack exhaustion from pathological nesting or cyclic data is an input problem, not a crash.
+    if (e instanceof RangeError) throw TemplateError.single('render_limit', `the template and data are too deeply nested to render (${e.message})`);
+    throw e;
+  }
+}

@@ -1,0 +1,123 @@
+import type { CompileSpec } from './compile.ts';
+import type { LexOptions } from './lexer.ts';
+import type { OpcPackage } from './package.ts';
+import { relsOf, relsPathOf } from './package.ts';
+
+/** PresentationML specifics. */
+
+export function pptxTemplatedParts(pkg: OpcPackage): string[] {
+  const parts: string[] = [];
+  for (const [name, type] of pkg.overrides) {
+    if (/presentationml\.(slide|notesSlide)\+xml$/.test(type) && pkg.entries.has(name)) parts.push(name);
+  }
+  for (const name of pkg.entries.keys()) {
+    if (/^ppt\/slides\/slide\d+\.xml$/.test(name) && !parts.includes(name)) parts.push(name);
+  }
+  return parts;
+}
+
+export function pptxLex(part: string, start: string, end: string): LexOptions {
+  return { part, textTags: new Set(['a:t', 'm:t']), paragraphTag: 'a:p', runTag: 'a:r', runPropsTag: 'a:rPr', start, end, droppedInTag: new Set(['a:p', 'a:br']) };
+}
+
+export function pptxSpec(paragraphLoop: boolean): CompileSpec {
+  return {
+    paragraph: 'a:p',
+    row: 'a:tr',
+    cell: 'a:tc',
+    rawExpand: 'p:sp',
+    imageExpand: 'p:sp',
+    paragraphLoop,
+    // a:br is a sibling of runs, so the run is closed and reopened with the same formatting.
+    lineBreak: (tag) => {
+      const rPr = tag.runProps ?? '';
+      const brProps = rPr === '' ? '' : rPr;
+      return `</a:t></a:r><a:br>${brProps}</a:br><a:r>${rPr}<a:t>`;
+    },
+  };
+}
+
+/** Repeated table rows carry copies of the same a16:rowId, which PowerPoint treats as corrupt. */
+export function pptxRepair(xml: string): string {
+  if (xml.indexOf('a16:rowId') < 0) return xml;
+  const seen = new Set<string>();
+  let max = 0;
+  for (const m of xml.matchAll(/<a16:rowId\b[^>]*\sval="(\d+)"/g)) max = Math.max(max, Number(m[1]));
+  return xml.replace(/(<a16:rowId\b[^>]*\sval=")(\d+)(")/g, (m, a: string, v: string, b: string) => {
+    if (!seen.has(v)) {
+      seen.add(v);
+      return m;
+    }
+    return `${a}${++max}${b}`;
+  });
+}
+
+const SLIDE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide';
+const SLIDE_CT = 'application/vnd.openxmlformats-officedocument.presentationml.slide+xml';
+
+/**
+ * `{:items}` on a slide repeats the slide once per item (removes it when there is none): copies
+ * get their own part, relationships (minus the notes page, which belongs to one slide), an entry
+ * in the presentation's slide list right after the original, and a content type.
+ */
+export function expandSlides(
+  pkg: OpcPackage,
+  copies: Map<string, string[]>,
+  rendered: Map<string, string>,
+  extra: Map<string, string>,
+  newFiles: Map<string, string>,
+  removed: Set<string>,
+): void {
+  if (copies.size === 0) return;
+  const presName = pkg.main;
+  const presRelsName = relsPathOf(presName);
+  let pres = extra.get(presName) ?? pkg.text(presName) ?? '';
+  let presRels = extra.get(presRelsName) ?? pkg.text(presRelsName) ?? '';
+  let ct = extra.get('[Content_Types].xml') ?? pkg.text('[Content_Types].xml') ?? '';
+  // (pptx packages have no compile-time replacements, so the original text is the base.)
+  const rels = relsOf(pkg, presName);
+  let maxSlide = 0;
+  for (const name of pkg.entries.keys()) {
+    const m = /^ppt\/slides\/slide(\d+)\.xml$/.exec(name);
+    if (m) maxSlide = Math.max(maxSlide, Number(m[1]));
+  }
+  let maxSldId = 255;
+  for (const m of pres.matchAll(/<p:sldId\b[^>]*\sid="(\d+)"/g)) maxSldId = Math.max(maxSldId, Number(m[1]));
+  let relN = 1;
+  const newRelId = (): string => {
+    while (presRels.includes(`Id="rIdSl${relN}"`)) relN++;
+    return `rIdSl${relN++}`;
+  };
+  for (const [part, xmls] of copies) {
+    const rel = rels.find((r) => r.target === part && r.type === SLIDE_REL);
+    if (rel === undefined) continue;
+    const sldIdRe = new RegExp(`<p:sldId\\b[^>]*\\sr:id="${rel.id}"[^>]*/>`);
+    const sldId = sldIdRe.exec(pres)?.[0];
+    if (sldId === undefined) continue;
+    if (xmls.length === 0) {
+      pres = pres.replace(sldId, '');
+      presRels = presRels.replace(new RegExp(`<Relationship\\b[^>]*\\sId="${rel.id}"[^>]*/>`), '');
+      ct = ct.replace(new RegExp(`<Override\\b[^>]*PartName="/${part}"[^>]*/>`), '');
+      removed.add(part);
+      removed.add(relsPathOf(part));
+      rendered.delete(part);
+      continue;
+    }
+    rendered.set(part, xmls[0] ?? '');
+    const slideRels = extra.get(relsPathOf(part)) ?? pkg.text(relsPathOf(part));
+    let added = '';
+    for (let k = 1; k < xmls.length; k++) {
+      const name = `ppt/slides/slide${++maxSlide}.xml`;
+      newFiles.set(name, xmls[k] ?? '');
+      if (slideRels !== undefined) newFiles.set(relsPathOf(name), slideRels.replace(/<Relationship\b[^>]*\/notesSlide"[^>]*\/>/g, ''));
+      const id = newRelId();
+      presRels = presRels.replace('</Relationships>', `<Relationship Id="${id}" Type="${SLIDE_REL}" Target="slides/slide${maxSlide}.xml"/></Relationships>`);
+      added += `<p:sldId id="${++maxSldId}" r:id="${id}"/>`;
+      ct = ct.replace('</Types>', `<Override PartName="/${name}" ContentType="${SLIDE_CT}"/></Types>`);
+    }
+    pres = pres.replace(sldId, sldId + added);
+  }
+  extra.set(presName, pres);
+  extra.set(presRelsName, presRels);
+  extra.set('[Content_Types].xml', ct);
+}

@@ -1,0 +1,151 @@
+/**
+ * Row bookkeeping for xlsx row loops: every rendered row records which template row it came
+ * from, so references elsewhere in the workbook (formulas, merged cells, dimension, defined
+ * names, tables, conditional formats) can be moved to where their rows ended up.
+ */
+
+export class RowMap {
+  /** Template row -> output rows, in order of emission. */
+  readonly occurrences = new Map<number, number[]>();
+  lastOrig = 0;
+  lastOut = 0;
+  maxOut = 0;
+  /** Template rows removed by empty loops, pending until the next emitted row. */
+  pendingRemoved = 0;
+  /** Current template row and output row, for formulas inside the row. */
+  curOrig = 0;
+  curOut = 0;
+  changed = false;
+  /** Template rows of the repeated group being rendered (formulas inside it follow the copy). */
+  group: [number, number] | null = null;
+  private sorted: number[] | null = null;
+
+  /** Output row number for the next occurrence of template row `orig`. */
+  next(orig: number): number {
+    let out: number;
+    if (orig > this.lastOrig) out = this.lastOut + (orig - this.lastOrig) - this.pendingRemoved;
+    else out = this.lastOut + 1;
+    if (out <= this.lastOut) out = this.lastOut + 1;
+    this.pendingRemoved = 0;
+    if (out !== orig) this.changed = true;
+    this.lastOrig = Math.max(orig, this.lastOrig);
+    this.lastOut = out;
+    if (out > this.maxOut) this.maxOut = out;
+    this.curOrig = orig;
+    this.curOut = out;
+    let occ = this.occurrences.get(orig);
+    if (occ === undefined) {
+      occ = [];
+      this.occurrences.set(orig, occ);
+    }
+    occ.push(out);
+    this.sorted = null;
+    return out;
+  }
+
+  removed(count: number): void {
+    this.pendingRemoved += count;
+    this.changed = true;
+  }
+
+  /** Where template row `r` ended up: its first or last copy, or shifted like its neighbours. */
+  map(r: number, which: 'first' | 'last'): number {
+    const occ = this.occurrences.get(r);
+    if (occ !== undefined && occ.length > 0) return which === 'first' ? (occ[0] ?? r) : (occ[occ.length - 1] ?? r);
+    if (this.sorted === null) this.sorted = [...this.occurrences.keys()].sort((a, b) => a - b);
+    const s = this.sorted;
+    let lo = 0;
+    let hi = s.length - 1;
+    let best = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if ((s[mid] ?? 0) < r) {
+        best = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (best < 0) return r;
+    const prev = s[best] ?? 0;
+    const prevOcc = this.occurrences.get(prev) ?? [prev];
+    return (prevOcc[prevOcc.length - 1] ?? prev) + (r - prev);
+  }
+
+  /** Inside a repeated group, references to the group's rows follow the current copy. */
+  mapInRow(r: number, which: 'first' | 'last'): number {
+    const g = this.group;
+    if (g !== null && r >= g[0] && r <= g[1] && this.curOrig >= g[0] && this.curOrig <= g[1]) return this.curOut + (r - this.curOrig);
+    if (r === this.curOrig) return this.curOut;
+    if (r > this.lastOrig) return r + (this.curOut - this.curOrig);
+    return this.map(r, which);
+  }
+}
+
+export function colToNum(col: string): number {
+  let n = 0;
+  for (let i = 0; i < col.length; i++) n = n * 26 + (col.charCodeAt(i) - 64);
+  return n;
+}
+
+export function numToCol(n: number): string {
+  let s = '';
+  while (n > 0) {
+    const m = (n - 1) % 26;
+    s = String.fromCharCode(65 + m) + s;
+    n = Math.floor((n - 1) / 26);
+  }
+  return s;
+}
+
+// A1-style reference, optionally absolute; not followed by '(' (function names like LOG10).
+const REF = /(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})(?![\d(A-Za-z_])/g;
+
+/**
+ * Rewrites the row numbers of A1 references in a formula or range list. The end of a range
+ * (after ':') maps to the last copy of its row so totals cover every repeated row.
+ */
+export function rewriteRefs(text: string, mapRow: (r: number, which: 'first' | 'last') => number): string {
+  // Skip string literals and references qualified with another sheet's name.
+  let out = '';
+  let pos = 0;
+  const re = /"(?:[^"]|"")*"|'(?:[^']|'')*'!\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?|[A-Za-z_][\w.]*!\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?/g;
+  for (const m of text.matchAll(re)) {
+    out += rewritePlain(text.slice(pos, m.index), mapRow);
+    out += m[0];
+    pos = m.index + m[0].length;
+  }
+  return out + rewritePlain(text.slice(pos), mapRow);
+}
+
+function rewritePlain(text: string, mapRow: (r: number, which: 'first' | 'last') => number): string {
+  return text.replace(REF, (m, d1: string, col: string, d2: string, row: string, offset: number, whole: string) => {
+    const prev = offset > 0 ? whole.charAt(offset - 1) : '';
+    if (/[A-Za-z_\d.]/.test(prev)) return m;
+    const which = prev === ':' ? 'last' : 'first';
+    return `${d1}${col}${d2}${mapRow(Number(row), which)}`;
+  });
+}
+
+/** Same, for a space-separated list of ranges (sqref), duplicating ranges inside repeated rows. */
+export function rewriteSqref(sqref: string, rows: RowMap): string {
+  return sqref.split(/\s+/).filter((s) => s !== '').flatMap((r) => expandRange(r, rows)).join(' ');
+}
+
+/** A range wholly inside rows that were repeated is repeated with them (merged cells, formats). */
+export function expandRange(range: string, rows: RowMap): string[] {
+  const m = /^(\$?[A-Z]{1,3}\$?)(\d+)(?::(\$?[A-Z]{1,3}\$?)(\d+))?$/.exec(range);
+  if (!m) return [rewriteRefs(range, (r, w) => rows.map(r, w))];
+  const r1 = Number(m[2]);
+  const r2 = m[4] === undefined ? r1 : Number(m[4]);
+  const o1 = rows.occurrences.get(r1) ?? [];
+  const o2 = rows.occurrences.get(r2) ?? [];
+  if (o1.length > 1 && o1.length === o2.length) {
+    const out: string[] = [];
+    for (let k = 0; k < o1.length; k++) {
+      out.push(m[3] === undefined ? `${m[1]}${o1[k]}` : `${m[1]}${o1[k]}:${m[3]}${o2[k]}`);
+    }
+    return out;
+  }
+  const a = rows.map(r1, 'first');
+  if (m[3] === undefined) return [`${m[1]}${a}`];
+  return [`${m[1]}${a}:${m[3]}${rows.map(r2, 'last')}`];
+}

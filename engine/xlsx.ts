@@ -1,0 +1,406 @@
+import type { CompileSpec, HookNode, LoopNode, Node } from './compile.ts';
+import { emitItems, tagNode } from './compile.ts';
+import type { ErrorBag } from './errors.ts';
+import type { Expr, Scopes } from './expression.ts';
+import { toDate, toText } from './filters.ts';
+import type { Item, LexOptions, TagInfo } from './lexer.ts';
+import type { OpcPackage } from './package.ts';
+import { relsOf } from './package.ts';
+import { evalTag } from './render.ts';
+import type { RenderContext } from './render.ts';
+import { expandRange, rewriteRefs, rewriteSqref } from './xlsx-refs.ts';
+import type { RowMap } from './xlsx-refs.ts';
+import { decodeXml, escapeXml, getAttr } from './xml.ts';
+
+/**
+ * SpreadsheetML specifics. Tagged shared strings are inlined into their cells at compile time, so
+ * a sheet is templated like any other part; a cell holding a single tag is written as a typed
+ * cell (number, boolean, date) instead of text; row loops renumber rows and move references.
+ */
+
+export interface SheetInfo {
+  name: string;
+  part: string;
+}
+
+export interface XlsxWorkbook {
+  sheets: SheetInfo[];
+  /** Prepared sheet XML (tagged shared strings inlined), for sheets that carry tags. */
+  prepared: Map<string, string>;
+  styles: StyleInfo;
+}
+
+interface StyleInfo {
+  /** Style index -> whether its number format is a date/time format. */
+  isDate: boolean[];
+  xfs: string[];
+  numFmts: Map<number, string>;
+  /** Style index -> index of a date (or date-time) variant, appended at compile time. */
+  dateVariant: Map<number, number>;
+  dateTimeVariant: Map<number, number>;
+  /** New styles.xml when variants were added. */
+  replacement?: string;
+}
+
+const MAIN_NS_SI = /<si>([\s\S]*?)<\/si>|<si\/>/g;
+
+export function xlsxWorkbook(pkg: OpcPackage, start: string, end: string): XlsxWorkbook {
+  const wb = pkg.text(pkg.main) ?? '';
+  const rels = relsOf(pkg, pkg.main);
+  const sheets: SheetInfo[] = [];
+  for (const m of wb.matchAll(/<sheet\b[^>]*>/g)) {
+    const id = getAttr(m[0], 'r:id') ?? '';
+    const target = rels.find((r) => r.id === id)?.target;
+    if (target !== undefined && pkg.entries.has(target)) sheets.push({ name: getAttr(m[0], 'name') ?? '', part: target });
+  }
+  const sstPart = rels.find((r) => r.type.endsWith('/sharedStrings'))?.target ?? 'xl/sharedStrings.xml';
+  const sst = pkg.text(sstPart) ?? '';
+  const shared: Array<{ inner: string; tagged: boolean }> = [];
+  for (const m of sst.matchAll(MAIN_NS_SI)) {
+    const inner = m[1] ?? '';
+    const text = decodeXml(inner.replace(/<rPh\b[\s\S]*?<\/rPh>/g, '').replace(/<[^>]+>/g, ''));
+    shared.push({ inner, tagged: text.includes(start) || text.includes(end) });
+  }
+  const prepared = new Map<string, string>();
+  for (const sheet of sheets) {
+    const xml = pkg.text(sheet.part);
+    if (xml === undefined) continue;
+    let tagged = false;
+    const inlined = xml.replace(/<c\b([^>]*?)>\s*<v>(\d+)<\/v>\s*<\/c>/g, (m, attrs: string, idx: string) => {
+      if (!/\st="s"/.test(attrs)) return m;
+      const s = shared[Number(idx)];
+      if (s === undefined || !s.tagged) return m;
+      tagged = true;
+      return `<c${attrs.replace(/\st="s"/, ' t="inlineStr"')}><is>${s.inner}</is></c>`;
+    });
+    if (tagged || /<is>[\s\S]*?<\/is>/.test(xml)) prepared.set(sheet.part, inlined);
+  }
+  return { sheets, prepared, styles: readStyles(pkg) };
+}
+
+// ---- styles ----
+
+const BUILTIN_DATE_FMTS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
+
+function isDateFormatCode(code: string): boolean {
+  const bare = code.replace(/"[^"]*"|\[[^\]]*\]|\\./g, '');
+  return /[dmyhs]/i.test(bare) && !/^general$/i.test(bare.trim());
+}
+
+function readStyles(pkg: OpcPackage): StyleInfo {
+  const xml = pkg.text('xl/styles.xml') ?? '';
+  const numFmts = new Map<number, string>();
+  for (const m of xml.matchAll(/<numFmt\b[^>]*>/g)) numFmts.set(Number(getAttr(m[0], 'numFmtId')), getAttr(m[0], 'formatCode') ?? '');
+  const cellXfs = /<cellXfs\b[^>]*>([\s\S]*?)<\/cellXfs>/.exec(xml)?.[1] ?? '';
+  const xfs = [...cellXfs.matchAll(/<xf\b[^>]*?\/>|<xf\b[^>]*>[\s\S]*?<\/xf>/g)].map((m) => m[0]);
+  const isDate = xfs.map((xf) => {
+    const id = Number(getAttr(xf, 'numFmtId') ?? 0);
+    return BUILTIN_DATE_FMTS.has(id) || isDateFormatCode(numFmts.get(id) ?? '');
+  });
+  return { isDate, xfs, numFmts, dateVariant: new Map(), dateTimeVariant: new Map() };
+}
+
+/** Adds date and date-time variants of the given styles, so typed date cells display as dates. */
+export function addDateStyles(pkg: OpcPackage, styles: StyleInfo, used: Set<number>): void {
+  const xml = pkg.text('xl/styles.xml');
+  if (xml === undefined || styles.xfs.length === 0) return;
+  const added: string[] = [];
+  const variant = (xf: string, fmt: number): string => {
+    let v = /\snumFmtId="/.test(xf) ? xf.replace(/\snumFmtId="\d+"/, ` numFmtId="${fmt}"`) : xf.replace(/^<xf\b/, `<xf numFmtId="${fmt}"`);
+    v = /\sapplyNumberFormat="/.test(v) ? v.replace(/\sapplyNumberFormat="[^"]*"/, ' applyNumberFormat="1"') : v.replace(/^<xf\b/, '<xf applyNumberFormat="1"');
+    return v;
+  };
+  for (const s of [...used].sort((a, b) => a - b)) {
+    const xf = styles.xfs[s];
+    if (xf === undefined || styles.isDate[s] === true) continue;
+    styles.dateVariant.set(s, styles.xfs.length + added.length);
+    added.push(variant(xf, 14));
+    styles.dateTimeVariant.set(s, styles.xfs.length + added.length);
+    added.push(variant(xf, 22));
+  }
+  if (added.length === 0) return;
+  const total = styles.xfs.length + added.length;
+  styles.replacement = xml.replace(/(<cellXfs\b[^>]*>)([\s\S]*?)(<\/cellXfs>)/, (_m, open: string, body: string, close: string) => {
+    const o = /\scount="/.test(open) ? open.replace(/\scount="\d+"/, ` count="${total}"`) : open;
+    return `${o}${body}${added.join('')}${close}`;
+  });
+}
+
+// ---- compile ----
+
+export function xlsxLex(part: string, start: string, end: string): LexOptions {
+  return { part, textTags: new Set(['t']), paragraphTag: '\0', runTag: 'r', runPropsTag: 'rPr', start, end };
+}
+
+interface RowHook { before: string; after: string; orig: number }
+interface CellHook { before: string; col: string; orig: number; after: string }
+interface TypedHook { col: string; orig: number; attrs: string; style: number | undefined; expr: Expr; tag: TagInfo }
+
+function splitRef(text: string): { before: string; ref: string; after: string } | null {
+  const m = /(\sr=")([^"]*)(")/.exec(text);
+  if (!m) return null;
+  const at = m.index + (m[1] ?? '').length;
+  return { before: text.slice(0, at), ref: m[2] ?? '', after: text.slice(at + (m[2] ?? '').length) };
+}
+
+export function xlsxSpec(hasLoops: boolean, typedStyles: Set<number>): CompileSpec {
+  const spec: CompileSpec = {
+    paragraph: '\0',
+    row: 'row',
+    cell: 'c',
+    rawExpand: '',
+    paragraphLoop: false,
+    lineBreak: () => null,
+    emit: (items, errors) => emitSheet(items, errors, spec, hasLoops, typedStyles),
+    decorateLoop: (loop: LoopNode, inner: Item[]) => {
+      if (loop.unit !== 'row') return;
+      let first = Infinity;
+      let last = -Infinity;
+      for (const it of inner) {
+        if (it.k === 'open' && it.name === 'row') {
+          const r = Number(getAttr(it.text, 'r'));
+          if (Number.isFinite(r)) {
+            first = Math.min(first, r);
+            last = Math.max(last, r);
+          }
+        }
+      }
+      if (first === Infinity) return;
+      loop.onEmpty = { k: 'hook', name: 'xlsx.removed', data: last - first + 1 };
+      loop.onIteration = { k: 'hook', name: 'xlsx.group', data: [first, last] };
+    },
+  };
+  return spec;
+}
+
+function emitSheet(items: Item[], errors: ErrorBag, spec: CompileSpec, hasLoops: boolean, typedStyles: Set<number>): Node[] {
+  const out: Node[] = [];
+  let inFormula = false;
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i];
+    if (it === undefined) continue;
+    if (it.k === 'open' && it.name === 'c' && !it.self) {
+      const typed = typedCell(items, i, errors);
+      if (typed !== null) {
+        out.push(typed.node);
+        if (typed.style !== undefined) typedStyles.add(typed.style);
+        else typedStyles.add(0);
+        i += 6;
+        continue;
+      }
+    }
+    if (hasLoops && it.k === 'open' && (it.name === 'row' || it.name === 'c')) {
+      const parts = splitRef(it.text);
+      if (parts !== null) {
+        const m = /^([A-Z]{1,3})(\d+)$/.exec(parts.ref);
+        if (it.name === 'row' && /^\d+$/.test(parts.ref)) {
+          const data: RowHook = { before: parts.before, after: parts.after, orig: Number(parts.ref) };
+          out.push({ k: 'hook', name: 'xlsx.row', data });
+          continue;
+        }
+        if (it.name === 'c' && m) {
+          const data: CellHook = { before: parts.before, col: m[1] ?? '', orig: Number(m[2]), after: parts.after };
+          out.push({ k: 'hook', name: 'xlsx.cell', data });
+          continue;
+        }
+      }
+    }
+    if (it.k === 'open' && it.name === 'f') inFormula = !it.self;
+    else if (it.k === 'close' && it.name === 'f') inFormula = false;
+    else if (hasLoops && inFormula && it.k === 'raw') {
+      out.push({ k: 'hook', name: 'xlsx.formula', data: it.text });
+      continue;
+    }
+    if (it.k === 'tag') out.push(...tagNode(it.tag, spec, errors));
+    else emitItems([it], spec, errors, out);
+  }
+  return out;
+}
+
+/** `<c ...><is><t>{expr}</t></is></c>`: a cell whose whole content is one field. */
+function typedCell(items: Item[], i: number, errors: ErrorBag): { node: HookNode; style: number | undefined } | null {
+  const [c, is, t, tag, tc, isc, cc] = items.slice(i, i + 7);
+  if (c?.k !== 'open' || is?.k !== 'open' || is.name !== 'is' || t?.k !== 'open' || t.name !== 't' || tag?.k !== 'tag') return null;
+  if (tc?.k !== 'close' || tc.name !== 't' || isc?.k !== 'close' || isc.name !== 'is' || cc?.k !== 'close' || cc.name !== 'c') return null;
+  if (tag.tag.kind !== 'field') return null;
+  const ref = getAttr(c.text, 'r') ?? '';
+  const m = /^([A-Z]{1,3})(\d+)$/.exec(ref);
+  if (!m) return null;
+  const sAttr = getAttr(c.text, 's');
+  const style = sAttr === undefined ? undefined : Number(sAttr);
+  const attrs = c.text
+    .replace(/^<c\b/, '')
+    .replace(/>$/, '')
+    .replace(/\s(r|t|s)="[^"]*"/g, '');
+  const node = tagNode(tag.tag, { paragraph: '', row: '', cell: '', rawExpand: '', paragraphLoop: false, lineBreak: () => null }, errors)[0];
+  if (node === undefined || typeof node === 'string' || node.k !== 'field') return null;
+  const data: TypedHook = { col: m[1] ?? '', orig: Number(m[2]), attrs, style, expr: node.expr, tag: tag.tag };
+  return { node: { k: 'hook', name: 'xlsx.typed', data }, style };
+}
+
+// ---- render ----
+
+export interface SheetState {
+  rows: RowMap;
+  hasLoops: boolean;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const MS_PER_DAY = 86_400_000;
+const EPOCH_1900 = 25569;
+
+function wallClock(d: Date, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  }).formatToParts(d);
+  const get = (t: string): number => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+}
+
+/** Excel serial date in the document's time zone, or undefined when the value is not a date. */
+function dateSerial(v: unknown, timeZone: string): { serial: number; time: boolean } | undefined {
+  let utcWall: number;
+  if (typeof v === 'string') {
+    const m = ISO_DATE.exec(v);
+    if (!m) return undefined;
+    if (m[4] === undefined) {
+      utcWall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    } else if (m[7] === undefined) {
+      utcWall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
+    } else {
+      const d = toDate(v);
+      if (d === undefined) return undefined;
+      utcWall = wallClock(d, timeZone);
+    }
+  } else if (v instanceof Date) {
+    if (Number.isNaN(v.getTime())) return undefined;
+    utcWall = wallClock(v, timeZone);
+  } else {
+    return undefined;
+  }
+  if (Number.isNaN(utcWall)) return undefined;
+  const serial = utcWall / MS_PER_DAY + EPOCH_1900;
+  return { serial: Math.round(serial * 1e10) / 1e10, time: utcWall % MS_PER_DAY !== 0 };
+}
+
+export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scopes: Scopes, out: string[], ctx: RenderContext) => void {
+  return (node, scopes, out, ctx) => {
+    if (node.k !== 'hook') return;
+    const st = ctx.state as SheetState;
+    const rows = st.rows;
+    switch (node.name) {
+      case 'xlsx.row': {
+        const d = node.data as RowHook;
+        out.push(`${d.before}${rows.next(d.orig)}${d.after}`);
+        break;
+      }
+      case 'xlsx.cell': {
+        const d = node.data as CellHook;
+        out.push(`${d.before}${d.col}${st.hasLoops ? rows.curOut : d.orig}${d.after}`);
+        break;
+      }
+      case 'xlsx.formula':
+        out.push(rewriteRefs(node.data as string, (r, w) => rows.mapInRow(r, w)));
+        break;
+      case 'xlsx.removed':
+        rows.removed(node.data as number);
+        break;
+      case 'xlsx.group':
+        rows.group = node.data as [number, number];
+        break;
+      case 'xlsx.typed': {
+        const d = node.data as TypedHook;
+        const v = evalTag(d.expr, d.tag, scopes, ctx);
+        if (v === undefined && ctx.strict) ctx.errors.add('missing_value', `no value for tag "${d.tag.source.trim()}"`, d.tag.location);
+        const head = `<c r="${d.col}${st.hasLoops ? rows.curOut : d.orig}"${d.attrs}`;
+        const s = d.style === undefined ? '' : ` s="${d.style}"`;
+        if (typeof v === 'number' && Number.isFinite(v)) {
+          out.push(`${head}${s}><v>${v}</v></c>`);
+        } else if (typeof v === 'boolean') {
+          out.push(`${head}${s} t="b"><v>${v ? 1 : 0}</v></c>`);
+        } else if (v === undefined || v === null || v === '') {
+          out.push(`${head}${s}/>`);
+        } else {
+          const date = dateSerial(v, ctx.filter.timezone);
+          if (date !== undefined) {
+            const base = d.style ?? 0;
+            const variant = styles.isDate[base] === true ? base : (date.time ? styles.dateTimeVariant : styles.dateVariant).get(base);
+            out.push(`${head}${variant === undefined ? s : ` s="${variant}"`}><v>${date.serial}</v></c>`);
+          } else {
+            out.push(`${head}${s} t="inlineStr"><is><t xml:space="preserve">${escapeXml(toText(v))}</t></is></c>`);
+          }
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}
+
+/** After a sheet renders: dimension, merged cells, conditional formats and validations follow rows. */
+export function finishSheet(xml: string, st: SheetState): string {
+  const rows = st.rows;
+  if (!rows.changed) return xml;
+  const startData = xml.indexOf('<sheetData');
+  const endData = xml.lastIndexOf('</sheetData>');
+  if (startData < 0 || endData < 0) return xml;
+  let head = xml.slice(0, startData);
+  let tail = xml.slice(endData);
+  head = head.replace(/(<dimension\b[^>]*\sref=")([^"]*)(")/, (_m, a: string, ref: string, b: string) => {
+    const m = /^([A-Z]{1,3})(\d+)(?::([A-Z]{1,3})(\d+))?$/.exec(ref);
+    if (!m) return `${a}${ref}${b}`;
+    const endRow = Math.max(rows.maxOut, 1);
+    return `${a}${m[1]}${m[2]}:${m[3] ?? m[1]}${endRow}${b}`;
+  });
+  tail = tail.replace(/<mergeCells\b[^>]*>([\s\S]*?)<\/mergeCells>/, (_m, body: string) => {
+    const refs: string[] = [];
+    for (const mc of body.matchAll(/<mergeCell\b[^>]*>/g)) {
+      for (const r of expandRange(getAttr(mc[0], 'ref') ?? '', rows)) refs.push(r);
+    }
+    if (refs.length === 0) return '';
+    return `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`;
+  });
+  tail = tail.replace(/(<(?:conditionalFormatting|dataValidation)\b[^>]*\ssqref=")([^"]*)(")/g, (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`);
+  tail = tail.replace(/(<(?:hyperlink|autoFilter)\b[^>]*\sref=")([^"]*)(")/g, (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`);
+  tail = tail.replace(/(<f\b[^>]*>)([^<]*)(<\/f>)/g, (_m, a: string, f: string, b: string) => `${a}${rewriteRefs(f, (r, w) => rows.map(r, w))}${b}`);
+  return head + xml.slice(startData, endData) + tail;
+}
+
+/** Workbook-level follow-up: defined names and table ranges on sheets whose rows moved. */
+export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<string, SheetState>): Map<string, string> {
+  const out = new Map<string, string>();
+  const byName = new Map<string, RowMap>();
+  for (const s of wb.sheets) {
+    const st = states.get(s.part);
+    if (st !== undefined && st.rows.changed) byName.set(s.name, st.rows);
+  }
+  if (byName.size === 0) return out;
+  const wbXml = pkg.text(pkg.main);
+  if (wbXml !== undefined) {
+    let changed = wbXml.replace(/(<definedName\b[^>]*>)([^<]*)(<\/definedName>)/g, (_m, a: string, body: string, b: string) => {
+      const text = decodeXml(body).replace(/(?:'((?:[^']|'')+)'|([A-Za-z_][\w.]*))!(\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?)/g, (m, q: string | undefined, plain: string | undefined, range: string) => {
+        const rows = byName.get(q !== undefined ? q.replace(/''/g, "'") : (plain ?? ''));
+        if (rows === undefined) return m;
+        return m.slice(0, m.length - range.length) + rewriteRefs(range, (r, w) => rows.map(r, w));
+      });
+      return `${a}${escapeXml(text)}${b}`;
+    });
+    // Cached formula results are stale once rows move: ask Excel to recalculate on open.
+    changed = /<calcPr\b/.test(changed)
+      ? changed.replace(/<calcPr\b(?![^>]*fullCalcOnLoad)/, '<calcPr fullCalcOnLoad="1"')
+      : changed.replace(/<\/workbook>/, '<calcPr fullCalcOnLoad="1"/></workbook>');
+    if (changed !== wbXml) out.set(pkg.main, changed);
+  }
+  for (const s of wb.sheets) {
+    const rows = byName.get(s.name);
+    if (rows === undefined) continue;
+    for (const rel of relsOf(pkg, s.part)) {
+      if (!rel.type.endsWith('/table')) continue;
+      const t = pkg.text(rel.target);
+      if (t === undefined) continue;
+      out.set(rel.target, t.replace(/(<(?:table|autoFilter)\b[^>]*\sref=")([^"]*)(")/g, (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`));
+    }
+  }
+  return out;
+}
