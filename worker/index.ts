@@ -1,19 +1,20 @@
 // The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
 // `docgen worker` runs it alone for scale-out.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 let runtimeInstalled = false;
 
-/** Route the Temporal core's own logs through a quiet level unless asked otherwise. */
+/** The SDK logs every state change at INFO; keep that for debugging and show warnings otherwise. Expected
+ *  caller failures (a broken template) are logged by the SDK as warnings, so `silent` also hides those. */
 function installRuntime(logLevel: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const level = logLevel === 'debug' || logLevel === 'trace' ? 'INFO' : 'WARN';
-  Runtime.install({ telemetryOptions: { logging: { filter: { core: level, other: level } } } });
+  const level = logLevel === 'debug' || logLevel === 'trace' ? 'INFO' : logLevel === 'silent' || logLevel === 'fatal' || logLevel === 'error' ? 'ERROR' : 'WARN';
+  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
 }
 
 let bundle: Promise<WorkflowBundle> | undefined;

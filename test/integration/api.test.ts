@@ -1,0 +1,266 @@
+// The HTTP API against the real worker, Temporal dev server and database: authentication, validation that
+// names the field, uploads (limits, extension rule, all-or-nothing) and generate failures that leave nothing
+// behind.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import * as jose from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import type { Credentials } from '../../api/auth/credentials.ts';
+import { issueAccessToken } from '../../api/auth/tokens.ts';
+import { docxParagraphs, makeDocx } from '../support/office.ts';
+import { client, generateBody } from '../support/http.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const MAX = 64 * 1024;
+
+describe('HTTP API', () => {
+  let stack: Stack;
+  let creds: Credentials;
+  let api: ReturnType<typeof client>;
+  let base: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ uploadMaxBytes: MAX });
+    creds = await stack.credentials();
+    api = client(creds);
+    base = creds.baseUrl;
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  async function countRows(table: 'stored_files' | 'documents', where = 'true'): Promise<number> {
+    const r = await stack.service.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`);
+    return Number(r.rows[0]?.n);
+  }
+  function blobFiles(): string[] {
+    const root = path.join(stack.config.dataDir, 'storage');
+    return fs.existsSync(root) ? (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(root, f)).isFile()) : [];
+  }
+  async function uploadPair(template = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }) {
+    const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
+    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
+    expect(t.status).toBe(201);
+    expect(d.status).toBe(201);
+    return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
+  }
+
+  describe('authentication (401 UNAUTHORIZED in the error envelope)', () => {
+    const expect401 = async (headers: Record<string, string>, query = '') => {
+      const res = await fetch(`${base}/documents/storage/00000000-0000-4000-8000-000000000000/content${query}`, { headers });
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(401);
+      expect(body.error.statusCode).toBe(401);
+      expect(body.error.innerErrors[0].code).toBe('UNAUTHORIZED');
+      expect(body.origin).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/v1\/documents\/storage\//);
+      expect(body.operationId).toBeTruthy();
+      return body;
+    };
+
+    it('rejects a request without credentials, or with only one of the two', async () => {
+      await expect401({});
+      await expect401({ authorization: `Bearer ${creds.accessToken}` });
+      await expect401({ 'x-api-key': creds.apiKey });
+    });
+
+    it('rejects an unknown API key and a malformed one', async () => {
+      await expect401({ authorization: `Bearer ${creds.accessToken}`, 'x-api-key': `${creds.apiKey.slice(0, -2)}xx` });
+      await expect401({ authorization: `Bearer ${creds.accessToken}`, 'x-api-key': 'not-a-key' });
+    });
+
+    it('rejects tokens that are forged, unsigned, expired, or for another audience', async () => {
+      const key = { 'x-api-key': creds.apiKey };
+      const { privateKey } = await jose.generateKeyPair('ES256');
+      const forged = await new jose.SignJWT({ sid: creds.subscriptionId })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setSubject(creds.userId)
+        .setIssuer(stack.config.jwtIssuer)
+        .setAudience(stack.config.jwtAudience)
+        .setExpirationTime('1h')
+        .sign(privateKey);
+      await expect401({ ...key, authorization: `Bearer ${forged}` });
+      const unsigned = new jose.UnsecuredJWT({ sid: creds.subscriptionId }).setSubject(creds.userId).setIssuer(stack.config.jwtIssuer).setAudience(stack.config.jwtAudience).setExpirationTime('1h').encode();
+      await expect401({ ...key, authorization: `Bearer ${unsigned}` });
+      const expired = await issueAccessToken(stack.service.db, stack.config, { userId: creds.userId, subscriptionId: creds.subscriptionId }, Math.floor(Date.now() / 1000) - 60 as unknown as string);
+      await expect401({ ...key, authorization: `Bearer ${expired}` });
+      const otherAudience = await issueAccessToken(stack.service.db, { ...stack.config, jwtAudience: 'someone-else' }, { userId: creds.userId, subscriptionId: creds.subscriptionId });
+      await expect401({ ...key, authorization: `Bearer ${otherAudience}` });
+    });
+
+    it("rejects one subscription's token with another subscription's key", async () => {
+      const other = await stack.credentials('tenant-b');
+      await expect401({ authorization: `Bearer ${creds.accessToken}`, 'x-api-key': other.apiKey });
+    });
+
+    it('accepts the API key as the apiKey query parameter', async () => {
+      const res = await fetch(`${base}/documents/storage/00000000-0000-4000-8000-000000000000/content?apiKey=${encodeURIComponent(creds.apiKey)}`, {
+        headers: { authorization: `Bearer ${creds.accessToken}` },
+      });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as any).error.innerErrors[0].code).toBe('NOT_FOUND_BY_ID');
+    });
+  });
+
+  describe('uploads', () => {
+    it('returns every file in form-data order, under any field names', async () => {
+      const res = await api.upload('template', [
+        { name: 'a.docx', bytes: makeDocx(['a']), field: 'first' },
+        { name: 'b.XLSX', bytes: makeDocx(['b']), field: 'second' },
+        { name: 'c.pptx', bytes: makeDocx(['c']), field: 'first' },
+      ]);
+      expect(res.status).toBe(201);
+      expect(res.body.result).toMatchObject({ statusCode: 201, message: 'Created' });
+      expect(res.body.result.data.files.map((f: any) => f.fileName)).toEqual(['a.docx', 'b.XLSX', 'c.pptx']);
+      expect(new Set(res.body.result.data.files.map((f: any) => f.id)).size).toBe(3);
+    });
+
+    it('refuses a disallowed extension with INVALID_TEMPLATE_FORMAT and stores none of the request', async () => {
+      const before = { rows: await countRows('stored_files'), blobs: blobFiles().length };
+      const res = await api.upload('template', [
+        { name: 'ok.docx', bytes: makeDocx(['ok']) },
+        { name: 'evil.docm', bytes: makeDocx(['x']) },
+      ]);
+      expect(res.status).toBe(400);
+      expect(res.body.error.innerErrors[0].code).toBe('INVALID_TEMPLATE_FORMAT');
+      expect(res.body.error.innerErrors[0].message).toContain('evil.docm');
+      expect({ rows: await countRows('stored_files'), blobs: blobFiles().length }).toEqual(before);
+    });
+
+    it('enforces the size limit while streaming: 413 FILE_TOO_LARGE, nothing kept', async () => {
+      const before = { rows: await countRows('stored_files'), blobs: blobFiles().length };
+      const res = await api.upload('template', [
+        { name: 'small.docx', bytes: makeDocx(['ok']) },
+        { name: 'big.docx', bytes: new Uint8Array(MAX * 4).fill(65) },
+      ]);
+      expect(res.status).toBe(413);
+      expect(res.body.error.innerErrors[0].code).toBe('FILE_TOO_LARGE');
+      expect(res.body.error.innerErrors[0].message).toContain(String(MAX));
+      expect({ rows: await countRows('stored_files'), blobs: blobFiles().length }).toEqual(before);
+    });
+
+    it('refuses data files that are not JSON, and requests without files', async () => {
+      const bad = await api.upload('data', [{ name: 'd.json', bytes: '{"unterminated": ' }]);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR' });
+      expect(bad.body.error.innerErrors[0].message).toContain('d.json');
+      const none = await api.call('POST', '/documents/template/upload', { json: { not: 'multipart' } });
+      expect(none.status).toBe(400);
+      expect(none.body.error.innerErrors[0].message).toContain('multipart/form-data');
+    });
+  });
+
+  describe('generate: validation before any workflow starts', () => {
+    const post = (json: unknown) => api.call('POST', '/documents/document/generate', { json });
+    const valid = generateBody('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002');
+
+    it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
+      const res = await api.call('POST', '/documents/document/generate', { headers: { 'content-type': 'application/json' }, form: undefined, json: undefined });
+      expect(res.status).toBe(400);
+      const raw = await fetch(`${base}/documents/document/generate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey, 'content-type': 'application/json' },
+        body: '{"template": ',
+      });
+      const body = (await raw.json()) as any;
+      expect(raw.status).toBe(400);
+      expect(body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR' });
+      expect(body.error.innerErrors[0].message).toContain('not valid JSON');
+    });
+
+    it('names each missing section and field', async () => {
+      const { document: _d, ...noDocument } = valid;
+      const res = await post(noDocument);
+      expect(res.status).toBe(400);
+      expect(res.body.error.innerErrors.map((e: any) => e.message)).toContain('document is required');
+      const noLocale = await post({ ...valid, document: { ...valid.document, locale: undefined } });
+      expect(noLocale.body.error.innerErrors.map((e: any) => e.message)).toContain('document.locale is required');
+      expect(noLocale.body.externalContext).toEqual(valid.externalContext);
+    });
+
+    it('needs a template location: TEMPLATE_NOT_FOUND', async () => {
+      const res = await post({ ...valid, template: { fileFormat: 'docx' } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+    });
+
+    it('applies the combination rules of section 4.8', async () => {
+      const cases: [Record<string, unknown>, Record<string, unknown>, RegExp][] = [
+        [{}, { fileFormat: 'odt' }, /document\.fileFormat must be one of/],
+        [{}, { fileFormat: 'xlsx' }, /must equal template\.fileFormat \(docx\)/],
+        [{}, { fileFormat: 'csv' }, /csv can only be produced from an xlsx template/],
+        [{ fileFormat: 'gdoc' }, { fileFormat: 'gdoc', deliveryMethod: 'DriveB' }, /gdoc loads only from DriveB/],
+        [{ fileFormat: 'xlsx' }, { fileFormat: 'xlsx', deliveryMethod: 'DriveB' }, /delivered to Storage or DriveA, not DriveB/],
+        [{}, { timezone: 'Mars/Olympus' }, /document\.timezone/],
+        [{}, { path: 'elsewhere' }, /document\.path must be 'root'/],
+      ];
+      for (const [template, document, message] of cases) {
+        const res = await post({ ...valid, template: { ...valid.template, ...template }, document: { ...valid.document, ...document } });
+        expect(res.status, JSON.stringify({ template, document })).toBe(400);
+        expect(res.body.error.innerErrors.map((e: any) => e.message).join('\n')).toMatch(message);
+      }
+    });
+  });
+
+  describe('generate: failures inside the workflow leave nothing behind', () => {
+    async function runningWorkflows(): Promise<number> {
+      const connection = await Connection.connect({ address: inject('temporalAddress') });
+      try {
+        const c = new Client({ connection });
+        return (await c.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}" AND ExecutionStatus = "Running"`)).count;
+      } finally {
+        await connection.close();
+      }
+    }
+
+    it('unknown template or data urn', async () => {
+      const { templateUrn, dataUrn } = await uploadPair();
+      const t = await api.call('POST', '/documents/document/generate', { json: generateBody('3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11', dataUrn) });
+      expect(t.status).toBe(400);
+      expect(t.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+      const d = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11') });
+      expect(d.status).toBe(400);
+      expect(d.body.error.innerErrors[0].code).toBe('DATA_NOT_FOUND');
+      expect(d.body.externalContext).toEqual({ correlation: 'abc-123', nested: { n: 1 } });
+    });
+
+    it('a template that is not a zip, and one with template errors: 400 TEMPLATE_ERROR, no document, no workflow left', async () => {
+      const docsBefore = await countRows('documents');
+      const outputsBefore = await countRows('stored_files', "kind = 'document'");
+      const notZip = await uploadPair(new TextEncoder().encode('this is not a docx'));
+      const a = await api.call('POST', '/documents/document/generate', { json: generateBody(notZip.templateUrn, notZip.dataUrn) });
+      expect(a.status).toBe(400);
+      expect(a.body.error.innerErrors[0].code).toBe('TEMPLATE_ERROR');
+      const broken = await uploadPair(makeDocx(['{#items}never closed', '{unclosed']));
+      const b = await api.call('POST', '/documents/document/generate', { json: generateBody(broken.templateUrn, broken.dataUrn) });
+      expect(b.status).toBe(400);
+      expect(b.body.error.innerErrors.length).toBeGreaterThanOrEqual(1);
+      expect(b.body.error.innerErrors.every((e: any) => e.code === 'TEMPLATE_ERROR')).toBe(true);
+      expect(await countRows('documents')).toBe(docsBefore);
+      expect(await countRows('stored_files', "kind = 'document'")).toBe(outputsBefore);
+      expect(blobFiles().filter((f) => f.startsWith('scratch'))).toEqual([]);
+      expect(await runningWorkflows()).toBe(0);
+    });
+
+    it('a successful generate merges split tags and records the document', async () => {
+      const { templateUrn, dataUrn } = await uploadPair(makeDocx([['Hello ', '{na', 'me}', '!']]), { name: 'Ada <Lovelace>' });
+      const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { name: 'greeting', path: 'root/letters' } }) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const doc = res.body.result.data.document;
+      const file = await api.download(doc.urn);
+      expect(docxParagraphs(file.bytes)).toEqual(['Hello Ada <Lovelace>!']);
+      const rec = await stack.service.db.query<{ title: string; path: string; urn: string }>(
+        'SELECT title, path, urn FROM documents WHERE document_guid = $1 AND subscription_guid = $2',
+        [doc.documentGuid, creds.subscriptionId],
+      );
+      expect(rec.rows).toEqual([{ title: 'greeting.docx', path: 'root/letters', urn: doc.urn }]);
+    });
+  });
+
+  it('answers an unknown route with 404 in the error envelope', async () => {
+    const res = await api.call('GET', '/no/such/route');
+    expect(res.status).toBe(404);
+    expect(res.body.error.innerErrors[0].code).toBe('ROUTE_NOT_FOUND');
+  });
+});

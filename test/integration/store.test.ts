@@ -1,0 +1,86 @@
+// The store on both databases it supports: embedded PGlite and a real PostgreSQL server.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, digestApiKey, ensureFirstUser, ensureSubscription, findApiKey } from '../../store/accounts.ts';
+import { type Db, openDb } from '../../store/db.ts';
+import { recordConsumption, recordDocument } from '../../store/documents.ts';
+import { getFile, insertFile } from '../../store/files.ts';
+import { migrate } from '../../store/migrate.ts';
+import { migrations } from '../../store/migrations/index.ts';
+import { createPgDatabase } from '../support/stack.ts';
+
+const backends = [
+  { name: 'PGlite', open: async () => openDb({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-store-')) }) },
+  { name: 'PostgreSQL', open: async () => openDb({ databaseUrl: await createPgDatabase() }) },
+];
+
+describe.each(backends)('store on $name', ({ open }) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await open();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('applies every migration once, and again is a no-op', async () => {
+    expect(await migrate(db)).toEqual(migrations.map((m) => m.version));
+    expect(await migrate(db)).toEqual([]);
+    const r = await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(r.rows.map((x) => x.version)).toEqual(migrations.map((m) => m.version));
+  });
+
+  it('creates subscriptions idempotently by name and keeps only API key digests', async () => {
+    const a = await ensureSubscription(db, 'acme');
+    expect(await ensureSubscription(db, 'acme')).toEqual(a);
+    const user = await ensureFirstUser(db, a);
+    expect(await ensureFirstUser(db, a)).toEqual(user);
+    const key = await createApiKey(db, user);
+    expect(key).toMatch(/^dgk_[A-Za-z0-9_-]{43}$/);
+    const stored = await db.query<{ digest: string; prefix: string }>('SELECT digest, prefix FROM api_keys WHERE user_id = $1', [user.id]);
+    expect(stored.rows).toEqual([{ digest: digestApiKey(key), prefix: key.slice(0, 10) }]);
+    expect(JSON.stringify(stored.rows)).not.toContain(key.slice(10));
+    expect(await findApiKey(db, key)).toMatchObject({ subscriptionId: a.id, userId: user.id });
+    expect(await findApiKey(db, `${key}x`)).toBeUndefined();
+    expect(await findApiKey(db, 'dgk_')).toBeUndefined();
+  });
+
+  it("never returns another subscription's file, nor an expired one", async () => {
+    const a = await ensureSubscription(db, 'tenant-a');
+    const b = await ensureSubscription(db, 'tenant-b');
+    const ua = await ensureFirstUser(db, a);
+    const id = randomUUID();
+    const file = { subscriptionId: a.id, ownerId: ua.id, kind: 'template' as const, fileName: 't.docx', path: '', contentType: 'x', size: 10, sha256: 'ab', blobKey: `k/${id}`, expiresDate: null };
+    await insertFile(db, { ...file, id });
+    expect((await getFile(db, a.id, id, ['template']))?.fileName).toBe('t.docx');
+    expect(await getFile(db, b.id, id, ['template'])).toBeUndefined();
+    expect(await getFile(db, a.id, id, ['data'])).toBeUndefined();
+    expect(await getFile(db, a.id, 'not-a-uuid', ['template'])).toBeUndefined();
+    const expired = randomUUID();
+    await insertFile(db, { ...file, id: expired, expiresDate: new Date(Date.now() - 1000) });
+    expect(await getFile(db, a.id, expired, ['template'])).toBeUndefined();
+  });
+
+  it('records a document and its metering once per operation, and rolls back a failed transaction', async () => {
+    const s = await ensureSubscription(db, 'metering');
+    const u = await ensureFirstUser(db, s);
+    const doc = { subscriptionId: s.id, userId: u.id, operationId: 'op-1', title: 'a.docx', urn: randomUUID(), path: 'root', fileFormat: 'docx', deliveryMethod: 'Storage' };
+    const first = await recordDocument(db, doc);
+    expect(await recordDocument(db, { ...doc, title: 'retried.docx' })).toBe(first);
+    await recordConsumption(db, s.id, u.id, 'op-1', [{ dimension: 'pages-generated', value: 3 }]);
+    await recordConsumption(db, s.id, u.id, 'op-1', [{ dimension: 'pages-generated', value: 3 }]);
+    const c = await db.query<{ value: number }>('SELECT value FROM consumption WHERE subscription_id = $1', [s.id]);
+    expect(c.rows).toEqual([{ value: 3 }]);
+    await expect(
+      db.transaction(async (tx) => {
+        await recordDocument(tx, { ...doc, operationId: 'op-2' });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const n = await db.query<{ n: string | number }>("SELECT count(*) AS n FROM documents WHERE operation_id = 'op-2'");
+    expect(Number(n.rows[0]?.n)).toBe(0);
+  });
+});

@@ -1,0 +1,50 @@
+// The real service in-process (API on a free port + worker) against the run's Temporal dev server and a
+// database of the caller's choice; each stack gets its own data directory and task queue.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { type Credentials, issueCredentials } from '../../api/auth/credentials.ts';
+import { startService, type RunningService } from '../../cli/service.ts';
+import { type Config, loadConfig } from '../../config/env.ts';
+
+export interface Stack {
+  service: RunningService;
+  config: Config;
+  credentials(subscription?: string): Promise<Credentials>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(overrides: Partial<Config> = {}, opts: { database?: 'pglite' | 'postgres' } = {}): Promise<Stack> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-stack-'));
+  let databaseUrl: string | undefined;
+  if (opts.database === 'postgres') databaseUrl = await createPgDatabase();
+  const config = loadConfig({}, { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...overrides });
+  const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: false });
+  return {
+    service,
+    config,
+    credentials: (subscription?: string) => issueCredentials(service.db, config, service.baseUrl, subscription),
+    async stop() {
+      await service.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh database on the run's PostgreSQL server, so test files never see each other's rows. */
+export async function createPgDatabase(): Promise<string> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: inject('postgresUrl') });
+  await admin.connect();
+  const name = `t_${randomUUID().replace(/-/g, '')}`;
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(inject('postgresUrl'));
+  url.pathname = `/${name}`;
+  return url.toString();
+}
