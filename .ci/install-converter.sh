@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what engine/convert.ts needs on a fresh Debian 12 machine (run as root).
+# Idempotent: when every package is already present it only runs dpkg-query and exits,
+# so .ci/run can call it unconditionally.
+set -euo pipefail
+
+PACKAGES=(
+  libreoffice-writer-nogui   # docx -> pdf
+  libreoffice-calc-nogui     # xlsx -> pdf/csv
+  libreoffice-impress-nogui  # pptx -> pdf
+  python3-uno                # the UNO bridge (engine/convert/uno_bridge.py) runs under /usr/bin/python3
+  poppler-utils              # pdfinfo/pdftotext, used by the converter tests
+  fonts-dejavu-core
+  fonts-liberation2          # metric-compatible Arial/Times/Courier so layouts match Word's
+  util-linux                 # unshare -n, the network sandbox for soffice
+  procps                     # ps, used by the converter tests to check for leftover soffice processes
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-converter: all packages present"
+else
+  echo "install-converter: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  # --no-install-recommends keeps out the Java runtime and GUI bits soffice does not need headless.
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# A broken python3-uno (e.g. a partial install) would otherwise surface only as a pool that never
+# becomes ready; fail loudly here instead.
+/usr/bin/python3 -c 'import uno' || { echo "install-converter: /usr/bin/python3 cannot import uno" >&2; exit 1; }
+command -v soffice >/dev/null || { echo "install-converter: soffice not on PATH" >&2; exit 1; }
+echo "install-converter: ok ($(soffice --version 2>/dev/null | head -n1))"

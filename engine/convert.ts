@@ -1,0 +1,153 @@
+/**
+ * Document conversion for docgen: pdf from docx/xlsx/pptx (PDF/A, PDF/UA, PDF versions), csv from
+ * xlsx, same-format pass-through with custom properties, and page metering.
+ *
+ *   import { convert } from './engine/convert.ts';
+ *   const pdf = await convert(docx, { from: 'docx', to: 'pdf', pdf: { conformance: 'PdfA2B' } });
+ *
+ * Backed by a module-level default converter, created on first use: a Gotenberg adapter when
+ * GOTENBERG_URL is set, else a pool of warm LibreOffice instances (engine/convert/pool.ts). Its
+ * processes die with this process (an 'exit' hook plus each bridge exiting when its stdin closes),
+ * and it does not keep an idle process alive, so a script can import convert() and just end.
+ *
+ * Environment: GOTENBERG_URL, CONVERTER (auto|libreoffice|gotenberg|none), CONVERTER_POOL_SIZE,
+ * CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER, CONVERTER_NETWORK_ISOLATION
+ * (auto|required|off), SOFFICE, UNO_PYTHON.
+ */
+import { ConvertError, HOW_TO_ENABLE } from './convert/errors.ts';
+import { GotenbergConverter } from './convert/gotenberg.ts';
+import type { GotenbergOptions } from './convert/gotenberg.ts';
+import { setOfficeCustomProperties } from './convert/office-props.ts';
+import { planConversion } from './convert/options.ts';
+import { pageCount as pageCountImpl } from './convert/pages.ts';
+import type { PageCount, PageCountOptions } from './convert/pages.ts';
+import { LibreOfficePool, libreOfficeAvailable, networkIsolationPrefix } from './convert/pool.ts';
+import type { PoolOptions } from './convert/pool.ts';
+import { sanitizeOoxml } from './convert/sanitize.ts';
+import type { Converter, ConverterStatus, ConvertOptions } from './convert/types.ts';
+
+export { ConvertError, isConvertError, HOW_TO_ENABLE } from './convert/errors.ts';
+export type { ConvertErrorCode } from './convert/errors.ts';
+export type {
+  Converter, ConverterStatus, ConvertOptions, CsvOptions, InstanceStatus, OfficeFormat, OutputFormat, PdfConformance, PdfOptions,
+} from './convert/types.ts';
+export { LibreOfficePool } from './convert/pool.ts';
+export type { PoolOptions, NetworkIsolation } from './convert/pool.ts';
+export { GotenbergConverter } from './convert/gotenberg.ts';
+export type { GotenbergOptions } from './convert/gotenberg.ts';
+export { CSV_ENCODINGS } from './convert/options.ts';
+export { pdfPageCount, pdfaIdentification } from './convert/pdf.ts';
+export { readOfficeCustomProperties, setOfficeCustomProperties } from './convert/office-props.ts';
+export type { PageCount, PageCountMethod, PageCountOptions } from './convert/pages.ts';
+export { sanitizeOoxml };
+
+export type ConverterKind = 'libreoffice' | 'gotenberg';
+
+export interface CreateConverterOptions {
+  /** Default: gotenberg when gotenberg.url or GOTENBERG_URL is set, else libreoffice. */
+  kind?: ConverterKind;
+  pool?: PoolOptions;
+  gotenberg?: Partial<GotenbergOptions>;
+}
+
+export interface ConverterAvailability {
+  available: boolean;
+  kind: ConverterKind | null;
+  /** Why not, or what will be used. */
+  reason: string;
+  /** What an operator should do to enable conversion (always filled, for the 400 message). */
+  howToEnable: string;
+}
+
+function chosenKind(): ConverterKind | 'none' {
+  const forced = (process.env.CONVERTER ?? 'auto').trim().toLowerCase();
+  if (forced === 'none' || forced === 'off') return 'none';
+  if (forced === 'gotenberg') return 'gotenberg';
+  if (forced === 'libreoffice') return 'libreoffice';
+  return process.env.GOTENBERG_URL ? 'gotenberg' : 'libreoffice';
+}
+
+/**
+ * Whether a converter can be used, without starting one. Cheap after the first call (the
+ * LibreOffice probe is cached), so the API can answer 400 at once instead of queueing.
+ */
+export function converterAvailable(): ConverterAvailability {
+  const kind = chosenKind();
+  if (kind === 'none') return { available: false, kind: null, reason: 'conversion is disabled (CONVERTER=none)', howToEnable: HOW_TO_ENABLE };
+  if (kind === 'gotenberg') {
+    const url = process.env.GOTENBERG_URL;
+    if (!url) return { available: false, kind: 'gotenberg', reason: 'CONVERTER=gotenberg but GOTENBERG_URL is not set', howToEnable: 'set GOTENBERG_URL' };
+    return { available: true, kind, reason: `Gotenberg at ${url.replace(/\/\/[^@/]*@/, '//')}`, howToEnable: HOW_TO_ENABLE };
+  }
+  const lo = libreOfficeAvailable();
+  return lo.ok
+    ? { available: true, kind, reason: `embedded LibreOffice pool (network isolation: ${networkIsolationPrefix()?.join(' ') ?? 'none'})`, howToEnable: HOW_TO_ENABLE }
+    : { available: false, kind, reason: lo.reason, howToEnable: HOW_TO_ENABLE };
+}
+
+export function createConverter(opts: CreateConverterOptions = {}): Converter {
+  const url = opts.gotenberg?.url ?? process.env.GOTENBERG_URL;
+  const kind = opts.kind ?? (url ? 'gotenberg' : 'libreoffice');
+  if (kind === 'gotenberg') {
+    if (!url) throw new ConvertError('BAD_OPTIONS', 'a Gotenberg converter needs gotenberg.url or GOTENBERG_URL');
+    return new GotenbergConverter({ ...opts.gotenberg, url });
+  }
+  return new LibreOfficePool(opts.pool);
+}
+
+let defaultConverter: Converter | null = null;
+
+/** The module-level converter (created, not started, on first call). */
+export function getDefaultConverter(): Converter {
+  if (!defaultConverter) {
+    const a = converterAvailable();
+    if (!a.available) throw new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${a.reason}; to enable one, ${a.howToEnable}`);
+    defaultConverter = createConverter({ kind: a.kind ?? 'libreoffice' });
+  }
+  return defaultConverter;
+}
+
+/** Starts the default converter now (e.g. with the worker) and resolves when it can take work. */
+export async function startConverter(): Promise<ConverterStatus> {
+  const c = getDefaultConverter();
+  await c.start();
+  return c.status();
+}
+
+/** Status of the default converter, or null when none has been created yet. */
+export function converterStatus(): ConverterStatus | null {
+  return defaultConverter?.status() ?? null;
+}
+
+/** Stops the default converter; the next convert() creates a new one. */
+export async function shutdownConverter(): Promise<void> {
+  const c = defaultConverter;
+  defaultConverter = null;
+  await c?.stop();
+}
+
+/**
+ * Converts with the given converter (default: the module's). Same-format requests never touch a
+ * converter: the input comes back with `embedded` written as custom properties.
+ */
+export async function convert(input: Uint8Array, options: ConvertOptions, converter?: Converter): Promise<Uint8Array> {
+  const plan = planConversion(options);
+  if (plan.to === plan.from) {
+    options.signal?.throwIfAborted();
+    // Refuse the same things a conversion would (macros, DOCTYPE); links are left as they are,
+    // because nothing here renders the document.
+    sanitizeOoxml(input, plan.from);
+    return plan.embedded ? setOfficeCustomProperties(input, plan.embedded) : input;
+  }
+  return (converter ?? getDefaultConverter()).convert(input, options);
+}
+
+/** Page count of a delivered file by the documented rule (engine/convert/pages.ts). */
+export function pageCount(bytes: Uint8Array, format: string, opts: PageCountOptions = {}): Promise<PageCount> {
+  const render = opts.render !== undefined ? opts.render : converterAvailable().available ? convert : null;
+  return pageCountImpl(bytes, format, { ...opts, render });
+}
+
+export async function countPages(bytes: Uint8Array, format: string, opts: PageCountOptions = {}): Promise<number> {
+  return (await pageCount(bytes, format, opts)).pages;
+}

@@ -1,0 +1,642 @@
+/**
+ * A pool of warm LibreOffice instances. Each instance is one `uno_bridge.py` process (Debian's
+ * /usr/bin/python3, the one with `uno`) that starts its own soffice with a private profile and
+ * serves JSON-line requests; the two share a process group, so ending an instance is one killpg.
+ *
+ * Why not unoserver: it speaks XML-RPC over TCP, which would need loopback inside the network
+ * namespace, and its client is a fresh Python process per call (~100 ms, more than a 1-page
+ * conversion). A persistent bridge on stdin/stdout costs a pipe round trip.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
+import { planConversion } from './options.ts';
+import type { ConversionPlan } from './options.ts';
+import { addPdfInfo, pdfaIdentification } from './pdf.ts';
+import { sanitizeOoxml } from './sanitize.ts';
+import type { Converter, ConverterStatus, ConvertOptions, InstanceStatus } from './types.ts';
+
+const BRIDGE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'uno_bridge.py');
+
+export type NetworkIsolation = 'auto' | 'required' | 'off';
+
+export interface PoolOptions {
+  /** Instances; default CONVERTER_POOL_SIZE or the CPU count. */
+  size?: number;
+  /** Waiting conversions beyond which convert() rejects with QUEUE_FULL; default CONVERTER_QUEUE_LIMIT or 64. */
+  queueLimit?: number;
+  /** Per-conversion deadline from dispatch; default CONVERTER_TIMEOUT_MS or 120 000. */
+  timeoutMs?: number;
+  /** Deadline for an instance to accept its UNO connection; default 60 000. */
+  startTimeoutMs?: number;
+  /** Restart an instance after this many conversions (LibreOffice grows); default CONVERTER_RECYCLE_AFTER or 1000. */
+  recycleAfter?: number;
+  /** soffice executable; default SOFFICE or 'soffice'. */
+  soffice?: string;
+  /** Python with `uno`; default UNO_PYTHON or '/usr/bin/python3'. */
+  python?: string;
+  /** default CONVERTER_NETWORK_ISOLATION or 'auto' (use a network namespace when the machine allows). */
+  networkIsolation?: NetworkIsolation;
+  /** Parent for the pool's temp dir (profiles, job files); default os.tmpdir(). */
+  tmpDir?: string;
+  log?: (msg: string) => void;
+  /**
+   * Tests only: convert the input as given, without sanitizeOoxml. Exists so the hardening test can
+   * show that its document really does pull remote content when nothing stops it.
+   */
+  unsafeSkipSanitize?: boolean;
+}
+
+function envInt(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new ConvertError('BAD_OPTIONS', `${name} must be a positive integer, got '${v}'`);
+  return n;
+}
+
+let isolationProbe: string[] | null | undefined;
+
+/** The command prefix that gives a child an empty network namespace, or null if none works here. */
+export function networkIsolationPrefix(): string[] | null {
+  if (isolationProbe !== undefined) return isolationProbe;
+  isolationProbe = null;
+  // Plain -n needs CAP_SYS_ADMIN (root in CI); -rn works for an unprivileged user where user
+  // namespaces are enabled.
+  for (const args of [['-n'], ['-rn']]) {
+    const r = spawnSync('unshare', [...args, 'true'], { stdio: 'ignore', timeout: 5000 });
+    if (r.status === 0) {
+      isolationProbe = ['unshare', ...args];
+      break;
+    }
+  }
+  return isolationProbe;
+}
+
+let availabilityProbe: { ok: boolean; reason: string } | undefined;
+
+/** Whether soffice and a python with `uno` are installed (cached; ~100 ms the first time). */
+export function libreOfficeAvailable(opts: { soffice?: string; python?: string } = {}): { ok: boolean; reason: string } {
+  if (availabilityProbe && !opts.soffice && !opts.python) return availabilityProbe;
+  const soffice = opts.soffice ?? process.env.SOFFICE ?? 'soffice';
+  const python = opts.python ?? process.env.UNO_PYTHON ?? '/usr/bin/python3';
+  let res: { ok: boolean; reason: string };
+  const which = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', soffice], { encoding: 'utf8' });
+  if (which.status !== 0) res = { ok: false, reason: `LibreOffice (${soffice}) is not installed` };
+  else {
+    const py = spawnSync(python, ['-c', 'import uno'], { encoding: 'utf8', timeout: 10_000 });
+    res = py.status === 0 ? { ok: true, reason: 'ok' } : { ok: false, reason: `${python} cannot import uno (python3-uno is not installed)` };
+  }
+  if (!opts.soffice && !opts.python) availabilityProbe = res;
+  return res;
+}
+
+interface Job {
+  id: number;
+  input: Uint8Array;
+  plan: ConversionPlan;
+  signal: AbortSignal | undefined;
+  resolve: (out: Uint8Array) => void;
+  reject: (e: Error) => void;
+  settled: boolean;
+  onAbort?: () => void;
+}
+
+interface Reply {
+  id?: number;
+  ok?: boolean;
+  ms?: number;
+  error?: string;
+  fatal?: boolean;
+  ready?: boolean;
+  pid?: number;
+}
+
+// Every live instance process group and pool temp dir, across pools, so a plain process exit
+// never leaves a soffice or a profile behind.
+const liveGroups = new Set<number>();
+const liveDirs = new Set<string>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const g of liveGroups) {
+      try {
+        process.kill(-g, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    for (const d of liveDirs) {
+      try {
+        fs.rmSync(d, { recursive: true, force: true });
+      } catch {
+        /* best effort */
+      }
+    }
+  });
+}
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  installExitHook();
+}
+
+class Instance {
+  readonly index: number;
+  state: InstanceStatus['state'] = 'dead';
+  proc: ChildProcess | null = null;
+  conversions = 0;
+  sinceStart = 0;
+  restarts = 0;
+  lastError: string | null = null;
+  failedStarts = 0;
+  private generation = 0;
+  private waiting = new Map<number, (r: Reply) => void>();
+  private exitWaiters: Array<() => void> = [];
+  private readonly pool: LibreOfficePool;
+
+  constructor(pool: LibreOfficePool, index: number) {
+    this.pool = pool;
+    this.index = index;
+  }
+
+  get profileDir(): string {
+    return path.join(this.pool.baseDir, `profile-${this.index}`);
+  }
+
+  /** Spawns the bridge and resolves once soffice accepts; rejects (and cleans up) otherwise. */
+  async start(): Promise<void> {
+    this.state = 'starting';
+    this.generation++;
+    const tmp = path.join(this.pool.baseDir, `lo-tmp-${this.index}`);
+    // A killed predecessor leaves its temp files behind.
+    await fsp.rm(tmp, { recursive: true, force: true });
+    await fsp.mkdir(tmp, { recursive: true });
+    const pipe = `docgen-${process.pid}-${this.pool.id}-${this.index}-${this.generation}`;
+    const args = [BRIDGE, '--soffice', this.pool.soffice, '--profile', this.profileDir, '--tmp', tmp, '--pipe', pipe,
+      '--start-timeout', String(this.pool.startTimeoutMs / 1000)];
+    const prefix = this.pool.isolation;
+    const cmd = prefix ? prefix[0]! : this.pool.python;
+    const argv = prefix ? [...prefix.slice(1), this.pool.python, ...args] : args;
+    const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
+    this.proc = proc;
+    if (proc.pid) trackGroup(proc.pid);
+    // The pool holds the event loop open only while it has work (see LibreOfficePool.keepAlive),
+    // so a script that called convert() can exit normally when done.
+    proc.unref();
+    for (const s of [proc.stdin, proc.stdout, proc.stderr]) (s as unknown as Socket | null)?.unref?.();
+    let stderr = '';
+    proc.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    proc.stdin?.on('error', () => {
+      /* EPIPE when the bridge died; the exit handler reports it */
+    });
+    const rl = readline.createInterface({ input: proc.stdout });
+    let onReady: ((r: Reply) => void) | null = null;
+    rl.on('line', (line) => {
+      let msg: Reply;
+      try {
+        msg = JSON.parse(line) as Reply;
+      } catch {
+        return;
+      }
+      if (onReady && 'ready' in msg) {
+        onReady(msg);
+        return;
+      }
+      const w = msg.id === undefined ? undefined : this.waiting.get(msg.id);
+      if (w) {
+        this.waiting.delete(msg.id!);
+        w(msg);
+      }
+    });
+    proc.once('exit', (code, signal) => {
+      if (proc.pid) {
+        // soffice may outlive the bridge (the group survives its leader).
+        try {
+          process.kill(-proc.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+        liveGroups.delete(proc.pid);
+      }
+      if (this.proc === proc) this.proc = null;
+      const why = `LibreOffice instance exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${lastLines(stderr)}` : ''}`;
+      for (const w of this.waiting.values()) w({ ok: false, error: why, fatal: true });
+      this.waiting.clear();
+      onReady?.({ ready: false, error: why });
+      for (const w of this.exitWaiters.splice(0)) w();
+      this.pool.onInstanceExit(this, why);
+    });
+    const ready = await new Promise<Reply>((resolve) => {
+      const timer = setTimeout(() => resolve({ ready: false, error: `did not start within ${this.pool.startTimeoutMs} ms` }), this.pool.startTimeoutMs + 2000);
+      onReady = (r) => {
+        clearTimeout(timer);
+        onReady = null;
+        resolve(r);
+      };
+    });
+    if (!ready.ready) {
+      this.lastError = ready.error ?? 'start failed';
+      await this.kill();
+      throw new ConvertError('CONVERTER_UNAVAILABLE', `LibreOffice instance ${this.index} failed to start: ${this.lastError}`);
+    }
+    this.sinceStart = 0;
+    this.failedStarts = 0;
+    this.state = 'idle';
+  }
+
+  request(req: Record<string, unknown>): Promise<Reply> {
+    const proc = this.proc;
+    if (!proc || !proc.stdin) return Promise.resolve({ ok: false, error: 'instance not running', fatal: true });
+    const id = req.id as number;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      proc.stdin!.write(JSON.stringify(req) + '\n');
+    });
+  }
+
+  /** Ends the whole process group (bridge + soffice) and waits for the bridge to be reaped. */
+  async kill(): Promise<void> {
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((r) => this.exitWaiters.push(r));
+    // The child is unref'd while idle; without this, `await pool.stop()` as the last thing a
+    // script does would let the event loop run dry before the exit event arrives.
+    proc.ref();
+    try {
+      process.kill(-proc.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+    await exited;
+    // SIGKILL is asynchronous: wait until soffice.bin is really gone so a stopped pool holds no
+    // memory and a restarted instance never overlaps its predecessor on 2 cores.
+    const deadline = Date.now() + 3000;
+    while (groupAlive(proc.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  status(): InstanceStatus {
+    return { index: this.index, state: this.state, pid: this.proc?.pid ?? null, conversions: this.conversions, restarts: this.restarts, lastError: this.lastError };
+  }
+}
+
+/** True while any non-zombie process of the group exists (zombies hold no memory). */
+function groupAlive(pgid: number): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const n of names) {
+    if (!/^\d+$/.test(n)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // Fields after the ")" that ends the command name: state ppid pgrp ...
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(f[2]) === pgid && f[0] !== 'Z') return true;
+  }
+  return false;
+}
+
+function lastLines(s: string): string {
+  return s.trim().split('\n').filter((l) => !/javaldx/.test(l)).slice(-3).join(' | ');
+}
+
+let poolCounter = 0;
+
+export class LibreOfficePool implements Converter {
+  readonly kind = 'libreoffice' as const;
+  readonly id = ++poolCounter;
+  readonly size: number;
+  readonly queueLimit: number;
+  readonly timeoutMs: number;
+  readonly startTimeoutMs: number;
+  readonly recycleAfter: number;
+  readonly soffice: string;
+  readonly python: string;
+  readonly isolation: string[] | null;
+  readonly baseDir: string;
+  private readonly log: (msg: string) => void;
+  private readonly skipSanitize: boolean;
+  private readonly instances: Instance[] = [];
+  private readonly queue: Job[] = [];
+  private jobSeq = 0;
+  private started = false;
+  private stopping = false;
+  private startPromise: Promise<void> | null = null;
+  private startError: ConvertError | null = null;
+  private keepAliveTimer: NodeJS.Timeout | null = null;
+  private running = 0;
+
+  constructor(opts: PoolOptions = {}) {
+    this.size = opts.size ?? envInt('CONVERTER_POOL_SIZE', os.availableParallelism());
+    this.queueLimit = opts.queueLimit ?? envInt('CONVERTER_QUEUE_LIMIT', 64);
+    this.timeoutMs = opts.timeoutMs ?? envInt('CONVERTER_TIMEOUT_MS', 120_000);
+    this.startTimeoutMs = opts.startTimeoutMs ?? 60_000;
+    this.recycleAfter = opts.recycleAfter ?? envInt('CONVERTER_RECYCLE_AFTER', 1000);
+    this.soffice = opts.soffice ?? process.env.SOFFICE ?? 'soffice';
+    this.python = opts.python ?? process.env.UNO_PYTHON ?? '/usr/bin/python3';
+    this.skipSanitize = opts.unsafeSkipSanitize === true;
+    this.log = opts.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
+    const mode = opts.networkIsolation ?? (process.env.CONVERTER_NETWORK_ISOLATION as NetworkIsolation | undefined) ?? 'auto';
+    if (mode !== 'auto' && mode !== 'required' && mode !== 'off') {
+      throw new ConvertError('BAD_OPTIONS', `CONVERTER_NETWORK_ISOLATION must be auto, required or off, got '${String(mode)}'`);
+    }
+    this.isolation = mode === 'off' ? null : networkIsolationPrefix();
+    if (mode === 'required' && !this.isolation) {
+      throw new ConvertError('CONVERTER_UNAVAILABLE', 'network isolation is required but neither `unshare -n` nor `unshare -rn` works on this machine');
+    }
+    this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
+    liveDirs.add(this.baseDir);
+    installExitHook();
+    for (let i = 0; i < this.size; i++) this.instances.push(new Instance(this, i));
+  }
+
+  start(): Promise<void> {
+    if (this.stopping) return Promise.reject(new ConvertError('SHUTDOWN', 'the converter has been stopped'));
+    if (!this.startPromise) {
+      this.started = true;
+      const avail = libreOfficeAvailable({ soffice: this.soffice, python: this.python });
+      if (!avail.ok) {
+        this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${avail.reason}; to enable one, ${HOW_TO_ENABLE}`);
+        this.startPromise = Promise.reject(this.startError);
+      } else {
+        this.startPromise = Promise.allSettled(this.instances.map((inst) => this.startInstance(inst))).then((rs) => {
+          if (!rs.some((r) => r.status === 'fulfilled')) {
+            const first = rs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+            this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${(first?.reason as Error | undefined)?.message ?? 'start failed'}; ${HOW_TO_ENABLE}`);
+            this.failQueue(this.startError);
+            throw this.startError;
+          }
+          // Some started: keep trying the others in the background.
+          rs.forEach((r, i) => {
+            const inst = this.instances[i]!;
+            if (r.status === 'rejected' && !this.stopping) this.scheduleRestart(inst, inst.lastError ?? 'start failed');
+          });
+        });
+      }
+      this.startPromise.catch(() => {
+        /* surfaced through ready()/convert() */
+      });
+    }
+    return this.startPromise;
+  }
+
+  ready(): Promise<void> {
+    return this.start();
+  }
+
+  private async startInstance(inst: Instance): Promise<void> {
+    try {
+      await inst.start();
+      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}${this.isolation ? `, ${this.isolation.join(' ')}` : ', no network isolation'})`);
+      if (this.stopping) await inst.kill();
+      this.dispatch();
+    } catch (e) {
+      inst.failedStarts++;
+      inst.state = 'dead';
+      throw e;
+    }
+  }
+
+  /** Called on every bridge exit: restarts the instance unless we are stopping or it was expected. */
+  onInstanceExit(inst: Instance, why: string): void {
+    const wasStarting = inst.state === 'starting';
+    if (inst.state === 'stopping' || this.stopping) {
+      inst.state = 'dead';
+      return;
+    }
+    inst.state = 'dead';
+    inst.lastError = why;
+    if (wasStarting) return; // start() reports it and its caller decides
+    this.scheduleRestart(inst, why);
+  }
+
+  private scheduleRestart(inst: Instance, why: string): void {
+    if (this.stopping || inst.state === 'starting') return;
+    inst.state = 'starting';
+    inst.restarts++;
+    const delay = inst.failedStarts === 0 ? 0 : Math.min(30_000, 500 * 2 ** inst.failedStarts);
+    this.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`);
+    const timer = setTimeout(() => {
+      if (this.stopping) return;
+      this.startInstance(inst).catch((e: unknown) => {
+        inst.lastError = (e as Error).message;
+        if (this.allFailing()) {
+          this.failQueue(new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${inst.lastError}; ${HOW_TO_ENABLE}`));
+        }
+        this.scheduleRestart(inst, inst.lastError);
+      });
+    }, delay);
+    timer.unref();
+  }
+
+  /** True when no instance is up and each has failed to start at least 3 times in a row. */
+  private allFailing(): boolean {
+    return this.instances.every((i) => i.state !== 'idle' && i.state !== 'busy' && i.failedStarts >= 3);
+  }
+
+  private async restart(inst: Instance, why: string): Promise<void> {
+    // Marking it 'stopping' first makes onInstanceExit leave the restart to us.
+    inst.state = 'stopping';
+    await inst.kill();
+    if (this.stopping) return;
+    inst.state = 'dead';
+    this.scheduleRestart(inst, why);
+  }
+
+  async convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array> {
+    const plan = planConversion(options);
+    if (plan.to === plan.from) throw new ConvertError('UNSUPPORTED', 'same-format output is handled by convert(), not the pool');
+    if (this.stopping) throw new ConvertError('SHUTDOWN', 'the converter has been stopped');
+    options.signal?.throwIfAborted();
+    const bytes = this.skipSanitize ? input : sanitizeOoxml(input, plan.from).bytes;
+    if (!this.started) this.start().catch(() => {});
+    // Fail fast when nothing can start (not installed, or every instance failed); otherwise the job
+    // waits in the queue while the instances start.
+    if (this.startError) throw this.startError;
+    if (this.allFailing()) {
+      // Every instance keeps failing to start (backing off up to 30 s): say so instead of queueing.
+      throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
+    }
+    if (this.queue.length >= this.queueLimit) {
+      throw new ConvertError('QUEUE_FULL', `converter queue is full (${this.queue.length} waiting, limit ${this.queueLimit}); retry later`);
+    }
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const job: Job = { id: ++this.jobSeq, input: bytes, plan, signal: options.signal, resolve, reject, settled: false };
+      if (options.signal) {
+        job.onAbort = () => {
+          const i = this.queue.indexOf(job);
+          if (i >= 0) {
+            this.queue.splice(i, 1);
+            this.settle(job, new ConvertError('ABORTED', 'conversion cancelled while queued', { cause: options.signal?.reason }));
+          }
+          // A running job is handled in run(), which restarts the instance.
+        };
+        options.signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.keepAlive();
+      this.dispatch();
+    });
+  }
+
+  private settle(job: Job, result: Uint8Array | Error): void {
+    if (job.settled) return;
+    job.settled = true;
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if (result instanceof Error) job.reject(result);
+    else job.resolve(result);
+    this.keepAlive();
+  }
+
+  private failQueue(err: Error): void {
+    for (const job of this.queue.splice(0)) this.settle(job, err);
+  }
+
+  /** A ref'd timer while work is queued or running keeps a script alive until its result arrives. */
+  private keepAlive(): void {
+    const busy = this.queue.length > 0 || this.running > 0;
+    if (busy && !this.keepAliveTimer) this.keepAliveTimer = setInterval(() => {}, 1 << 30);
+    else if (!busy && this.keepAliveTimer) {
+      clearInterval(this.keepAliveTimer);
+      this.keepAliveTimer = null;
+    }
+  }
+
+  private dispatch(): void {
+    while (this.queue.length) {
+      const inst = this.instances.find((i) => i.state === 'idle');
+      if (!inst) return;
+      const job = this.queue.shift()!;
+      void this.run(inst, job);
+    }
+  }
+
+  private async run(inst: Instance, job: Job): Promise<void> {
+    inst.state = 'busy';
+    this.running++;
+    const dir = path.join(this.baseDir, 'jobs', String(job.id));
+    const inPath = path.join(dir, `in.${job.plan.from}`);
+    const outPath = path.join(dir, `out.${job.plan.to}`);
+    let restartWhy: string | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    let abortListener: (() => void) | undefined;
+    try {
+      await fsp.mkdir(dir, { recursive: true });
+      await fsp.writeFile(inPath, job.input);
+      const interrupted = new Promise<'timeout' | 'aborted'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
+        if (job.signal) {
+          abortListener = () => resolve('aborted');
+          if (job.signal.aborted) abortListener();
+          else job.signal.addEventListener('abort', abortListener, { once: true });
+        }
+      });
+      const req: Record<string, unknown> = { id: job.id, in: inPath, out: outPath, filter: job.plan.filter };
+      if (job.plan.filterData) req.filterData = job.plan.filterData;
+      if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
+      if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
+      const reply = await Promise.race([inst.request(req), interrupted]);
+      if (reply === 'timeout') {
+        restartWhy = `conversion ${job.id} exceeded ${this.timeoutMs} ms`;
+        throw new ConvertError('TIMEOUT', `conversion timed out after ${this.timeoutMs} ms; the LibreOffice instance was restarted`);
+      }
+      if (reply === 'aborted') {
+        restartWhy = `conversion ${job.id} cancelled`;
+        throw new ConvertError('ABORTED', 'conversion cancelled', { cause: job.signal?.reason });
+      }
+      if (!reply.ok) {
+        if (reply.fatal) {
+          restartWhy = reply.error ?? 'crashed';
+          throw new ConvertError('CRASHED', `LibreOffice crashed while converting: ${reply.error}`);
+        }
+        throw new ConvertError('CONVERSION_FAILED', `LibreOffice could not convert the document: ${reply.error}`);
+      }
+      inst.conversions++;
+      inst.sinceStart++;
+      const out = new Uint8Array(await fsp.readFile(outPath));
+      this.settle(job, this.postProcess(out, job.plan));
+    } catch (e) {
+      let err = e instanceof ConvertError ? e : new ConvertError('CONVERSION_FAILED', (e as Error).message, { cause: e });
+      if (this.stopping) err = new ConvertError('SHUTDOWN', 'the converter was stopped during the conversion', { cause: err });
+      this.settle(job, err);
+    } finally {
+      clearTimeout(timer);
+      if (abortListener) job.signal?.removeEventListener('abort', abortListener);
+      this.running--;
+      fsp.rm(dir, { recursive: true, force: true }).catch(() => {});
+      // Not 'busy' any more means the bridge already exited and onInstanceExit is restarting it;
+      // a second restart here would kill the replacement while it starts.
+      if (inst.state === 'busy') {
+        if (restartWhy) await this.restart(inst, restartWhy);
+        else if (inst.sinceStart >= this.recycleAfter) await this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
+        else inst.state = 'idle';
+      }
+      this.keepAlive();
+      this.dispatch();
+    }
+  }
+
+  private postProcess(out: Uint8Array, plan: ConversionPlan): Uint8Array {
+    if (plan.to !== 'pdf') return out;
+    if (out.byteLength < 8 || Buffer.from(out.subarray(0, 5)).toString('latin1') !== '%PDF-') {
+      throw new ConvertError('CONVERSION_FAILED', 'LibreOffice produced no PDF');
+    }
+    if (plan.pdfaPart !== undefined) {
+      const id = pdfaIdentification(out);
+      if (!id || id.part !== plan.pdfaPart) {
+        throw new ConvertError('CONVERSION_FAILED', `requested PDF/A-${plan.pdfaPart} but the output identifies as ${id ? `PDF/A-${id.part}${id.conformance}` : 'no PDF/A'}`);
+      }
+    }
+    return plan.embedded ? addPdfInfo(out, plan.embedded) : out;
+  }
+
+  status(): ConverterStatus {
+    return {
+      kind: 'libreoffice',
+      ready: this.instances.some((i) => i.state === 'idle' || i.state === 'busy'),
+      started: this.started,
+      queued: this.queue.length,
+      queueLimit: this.queueLimit,
+      running: this.running,
+      instances: this.instances.map((i) => i.status()),
+      networkIsolation: this.isolation ? this.isolation.join(' ') : 'none',
+    };
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.failQueue(new ConvertError('SHUTDOWN', 'the converter is shutting down'));
+    await Promise.all(this.instances.map(async (i) => {
+      i.state = 'stopping';
+      await i.kill();
+      i.state = 'dead';
+    }));
+    if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
+    this.keepAliveTimer = null;
+    await fsp.rm(this.baseDir, { recursive: true, force: true }).catch(() => {});
+    liveDirs.delete(this.baseDir);
+  }
+
+  /** Test hook: the pid of the bridge of instance i (its process group id). */
+  instancePid(i: number): number | null {
+    return this.instances[i]?.proc?.pid ?? null;
+  }
+}

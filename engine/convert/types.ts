@@ -1,0 +1,68 @@
+export type OfficeFormat = 'docx' | 'xlsx' | 'pptx';
+export type OutputFormat = OfficeFormat | 'pdf' | 'csv';
+
+/**
+ * PDF conformance names as used in `pdfSaveOptions.pdfConformanceLevel` / the configuration's
+ * `pdfConformanceLevel`. LibreOffice produces the B ("basic") levels of PDF/A and PDF/UA-1; the A/U
+ * levels are refused rather than silently downgraded.
+ */
+export type PdfConformance = 'PdfA1B' | 'PdfA2B' | 'PdfA3B' | 'PdfUa1' | 'Pdf15' | 'Pdf16' | 'Pdf17' | (string & {});
+
+export interface PdfOptions {
+  conformance?: PdfConformance;
+  /** '1.5' | '1.6' | '1.7'; ignored when a PDF/A conformance fixes the version. */
+  version?: string;
+}
+
+export interface CsvOptions {
+  /** 1-based sheet number or sheet name; default the first sheet. */
+  sheet?: number | string;
+  /** One character; default ','. */
+  separator?: string;
+  /** 'utf-8' (default), 'utf-16', 'windows-1252', 'iso-8859-1', ... (see CSV_ENCODINGS). */
+  encoding?: string;
+}
+
+export interface ConvertOptions {
+  from: string;
+  to: string;
+  signal?: AbortSignal;
+  pdf?: PdfOptions;
+  csv?: CsvOptions;
+  /** Custom document properties (`data.embedded`), written to the output's metadata. */
+  embedded?: Record<string, string>;
+}
+
+export interface InstanceStatus {
+  index: number;
+  state: 'starting' | 'idle' | 'busy' | 'stopping' | 'dead';
+  pid: number | null;
+  conversions: number;
+  restarts: number;
+  lastError: string | null;
+}
+
+export interface ConverterStatus {
+  kind: 'libreoffice' | 'gotenberg';
+  /** True when at least one instance can take work now (or, for Gotenberg, the last probe passed). */
+  ready: boolean;
+  started: boolean;
+  queued: number;
+  queueLimit: number;
+  running: number;
+  instances: InstanceStatus[];
+  /** 'unshare -n' | 'unshare -rn' | 'none': how LibreOffice is kept off the network. */
+  networkIsolation: string;
+}
+
+export interface Converter {
+  readonly kind: 'libreoffice' | 'gotenberg';
+  convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array>;
+  /** Starts the instances (idempotent) and resolves when the converter can take work. */
+  start(): Promise<void>;
+  /** Resolves when ready; rejects with CONVERTER_UNAVAILABLE if it cannot become ready. */
+  ready(): Promise<void>;
+  status(): ConverterStatus;
+  /** Rejects queued work with SHUTDOWN, lets nothing new in, ends every child process. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""One warm LibreOffice instance behind a JSON-lines protocol on stdin/stdout.
+
+Started by engine/convert/pool.ts under Debian's /usr/bin/python3 (the only interpreter that has
+`uno`), possibly inside `unshare -n` so that this process and the soffice it starts share an empty
+network namespace. That is why the UNO connection is a named pipe (a Unix socket file in /tmp,
+reachable across network namespaces) instead of a TCP port.
+
+This process is the leader of its own process group and soffice stays in it, so the pool can end
+the whole instance with one killpg. When stdin closes (the Node process died) we kill the group
+ourselves, so no soffice outlives its owner.
+
+Protocol, one JSON object per line:
+  <- {"ready": true, "pid": N, "startMs": X}            once soffice accepts
+  -> {"id": 1, "in": "/abs/in.docx", "out": "/abs/out.pdf", "filter": "writer_pdf_Export",
+      "filterData": {...}, "filterOptions": "...", "csvSheet": "name"|1}
+  <- {"id": 1, "ok": true, "ms": 12.3}  |  {"id": 1, "ok": false, "error": "...", "fatal": bool}
+A fatal error means the office connection is gone: the bridge exits right after replying.
+"""
+import argparse
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+from com.sun.star.connection import NoConnectException
+
+def props(d):
+    out = []
+    for k, v in d.items():
+        p = PropertyValue()
+        p.Name = k
+        p.Value = v
+        out.append(p)
+    return tuple(out)
+
+
+def filter_data(d):
+    # FilterData must reach the PDF export as a sequence of PropertyValue wrapped in an Any,
+    # otherwise pyuno passes a tuple of structs the filter silently ignores.
+    return uno.Any('[]com.sun.star.beans.PropertyValue', props(d))
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + '\n')
+    sys.stdout.flush()
+
+
+def kill_group():
+    try:
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    except OSError:
+        pass
+
+
+REGISTRY = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="LoadPrinter" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>1</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse"><value>1</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"""
+
+
+def seed_profile(profile):
+    # Macros off, no printer lookups on load (slow, and pointless headless), never recalculate
+    # spreadsheets on load (cached values are what the author saw; recalculation could call
+    # WEBSERVICE and friends). Written before the first start so it applies from the first document.
+    user = os.path.join(profile, 'user')
+    path = os.path.join(user, 'registrymodifications.xcu')
+    if not os.path.exists(path):
+        os.makedirs(user, exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(REGISTRY)
+
+
+def start_office(args):
+    seed_profile(args.profile)
+    cmd = [args.soffice,
+           '-env:UserInstallation=' + uno.systemPathToFileUrl(args.profile),
+           '--headless', '--invisible', '--nologo', '--norestore', '--nodefault', '--nolockcheck',
+           '--nofirststartwizard',
+           '--accept=pipe,name=%s;urp;StarOffice.ComponentContext' % args.pipe]
+    env = dict(os.environ)
+    env['TMPDIR'] = args.tmp
+    # soffice's own chatter must never reach our stdout, which is the protocol channel.
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sys.stderr, env=env)
+
+
+def connect(office, pipe, timeout):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext('com.sun.star.bridge.UnoUrlResolver', local)
+    url = 'uno:pipe,name=%s;urp;StarOffice.ComponentContext' % pipe
+    deadline = time.time() + timeout
+    while True:
+        try:
+            ctx = resolver.resolve(url)
+            return ctx.ServiceManager.createInstanceWithContext('com.sun.star.frame.Desktop', ctx)
+        except NoConnectException:
+            if office.poll() is not None:
+                raise RuntimeError('soffice exited with code %s before accepting' % office.returncode)
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def exit_with_office(office):
+    code = office.wait()
+    sys.stderr.write('soffice exited with code %s\n' % code)
+    sys.stderr.flush()
+    kill_group()
+
+
+def office_alive(office, desktop):
+    if office.poll() is not None:
+        return False
+    try:
+        desktop.getFrames().getCount()
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def convert(desktop, req):
+    t0 = time.perf_counter()
+    load = {
+        'Hidden': True,
+        'ReadOnly': True,
+        # Defence in depth behind the sanitizer in sanitize.ts: never run macros, never refresh links.
+        'MacroExecutionMode': 0,   # MacroExecMode.NEVER_EXECUTE
+        'UpdateDocMode': 0,        # UpdateDocMode.NO_UPDATE
+    }
+    doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(req['in']), '_blank', 0, props(load))
+    if doc is None:
+        raise ValueError('LibreOffice could not load the document')
+    try:
+        store = {'FilterName': req['filter'], 'Overwrite': True}
+        if req.get('filterData'):
+            store['FilterData'] = filter_data(req['filterData'])
+        if req.get('filterOptions') is not None:
+            store['FilterOptions'] = req['filterOptions']
+        sheet = req.get('csvSheet')
+        if sheet is not None:
+            sheets = doc.getSheets()
+            names = sheets.getElementNames()
+            if isinstance(sheet, str):
+                if sheet not in names:
+                    raise ValueError('no sheet named %r (sheets: %s)' % (sheet, ', '.join(names)))
+                number = list(names).index(sheet) + 1
+            else:
+                if sheet < 1 or sheet > len(names):
+                    raise ValueError('sheet %d out of range (the workbook has %d)' % (sheet, len(names)))
+                number = sheet
+            # Token 12 of the CSV filter options (LibreOffice >= 7.2) picks the 1-based sheet; the
+            # active sheet is not what a hidden document's export uses.
+            tokens = (store.get('FilterOptions') or '').split(',')
+            tokens += [''] * (12 - len(tokens))
+            tokens[11] = str(number)
+            store['FilterOptions'] = ','.join(tokens)
+        doc.storeToURL(uno.systemPathToFileUrl(req['out']), props(store))
+        if sheet is not None and not os.path.exists(req['out']):
+            # With a sheet token the CSV filter names the file <base>-<SheetName>.csv.
+            base, ext = os.path.splitext(req['out'])
+            made = glob.glob(glob.escape(base) + '-*' + ext)
+            if len(made) != 1:
+                raise RuntimeError('the CSV export wrote %d files' % len(made))
+            os.rename(made[0], req['out'])
+    finally:
+        try:
+            doc.close(True)
+        except Exception:  # noqa: BLE001  (a document that failed half-way may refuse to close)
+            doc.dispose()
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--soffice', default='soffice')
+    ap.add_argument('--profile', required=True)
+    ap.add_argument('--tmp', required=True)
+    ap.add_argument('--pipe', required=True)
+    ap.add_argument('--start-timeout', type=float, default=60.0)
+    a = ap.parse_args()
+    if os.getpid() != os.getpgrp():
+        os.setpgrp()
+    t0 = time.perf_counter()
+    office = start_office(a)
+    try:
+        desktop = connect(office, a.pipe, a.start_timeout)
+    except Exception as e:  # noqa: BLE001
+        emit({'ready': False, 'error': 'start: %s' % e})
+        kill_group()
+        return 1
+    emit({'ready': True, 'pid': office.pid, 'startMs': (time.perf_counter() - t0) * 1000.0})
+    # An office that dies while we wait on stdin would otherwise be noticed only by the next
+    # request, which would then fail; exiting at once lets the pool restart us in the meantime.
+    threading.Thread(target=exit_with_office, args=(office,), daemon=True).start()
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        req = json.loads(line)
+        if req.get('quit'):
+            break
+        rid = req.get('id')
+        try:
+            emit({'id': rid, 'ok': True, 'ms': convert(desktop, req)})
+        except Exception as e:  # noqa: BLE001
+            # Whether the office survived decides between "this document failed" and "restart me";
+            # the exception type alone does not tell (a killed soffice.bin surfaces as anything from
+            # DisposedException to a plain RuntimeException while oosplash is still alive).
+            fatal = not office_alive(office, desktop)
+            emit({'id': rid, 'ok': False, 'error': '%s: %s' % (type(e).__name__, e), 'fatal': fatal})
+            if fatal:
+                break
+    try:
+        desktop.terminate()
+    except Exception:  # noqa: BLE001  (the bridge drops when the office exits)
+        pass
+    try:
+        office.wait(timeout=5)
+    except Exception:  # noqa: BLE001
+        pass
+    kill_group()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

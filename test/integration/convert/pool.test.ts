@@ -1,0 +1,129 @@
+// The pool's failure handling with real LibreOffice: timeouts, cancellation, crashes, back-pressure,
+// and an honest "unavailable" when LibreOffice is missing. One single-instance pool for the file.
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConvertError, LibreOfficePool } from '../../../engine/convert.ts';
+import { longDocx, makeDocx, para, poppler } from './fixtures.ts';
+
+let pool: LibreOfficePool;
+const small = makeDocx(para('small document'));
+// ~450 pages: LibreOffice needs 5+ s here, so a cancel or the 3 s deadline lands mid-conversion,
+// while the small document converts in well under the deadline even on a loaded machine.
+const big = longDocx(12000);
+
+async function rejection(p: Promise<unknown>): Promise<ConvertError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConvertError);
+    return e as ConvertError;
+  }
+  throw new Error('expected a rejection');
+}
+
+const okText = async (): Promise<string> => poppler('pdftotext', await pool.convert(small, { from: 'docx', to: 'pdf' }));
+
+/** Live (not zombie) soffice.bin processes in a process group. */
+function sofficeIn(pgid: number): number[] {
+  const r = spawnSync('ps', ['-eo', 'pid=,pgid=,stat=,comm='], { encoding: 'utf8' });
+  return r.stdout.split('\n').map((l) => l.trim().split(/\s+/))
+    .filter((f) => Number(f[1]) === pgid && !f[2]?.startsWith('Z') && f[3] === 'soffice.bin').map((f) => Number(f[0]));
+}
+
+beforeAll(async () => {
+  pool = new LibreOfficePool({ size: 1, queueLimit: 2, timeoutMs: 3000, log: () => {} });
+  await pool.ready();
+});
+
+afterAll(async () => {
+  await pool.stop();
+});
+
+describe('LibreOfficePool', () => {
+  it('times out a long conversion, restarts the instance, and converts again', async () => {
+    const pid = pool.instancePid(0);
+    const e = await rejection(pool.convert(big, { from: 'docx', to: 'pdf' }));
+    expect(e.code).toBe('TIMEOUT');
+    expect(e.retryable).toBe(true);
+    expect(await okText()).toContain('small document');
+    expect(pool.instancePid(0)).not.toBe(pid);
+    expect(pool.status().instances[0]!.restarts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('cancels a running conversion by killing its instance, and a queued one without', async () => {
+    const restarts = pool.status().instances[0]!.restarts;
+    const running = new AbortController();
+    const queued = new AbortController();
+    const p1 = pool.convert(big, { from: 'docx', to: 'pdf', signal: running.signal });
+    const p2 = pool.convert(small, { from: 'docx', to: 'pdf', signal: queued.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pool.status()).toMatchObject({ running: 1, queued: 1 });
+    queued.abort();
+    expect((await rejection(p2)).code).toBe('ABORTED');
+    expect(pool.status().instances[0]!.restarts).toBe(restarts);
+    const t0 = Date.now();
+    running.abort(new Error('activity cancelled'));
+    expect((await rejection(p1)).code).toBe('ABORTED');
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(await okText()).toContain('small document');
+    expect(pool.status().instances[0]!.restarts).toBe(restarts + 1);
+  });
+
+  it('rejects an already aborted signal before queueing', async () => {
+    await expect(pool.convert(small, { from: 'docx', to: 'pdf', signal: AbortSignal.abort() })).rejects.toThrow();
+  });
+
+  it('applies back-pressure: beyond the queue limit convert() rejects at once', async () => {
+    const jobs = [0, 1, 2].map(() => pool.convert(small, { from: 'docx', to: 'pdf' }));
+    const overflow = await rejection(pool.convert(small, { from: 'docx', to: 'pdf' }));
+    expect(overflow.code).toBe('QUEUE_FULL');
+    expect(overflow.message).toMatch(/queue is full/);
+    const done = await Promise.all(jobs);
+    expect(done).toHaveLength(3);
+  });
+
+  it('restarts a crashed instance (soffice killed while idle and while converting)', async () => {
+    let pgid = pool.instancePid(0)!;
+    let pids = sofficeIn(pgid);
+    expect(pids.length).toBeGreaterThan(0);
+    for (const p of pids) process.kill(p, 'SIGKILL');
+    // The bridge exits with its office, and the pool restarts the instance without being asked.
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !(pool.instancePid(0) !== pgid && pool.status().instances[0]!.state === 'idle')) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(pool.instancePid(0)).not.toBe(pgid);
+    expect(pool.status().instances[0]!.lastError).toMatch(/exited/);
+    expect(await okText()).toContain('small document');
+
+    const during = pool.convert(big, { from: 'docx', to: 'pdf' });
+    await new Promise((r) => setTimeout(r, 400));
+    pgid = pool.instancePid(0)!;
+    pids = sofficeIn(pgid);
+    for (const p of pids) process.kill(p, 'SIGKILL');
+    const e = await rejection(during);
+    expect(e.code).toBe('CRASHED');
+    expect(await okText()).toContain('small document');
+  });
+
+  it('says at once when LibreOffice is not installed, with how to enable it', async () => {
+    const missing = new LibreOfficePool({ size: 1, soffice: '/nonexistent/soffice', log: () => {} });
+    const t0 = Date.now();
+    const e = await rejection(missing.convert(small, { from: 'docx', to: 'pdf' }));
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(e.code).toBe('CONVERTER_UNAVAILABLE');
+    expect(e.message).toMatch(/not installed.*install-converter\.sh.*GOTENBERG_URL/);
+    await expect(missing.ready()).rejects.toThrow(/no converter available/);
+    await missing.stop();
+  });
+
+  it('leaves no process behind after stop()', async () => {
+    const p = new LibreOfficePool({ size: 1, log: () => {} });
+    await p.ready();
+    const pgid = p.instancePid(0)!;
+    expect(sofficeIn(pgid).length).toBe(1);
+    await p.stop();
+    expect(sofficeIn(pgid)).toEqual([]);
+    expect((await rejection(p.convert(small, { from: 'docx', to: 'pdf' }))).code).toBe('SHUTDOWN');
+  });
+});
