@@ -30,14 +30,17 @@ export async function startPostgres(port: number): Promise<PgServer> {
   const bin = findPgBin();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-pg-'));
   const data = path.join(dir, 'data');
-  // initdb refuses to run as root; run it (and the server) as the `postgres` system user when we are root.
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) fs.chownSync(dir, uidOf('postgres'), gidOf('postgres'));
-  const run = (cmd: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
-  const [initCmd, initArgs] = run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  execFileSync(initCmd, initArgs, { stdio: 'ignore' });
-  const [pgCmd, pgArgs] = run(path.join(bin, 'postgres'), ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']);
-  const child: ChildProcess = spawn(pgCmd, pgArgs, { stdio: 'ignore' });
+  // initdb and postgres refuse to run as root: run them as the `postgres` system user when we are root.
+  // Spawned directly with uid/gid (not through runuser, which does not forward signals) so that stop()'s
+  // SIGINT reaches the server.
+  const as = process.getuid?.() === 0 ? { uid: uidOf('postgres'), gid: gidOf('postgres') } : {};
+  if ('uid' in as) fs.chownSync(dir, as.uid, as.gid);
+  execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], { stdio: 'ignore', ...as });
+  const child: ChildProcess = spawn(
+    path.join(bin, 'postgres'),
+    ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    { stdio: 'ignore', ...as },
+  );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const { default: pg } = await import('pg');
   const deadline = Date.now() + 30_000;
@@ -57,8 +60,11 @@ export async function startPostgres(port: number): Promise<PgServer> {
     url,
     async stop() {
       if (child.exitCode === null) {
-        child.kill('SIGINT');
-        await new Promise((r) => child.once('exit', r));
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGINT'); // fast shutdown
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
       }
       fs.rmSync(dir, { recursive: true, force: true });
     },
