@@ -1,6 +1,7 @@
 // Versioned migrations, applied in order at start-up inside one transaction each. Never edit a shipped
 // migration: add a new one.
 import { m001 } from './001-initial.ts';
+import { m002 } from './002-records.ts';
 
 export interface Migration {
   readonly version: number;
@@ -8,4 +9,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001];
+export const migrations: readonly Migration[] = [m001, m002];

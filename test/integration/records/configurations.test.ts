@@ -1,0 +1,3 @@
+import { configurationSuite } from './configurations-suite.ts';
+
+configurationSuite('pglite');
