@@ -12,8 +12,16 @@ import authPlugin from './plugins/auth.ts';
 import errorsPlugin from './plugins/errors.ts';
 import openapiPlugin from './plugins/openapi.ts';
 import adminRoutes, { ADMIN_PATH } from './routes/admin.ts';
+import clientTokenRoutes from './routes/client-token.ts';
+import generateAsyncRoutes from './routes/generate-async.ts';
+import configurationRoutes from './routes/configurations.ts';
+import dataSourceRoutes from './routes/datasources.ts';
+import documentRoutes from './routes/documents.ts';
 import generateRoutes from './routes/generate.ts';
+import optionRoutes from './routes/options.ts';
+import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
+import templateRoutes from './routes/templates.ts';
 import uploadRoutes from './routes/uploads.ts';
 import type { WorkflowStarter } from './temporal.ts';
 
@@ -71,7 +79,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         retentionSeconds: deps.config.uploadRetentionSeconds,
       });
       await v1.register(generateRoutes, { temporal: deps.temporal });
+      await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config });
+      await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });
       await v1.register(storageRoutes, { db: deps.db, blobs: deps.blobs });
+      await v1.register(configurationRoutes, { db: deps.db });
+      await v1.register(templateRoutes, { db: deps.db });
+      await v1.register(solutionRoutes, { db: deps.db });
+      await v1.register(dataSourceRoutes, { db: deps.db });
+      await v1.register(optionRoutes, { db: deps.db });
+      await v1.register(documentRoutes, { db: deps.db });
       if (deps.adminToken) {
         await v1.register(adminRoutes, { db: deps.db, config: deps.config, adminToken: deps.adminToken, baseUrl: deps.baseUrl });
       }

@@ -1,2 +1,3 @@
 // Every workflow the worker registers.
 export { generateDocument } from './generate.ts';
+export { generateDocumentAsync } from './generate-async.ts';

@@ -1,9 +1,9 @@
 // POST /documents/document/generate (spec 4.8, synchronous). Everything checkable is checked before a
 // workflow starts; the workflow then resolves, merges, delivers and records.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../core/errors.ts';
-import { checkGenerateRules, type GenerateInput, type GenerateRequest } from '../../core/generate.ts';
+import { checkGenerateRules, type GenerateInput, type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
 import { runGenerate, type WorkflowStarter } from '../temporal.ts';
@@ -57,6 +57,45 @@ const GeneratedDocument = Type.Object({
   documentGuid: Type.String({ format: 'uuid', description: 'Extension: the document record of this file' }),
 });
 
+/** The checks every generate request gets before anything is queued (sync and async), and the workflow
+ *  input built from a valid request. Throws the 400 the caller gets. */
+export function generateInput(request: FastifyRequest): GenerateInput {
+  const body = request.body as GenerateRequest;
+  const problems = checkGenerateRules(body);
+  if (problems.length > 0) {
+    throw new ApiError(problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
+  }
+  if (body.template.url) {
+    throw new ApiError('NOT_SUPPORTED', 'template.url is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage');
+  }
+  return {
+    operationId: request.ctx.operationId,
+    subscriptionId: request.auth.subscriptionId,
+    userId: request.auth.userId,
+    template: {
+      urn: body.template.urn ?? '',
+      loadMethod: body.template.loadMethod ?? '',
+      fileFormat: body.template.fileFormat,
+      ...(body.template.name ? { name: body.template.name } : {}),
+    },
+    data: {
+      urn: body.data.urn,
+      loadMethod: body.data.loadMethod,
+      ...(body.data.variables ? { variables: body.data.variables } : {}),
+      ...(body.data.embedded ? { embedded: body.data.embedded } : {}),
+    },
+    document: {
+      name: body.document.name,
+      fileFormat: body.document.fileFormat,
+      deliveryMethod: body.document.deliveryMethod,
+      path: body.document.path,
+      locale: body.document.locale,
+      timezone: body.document.timezone,
+      saveOptions: parseSaveOptions(body.document).options,
+    },
+  };
+}
+
 export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter }) {
   app.post(
     '/documents/document/generate',
@@ -75,39 +114,7 @@ export default async function generateRoutes(app: FastifyInstance, opts: { tempo
       },
     },
     async (request, reply) => {
-      const body = request.body as GenerateRequest;
-      const problems = checkGenerateRules(body);
-      if (problems.length > 0) {
-        throw new ApiError(problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
-      }
-      if (body.template.url) {
-        throw new ApiError('NOT_SUPPORTED', 'template.url is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage');
-      }
-      const input: GenerateInput = {
-        operationId: request.ctx.operationId,
-        subscriptionId: request.auth.subscriptionId,
-        userId: request.auth.userId,
-        template: {
-          urn: body.template.urn ?? '',
-          loadMethod: body.template.loadMethod ?? '',
-          fileFormat: body.template.fileFormat,
-          ...(body.template.name ? { name: body.template.name } : {}),
-        },
-        data: {
-          urn: body.data.urn,
-          loadMethod: body.data.loadMethod,
-          ...(body.data.variables ? { variables: body.data.variables } : {}),
-          ...(body.data.embedded ? { embedded: body.data.embedded } : {}),
-        },
-        document: {
-          name: body.document.name,
-          fileFormat: body.document.fileFormat,
-          deliveryMethod: body.document.deliveryMethod,
-          path: body.document.path,
-          locale: body.document.locale,
-          timezone: body.document.timezone,
-        },
-      };
+      const input = generateInput(request);
       const result = await runGenerate(opts.temporal, input);
       return reply
         .code(201)

@@ -1,0 +1,67 @@
+// POST /common/client/token (spec 5.3): the caller's callback claims, validated, signed and encrypted by the
+// service into the value of the X-Client-Authorization header. iat and exp are the service's. The response
+// also carries, as an extension, the Standard Webhooks secret with which the callbacks of this token are
+// signed (see connectors/http/webhooks.ts for how a receiver verifies them).
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import type { Config } from '../../config/env.ts';
+import { ApiError } from '../../core/errors.ts';
+import type { Db } from '../../store/db.ts';
+import { callbackUrl, type ClientClaims, createClientToken } from '../auth/client-token.ts';
+import { success } from '../envelope.ts';
+import { errorResponses, successEnvelope } from '../schemas.ts';
+
+const claim = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });
+
+export const ClientClaimsBody = Type.Object(
+  {
+    sub: claim('Access token the service presents to the callback endpoint (Authorization: Bearer <sub>)'),
+    iss: claim('Base URL of the callback service (http or https)'),
+    dest: claim('Route of the callback endpoint; the callback URL is iss joined with dest'),
+    oid: Type.Optional(claim('Identifier of the callback service')),
+    client_id: Type.Optional(claim('Identifier of the calling client')),
+    full_name: Type.Optional(claim("Caller's name")),
+    email: Type.Optional(claim("Caller's e-mail address")),
+    locale: Type.Optional(claim("Caller's locale")),
+    zoneinfo: Type.Optional(claim("Caller's time zone")),
+  },
+  { additionalProperties: false, description: 'Timing claims (iat, exp) are set by the service and cannot be sent.' },
+);
+
+export default async function clientTokenRoutes(app: FastifyInstance, opts: { db: Db; config: Config }) {
+  app.post(
+    '/common/client/token',
+    {
+      schema: {
+        tags: ['Common'],
+        summary: 'Create the client-authorization token',
+        description: [
+          'Validates the claims, signs them (JWS ES256 with the service key) and encrypts the result (JWE dir + A256GCM), returning the value to send in the `X-Client-Authorization` header of `POST /documents/document/generate/async`.',
+          'The callback of an async generate is a POST to iss joined with dest, with `Authorization: Bearer <sub>` and the Standard Webhooks headers `webhook-id` (stable across retries: deduplicate on it), `webhook-timestamp` and `webhook-signature`.',
+          'Extension: `webhookSecret` (`whsec_<base64 key>`) verifies those signatures: `webhook-signature` is `v1,` followed by base64(HMAC-SHA256(base64-decoded key, "<webhook-id>.<webhook-timestamp>.<raw body>")); any Standard Webhooks library does this. The secret is the same for every token of the subscription (until the service key rotates).',
+        ].join('\n\n'),
+        body: ClientClaimsBody,
+        response: {
+          200: successEnvelope(
+            Type.Object({
+              token: Type.String({ description: 'Value for the X-Client-Authorization header' }),
+              webhookSecret: Type.String({ description: 'Extension: Standard Webhooks secret of the callbacks' }),
+              expiresAt: Type.String({ format: 'date-time', description: 'Extension: when the token stops being accepted by new requests' }),
+            }),
+          ),
+          ...errorResponses(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const claims = request.body as ClientClaims;
+      try {
+        callbackUrl(claims.iss, claims.dest);
+      } catch (err) {
+        throw new ApiError('VALIDATION_ERROR', (err as Error).message);
+      }
+      const made = await createClientToken(opts.db, request.auth.subscriptionId, claims, opts.config.clientTokenTtlSeconds);
+      return success(request, 200, { token: made.token, webhookSecret: made.webhookSecret, expiresAt: made.expiresAt.toISOString() });
+    },
+  );
+}

@@ -1,0 +1,338 @@
+// Async generation end to end against the real worker, Temporal dev server and a real HTTP receiver:
+// the client token (5.3) row by row, 201 with an empty body, the callback body (exactly the synchronous
+// body, or the error envelope), Standard Webhooks signatures, the retry schedule with Retry-After, 3xx,
+// 410 and 4xx rules, and the outbound guard. Delays are milliseconds here (CALLBACK_RETRY_SCHEDULE).
+import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import * as jose from 'jose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Credentials } from '../../../api/auth/credentials.ts';
+import { sealClientJws } from '../../../api/auth/client-token.ts';
+import { localSigningKey } from '../../../api/auth/tokens.ts';
+import { verifyWebhook } from '../../../connectors/http/webhooks.ts';
+import { docxParagraphs, makeDocx } from '../../support/office.ts';
+import { client, generateBody } from '../../support/http.ts';
+import { type Stack, startStack } from '../../support/stack.ts';
+import { type Delivery, type Receiver, startReceiver } from './receiver.ts';
+
+const SCHEDULE = [0, 150, 150, 150];
+const MISSING = '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11';
+
+describe('POST /documents/document/generate/async', () => {
+  let stack: Stack;
+  let creds: Credentials;
+  let api: ReturnType<typeof client>;
+  let receiver: Receiver;
+  let blockedReceiver: Receiver;
+  let temporal: Client;
+  let connection: Connection;
+  let pair: { templateUrn: string; dataUrn: string };
+
+  beforeAll(async () => {
+    [stack, receiver, blockedReceiver] = await Promise.all([
+      startStack({ outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: SCHEDULE, callbackTimeoutMs: 2_000 }),
+      startReceiver('127.0.0.1'),
+      startReceiver('127.0.0.2'),
+    ]);
+    creds = await stack.credentials();
+    api = client(creds);
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    temporal = new Client({ connection });
+    pair = await uploadPair();
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await receiver?.close();
+    await blockedReceiver?.close();
+    await stack?.stop();
+  });
+
+  async function uploadPair(template = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }) {
+    const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
+    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
+    return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
+  }
+  async function token(claims: Record<string, unknown>, c: Credentials = creds) {
+    const res = await client(c).call('POST', '/common/client/token', { json: claims });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.result.data as { token: string; webhookSecret: string; expiresAt: string };
+  }
+  const claimsFor = (dest: string, iss = `${receiver.url}/hooks`) => ({ sub: `callback-token-${dest}`, iss, dest, client_id: 'tests' });
+  async function postAsync(json: unknown, clientToken?: string) {
+    return api.call('POST', '/documents/document/generate/async', { json, headers: clientToken === undefined ? {} : { 'x-client-authorization': clientToken } });
+  }
+  /** Waits for the run to end; its result, or the failure's message. */
+  async function runOutcome(operationId: string): Promise<{ ok: boolean; value: any }> {
+    const handle = temporal.workflow.getHandle(`generate-async-${operationId}`);
+    try {
+      return { ok: true, value: await handle.result() };
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) return { ok: false, value: err.cause?.message };
+      throw err;
+    }
+  }
+  async function expectNoWorkflow(operationId: string) {
+    await expect(temporal.workflow.getHandle(`generate-async-${operationId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  }
+  const json = (d: Delivery | undefined) => JSON.parse(d?.body ?? 'null') as Record<string, any>;
+
+  describe('POST /common/client/token', () => {
+    it('returns a sealed token and the webhook secret; iat and exp are the service\'s', async () => {
+      const made = await token({ ...claimsFor('/x'), oid: 'svc-1', full_name: 'Ada', email: 'ada@example.com', locale: 'en-GB', zoneinfo: 'Europe/London' });
+      expect(made.token.split('.')).toHaveLength(5);
+      expect(jose.decodeProtectedHeader(made.token)).toMatchObject({ alg: 'dir', enc: 'A256GCM', cty: 'JWT' });
+      expect(made.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const ttl = (Date.parse(made.expiresAt) - Date.now()) / 1000;
+      expect(ttl).toBeGreaterThan(stack.config.clientTokenTtlSeconds - 60);
+      expect(ttl).toBeLessThanOrEqual(stack.config.clientTokenTtlSeconds);
+      // The claims travel encrypted: nothing of them is readable in the token.
+      expect(Buffer.from(made.token.split('.')[3] ?? '', 'base64url').toString('latin1')).not.toContain('callback-token');
+    });
+
+    it('validates the claims', async () => {
+      const cases: [Record<string, unknown>, RegExp][] = [
+        [{ iss: receiver.url, dest: '/x' }, /sub is required/],
+        [{ sub: 's', dest: '/x' }, /iss is required/],
+        [{ sub: 's', iss: receiver.url }, /dest is required/],
+        [{ sub: 's', iss: 'not a url', dest: '/x' }, /iss must be an absolute http or https URL/],
+        [{ sub: 's', iss: 'ftp://example.com', dest: '/x' }, /iss must be an http or https URL/],
+        [{ sub: 's', iss: receiver.url, dest: 'https://evil.example/x' }, /dest must be a route/],
+        [{ sub: 's', iss: receiver.url, dest: '/x', exp: 9999999999 }, /exp is not a known property/],
+        [{ sub: '', iss: receiver.url, dest: '/x' }, /sub/],
+      ];
+      for (const [claims, message] of cases) {
+        const res = await api.call('POST', '/common/client/token', { json: claims });
+        expect(res.status, JSON.stringify(claims)).toBe(400);
+        expect(res.body.error.innerErrors[0].code).toBe('VALIDATION_ERROR');
+        expect(res.body.error.message).toMatch(message);
+      }
+    });
+  });
+
+  describe('X-Client-Authorization, row by row (5.3)', () => {
+    const body = () => generateBody(MISSING, MISSING);
+    async function sealed(claims: Record<string, unknown>, sign: (jwt: jose.SignJWT) => Promise<string>) {
+      const key = await localSigningKey(stack.service.db);
+      return sealClientJws(key, await sign(new jose.SignJWT({ sid: creds.subscriptionId, ...claims })));
+    }
+    async function serviceSigned(claims: Record<string, unknown>, exp: number) {
+      const key = await localSigningKey(stack.service.db);
+      const priv = await jose.importJWK(key.privateJwk as jose.JWK, 'ES256');
+      return sealed(claims, (jwt) => jwt.setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime(exp).sign(priv));
+    }
+    async function expectRejected(value: string | undefined, status: number, code: string, message: RegExp) {
+      const res = await postAsync(body(), value);
+      expect(res.status, JSON.stringify(res.body)).toBe(status);
+      expect(res.body.error.innerErrors[0].code).toBe(code);
+      expect(res.body.error.message).toMatch(message);
+      expect(res.body.externalContext).toEqual(body().externalContext);
+      await expectNoWorkflow(res.headers.get('x-operation-id') ?? '');
+    }
+
+    it('absent: 400 X_CLIENT_AUTH_ERROR', async () => {
+      await expectRejected(undefined, 400, 'X_CLIENT_AUTH_ERROR', /missing/);
+      await expectRejected('  ', 400, 'X_CLIENT_AUTH_ERROR', /missing/);
+    });
+
+    it('wrong key, tampering, bad base64: 400 X_CLIENT_AUTH_ERROR "Invalid format"', async () => {
+      const good = (await token(claimsFor('/never'))).token;
+      const parts = good.split('.');
+      const flip = (s: string) => `${s.slice(0, 5)}${s[5] === 'A' ? 'B' : 'A'}${s.slice(6)}`;
+      const tamperedCipher = [parts[0], parts[1], parts[2], flip(parts[3] ?? ''), parts[4]].join('.');
+      const tamperedTag = [parts[0], parts[1], parts[2], parts[3], flip(parts[4] ?? '')].join('.');
+      const badBase64 = [parts[0], parts[1], parts[2], `${(parts[3] ?? '').slice(0, 10)}!!${(parts[3] ?? '').slice(12)}`, parts[4]].join('.');
+      const header = jose.decodeProtectedHeader(good);
+      const wrongKey = await new jose.CompactEncrypt(new TextEncoder().encode('x.y.z'))
+        .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: header.kid as string, cty: 'JWT' })
+        .encrypt(crypto.getRandomValues(new Uint8Array(32)));
+      for (const value of [tamperedCipher, tamperedTag, badBase64, wrongKey, 'not-a-token', good.slice(0, -4)]) {
+        await expectRejected(value, 400, 'X_CLIENT_AUTH_ERROR', /^Invalid format$/);
+      }
+    });
+
+    it('unsigned, wrongly signed or expired inner JWT: 401', async () => {
+      const claims = claimsFor('/never');
+      const unsigned = await sealClientJws(
+        await localSigningKey(stack.service.db),
+        new jose.UnsecuredJWT({ sid: creds.subscriptionId, ...claims }).setIssuedAt().setExpirationTime('1h').encode(),
+      );
+      const { privateKey } = await jose.generateKeyPair('ES256');
+      const kid = (await localSigningKey(stack.service.db)).kid;
+      const forged = await sealed(claims, (jwt) => jwt.setProtectedHeader({ alg: 'ES256', kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime('1h').sign(privateKey));
+      const expired = await serviceSigned(claims, Math.floor(Date.now() / 1000) - 5);
+      for (const value of [unsigned, forged, expired]) await expectRejected(value, 401, 'UNAUTHORIZED', /not signed by this service, or has expired/);
+      // Still valid: the same construction with a future expiry is accepted (so the rows above fail for the stated reason).
+      const fine = await serviceSigned(claims, Math.floor(Date.now() / 1000) + 60);
+      const res = await postAsync(generateBody(pair.templateUrn, pair.dataUrn), fine);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      await receiver.waitFor('/hooks/never');
+    });
+
+    it('a required claim missing: 400 naming it', async () => {
+      const value = await serviceSigned({ sub: 'x', iss: receiver.url }, Math.floor(Date.now() / 1000) + 60);
+      await expectRejected(value, 400, 'X_CLIENT_AUTH_ERROR', /lacks required claims: dest/);
+    });
+
+    it("another subscription's token: 401", async () => {
+      const other = await stack.credentials('tenant-b');
+      const theirs = (await token(claimsFor('/never'), other)).token;
+      await expectRejected(theirs, 401, 'UNAUTHORIZED', /another subscription/);
+    });
+  });
+
+  it('succeeds: 201 with an empty body, then the synchronous 201 body at iss+dest, signed', async () => {
+    const { token: value, webhookSecret } = await token(claimsFor('/ok'));
+    const req = generateBody(pair.templateUrn, pair.dataUrn, { document: { name: 'async-letter' } });
+    const res = await fetch(`${creds.baseUrl}/documents/document/generate/async`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey, 'content-type': 'application/json', 'x-client-authorization': value },
+      body: JSON.stringify(req),
+    });
+    expect(res.status).toBe(201);
+    expect(await res.text()).toBe('');
+    const operationId = res.headers.get('x-operation-id') ?? '';
+    const [delivery] = await receiver.waitFor('/hooks/ok');
+    expect(delivery?.headers.authorization).toBe('Bearer callback-token-/ok');
+    expect(delivery?.headers['content-type']).toBe('application/json');
+    expect(delivery?.headers['webhook-id']).toBe(`msg_${operationId}`);
+    expect(verifyWebhook(webhookSecret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
+    expect(verifyWebhook(webhookSecret, delivery?.headers ?? {}, `${delivery?.body} `)).toBe(false);
+    const body = json(delivery);
+    expect(body.result).toMatchObject({ statusCode: 201, message: 'Created' });
+    expect(body.result.data.document).toMatchObject({ deliveryMethod: 'Storage', name: 'async-letter.docx', fileFormat: 'docx' });
+    expect(body.consumption).toEqual([
+      { dimension: 'pages-generated', value: 1 },
+      { dimension: 'documents-generated', value: 1 },
+    ]);
+    expect(body.externalContext).toEqual(req.externalContext);
+    expect(body.origin).toBe(`POST ${creds.baseUrl}/documents/document/generate/async`);
+    expect(body.operationId).toBe(operationId);
+    expect(body.userId).toBe(creds.userId);
+    expect(Date.parse(body.dateTime)).toBeGreaterThan(Date.now() - 60_000);
+    expect(body.error).toBeUndefined();
+    // Exactly the synchronous operation's body shape.
+    const sync = await api.call('POST', '/documents/document/generate', { json: req });
+    expect(sync.status).toBe(201);
+    expect(Object.keys(body).sort()).toEqual(Object.keys(sync.body).sort());
+    expect(Object.keys(body.result.data.document).sort()).toEqual(Object.keys(sync.body.result.data.document).sort());
+    const file = await api.download(body.result.data.document.urn);
+    expect(docxParagraphs(file.bytes)).toEqual(['Hello World']);
+    const outcome = await runOutcome(operationId);
+    expect(outcome.value.callback).toMatchObject({ delivered: true, attempts: 1, status: 200 });
+  });
+
+  it('fails: the error envelope at the callback, no result and no consumption', async () => {
+    const { token: value, webhookSecret } = await token(claimsFor('/failed'));
+    const res = await postAsync(generateBody(MISSING, pair.dataUrn), value);
+    expect(res.status).toBe(201);
+    const [delivery] = await receiver.waitFor('/hooks/failed');
+    expect(verifyWebhook(webhookSecret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
+    const body = json(delivery);
+    expect(body.error.statusCode).toBe(400);
+    expect(body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+    expect(body.result).toBeUndefined();
+    expect(body.consumption).toBeUndefined();
+    expect(body.externalContext).toEqual({ correlation: 'abc-123', nested: { n: 1 } });
+    expect(body.operationId).toBe(res.headers.get('x-operation-id'));
+    expect(body.userId).toBe(creds.userId);
+    expect(Object.keys(body).sort()).toEqual(['dateTime', 'error', 'externalContext', 'operationId', 'origin', 'userId']);
+  });
+
+  it('a 400 at request time queues nothing: no callback ever follows', async () => {
+    const { token: value } = await token(claimsFor('/rejected'));
+    const rejected = [
+      await postAsync({ ...generateBody(pair.templateUrn, pair.dataUrn), document: undefined }, value),
+      await postAsync(generateBody(pair.templateUrn, pair.dataUrn, { document: { fileFormat: 'xlsx' } }), value),
+      await postAsync(generateBody(pair.templateUrn, pair.dataUrn), undefined),
+      await postAsync(generateBody(pair.templateUrn, pair.dataUrn), `${value.slice(0, -3)}abc`),
+    ];
+    expect(rejected.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+    expect(rejected.map((r) => r.body.error.innerErrors[0].code)).toEqual(['VALIDATION_ERROR', 'VALIDATION_ERROR', 'X_CLIENT_AUTH_ERROR', 'X_CLIENT_AUTH_ERROR']);
+    for (const r of rejected) await expectNoWorkflow(r.headers.get('x-operation-id') ?? '');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(receiver.at('/hooks/rejected')).toHaveLength(0);
+  });
+
+  describe('delivery retries', () => {
+    async function start(dest: string) {
+      const made = await token(claimsFor(dest));
+      const res = await postAsync(generateBody(pair.templateUrn, pair.dataUrn), made.token);
+      expect(res.status).toBe(201);
+      return { operationId: res.headers.get('x-operation-id') ?? '', secret: made.webhookSecret };
+    }
+
+    it('503, 503, then 200: one successful delivery, the same webhook-id and body on every attempt, each attempt visible', async () => {
+      receiver.script('/hooks/flaky', [{ status: 503 }, { status: 503 }]);
+      const { operationId, secret } = await start('/flaky');
+      const outcome = await runOutcome(operationId);
+      expect(outcome.value.callback).toMatchObject({ delivered: true, attempts: 3, status: 200 });
+      const attempts = receiver.at('/hooks/flaky');
+      expect(attempts).toHaveLength(3);
+      expect(new Set(attempts.map((a) => a.headers['webhook-id']))).toEqual(new Set([`msg_${operationId}`]));
+      expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+      for (const a of attempts) expect(verifyWebhook(secret, a.headers, a.body)).toBe(true);
+      const history = await temporal.workflow.getHandle(`generate-async-${operationId}`).fetchHistory();
+      const events = history.events ?? [];
+      const callbackAttempts = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callbackAttempt');
+      expect(callbackAttempts).toHaveLength(3);
+      const summaries = callbackAttempts.map((e) => Buffer.from(e.userMetadata?.summary?.data ?? new Uint8Array()).toString());
+      expect(summaries[2]).toContain('callback attempt 3/4: POST');
+      expect(events.filter((e) => e.timerStartedEventAttributes)).toHaveLength(2);
+    });
+
+    it('410 stops at once; the run fails so an operator finds it', async () => {
+      receiver.script('/hooks/gone', [{ status: 410 }, { status: 410 }, { status: 410 }, { status: 410 }]);
+      const { operationId } = await start('/gone');
+      const outcome = await runOutcome(operationId);
+      expect(outcome.ok).toBe(false);
+      expect(outcome.value).toMatch(/not delivered after 1 attempt\(s\): HTTP 410/);
+      expect(receiver.at('/hooks/gone')).toHaveLength(1);
+    });
+
+    it('another 4xx stops; 408 and 429 are retried', async () => {
+      receiver.script('/hooks/bad', [{ status: 400 }, { status: 400 }]);
+      receiver.script('/hooks/slow', [{ status: 408 }, { status: 429 }]);
+      const bad = await start('/bad');
+      const slow = await start('/slow');
+      expect((await runOutcome(bad.operationId)).ok).toBe(false);
+      expect(receiver.at('/hooks/bad')).toHaveLength(1);
+      expect((await runOutcome(slow.operationId)).value.callback).toMatchObject({ delivered: true, attempts: 3 });
+    });
+
+    it('honours Retry-After', async () => {
+      receiver.script('/hooks/later', [{ status: 503, headers: { 'retry-after': '2' } }]);
+      const { operationId } = await start('/later');
+      expect((await runOutcome(operationId)).value.callback).toMatchObject({ delivered: true, attempts: 2 });
+      const [first, second] = receiver.at('/hooks/later');
+      expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1_900);
+    });
+
+    it('a 3xx is a failed attempt and is never followed', async () => {
+      receiver.script('/hooks/moved', [{ status: 302, headers: { location: `${blockedReceiver.url}/stolen` } }, { status: 308, headers: { location: `${receiver.url}/hooks/other` } }]);
+      const { operationId } = await start('/moved');
+      expect((await runOutcome(operationId)).value.callback).toMatchObject({ delivered: true, attempts: 3 });
+      expect(blockedReceiver.at('/stolen')).toHaveLength(0);
+      expect(receiver.at('/hooks/other')).toHaveLength(0);
+    });
+
+    it('gives up after the last scheduled attempt', async () => {
+      receiver.script('/hooks/down', SCHEDULE.map(() => ({ status: 500 })));
+      const { operationId } = await start('/down');
+      const outcome = await runOutcome(operationId);
+      expect(outcome.ok).toBe(false);
+      expect(outcome.value).toMatch(/after 4 attempt\(s\).*HTTP 500/);
+      expect(receiver.at('/hooks/down')).toHaveLength(4);
+    });
+  });
+
+  it('refuses a callback to an address outside the allow-list (127.0.0.2, [::ffff:127.0.0.2]) without sending it', async () => {
+    for (const iss of [`${blockedReceiver.url}/hooks`, `http://[::ffff:127.0.0.2]:${blockedReceiver.port}/hooks`]) {
+      const made = await token(claimsFor('/blocked', iss));
+      const res = await postAsync(generateBody(pair.templateUrn, pair.dataUrn), made.token);
+      expect(res.status).toBe(201);
+      const outcome = await runOutcome(res.headers.get('x-operation-id') ?? '');
+      expect(outcome.ok).toBe(false);
+      expect(outcome.value).toMatch(/after 1 attempt\(s\).*loopback.*OUTBOUND_ALLOW/);
+    }
+    expect(blockedReceiver.deliveries).toHaveLength(0);
+  });
+});
