@@ -1,5 +1,7 @@
-// The generate workflow's steps. Each is a thin adapter between Temporal and the engine, connectors and
-// store; workflows import this file's type only.
+// The workflows' steps: generate's, and the async generate's callback attempt. Each is a thin adapter
+// between Temporal and the engine, connectors and store; workflows import this file's type only.
+import { callbackActivity } from './callback.ts';
+import { convertActivity } from './convert.ts';
 import type { ActivityDeps } from './deps.ts';
 import { deliverActivity } from './deliver.ts';
 import { loadDataActivity } from './load-data.ts';
@@ -14,12 +16,15 @@ export function createActivities(deps: ActivityDeps) {
     resolveTemplate: resolveTemplateActivity(deps),
     loadData: loadDataActivity(deps),
     merge: mergeActivity(deps),
+    convertDocument: convertActivity(deps),
     measure: measureActivity(deps),
     deliver: deliverActivity(deps),
     record: recordActivity(deps),
     ...scratchActivities(deps),
+    callbackAttempt: callbackActivity(deps),
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
 export type { ActivityDeps } from './deps.ts';
+export type { CallbackAttemptInput, CallbackAttemptResult } from './callback.ts';

@@ -1,10 +1,11 @@
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { countPages } from '../engine/pages.ts';
+import { pageCount } from '../engine/convert.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export function measureActivity(deps: ActivityDeps) {
-  /** The page count that `pages-generated` meters (rules in engine/pages.ts). */
+  /** The page count that `pages-generated` meters: exact for pdf, slides for pptx, a PDF rendition's
+   *  pages for docx/xlsx when a converter is available (rules in engine/convert/README.md). */
   return async function measure(input: { blob: BlobRef; fileFormat: string }): Promise<number> {
-    return countPages(await deps.blobs.get(input.blob.key), input.fileFormat);
+    return (await pageCount(await deps.blobs.get(input.blob.key), input.fileFormat)).pages;
   };
 }

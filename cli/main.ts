@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Credentials, DEFAULT_SUBSCRIPTION, issueCredentials } from '../api/auth/credentials.ts';
 import { ADMIN_PATH } from '../api/routes/admin.ts';
-import { baseUrl, ConfigError, type Config, loadConfig, settings } from '../config/env.ts';
+import { baseUrl, ConfigError, type Config, configMarkdown, loadConfig, settings } from '../config/env.ts';
 import { openDb } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { type RunningService, startService } from './service.ts';
@@ -21,7 +21,7 @@ Usage:
                                development credentials (API key + bearer token) for a subscription
   docgen render --template T --data D.json --out O [--locale L] [--timezone TZ]
   docgen inspect TEMPLATE      tags, loops and template errors, as JSON
-  docgen config                the configuration variables and their current values
+  docgen config [--markdown]   the configuration variables and their current values (or the README table)
 `;
 
 function serviceFile(config: Config): string {
@@ -85,6 +85,7 @@ async function cmdStart(config: Config): Promise<void> {
   log(`  API docs       ${api}/docs   (OpenAPI: ${api}/openapi.json)`);
   log(`  Temporal UI    ${uiUrl ?? `(external cluster at ${temporalAddress})`}`);
   log(`  Temporal       ${temporalAddress} namespace ${config.temporalNamespace}, task queue ${config.taskQueue}`);
+  log(`  Converter      ${service.converterStatus}`);
   log(`  Data           ${config.dataDir}`);
   log('  Credentials    npx docgen credentials --json');
   log('Press Ctrl+C to stop.');
@@ -166,11 +167,11 @@ async function cmdCredentials(config: Config, args: string[]): Promise<void> {
   }
   process.stdout.write(
     [
-      `Subscription ${subscription} (${creds.subscriptionId}), user ${creds.userId}`,
+      `# subscription ${subscription} (${creds.subscriptionId}), user ${creds.userId}. Load into your shell: eval "$(npx docgen credentials)"`,
       `export DOCGEN_URL=${creds.baseUrl}`,
       `export DOCGEN_API_KEY=${creds.apiKey}`,
       `export DOCGEN_TOKEN=${creds.accessToken}`,
-      'Send both on every request: -H "Authorization: Bearer $DOCGEN_TOKEN" -H "X-Api-Key: $DOCGEN_API_KEY"',
+      '# send both on every request: -H "Authorization: Bearer $DOCGEN_TOKEN" -H "X-Api-Key: $DOCGEN_API_KEY"',
       '',
     ].join('\n'),
   );
@@ -199,7 +200,11 @@ async function cmdInspect(args: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(inspect(fs.readFileSync(file)), null, 2)}\n`);
 }
 
-function cmdConfig(config: Config): void {
+function cmdConfig(config: Config, args: string[]): void {
+  if (args.includes('--markdown')) {
+    process.stdout.write(`${configMarkdown()}\n`);
+    return;
+  }
   for (const [key, s] of Object.entries(settings)) {
     const value = (config as Record<string, unknown>)[key];
     process.stdout.write(`${s.env.padEnd(26)} ${String(value ?? '(unset)').padEnd(28)} ${s.description}\n`);
@@ -224,7 +229,7 @@ async function main(argv: string[]): Promise<void> {
     case 'credentials':
       return cmdCredentials(config, rest);
     case 'config':
-      return cmdConfig(config);
+      return cmdConfig(config, rest);
     default:
       throw new ConfigError(`unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
   }

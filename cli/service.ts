@@ -3,15 +3,17 @@
 // `docgen worker` run one half each against a shared PostgreSQL and Temporal cluster.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
+import { converterAvailable, shutdownConverter, startConverter } from '../engine/convert.ts';
 import { createTokenVerifier } from '../api/auth/tokens.ts';
 import { baseUrl, type Config } from '../config/env.ts';
 import { FsBlobStore } from '../connectors/storage/blob-store.ts';
 import { type Db, openDb } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
-import { type RunningWorker, startWorker } from '../worker/index.ts';
+import { installRuntime, type RunningWorker, startWorker } from '../worker/index.ts';
 import { ensureSearchAttributes } from '../worker/search-attributes.ts';
 
 export interface ServiceOptions {
@@ -29,6 +31,8 @@ export interface RunningService {
   worker?: RunningWorker;
   /** The API's base URL without /v1, once listening. */
   baseUrl: string;
+  /** One line for the start-up banner: is pdf/csv conversion available, and if not, how to enable it. */
+  converterStatus: string;
   stop(): Promise<void>;
 }
 
@@ -49,13 +53,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   try {
     await migrate(db);
     const blobs = new FsBlobStore(path.join(config.dataDir, 'storage'));
-    const connection = await Connection.connect({ address: opts.temporalAddress });
+    // One connection for the worker and the API's client: with both in one process, a synchronous generate
+    // starts eagerly on the local worker (no extra round trip through the task queue).
+    installRuntime(config.logLevel);
+    const connection = await NativeConnection.connect({ address: opts.temporalAddress });
     cleanups.push(async () => connection.close());
     await ensureSearchAttributes(connection, config.temporalNamespace);
     let worker: RunningWorker | undefined;
+    let converterStatus = 'not in this process';
     if (opts.worker) {
       worker = await startWorker({
-        address: opts.temporalAddress,
+        connection,
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         deps: { db, blobs },
@@ -63,6 +71,18 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());
+      // The LibreOffice pool starts with the worker (warm instances are the point); without LibreOffice
+      // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
+      if (converterAvailable().available) {
+        converterStatus = await startConverter().then(
+          (s) => `${s.kind}, ${s.instances.length} warm instance(s), network isolation: ${s.networkIsolation}`,
+          (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        cleanups.splice(1, 0, async () => shutdownConverter());
+      } else {
+        const c = converterAvailable();
+        converterStatus = `not available (${c.reason}); ${c.howToEnable}`;
+      }
     }
     let app: FastifyInstance | undefined;
     let url = baseUrl(config);
@@ -72,7 +92,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         config,
         db,
         blobs,
-        temporal: { client, taskQueue: config.taskQueue, generateTimeoutMs: config.generateTimeoutMs },
+        temporal: {
+          client,
+          taskQueue: config.taskQueue,
+          generateTimeoutMs: config.generateTimeoutMs,
+          eagerStart: opts.worker,
+          ...(opts.worker ? { converter: converterAvailable } : {}),
+        },
         verifyToken: await createTokenVerifier(db, config),
         baseUrl: () => url,
         ...(opts.adminToken ? { adminToken: opts.adminToken } : {}),
@@ -91,6 +117,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       get baseUrl() {
         return url;
       },
+      converterStatus,
       stop,
     };
   } catch (err) {

@@ -1,6 +1,7 @@
 // One validated configuration, parsed once at start-up. A bad value fails fast and names the variable.
 // The same table feeds `docgen config` and the README's configuration table, so docs cannot drift.
 import path from 'node:path';
+import { AllowListError, outboundPolicy } from '../connectors/http/address-policy.ts';
 
 type Parser<T> = (raw: string, name: string) => T;
 
@@ -48,6 +49,30 @@ const bytes: Parser<number> = (raw, name) => {
   return Number(m[1]) * factor;
 };
 
+/** `0,5s,5m,2h` -> milliseconds; a bare number is milliseconds. */
+const durations: Parser<number[]> = (raw, name) => {
+  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const out = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const m = /^(\d+)\s*(ms|s|m|h|d)?$/i.exec(part);
+      if (!m) throw new ConfigError(`${name} must be a comma-separated list of durations such as 0,5s,5m,2h, got ${JSON.stringify(raw)}`);
+      return Number(m[1]) * (units[(m[2] ?? 'ms').toLowerCase()] ?? 1);
+    });
+  if (out.length === 0 || out.length > 100) throw new ConfigError(`${name} must list between 1 and 100 delays`);
+  return out;
+};
+const allowList: Parser<string[]> = (raw, name) => {
+  try {
+    return [...outboundPolicy(raw).entries];
+  } catch (err) {
+    if (err instanceof AllowListError) throw new ConfigError(`${name}: ${err.message}`);
+    throw err;
+  }
+};
+
 function setting<T>(env: string, def: T, parse: Parser<T>, description: string): Setting<T> {
   return { env, default: def, parse, description };
 }
@@ -71,6 +96,20 @@ export const settings = {
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', 20 * 1024 * 1024, bytes, 'Maximum size of one uploaded file (e.g. 20MB)'),
   uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
   generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate waits for its workflow'),
+  clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token)'),
+  callbackRetryScheduleMs: setting(
+    'CALLBACK_RETRY_SCHEDULE',
+    [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    durations,
+    'Async callback delivery: the delay before each attempt (first = before the first attempt), e.g. 0,5s,5m,30m,2h,5h,10h,10h; a Retry-After answer can only lengthen a delay',
+  ),
+  callbackTimeoutMs: setting('CALLBACK_TIMEOUT_MS', 15_000, int(100, 300_000), 'Time limit of one callback attempt (connect to last byte)'),
+  outboundAllow: setting(
+    'OUTBOUND_ALLOW',
+    [] as string[],
+    allowList,
+    'Comma-separated hosts (example.com, *.example.com), IP addresses and CIDRs outbound HTTP may reach although they are private, loopback or link-local; empty = public addresses only',
+  ),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
 
@@ -93,6 +132,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   return config;
+}
+
+/** The README's configuration table; test/unit/readme.test.ts keeps README.md equal to it. */
+export function configMarkdown(): string {
+  const rows = Object.values(settings).map((s: Setting<unknown>) => {
+    const def = s.default === undefined ? '' : Array.isArray(s.default) ? s.default.join(',') : String(s.default);
+    return `| \`${s.env}\` | ${def === '' ? '(unset)' : `\`${def}\``} | ${s.description.replace(/\|/g, '\\|')} |`;
+  });
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
 export function baseUrl(config: Config, port: number = config.port): string {

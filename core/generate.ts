@@ -51,7 +51,21 @@ export interface GenerateInput {
   userId: string;
   template: { urn: string; loadMethod: string; fileFormat: string; name?: string };
   data: { urn: string; loadMethod: string; variables?: Variable[]; embedded?: string };
-  document: { name: string; fileFormat: string; deliveryMethod: string; path: string; locale: string; timezone: string };
+  document: {
+    name: string;
+    fileFormat: string;
+    deliveryMethod: string;
+    path: string;
+    locale: string;
+    timezone: string;
+    /** Parsed from document.options.pdfSaveOptions / csvSaveOptions (only the one matching the format). */
+    saveOptions?: SaveOptions;
+  };
+}
+
+export interface SaveOptions {
+  pdf?: { conformance?: string; version?: string };
+  csv?: { sheet?: number | string; separator?: string; encoding?: string };
 }
 
 export interface GeneratedDocument {
@@ -147,6 +161,7 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
   if (d.name.trim() === '' || /[\\/\u0000-\u001f]/.test(d.name) || d.name.length > 255) {
     errors.push(innerError('VALIDATION_ERROR', 'document.name must be a file name without slashes or control characters (1-255 characters)'));
   }
+  errors.push(...parseSaveOptions(d).errors);
   if (req.data.embedded !== undefined) {
     try {
       const parsed: unknown = JSON.parse(req.data.embedded);
@@ -156,6 +171,69 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
     }
   }
   return errors;
+}
+
+/** Save options are JSON text (spec 4.8) or, leniently, an object; only the property matching the output
+ *  format is read. pdfSaveOptions: {pdfConformanceLevel: PdfA1B|PdfA2B|PdfA3B|PdfUa1|Pdf15|Pdf16|Pdf17, pdfVersion: 1.5|1.6|1.7};
+ *  csvSaveOptions: {sheet: index or name, separator: one character, encoding: e.g. utf-8}. */
+export function parseSaveOptions(document: GenerateRequest['document']): { options: SaveOptions; errors: InnerError[] } {
+  const errors: InnerError[] = [];
+  const options: SaveOptions = {};
+  const read = (name: string): Record<string, unknown> | undefined => {
+    const raw = document.options?.[name];
+    if (raw === undefined || raw === null || raw === '') return undefined;
+    let value: unknown = raw;
+    if (typeof raw === 'string') {
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        errors.push(innerError('VALIDATION_ERROR', `document.options.${name} must be JSON text of an object`));
+        return undefined;
+      }
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      errors.push(innerError('VALIDATION_ERROR', `document.options.${name} must be an object (or JSON text of one)`));
+      return undefined;
+    }
+    return value as Record<string, unknown>;
+  };
+  if (document.fileFormat === 'pdf') {
+    const o = read('pdfSaveOptions');
+    if (o) {
+      const conformance = o.pdfConformanceLevel ?? o.conformance;
+      const version = o.pdfVersion ?? o.version;
+      if (conformance !== undefined && (typeof conformance !== 'string' || !/^(PdfA[123]B|PdfUa1|Pdf1[567])$/i.test(conformance))) {
+        errors.push(innerError('VALIDATION_ERROR', 'document.options.pdfSaveOptions.pdfConformanceLevel must be one of PdfA1B, PdfA2B, PdfA3B, PdfUa1, Pdf15, Pdf16, Pdf17'));
+      }
+      if (version !== undefined && !['1.5', '1.6', '1.7'].includes(String(version))) {
+        errors.push(innerError('VALIDATION_ERROR', 'document.options.pdfSaveOptions.pdfVersion must be 1.5, 1.6 or 1.7'));
+      }
+      options.pdf = {
+        ...(typeof conformance === 'string' ? { conformance } : {}),
+        ...(version !== undefined ? { version: String(version) } : {}),
+      };
+    }
+  }
+  if (document.fileFormat === 'csv') {
+    const o = read('csvSaveOptions');
+    if (o) {
+      if (o.sheet !== undefined && typeof o.sheet !== 'string' && !(Number.isInteger(o.sheet) && (o.sheet as number) >= 0)) {
+        errors.push(innerError('VALIDATION_ERROR', 'document.options.csvSaveOptions.sheet must be a sheet name or a 0-based index'));
+      }
+      if (o.separator !== undefined && (typeof o.separator !== 'string' || [...o.separator].length !== 1)) {
+        errors.push(innerError('VALIDATION_ERROR', 'document.options.csvSaveOptions.separator must be one character'));
+      }
+      if (o.encoding !== undefined && typeof o.encoding !== 'string') {
+        errors.push(innerError('VALIDATION_ERROR', 'document.options.csvSaveOptions.encoding must be a string such as utf-8'));
+      }
+      options.csv = {
+        ...(o.sheet !== undefined ? { sheet: o.sheet as number | string } : {}),
+        ...(typeof o.separator === 'string' ? { separator: o.separator } : {}),
+        ...(typeof o.encoding === 'string' ? { encoding: o.encoding } : {}),
+      };
+    }
+  }
+  return { options, errors };
 }
 
 function isValidTimeZone(tz: string): boolean {

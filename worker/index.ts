@@ -1,7 +1,7 @@
 // The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
 // `docgen worker` runs it alone for scale-out.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -10,7 +10,7 @@ let runtimeInstalled = false;
 
 /** The SDK logs every state change at INFO; keep that for debugging and show warnings otherwise. Expected
  *  caller failures (a broken template) are logged by the SDK as warnings, so `silent` also hides those. */
-function installRuntime(logLevel: string): void {
+export function installRuntime(logLevel: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = logLevel === 'debug' || logLevel === 'trace' ? 'INFO' : logLevel === 'silent' || logLevel === 'fatal' || logLevel === 'error' ? 'ERROR' : 'WARN';
@@ -28,7 +28,7 @@ const noop = () => undefined;
 const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: console.warn, error: console.error, log: noop };
 
 export interface WorkerOptions {
-  address: string;
+  connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
@@ -46,16 +46,15 @@ export interface RunningWorker {
 
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   installRuntime(opts.logLevel ?? 'info');
-  const connection = await NativeConnection.connect({ address: opts.address });
   const worker = await Worker.create({
-    connection,
+    connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowBundle: await workflowBundle(),
     activities: createActivities(opts.deps),
     shutdownGraceTime: (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds',
   });
-  const done = worker.run().finally(() => connection.close());
+  const done = worker.run();
   await waitRunning(worker);
   return {
     worker,

@@ -13,7 +13,7 @@ export const SA = {
   outputFormat: defineSearchAttributeKey('DocgenOutputFormat', SearchAttributeType.KEYWORD),
 } as const;
 
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+export async function ensureSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const missing: Record<string, typeof KEYWORD> = {};
   for (const key of Object.values(SA)) {

@@ -1,6 +1,6 @@
-// generateDocument: resolve template -> load data -> merge -> measure -> deliver -> record.
+// generateDocument: resolve template -> load data -> merge -> [convert] -> measure -> deliver -> record.
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
-import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
@@ -13,14 +13,30 @@ const CONTENT_TYPES: Record<string, string> = {
   csv: 'text/csv',
 };
 
-// Short steps: a synchronous caller is waiting. Caller mistakes are non-retryable ApplicationFailures;
-// anything else (a database blip, a full disk) is retried a few times before the request fails.
-const steps = proxyActivities<Activities>({
+// Short steps run as local activities: a synchronous caller is waiting, and each normal activity costs
+// several server round trips. They appear in the history (and the UI) as local-activity markers with
+// their summaries; each is idempotent, so a worker crash that replays them is harmless. Caller mistakes
+// are non-retryable ApplicationFailures; anything else (a database blip) is retried a few times.
+const steps = proxyLocalActivities<Activities>({
   startToCloseTimeout: '60 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
 });
 
+// Conversion is a normal activity: long, bound to the LibreOffice pool, heartbeating so that a crashed
+// worker's conversion is retried elsewhere within seconds. A killed LibreOffice instance fails the
+// attempt with a retryable error; the pool restarts the instance.
+const conversion = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
+});
+
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
+  return runGeneration(input);
+}
+
+/** The generation steps, shared by the synchronous workflow and the async one (which adds the callback). */
+export async function runGeneration(input: GenerateInput): Promise<GenerateResult> {
   const { workflowId } = workflowInfo();
   const scratch: BlobRef[] = [];
   try {
@@ -31,19 +47,12 @@ export async function generateDocument(input: GenerateInput): Promise<GenerateRe
     const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
       { subscriptionId: input.subscriptionId, data: input.data },
     ]);
-    if (input.document.fileFormat !== input.template.fileFormat) {
-      throw ApplicationFailure.create({
-        type: 'NOT_SUPPORTED',
-        nonRetryable: true,
-        message: `conversion from ${input.template.fileFormat} to ${input.document.fileFormat} is not available in this deployment yet`,
-      });
-    }
-    const merged = await steps.merge.executeWithOptions({ summary: `merge into ${input.document.fileFormat}` }, [
+    const merged = await steps.merge.executeWithOptions({ summary: `merge into ${input.template.fileFormat}` }, [
       {
         template,
         data,
-        outputKey: `scratch/${workflowId}/merged.${input.document.fileFormat}`,
-        contentType: CONTENT_TYPES[input.document.fileFormat] ?? 'application/octet-stream',
+        outputKey: `scratch/${workflowId}/merged.${input.template.fileFormat}`,
+        contentType: CONTENT_TYPES[input.template.fileFormat] ?? 'application/octet-stream',
         locale: input.document.locale,
         timezone: input.document.timezone,
         ...(input.data.variables ? { variables: input.data.variables } : {}),
@@ -51,14 +60,35 @@ export async function generateDocument(input: GenerateInput): Promise<GenerateRe
       },
     ]);
     scratch.push(merged);
-    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [
-      { blob: merged, fileFormat: input.document.fileFormat },
-    ]);
+    let output = merged;
+    const from = input.template.fileFormat;
+    const to = input.document.fileFormat;
+    if (to !== from) {
+      const save = input.document.saveOptions ?? {};
+      const embedded = input.data.embedded ? stringValues(JSON.parse(input.data.embedded) as Record<string, unknown>) : undefined;
+      output = await conversion.convertDocument.executeWithOptions(
+        { summary: `convert ${from} to ${to}${save.pdf?.conformance ? ` (${save.pdf.conformance})` : ''}` },
+        [
+          {
+            source: merged,
+            from,
+            to,
+            outputKey: `scratch/${workflowId}/output.${to}`,
+            contentType: CONTENT_TYPES[to] ?? 'application/octet-stream',
+            ...(save.pdf ? { pdf: save.pdf as never } : {}),
+            ...(save.csv ? { csv: save.csv } : {}),
+            ...(embedded ? { embedded } : {}),
+          },
+        ],
+      );
+      scratch.push(output);
+    }
+    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: to }]);
     // Chosen here, not in the activity, so that a retried delivery writes the same file.
     const urn = uuid4();
     const delivered = await steps.deliver.executeWithOptions(
       { summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` },
-      [{ source: merged, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document }],
+      [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document }],
     );
     const consumption = [
       { dimension: 'pages-generated', value: pages },
@@ -94,4 +124,11 @@ export async function generateDocument(input: GenerateInput): Promise<GenerateRe
   } finally {
     if (scratch.length > 0) await steps.discardScratch.executeWithOptions({ summary: 'discard scratch files' }, [scratch]);
   }
+}
+
+/** Custom properties are text: numbers and booleans as written, anything else as JSON. */
+function stringValues(o: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
 }

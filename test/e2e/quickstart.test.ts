@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SA } from '../../worker/search-attributes.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
@@ -97,10 +98,18 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       expect(described.typedSearchAttributes.get(SA.outputFormat)).toBe('docx');
       expect(await described.staticSummary()).toContain('letter');
       const history = await handle.fetchHistory();
-      const activities = (history.events ?? [])
-        .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
-        .filter((n): n is string => Boolean(n));
-      expect(activities).toEqual(['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']);
+      // The short steps are local activities: one marker per step, carrying its type and summary.
+      const steps = (history.events ?? [])
+        .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+        .map((e) => {
+          const payload = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0];
+          const data = payload ? (defaultPayloadConverter.fromPayload(payload) as { activity_type?: string }) : {};
+          const summary = e.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(e.userMetadata.summary)) : '';
+          return { type: data.activity_type, summary };
+        });
+      expect(steps.map((s) => s.type)).toEqual(['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']);
+      expect(steps.every((s) => s.summary.length > 0)).toBe(true);
+      expect(steps.find((s) => s.type === 'deliver')?.summary).toBe('deliver letter to Storage:root');
       const found = await temporal.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}"`);
       expect(found.count).toBeGreaterThanOrEqual(1);
     } finally {

@@ -1,0 +1,51 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { BlobRef } from '../connectors/storage/blob-store.ts';
+import { type ConvertOptions, convert, isConvertError } from '../engine/convert.ts';
+import type { ActivityDeps } from './deps.ts';
+import { callerFailure } from './failures.ts';
+
+export interface ConvertInput {
+  source: BlobRef;
+  from: string;
+  to: string;
+  outputKey: string;
+  contentType: string;
+  pdf?: ConvertOptions['pdf'];
+  csv?: ConvertOptions['csv'];
+  embedded?: Record<string, string>;
+}
+
+export function convertActivity(deps: ActivityDeps) {
+  /** A normal (not local) activity: conversions are long and bound to the LibreOffice pool, so they
+   *  heartbeat, and a cancelled or timed-out attempt kills its conversion. */
+  return async function convertDocument(input: ConvertInput): Promise<BlobRef> {
+    const ctx = Context.current();
+    const bytes = await deps.blobs.get(input.source.key);
+    const beat = setInterval(() => ctx.heartbeat(), 2_000);
+    let out: Uint8Array;
+    try {
+      out = await convert(bytes, {
+        from: input.from,
+        to: input.to,
+        signal: ctx.cancellationSignal,
+        ...(input.pdf ? { pdf: input.pdf } : {}),
+        ...(input.csv ? { csv: input.csv } : {}),
+        ...(input.embedded ? { embedded: input.embedded } : {}),
+      } as ConvertOptions);
+    } catch (err) {
+      if (isConvertError(err)) {
+        if (!err.retryable) {
+          throw callerFailure(err.code === 'CONVERTER_UNAVAILABLE' ? 'NOT_SUPPORTED' : 'VALIDATION_ERROR', err.message);
+        }
+        // Crashes, timeouts, a full queue: another attempt (maybe on another worker) can succeed.
+        throw ApplicationFailure.create({ type: `CONVERT_${err.code}`, message: err.message, nonRetryable: false });
+      }
+      throw err;
+    } finally {
+      clearInterval(beat);
+    }
+    const put = await deps.blobs.put(input.outputKey, out);
+    return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
+  };
+}

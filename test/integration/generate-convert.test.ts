@@ -1,0 +1,76 @@
+// Generate with conversion through the API: pdf and PDF/A from docx, csv from xlsx, real LibreOffice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Credentials } from '../../api/auth/credentials.ts';
+import { pdfaIdentification, pdfPageCount } from '../../engine/convert.ts';
+import { makeDocx } from '../support/office.ts';
+import { client, generateBody } from '../support/http.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+import { row, xlsx } from '../unit/engine/helpers.ts';
+
+describe('generate with conversion', () => {
+  let stack: Stack;
+  let creds: Credentials;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    creds = await stack.credentials();
+    api = client(creds);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  async function upload(name: string, template: Uint8Array, data: unknown) {
+    const t = await api.upload('template', [{ name, bytes: template }]);
+    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
+    return { t: t.body.result.data.files[0].id as string, d: d.body.result.data.files[0].id as string };
+  }
+
+  it('docx -> PDF/A-2b, with exact page metering', async () => {
+    const pages = ['Page one for {name}', '{#more}', 'More text {.}', '{/more}'];
+    const template = makeDocx(pages);
+    const { t, d } = await upload('t.docx', template, { name: 'Ada', more: ['a', 'b'] });
+    const body = generateBody(t, d, { document: { fileFormat: 'pdf', name: 'report', options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfA2B"}' } } });
+    const res = await api.call('POST', '/documents/document/generate', { json: body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.result.data.document).toMatchObject({ name: 'report.pdf', fileFormat: 'pdf' });
+    const file = await api.download(res.body.result.data.document.urn);
+    expect(file.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(file.bytes.subarray(0, 5)).toString()).toBe('%PDF-');
+    expect(pdfaIdentification(file.bytes)).toEqual({ part: 2, conformance: 'B' });
+    expect(res.body.consumption).toEqual([
+      { dimension: 'pages-generated', value: pdfPageCount(file.bytes) },
+      { dimension: 'documents-generated', value: 1 },
+    ]);
+  });
+
+  it('xlsx -> csv with a separator', async () => {
+    const template = xlsx({
+      strings: ['Name', 'Qty', '{#items}{name}', '{qty}{/items}'],
+      rows: row(1, [['A1', 's:0'], ['B1', 's:1']]) + row(2, [['A2', 's:2'], ['B2', 's:3']]),
+    });
+    const { t, d } = await upload('t.xlsx', template, { items: [{ name: 'bolt', qty: 3 }, { name: 'nut', qty: 5 }] });
+    const body = generateBody(t, d, {
+      template: { fileFormat: 'xlsx' },
+      document: { fileFormat: 'csv', name: 'items', options: { csvSaveOptions: { separator: ';' } } },
+    });
+    const res = await api.call('POST', '/documents/document/generate', { json: body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const csv = Buffer.from((await api.download(res.body.result.data.document.urn)).bytes).toString('utf8');
+    expect(csv.trim().split(/\r?\n/)).toEqual(['Name;Qty', 'bolt;3', 'nut;5']);
+  });
+
+  it('rejects unknown save options before queueing, naming the field', async () => {
+    const body = generateBody('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', {
+      document: { fileFormat: 'pdf', options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfA9Z"}' } },
+    });
+    const res = await api.call('POST', '/documents/document/generate', { json: body });
+    expect(res.status).toBe(400);
+    expect(res.body.error.innerErrors[0].message).toContain('document.options.pdfSaveOptions.pdfConformanceLevel');
+    const notJson = await api.call('POST', '/documents/document/generate', {
+      json: { ...body, document: { ...body.document, options: { pdfSaveOptions: '{nope' } } },
+    });
+    expect(notJson.body.error.innerErrors[0].message).toContain('document.options.pdfSaveOptions must be JSON text');
+  });
+});
