@@ -33,8 +33,8 @@ export async function startPostgres(port: number): Promise<PgServer> {
   // initdb and postgres refuse to run as root: run them as the `postgres` system user when we are root.
   // Spawned directly with uid/gid (not through runuser, which does not forward signals) so that stop()'s
   // SIGINT reaches the server.
-  const as = process.getuid?.() === 0 ? { uid: uidOf('postgres'), gid: gidOf('postgres') } : {};
-  if ('uid' in as) fs.chownSync(dir, as.uid, as.gid);
+  const as: { uid?: number; gid?: number } = process.getuid?.() === 0 ? { uid: uidOf('postgres'), gid: gidOf('postgres') } : {};
+  if (as.uid !== undefined && as.gid !== undefined) fs.chownSync(dir, as.uid, as.gid);
   execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], { stdio: 'ignore', ...as });
   const child: ChildProcess = spawn(
     path.join(bin, 'postgres'),
