@@ -93,6 +93,7 @@ CREATE TABLE solution_templates (
   document_solution_id uuid NOT NULL REFERENCES document_solutions(id),
   document_template_id uuid NOT NULL REFERENCES document_templates(id),
   created_date timestamptz NOT NULL DEFAULT now(),
+  seq bigserial NOT NULL,
   PRIMARY KEY (document_solution_id, document_template_id)
 );
 CREATE INDEX solution_templates_template ON solution_templates(subscription_id, document_template_id);
@@ -102,6 +103,7 @@ CREATE TABLE solution_data_sources (
   document_solution_id uuid NOT NULL REFERENCES document_solutions(id),
   data_source_id uuid NOT NULL REFERENCES data_sources(id),
   created_date timestamptz NOT NULL DEFAULT now(),
+  seq bigserial NOT NULL,
   PRIMARY KEY (document_solution_id, data_source_id)
 );
 CREATE INDEX solution_data_sources_source ON solution_data_sources(subscription_id, data_source_id);
@@ -120,6 +122,9 @@ CREATE TABLE option_values (
   created_date timestamptz NOT NULL DEFAULT now(),
   last_modified_date timestamptz NOT NULL DEFAULT now(),
   is_deleted boolean NOT NULL DEFAULT false,
+  -- Insertion order: a replace writes its whole set in one transaction, where created_date (now()) is
+  -- the same for every row; the set reads back in the order it was sent.
+  seq bigserial NOT NULL,
   CHECK ((option_definition_id IS NULL) <> (custom_key IS NULL))
 );
 CREATE INDEX option_values_entity ON option_values(subscription_id, entity_type, entity_id);

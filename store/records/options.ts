@@ -164,7 +164,7 @@ export async function deleteOption(db: Queryable, subscriptionId: string, userId
 
 export async function listOptions(db: Queryable, subscriptionId: string, type: EntityType, entityId: string): Promise<OptionValue[]> {
   const r = await db.query<Row>(
-    `SELECT ${SELECT} FROM option_values WHERE subscription_id = $1 AND entity_type = $2 AND entity_id = $3 AND NOT is_deleted ORDER BY created_date, id`,
+    `SELECT ${SELECT} FROM option_values WHERE subscription_id = $1 AND entity_type = $2 AND entity_id = $3 AND NOT is_deleted ORDER BY created_date, seq`,
     [subscriptionId, type, entityId],
   );
   return r.rows.map(toOption);

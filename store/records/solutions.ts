@@ -114,7 +114,7 @@ export async function unlinkAllSolutions(db: Queryable, table: LinkTable, subscr
 export async function linkedSolutions(db: Queryable, table: LinkTable, subscriptionId: string, recordId: string): Promise<SolutionRef[]> {
   const r = await db.query<SolutionRef>(
     `SELECT s.id, s.name, s.description FROM ${table} l JOIN document_solutions s ON s.id = l.document_solution_id AND s.subscription_id = l.subscription_id
-     WHERE l.subscription_id = $1 AND l.${LINK_COLUMN[table]} = $2 AND NOT s.is_deleted ORDER BY l.created_date, s.id`,
+     WHERE l.subscription_id = $1 AND l.${LINK_COLUMN[table]} = $2 AND NOT s.is_deleted ORDER BY l.seq`,
     [subscriptionId, recordId],
   );
   return r.rows;
@@ -125,12 +125,12 @@ export async function solutionMembers(db: Queryable, subscriptionId: string, sol
   const [ds, dt] = await Promise.all([
     db.query<SolutionRef>(
       `SELECT d.id, d.name, d.description FROM solution_data_sources l JOIN data_sources d ON d.id = l.data_source_id AND d.subscription_id = l.subscription_id
-       WHERE l.subscription_id = $1 AND l.document_solution_id = $2 AND NOT d.is_deleted ORDER BY l.created_date, d.id`,
+       WHERE l.subscription_id = $1 AND l.document_solution_id = $2 AND NOT d.is_deleted ORDER BY l.seq`,
       [subscriptionId, solutionId],
     ),
     db.query<SolutionRef>(
       `SELECT t.id, t.name, t.description FROM solution_templates l JOIN document_templates t ON t.id = l.document_template_id AND t.subscription_id = l.subscription_id
-       WHERE l.subscription_id = $1 AND l.document_solution_id = $2 AND NOT t.is_deleted ORDER BY l.created_date, t.id`,
+       WHERE l.subscription_id = $1 AND l.document_solution_id = $2 AND NOT t.is_deleted ORDER BY l.seq`,
       [subscriptionId, solutionId],
     ),
   ]);
