@@ -10,6 +10,7 @@ import { describeValidation } from './plugins/errors.ts';
 
 export const DEFAULT_TOP = 100;
 export const MAX_TOP = 1000;
+export const MAX_SKIP = 1_000_000_000;
 
 const TEXT_CONDITIONS: readonly Condition[] = CONDITIONS;
 const DATE_CONDITIONS: readonly Condition[] = ['EQUALS', 'NOT_EQUALS', 'GREATER_THAN', 'LESS_THAN'];
@@ -26,7 +27,8 @@ export function listDescription(columns: readonly ColumnSpec[]): string {
 
 export const ListQuerystring = Type.Object({
   top: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOP, description: `Page size (default ${DEFAULT_TOP})` })),
-  skip: Type.Optional(Type.Integer({ minimum: 0, description: 'Records to skip' })),
+  // Bounded: a huge integer (1e300 is one, to JSON Schema) would reach SQL OFFSET and fail there.
+  skip: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SKIP, description: `Records to skip (at most ${MAX_SKIP})` })),
   orderby: Type.Optional(Type.String({ maxLength: 200, description: '`Column|DIRECTION`, e.g. `Name|DESC`' })),
   filter: Type.Optional(Type.String({ maxLength: 10_000, description: 'URL-encoded JSON array of {key, column, type, condition, value}' })),
 });
@@ -80,8 +82,16 @@ function parseFilter(raw: string, columns: readonly ColumnSpec[]): FilterClause[
   });
 }
 
+/** The schema has already checked the range, but its string-to-number coercion turns `1e309` into
+ *  Infinity, which passes; only a safe integer in range may reach SQL LIMIT/OFFSET. */
+export function pageNumber(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
+  return value;
+}
+
 export function parseList(query: { top?: number; skip?: number; orderby?: string; filter?: string }, columns: readonly ColumnSpec[]): ListQuery {
-  const out: ListQuery = { top: query.top ?? DEFAULT_TOP, skip: query.skip ?? 0, filters: [] };
+  const out: ListQuery = { top: pageNumber('top', query.top, DEFAULT_TOP, 1, MAX_TOP), skip: pageNumber('skip', query.skip, 0, 0, MAX_SKIP), filters: [] };
   if (query.orderby !== undefined && query.orderby.trim() !== '') {
     const parts = query.orderby.split('|');
     if (parts.length > 2) throw invalid(`orderby: expected Column|DIRECTION, got ${quote(query.orderby)}`);

@@ -2,6 +2,7 @@
 // migration: add a new one.
 import { m001 } from './001-initial.ts';
 import { m002 } from './002-records.ts';
+import { m003 } from './003-common.ts';
 
 export interface Migration {
   readonly version: number;
@@ -9,4 +10,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002];
+export const migrations: readonly Migration[] = [m001, m002, m003];
