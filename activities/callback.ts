@@ -16,6 +16,8 @@ export interface CallbackAttemptInput {
   webhookId: string;
   /** The exact JSON text to send; the same bytes on every attempt. */
   body: string;
+  /** timeoutMs matches the workflow's activity timeout; `allow` is a fallback only: the policy is the
+   *  worker's (ActivityDeps.outbound). */
   outbound: { allow: string[]; timeoutMs: number };
 }
 
@@ -66,7 +68,8 @@ export function callbackActivity(deps: ActivityDeps) {
     try {
       const res = await safeFetch(url, {
         method: 'POST',
-        policy: outboundPolicy(input.outbound.allow),
+        // The worker's allow-list; the input's copy only serves runs started by an older API without one.
+        policy: deps.outbound?.policy ?? outboundPolicy(input.outbound.allow),
         timeoutMs: input.outbound.timeoutMs,
         maxResponseBytes: 1024 * 1024,
         redirect: 'manual',

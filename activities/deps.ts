@@ -1,8 +1,28 @@
+import { type OutboundPolicy, outboundPolicy } from '../connectors/http/address-policy.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
+
+/** The worker's outbound HTTP settings (OUTBOUND_ALLOW, OUTBOUND_TIMEOUT_MS, OUTBOUND_MAX_BYTES): every
+ *  activity that leaves the service (callbacks, GraphQL data, images from URLs) uses these, never a value
+ *  carried in a workflow input, so the allow-list is the one of the process that makes the request. */
+export interface OutboundDeps {
+  policy: OutboundPolicy;
+  /** One fetch for generation (GraphQL, one image), connect to last byte. */
+  timeoutMs: number;
+  /** Largest response of one fetch for generation. */
+  maxResponseBytes: number;
+}
 
 /** What activities need from the process that hosts them. */
 export interface ActivityDeps {
   db: Db;
   blobs: BlobStore;
+  /** Absent = public addresses only, with the default limits. */
+  outbound?: OutboundDeps;
+}
+
+const DEFAULT_OUTBOUND: OutboundDeps = { policy: outboundPolicy([]), timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
+
+export function outboundOf(deps: ActivityDeps): OutboundDeps {
+  return deps.outbound ?? DEFAULT_OUTBOUND;
 }

@@ -1,8 +1,9 @@
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import type { Variable } from '../core/generate.ts';
+import { safeFetch } from '../connectors/http/safe-fetch.ts';
+import { templateVariables, type Variable } from '../core/generate.ts';
 import { innerError } from '../core/errors.ts';
 import { render, TemplateError } from '../engine/index.ts';
-import type { ActivityDeps } from './deps.ts';
+import { type ActivityDeps, type OutboundDeps, outboundOf } from './deps.ts';
 import { callerFailure } from './failures.ts';
 
 export interface MergeInput {
@@ -27,8 +28,9 @@ export function mergeActivity(deps: ActivityDeps) {
       output = await render(template, data, {
         locale: input.locale,
         timezone: input.timezone,
-        ...(input.variables ? { variables: input.variables } : {}),
+        ...(input.variables ? { variables: templateVariables(input.variables) ?? [] } : {}),
         ...(input.embedded ? { embedded: input.embedded } : {}),
+        fetchImage: imageFetcher(outboundOf(deps)),
       });
     } catch (err) {
       if (err instanceof TemplateError) {
@@ -42,5 +44,28 @@ export function mergeActivity(deps: ActivityDeps) {
     }
     const put = await deps.blobs.put(input.outputKey, output);
     return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
+  };
+}
+
+/** Largest image the engine accepts (engine/images.ts). */
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/** `{%logo}` with an http(s) URL: fetched through the guarded client with the worker's allow-list, the
+ *  size and time limits, redirects re-checked hop by hop, and an image/* answer required. A failure
+ *  becomes a template error at the tag. */
+export function imageFetcher(outbound: OutboundDeps): (url: string) => Promise<Uint8Array> {
+  return async (url) => {
+    const res = await safeFetch(url, {
+      policy: outbound.policy,
+      timeoutMs: outbound.timeoutMs,
+      maxResponseBytes: Math.min(outbound.maxResponseBytes, MAX_IMAGE_BYTES),
+      redirect: 'follow',
+      maxRedirects: 3,
+      headers: { accept: 'image/*' },
+    });
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+    const type = String(res.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!type.startsWith('image/')) throw new Error(`the answer is ${type || 'untyped'}, not an image`);
+    return new Uint8Array(res.body);
   };
 }

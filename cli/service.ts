@@ -10,6 +10,7 @@ import { buildApp } from '../api/app.ts';
 import { converterAvailable, shutdownConverter, startConverter } from '../engine/convert.ts';
 import { createTokenVerifier } from '../api/auth/tokens.ts';
 import { baseUrl, type Config } from '../config/env.ts';
+import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { FsBlobStore } from '../connectors/storage/blob-store.ts';
 import { type Db, openDb } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
@@ -66,7 +67,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         connection,
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
-        deps: { db, blobs },
+        deps: {
+          db,
+          blobs,
+          outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
+        },
         logLevel: config.logLevel,
       });
       const w = worker;

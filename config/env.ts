@@ -110,6 +110,8 @@ export const settings = {
     allowList,
     'Comma-separated hosts (example.com, *.example.com), IP addresses and CIDRs outbound HTTP may reach although they are private, loopback or link-local; empty = public addresses only',
   ),
+  outboundTimeoutMs: setting('OUTBOUND_TIMEOUT_MS', 15_000, int(100, 300_000), 'Time limit of one outbound fetch for generation (GraphQL data, images from URLs), connect to last byte'),
+  outboundMaxBytes: setting('OUTBOUND_MAX_BYTES', 10 * 1024 * 1024, bytes, 'Largest response an outbound fetch for generation may return (GraphQL data, one image), e.g. 10MB'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
 

@@ -1,5 +1,6 @@
 // The generate request (spec 4.8) as the workflow sees it, and the combination rules that are checked
 // before any workflow starts (a 400 means nothing was queued and nothing written).
+import { parse as parseGraphql } from 'graphql';
 import { type InnerError, innerError } from './errors.ts';
 
 export const TEMPLATE_FORMATS = ['docx', 'xlsx', 'pptx', 'gdoc', 'gsheet', 'gslide'] as const;
@@ -8,6 +9,8 @@ export const DRIVEB_NATIVE_FORMATS = ['gdoc', 'gsheet', 'gslide'] as const;
 export const OUTPUT_FORMATS = [...TEMPLATE_FORMATS, 'pdf', 'csv'] as const;
 export const LOAD_METHODS = ['Storage', 'DriveA', 'DriveB'] as const;
 export const DELIVERY_METHODS = ['Storage', 'DriveA', 'DriveB'] as const;
+/** data.loadMethod values; DriveA and DriveB answer NOT_SUPPORTED until their connectors land. */
+export const DATA_LOAD_METHODS = ['Storage', 'GraphQL', 'DriveA', 'DriveB'] as const;
 
 export interface Variable {
   name: string;
@@ -50,7 +53,8 @@ export interface GenerateInput {
   subscriptionId: string;
   userId: string;
   template: { urn: string; loadMethod: string; fileFormat: string; name?: string };
-  data: { urn: string; loadMethod: string; variables?: Variable[]; embedded?: string };
+  /** For GraphQL: urn is the endpoint URL and query the GraphQL document (see graphqlRequestOf). */
+  data: { urn: string; loadMethod: string; variables?: Variable[]; query?: string; embedded?: string };
   document: {
     name: string;
     fileFormat: string;
@@ -162,6 +166,11 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
     errors.push(innerError('VALIDATION_ERROR', 'document.name must be a file name without slashes or control characters (1-255 characters)'));
   }
   errors.push(...parseSaveOptions(d).errors);
+  if (!isIn(DATA_LOAD_METHODS, req.data.loadMethod)) {
+    errors.push(innerError('VALIDATION_ERROR', `data.loadMethod must be one of ${DATA_LOAD_METHODS.join(', ')}`));
+  } else if (req.data.loadMethod === 'GraphQL') {
+    errors.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
+  }
   if (req.data.embedded !== undefined) {
     try {
       const parsed: unknown = JSON.parse(req.data.embedded);
@@ -257,4 +266,88 @@ function isValidLocale(locale: string): boolean {
 export function outputFileName(name: string, fileFormat: string): string {
   const ext = `.${fileFormat}`;
   return name.toLowerCase().endsWith(ext) ? name : `${name}${ext}`;
+}
+
+/** Headers a `header` variable may not set: the transport's own. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+
+export interface GraphqlRequest {
+  endpoint: string;
+  query: string;
+  variables: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** Problems with the request (empty when it can run). */
+  errors: string[];
+}
+
+/**
+ * The GraphQL call a generate request describes (data.loadMethod GraphQL):
+ * - `data.urn`: the endpoint, an absolute http or https URL without credentials in it;
+ * - `data.query`: the GraphQL document, or JSON text of `{"query": "...", "variables": {...}}`;
+ * - `data.variables` of type `graphql`: the query's variables, name -> value (they win over the JSON
+ *   text's variables);
+ * - `data.variables` of type `header`: request headers for the endpoint, e.g. name `Authorization`, value
+ *   `Bearer <token>`. They are never visible to the template; they travel in the workflow input, so use
+ *   short-lived tokens.
+ */
+export function graphqlRequestOf(data: { urn: string; query?: string; variables?: Variable[] | undefined }): GraphqlRequest {
+  const errors: string[] = [];
+  const variables: Record<string, unknown> = {};
+  const headers: Record<string, string> = {};
+  let endpoint = data.urn;
+  try {
+    const u = new URL(data.urn);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') errors.push(`data.urn must be the GraphQL endpoint's http or https URL (got ${u.protocol})`);
+    else if (u.username || u.password) errors.push('data.urn must not carry credentials; pass them as a data.variables entry of type header');
+    endpoint = u.toString();
+  } catch {
+    errors.push('data.urn must be the GraphQL endpoint as an absolute http or https URL');
+  }
+  let query = typeof data.query === 'string' ? data.query.trim() : '';
+  if (query.startsWith('{')) {
+    // JSON text ({"query": ..., "variables": ...}) or a GraphQL shorthand query ({ field }).
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(query);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const o = parsed as Record<string, unknown>;
+      query = typeof o.query === 'string' ? o.query.trim() : '';
+      if (o.variables !== undefined && o.variables !== null) {
+        if (typeof o.variables === 'object' && !Array.isArray(o.variables)) Object.assign(variables, o.variables);
+        else errors.push('data.query: "variables" in the JSON text must be an object');
+      }
+    }
+  }
+  if (query === '') {
+    errors.push('data.query is required for data.loadMethod GraphQL: the GraphQL query text (or JSON text with a "query" field)');
+  } else {
+    try {
+      parseGraphql(query);
+    } catch (err) {
+      errors.push(`data.query is not a valid GraphQL document: ${(err as Error).message}`);
+    }
+  }
+  for (const v of data.variables ?? []) {
+    if (v.type === 'graphql') {
+      if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(v.name)) errors.push(`data.variables: ${JSON.stringify(v.name)} is not a GraphQL variable name`);
+      else variables[v.name] = v.value;
+    } else if (v.type === 'header') {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(v.name) || RESERVED_HEADERS.has(v.name.toLowerCase())) {
+        errors.push(`data.variables: ${JSON.stringify(v.name)} cannot be sent as a header`);
+      } else if (typeof v.value !== 'string' || /[\r\n\0]/.test(v.value)) {
+        errors.push(`data.variables: header ${v.name} needs a single-line string value`);
+      } else {
+        headers[v.name] = v.value;
+      }
+    }
+  }
+  return { endpoint, query, variables, headers, errors };
+}
+
+/** Variables the template sees: everything except `header` entries (credentials for the data source). */
+export function templateVariables(variables: Variable[] | undefined): Variable[] | undefined {
+  return variables?.filter((v) => v.type !== 'header');
 }

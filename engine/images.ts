@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 
 /**
- * `{%image}` values: a data URL, raw bytes, or `{ data, width?, height? }` (pixels, a box the
- * image is fitted into with its aspect ratio kept). Remote URLs need the project's guarded HTTP
- * client and are refused here rather than fetched blindly.
+ * `{%image}` values: a data URL, raw bytes, an http(s) URL, or `{ data, width?, height? }` (pixels, a
+ * box the image is fitted into with its aspect ratio kept). The engine never fetches: URLs are resolved
+ * by the caller's `resolveUrl` (render's injected `fetchImage`), and refused without one.
  */
+
+/** Resolves an image URL to bytes the engine already has (fetched by render before the final pass). */
+export type UrlResolver = (url: string) => Uint8Array;
 
 export interface ImageData {
   bytes: Uint8Array;
@@ -66,12 +69,19 @@ function dimensions(b: Uint8Array, ext: ImageData['ext']): { w: number; h: numbe
   }
 }
 
-function toBytes(v: unknown): Uint8Array {
+export function isImageUrl(v: string): boolean {
+  return /^https?:\/\//i.test(v.trim());
+}
+
+function toBytes(v: unknown, resolveUrl?: UrlResolver): Uint8Array {
   if (v instanceof Uint8Array) return v;
   if (typeof v === 'string') {
     const m = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(v.trim());
     if (m === null) {
-      if (/^https?:\/\//i.test(v.trim())) throw new ImageError('image_url_unsupported', 'images from URLs are not supported yet; pass a data URL or bytes');
+      if (isImageUrl(v)) {
+        if (resolveUrl !== undefined) return resolveUrl(v.trim());
+        throw new ImageError('image_url_unsupported', 'images from URLs are not available here; pass a data URL or bytes');
+      }
       throw new ImageError('image_invalid', 'the image value is not a data URL');
     }
     if (m[2] === undefined) throw new ImageError('image_invalid', 'the image data URL must be base64-encoded');
@@ -86,7 +96,7 @@ export interface ImageBox {
 }
 
 /** Decodes an image value and computes its display size in pixels. */
-export function loadImage(value: unknown): { image: ImageData; box: ImageBox } {
+export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: ImageData; box: ImageBox } {
   let data = value;
   let boxW: number | undefined;
   let boxH: number | undefined;
@@ -96,7 +106,7 @@ export function loadImage(value: unknown): { image: ImageData; box: ImageBox } {
     if (typeof o['width'] === 'number' && o['width'] > 0) boxW = o['width'];
     if (typeof o['height'] === 'number' && o['height'] > 0) boxH = o['height'];
   }
-  const bytes = toBytes(data);
+  const bytes = toBytes(data, resolveUrl);
   if (bytes.length > MAX_IMAGE_BYTES) throw new ImageError('image_too_large', `the image is larger than ${MAX_IMAGE_BYTES} bytes`);
   const ext = sniff(bytes);
   if (ext === undefined) throw new ImageError('image_invalid', 'unsupported image format (use PNG, JPEG, GIF or BMP)');

@@ -7,6 +7,7 @@ import type { FilterContext } from './filters.ts';
 import type { ImageNode } from './compile.ts';
 import type { Scopes } from './expression.ts';
 import { docxDrawing, ImageError, loadImage, pptxPicture } from './images.ts';
+import type { UrlResolver } from './images.ts';
 import { evalTag, renderNodes } from './render.ts';
 import { truthy } from './expression.ts';
 import { expandSlides } from './pptx.ts';
@@ -47,7 +48,30 @@ export interface RenderOptions {
   delimiters?: { start: string; end: string };
   /** When true, a tag whose value is missing is an error instead of rendering empty. */
   strict?: boolean;
+  /**
+   * Fetches an image given as an http(s) URL (`{%logo}` with a URL value). The engine never does I/O
+   * itself: the host injects a fetcher that applies its own network policy. Without one, URL images are
+   * an `image_url_unsupported` error. A rejected promise becomes an `image_fetch_failed` error at the tag.
+   * Only `render` (async) uses it.
+   */
+  fetchImage?: (url: string) => Promise<Uint8Array>;
 }
+
+/** Most distinct image URLs one render fetches. */
+const MAX_IMAGE_URLS = 100;
+/** How many image fetches run at once. */
+const IMAGE_FETCH_CONCURRENCY = 4;
+
+/** URL images of one render: the first pass collects the URLs, then they are fetched, then the final
+ *  pass reads them from `fetched`. */
+interface RemoteImages {
+  collecting: boolean;
+  wanted: Set<string>;
+  fetched: Map<string, Uint8Array | Error>;
+}
+
+/** Thrown by the collecting resolver: the tag is skipped in the first pass. */
+class PendingImage extends Error {}
 
 interface Resolved {
   filter: FilterContext;
@@ -57,6 +81,7 @@ interface Resolved {
   strict: boolean;
   embedded: Embedded | undefined;
   related: Record<string, Uint8Array>;
+  remote: RemoteImages | undefined;
 }
 
 function optionError(message: string): TemplateError {
@@ -107,6 +132,7 @@ function resolveOptions(o: RenderOptions | undefined): Resolved {
     strict: opts.strict === true,
     embedded,
     related: relatedItems(opts.relatedItems),
+    remote: undefined,
   };
 }
 
@@ -153,14 +179,40 @@ function variableScope(vars: TemplateVariable[] | undefined, data: unknown, filt
 
 const MEDIA_DIR: Record<CompiledTemplate['format'], string> = { docx: 'word/media', pptx: 'ppt/media', xlsx: 'xl/media' };
 
-function renderImage(node: ImageNode, scopes: Scopes, out: string[], ctx: RenderContext, session: RenderSession, format: CompiledTemplate['format']): void {
+function urlResolver(remote: RemoteImages | undefined): UrlResolver | undefined {
+  if (remote === undefined) return undefined;
+  return (url) => {
+    if (remote.collecting) {
+      if (!remote.fetched.has(url)) {
+        if (remote.wanted.size >= MAX_IMAGE_URLS && !remote.wanted.has(url)) {
+          throw new ImageError('image_fetch_failed', `more than ${MAX_IMAGE_URLS} distinct image URLs in one document`);
+        }
+        remote.wanted.add(url);
+      }
+      throw new PendingImage(url);
+    }
+    const got = remote.fetched.get(url);
+    if (got instanceof Uint8Array) return got;
+    throw new ImageError('image_fetch_failed', `the image ${url} could not be fetched: ${got?.message ?? 'not fetched'}`);
+  };
+}
+
+function renderImage(
+  node: ImageNode,
+  scopes: Scopes,
+  out: string[],
+  ctx: RenderContext,
+  session: RenderSession,
+  format: CompiledTemplate['format'],
+  remote: RemoteImages | undefined,
+): void {
   const v = evalTag(node.expr, node.tag, scopes, ctx);
   if (v === undefined || v === null || v === '') {
     if (ctx.strict) ctx.errors.add('missing_value', `no value for tag "${node.tag.source.trim()}"`, node.tag.location);
     return;
   }
   try {
-    const { image, box } = loadImage(v);
+    const { image, box } = loadImage(v, urlResolver(remote));
     if (format === 'xlsx') {
       ctx.errors.add('image_unsupported', `tag "${node.tag.source.trim()}": images are not supported in xlsx templates yet`, node.tag.location);
       return;
@@ -170,6 +222,7 @@ function renderImage(node: ImageNode, scopes: Scopes, out: string[], ctx: Render
     else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box)}<w:t xml:space="preserve">`);
     else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
   } catch (e) {
+    if (e instanceof PendingImage) return;
     if (e instanceof ImageError) ctx.errors.add(e.id, `tag "${node.tag.source.trim()}": ${e.message}`, node.tag.location);
     else throw e;
   }
@@ -197,7 +250,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     partName: '',
     hook: (node, scopes, out, c) => {
       if (node.k === 'image') {
-        renderImage(node, scopes, out, c, session, compiled.format);
+        renderImage(node, scopes, out, c, session, compiled.format, opts.remote);
       } else if (node.k === 'include') {
         if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
         else errors.add('include_unsupported', `tag "${node.tag.source.trim()}": includes work in Word documents only`, node.tag.location);
@@ -295,11 +348,37 @@ function addCustomProps(read: (name: string) => string | undefined, rendered: Ma
  */
 export async function render(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
   await Promise.resolve();
-  return renderSync(template, data, options);
+  const fetchImage = options?.fetchImage;
+  if (typeof fetchImage !== 'function') return renderSync(template, data, options);
+  // Rendering is synchronous; image URLs are only known once their tags are evaluated. So: a first pass
+  // collects the URLs (and is the result when there are none), the images are fetched, a second pass
+  // renders with them. A fetch failure is a template error at its tag, never a crash.
+  const remote: RemoteImages = { collecting: true, wanted: new Set(), fetched: new Map() };
+  const first = renderWith(template, data, options, remote);
+  if (remote.wanted.size === 0) return first;
+  const queue = [...remote.wanted];
+  const worker = async () => {
+    for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+      try {
+        const bytes = await fetchImage(url);
+        remote.fetched.set(url, bytes instanceof Uint8Array ? bytes : new Error('the fetcher returned no bytes'));
+      } catch (e) {
+        remote.fetched.set(url, e instanceof Error ? e : new Error(String(e)));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IMAGE_FETCH_CONCURRENCY, queue.length) }, worker));
+  remote.collecting = false;
+  return renderWith(template, data, options, remote);
 }
 
 export function renderSync(template: Uint8Array, data: unknown, options?: RenderOptions): Uint8Array {
+  return renderWith(template, data, options, undefined);
+}
+
+function renderWith(template: Uint8Array, data: unknown, options: RenderOptions | undefined, remote: RemoteImages | undefined): Uint8Array {
   const opts = resolveOptions(options);
+  opts.remote = remote;
   const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop });
   if (compiled.errors.length > 0) throw new TemplateError(compiled.errors.slice());
   const vars = variableScope(options?.variables, data, opts.filter);
