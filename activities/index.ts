@@ -8,7 +8,9 @@ import { loadDataActivity } from './load-data.ts';
 import { mergeActivity } from './merge.ts';
 import { measureActivity } from './measure.ts';
 import { recordActivity } from './record.ts';
+import { manageActivities } from './manage.ts';
 import { resolveTemplateActivity } from './resolve-template.ts';
+import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 
 export function createActivities(deps: ActivityDeps) {
@@ -22,6 +24,8 @@ export function createActivities(deps: ActivityDeps) {
     record: recordActivity(deps),
     ...scratchActivities(deps),
     callbackAttempt: callbackActivity(deps),
+    ...retentionActivities(deps),
+    ...manageActivities(deps),
   };
 }
 

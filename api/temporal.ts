@@ -1,10 +1,13 @@
 // Starting workflows and turning their outcome into API results or ApiErrors.
-import { type Client, WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, TimeoutFailure, TypedSearchAttributes } from '@temporalio/common';
+import { createHash } from 'node:crypto';
+import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, TimeoutFailure, TypedSearchAttributes, type Workflow } from '@temporalio/common';
 import { ApiError, type InnerError, innerError, isErrorCode } from '../core/errors.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
 import type { AsyncGenerateInput, generateDocumentAsync } from '../workflows/generate-async.ts';
 import type { generateDocument } from '../workflows/generate.ts';
+import type { ManageInput, ManageResult, manageDocument } from '../workflows/manage.ts';
+import type { UploadRetentionInput, uploadRetention } from '../workflows/retention.ts';
 import { SA } from '../worker/search-attributes.ts';
 
 export interface WorkflowStarter {
@@ -53,11 +56,11 @@ function describeGenerate(input: GenerateInput, extraDetails: string[] = []) {
   };
 }
 
-export async function runGenerate(t: WorkflowStarter, input: GenerateInput): Promise<GenerateResult> {
+export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem?: Idempotency): Promise<GenerateResult> {
   assertCanConvert(t, input);
-  const handle = await t.client.workflow.start<typeof generateDocument>('generateDocument', {
+  const handle = await startOnce<typeof generateDocument>(t, 'generateDocument', idem, {
     taskQueue: t.taskQueue,
-    workflowId: generateWorkflowId(input.operationId),
+    workflowId: idem ? idempotentWorkflowId('generate', input.subscriptionId, idem) : generateWorkflowId(input.operationId),
     args: [input],
     // A synchronous caller gives up at this point; the server then ends the run so nothing is left behind.
     workflowExecutionTimeout: t.generateTimeoutMs,
@@ -94,15 +97,143 @@ export function asyncGenerateWorkflowId(operationId: string): string {
 }
 
 /** Starts the async generate and returns once the server has accepted it; the result goes to the callback. */
-export async function startGenerateAsync(t: WorkflowStarter, input: AsyncGenerateInput): Promise<void> {
+export async function startGenerateAsync(t: WorkflowStarter, input: AsyncGenerateInput, idem?: Idempotency): Promise<void> {
   assertCanConvert(t, input.generate);
   const described = describeGenerate(input.generate, [`**callback** POST ${input.callback.url} · **webhook-id** ${input.callback.webhookId}`]);
-  await t.client.workflow.start<typeof generateDocumentAsync>('generateDocumentAsync', {
+  await startOnce<typeof generateDocumentAsync>(t, 'generateDocumentAsync', idem, {
     taskQueue: t.taskQueue,
-    workflowId: asyncGenerateWorkflowId(input.generate.operationId),
+    workflowId: idem ? idempotentWorkflowId('generate-async', input.generate.subscriptionId, idem) : asyncGenerateWorkflowId(input.generate.operationId),
     args: [input],
     ...(t.eagerStart ? { requestEagerStart: true } : {}),
     ...described,
     staticSummary: `${described.staticSummary} [async, callback]`,
+  });
+}
+
+// --- Idempotency-Key (GUIDE 4): the key becomes part of the workflow id. A retry while the first run is
+// open attaches to it (workflowIdConflictPolicy USE_EXISTING); a retry after it closed is refused a new
+// run (workflowIdReusePolicy REJECT_DUPLICATE) and reads the first run's outcome instead. The request's
+// fingerprint travels in the run's memo, so a different request under the same key is a 409.
+
+export interface Idempotency {
+  key: string;
+  /** sha256 of the canonical JSON of what the request asks for. */
+  fingerprint: string;
+}
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Reads the Idempotency-Key header: absent -> undefined; present -> 1 to 255 visible ASCII characters. */
+export function idempotencyOf(headers: Record<string, string | string[] | undefined>, request: unknown): Idempotency | undefined {
+  const raw = headers['idempotency-key'];
+  const key = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  if (key === undefined) return undefined;
+  if (!KEY.test(key)) {
+    throw new ApiError('VALIDATION_ERROR', 'header Idempotency-Key must be 1 to 255 visible ASCII characters');
+  }
+  return { key, fingerprint: createHash('sha256').update(canonicalJson(request)).digest('hex') };
+}
+
+/** JSON with object keys sorted, so that key order does not make two identical requests differ. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+export function idempotentWorkflowId(kind: string, subscriptionId: string, idem: Idempotency): string {
+  return `${kind}-${subscriptionId}-key-${idem.key}`;
+}
+
+async function startOnce<W extends Workflow>(
+  t: WorkflowStarter,
+  type: string,
+  idem: Idempotency | undefined,
+  options: WorkflowStartOptions<W>,
+): Promise<WorkflowHandle<W>> {
+  if (!idem) return t.client.workflow.start<W>(type, options);
+  let handle: WorkflowHandle<W>;
+  try {
+    handle = await t.client.workflow.start<W>(type, {
+      ...options,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      memo: { idempotencyFingerprint: idem.fingerprint },
+    } as WorkflowStartOptions<W>);
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    handle = t.client.workflow.getHandle<W>(options.workflowId);
+  }
+  const described = await handle.describe();
+  if (described.type !== type || described.memo?.idempotencyFingerprint !== idem.fingerprint) {
+    throw new ApiError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Idempotency-Key ${JSON.stringify(idem.key)} was already used with a different request: send a new key for a new request`,
+    );
+  }
+  return handle;
+}
+
+// --- manage (spec 4.8) -------------------------------------------------------------------------------
+
+export function manageWorkflowId(operationId: string): string {
+  return `manage-${operationId}`;
+}
+
+export async function runManage(t: WorkflowStarter, input: ManageInput, idem?: Idempotency): Promise<ManageResult> {
+  const target = input.target;
+  const handle = await startOnce<typeof manageDocument>(t, 'manageDocument', idem, {
+    taskQueue: t.taskQueue,
+    workflowId: idem ? idempotentWorkflowId('manage', input.subscriptionId, idem) : manageWorkflowId(input.operationId),
+    args: [input],
+    workflowExecutionTimeout: t.generateTimeoutMs,
+    ...(t.eagerStart ? { requestEagerStart: true } : {}),
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: SA.subscription, value: input.subscriptionId },
+      { key: SA.operation, value: input.operationId },
+      { key: SA.template, value: input.source.urn },
+      { key: SA.outputFormat, value: target?.fileFormat ?? input.source.fileFormat },
+    ]),
+    staticSummary: target
+      ? `manage ${input.operation} ${input.source.loadMethod}:${input.source.urn} -> ${target.name} (${target.fileFormat}, ${target.deliveryMethod})`
+      : `manage ${input.operation} ${input.source.loadMethod}:${input.source.urn}`,
+    staticDetails: [
+      `**operation** ${input.operationId} (${input.operation})`,
+      `**subscription** ${input.subscriptionId} · **user** ${input.userId}`,
+      `**source** ${input.source.loadMethod}:${input.source.urn} (${input.source.fileFormat}), remove ${input.source.remove}`,
+      ...(target ? [`**target** ${target.name} as ${target.fileFormat} to ${target.deliveryMethod}:${target.path}`] : []),
+    ].join('\n'),
+  });
+  try {
+    return await handle.result();
+  } catch (err) {
+    throw toApiError(err, handle.workflowId);
+  }
+}
+
+// --- upload retention (spec 3) -------------------------------------------------------------------------
+
+export function retentionWorkflowId(fileId: string): string {
+  return `upload-retention-${fileId}`;
+}
+
+/** Starts the durable timer that removes an upload when its retention period ends. */
+export async function startUploadRetention(t: WorkflowStarter, input: UploadRetentionInput): Promise<void> {
+  await t.client.workflow.start<typeof uploadRetention>('uploadRetention', {
+    taskQueue: t.taskQueue,
+    workflowId: retentionWorkflowId(input.fileId),
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: SA.subscription, value: input.subscriptionId },
+      { key: SA.template, value: input.fileId },
+    ]),
+    staticSummary: `retention of uploaded ${input.kind} ${input.fileName} (${input.fileId})`,
   });
 }

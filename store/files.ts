@@ -82,3 +82,16 @@ export async function getFile(db: Queryable, subscriptionId: string, id: string,
 export function isUuid(s: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 }
+
+/** Marks a file removed (its id stops resolving) and returns its blob key so the caller can erase the
+ *  bytes; undefined when there is no such live file. Idempotent: a second call finds nothing to do. */
+export async function markFileRemoved(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[]): Promise<string | undefined> {
+  if (!isUuid(id)) return undefined;
+  const r = await db.query<{ blob_key: string }>(
+    `UPDATE stored_files SET removed_date = now()
+     WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
+     RETURNING blob_key`,
+    [id, subscriptionId, kinds],
+  );
+  return r.rows[0]?.blob_key;
+}

@@ -1,6 +1,6 @@
 // generateDocument: resolve template -> load data -> merge -> [convert] -> measure -> deliver -> record.
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
@@ -47,6 +47,8 @@ export async function runGeneration(input: GenerateInput): Promise<GenerateResul
     const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
       { subscriptionId: input.subscriptionId, data: input.data },
     ]);
+    // A GraphQL result is written to scratch; an uploaded file is not (discardScratch only removes scratch/ keys).
+    scratch.push(data);
     const merged = await steps.merge.executeWithOptions({ summary: `merge into ${input.template.fileFormat}` }, [
       {
         template,
@@ -123,6 +125,26 @@ export async function runGeneration(input: GenerateInput): Promise<GenerateResul
     throw err;
   } finally {
     if (scratch.length > 0) await steps.discardScratch.executeWithOptions({ summary: 'discard scratch files' }, [scratch]);
+    await consumeUploads(input);
+  }
+}
+
+/** Spec 3: a generate request that was accepted (its workflow ran) consumes the uploaded files it names,
+ *  whether it succeeds or fails, and at whichever step it fails: even a request whose template does not
+ *  resolve consumes its data file. A request rejected by validation before queueing started no workflow
+ *  and consumes nothing. If this step fails the upload's retention timer removes the files later. */
+async function consumeUploads(input: GenerateInput): Promise<void> {
+  const urns = [
+    ...(input.template.loadMethod === 'Storage' && input.template.urn ? [input.template.urn] : []),
+    ...(input.data.loadMethod === 'Storage' && input.data.urn ? [input.data.urn] : []),
+  ];
+  if (urns.length === 0) return;
+  try {
+    await steps.consumeUploads.executeWithOptions({ summary: `remove consumed uploads ${urns.join(', ')}` }, [
+      { subscriptionId: input.subscriptionId, urns },
+    ]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
   }
 }
 

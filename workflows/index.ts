@@ -1,3 +1,5 @@
 // Every workflow the worker registers.
 export { generateDocument } from './generate.ts';
 export { generateDocumentAsync } from './generate-async.ts';
+export { manageDocument } from './manage.ts';
+export { uploadRetention } from './retention.ts';

@@ -9,8 +9,8 @@ import type { Db } from '../../store/db.ts';
 import { type ClientToken, readClientToken } from '../auth/client-token.ts';
 import { captureExternalContext, origin } from '../envelope.ts';
 import { errorResponses } from '../schemas.ts';
-import { startGenerateAsync, type WorkflowStarter } from '../temporal.ts';
-import { GenerateBody, generateInput } from './generate.ts';
+import { idempotencyOf, startGenerateAsync, type WorkflowStarter } from '../temporal.ts';
+import { GenerateBody, generateInput, IdempotencyHeaders } from './generate.ts';
 
 const HEADER = 'x-client-authorization';
 
@@ -37,11 +37,12 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
         ].join('\n\n'),
         headers: Type.Object({
           'x-client-authorization': Type.Optional(Type.String({ description: 'Client-authorization token from POST /common/client/token (required)' })),
+          ...IdempotencyHeaders.properties,
         }),
         body: GenerateBody,
         response: {
           201: Type.Null({ description: 'Queued; the result follows as a callback. Empty body.' }),
-          ...errorResponses(400, 401),
+          ...errorResponses(400, 401, 409),
         },
       },
     },
@@ -49,6 +50,9 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
       const input = generateInput(request);
       const client = tokens.get(request);
       if (!client) throw new Error('client token was not read');
+      // The fingerprint covers the body and the callback target, not the token's timing claims, so a
+      // retry with a freshly minted token for the same callback is still the same request.
+      const idem = idempotencyOf(request.headers, { body: request.body, callback: client.token.callbackUrl });
       await startGenerateAsync(opts.temporal, {
         generate: input,
         envelope: { origin: origin(request), ...(request.ctx.externalContext !== undefined ? { externalContext: request.ctx.externalContext } : {}) },
@@ -60,7 +64,7 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
           scheduleMs: opts.config.callbackRetryScheduleMs,
           outbound: { allow: opts.config.outboundAllow, timeoutMs: opts.config.callbackTimeoutMs },
         },
-      });
+      }, idem);
       return reply.code(201).send();
     },
   );

@@ -6,9 +6,19 @@ import { ApiError } from '../../core/errors.ts';
 import { checkGenerateRules, type GenerateInput, type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
-import { runGenerate, type WorkflowStarter } from '../temporal.ts';
+import { idempotencyOf, runGenerate, type WorkflowStarter } from '../temporal.ts';
 
 const JsonObject = Type.Object({}, { additionalProperties: true });
+
+/** The optional Idempotency-Key header of generate, async generate and manage. */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Optional, 1 to 255 visible ASCII characters, scoped to the subscription. A retry with the same key and the same body gets the outcome of the first request (one document, one callback), also after that request finished; the same key with a different body answers 409 IDEMPOTENCY_KEY_REUSED. Keys are remembered as long as Temporal keeps the run (the namespace retention period).',
+    }),
+  ),
+});
 
 export const GenerateBody = Type.Object({
   template: Type.Object({
@@ -82,6 +92,7 @@ export function generateInput(request: FastifyRequest): GenerateInput {
       urn: body.data.urn,
       loadMethod: body.data.loadMethod,
       ...(body.data.variables ? { variables: body.data.variables } : {}),
+      ...(body.data.query ? { query: body.data.query } : {}),
       ...(body.data.embedded ? { embedded: body.data.embedded } : {}),
     },
     document: {
@@ -106,16 +117,17 @@ export default async function generateRoutes(app: FastifyInstance, opts: { tempo
         summary: 'Generate a document synchronously',
         description:
           'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document. A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, TEMPLATE_ERROR, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
+        headers: IdempotencyHeaders,
         body: GenerateBody,
         response: {
           201: successEnvelope(Type.Object({ document: GeneratedDocument }), { consumption: true }),
-          ...errorResponses(400, 401, 504),
+          ...errorResponses(400, 401, 409, 504),
         },
       },
     },
     async (request, reply) => {
       const input = generateInput(request);
-      const result = await runGenerate(opts.temporal, input);
+      const result = await runGenerate(opts.temporal, input, idempotencyOf(request.headers, request.body));
       return reply
         .code(201)
         .send(success(request, 201, { document: { ...result.document, documentGuid: result.documentGuid } }, { consumption: result.consumption }));

@@ -51,6 +51,11 @@ describe('POST /documents/document/generate/async', () => {
     const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
     return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
   }
+  /** A generate that runs consumes its uploads (spec 3), so every run gets a fresh pair. */
+  async function freshBody(overrides?: Parameters<typeof generateBody>[2]) {
+    const p = await uploadPair();
+    return generateBody(p.templateUrn, p.dataUrn, overrides);
+  }
   async function token(claims: Record<string, unknown>, c: Credentials = creds) {
     const res = await client(c).call('POST', '/common/client/token', { json: claims });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -162,7 +167,7 @@ describe('POST /documents/document/generate/async', () => {
       for (const value of [unsigned, forged, expired]) await expectRejected(value, 401, 'UNAUTHORIZED', /not signed by this service, or has expired/);
       // Still valid: the same construction with a future expiry is accepted (so the rows above fail for the stated reason).
       const fine = await serviceSigned(claims, Math.floor(Date.now() / 1000) + 60);
-      const res = await postAsync(generateBody(pair.templateUrn, pair.dataUrn), fine);
+      const res = await postAsync(await freshBody(), fine);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       await receiver.waitFor('/hooks/never');
     });
@@ -181,7 +186,7 @@ describe('POST /documents/document/generate/async', () => {
 
   it('succeeds: 201 with an empty body, then the synchronous 201 body at iss+dest, signed', async () => {
     const { token: value, webhookSecret } = await token(claimsFor('/ok'));
-    const req = generateBody(pair.templateUrn, pair.dataUrn, { document: { name: 'async-letter' } });
+    const req = await freshBody({ document: { name: 'async-letter' } });
     const res = await fetch(`${creds.baseUrl}/documents/document/generate/async`, {
       method: 'POST',
       headers: { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey, 'content-type': 'application/json', 'x-client-authorization': value },
@@ -210,7 +215,8 @@ describe('POST /documents/document/generate/async', () => {
     expect(Date.parse(body.dateTime)).toBeGreaterThan(Date.now() - 60_000);
     expect(body.error).toBeUndefined();
     // Exactly the synchronous operation's body shape.
-    const sync = await api.call('POST', '/documents/document/generate', { json: req });
+    // (The async run consumed req's uploads, spec 3: the synchronous one gets its own.)
+    const sync = await api.call('POST', '/documents/document/generate', { json: await freshBody({ document: { name: 'async-letter' } }) });
     expect(sync.status).toBe(201);
     expect(Object.keys(body).sort()).toEqual(Object.keys(sync.body).sort());
     expect(Object.keys(body.result.data.document).sort()).toEqual(Object.keys(sync.body.result.data.document).sort());
@@ -222,7 +228,7 @@ describe('POST /documents/document/generate/async', () => {
 
   it('fails: the error envelope at the callback, no result and no consumption', async () => {
     const { token: value, webhookSecret } = await token(claimsFor('/failed'));
-    const res = await postAsync(generateBody(MISSING, pair.dataUrn), value);
+    const res = await postAsync(generateBody(MISSING, (await uploadPair()).dataUrn), value);
     expect(res.status).toBe(201);
     const [delivery] = await receiver.waitFor('/hooks/failed');
     expect(verifyWebhook(webhookSecret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
@@ -255,7 +261,7 @@ describe('POST /documents/document/generate/async', () => {
   describe('delivery retries', () => {
     async function start(dest: string) {
       const made = await token(claimsFor(dest));
-      const res = await postAsync(generateBody(pair.templateUrn, pair.dataUrn), made.token);
+      const res = await postAsync(await freshBody(), made.token);
       expect(res.status).toBe(201);
       return { operationId: res.headers.get('x-operation-id') ?? '', secret: made.webhookSecret };
     }
@@ -327,7 +333,7 @@ describe('POST /documents/document/generate/async', () => {
   it('refuses a callback to an address outside the allow-list (127.0.0.2, [::ffff:127.0.0.2]) without sending it', async () => {
     for (const iss of [`${blockedReceiver.url}/hooks`, `http://[::ffff:127.0.0.2]:${blockedReceiver.port}/hooks`]) {
       const made = await token(claimsFor('/blocked', iss));
-      const res = await postAsync(generateBody(pair.templateUrn, pair.dataUrn), made.token);
+      const res = await postAsync(await freshBody(), made.token);
       expect(res.status).toBe(201);
       const outcome = await runOutcome(res.headers.get('x-operation-id') ?? '');
       expect(outcome.ok).toBe(false);

@@ -1,0 +1,222 @@
+// POST /documents/document/manage (spec 4.8): copy, move, convert and delete of a delivered document,
+// chosen by the payload exactly as the spec's table says. Everything checkable is checked before the
+// manageDocument workflow starts. Unlike every other operation, manage answers its statusCode as a string
+// and its error carries `externalErrors`.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
+import { type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import type { ManageInput, ManageOperation, RemoveMode } from '../../workflows/manage.ts';
+import { captureExternalContext, success } from '../envelope.ts';
+import { ExternalContext } from '../schemas.ts';
+import { idempotencyOf, runManage, type WorkflowStarter } from '../temporal.ts';
+import { IdempotencyHeaders } from './generate.ts';
+
+const JsonObject = Type.Object({}, { additionalProperties: true });
+const REMOVE = ['none', 'delete', 'permanentDelete'];
+const LOCATIONS = ['Storage', 'DriveA', 'DriveB'];
+/** Locations this deployment can reach (FileConnectors in activities/manage.ts). */
+const AVAILABLE = ['Storage'];
+const OFFICE = ['docx', 'xlsx', 'pptx'];
+const NATIVE = ['gdoc', 'gsheet', 'gslide'];
+const FORMATS = [...OFFICE, ...NATIVE, 'pdf', 'csv'];
+
+export const ManageBody = Type.Object({
+  externalContext: Type.Optional(ExternalContext),
+  sourceDocument: Type.Object({
+    urn: Type.String({ minLength: 1, description: 'For Storage: the urn of a delivered document (result.data.document.urn of generate or manage)' }),
+    fileFormat: Type.String({ description: 'The format of the source file: docx, xlsx, pptx, pdf, csv, gdoc, gsheet, gslide' }),
+    loadMethod: Type.String({ description: 'Storage, DriveA or DriveB' }),
+    remove: Type.Optional(
+      Type.String({
+        description:
+          'none (default), delete or permanentDelete. Storage: delete makes the urn stop resolving and soft-deletes the record, keeping the bytes for an operator; permanentDelete also erases the bytes.',
+      }),
+    ),
+    options: Type.Optional(JsonObject),
+  }),
+  targetDocument: Type.Optional(
+    Type.Object({
+      name: Type.String({ minLength: 1 }),
+      fileFormat: Type.String({ description: 'Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)' }),
+      deliveryMethod: Type.String({ description: 'Storage, DriveA or DriveB' }),
+      path: Type.String({ description: "'root' or 'root/<folder>' for Storage" }),
+      options: Type.Optional(
+        Type.Object(
+          {
+            pdfSaveOptions: Type.Optional(Type.Unknown({ description: 'JSON text, read when fileFormat is pdf' })),
+            docxSaveOptions: Type.Optional(Type.Unknown()),
+            crm: Type.Optional(JsonObject),
+            driveA: Type.Optional(JsonObject),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    }),
+  ),
+  data: Type.Optional(Type.Object({ embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })) })),
+});
+
+type ManageRequest = {
+  sourceDocument: { urn: string; fileFormat: string; loadMethod: string; remove?: string };
+  targetDocument?: { name: string; fileFormat: string; deliveryMethod: string; path: string; options?: Record<string, unknown> };
+  data?: { embedded?: string };
+};
+
+const common = {
+  externalContext: Type.Optional(ExternalContext),
+  origin: Type.String({ description: 'METHOD followed by the full URL of the operation' }),
+  dateTime: Type.String({ format: 'date-time' }),
+  operationId: Type.String(),
+  userId: Type.Optional(Type.String({ format: 'uuid' })),
+};
+
+const ManageSuccess = Type.Object({
+  result: Type.Object({
+    statusCode: Type.String({ description: 'The manage operation answers its status as a string: "201"' }),
+    message: Type.String(),
+    data: Type.Object({
+      document: Type.Object({
+        deliveryMethod: Type.String(),
+        name: Type.String(),
+        fileFormat: Type.String(),
+        urn: Type.String({ description: 'For Storage: download with GET /documents/storage/{urn}/content' }),
+        documentGuid: Type.String({ description: 'Extension: the document record (new for copy and convert, the moved record for move)' }),
+      }),
+    }),
+  }),
+  consumption: Type.Array(Type.Object({ dimension: Type.String(), value: Type.Integer() }), { description: 'pages-managed and documents-managed' }),
+  ...common,
+});
+
+const ManageError = Type.Object({
+  error: Type.Object({
+    statusCode: Type.String({ description: 'The HTTP status, as a string' }),
+    message: Type.String(),
+    innerErrors: Type.Array(
+      Type.Object({ code: Type.String(), message: Type.String(), userMessage: Type.String(), eventId: Type.Optional(Type.String()) }),
+    ),
+    externalErrors: Type.Array(Type.Unknown(), { description: 'Errors reported by an external location (drive); empty for Storage' }),
+  }),
+  ...common,
+});
+
+/** Spec 4.8 table -> the operation, or every problem with the payload. */
+export function manageInput(request: FastifyRequest): ManageInput {
+  const body = request.body as ManageRequest;
+  const problems: InnerError[] = [];
+  const unsupported: InnerError[] = [];
+  const src = body.sourceDocument;
+  const tgt = body.targetDocument;
+  const remove = (src.remove ?? 'none') as RemoveMode;
+  if (!REMOVE.includes(remove)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.remove must be one of ${REMOVE.join(', ')}`));
+  if (!LOCATIONS.includes(src.loadMethod)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.loadMethod must be one of ${LOCATIONS.join(', ')}`));
+  if (!FORMATS.includes(src.fileFormat)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.fileFormat must be one of ${FORMATS.join(', ')}`));
+  let operation: ManageOperation;
+  if (!tgt) {
+    operation = 'delete';
+    if (remove === 'none') {
+      problems.push(innerError('VALIDATION_ERROR', 'without targetDocument the operation is Delete, which needs sourceDocument.remove delete or permanentDelete; Copy, Move and Convert need a targetDocument'));
+    } else if (src.loadMethod !== 'DriveA' && LOCATIONS.includes(src.loadMethod)) {
+      unsupported.push(innerError('NOT_SUPPORTED', `Delete is supported for DriveA only (spec 4.8), not for sourceDocument.loadMethod ${src.loadMethod}`));
+    }
+  } else {
+    operation = tgt.fileFormat === src.fileFormat ? (remove === 'none' ? 'copy' : 'move') : 'convert';
+    if (!LOCATIONS.includes(tgt.deliveryMethod)) problems.push(innerError('VALIDATION_ERROR', `targetDocument.deliveryMethod must be one of ${LOCATIONS.join(', ')}`));
+    if (!FORMATS.includes(tgt.fileFormat)) problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat must be one of ${FORMATS.join(', ')}`));
+    if (operation === 'convert') {
+      const ok = (tgt.fileFormat === 'pdf' && OFFICE.includes(src.fileFormat)) || (tgt.fileFormat === 'csv' && src.fileFormat === 'xlsx');
+      if (!ok && FORMATS.includes(tgt.fileFormat) && FORMATS.includes(src.fileFormat)) {
+        problems.push(
+          innerError('VALIDATION_ERROR', `Convert from ${src.fileFormat} to ${tgt.fileFormat} is not possible: docx, xlsx and pptx convert to pdf, and xlsx to csv`),
+        );
+      }
+    }
+    // Spec 4.8 rule 3 (delivery by format).
+    if (NATIVE.includes(tgt.fileFormat) && tgt.deliveryMethod !== 'DriveB') {
+      problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat ${tgt.fileFormat} is delivered to DriveB only`));
+    }
+    if (OFFICE.includes(tgt.fileFormat) && tgt.deliveryMethod === 'DriveB') {
+      problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat ${tgt.fileFormat} is delivered to Storage or DriveA, not DriveB`));
+    }
+    if (tgt.deliveryMethod === 'Storage' && tgt.path !== 'root' && !tgt.path.startsWith('root/')) {
+      problems.push(innerError('VALIDATION_ERROR', "targetDocument.path must be 'root' or start with 'root/' for Storage"));
+    }
+    if (LOCATIONS.includes(tgt.deliveryMethod) && !AVAILABLE.includes(tgt.deliveryMethod)) {
+      unsupported.push(innerError('NOT_SUPPORTED', `targetDocument.deliveryMethod ${tgt.deliveryMethod} is not available for manage in this deployment yet`));
+    }
+  }
+  if (LOCATIONS.includes(src.loadMethod) && !AVAILABLE.includes(src.loadMethod) && unsupported.length === 0) {
+    unsupported.push(innerError('NOT_SUPPORTED', `sourceDocument.loadMethod ${src.loadMethod} is not available for manage in this deployment yet`));
+  }
+  const saved = tgt
+    ? parseSaveOptions({ ...tgt, timezone: '', locale: '' } as GenerateRequest['document'])
+    : { options: {}, errors: [] as InnerError[] };
+  for (const e of saved.errors) problems.push({ ...e, message: e.message.replace('document.', 'targetDocument.'), userMessage: e.userMessage.replace('document.', 'targetDocument.') });
+  const embedded = body.data?.embedded;
+  if (embedded !== undefined && embedded !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(embedded);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push(innerError('VALIDATION_ERROR', 'data.embedded must be JSON text of an object'));
+  }
+  if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
+  if (unsupported.length > 0) throw new ApiError('NOT_SUPPORTED', unsupported.map((p) => p.message).join('; '), unsupported);
+  return {
+    operationId: request.ctx.operationId,
+    subscriptionId: request.auth.subscriptionId,
+    userId: request.auth.userId,
+    operation,
+    source: { urn: src.urn, fileFormat: src.fileFormat, loadMethod: src.loadMethod, remove },
+    ...(tgt
+      ? { target: { name: tgt.name, fileFormat: tgt.fileFormat, deliveryMethod: tgt.deliveryMethod, path: tgt.path, saveOptions: saved.options } }
+      : {}),
+    ...(embedded ? { embedded } : {}),
+  };
+}
+
+export default async function manageRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter }) {
+  // Manage's error envelope: statusCode as a string, plus externalErrors (spec 2.1). Applies to every
+  // failure of this route, including authentication and schema validation.
+  app.addHook('preSerialization', async (_request, _reply, payload: unknown) => {
+    const p = payload as { error?: { statusCode?: unknown; message?: string; innerErrors?: unknown[]; externalErrors?: unknown[] } } | null;
+    if (p && typeof p === 'object' && p.error && typeof p.error === 'object') {
+      const { statusCode, message, innerErrors, externalErrors } = p.error;
+      return { ...p, error: { statusCode: String(statusCode), message, innerErrors: innerErrors ?? [], externalErrors: externalErrors ?? [] } };
+    }
+    return payload;
+  });
+  app.post(
+    '/documents/document/manage',
+    {
+      preValidation: async (request) => captureExternalContext(request),
+      schema: {
+        tags: ['Generation'],
+        summary: 'Copy, move, convert or delete a delivered document',
+        description: [
+          'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for DriveA only, so a Storage delete answers 400 NOT_SUPPORTED.',
+          'Storage is the location available in this deployment; sourceDocument.urn is the urn of a document delivered to Storage. Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND.',
+          'Success: 201 with result.statusCode "201" (a string), result.data.document and consumption pages-managed / documents-managed. Failure: the error envelope with error.statusCode as a string and error.externalErrors. Optional `Idempotency-Key` as for generate.',
+        ].join('\n\n'),
+        headers: Type.Object({
+          'x-client-authorization': Type.Optional(Type.String({ description: 'Accepted (spec 5.2); not needed for Storage' })),
+          'x-service-authorization': Type.Optional(Type.String({ description: 'Accepted (spec 5.2); not needed for Storage' })),
+          'x-email': Type.Optional(Type.String({ description: 'E-mail of the user who starts the process (spec 5.2)' })),
+          ...IdempotencyHeaders.properties,
+        }),
+        body: ManageBody,
+        response: { 201: ManageSuccess, 400: ManageError, 401: ManageError, 409: ManageError, 500: ManageError, 504: ManageError },
+      },
+    },
+    async (request, reply) => {
+      const input = manageInput(request);
+      const result = await runManage(opts.temporal, input, idempotencyOf(request.headers, request.body));
+      const body = success(request, 201, { document: { ...result.document, documentGuid: result.documentGuid } }, { consumption: result.consumption });
+      (body.result as { statusCode: unknown }).statusCode = '201';
+      return reply.code(201).send(body);
+    },
+  );
+}

@@ -1,0 +1,137 @@
+// Upload retention (spec 3, 8) against the real worker, Temporal and database: an uploaded template or data
+// file is removed when a generate consumes it (success or failure) or when UPLOAD_RETENTION_SECONDS have
+// passed, whichever comes first; the template record naming it survives and its urn stops resolving.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Credentials } from '../../../api/auth/credentials.ts';
+import { makeDocx } from '../../support/office.ts';
+import { client, generateBody } from '../../support/http.ts';
+import { type Stack, startStack } from '../../support/stack.ts';
+
+const RETENTION_S = 5;
+const MISSING = '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11';
+
+describe('upload retention', () => {
+  let stack: Stack;
+  let creds: Credentials;
+  let api: ReturnType<typeof client>;
+  let connection: Connection;
+  let temporal: Client;
+
+  beforeAll(async () => {
+    stack = await startStack({ uploadRetentionSeconds: RETENTION_S });
+    creds = await stack.credentials();
+    api = client(creds);
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    temporal = new Client({ connection });
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await stack?.stop();
+  });
+
+  async function uploadPair() {
+    const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Hello {name}']) }]);
+    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'World' }) }]);
+    expect(t.status).toBe(201);
+    expect(d.status).toBe(201);
+    return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
+  }
+  async function row(id: string) {
+    const r = await stack.service.db.query<{ removed_date: Date | null; expires_date: Date; blob_key: string }>(
+      'SELECT removed_date, expires_date, blob_key FROM stored_files WHERE id = $1',
+      [id],
+    );
+    const found = r.rows[0];
+    if (!found) throw new Error(`no row ${id}`);
+    return { ...found, blobExists: fs.existsSync(path.join(stack.config.dataDir, 'storage', ...found.blob_key.split('/'))) };
+  }
+  async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await fn();
+      if (ok(v) || Date.now() > deadline) return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('a successful generate consumes its template and data at once; a second generate cannot use them', async () => {
+    const { templateUrn, dataUrn } = await uploadPair();
+    const gen = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+    expect(gen.status, JSON.stringify(gen.body)).toBe(201);
+    for (const id of [templateUrn, dataUrn]) {
+      const r = await row(id);
+      expect(r.removed_date).not.toBeNull();
+      expect(r.removed_date!.getTime()).toBeLessThan(r.expires_date.getTime());
+      expect(r.blobExists).toBe(false);
+    }
+    const again = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+    expect(again.status).toBe(400);
+    expect(again.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+    // The delivered document is not an upload: it stays.
+    expect((await api.download(gen.body.result.data.document.urn)).status).toBe(200);
+  });
+
+  it('a failed generate consumes too, even when it fails before loading the data', async () => {
+    const { dataUrn } = await uploadPair();
+    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(MISSING, dataUrn) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+    const r = await row(dataUrn);
+    expect(r.removed_date).not.toBeNull();
+    expect(r.blobExists).toBe(false);
+  });
+
+  it('a request rejected by validation (no workflow) consumes nothing', async () => {
+    const { templateUrn, dataUrn } = await uploadPair();
+    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { fileFormat: 'xlsx' } }) });
+    expect(res.status).toBe(400);
+    expect((await row(templateUrn)).removed_date).toBeNull();
+    expect((await row(dataUrn)).removed_date).toBeNull();
+  });
+
+  it('another subscription cannot consume my upload', async () => {
+    const { templateUrn, dataUrn } = await uploadPair();
+    const other = client(await stack.credentials('retention-other'));
+    const res = await other.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+    expect(res.status).toBe(400);
+    expect((await row(templateUrn)).removed_date).toBeNull();
+    expect((await row(dataUrn)).blobExists).toBe(true);
+  });
+
+  it('an unused upload is removed when its retention period ends; the template record survives, its urn no longer resolves', async () => {
+    const { templateUrn, dataUrn } = await uploadPair();
+    const created = await api.call('POST', '/documents/template/create', {
+      json: { documentTemplate: { name: 'kept', urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const recordId: string = created.body.result.data.documentTemplate.id;
+    // The durable timer of each upload is a workflow an operator can find.
+    const handle = temporal.workflow.getHandle(`upload-retention-${templateUrn}`);
+    const described = await handle.describe();
+    expect(described.type).toBe('uploadRetention');
+    expect(described.status.name).toBe('RUNNING');
+    expect(await described.staticSummary()).toContain('t.docx');
+
+    expect(await handle.result()).toEqual({ removed: true });
+    for (const id of [templateUrn, dataUrn]) {
+      const r = await until(() => row(id), (v) => v.removed_date !== null && !v.blobExists);
+      expect(r.removed_date).not.toBeNull();
+      expect(r.blobExists).toBe(false);
+    }
+    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+    const kept = await api.call('GET', `/documents/template/${recordId}/get`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.result.data.documentTemplate.urn).toBe(templateUrn);
+  });
+
+  it("a consumed upload's timer ends without anything left to remove", async () => {
+    const { templateUrn, dataUrn } = await uploadPair();
+    expect((await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) })).status).toBe(201);
+    expect(await temporal.workflow.getHandle(`upload-retention-${dataUrn}`).result()).toEqual({ removed: false });
+  });
+});

@@ -1,0 +1,164 @@
+// manageDocument (spec 4.8 manage): copy, move, convert (and delete, where a connector supports it) of a
+// delivered document, without changing its content. resolve source -> [convert] -> measure -> write target
+// -> record -> [remove source]. Deterministic code only: no Node built-ins; activities imported as types.
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { BlobRef } from '../connectors/storage/blob-store.ts';
+import type { SaveOptions } from '../core/generate.ts';
+
+export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
+export type RemoveMode = 'none' | 'delete' | 'permanentDelete';
+
+/** What the manage workflow receives (validated by the API): references, never bytes. */
+export interface ManageInput {
+  operationId: string;
+  subscriptionId: string;
+  userId: string;
+  operation: ManageOperation;
+  source: { urn: string; fileFormat: string; loadMethod: string; remove: RemoveMode };
+  /** Absent for delete. */
+  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions };
+  /** data.embedded: JSON text of an object written to the output file's custom properties. */
+  embedded?: string;
+}
+
+export interface ManageResult {
+  document: { deliveryMethod: string; name: string; fileFormat: string; urn: string };
+  documentGuid: string;
+  consumption: { dimension: string; value: number }[];
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+};
+
+const steps = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '60 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
+});
+
+const conversion = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
+});
+
+export async function manageDocument(input: ManageInput): Promise<ManageResult> {
+  const { workflowId } = workflowInfo();
+  const scratch: BlobRef[] = [];
+  const { source } = input;
+  try {
+    const found = await steps.manageResolveSource.executeWithOptions(
+      { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
+      [{ subscriptionId: input.subscriptionId, source }],
+    );
+    const embedded = input.embedded ? stringValues(JSON.parse(input.embedded) as Record<string, unknown>) : undefined;
+    if (input.operation === 'delete' || !input.target) {
+      // Delete: no target. Only connectors that can delete get here (the API refuses the others).
+      const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: found.blob, fileFormat: source.fileFormat }]);
+      const consumption = managed(pages);
+      const { documentGuid } = await steps.manageRemoveSource.executeWithOptions(
+        { summary: `${source.remove} ${source.loadMethod}:${source.urn}` },
+        [{ subscriptionId: input.subscriptionId, userId: input.userId, operationId: input.operationId, source, markRecordDeleted: true, consumption }],
+      );
+      return {
+        document: { deliveryMethod: source.loadMethod, name: found.name, fileFormat: source.fileFormat, urn: source.urn },
+        documentGuid: documentGuid ?? '',
+        consumption,
+      };
+    }
+    const target = input.target;
+    let output = found.blob;
+    if (input.operation === 'convert') {
+      const save = target.saveOptions ?? {};
+      output = await conversion.convertDocument.executeWithOptions({ summary: `convert ${source.fileFormat} to ${target.fileFormat}` }, [
+        {
+          source: found.blob,
+          from: source.fileFormat,
+          to: target.fileFormat,
+          outputKey: `scratch/${workflowId}/output.${target.fileFormat}`,
+          contentType: CONTENT_TYPES[target.fileFormat] ?? 'application/octet-stream',
+          ...(save.pdf ? { pdf: save.pdf as never } : {}),
+          ...(save.csv ? { csv: save.csv } : {}),
+          ...(embedded ? { embedded } : {}),
+        },
+      ]);
+      scratch.push(output);
+    }
+    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: target.fileFormat }]);
+    const consumption = managed(pages);
+    // Chosen here, not in the activity, so that a retried write produces the same file.
+    const urn = uuid4();
+    const written = await steps.manageWriteTarget.executeWithOptions(
+      { summary: `write ${target.name} to ${target.deliveryMethod}:${target.path}` },
+      [
+        {
+          subscriptionId: input.subscriptionId,
+          userId: input.userId,
+          urn,
+          source: output,
+          target,
+          ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
+        },
+      ],
+    );
+    const { documentGuid } = await steps.manageRecord.executeWithOptions(
+      { summary: input.operation === 'move' ? 'move the document record and record metering' : 'record the new document and metering' },
+      [
+        {
+          subscriptionId: input.subscriptionId,
+          userId: input.userId,
+          operationId: input.operationId,
+          operation: input.operation,
+          sourceUrn: source.urn,
+          urn: written.urn,
+          title: written.name,
+          path: written.path,
+          fileFormat: target.fileFormat,
+          deliveryMethod: target.deliveryMethod,
+          consumption,
+        },
+      ],
+    );
+    if (source.remove !== 'none') {
+      await steps.manageRemoveSource.executeWithOptions({ summary: `${source.remove} source ${source.loadMethod}:${source.urn}` }, [
+        {
+          subscriptionId: input.subscriptionId,
+          userId: input.userId,
+          operationId: input.operationId,
+          source,
+          // A move carries the record over to the new file; a convert that removes its source leaves the
+          // source's record soft-deleted.
+          markRecordDeleted: input.operation !== 'move',
+        },
+      ]);
+    }
+    return {
+      document: { deliveryMethod: target.deliveryMethod, name: written.name, fileFormat: target.fileFormat, urn: written.urn },
+      documentGuid,
+      consumption,
+    };
+  } catch (err) {
+    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+    throw err;
+  } finally {
+    if (scratch.length > 0) await steps.discardScratch.executeWithOptions({ summary: 'discard scratch files' }, [scratch]);
+  }
+}
+
+function managed(pages: number) {
+  return [
+    { dimension: 'pages-managed', value: pages },
+    { dimension: 'documents-managed', value: 1 },
+  ];
+}
+
+function stringValues(o: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
+}
