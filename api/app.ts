@@ -3,8 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { Config } from '../config/env.ts';
+import { ApiError, innerError } from '../core/errors.ts';
+import { failure } from './envelope.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
 import type { TokenVerifier } from './auth/tokens.ts';
@@ -13,12 +15,15 @@ import errorsPlugin from './plugins/errors.ts';
 import openapiPlugin from './plugins/openapi.ts';
 import adminRoutes, { ADMIN_PATH } from './routes/admin.ts';
 import clientTokenRoutes from './routes/client-token.ts';
+import commonRoutes from './routes/common.ts';
 import generateAsyncRoutes from './routes/generate-async.ts';
 import configurationRoutes from './routes/configurations.ts';
 import dataSourceRoutes from './routes/datasources.ts';
 import documentRoutes from './routes/documents.ts';
 import generateRoutes from './routes/generate.ts';
+import manageRoutes from './routes/manage.ts';
 import optionRoutes from './routes/options.ts';
+import signatureRoutes from './routes/signatures.ts';
 import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
 import templateRoutes from './routes/templates.ts';
@@ -50,6 +55,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Routes are case-sensitive and exact, as the spec writes them.
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+    // Errors the router raises before any hook runs (malformed percent-encoding, an absurdly long path
+    // parameter) still answer in the spec's error envelope.
+    frameworkErrors: (error, request, reply) => {
+      request.ctx ??= { operationId: request.id };
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long to be an id' : 'the URL is malformed (invalid percent-encoding)';
+      // Typed loosely by Fastify at this stage; it is the ordinary reply object.
+      void (reply as unknown as FastifyReply).code(400).type('application/json').send(failure(request, 400, message, [innerError('VALIDATION_ERROR', message)]));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('ctx', null as never);
@@ -61,6 +75,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(openapiPlugin, { serverUrl: () => `${deps.baseUrl()}` });
   await app.register(multipart, { limits: { fileSize: deps.config.uploadMaxBytes } });
+
+  // PostgreSQL text cannot hold U+0000; refuse it at the door, naming the field, for every route.
+  app.addHook('preHandler', async (request) => {
+    for (const [where, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
+      const path = findNul(value, []);
+      if (path) {
+        const field = [where === 'body' ? '' : where, ...path].filter(Boolean).join('.') || where;
+        throw new ApiError('VALIDATION_ERROR', `${field} contains a NUL character (U+0000), which is not allowed`);
+      }
+    }
+  });
 
   app.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
@@ -77,9 +102,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         blobs: deps.blobs,
         maxBytes: deps.config.uploadMaxBytes,
         retentionSeconds: deps.config.uploadRetentionSeconds,
+        temporal: deps.temporal,
       });
       await v1.register(generateRoutes, { temporal: deps.temporal });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config });
+      await v1.register(manageRoutes, { temporal: deps.temporal });
       await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });
       await v1.register(storageRoutes, { db: deps.db, blobs: deps.blobs });
       await v1.register(configurationRoutes, { db: deps.db });
@@ -88,6 +115,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(dataSourceRoutes, { db: deps.db });
       await v1.register(optionRoutes, { db: deps.db });
       await v1.register(documentRoutes, { db: deps.db });
+      await v1.register(commonRoutes, { db: deps.db });
+      await v1.register(signatureRoutes, { db: deps.db });
       if (deps.adminToken) {
         await v1.register(adminRoutes, { db: deps.db, config: deps.config, adminToken: deps.adminToken, baseUrl: deps.baseUrl });
       }
@@ -95,4 +124,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   return app;
+}
+
+/** The path to the first string (or key) holding U+0000, or undefined. */
+function findNul(value: unknown, path: string[], depth = 0): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object' || depth > 64 || Buffer.isBuffer(value)) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const here = [...path, Array.isArray(value) ? `[${k}]` : k];
+    if (k.includes('\u0000')) return here;
+    const found = findNul(v, here, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }

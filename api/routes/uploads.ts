@@ -11,6 +11,7 @@ import type { Db } from '../../store/db.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
+import { startUploadRetention, type WorkflowStarter } from '../temporal.ts';
 
 const TEMPLATE_EXTENSIONS: Record<string, string> = {
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
@@ -24,6 +25,8 @@ export interface UploadRouteOptions {
   blobs: BlobStore;
   maxBytes: number;
   retentionSeconds: number;
+  /** Starts each upload's retention timer (workflow uploadRetention). */
+  temporal: WorkflowStarter;
 }
 
 const filesResponse = successEnvelope(
@@ -46,7 +49,7 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
       schema: {
         tags: ['Document template'],
         summary: 'Upload template files (.docx, .xlsx, .pptx) for generate requests',
-        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them or after the retention period (24 hours by default). Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored.`,
+        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored.`,
         consumes: ['multipart/form-data'],
         response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
       },
@@ -105,11 +108,14 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
       } catch (err) {
         failure = isTooLarge(err)
           ? new ApiError('FILE_TOO_LARGE', `file ${JSON.stringify(fileName)} (field ${part.fieldname}) exceeds the limit of ${opts.maxBytes} bytes`)
-          : err;
+          : isStorageError(err)
+            ? err
+            : malformed(err);
       }
     }
   } catch (err) {
-    failure ??= isTooLarge(err) ? new ApiError('FILE_TOO_LARGE', `a file exceeds the limit of ${opts.maxBytes} bytes`) : err;
+    // Errors while iterating parts come from the multipart parser: the body is malformed.
+    failure ??= isTooLarge(err) ? new ApiError('FILE_TOO_LARGE', `a file exceeds the limit of ${opts.maxBytes} bytes`) : malformed(err);
   }
   if (!failure && stored.length === 0) {
     failure = new ApiError('VALIDATION_ERROR', 'no file in the request: send one or more files as multipart/form-data');
@@ -143,6 +149,18 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
             expiresDate,
           });
         }
+        // Inside the transaction: an upload whose timer could not be started is not kept. A timer whose
+        // row is then rolled back only erases bytes that are already gone.
+        for (const f of stored) {
+          await startUploadRetention(opts.temporal, {
+            subscriptionId,
+            fileId: f.id,
+            fileName: f.fileName,
+            kind,
+            blobKey: f.key,
+            retentionMs: opts.retentionSeconds * 1000,
+          });
+        }
       });
     } catch (err) {
       request.log.error({ err }, 'storing upload records failed');
@@ -154,6 +172,15 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
     throw failure;
   }
   return stored.map((f) => ({ id: f.id, fileName: f.fileName }));
+}
+
+/** File-system failures (disk full, permissions) are ours: they stay 500 FILE_UPLOAD_FAILED. */
+function isStorageError(err: unknown): boolean {
+  return typeof (err as { syscall?: unknown } | null)?.syscall === 'string';
+}
+
+function malformed(err: unknown): ApiError {
+  return new ApiError('VALIDATION_ERROR', `body: the multipart/form-data body is malformed (${err instanceof Error ? err.message : String(err)})`);
 }
 
 function isTooLarge(err: unknown): boolean {

@@ -89,7 +89,7 @@ export class GotenbergConverter implements Converter {
     await this.acquire(options.signal);
     try {
       const form = new FormData();
-      form.append('files', new Blob([bytes]), `document.${plan.from}`);
+      form.append('files', new Blob([bytes as Uint8Array<ArrayBuffer>]), `document.${plan.from}`);
       if (plan.pdfaPart !== undefined) form.append('pdfa', PDFA[plan.pdfaPart]!);
       if (plan.filterData?.PDFUACompliance) form.append('pdfua', 'true');
       if (plan.embedded) form.append('metadata', JSON.stringify(plan.embedded));

@@ -208,7 +208,8 @@ describe('HTTP API', () => {
       const connection = await Connection.connect({ address: inject('temporalAddress') });
       try {
         const c = new Client({ connection });
-        return (await c.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}" AND ExecutionStatus = "Running"`)).count;
+        // Upload retention timers (uploadRetention) run by design until their period ends.
+        return (await c.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}" AND ExecutionStatus = "Running" AND WorkflowType != "uploadRetention"`)).count;
       } finally {
         await connection.close();
       }
@@ -256,6 +257,16 @@ describe('HTTP API', () => {
       );
       expect(rec.rows).toEqual([{ title: 'greeting.docx', path: 'root/letters', urn: doc.urn }]);
     });
+  });
+
+  it('refuses NUL characters anywhere in the input, naming the field (PostgreSQL text cannot hold them)', async () => {
+    const body = generateBody('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', { document: { name: 'a\u0000b' } });
+    const res = await api.call('POST', '/documents/document/generate', { json: body });
+    expect(res.status).toBe(400);
+    expect(res.body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR', message: 'document.name contains a NUL character (U+0000), which is not allowed' });
+    const q = await api.call('GET', `/documents/document/list?orderby=${encodeURIComponent('Title\u0000|ASC')}`);
+    expect(q.status).toBe(400);
+    expect(q.body.error.innerErrors[0].message).toContain('query.orderby contains a NUL character');
   });
 
   it('answers an unknown route with 404 in the error envelope', async () => {
