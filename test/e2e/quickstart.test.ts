@@ -107,13 +107,43 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
           const summary = e.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(e.userMetadata.summary)) : '';
           return { type: data.activity_type, summary };
         });
-      expect(steps.map((s) => s.type)).toEqual(['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']);
+      expect(steps.map((s) => s.type)).toEqual(['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch', 'consumeUploads']);
       expect(steps.every((s) => s.summary.length > 0)).toBe(true);
       expect(steps.find((s) => s.type === 'deliver')?.summary).toBe('deliver letter to Storage:root');
       const found = await temporal.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}"`);
       expect(found.count).toBeGreaterThanOrEqual(1);
     } finally {
       await connection.close();
+    }
+  });
+
+  it('shows the run and each of its steps in the Temporal Web UI (headless Chromium)', async () => {
+    const { chromium } = await import('playwright-core');
+    const creds = await svc.credentials();
+    const api = client(creds);
+    const t = await api.upload('template', [{ name: 'ui.docx', bytes: makeDocx(['UI check {n}']) }]);
+    const d = await api.upload('data', [{ name: 'ui.json', bytes: JSON.stringify({ n: 1 }) }]);
+    const gen = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { template: { name: 'ui-template' }, document: { name: 'ui-doc' } }),
+    });
+    expect(gen.status).toBe(201);
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      // Flags for a closed network: without them Chromium keeps trying to reach Google's services.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
+      await page.goto(`http://127.0.0.1:${svc.env.TEMPORAL_UI_PORT}/namespaces/default/workflows/generate-${gen.body.operationId}`);
+      await page.getByText('ui-doc to Storage:root', { exact: false }).first().waitFor({ timeout: 30_000 });
+      const text = await page.innerText('body');
+      expect(text).toContain('Completed');
+      expect(text).toContain('generateDocument');
+      for (const step of ['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']) expect(text).toContain(step);
+      expect(text).toContain('template ui-template (Storage)');
+      expect(text).toContain('record document and metering');
+    } finally {
+      await browser.close();
     }
   });
 
