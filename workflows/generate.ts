@@ -1,35 +1,9 @@
 // generateDocument: resolve template -> load data -> merge -> [convert] -> measure -> deliver -> record.
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
+import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
-
-const CONTENT_TYPES: Record<string, string> = {
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-};
-
-// Short steps run as local activities: a synchronous caller is waiting, and each normal activity costs
-// several server round trips. They appear in the history (and the UI) as local-activity markers with
-// their summaries; each is idempotent, so a worker crash that replays them is harmless. Caller mistakes
-// are non-retryable ApplicationFailures; anything else (a database blip) is retried a few times.
-const steps = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
-});
-
-// Conversion is a normal activity: long, bound to the LibreOffice pool, heartbeating so that a crashed
-// worker's conversion is retried elsewhere within seconds. A killed LibreOffice instance fails the
-// attempt with a retryable error; the pool restarts the instance.
-const conversion = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
-});
+import { CONTENT_TYPES, conversion, steps } from './steps.ts';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
   return runGeneration(input);

@@ -1,10 +1,10 @@
 // manageDocument (spec 4.8 manage): copy, move, convert (and delete, where a connector supports it) of a
 // delivered document, without changing its content. resolve source -> [convert] -> measure -> write target
 // -> record -> [remove source]. Deterministic code only: no Node built-ins; activities imported as types.
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
+import { ActivityFailure, ApplicationFailure, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { SaveOptions } from '../core/generate.ts';
+import { CONTENT_TYPES, conversion, steps } from './steps.ts';
 
 export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
 export type RemoveMode = 'none' | 'delete' | 'permanentDelete';
@@ -27,25 +27,6 @@ export interface ManageResult {
   documentGuid: string;
   consumption: { dimension: string; value: number }[];
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-};
-
-const steps = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
-});
-
-const conversion = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
-});
 
 export async function manageDocument(input: ManageInput): Promise<ManageResult> {
   const { workflowId } = workflowInfo();
