@@ -19,7 +19,9 @@ export interface Stack {
 export async function startStack(overrides: Partial<Config> = {}, opts: { database?: 'pglite' | 'postgres' } = {}): Promise<Stack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-stack-'));
   let databaseUrl: string | undefined;
-  if (opts.database === 'postgres') databaseUrl = await createPgDatabase();
+  // DOCGEN_TEST_DATABASE=postgres runs every stack-based suite on PostgreSQL (CI does both).
+  const database = opts.database ?? (process.env.DOCGEN_TEST_DATABASE === 'postgres' ? 'postgres' : 'pglite');
+  if (database === 'postgres') databaseUrl = await createPgDatabase();
   const config = loadConfig({}, { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...overrides });
   const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: false });
   return {
