@@ -236,11 +236,9 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).then(
-  () => {
-    // Background handles (gRPC, timers) must not keep a finished one-shot command alive.
-    if (!['start', 'api', 'worker'].includes(process.argv[2] ?? '')) process.exit(process.exitCode ?? 0);
-    process.exit(process.exitCode ?? 0);
-  },
+  // Background handles (gRPC, timers, the converter pool) must not keep a finished command alive; the
+  // long-running commands return only once they have stopped cleanly.
+  () => process.exit(process.exitCode ?? 0),
   (err: unknown) => {
     process.stderr.write(`docgen: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
