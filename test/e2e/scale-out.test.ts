@@ -1,5 +1,5 @@
 // `docgen api` and `docgen worker` as separate processes sharing PostgreSQL, storage and a Temporal server.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,32 +10,11 @@ import type { Credentials } from '../../api/auth/credentials.ts';
 import { freePort } from '../../cli/temporal-dev.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
-import { repoRoot } from '../support/service-process.ts';
+import { repoRoot, runDocgen as run, stopProcess as stop } from '../support/service-process.ts';
 import { createPgDatabase } from '../support/stack.ts';
 
 const execFileP = promisify(execFile);
 const bin = path.join(repoRoot, 'cli', 'docgen.mjs');
-
-function run(args: string[], env: NodeJS.ProcessEnv, ready: string) {
-  const child = spawn(process.execPath, [bin, ...args], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-  const started = (async () => {
-    const deadline = Date.now() + 90_000;
-    while (!out.includes(ready)) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`docgen ${args[0]} did not start:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return { child, exited, started, output: () => out };
-}
-
-async function stop(p: { child: ChildProcess; exited: Promise<number | null> }): Promise<number | null> {
-  if (p.child.exitCode === null) p.child.kill('SIGTERM');
-  return p.exited;
-}
 
 describe('scale-out: separate api and worker processes on PostgreSQL', () => {
   let env: NodeJS.ProcessEnv;

@@ -68,3 +68,25 @@ export async function startDocgen(extraEnv: Record<string, string> = {}): Promis
     },
   };
 }
+
+/** Runs `docgen <args>` as a child process; `started` resolves once its output contains `ready`. */
+export function runDocgen(args: string[], env: NodeJS.ProcessEnv, ready: string) {
+  const child = spawn(process.execPath, [bin, ...args], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  const started = (async () => {
+    const deadline = Date.now() + 90_000;
+    while (!out.includes(ready)) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`docgen ${args[0]} did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return { child, exited, started, output: () => out };
+}
+
+export async function stopProcess(p: { child: ChildProcess; exited: Promise<number | null> }, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (p.child.exitCode === null) p.child.kill(signal);
+  return p.exited;
+}
