@@ -106,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       await v1.register(generateRoutes, { temporal: deps.temporal });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config });
-      await v1.register(manageRoutes, { temporal: deps.temporal });
+      await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db });
       await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });
       await v1.register(storageRoutes, { db: deps.db, blobs: deps.blobs });
       await v1.register(configurationRoutes, { db: deps.db });

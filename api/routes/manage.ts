@@ -6,7 +6,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
 import { type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import type { Db } from '../../store/db.ts';
 import type { ManageInput, ManageOperation, RemoveMode } from '../../workflows/manage.ts';
+import { readClientToken } from '../auth/client-token.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { ExternalContext } from '../schemas.ts';
 import { idempotencyOf, runManage, type WorkflowStarter } from '../temporal.ts';
@@ -178,7 +180,7 @@ export function manageInput(request: FastifyRequest): ManageInput {
   };
 }
 
-export default async function manageRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter }) {
+export default async function manageRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db }) {
   // Manage's error envelope: statusCode as a string, plus externalErrors (spec 2.1). Applies to every
   // failure of this route, including authentication and schema validation.
   app.addHook('preSerialization', async (_request, _reply, payload: unknown) => {
@@ -192,7 +194,14 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
   app.post(
     '/documents/document/manage',
     {
-      preValidation: async (request) => captureExternalContext(request),
+      preValidation: async (request) => {
+        captureExternalContext(request);
+        // Optional here (spec 5.2), but a value that is sent must be valid: the 5.3 table applies, so a
+        // stale or foreign token is refused rather than silently ignored.
+        const raw = request.headers['x-client-authorization'];
+        const value = Array.isArray(raw) ? raw[0] : raw;
+        if (value !== undefined && value.trim() !== '') await readClientToken(opts.db, value, { subscriptionId: request.auth.subscriptionId });
+      },
       schema: {
         tags: ['Generation'],
         summary: 'Copy, move, convert or delete a delivered document',
@@ -202,7 +211,9 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
           'Success: 201 with result.statusCode "201" (a string), result.data.document and consumption pages-managed / documents-managed. Failure: the error envelope with error.statusCode as a string and error.externalErrors. Optional `Idempotency-Key` as for generate.',
         ].join('\n\n'),
         headers: Type.Object({
-          'x-client-authorization': Type.Optional(Type.String({ description: 'Accepted (spec 5.2); not needed for Storage' })),
+          'x-client-authorization': Type.Optional(
+            Type.String({ description: 'Optional (spec 5.2); when sent it is validated as for async generate (400 X_CLIENT_AUTH_ERROR, 401), though Storage needs no client side' }),
+          ),
           'x-service-authorization': Type.Optional(Type.String({ description: 'Accepted (spec 5.2); not needed for Storage' })),
           'x-email': Type.Optional(Type.String({ description: 'E-mail of the user who starts the process (spec 5.2)' })),
           ...IdempotencyHeaders.properties,

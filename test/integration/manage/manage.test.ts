@@ -194,6 +194,25 @@ describe('POST /documents/document/manage', () => {
       );
     });
 
+    it('X-Client-Authorization is optional, but a value that is sent is validated (spec 5.3), in the manage error shape', async () => {
+      const doc = await generated();
+      const body = { sourceDocument: source(doc.urn), targetDocument: target('copied-with-token') };
+      expectManageError(await manage(body, { 'x-client-authorization': 'not-a-token' }), 400, 'X_CLIENT_AUTH_ERROR', /Invalid format/);
+      const made = await api.call('POST', '/common/client/token', { json: { sub: 's', iss: 'https://client.example', dest: '/cb' } });
+      expect(made.status).toBe(200);
+      const token = made.body.result.data.token as string;
+      // A token of another subscription does not pass.
+      const other = client(await stack.credentials('manage-other'));
+      const foreign = await other.call('POST', '/documents/document/manage', { json: body, headers: { 'x-client-authorization': token } });
+      expect(foreign.status, JSON.stringify(foreign.body)).toBe(401);
+      expect(foreign.body.error.statusCode).toBe('401');
+      // Nothing ran for the refused requests; the valid token is accepted.
+      expect(await record('title = $2', ['copied-with-token.docx'])).toHaveLength(0);
+      const ok = await manage(body, { 'x-client-authorization': token });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(await record('title = $2', ['copied-with-token.docx'])).toHaveLength(1);
+    });
+
     it('401 in the manage error shape', async () => {
       const res = await fetch(`${creds.baseUrl}/documents/document/manage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       const body = (await res.json()) as any;
