@@ -27,7 +27,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
+/** Listens on `port` (a free one by default; a given port lets a test bring a receiver back up where a
+ *  callback expects it). */
+export async function startReceiver(host = '127.0.0.1', port = 0): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const scripts = new Map<string, Answer[]>();
   const server = http.createServer((req, res) => {
@@ -41,12 +43,15 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
       res.end(answer.body ?? '');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const bound = (server.address() as AddressInfo).port;
   const at = (path: string) => deliveries.filter((d) => d.path === path);
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    port: bound,
     deliveries,
     script: (path, answers) => void scripts.set(path, [...answers]),
     at,
@@ -58,6 +63,10 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
       }
       return at(path);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
