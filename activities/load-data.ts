@@ -1,4 +1,6 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { SealedValueError, unsealHeaderVariables } from '../api/auth/sealed.ts';
 import { GraphqlEndpointError, GraphqlResponseError, runGraphqlQuery } from '../connectors/graphql/client.ts';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import { innerError } from '../core/errors.ts';
@@ -12,7 +14,7 @@ export function loadDataActivity(deps: ActivityDeps) {
    *  than deep inside the merge. For GraphQL, runs the query and keeps its `data` as a scratch blob. */
   return async function loadData(input: Pick<GenerateInput, 'subscriptionId' | 'data'>): Promise<BlobRef> {
     const { data } = input;
-    if (data.loadMethod === 'GraphQL') return loadGraphql(deps, data);
+    if (data.loadMethod === 'GraphQL') return loadGraphql(deps, input.subscriptionId, data);
     if (data.loadMethod !== 'Storage') {
       throw callerFailure('NOT_SUPPORTED', `data.loadMethod ${data.loadMethod} is not available in this deployment yet`);
     }
@@ -35,8 +37,16 @@ export function loadDataActivity(deps: ActivityDeps) {
 
 /** GraphQL errors and an unreachable or refused endpoint are the caller's: DATA_NOT_FOUND, one inner
  *  error per message of the server. The result goes to scratch/<workflowId>/data.json. */
-async function loadGraphql(deps: ActivityDeps, data: GenerateInput['data']): Promise<BlobRef> {
-  const request = graphqlRequestOf(data);
+async function loadGraphql(deps: ActivityDeps, subscriptionId: string, data: GenerateInput['data']): Promise<BlobRef> {
+  // `header` variables arrive sealed (api/auth/sealed.ts); they are opened only here, for the request.
+  let variables = data.variables;
+  try {
+    if (variables) variables = await unsealHeaderVariables(deps.db, subscriptionId, variables);
+  } catch (err) {
+    if (err instanceof SealedValueError) throw ApplicationFailure.create({ type: 'SEALED_VALUE', message: err.message, nonRetryable: true });
+    throw err;
+  }
+  const request = graphqlRequestOf({ ...data, variables });
   if (request.errors.length > 0) {
     throw callerFailure('VALIDATION_ERROR', request.errors.join('; '), request.errors.map((m) => innerError('VALIDATION_ERROR', m)));
   }

@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         retentionSeconds: deps.config.uploadRetentionSeconds,
         temporal: deps.temporal,
       });
-      await v1.register(generateRoutes, { temporal: deps.temporal });
+      await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db });
       await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });

@@ -287,8 +287,8 @@ export interface GraphqlRequest {
  * - `data.variables` of type `graphql`: the query's variables, name -> value (they win over the JSON
  *   text's variables);
  * - `data.variables` of type `header`: request headers for the endpoint, e.g. name `Authorization`, value
- *   `Bearer <token>`. They are never visible to the template; they travel in the workflow input, so use
- *   short-lived tokens.
+ *   `Bearer <token>`. They are never visible to the template, and the API seals their values before the
+ *   workflow starts (api/auth/sealed.ts), so the history shows only `sealed:...`.
  */
 export function graphqlRequestOf(data: { urn: string; query?: string; variables?: Variable[] | undefined }): GraphqlRequest {
   const errors: string[] = [];

@@ -47,7 +47,7 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
       },
     },
     async (request, reply) => {
-      const input = generateInput(request);
+      const input = await generateInput(request, opts.db);
       const client = tokens.get(request);
       if (!client) throw new Error('client token was not read');
       // The fingerprint covers the body and the callback target, not the token's timing claims, so a

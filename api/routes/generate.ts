@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../core/errors.ts';
 import { checkGenerateRules, type GenerateInput, type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import type { Db } from '../../store/db.ts';
+import { sealHeaderVariables } from '../auth/sealed.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
 import { idempotencyOf, runGenerate, type WorkflowStarter } from '../temporal.ts';
@@ -69,7 +71,7 @@ const GeneratedDocument = Type.Object({
 
 /** The checks every generate request gets before anything is queued (sync and async), and the workflow
  *  input built from a valid request. Throws the 400 the caller gets. */
-export function generateInput(request: FastifyRequest): GenerateInput {
+export async function generateInput(request: FastifyRequest, db: Db): Promise<GenerateInput> {
   const body = request.body as GenerateRequest;
   const problems = checkGenerateRules(body);
   if (problems.length > 0) {
@@ -91,7 +93,8 @@ export function generateInput(request: FastifyRequest): GenerateInput {
     data: {
       urn: body.data.urn,
       loadMethod: body.data.loadMethod,
-      ...(body.data.variables ? { variables: body.data.variables } : {}),
+      // Credentials for the data endpoint are sealed here, so the workflow history never shows them.
+      ...(body.data.variables ? { variables: await sealHeaderVariables(db, request.auth.subscriptionId, body.data.variables) } : {}),
       ...(body.data.query ? { query: body.data.query } : {}),
       ...(body.data.embedded ? { embedded: body.data.embedded } : {}),
     },
@@ -107,7 +110,7 @@ export function generateInput(request: FastifyRequest): GenerateInput {
   };
 }
 
-export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter }) {
+export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db }) {
   app.post(
     '/documents/document/generate',
     {
@@ -126,7 +129,7 @@ export default async function generateRoutes(app: FastifyInstance, opts: { tempo
       },
     },
     async (request, reply) => {
-      const input = generateInput(request);
+      const input = await generateInput(request, opts.db);
       const result = await runGenerate(opts.temporal, input, idempotencyOf(request.headers, request.body));
       return reply
         .code(201)

@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readZip } from '../../../engine/zip.ts';
 import { PNG_2x1 } from '../../unit/engine/helpers.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
@@ -167,6 +168,23 @@ describe('generate with GraphQL data and images from URLs', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // The credential is not template data.
     expect(docxParagraphs(await downloaded(res))).toEqual(['the treasure / 2 orders / []']);
+    // Nor is it in the workflow's history (what the Temporal UI shows): it travels sealed.
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const history = await new Client({ connection }).workflow.getHandle(`generate-${res.body.operationId}`).fetchHistory();
+      // Every payload of every event, decoded.
+      const decoded: string[] = [];
+      const walk = (v: unknown): void => {
+        if (v instanceof Uint8Array) decoded.push(Buffer.from(v).toString());
+        else if (Array.isArray(v)) v.forEach(walk);
+        else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+      };
+      walk(history.events);
+      expect(decoded.join('\n')).toMatch(/"Authorization","value":"sealed:/);
+      expect(decoded.join('\n')).not.toContain('s3cret');
+    } finally {
+      await connection.close();
+    }
   });
 
   it("answers 400 with the GraphQL server's messages", async () => {

@@ -1,0 +1,64 @@
+// Secrets a request hands to a workflow (the `header`-type GraphQL variables: credentials for the data
+// endpoint) are sealed by the API before the workflow starts and opened only inside the activity that
+// uses them, so the workflow input, its history and the Temporal UI show `sealed:...`, never the secret.
+// JWE dir + A256GCM with a key derived (HKDF-SHA256) from the service signing key, like the client token;
+// the subscription is bound in the protected header, so one tenant's sealed value cannot be replayed by
+// another.
+import { hkdfSync } from 'node:crypto';
+import * as jose from 'jose';
+import { listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
+import type { Db } from '../../store/db.ts';
+import { localSigningKey } from './tokens.ts';
+
+const PREFIX = 'sealed:';
+
+function sealingKey(key: StoredSigningKey): Uint8Array {
+  const d = key.privateJwk.d;
+  if (typeof d !== 'string') throw new Error(`signing key ${key.kid} has no private part`);
+  return new Uint8Array(hkdfSync('sha256', Buffer.from(d, 'base64url'), 'docgen sealed value', 'jwe A256GCM', 32));
+}
+
+export function isSealed(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(PREFIX);
+}
+
+export async function seal(db: Db, subscriptionId: string, value: string): Promise<string> {
+  const key = await localSigningKey(db);
+  const jwe = await new jose.CompactEncrypt(new TextEncoder().encode(value))
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.kid, sid: subscriptionId })
+    .encrypt(sealingKey(key));
+  return `${PREFIX}${jwe}`;
+}
+
+export class SealedValueError extends Error {}
+
+export async function unseal(db: Db, subscriptionId: string, sealed: string): Promise<string> {
+  if (!isSealed(sealed)) throw new SealedValueError('not a sealed value');
+  const keys = await listSigningKeys(db);
+  try {
+    const { plaintext, protectedHeader } = await jose.compactDecrypt(
+      sealed.slice(PREFIX.length),
+      (header) => {
+        const key = keys.find((k) => k.kid === header.kid);
+        if (!key) throw new Error('unknown key');
+        return sealingKey(key);
+      },
+      { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] },
+    );
+    if (protectedHeader.sid !== subscriptionId) throw new Error('sealed for another subscription');
+    return new TextDecoder('utf-8', { fatal: true }).decode(plaintext);
+  } catch (err) {
+    throw new SealedValueError(`a sealed value could not be opened: ${(err as Error).message}`);
+  }
+}
+
+/** Seals the value of every `header` variable (the API, before the workflow starts). */
+export async function sealHeaderVariables<V extends { type: string; value: unknown }>(db: Db, subscriptionId: string, variables: V[]): Promise<V[]> {
+  return Promise.all(variables.map(async (v) => (v.type === 'header' && typeof v.value === 'string' ? { ...v, value: await seal(db, subscriptionId, v.value) } : v)));
+}
+
+/** Opens sealed `header` variables (the activity that calls the endpoint). The API seals every header
+ *  value, so a caller's own value that happens to start with `sealed:` comes back exactly as sent. */
+export async function unsealHeaderVariables<V extends { type: string; value: unknown }>(db: Db, subscriptionId: string, variables: V[]): Promise<V[]> {
+  return Promise.all(variables.map(async (v) => (v.type === 'header' && isSealed(v.value) ? { ...v, value: await unseal(db, subscriptionId, v.value) } : v)));
+}
