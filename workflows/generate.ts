@@ -3,7 +3,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
-import { CONTENT_TYPES, conversion, steps } from './steps.ts';
+import { CONTENT_TYPES, conversion, measurePages, steps } from './steps.ts';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
   return runGeneration(input);
@@ -59,7 +59,7 @@ export async function runGeneration(input: GenerateInput): Promise<GenerateResul
       );
       scratch.push(output);
     }
-    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: to }]);
+    const pages = await measurePages(output, to);
     // Chosen here, not in the activity, so that a retried delivery writes the same file.
     const urn = uuid4();
     const delivered = await steps.deliver.executeWithOptions(

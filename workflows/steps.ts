@@ -1,5 +1,6 @@
 // The activity proxies and constants shared by the generate and manage workflows.
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { Activities } from '../activities/index.ts';
 
 export const CONTENT_TYPES: Record<string, string> = {
@@ -27,3 +28,12 @@ export const conversion = proxyActivities<Activities>({
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
 });
+
+/** The pages `pages-generated`/`pages-managed` meter. docx and xlsx are counted on a PDF rendition, a
+ *  LibreOffice conversion that may wait for a free instance, so they run as a normal activity like the
+ *  conversion: a queue for the converter never holds a workflow task open. Runs started before this
+ *  counted locally; the patch keeps their replay deterministic. */
+export function measurePages(blob: BlobRef, fileFormat: string): Promise<number> {
+  const rendition = (fileFormat === 'docx' || fileFormat === 'xlsx') && patched('measure-rendition-as-activity');
+  return (rendition ? conversion : steps).measure.executeWithOptions({ summary: rendition ? 'count pages (PDF rendition)' : 'count pages' }, [{ blob, fileFormat }]);
+}
