@@ -2,6 +2,7 @@
 // `docgen start` runs all of it (plus a Temporal dev server) in one process; `docgen api` and
 // `docgen worker` run one half each against a shared PostgreSQL and Temporal cluster.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -73,6 +74,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
         },
         logLevel: config.logLevel,
+        officeSlots: config.converterSlots || 2 * (Number(process.env.CONVERTER_POOL_SIZE) || os.availableParallelism()),
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());

@@ -97,6 +97,12 @@ export const settings = {
   uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
   generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate waits for its workflow'),
   clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token)'),
+  converterSlots: setting(
+    'CONVERTER_SLOTS',
+    0,
+    int(0, 1_000),
+    'Conversions and PDF-rendition page counts one worker runs at once (from the office task queue; the rest wait in Temporal); 0 = twice the LibreOffice pool size (CONVERTER_POOL_SIZE, default the CPU count)',
+  ),
   callbackRetryScheduleMs: setting(
     'CALLBACK_RETRY_SCHEDULE',
     [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],

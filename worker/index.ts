@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import { officeTaskQueue } from '../core/task-queues.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -35,6 +36,8 @@ export interface WorkerOptions {
   logLevel?: string;
   /** How long a shutdown waits for running activities before cancelling them. */
   shutdownGraceTime?: string;
+  /** Concurrent activities taken from the office task queue (conversions, rendition page counts). */
+  officeSlots: number;
 }
 
 export interface RunningWorker {
@@ -46,21 +49,32 @@ export interface RunningWorker {
 
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   installRuntime(opts.logLevel ?? 'info');
+  const activities = createActivities(opts.deps);
+  const shutdownGraceTime = (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds';
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities(opts.deps),
-    shutdownGraceTime: (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds',
+    activities,
+    shutdownGraceTime,
   });
-  const done = worker.run();
-  await waitRunning(worker);
+  // Activities only, and no more at once than the converter takes: the backlog waits in Temporal.
+  const office = await Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: officeTaskQueue(opts.taskQueue),
+    activities: { convertDocument: activities.convertDocument, measure: activities.measure },
+    maxConcurrentActivityTaskExecutions: opts.officeSlots,
+    shutdownGraceTime,
+  });
+  const done = Promise.all([worker.run(), office.run()]).then(() => undefined);
+  await Promise.all([waitRunning(worker), waitRunning(office)]);
   return {
     worker,
     done,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const w of [worker, office]) if (w.getState() === 'RUNNING') w.shutdown();
       await done;
     },
   };

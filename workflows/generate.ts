@@ -42,7 +42,7 @@ export async function runGeneration(input: GenerateInput): Promise<GenerateResul
     if (to !== from) {
       const save = input.document.saveOptions ?? {};
       const embedded = input.data.embedded ? stringValues(JSON.parse(input.data.embedded) as Record<string, unknown>) : undefined;
-      output = await conversion.convertDocument.executeWithOptions(
+      output = await conversion().convertDocument.executeWithOptions(
         { summary: `convert ${from} to ${to}${save.pdf?.conformance ? ` (${save.pdf.conformance})` : ''}` },
         [
           {
@@ -59,13 +59,17 @@ export async function runGeneration(input: GenerateInput): Promise<GenerateResul
       );
       scratch.push(output);
     }
-    const pages = await measurePages(output, to);
+    const measured = measurePages(output, to);
+    // A rendition count runs alongside the delivery; a local count finishes first, as it always has.
+    if (!measured.rendition) await measured.pages;
     // Chosen here, not in the activity, so that a retried delivery writes the same file.
     const urn = uuid4();
-    const delivered = await steps.deliver.executeWithOptions(
-      { summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` },
-      [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document }],
-    );
+    const [pages, delivered] = await Promise.all([
+      measured.pages,
+      steps.deliver.executeWithOptions({ summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` }, [
+        { source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document },
+      ]),
+    ]);
     const consumption = [
       { dimension: 'pages-generated', value: pages },
       { dimension: 'documents-generated', value: 1 },

@@ -40,7 +40,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     const embedded = input.embedded ? stringValues(JSON.parse(input.embedded) as Record<string, unknown>) : undefined;
     if (input.operation === 'delete' || !input.target) {
       // Delete: no target. Only connectors that can delete get here (the API refuses the others).
-      const pages = await measurePages(found.blob, source.fileFormat);
+      const pages = await measurePages(found.blob, source.fileFormat).pages;
       const consumption = managed(pages);
       const { documentGuid } = await steps.manageRemoveSource.executeWithOptions(
         { summary: `${source.remove} ${source.loadMethod}:${source.urn}` },
@@ -56,7 +56,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     let output = found.blob;
     if (input.operation === 'convert') {
       const save = target.saveOptions ?? {};
-      output = await conversion.convertDocument.executeWithOptions({ summary: `convert ${source.fileFormat} to ${target.fileFormat}` }, [
+      output = await conversion().convertDocument.executeWithOptions({ summary: `convert ${source.fileFormat} to ${target.fileFormat}` }, [
         {
           source: found.blob,
           from: source.fileFormat,
@@ -70,7 +70,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       ]);
       scratch.push(output);
     }
-    const pages = await measurePages(output, target.fileFormat);
+    const pages = await measurePages(output, target.fileFormat).pages;
     const consumption = managed(pages);
     // Chosen here, not in the activity, so that a retried write produces the same file.
     const urn = uuid4();

@@ -1,7 +1,8 @@
 // The activity proxies and constants shared by the generate and manage workflows.
-import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { Activities } from '../activities/index.ts';
+import { officeTaskQueue } from '../core/task-queues.ts';
 
 export const CONTENT_TYPES: Record<string, string> = {
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
@@ -22,18 +23,27 @@ export const steps = proxyLocalActivities<Activities>({
 
 // Conversion is a normal activity: long, bound to the LibreOffice pool, heartbeating so that a crashed
 // worker's conversion is retried elsewhere within seconds. A killed LibreOffice instance fails the
-// attempt with a retryable error; the pool restarts the instance.
-export const conversion = proxyActivities<Activities>({
+// attempt with a retryable error; the pool restarts the instance. It runs on the office task queue
+// (core/task-queues.ts), whose workers take only as many as the converter can run.
+const CONVERSION = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
-});
+} as const;
 
-/** The pages `pages-generated`/`pages-managed` meter. docx and xlsx are counted on a PDF rendition, a
- *  LibreOffice conversion that may wait for a free instance, so they run as a normal activity like the
- *  conversion: a queue for the converter never holds a workflow task open. Runs started before this
- *  counted locally; the patch keeps their replay deterministic. */
-export function measurePages(blob: BlobRef, fileFormat: string): Promise<number> {
+export function conversion() {
+  return proxyActivities<Activities>({ ...CONVERSION, taskQueue: officeTaskQueue(workflowInfo().taskQueue) });
+}
+
+/** The pages `pages-generated`/`pages-managed` meter, started now. docx and xlsx are counted on a PDF
+ *  rendition, a LibreOffice conversion that may wait for a free instance, so they run as a normal
+ *  activity on the office queue like the conversion (a converter backlog never holds a workflow task
+ *  open), and the caller may overlap them with the next step. Runs started before this counted locally,
+ *  one step after another; the patch keeps their replay deterministic. */
+export function measurePages(blob: BlobRef, fileFormat: string): { rendition: boolean; pages: Promise<number> } {
   const rendition = (fileFormat === 'docx' || fileFormat === 'xlsx') && patched('measure-rendition-as-activity');
-  return (rendition ? conversion : steps).measure.executeWithOptions({ summary: rendition ? 'count pages (PDF rendition)' : 'count pages' }, [{ blob, fileFormat }]);
+  const pages = (rendition ? conversion() : steps).measure.executeWithOptions({ summary: rendition ? 'count pages (PDF rendition)' : 'count pages' }, [
+    { blob, fileFormat },
+  ]);
+  return { rendition, pages };
 }
