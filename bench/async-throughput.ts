@@ -18,7 +18,7 @@ import { parseArgs, promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { Credentials } from '../api/auth/credentials.ts';
 import { findTemporalCli, freePort } from '../cli/temporal-dev.ts';
-import { verifyWebhook } from '../connectors/http/webhooks.ts';
+import { verifyCallback } from '../client/webhooks.ts';
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx } from '../test/support/office.ts';
 
@@ -158,7 +158,7 @@ async function startCallbackReceiver(secret: () => string | undefined) {
         webhookId: String(req.headers['webhook-id'] ?? ''),
         authorization: String(req.headers.authorization ?? ''),
         // A large tolerance: a slow run must not read as a bad signature.
-        signatureOk: s !== undefined && verifyWebhook(s, req.headers, raw, { toleranceSeconds: 3600 }),
+        signatureOk: s !== undefined && verifyCallback(s, req.headers, raw, { toleranceSeconds: 3600 }),
         body,
         raw,
       });

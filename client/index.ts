@@ -49,6 +49,7 @@ import type {
 export * from './errors.ts';
 export type * from './types.ts';
 export { parseRetryAfter, Transport, type FetchLike, type RequestOptions, type RetryPolicy, type TransportOptions } from './http.ts';
+export { verifyCallback, type CallbackHeaders } from './webhooks.ts';
 
 export type DocgenClientOptions = TransportOptions;
 

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AsyncGenerateResult } from '../../workflows/generate-async.ts';
-import { verifyWebhook } from '../../connectors/http/webhooks.ts';
+import { verifyCallback } from '../../client/webhooks.ts';
 import { freePort } from '../../cli/temporal-dev.ts';
 import { startReceiver, type Receiver } from '../integration/async/receiver.ts';
 import { credentialsFor, expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
@@ -115,7 +115,7 @@ describe('durability: callback receiver down, then up', () => {
     const reached = [...droppedDeliveries, delivery!];
     expect(new Set(reached.map((d) => d.headers['webhook-id']))).toEqual(new Set([`msg_${operationId}`]));
     expect(new Set(reached.map((d) => d.body)).size).toBe(1);
-    for (const d of reached) expect(verifyWebhook(webhookSecret, d.headers, d.body)).toBe(true);
+    for (const d of reached) expect(verifyCallback(webhookSecret, d.headers, d.body)).toBe(true);
     // At least one attempt found nothing listening (refused), so the run made more attempts than reached us.
     expect(result.callback.attempts).toBeGreaterThan(reached.length);
     const body = JSON.parse(delivery?.body ?? '{}') as { result?: { data: { document: { urn: string } } }; externalContext?: unknown };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { sealClientJws } from '../../../api/auth/client-token.ts';
 import { localSigningKey } from '../../../api/auth/tokens.ts';
-import { verifyWebhook } from '../../../connectors/http/webhooks.ts';
+import { verifyCallback } from '../../../client/webhooks.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
@@ -199,8 +199,8 @@ describe('POST /documents/document/generate/async', () => {
     expect(delivery?.headers.authorization).toBe('Bearer callback-token-/ok');
     expect(delivery?.headers['content-type']).toBe('application/json');
     expect(delivery?.headers['webhook-id']).toBe(`msg_${operationId}`);
-    expect(verifyWebhook(webhookSecret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
-    expect(verifyWebhook(webhookSecret, delivery?.headers ?? {}, `${delivery?.body} `)).toBe(false);
+    expect(verifyCallback(webhookSecret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
+    expect(verifyCallback(webhookSecret, delivery?.headers ?? {}, `${delivery?.body} `)).toBe(false);
     const body = json(delivery);
     expect(body.result).toMatchObject({ statusCode: 201, message: 'Created' });
     expect(body.result.data.document).toMatchObject({ deliveryMethod: 'Storage', name: 'async-letter.docx', fileFormat: 'docx' });
@@ -231,7 +231,7 @@ describe('POST /documents/document/generate/async', () => {
     const res = await postAsync(generateBody(MISSING, (await uploadPair()).dataUrn), value);
     expect(res.status).toBe(201);
     const [delivery] = await receiver.waitFor('/hooks/failed');
-    expect(verifyWebhook(webhookSecret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
+    expect(verifyCallback(webhookSecret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
     const body = json(delivery);
     expect(body.error.statusCode).toBe(400);
     expect(body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
@@ -275,7 +275,7 @@ describe('POST /documents/document/generate/async', () => {
       expect(attempts).toHaveLength(3);
       expect(new Set(attempts.map((a) => a.headers['webhook-id']))).toEqual(new Set([`msg_${operationId}`]));
       expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
-      for (const a of attempts) expect(verifyWebhook(secret, a.headers, a.body)).toBe(true);
+      for (const a of attempts) expect(verifyCallback(secret, a.headers, a.body)).toBe(true);
       const history = await temporal.workflow.getHandle(`generate-async-${operationId}`).fetchHistory();
       const events = history.events ?? [];
       const callbackAttempts = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callbackAttempt');

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockedReason, outboundPolicy } from '../../../connectors/http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../../../connectors/http/safe-fetch.ts';
-import { signWebhook, verifyWebhook } from '../../../connectors/http/webhooks.ts';
+import { signWebhook } from '../../../connectors/http/webhooks.ts';
+import { verifyCallback } from '../../../client/webhooks.ts';
 import { type Receiver, startReceiver } from './receiver.ts';
 
 describe('address policy', () => {
@@ -115,9 +116,9 @@ describe('Standard Webhooks signatures', () => {
     expect(signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
     const now = 1614265330 * 1000;
     const headers = { 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': '1614265330', 'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' };
-    expect(verifyWebhook(secret, headers, body, { now })).toBe(true);
-    expect(verifyWebhook(secret, headers, `${body} `, { now })).toBe(false);
-    expect(verifyWebhook(secret, headers, body, { now: now + 600_000 })).toBe(false);
-    expect(verifyWebhook('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', headers, body, { now })).toBe(false);
+    expect(verifyCallback(secret, headers, body, { now })).toBe(true);
+    expect(verifyCallback(secret, headers, `${body} `, { now })).toBe(false);
+    expect(verifyCallback(secret, headers, body, { now: now + 600_000 })).toBe(false);
+    expect(verifyCallback('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', headers, body, { now })).toBe(false);
   });
 });
