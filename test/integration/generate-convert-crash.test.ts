@@ -1,0 +1,185 @@
+// Nothing is lost when LibreOffice dies mid-conversion: a synchronous docx -> pdf generate whose
+// soffice is SIGKILLed while the convert activity runs still answers 201 with the whole PDF, because
+// the attempt fails with a retryable CONVERT_CRASHED, the pool replaces the instance and Temporal runs
+// the activity again. Real service in-process, real Temporal dev server, real LibreOffice.
+//
+// The pool has one instance here (CONVERTER_POOL_SIZE=1), so the retry can only succeed on the
+// replacement: the test proves the restart, not merely that a second instance was idle.
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Credentials } from '../../api/auth/credentials.ts';
+import { converterStatus, getDefaultConverter, LibreOfficePool, pdfPageCount } from '../../engine/convert.ts';
+import { makeDocx, pageBreak, para } from './convert/fixtures.ts';
+import { client, generateBody } from '../support/http.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+
+// A title page, then one page per loop iteration (a hard page break, a heading, ~1 500 characters of
+// text), so the PDF has exactly PAGES + 1 pages. 600 pages take LibreOffice ~4.5 s on a 2-core
+// machine (300: 1.4 s, 800: 6 s), far longer than the half second between "the conversion is
+// running" and the kill, even when the machine is faster than that.
+const PAGES = 600;
+const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+const TEMPLATE = makeDocx(para('Report for {name}') + para('{#pages}') + pageBreak + para('Page {n}') + para('{text}') + para('{/pages}'));
+const DATA = { name: 'Ada', pages: Array.from({ length: PAGES }, (_, i) => ({ n: i + 1, text: LOREM.repeat(12) })) };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Live processes of `pgid` started with this pool instance's private profile: its soffice
+ *  (oosplash) and soffice.bin. Matching both the process group and the profile, a directory made by
+ *  mkdtemp for this pool, means no other LibreOffice on the machine (other tests, other agents) can
+ *  ever match; the bridge (python) takes the profile as `--profile DIR` and does not match either. */
+function sofficeProcesses(pool: LibreOfficePool, index: number, pgid: number): number[] {
+  const profileArg = `-env:UserInstallation=${pathToFileURL(path.join(pool.baseDir, `profile-${index}`)).href}`;
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      // After the ")" that ends the command name: state ppid pgrp ...
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) !== pgid || state === 'Z') continue;
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (argv.includes(profileArg)) found.push(Number(name));
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  return found;
+}
+
+describe('a LibreOffice instance killed during the convert activity of a generate', () => {
+  let stack: Stack;
+  let creds: Credentials;
+  let api: ReturnType<typeof client>;
+  let connection: Connection;
+  let temporal: Client;
+  let pool: LibreOfficePool;
+  const previousPoolSize = process.env.CONVERTER_POOL_SIZE;
+
+  beforeAll(async () => {
+    // Read when the service creates the default converter (startStack -> startConverter).
+    process.env.CONVERTER_POOL_SIZE = '1';
+    stack = await startStack();
+    creds = await stack.credentials();
+    api = client(creds);
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    temporal = new Client({ connection, namespace: stack.config.temporalNamespace });
+    // The worker's activities use the module-level converter of this process: the pool started by the stack.
+    expect(converterStatus()?.kind, 'the stack started a LibreOffice pool').toBe('libreoffice');
+    const c = getDefaultConverter();
+    if (!(c instanceof LibreOfficePool)) throw new Error(`expected the LibreOffice pool, got ${c.kind}`);
+    pool = c;
+  });
+  afterAll(async () => {
+    if (previousPoolSize === undefined) delete process.env.CONVERTER_POOL_SIZE;
+    else process.env.CONVERTER_POOL_SIZE = previousPoolSize;
+    await connection?.close();
+    await stack?.stop();
+  });
+
+  async function upload(name: string, template: Uint8Array, data: unknown) {
+    const t = await api.upload('template', [{ name, bytes: template }]);
+    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
+    return { t: t.body.result.data.files[0].id as string, d: d.body.result.data.files[0].id as string };
+  }
+
+  it('fails the attempt as retryable, restarts the instance, retries, and answers 201 with the whole PDF', async () => {
+    const before = pool.status();
+    expect(before.instances).toHaveLength(1);
+    expect(before.instances[0]!.state).toBe('idle');
+    const { t, d } = await upload('report.docx', TEMPLATE, DATA);
+    const body = generateBody(t, d, { document: { fileFormat: 'pdf', name: 'report' } });
+
+    let answered = false;
+    const request = api.call('POST', '/documents/document/generate', { json: body }).finally(() => {
+      answered = true;
+    });
+    // Waits for `check` to return a value; fails early (with the response) if the generate answers first.
+    async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = await check();
+        if (v !== undefined) return v;
+        if (answered) throw new Error(`the generate answered before ${what}: ${JSON.stringify((await request).body)}`);
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await sleep(50);
+      }
+    }
+
+    // 1. Temporal says the convert activity's first attempt has started (a worker picked it up) ...
+    const query = `TaskQueue = "${stack.config.taskQueue}" AND WorkflowType = "generateDocument" AND ExecutionStatus = "Running"`;
+    const handle = await until<WorkflowHandle>('the convert activity to start', async () => {
+      for await (const wf of temporal.workflow.list({ query })) {
+        const h = temporal.workflow.getHandle(wf.workflowId, wf.runId);
+        const pending = (await h.describe()).raw.pendingActivities ?? [];
+        if (pending.some((a) => a.activityType?.name === 'convertDocument' && a.state === STARTED && a.attempt === 1)) return h;
+      }
+      return undefined;
+    });
+    // 2. ... and the pool's only instance is busy with it. Half a second in, it is deep in a
+    // multi-second conversion.
+    const pgid = await until('the pool to be converting', () => {
+      const s = pool.status();
+      return s.running === 1 && s.instances[0]!.state === 'busy' ? (s.instances[0]!.pid ?? undefined) : undefined;
+    });
+    await sleep(500);
+    const victims = sofficeProcesses(pool, 0, pgid);
+    expect(victims.length, 'soffice processes of the busy instance').toBeGreaterThan(0);
+    for (const pid of victims) process.kill(pid, 'SIGKILL');
+
+    const res = await request;
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(handle.workflowId).toBe(`generate-${res.body.operationId}`);
+
+    // The whole document: a PDF with every page, metered as such.
+    const file = await api.download(res.body.result.data.document.urn);
+    expect(file.status).toBe(200);
+    expect(Buffer.from(file.bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+    expect(pdfPageCount(file.bytes)).toBe(PAGES + 1);
+    expect(res.body.consumption).toEqual([
+      { dimension: 'pages-generated', value: PAGES + 1 },
+      { dimension: 'documents-generated', value: 1 },
+    ]);
+
+    // The pool replaced the killed instance: a new process group, restarted once, and the killed
+    // processes are gone.
+    const after = pool.status().instances[0]!;
+    expect(after.pid).not.toBe(pgid);
+    expect(after.restarts).toBe(before.instances[0]!.restarts + 1);
+    expect(sofficeProcesses(pool, 0, pgid)).toEqual([]);
+    expect(sofficeProcesses(pool, 0, after.pid!).length).toBeGreaterThan(0);
+
+    // And it keeps converting.
+    const small = await upload('small.docx', makeDocx(para('Hello {name}')), { name: 'again' });
+    const again = await api.call('POST', '/documents/document/generate', { json: generateBody(small.t, small.d, { document: { fileFormat: 'pdf', name: 'again' } }) });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    const second = await api.download(again.body.result.data.document.urn);
+    expect(Buffer.from(second.bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+    expect(pdfPageCount(second.bytes)).toBe(1);
+    expect(pool.status().instances[0]!.pid).toBe(after.pid);
+
+    // The history shows it: one convert activity, completed on its second attempt, whose previous
+    // attempt failed with the retryable crash (not a caller error, not a timeout). Read last on
+    // purpose: when the stack stops right after a download, the server can still be ending that
+    // response, and Fastify's close then waits ~70 s for the keep-alive connection.
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'convertDocument');
+    expect(scheduled).toHaveLength(1);
+    const id = String(scheduled[0]!.eventId);
+    const started = events.filter((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId ?? '') === id);
+    expect(started).toHaveLength(1);
+    const attempt = started[0]!.activityTaskStartedEventAttributes!;
+    expect(attempt.attempt).toBe(2);
+    expect(attempt.lastFailure?.applicationFailureInfo?.type).toBe('CONVERT_CRASHED');
+    expect(attempt.lastFailure?.applicationFailureInfo?.nonRetryable ?? false).toBe(false);
+    expect(attempt.lastFailure?.message).toMatch(/LibreOffice crashed while converting/);
+    expect(events.some((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === id)).toBe(true);
+  }, 180_000);
+});
