@@ -115,7 +115,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       const addr = app.server.address();
       if (addr && typeof addr === 'object') url = baseUrl(config, addr.port);
       const a = app;
-      cleanups.push(async () => a.close());
+      cleanups.push(async () => {
+        // Fastify closes the connections that are idle when close() starts; a keep-alive connection whose
+        // response was still finishing then would hold close() for the whole keep-alive timeout (~72 s).
+        // Keep closing the ones that became idle, and after a grace period for in-flight requests close
+        // the rest.
+        const sweep = setInterval(() => a.server.closeIdleConnections(), 100);
+        const force = setTimeout(() => a.server.closeAllConnections(), 10_000);
+        try {
+          await a.close();
+        } finally {
+          clearInterval(sweep);
+          clearTimeout(force);
+        }
+      });
     }
     return {
       db,
