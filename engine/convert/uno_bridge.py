@@ -8,7 +8,10 @@ reachable across network namespaces) instead of a TCP port.
 
 This process is the leader of its own process group and soffice stays in it, so the pool can end
 the whole instance with one killpg. When stdin closes (the Node process died) we kill the group
-ourselves, so no soffice outlives its owner.
+ourselves, so no soffice outlives its owner. stdin is not read during a conversion, and pyuno holds
+the GIL for the whole remote call, so no thread of ours runs then either: a forked watcher process
+notices the owner's death (we get re-parented) and kills the group at once, instead of letting an
+orphan finish a long conversion nobody will read.
 
 Protocol, one JSON object per line:
   <- {"ready": true, "pid": N, "startMs": X}            once soffice accepts
@@ -121,6 +124,27 @@ def exit_with_office(office):
     kill_group()
 
 
+def watch_owner():
+    """Forks the watcher; returns in the bridge. Call before any thread starts."""
+    bridge, owner = os.getpid(), os.getppid()
+    if os.fork() != 0:
+        return
+    try:
+        # Hold none of the bridge's pipes, so its owner sees them close when the bridge exits.
+        os.closerange(0, 1024)
+        while True:
+            time.sleep(0.5)
+            try:
+                with open('/proc/%d/stat' % bridge) as f:
+                    stat = f.read()
+            except OSError:
+                break
+            if int(stat[stat.rindex(')') + 2:].split()[1]) != owner:
+                kill_group()
+    finally:
+        os._exit(0)
+
+
 def office_alive(office, desktop):
     if office.poll() is not None:
         return False
@@ -193,6 +217,7 @@ def main():
     a = ap.parse_args()
     if os.getpid() != os.getpgrp():
         os.setpgrp()
+    watch_owner()
     t0 = time.perf_counter()
     office = start_office(a)
     try:
