@@ -64,7 +64,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: officeTaskQueue(opts.taskQueue),
-    activities: { convertDocument: activities.convertDocument, measure: activities.measure },
+    activities: { convertDocument: activities.convertDocument },
     maxConcurrentActivityTaskExecutions: opts.officeSlots,
     shutdownGraceTime,
   });

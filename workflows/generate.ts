@@ -3,7 +3,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
-import { CONTENT_TYPES, conversion, measurePages, steps } from './steps.ts';
+import { CONTENT_TYPES, conversion, steps } from './steps.ts';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
   return runGeneration(input);
@@ -59,17 +59,13 @@ export async function runGeneration(input: GenerateInput): Promise<GenerateResul
       );
       scratch.push(output);
     }
-    const measured = measurePages(output, to);
-    // A rendition count runs alongside the delivery; a local count finishes first, as it always has.
-    if (!measured.rendition) await measured.pages;
+    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: to }]);
     // Chosen here, not in the activity, so that a retried delivery writes the same file.
     const urn = uuid4();
-    const [pages, delivered] = await Promise.all([
-      measured.pages,
-      steps.deliver.executeWithOptions({ summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` }, [
-        { source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document },
-      ]),
-    ]);
+    const delivered = await steps.deliver.executeWithOptions(
+      { summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` },
+      [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document }],
+    );
     const consumption = [
       { dimension: 'pages-generated', value: pages },
       { dimension: 'documents-generated', value: 1 },

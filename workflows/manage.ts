@@ -4,7 +4,7 @@
 import { ActivityFailure, ApplicationFailure, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { SaveOptions } from '../core/generate.ts';
-import { CONTENT_TYPES, conversion, measurePages, steps } from './steps.ts';
+import { CONTENT_TYPES, conversion, steps } from './steps.ts';
 
 export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
 export type RemoveMode = 'none' | 'delete' | 'permanentDelete';
@@ -40,7 +40,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     const embedded = input.embedded ? stringValues(JSON.parse(input.embedded) as Record<string, unknown>) : undefined;
     if (input.operation === 'delete' || !input.target) {
       // Delete: no target. Only connectors that can delete get here (the API refuses the others).
-      const pages = await measurePages(found.blob, source.fileFormat).pages;
+      const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: found.blob, fileFormat: source.fileFormat }]);
       const consumption = managed(pages);
       const { documentGuid } = await steps.manageRemoveSource.executeWithOptions(
         { summary: `${source.remove} ${source.loadMethod}:${source.urn}` },
@@ -70,7 +70,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       ]);
       scratch.push(output);
     }
-    const pages = await measurePages(output, target.fileFormat).pages;
+    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: target.fileFormat }]);
     const consumption = managed(pages);
     // Chosen here, not in the activity, so that a retried write produces the same file.
     const urn = uuid4();

@@ -1,6 +1,5 @@
 // The activity proxies and constants shared by the generate and manage workflows.
-import { patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
-import type { BlobRef } from '../connectors/storage/blob-store.ts';
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 
@@ -33,17 +32,4 @@ const CONVERSION = {
 
 export function conversion() {
   return proxyActivities<Activities>({ ...CONVERSION, taskQueue: officeTaskQueue(workflowInfo().taskQueue) });
-}
-
-/** The pages `pages-generated`/`pages-managed` meter, started now. docx and xlsx are counted on a PDF
- *  rendition, a LibreOffice conversion that may wait for a free instance, so they run as a normal
- *  activity on the office queue like the conversion (a converter backlog never holds a workflow task
- *  open), and the caller may overlap them with the next step. Runs started before this counted locally,
- *  one step after another; the patch keeps their replay deterministic. */
-export function measurePages(blob: BlobRef, fileFormat: string): { rendition: boolean; pages: Promise<number> } {
-  const rendition = (fileFormat === 'docx' || fileFormat === 'xlsx') && patched('measure-rendition-as-activity');
-  const pages = (rendition ? conversion() : steps).measure.executeWithOptions({ summary: rendition ? 'count pages (PDF rendition)' : 'count pages' }, [
-    { blob, fileFormat },
-  ]);
-  return { rendition, pages };
 }
