@@ -101,7 +101,7 @@ export const settings = {
     'CONVERTER_SLOTS',
     0,
     int(0, 1_000),
-    'Conversions one worker runs at once (from the office task queue; the rest wait in Temporal); 0 = twice the LibreOffice pool size (CONVERTER_POOL_SIZE, default the CPU count)',
+    'Conversions of async generations one worker runs at once (from the office task queue; the rest wait in Temporal); 0 = twice the LibreOffice pool size (CONVERTER_POOL_SIZE, default the CPU count)',
   ),
   callbackRetryScheduleMs: setting(
     'CALLBACK_RETRY_SCHEDULE',

@@ -53,7 +53,8 @@ export async function generateDocumentAsync(input: AsyncGenerateInput): Promise<
   let body: Record<string, unknown>;
   let outcome: Omit<AsyncGenerateResult, 'callback'>;
   try {
-    const result = await runGeneration(input.generate);
+    // Nobody waits on the answer: conversions queue on the office task queue (see steps.ts).
+    const result = await runGeneration(input.generate, 'office');
     const document = { ...result.document, documentGuid: result.documentGuid };
     body = { result: { statusCode: 201, message: 'Created', data: { document } }, consumption: result.consumption, ...envelopeTail(input) };
     outcome = { generated: true, document };

@@ -3,14 +3,14 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
-import { CONTENT_TYPES, conversion, steps } from './steps.ts';
+import { CONTENT_TYPES, conversion, type ConversionQueue, steps } from './steps.ts';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
-  return runGeneration(input);
+  return runGeneration(input, 'main');
 }
 
 /** The generation steps, shared by the synchronous workflow and the async one (which adds the callback). */
-export async function runGeneration(input: GenerateInput): Promise<GenerateResult> {
+export async function runGeneration(input: GenerateInput, conversionQueue: ConversionQueue): Promise<GenerateResult> {
   const { workflowId } = workflowInfo();
   const scratch: BlobRef[] = [];
   try {
@@ -42,7 +42,7 @@ export async function runGeneration(input: GenerateInput): Promise<GenerateResul
     if (to !== from) {
       const save = input.document.saveOptions ?? {};
       const embedded = input.data.embedded ? stringValues(JSON.parse(input.data.embedded) as Record<string, unknown>) : undefined;
-      output = await conversion().convertDocument.executeWithOptions(
+      output = await conversion(conversionQueue).convertDocument.executeWithOptions(
         { summary: `convert ${from} to ${to}${save.pdf?.conformance ? ` (${save.pdf.conformance})` : ''}` },
         [
           {

@@ -56,7 +56,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     let output = found.blob;
     if (input.operation === 'convert') {
       const save = target.saveOptions ?? {};
-      output = await conversion().convertDocument.executeWithOptions({ summary: `convert ${source.fileFormat} to ${target.fileFormat}` }, [
+      output = await conversion('main').convertDocument.executeWithOptions({ summary: `convert ${source.fileFormat} to ${target.fileFormat}` }, [
         {
           source: found.blob,
           from: source.fileFormat,

@@ -22,14 +22,20 @@ export const steps = proxyLocalActivities<Activities>({
 
 // Conversion is a normal activity: long, bound to the LibreOffice pool, heartbeating so that a crashed
 // worker's conversion is retried elsewhere within seconds. A killed LibreOffice instance fails the
-// attempt with a retryable error; the pool restarts the instance. It runs on the office task queue
-// (core/task-queues.ts), whose workers take only as many as the converter can run.
+// attempt with a retryable error; the pool restarts the instance.
+// Where it runs: a caller that waits (sync generate, manage) gets the main task queue, where the
+// activity is dispatched eagerly to the worker that scheduled it (the office queue's extra hop costs
+// ~35 ms per sync pdf generate). Background work (async generate) goes to the office task queue
+// (core/task-queues.ts), whose workers take only as many as the converter can run, so a burst waits in
+// Temporal instead of overflowing the pool's queue.
 const CONVERSION = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
 } as const;
 
-export function conversion() {
-  return proxyActivities<Activities>({ ...CONVERSION, taskQueue: officeTaskQueue(workflowInfo().taskQueue) });
+export type ConversionQueue = 'main' | 'office';
+
+export function conversion(queue: ConversionQueue) {
+  return proxyActivities<Activities>({ ...CONVERSION, ...(queue === 'office' ? { taskQueue: officeTaskQueue(workflowInfo().taskQueue) } : {}) });
 }

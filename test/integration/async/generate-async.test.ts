@@ -184,6 +184,23 @@ describe('POST /documents/document/generate/async', () => {
     });
   });
 
+  it('converts on the office task queue (bounded by the converter), where a sync generate converts on the main one', async () => {
+    const convertQueue = async (workflowId: string) => {
+      const events = (await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      return events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'convertDocument').map((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name);
+    };
+    const { token: value } = await token(claimsFor('/pdf'));
+    const queued = await postAsync(await freshBody({ document: { fileFormat: 'pdf' } }), value);
+    expect(queued.status, JSON.stringify(queued.body)).toBe(201);
+    const [delivery] = await receiver.waitFor('/hooks/pdf', 1, 60_000);
+    expect(json(delivery).result.data.document).toMatchObject({ fileFormat: 'pdf' });
+    expect(await convertQueue(`generate-async-${queued.headers.get('x-operation-id')}`)).toEqual([`${stack.config.taskQueue}-office`]);
+
+    const sync = await api.call('POST', '/documents/document/generate', { json: await freshBody({ document: { fileFormat: 'pdf' } }) });
+    expect(sync.status, JSON.stringify(sync.body)).toBe(201);
+    expect(await convertQueue(`generate-${sync.body.operationId}`)).toEqual([stack.config.taskQueue]);
+  });
+
   it('succeeds: 201 with an empty body, then the synchronous 201 body at iss+dest, signed', async () => {
     const { token: value, webhookSecret } = await token(claimsFor('/ok'));
     const req = await freshBody({ document: { name: 'async-letter' } });
