@@ -36,7 +36,7 @@ export interface WorkerOptions {
   logLevel?: string;
   /** How long a shutdown waits for running activities before cancelling them. */
   shutdownGraceTime?: string;
-  /** Concurrent activities taken from the office task queue (conversions, rendition page counts). */
+  /** Concurrent activities taken from the office task queue (the conversions of async generations). */
   officeSlots: number;
 }
 
