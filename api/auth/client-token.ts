@@ -4,13 +4,12 @@
 // secrets are derived with HKDF-SHA256 from the private part of that signing key, which lives in the
 // database: every API and worker process of a deployment derives the same keys and nothing new is stored.
 // The JWE header names the signing key (kid), so tokens stay readable after a new key is added.
-import { hkdfSync } from 'node:crypto';
 import * as jose from 'jose';
 import { ApiError } from '../../core/errors.ts';
 import { listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
 import type { Db } from '../../store/db.ts';
 import { webhookSecret } from '../../connectors/http/webhooks.ts';
-import { localSigningKey } from './tokens.ts';
+import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
 
 export const REQUIRED_CLIENT_CLAIMS = ['sub', 'iss', 'dest'] as const;
 export const OPTIONAL_CLIENT_CLAIMS = ['oid', 'client_id', 'full_name', 'email', 'locale', 'zoneinfo'] as const;
@@ -63,11 +62,7 @@ export function callbackUrl(iss: string, dest: string): string {
   return url.toString();
 }
 
-function derive(key: StoredSigningKey, info: string): Uint8Array {
-  const d = key.privateJwk.d;
-  if (typeof d !== 'string') throw new Error(`signing key ${key.kid} has no private part`);
-  return new Uint8Array(hkdfSync('sha256', Buffer.from(d, 'base64url'), 'docgen client token', info, 32));
-}
+const derive = (key: StoredSigningKey, info: string) => deriveFromSigningKey(key, 'docgen client token', info);
 
 const encryptionKey = (key: StoredSigningKey) => derive(key, 'jwe A256GCM');
 

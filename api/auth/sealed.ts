@@ -4,26 +4,24 @@
 // JWE dir + A256GCM with a key derived (HKDF-SHA256) from the service signing key, like the client token;
 // the subscription is bound in the protected header, so one tenant's sealed value cannot be replayed by
 // another.
-import { hkdfSync } from 'node:crypto';
 import * as jose from 'jose';
 import { listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
 import type { Db } from '../../store/db.ts';
-import { localSigningKey } from './tokens.ts';
+import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
 
 const PREFIX = 'sealed:';
 
-function sealingKey(key: StoredSigningKey): Uint8Array {
-  const d = key.privateJwk.d;
-  if (typeof d !== 'string') throw new Error(`signing key ${key.kid} has no private part`);
-  return new Uint8Array(hkdfSync('sha256', Buffer.from(d, 'base64url'), 'docgen sealed value', 'jwe A256GCM', 32));
-}
+const sealingKey = (key: StoredSigningKey) => deriveFromSigningKey(key, 'docgen sealed value', 'jwe A256GCM');
 
 export function isSealed(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(PREFIX);
 }
 
 export async function seal(db: Db, subscriptionId: string, value: string): Promise<string> {
-  const key = await localSigningKey(db);
+  return sealWith(await localSigningKey(db), subscriptionId, value);
+}
+
+async function sealWith(key: StoredSigningKey, subscriptionId: string, value: string): Promise<string> {
   const jwe = await new jose.CompactEncrypt(new TextEncoder().encode(value))
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.kid, sid: subscriptionId })
     .encrypt(sealingKey(key));
@@ -33,8 +31,11 @@ export async function seal(db: Db, subscriptionId: string, value: string): Promi
 export class SealedValueError extends Error {}
 
 export async function unseal(db: Db, subscriptionId: string, sealed: string): Promise<string> {
+  return openWith(await listSigningKeys(db), subscriptionId, sealed);
+}
+
+async function openWith(keys: StoredSigningKey[], subscriptionId: string, sealed: string): Promise<string> {
   if (!isSealed(sealed)) throw new SealedValueError('not a sealed value');
-  const keys = await listSigningKeys(db);
   try {
     const { plaintext, protectedHeader } = await jose.compactDecrypt(
       sealed.slice(PREFIX.length),
@@ -54,11 +55,17 @@ export async function unseal(db: Db, subscriptionId: string, sealed: string): Pr
 
 /** Seals the value of every `header` variable (the API, before the workflow starts). */
 export async function sealHeaderVariables<V extends { type: string; value: unknown }>(db: Db, subscriptionId: string, variables: V[]): Promise<V[]> {
-  return Promise.all(variables.map(async (v) => (v.type === 'header' && typeof v.value === 'string' ? { ...v, value: await seal(db, subscriptionId, v.value) } : v)));
+  const secret = (v: V) => v.type === 'header' && typeof v.value === 'string';
+  if (!variables.some(secret)) return variables;
+  const key = await localSigningKey(db);
+  return Promise.all(variables.map(async (v) => (secret(v) ? { ...v, value: await sealWith(key, subscriptionId, v.value as string) } : v)));
 }
 
 /** Opens sealed `header` variables (the activity that calls the endpoint). The API seals every header
  *  value, so a caller's own value that happens to start with `sealed:` comes back exactly as sent. */
 export async function unsealHeaderVariables<V extends { type: string; value: unknown }>(db: Db, subscriptionId: string, variables: V[]): Promise<V[]> {
-  return Promise.all(variables.map(async (v) => (v.type === 'header' && isSealed(v.value) ? { ...v, value: await unseal(db, subscriptionId, v.value) } : v)));
+  const sealed = (v: V) => v.type === 'header' && isSealed(v.value);
+  if (!variables.some(sealed)) return variables;
+  const keys = await listSigningKeys(db);
+  return Promise.all(variables.map(async (v) => (sealed(v) ? { ...v, value: await openWith(keys, subscriptionId, v.value as string) } : v)));
 }

@@ -1,12 +1,20 @@
 // Bearer tokens. Embedded default: an ES256 key pair kept in the database, so every API process of a
 // deployment verifies the same tokens. With JWT_JWKS_URL set, an identity provider's keys are used instead.
-import { randomUUID } from 'node:crypto';
+import { hkdfSync, randomUUID } from 'node:crypto';
 import * as jose from 'jose';
 import type { Config } from '../../config/env.ts';
 import { insertSigningKey, listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
 import type { Db } from '../../store/db.ts';
 
 const LOCAL_ALG = 'ES256';
+
+/** A 32-byte key derived (HKDF-SHA256) from the private part of a signing key, so every process of a
+ *  deployment derives the same keys and nothing new is stored. `salt` names the purpose family. */
+export function deriveFromSigningKey(key: StoredSigningKey, salt: string, info: string): Uint8Array {
+  const d = key.privateJwk.d;
+  if (typeof d !== 'string') throw new Error(`signing key ${key.kid} has no private part`);
+  return new Uint8Array(hkdfSync('sha256', Buffer.from(d, 'base64url'), salt, info, 32));
+}
 
 export async function localSigningKey(db: Db): Promise<StoredSigningKey> {
   const existing = (await listSigningKeys(db)).find((k) => k.alg === LOCAL_ALG);
