@@ -8,7 +8,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
-import { converterAvailable, shutdownConverter, startConverter } from '../engine/convert.ts';
+import { converterAvailable, defaultPoolSize, shutdownConverter, startConverter } from '../engine/convert.ts';
 import { createTokenVerifier } from '../api/auth/tokens.ts';
 import { baseUrl, type Config } from '../config/env.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
@@ -36,6 +36,15 @@ export interface RunningService {
   /** One line for the start-up banner: is pdf/csv conversion available, and if not, how to enable it. */
   converterStatus: string;
   stop(): Promise<void>;
+}
+
+/** The converter's pool size; a bad CONVERTER_POOL_SIZE is reported when the converter starts, not here. */
+function poolSizeOrCpus(): number {
+  try {
+    return defaultPoolSize();
+  } catch {
+    return os.availableParallelism();
+  }
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
@@ -74,7 +83,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
         },
         logLevel: config.logLevel,
-        officeSlots: config.converterSlots || 2 * (Number(process.env.CONVERTER_POOL_SIZE) || os.availableParallelism()),
+        officeSlots: config.converterSlots || 2 * poolSizeOrCpus(),
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());

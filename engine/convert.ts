@@ -31,7 +31,7 @@ export type { ConvertErrorCode } from './convert/errors.ts';
 export type {
   Converter, ConverterStatus, ConvertOptions, CsvOptions, InstanceStatus, OfficeFormat, OutputFormat, PdfConformance, PdfOptions,
 } from './convert/types.ts';
-export { LibreOfficePool } from './convert/pool.ts';
+export { defaultPoolSize, LibreOfficePool } from './convert/pool.ts';
 export type { PoolOptions, NetworkIsolation } from './convert/pool.ts';
 export { GotenbergConverter } from './convert/gotenberg.ts';
 export type { GotenbergOptions } from './convert/gotenberg.ts';

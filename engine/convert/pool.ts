@@ -62,6 +62,11 @@ function envInt(name: string, fallback: number): number {
   return n;
 }
 
+/** Instances in a pool created without `size`: CONVERTER_POOL_SIZE, else the CPU count. */
+export function defaultPoolSize(): number {
+  return envInt('CONVERTER_POOL_SIZE', os.availableParallelism());
+}
+
 let isolationProbe: string[] | null | undefined;
 
 /** The command prefix that gives a child an empty network namespace, or null if none works here. */
@@ -344,7 +349,7 @@ export class LibreOfficePool implements Converter {
   private running = 0;
 
   constructor(opts: PoolOptions = {}) {
-    this.size = opts.size ?? envInt('CONVERTER_POOL_SIZE', os.availableParallelism());
+    this.size = opts.size ?? defaultPoolSize();
     this.queueLimit = opts.queueLimit ?? envInt('CONVERTER_QUEUE_LIMIT', 64);
     this.timeoutMs = opts.timeoutMs ?? envInt('CONVERTER_TIMEOUT_MS', 120_000);
     this.startTimeoutMs = opts.startTimeoutMs ?? 60_000;
