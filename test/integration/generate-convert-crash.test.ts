@@ -5,9 +5,6 @@
 //
 // The pool has one instance here (CONVERTER_POOL_SIZE=1), so the retry can only succeed on the
 // replacement: the test proves the restart, not merely that a second instance was idle.
-import fs from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -15,6 +12,7 @@ import type { Credentials } from '../../api/auth/credentials.ts';
 import { converterStatus, getDefaultConverter, LibreOfficePool, pdfPageCount } from '../../engine/convert.ts';
 import { makeDocx, pageBreak, para } from './convert/fixtures.ts';
 import { client, generateBody } from '../support/http.ts';
+import { instanceProcesses } from '../support/office-processes.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
@@ -29,29 +27,6 @@ const TEMPLATE = makeDocx(para('Report for {name}') + para('{#pages}') + pageBre
 const DATA = { name: 'Ada', pages: Array.from({ length: PAGES }, (_, i) => ({ n: i + 1, text: LOREM.repeat(12) })) };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Live processes of `pgid` started with this pool instance's private profile: its soffice
- *  (oosplash) and soffice.bin. Matching both the process group and the profile, a directory made by
- *  mkdtemp for this pool, means no other LibreOffice on the machine (other tests, other agents) can
- *  ever match; the bridge (python) takes the profile as `--profile DIR` and does not match either. */
-function sofficeProcesses(pool: LibreOfficePool, index: number, pgid: number): number[] {
-  const profileArg = `-env:UserInstallation=${pathToFileURL(path.join(pool.baseDir, `profile-${index}`)).href}`;
-  const found: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      // After the ")" that ends the command name: state ppid pgrp ...
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) !== pgid || state === 'Z') continue;
-      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      if (argv.includes(profileArg)) found.push(Number(name));
-    } catch {
-      /* the process ended while we looked */
-    }
-  }
-  return found;
-}
 
 describe('a LibreOffice instance killed during the convert activity of a generate', () => {
   let stack: Stack;
@@ -129,7 +104,7 @@ describe('a LibreOffice instance killed during the convert activity of a generat
       return s.running === 1 && s.instances[0]!.state === 'busy' ? (s.instances[0]!.pid ?? undefined) : undefined;
     });
     await sleep(500);
-    const victims = sofficeProcesses(pool, 0, pgid);
+    const victims = instanceProcesses(pool.baseDir, 0, { pgid });
     expect(victims.length, 'soffice processes of the busy instance').toBeGreaterThan(0);
     for (const pid of victims) process.kill(pid, 'SIGKILL');
 
@@ -152,8 +127,8 @@ describe('a LibreOffice instance killed during the convert activity of a generat
     const after = pool.status().instances[0]!;
     expect(after.pid).not.toBe(pgid);
     expect(after.restarts).toBe(before.instances[0]!.restarts + 1);
-    expect(sofficeProcesses(pool, 0, pgid)).toEqual([]);
-    expect(sofficeProcesses(pool, 0, after.pid!).length).toBeGreaterThan(0);
+    expect(instanceProcesses(pool.baseDir, 0, { pgid })).toEqual([]);
+    expect(instanceProcesses(pool.baseDir, 0, { pgid: after.pid! }).length).toBeGreaterThan(0);
 
     // And it keeps converting.
     const small = await upload('small.docx', makeDocx(para('Hello {name}')), { name: 'again' });

@@ -4,27 +4,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
-
-/** Live (non-zombie) processes whose command line names this pool's instance profile. */
-function instanceProcesses(baseDir: string): number[] {
-  const profileArg = `-env:UserInstallation=${pathToFileURL(path.join(baseDir, 'profile-0')).href}`;
-  const bridgeArg = path.join(baseDir, 'profile-0');
-  const found: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      if (argv.includes(profileArg) || argv.includes(bridgeArg)) found.push(Number(name));
-    } catch {
-      /* ended while we looked */
-    }
-  }
-  return found;
-}
+import { instanceProcesses } from '../../support/office-processes.ts';
 
 it('the instances of a pool whose owner is killed mid-conversion stop at once', async () => {
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'orphan-child.ts'), '40000'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -43,17 +24,17 @@ it('the instances of a pool whose owner is killed mid-conversion stop at once', 
     baseDir = (JSON.parse(out.slice(0, out.indexOf('\n'))) as { baseDir: string }).baseDir;
     // The conversion (~25 s on this machine) is under way: the instance's processes are busy with it.
     await new Promise((r) => setTimeout(r, 1_000));
-    expect(instanceProcesses(baseDir).length).toBeGreaterThanOrEqual(2);
+    expect(instanceProcesses(baseDir, 0, { bridge: true }).length).toBeGreaterThanOrEqual(2);
     child.kill('SIGKILL');
     await exited;
     const killedAt = Date.now();
-    while (instanceProcesses(baseDir).length > 0 && Date.now() - killedAt < 8_000) await new Promise((r) => setTimeout(r, 100));
+    while (instanceProcesses(baseDir, 0, { bridge: true }).length > 0 && Date.now() - killedAt < 8_000) await new Promise((r) => setTimeout(r, 100));
     // Without the watchdog they would keep going until the conversion ends, tens of seconds later.
-    expect(instanceProcesses(baseDir)).toEqual([]);
+    expect(instanceProcesses(baseDir, 0, { bridge: true })).toEqual([]);
     expect(out).not.toContain('finished');
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
-    for (const pid of baseDir ? instanceProcesses(baseDir) : []) process.kill(pid, 'SIGKILL');
+    for (const pid of baseDir ? instanceProcesses(baseDir, 0, { bridge: true }) : []) process.kill(pid, 'SIGKILL');
     if (baseDir) fs.rmSync(baseDir, { recursive: true, force: true });
   }
 }, 90_000);
