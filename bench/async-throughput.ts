@@ -7,7 +7,7 @@
 //   npm run bench:async [-- --n 200 --concurrency 16 --format docx|pdf]
 // Uploaded templates and data files are consumed by the generate that names them, so one pair is uploaded
 // per generation before the timed phase; uploads, warm-up and token creation are outside the timing.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,8 +17,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { Credentials } from '../api/auth/credentials.ts';
-import { findTemporalCli, freePort } from '../cli/temporal-dev.ts';
+import { findTemporalCli } from '../cli/temporal-dev.ts';
 import { verifyCallback } from '../client/webhooks.ts';
+import { docgenBin as bin, docgenStartEnv, repoRoot as root, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx } from '../test/support/office.ts';
 
@@ -44,8 +45,6 @@ for (const [name, v, min] of [['n', N, 1], ['concurrency', CONCURRENCY, 1], ['wa
 }
 if (FORMAT !== 'docx' && FORMAT !== 'pdf') throw new Error('--format must be docx or pdf');
 
-const root = path.resolve(import.meta.dirname, '..');
-const bin = path.join(root, 'cli', 'docgen.mjs');
 const execFileP = promisify(execFile);
 const CALLBACK_PATH = '/cb';
 const CALLBACK_BEARER = 'bench';
@@ -75,52 +74,23 @@ let stopService: (() => Promise<unknown>) | undefined;
 
 async function startService(dataDir: string): Promise<Service> {
   const temporalCli = findTemporalCli(process.env.TEMPORAL_CLI);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(await freePort()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    DOCGEN_DATA_DIR: dataDir,
-    OUTBOUND_ALLOW: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    ...(temporalCli ? { TEMPORAL_CLI: temporalCli } : {}),
-  };
-  delete env.DATABASE_URL;
-  delete env.TEMPORAL_ADDRESS;
-  const child = spawn(process.execPath, [bin, 'start'], { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let stopping: Promise<number | null> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    })());
-  stopService = stop;
-  const deadline = Date.now() + 180_000;
-  while (!out.includes('docgen is ready.')) {
-    if (child.exitCode !== null) throw new Error(`docgen start exited with ${child.exitCode}:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`docgen start was not ready in time:\n${out}`);
-    await sleep(50);
-  }
+  const env = await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', ...(temporalCli ? { TEMPORAL_CLI: temporalCli } : {}) });
+  const started = await spawnDocgenStart(env, { timeoutMs: 180_000 });
+  stopService = () => started.stop();
   await sleep(200); // the banner printed with the ready line
   return {
     env,
     temporalAddress: `127.0.0.1:${env.TEMPORAL_PORT}`,
-    mark: () => out.length,
+    mark: () => started.output().length,
     logsSince: (mark) =>
-      out
+      started
+        .output()
         .slice(mark)
         .split('\n')
         .map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').trim())
         .filter(Boolean),
-    tail: () => out.slice(-4000),
-    stop,
+    tail: () => started.output().slice(-4000),
+    stop: () => started.stop(),
   };
 }
 

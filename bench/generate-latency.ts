@@ -2,23 +2,22 @@
 // generate through the HTTP API, against the engine's in-process render of the same template as the peer
 // (the ratio is what orchestration - HTTP, auth, Temporal, storage, metering - adds).
 //   npm run bench [-- --runs 50 --warm-start]
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import type { Credentials } from '../api/auth/credentials.ts';
-import { findTemporalCli, freePort } from '../cli/temporal-dev.ts';
+import { findTemporalCli } from '../cli/temporal-dev.ts';
 import { render } from '../engine/index.ts';
 import { makeDocx } from '../test/support/office.ts';
+import { docgenBin as bin, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '50' }, starts: { type: 'string', default: '3' } } });
 const runs = Number(values.runs);
 const starts = Number(values.starts);
-const root = path.resolve(import.meta.dirname, '..');
-const bin = path.join(root, 'cli', 'docgen.mjs');
 const execFileP = promisify(execFile);
 
 const median = (xs: number[]) => {
@@ -30,36 +29,8 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const iqr = (xs: number[]) => (pct(xs, 75) - pct(xs, 25)) / 2 / median(xs);
 
 async function startOnce(dataDir: string) {
-  const env = {
-    ...process.env,
-    PORT: String(await freePort()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    DOCGEN_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    ...(findTemporalCli(process.env.TEMPORAL_CLI) ? { TEMPORAL_CLI: findTemporalCli(process.env.TEMPORAL_CLI) } : {}),
-  };
-  delete (env as Record<string, unknown>).DATABASE_URL;
-  delete (env as Record<string, unknown>).TEMPORAL_ADDRESS;
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  while (!out.includes('docgen is ready.')) {
-    if (child.exitCode !== null) throw new Error(out);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const readyMs = performance.now() - t0;
-  const exited = new Promise((r) => child.once('exit', r));
-  return {
-    readyMs,
-    env,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const cli = findTemporalCli(process.env.TEMPORAL_CLI);
+  return spawnDocgenStart(await docgenStartEnv(dataDir, cli ? { TEMPORAL_CLI: cli } : {}), { pollMs: 20, timeoutMs: 600_000 });
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-'));

@@ -6,11 +6,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
-import { freePort } from '../../cli/temporal-dev.ts';
+import { docgenBin as bin, docgenStartEnv, repoRoot, spawnDocgenStart } from './docgen-start.ts';
 
 const execFileP = promisify(execFile);
-export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
-const bin = path.join(repoRoot, 'cli', 'docgen.mjs');
+export { repoRoot };
 
 export interface StartedService {
   env: NodeJS.ProcessEnv;
@@ -23,44 +22,14 @@ export interface StartedService {
 
 export async function startDocgen(extraEnv: Record<string, string> = {}): Promise<StartedService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-e2e-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(await freePort()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    DOCGEN_DATA_DIR: dataDir,
-    TEMPORAL_CLI: inject('temporalCli'),
-    LOG_LEVEL: 'warn',
-    ...extraEnv,
-  };
-  delete env.DATABASE_URL;
-  delete env.TEMPORAL_ADDRESS;
-  const child = spawn(process.execPath, [bin, 'start'], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 120_000;
-  while (!out.includes('docgen is ready.')) {
-    if (child.exitCode !== null) throw new Error(`docgen start exited with ${child.exitCode}:\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`docgen start was not ready in time:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const env = await docgenStartEnv(dataDir, { TEMPORAL_CLI: inject('temporalCli'), ...extraEnv });
+  const started = await spawnDocgenStart(env);
   return {
     env,
-    child,
+    child: started.child,
     dataDir,
-    output: () => out,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null) child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
+    output: started.output,
+    stop: started.stop,
     async credentials(subscription?: string) {
       const args = [bin, 'credentials', '--json', ...(subscription ? ['--subscription', subscription] : [])];
       const { stdout } = await execFileP(process.execPath, args, { env, cwd: repoRoot });

@@ -1,0 +1,66 @@
+// Runs the real `docgen start` as a child process, the way the README tells a user to, and waits for its
+// "docgen is ready." line. No vitest imports: the benchmarks use it too.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { freePort } from '../../cli/temporal-dev.ts';
+
+export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+export const docgenBin = path.join(repoRoot, 'cli', 'docgen.mjs');
+
+export interface DocgenStart {
+  env: NodeJS.ProcessEnv;
+  child: ChildProcess;
+  /** Spawn to the ready line. */
+  readyMs: number;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Signals it once (SIGTERM by default), SIGKILL after 40 s; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The environment of a `docgen start` on embedded defaults: free ports, its own data directory, no
+ *  external database or Temporal server; `extra` last. */
+export async function docgenStartEnv(dataDir: string, extra: Record<string, string | undefined> = {}): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    DOCGEN_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env;
+}
+
+export async function spawnDocgenStart(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number } = {}): Promise<DocgenStart> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [docgenBin, 'start'], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stopping: Promise<number | null> | undefined;
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    })());
+  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+  while (!out.includes('docgen is ready.')) {
+    if (child.exitCode !== null) throw new Error(`docgen start exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`docgen start was not ready in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 50));
+  }
+  return { env, child, readyMs: performance.now() - t0, output: () => out, stop };
+}
