@@ -7,19 +7,17 @@
 //   npm run bench:async [-- --n 200 --concurrency 16 --format docx|pdf]
 // Uploaded templates and data files are consumed by the generate that names them, so one pair is uploaded
 // per generation before the timed phase; uploads, warm-up and token creation are outside the timing.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import type { Credentials } from '../api/auth/credentials.ts';
 import { findTemporalCli } from '../cli/temporal-dev.ts';
 import { verifyCallback } from '../client/webhooks.ts';
-import { docgenBin as bin, docgenStartEnv, repoRoot as root, spawnDocgenStart } from '../test/support/docgen-start.ts';
+import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx } from '../test/support/office.ts';
 
@@ -45,7 +43,6 @@ for (const [name, v, min] of [['n', N, 1], ['concurrency', CONCURRENCY, 1], ['wa
 }
 if (FORMAT !== 'docx' && FORMAT !== 'pdf') throw new Error('--format must be docx or pdf');
 
-const execFileP = promisify(execFile);
 const CALLBACK_PATH = '/cb';
 const CALLBACK_BEARER = 'bench';
 
@@ -207,8 +204,7 @@ try {
   const t0Start = performance.now();
   const svc = await startService(dataDir);
   const startMs = performance.now() - t0Start;
-  const { stdout } = await execFileP(process.execPath, [bin, 'credentials', '--json'], { env: svc.env, cwd: root });
-  const api = client(JSON.parse(stdout) as Credentials);
+  const api = client(await docgenCredentials(svc.env));
 
   const tok = await api.call('POST', '/common/client/token', { json: { sub: CALLBACK_BEARER, iss: receiver.url, dest: CALLBACK_PATH } });
   if (tok.status !== 200) throw new Error(`client token: ${tok.status} ${JSON.stringify(tok.body)}`);

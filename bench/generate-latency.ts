@@ -2,23 +2,20 @@
 // generate through the HTTP API, against the engine's in-process render of the same template as the peer
 // (the ratio is what orchestration - HTTP, auth, Temporal, storage, metering - adds).
 //   npm run bench [-- --runs 50 --warm-start]
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs, promisify } from 'node:util';
-import type { Credentials } from '../api/auth/credentials.ts';
+import { parseArgs } from 'node:util';
 import { findTemporalCli } from '../cli/temporal-dev.ts';
 import { render } from '../engine/index.ts';
 import { makeDocx } from '../test/support/office.ts';
-import { docgenBin as bin, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
+import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '50' }, starts: { type: 'string', default: '3' } } });
 const runs = Number(values.runs);
 const starts = Number(values.starts);
-const execFileP = promisify(execFile);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -44,8 +41,7 @@ try {
     svc = await startOnce(dataDir);
     readies.push(svc.readyMs);
   }
-  const { stdout } = await execFileP(process.execPath, [bin, 'credentials', '--json'], { env: svc.env });
-  const api = client(JSON.parse(stdout) as Credentials);
+  const api = client(await docgenCredentials(svc.env));
   const template = makeDocx(['Dear {customer.name},', 'Order {order} total {total}']);
   const data = { customer: { name: 'ACME & Co.' }, order: 'A-42', total: 99.5 };
 

@@ -10,7 +10,8 @@ import type { AsyncGenerateResult } from '../../workflows/generate-async.ts';
 import { verifyCallback } from '../../client/webhooks.ts';
 import { freePort } from '../../cli/temporal-dev.ts';
 import { startReceiver, type Receiver } from '../integration/async/receiver.ts';
-import { credentialsFor, expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
+import { expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
+import { docgenCredentials } from '../support/docgen-start.ts';
 import { client } from '../support/http.ts';
 import { runDocgen, stopProcess } from '../support/service-process.ts';
 
@@ -77,7 +78,7 @@ describe('durability: callback receiver down, then up', () => {
 
     const port = await freePort();
     dropping = await startDroppingServer(port);
-    const sdk = client(await credentialsFor(env, 'outage'));
+    const sdk = client(await docgenCredentials(env, 'outage'));
     const { operationId, webhookSecret } = await queueAsyncGeneration(sdk, {
       callbackBase: `http://127.0.0.1:${port}`,
       dest: '/hooks/done',

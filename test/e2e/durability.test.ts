@@ -4,7 +4,8 @@
 // Temporal dev server, a GraphQL endpoint that holds its first request so the kill lands mid-step.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startReceiver, type Receiver } from '../integration/async/receiver.ts';
-import { credentialsFor, expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
+import { expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
+import { docgenCredentials } from '../support/docgen-start.ts';
 import { client } from '../support/http.ts';
 import { runDocgen, stopProcess } from '../support/service-process.ts';
 
@@ -34,7 +35,7 @@ describe('durability: worker killed mid-generation', () => {
     procs.push(first, api);
     await Promise.all([first.started, api.started]);
 
-    const sdk = client(await credentialsFor(env, 'durable'));
+    const sdk = client(await docgenCredentials(env, 'durable'));
     await queueAsyncGeneration(sdk, { callbackBase: receiver.url, dest: '/done', graphqlUrl: graphql.url, externalContext: { run: 'durable' } });
 
     // The worker is now inside the load-data step, waiting for the GraphQL answer: kill it outright.

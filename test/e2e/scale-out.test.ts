@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Credentials } from '../../api/auth/credentials.ts';
 import { freePort } from '../../cli/temporal-dev.ts';
+import { docgenCredentials } from '../support/docgen-start.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { repoRoot, runDocgen as run, stopProcess as stop } from '../support/service-process.ts';
@@ -44,8 +44,7 @@ describe('scale-out: separate api and worker processes on PostgreSQL', () => {
   });
 
   it('generates through the two processes', async () => {
-    const { stdout } = await execFileP(process.execPath, [bin, 'credentials', '--json'], { env, cwd: repoRoot });
-    const creds = JSON.parse(stdout) as Credentials;
+    const creds = await docgenCredentials(env);
     const api = client(creds);
     const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Invoice {number} for {customer}']) }]);
     const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ number: 7, customer: 'Zed' }) }]);

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DevServer, freePort, startDevServer } from '../../cli/temporal-dev.ts';
 import type { AsyncGenerateResult } from '../../workflows/generate-async.ts';
 import { startReceiver, type Receiver } from '../integration/async/receiver.ts';
-import { credentialsFor, expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
+import { expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
+import { docgenCredentials } from '../support/docgen-start.ts';
 import { client } from '../support/http.ts';
 import { runDocgen, stopProcess } from '../support/service-process.ts';
 
@@ -52,7 +53,7 @@ describe('durability: Temporal server restarted mid-generation', () => {
     procs.push(worker, api);
     await Promise.all([worker.started, api.started]);
 
-    const sdk = client(await credentialsFor(env, 'restart'));
+    const sdk = client(await docgenCredentials(env, 'restart'));
     const { operationId } = await queueAsyncGeneration(sdk, {
       callbackBase: receiver.url,
       dest: '/done',

@@ -1,23 +1,18 @@
 // Shared parts of the "nothing is lost" end-to-end tests: `docgen api` and `docgen worker` as real
 // processes on PostgreSQL, a GraphQL endpoint that can hold its first request (so a test knows a run is
 // inside the load-data step), and queueing one asynchronous generation the way a client would.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import type { Credentials } from '../../api/auth/credentials.ts';
 import { freePort } from '../../cli/temporal-dev.ts';
 import type { client } from './http.ts';
 import { makeDocx } from './office.ts';
-import { repoRoot } from './service-process.ts';
 import { createPgDatabase } from './stack.ts';
 
-const execFileP = promisify(execFile);
 
 /** A GraphQL endpoint answering every query with `{ customer: { name: 'Ada' } }`. With `hold`, the first
  *  request waits until `release()`; `firstHit` resolves when it arrives. */
@@ -72,11 +67,6 @@ export async function processEnv(temporalAddress: string, extra: Record<string, 
     ...extra,
   };
   return { env, dataDir, cleanup: () => fs.rmSync(dataDir, { recursive: true, force: true }) };
-}
-
-export async function credentialsFor(env: NodeJS.ProcessEnv, subscription: string): Promise<Credentials> {
-  const { stdout } = await execFileP(process.execPath, [path.join(repoRoot, 'cli', 'docgen.mjs'), 'credentials', '--json', '--subscription', subscription], { env, cwd: repoRoot });
-  return JSON.parse(stdout) as Credentials;
 }
 
 /** Creates a client token calling back `callbackBase` + `dest`, uploads a one-line template and queues an

@@ -1,12 +1,21 @@
 // Runs the real `docgen start` as a child process, the way the README tells a user to, and waits for its
 // "docgen is ready." line. No vitest imports: the benchmarks use it too.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import type { Credentials } from '../../api/auth/credentials.ts';
 import { freePort } from '../../cli/temporal-dev.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 export const docgenBin = path.join(repoRoot, 'cli', 'docgen.mjs');
+
+/** `docgen credentials --json [--subscription S]` in the service's environment. */
+export async function docgenCredentials(env: NodeJS.ProcessEnv, subscription?: string): Promise<Credentials> {
+  const args = [docgenBin, 'credentials', '--json', ...(subscription ? ['--subscription', subscription] : [])];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { env, cwd: repoRoot });
+  return JSON.parse(stdout) as Credentials;
+}
 
 export interface DocgenStart {
   env: NodeJS.ProcessEnv;

@@ -1,14 +1,12 @@
 // Runs the real `docgen` command as a child process, the way the README tells a user to.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
-import { docgenBin as bin, docgenStartEnv, repoRoot, spawnDocgenStart } from './docgen-start.ts';
+import { docgenBin as bin, docgenCredentials, docgenStartEnv, repoRoot, spawnDocgenStart } from './docgen-start.ts';
 
-const execFileP = promisify(execFile);
 export { repoRoot };
 
 export interface StartedService {
@@ -30,11 +28,7 @@ export async function startDocgen(extraEnv: Record<string, string> = {}): Promis
     dataDir,
     output: started.output,
     stop: started.stop,
-    async credentials(subscription?: string) {
-      const args = [bin, 'credentials', '--json', ...(subscription ? ['--subscription', subscription] : [])];
-      const { stdout } = await execFileP(process.execPath, args, { env, cwd: repoRoot });
-      return JSON.parse(stdout) as Credentials;
-    },
+    credentials: (subscription?: string) => docgenCredentials(env, subscription),
   };
 }
 
