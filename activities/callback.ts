@@ -2,10 +2,10 @@
 // calls this once per attempt with Temporal retries disabled, so each attempt is one visible activity.
 // The bearer token (the `sub` claim) is read here from the sealed client token: it never enters the
 // workflow history in clear text, and neither does the webhook secret.
-import { readClientToken, signingKeyById, webhookSecretFor } from '../api/auth/client-token.ts';
+import { readClientToken, signingKeyById, webhookSecretFor } from '../security/client-token.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../connectors/http/safe-fetch.ts';
-import { signWebhook } from '../connectors/http/webhooks.ts';
+import { signWebhook } from '../security/webhooks.ts';
 import { ApiError } from '../core/errors.ts';
 import type { ActivityDeps } from './deps.ts';
 

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import { type ConvertOptions, convert, isConvertError } from '../engine/convert.ts';
 import type { ActivityDeps } from './deps.ts';
-import { callerFailure } from './failures.ts';
+import { callerFailure } from '../core/failures.ts';
 
 export interface ConvertInput {
   source: BlobRef;

@@ -1,8 +1,7 @@
-import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { outputFileName } from '../core/generate.ts';
-import { insertFile } from '../store/files.ts';
-import type { ActivityDeps } from './deps.ts';
-import { callerFailure } from './failures.ts';
+import type { BlobRef } from '../core/blob.ts';
+import type { Written } from '../connectors/location.ts';
+import type { ResolvedActivityDeps } from './deps.ts';
+import { atLocation } from './locations.ts';
 
 export interface DeliverInput {
   source: BlobRef;
@@ -13,36 +12,18 @@ export interface DeliverInput {
   document: { name: string; fileFormat: string; deliveryMethod: string; path: string };
 }
 
-export interface Delivered {
-  urn: string;
-  name: string;
-  path: string;
-}
+export type Delivered = Written;
 
-export function deliverActivity(deps: ActivityDeps) {
+export function deliverActivity(deps: ResolvedActivityDeps) {
   /** Writes the finished file to its target. This is the only step that writes where the caller can see. */
   return async function deliver(input: DeliverInput): Promise<Delivered> {
     const { document } = input;
-    if (document.deliveryMethod !== 'Storage') {
-      throw callerFailure('NOT_SUPPORTED', `document.deliveryMethod ${document.deliveryMethod} is not available in this deployment yet`);
-    }
-    const name = outputFileName(document.name, document.fileFormat);
-    const key = `subscriptions/${input.subscriptionId}/documents/${input.urn}`;
-    const bytes = await deps.blobs.get(input.source.key);
-    const put = await deps.blobs.put(key, bytes);
-    await insertFile(deps.db, {
-      id: input.urn,
-      subscriptionId: input.subscriptionId,
-      ownerId: input.userId,
-      kind: 'document',
-      fileName: name,
-      path: document.path,
-      contentType: input.source.contentType,
-      size: put.size,
-      sha256: put.sha256,
-      blobKey: key,
-      expiresDate: null,
-    });
-    return { urn: input.urn, name, path: document.path };
+    const need = { method: document.deliveryMethod, capability: 'write', field: 'document.deliveryMethod' } as const;
+    return atLocation(deps.locations, need, (l) =>
+      l.write!(
+        { subscriptionId: input.subscriptionId, userId: input.userId },
+        { urn: input.urn, name: document.name, path: document.path, fileFormat: document.fileFormat, source: input.source },
+      ),
+    );
   };
 }

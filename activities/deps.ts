@@ -1,4 +1,5 @@
 import { type OutboundPolicy, outboundPolicy } from '../connectors/http/address-policy.ts';
+import type { LocationRegistry } from '../connectors/registry.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
 
@@ -19,7 +20,12 @@ export interface ActivityDeps {
   blobs: BlobStore;
   /** Absent = public addresses only, with the default limits. */
   outbound?: OutboundDeps;
+  /** Where files come from and go to; built from db and blobs unless given. */
+  locations?: LocationRegistry;
 }
+
+/** ActivityDeps with everything resolved, as the activity factories receive it. */
+export type ResolvedActivityDeps = ActivityDeps & { locations: LocationRegistry };
 
 const DEFAULT_OUTBOUND: OutboundDeps = { policy: outboundPolicy([]), timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
 

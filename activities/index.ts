@@ -2,6 +2,7 @@
 // between Temporal and the engine, connectors and store; workflows import this file's type only.
 import { callbackActivity } from './callback.ts';
 import { convertActivity } from './convert.ts';
+import { createLocationRegistry } from '../connectors/registry.ts';
 import type { ActivityDeps } from './deps.ts';
 import { deliverActivity } from './deliver.ts';
 import { loadDataActivity } from './load-data.ts';
@@ -13,7 +14,8 @@ import { resolveTemplateActivity } from './resolve-template.ts';
 import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(given: ActivityDeps) {
+  const deps = { ...given, locations: given.locations ?? createLocationRegistry(given) };
   return {
     resolveTemplate: resolveTemplateActivity(deps),
     loadData: loadDataActivity(deps),

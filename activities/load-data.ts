@@ -1,44 +1,36 @@
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { SealedValueError, unsealHeaderVariables } from '../api/auth/sealed.ts';
+import { SealedValueError, unsealHeaderVariables } from '../security/sealed.ts';
 import { GraphqlEndpointError, GraphqlResponseError, runGraphqlQuery } from '../connectors/graphql/client.ts';
-import type { BlobRef } from '../connectors/storage/blob-store.ts';
+import type { BlobRef } from '../core/blob.ts';
 import { innerError } from '../core/errors.ts';
 import { type GenerateInput, graphqlRequestOf } from '../core/generate.ts';
-import { getFile } from '../store/files.ts';
-import { type ActivityDeps, outboundOf } from './deps.ts';
-import { callerFailure } from './failures.ts';
+import { type ActivityDeps, outboundOf, type ResolvedActivityDeps } from './deps.ts';
+import { callerFailure } from '../core/failures.ts';
+import { atLocation } from './locations.ts';
+import { scratchRunId } from './scratch.ts';
 
-export function loadDataActivity(deps: ActivityDeps) {
+export function loadDataActivity(deps: ResolvedActivityDeps) {
   /** Resolves the data file and checks it is JSON, so a bad file fails here with a clear cause rather
    *  than deep inside the merge. For GraphQL, runs the query and keeps its `data` as a scratch blob. */
   return async function loadData(input: Pick<GenerateInput, 'subscriptionId' | 'data'>): Promise<BlobRef> {
     const { data } = input;
     if (data.loadMethod === 'GraphQL') return loadGraphql(deps, input.subscriptionId, data);
-    if (data.loadMethod !== 'Storage') {
-      throw callerFailure('NOT_SUPPORTED', `data.loadMethod ${data.loadMethod} is not available in this deployment yet`);
-    }
-    const file = await getFile(deps.db, input.subscriptionId, data.urn, ['data']);
-    if (!file || !(await deps.blobs.exists(file.blobKey))) {
-      throw callerFailure(
-        'DATA_NOT_FOUND',
-        `data.urn ${data.urn} does not resolve: upload the file with POST /documents/data/upload (uploads expire after use or 24 hours)`,
-      );
-    }
-    const bytes = await deps.blobs.get(file.blobKey);
+    const need = { method: data.loadMethod, capability: 'readData', field: 'data.loadMethod' } as const;
+    const ref = await atLocation(deps.locations, need, (l) => l.readData!({ subscriptionId: input.subscriptionId }, data.urn));
+    const bytes = await deps.blobs.get(ref.key);
     try {
       JSON.parse(Buffer.from(bytes).toString('utf8'));
     } catch (err) {
       throw callerFailure('DATA_INVALID', `data.urn ${data.urn} is not valid JSON: ${(err as Error).message}`);
     }
-    return { key: file.blobKey, sha256: file.sha256, size: file.size, contentType: 'application/json' };
+    return ref;
   };
 }
 
 /** GraphQL errors and an unreachable or refused endpoint are the caller's: DATA_NOT_FOUND, one inner
  *  error per message of the server. The result goes to scratch/<workflowId>/data.json. */
 async function loadGraphql(deps: ActivityDeps, subscriptionId: string, data: GenerateInput['data']): Promise<BlobRef> {
-  // `header` variables arrive sealed (api/auth/sealed.ts); they are opened only here, for the request.
+  // `header` variables arrive sealed (security/sealed.ts); they are opened only here, for the request.
   let variables = data.variables;
   try {
     if (variables) variables = await unsealHeaderVariables(deps.db, subscriptionId, variables);
@@ -74,19 +66,7 @@ async function loadGraphql(deps: ActivityDeps, subscriptionId: string, data: Gen
     if (err instanceof GraphqlEndpointError) throw callerFailure('DATA_NOT_FOUND', err.message);
     throw err;
   }
-  const key = `scratch/${scratchId()}/data.json`;
+  const key = `scratch/${scratchRunId()}/data.json`;
   const put = await deps.blobs.put(key, Buffer.from(JSON.stringify(result), 'utf8'));
   return { key, sha256: put.sha256, size: put.size, contentType: 'application/json' };
-}
-
-/** The workflow id (a blob-key-safe form), so the run's other scratch blobs sit beside this one. */
-function scratchId(): string {
-  let id: string | undefined;
-  try {
-    id = Context.current().info.workflowExecution?.workflowId;
-  } catch {
-    id = undefined;
-  }
-  id ??= `adhoc-${Date.now()}`;
-  return id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]/, 'x');
 }

@@ -1,102 +1,19 @@
-// The manage workflow's steps. Locations are reached through a FileConnector: Storage now; DriveA and
-// DriveB plug in by adding a connector to `connectorsFor` (they then become valid loadMethod /
-// deliveryMethod values of manage without touching the workflow).
-import path from 'node:path';
-import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { outputFileName } from '../core/generate.ts';
+// The manage workflow's steps. Locations are reached through the registry (connectors/registry.ts), the
+// same one generate uses: a location that can read, write or remove becomes a valid loadMethod /
+// deliveryMethod of manage without touching the workflow.
+import type { FoundFile, Written } from '../connectors/location.ts';
+import type { BlobRef } from '../core/blob.ts';
+import type { Consumption } from '../core/envelope.ts';
+import { isOfficeFormat } from '../core/formats.ts';
+import type { ManageInput, ManageOperation } from '../core/manage.ts';
+import { callerFailure } from '../core/failures.ts';
 import { setOfficeCustomProperties } from '../engine/convert.ts';
-import type { Consumption } from '../store/documents.ts';
-import { recordConsumption, recordDocument } from '../store/documents.ts';
-import { getFile, insertFile, markFileRemoved } from '../store/files.ts';
-import type { ManageInput, ManageOperation, RemoveMode } from '../workflows/manage.ts';
-import type { ActivityDeps } from './deps.ts';
-import { callerFailure } from './failures.ts';
+import { markDocumentDeleted, moveDocumentRecord, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
+import type { ResolvedActivityDeps } from './deps.ts';
+import { atLocation } from './locations.ts';
+import { scratchRunId } from './scratch.ts';
 
-export interface SourceFile {
-  urn: string;
-  name: string;
-  path: string;
-  fileFormat: string;
-  blob: BlobRef;
-}
-
-export interface WriteRequest {
-  subscriptionId: string;
-  userId: string;
-  urn: string;
-  name: string;
-  path: string;
-  fileFormat: string;
-  bytes: Uint8Array;
-  contentType: string;
-}
-
-/** One delivery location as manage sees it. */
-export interface FileConnector {
-  readonly name: string;
-  /** Whether `remove` may be used on its own (the spec's Delete operation). */
-  readonly supportsDelete: boolean;
-  /** A document of the subscription at this location, or undefined when the urn does not resolve. */
-  resolve(subscriptionId: string, urn: string): Promise<SourceFile | undefined>;
-  /** Writes the file under the given urn; writing the same urn again overwrites (retries are safe). */
-  write(req: WriteRequest): Promise<{ urn: string; name: string; path: string }>;
-  /** `delete` is soft (recoverable), `permanentDelete` is not; both make the urn stop resolving. */
-  remove(subscriptionId: string, urn: string, mode: Exclude<RemoveMode, 'none'>): Promise<void>;
-}
-
-/** Storage: delivered documents are stored_files rows of kind 'document' plus their bytes. `delete`
- *  marks the row removed (the urn stops resolving) and keeps the bytes for an operator to recover;
- *  `permanentDelete` also erases the bytes. */
-export function storageConnector(deps: ActivityDeps): FileConnector {
-  return {
-    name: 'Storage',
-    supportsDelete: false,
-    async resolve(subscriptionId, urn) {
-      const file = await getFile(deps.db, subscriptionId, urn, ['document']);
-      if (!file || !(await deps.blobs.exists(file.blobKey))) return undefined;
-      return {
-        urn: file.id,
-        name: file.fileName,
-        path: file.path,
-        fileFormat: path.extname(file.fileName).slice(1).toLowerCase(),
-        blob: { key: file.blobKey, sha256: file.sha256, size: file.size, contentType: file.contentType },
-      };
-    },
-    async write(req) {
-      const name = outputFileName(req.name, req.fileFormat);
-      const key = `subscriptions/${req.subscriptionId}/documents/${req.urn}`;
-      const put = await deps.blobs.put(key, req.bytes);
-      await insertFile(deps.db, {
-        id: req.urn,
-        subscriptionId: req.subscriptionId,
-        ownerId: req.userId,
-        kind: 'document',
-        fileName: name,
-        path: req.path,
-        contentType: req.contentType,
-        size: put.size,
-        sha256: put.sha256,
-        blobKey: key,
-        expiresDate: null,
-      });
-      return { urn: req.urn, name, path: req.path };
-    },
-    async remove(subscriptionId, urn, mode) {
-      const key = await markFileRemoved(deps.db, subscriptionId, urn, ['document']);
-      if (key && mode === 'permanentDelete') await deps.blobs.delete(key);
-    },
-  };
-}
-
-export function connectorsFor(deps: ActivityDeps): Record<string, FileConnector> {
-  return { Storage: storageConnector(deps) };
-}
-
-function connector(all: Record<string, FileConnector>, method: string, field: string): FileConnector {
-  const c = all[method];
-  if (!c) throw callerFailure('NOT_SUPPORTED', `${field} ${method} is not available for manage in this deployment yet`);
-  return c;
-}
+export type SourceFile = FoundFile;
 
 export interface ManageWriteInput {
   subscriptionId: string;
@@ -131,88 +48,75 @@ export interface ManageRemoveInput {
   consumption?: Consumption[];
 }
 
-export function manageActivities(deps: ActivityDeps) {
-  const all = connectorsFor(deps);
+export function manageActivities(deps: ResolvedActivityDeps) {
   return {
     /** Resolves the source document; an unknown urn is TEMPLATE_NOT_FOUND (spec 7: "generate or manage
      *  cannot resolve the template"), a fileFormat that is not the file's own is a VALIDATION_ERROR. */
     async manageResolveSource(input: { subscriptionId: string; source: ManageInput['source'] }): Promise<SourceFile> {
       const { source } = input;
-      const c = connector(all, source.loadMethod, 'sourceDocument.loadMethod');
-      const file = await c.resolve(input.subscriptionId, source.urn);
-      if (!file) {
-        throw callerFailure('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${source.urn} does not resolve to a document delivered to ${source.loadMethod}`);
-      }
+      const need = { method: source.loadMethod, capability: 'readDocument', field: 'sourceDocument.loadMethod' } as const;
+      const file = await atLocation(deps.locations, need, (l) => l.readDocument!({ subscriptionId: input.subscriptionId }, source.urn));
       if (file.fileFormat !== source.fileFormat) {
         throw callerFailure('VALIDATION_ERROR', `sourceDocument.fileFormat is ${source.fileFormat} but the document ${source.urn} is a ${file.fileFormat} file`);
       }
       return file;
     },
 
-    async manageWriteTarget(input: ManageWriteInput): Promise<{ urn: string; name: string; path: string }> {
-      const c = connector(all, input.target.deliveryMethod, 'targetDocument.deliveryMethod');
-      let bytes = await deps.blobs.get(input.source.key);
-      if (input.embedded && ['docx', 'xlsx', 'pptx'].includes(input.target.fileFormat)) bytes = setOfficeCustomProperties(bytes, input.embedded);
-      return c.write({
-        subscriptionId: input.subscriptionId,
-        userId: input.userId,
-        urn: input.urn,
-        name: input.target.name,
-        path: input.target.path,
-        fileFormat: input.target.fileFormat,
-        bytes,
-        contentType: input.source.contentType,
-      });
+    /** Writes the target. `data.embedded` on an office copy or move goes into the file's custom
+     *  properties first (a scratch blob beside the run's others, removed once written). */
+    async manageWriteTarget(input: ManageWriteInput): Promise<Pick<Written, 'urn' | 'name' | 'path'>> {
+      const { target } = input;
+      let source = input.source;
+      let temporary: string | undefined;
+      if (input.embedded && isOfficeFormat(target.fileFormat)) {
+        temporary = `scratch/${scratchRunId()}/embedded-${input.urn}.${target.fileFormat}`;
+        const put = await deps.blobs.put(temporary, setOfficeCustomProperties(await deps.blobs.get(source.key), input.embedded));
+        source = { key: temporary, sha256: put.sha256, size: put.size, contentType: source.contentType };
+      }
+      try {
+        const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
+        const written = await atLocation(deps.locations, need, (l) =>
+          l.write!(
+            { subscriptionId: input.subscriptionId, userId: input.userId },
+            { urn: input.urn, name: target.name, path: target.path, fileFormat: target.fileFormat, source },
+          ),
+        );
+        return { urn: written.urn, name: written.name, path: written.path };
+      } finally {
+        if (temporary) await deps.blobs.delete(temporary);
+      }
     },
 
     /** Copy and convert get a new document record; a move carries the source's record over to the new
      *  file (urn, title, path, format). Idempotent per operation, in one transaction with the metering. */
     async manageRecord(input: ManageRecordInput): Promise<{ documentGuid: string }> {
-      return deps.db.transaction(async (tx) => {
-        let documentGuid: string | undefined;
-        if (input.operation === 'move') {
-          const r = await tx.query<{ document_guid: string }>(
-            `UPDATE documents SET urn = $3, title = $4, path = $5, file_format = $6, delivery_method = $7,
-                    last_modified_user_guid = $8, last_modified_date = now()
-             WHERE subscription_guid = $1 AND urn IN ($2, $3) AND NOT is_deleted
-             RETURNING document_guid`,
-            [input.subscriptionId, input.sourceUrn, input.urn, input.title, input.path, input.fileFormat, input.deliveryMethod, input.userId],
-          );
-          documentGuid = r.rows[0]?.document_guid;
-        }
-        documentGuid ??= await recordDocument(tx, {
-          subscriptionId: input.subscriptionId,
-          userId: input.userId,
-          operationId: input.operationId,
-          title: input.title,
-          urn: input.urn,
-          path: input.path,
-          fileFormat: input.fileFormat,
-          deliveryMethod: input.deliveryMethod,
-        });
-        await recordConsumption(tx, input.subscriptionId, input.userId, input.operationId, input.consumption);
-        return { documentGuid };
-      });
+      const document = {
+        subscriptionId: input.subscriptionId,
+        userId: input.userId,
+        operationId: input.operationId,
+        title: input.title,
+        urn: input.urn,
+        path: input.path,
+        fileFormat: input.fileFormat,
+        deliveryMethod: input.deliveryMethod,
+      };
+      const documentGuid =
+        input.operation === 'move'
+          ? await moveDocumentRecord(deps.db, input.sourceUrn, document, input.consumption)
+          : await recordDocumentWithConsumption(deps.db, document, input.consumption);
+      return { documentGuid };
     },
 
     /** Removes the source (source.remove) and, unless its record moved with it, soft-deletes its record. */
     async manageRemoveSource(input: ManageRemoveInput): Promise<{ documentGuid?: string }> {
       const { source } = input;
       if (source.remove === 'none') return {};
-      const c = connector(all, source.loadMethod, 'sourceDocument.loadMethod');
-      if (input.consumption && !c.supportsDelete) {
-        throw callerFailure('NOT_SUPPORTED', `Delete is supported for DriveA only (spec 4.8); sourceDocument.loadMethod is ${source.loadMethod}`);
-      }
-      await c.remove(input.subscriptionId, source.urn, source.remove);
-      let documentGuid: string | undefined;
-      if (input.markRecordDeleted) {
-        const r = await deps.db.query<{ document_guid: string }>(
-          `UPDATE documents SET is_deleted = true, last_modified_user_guid = $3, last_modified_date = now()
-           WHERE subscription_guid = $1 AND urn = $2 RETURNING document_guid`,
-          [input.subscriptionId, source.urn, input.userId],
-        );
-        documentGuid = r.rows[0]?.document_guid;
-      }
+      const mode = source.remove;
+      // A Delete (metered here) is the manage operation of its own; a Move's removal is part of the move.
+      const capability = input.consumption ? 'delete' : 'remove';
+      const need = { method: source.loadMethod, capability, field: 'sourceDocument.loadMethod' } as const;
+      await atLocation(deps.locations, need, (l) => l.remove!({ subscriptionId: input.subscriptionId, userId: input.userId }, source.urn, mode));
+      const documentGuid = input.markRecordDeleted ? await markDocumentDeleted(deps.db, input.subscriptionId, source.urn, input.userId) : undefined;
       if (input.consumption) await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption);
       return documentGuid ? { documentGuid } : {};
     },

@@ -4,7 +4,7 @@ import { templateVariables, type Variable } from '../core/generate.ts';
 import { innerError } from '../core/errors.ts';
 import { render, TemplateError } from '../engine/index.ts';
 import { type ActivityDeps, type OutboundDeps, outboundOf } from './deps.ts';
-import { callerFailure } from './failures.ts';
+import { callerFailure } from '../core/failures.ts';
 
 export interface MergeInput {
   template: BlobRef;

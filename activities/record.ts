@@ -1,5 +1,5 @@
-import type { Consumption } from '../store/documents.ts';
-import { recordConsumption, recordDocument } from '../store/documents.ts';
+import type { Consumption } from '../core/envelope.ts';
+import { recordDocumentWithConsumption } from '../store/records/documents.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export interface RecordInput {
@@ -17,19 +17,7 @@ export interface RecordInput {
 export function recordActivity(deps: ActivityDeps) {
   /** Writes the document record and the metering in one transaction; idempotent per operation. */
   return async function record(input: RecordInput): Promise<{ documentGuid: string }> {
-    return deps.db.transaction(async (tx) => {
-      const documentGuid = await recordDocument(tx, {
-        subscriptionId: input.subscriptionId,
-        userId: input.userId,
-        operationId: input.operationId,
-        title: input.title,
-        urn: input.urn,
-        path: input.path,
-        fileFormat: input.fileFormat,
-        deliveryMethod: input.deliveryMethod,
-      });
-      await recordConsumption(tx, input.subscriptionId, input.userId, input.operationId, input.consumption);
-      return { documentGuid };
-    });
+    const { consumption, ...document } = input;
+    return { documentGuid: await recordDocumentWithConsumption(deps.db, document, consumption) };
   };
 }

@@ -1,4 +1,5 @@
-import type { BlobRef } from '../connectors/storage/blob-store.ts';
+import { Context } from '@temporalio/activity';
+import type { BlobRef } from '../core/blob.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export function scratchActivities(deps: ActivityDeps) {
@@ -10,4 +11,17 @@ export function scratchActivities(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** The running workflow's id in a blob-key-safe form: a step's scratch blobs go under scratch/<this>/,
+ *  beside the run's others. */
+export function scratchRunId(): string {
+  let id: string | undefined;
+  try {
+    id = Context.current().info.workflowExecution?.workflowId;
+  } catch {
+    id = undefined;
+  }
+  id ??= `adhoc-${Date.now()}`;
+  return id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]/, 'x');
 }

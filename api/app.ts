@@ -1,5 +1,5 @@
-// The HTTP API as a Fastify instance built from its dependencies. server.ts only listens; tests call
-// buildApp() and use inject() or listen on a free port.
+// The HTTP API as a Fastify instance built from its dependencies. cli/service.ts composes and listens;
+// tests call buildApp() and use inject() or listen on a free port.
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -7,9 +7,10 @@ import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 
 import type { Config } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
 import { failure } from './envelope.ts';
+import { createLocationRegistry, type LocationRegistry } from '../connectors/registry.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
-import type { TokenVerifier } from './auth/tokens.ts';
+import type { TokenVerifier } from '../security/tokens.ts';
 import authPlugin from './plugins/auth.ts';
 import errorsPlugin from './plugins/errors.ts';
 import openapiPlugin from './plugins/openapi.ts';
@@ -34,6 +35,8 @@ export interface AppDeps {
   config: Config;
   db: Db;
   blobs: BlobStore;
+  /** Where files come from and go to; built from db and blobs unless given. */
+  locations?: LocationRegistry;
   temporal: WorkflowStarter;
   verifyToken: TokenVerifier;
   /** Base URL clients use (printed, put in the OpenAPI servers list); a function because the port may be
@@ -47,6 +50,7 @@ export interface AppDeps {
 const PUBLIC = /^\/v1\/(openapi\.json|docs(\/.*)?|health)(\?.*)?$/;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const locations = deps.locations ?? createLocationRegistry(deps);
   const app = Fastify({
     logger: deps.logger ?? { level: deps.config.logLevel },
     genReqId: () => randomUUID(),
@@ -104,9 +108,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         retentionSeconds: deps.config.uploadRetentionSeconds,
         temporal: deps.temporal,
       });
-      await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db });
-      await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config });
-      await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db });
+      await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
+      await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
+      await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });
       await v1.register(storageRoutes, { db: deps.db, blobs: deps.blobs });
       await v1.register(configurationRoutes, { db: deps.db });

@@ -1,6 +1,7 @@
 // The success and error envelopes of spec 2.1. Every response of the /v1 API (except folders) goes
 // through these two functions, so `origin`, `operationId` and `externalContext` are always right.
 import type { FastifyRequest } from 'fastify';
+import { type Consumption, type EnvelopeTail, errorEnvelope, successEnvelope } from '../core/envelope.ts';
 import type { InnerError } from '../core/errors.ts';
 
 export interface RequestContext {
@@ -21,31 +22,22 @@ export function origin(request: FastifyRequest): string {
   return `${request.method} ${request.protocol}://${request.host}${request.url}`;
 }
 
-function common(request: FastifyRequest) {
-  const out: Record<string, unknown> = {};
-  if (request.ctx.externalContext !== undefined) out.externalContext = request.ctx.externalContext;
-  out.origin = origin(request);
-  out.dateTime = new Date().toISOString();
-  out.operationId = request.ctx.operationId;
-  if (request.ctx.userId) out.userId = request.ctx.userId;
-  return out;
+function tail(request: FastifyRequest): EnvelopeTail {
+  return {
+    ...(request.ctx.externalContext !== undefined ? { externalContext: request.ctx.externalContext } : {}),
+    origin: origin(request),
+    dateTime: new Date().toISOString(),
+    operationId: request.ctx.operationId,
+    ...(request.ctx.userId ? { userId: request.ctx.userId } : {}),
+  };
 }
 
-export function success(
-  request: FastifyRequest,
-  statusCode: 200 | 201,
-  data: Record<string, unknown>,
-  extra: { consumption?: { dimension: string; value: number }[] } = {},
-): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    result: { statusCode, message: statusCode === 201 ? 'Created' : 'OK', data },
-  };
-  if (extra.consumption) body.consumption = extra.consumption;
-  return { ...body, ...common(request) };
+export function success(request: FastifyRequest, statusCode: 200 | 201, data: Record<string, unknown>, extra: { consumption?: Consumption[] } = {}): Record<string, unknown> {
+  return successEnvelope(statusCode, data, tail(request), extra);
 }
 
 export function failure(request: FastifyRequest, statusCode: number, message: string, innerErrors: InnerError[]): Record<string, unknown> {
-  return { error: { statusCode, message, innerErrors }, ...common(request) };
+  return errorEnvelope(statusCode, message, innerErrors, tail(request));
 }
 
 /** Remembers the caller's externalContext as soon as the body is parsed, so even a failure echoes it. */

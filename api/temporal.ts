@@ -1,14 +1,16 @@
 // Starting workflows and turning their outcome into API results or ApiErrors.
 import { createHash } from 'node:crypto';
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions, WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, TimeoutFailure, TypedSearchAttributes, type Workflow } from '@temporalio/common';
-import { ApiError, type InnerError, innerError, isErrorCode } from '../core/errors.ts';
+import { TypedSearchAttributes, type Workflow } from '@temporalio/common';
+import { ApiError } from '../core/errors.ts';
+import { renderFailure } from '../core/failures.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
 import type { AsyncGenerateInput, generateDocumentAsync } from '../workflows/generate-async.ts';
 import type { generateDocument } from '../workflows/generate.ts';
-import type { ManageInput, ManageResult, manageDocument } from '../workflows/manage.ts';
+import type { ManageInput, ManageResult } from '../core/manage.ts';
+import type { manageDocument } from '../workflows/manage.ts';
 import type { UploadRetentionInput, uploadRetention } from '../workflows/retention.ts';
-import { SA } from '../worker/search-attributes.ts';
+import { SA } from '../core/search-attributes.ts';
 
 export interface WorkflowStarter {
   client: Client;
@@ -78,15 +80,8 @@ export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem
  *  caller's fault, a timeout, or a 500 with an eventId pointing at the workflow. */
 export function toApiError(err: unknown, workflowId: string): ApiError {
   if (err instanceof WorkflowFailedError) {
-    const cause = err.cause;
-    if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
-      const inner = Array.isArray(cause.details?.[0]) ? (cause.details[0] as InnerError[]) : [innerError(cause.type, cause.message)];
-      return new ApiError(cause.type, cause.message, inner);
-    }
-    if (cause instanceof TimeoutFailure) return new ApiError('GENERATION_TIMEOUT');
-    return new ApiError('FUNCTION_EXECUTION_ERROR', 'the generation failed unexpectedly', [
-      innerError('FUNCTION_EXECUTION_ERROR', `the generation failed unexpectedly (workflow ${workflowId})`, workflowId),
-    ]);
+    const r = renderFailure(err.cause, workflowId);
+    return new ApiError(r.code, r.message, r.innerErrors);
   }
   if (err instanceof ApiError) return err;
   throw err;

@@ -9,7 +9,7 @@ import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
 import { converterAvailable, defaultPoolSize, shutdownConverter, startConverter } from '../engine/convert.ts';
-import { createTokenVerifier } from '../api/auth/tokens.ts';
+import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config } from '../config/env.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { FsBlobStore } from '../connectors/storage/blob-store.ts';

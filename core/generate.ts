@@ -2,14 +2,13 @@
 // before any workflow starts (a 400 means nothing was queued and nothing written).
 import { parse as parseGraphql } from 'graphql';
 import { type InnerError, innerError } from './errors.ts';
+import { ALL_FORMATS, canConvert, FORMATS, isFormat, type LocationMethod, TEMPLATE_FORMATS } from './formats.ts';
 
-export const TEMPLATE_FORMATS = ['docx', 'xlsx', 'pptx', 'gdoc', 'gsheet', 'gslide'] as const;
-export const OFFICE_FORMATS = ['docx', 'xlsx', 'pptx'] as const;
-export const DRIVEB_NATIVE_FORMATS = ['gdoc', 'gsheet', 'gslide'] as const;
-export const OUTPUT_FORMATS = [...TEMPLATE_FORMATS, 'pdf', 'csv'] as const;
+export const OUTPUT_FORMATS = ALL_FORMATS;
 export const LOAD_METHODS = ['Storage', 'DriveA', 'DriveB'] as const;
 export const DELIVERY_METHODS = ['Storage', 'DriveA', 'DriveB'] as const;
-/** data.loadMethod values; DriveA and DriveB answer NOT_SUPPORTED until their connectors land. */
+/** data.loadMethod values: a file at a location, or a GraphQL query run at generation time. Whether a
+ *  location is available (implemented, connected) is the location registry's answer (connectors/). */
 export const DATA_LOAD_METHODS = ['Storage', 'GraphQL', 'DriveA', 'DriveB'] as const;
 
 export interface Variable {
@@ -112,16 +111,11 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
     errors.push(innerError('VALIDATION_ERROR', `template.loadMethod must be one of ${LOAD_METHODS.join(', ')}`));
   }
   // Rule 1: native formats only from DriveB, office formats only from Storage or DriveA.
-  if (t.loadMethod && isIn(TEMPLATE_FORMATS, t.fileFormat) && isIn(LOAD_METHODS, t.loadMethod)) {
-    const native = isIn(DRIVEB_NATIVE_FORMATS, t.fileFormat);
-    if (native !== (t.loadMethod === 'DriveB')) {
+  if (t.loadMethod && isIn(TEMPLATE_FORMATS, t.fileFormat) && isIn(LOAD_METHODS, t.loadMethod) && isFormat(t.fileFormat)) {
+    const from: readonly LocationMethod[] = FORMATS[t.fileFormat].templateFrom;
+    if (!from.includes(t.loadMethod as LocationMethod)) {
       errors.push(
-        innerError(
-          'VALIDATION_ERROR',
-          native
-            ? `template.fileFormat ${t.fileFormat} loads only from DriveB (template.loadMethod is ${t.loadMethod})`
-            : `template.fileFormat ${t.fileFormat} loads only from Storage or DriveA (template.loadMethod is ${t.loadMethod})`,
-        ),
+        innerError('VALIDATION_ERROR', `template.fileFormat ${t.fileFormat} loads only from ${from.join(' or ')} (template.loadMethod is ${t.loadMethod})`),
       );
     }
   }
@@ -129,9 +123,7 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
     errors.push(innerError('VALIDATION_ERROR', `document.fileFormat must be one of ${OUTPUT_FORMATS.join(', ')}`));
   } else if (isIn(TEMPLATE_FORMATS, t.fileFormat)) {
     // Rule 2: same format, except pdf from anything and csv only from xlsx.
-    const ok =
-      d.fileFormat === t.fileFormat || d.fileFormat === 'pdf' || (d.fileFormat === 'csv' && t.fileFormat === 'xlsx');
-    if (!ok) {
+    if (d.fileFormat !== t.fileFormat && !canConvert(t.fileFormat, d.fileFormat)) {
       errors.push(
         innerError(
           'VALIDATION_ERROR',
@@ -146,11 +138,10 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
     errors.push(innerError('VALIDATION_ERROR', `document.deliveryMethod must be one of ${DELIVERY_METHODS.join(', ')}`));
   } else if (isIn(OUTPUT_FORMATS, d.fileFormat)) {
     // Rule 3: native formats only to DriveB; office formats to Storage or DriveA; pdf and csv anywhere.
-    if (isIn(DRIVEB_NATIVE_FORMATS, d.fileFormat) && d.deliveryMethod !== 'DriveB') {
-      errors.push(innerError('VALIDATION_ERROR', `document.fileFormat ${d.fileFormat} can only be delivered to DriveB`));
-    }
-    if (isIn(OFFICE_FORMATS, d.fileFormat) && d.deliveryMethod === 'DriveB') {
-      errors.push(innerError('VALIDATION_ERROR', `document.fileFormat ${d.fileFormat} can be delivered to Storage or DriveA, not DriveB`));
+    const to: readonly LocationMethod[] = FORMATS[d.fileFormat as keyof typeof FORMATS].deliverTo;
+    if (!to.includes(d.deliveryMethod as LocationMethod)) {
+      const targets = to.filter((m) => isIn(DELIVERY_METHODS, m));
+      errors.push(innerError('VALIDATION_ERROR', `document.fileFormat ${d.fileFormat} can be delivered to ${targets.join(' or ')}, not ${d.deliveryMethod}`));
     }
   }
   if (d.deliveryMethod === 'Storage' && d.path !== 'root' && !d.path.startsWith('root/')) {
@@ -262,12 +253,6 @@ function isValidLocale(locale: string): boolean {
   }
 }
 
-/** The file name the delivered document gets: the requested name with the output format's extension. */
-export function outputFileName(name: string, fileFormat: string): string {
-  const ext = `.${fileFormat}`;
-  return name.toLowerCase().endsWith(ext) ? name : `${name}${ext}`;
-}
-
 /** Headers a `header` variable may not set: the transport's own. */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
 
@@ -288,7 +273,7 @@ export interface GraphqlRequest {
  *   text's variables);
  * - `data.variables` of type `header`: request headers for the endpoint, e.g. name `Authorization`, value
  *   `Bearer <token>`. They are never visible to the template, and the API seals their values before the
- *   workflow starts (api/auth/sealed.ts), so the history shows only `sealed:...`.
+ *   workflow starts (security/sealed.ts), so the history shows only `sealed:...`.
  */
 export function graphqlRequestOf(data: { urn: string; query?: string; variables?: Variable[] | undefined }): GraphqlRequest {
   const errors: string[] = [];

@@ -1,17 +1,10 @@
-// Custom search attributes that let an operator find a job in the Temporal UI by tenant, operation,
-// template and output format. Registered idempotently at start-up (dev server or cluster).
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+// Registers docgen's custom search attributes (core/search-attributes.ts) idempotently at start-up, on
+// the dev server or a cluster.
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { SA } from '../core/search-attributes.ts';
 
 const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-
-export const SA = {
-  subscription: defineSearchAttributeKey('DocgenSubscriptionId', SearchAttributeType.KEYWORD),
-  operation: defineSearchAttributeKey('DocgenOperationId', SearchAttributeType.KEYWORD),
-  template: defineSearchAttributeKey('DocgenTemplate', SearchAttributeType.KEYWORD),
-  outputFormat: defineSearchAttributeKey('DocgenOutputFormat', SearchAttributeType.KEYWORD),
-} as const;
 
 export async function ensureSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });

@@ -1,9 +1,10 @@
 // generateDocument: resolve template -> load data -> merge -> [convert] -> measure -> deliver -> record.
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
 import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { BlobRef } from '../connectors/storage/blob-store.ts';
+import type { BlobRef } from '../core/blob.ts';
+import { contentTypeOf } from '../core/formats.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
-import { CONTENT_TYPES, conversion, type ConversionQueue, steps } from './steps.ts';
+import { conversion, type ConversionQueue, steps } from './steps.ts';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
   return runGeneration(input, 'main');
@@ -28,7 +29,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         template,
         data,
         outputKey: `scratch/${workflowId}/merged.${input.template.fileFormat}`,
-        contentType: CONTENT_TYPES[input.template.fileFormat] ?? 'application/octet-stream',
+        contentType: contentTypeOf(input.template.fileFormat),
         locale: input.document.locale,
         timezone: input.document.timezone,
         ...(input.data.variables ? { variables: input.data.variables } : {}),
@@ -50,7 +51,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
             from,
             to,
             outputKey: `scratch/${workflowId}/output.${to}`,
-            contentType: CONTENT_TYPES[to] ?? 'application/octet-stream',
+            contentType: contentTypeOf(to),
             ...(save.pdf ? { pdf: save.pdf as never } : {}),
             ...(save.csv ? { csv: save.csv } : {}),
             ...(embedded ? { embedded } : {}),

@@ -2,31 +2,12 @@
 // delivered document, without changing its content. resolve source -> [convert] -> measure -> write target
 // -> record -> [remove source]. Deterministic code only: no Node built-ins; activities imported as types.
 import { ActivityFailure, ApplicationFailure, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import type { SaveOptions } from '../core/generate.ts';
-import { CONTENT_TYPES, conversion, steps } from './steps.ts';
+import type { BlobRef } from '../core/blob.ts';
+import { contentTypeOf } from '../core/formats.ts';
+import type { ManageInput, ManageResult } from '../core/manage.ts';
+import { conversion, steps } from './steps.ts';
 
-export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
-export type RemoveMode = 'none' | 'delete' | 'permanentDelete';
-
-/** What the manage workflow receives (validated by the API): references, never bytes. */
-export interface ManageInput {
-  operationId: string;
-  subscriptionId: string;
-  userId: string;
-  operation: ManageOperation;
-  source: { urn: string; fileFormat: string; loadMethod: string; remove: RemoveMode };
-  /** Absent for delete. */
-  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions };
-  /** data.embedded: JSON text of an object written to the output file's custom properties. */
-  embedded?: string;
-}
-
-export interface ManageResult {
-  document: { deliveryMethod: string; name: string; fileFormat: string; urn: string };
-  documentGuid: string;
-  consumption: { dimension: string; value: number }[];
-}
+export type { ManageInput, ManageResult } from '../core/manage.ts';
 
 export async function manageDocument(input: ManageInput): Promise<ManageResult> {
   const { workflowId } = workflowInfo();
@@ -62,7 +43,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           from: source.fileFormat,
           to: target.fileFormat,
           outputKey: `scratch/${workflowId}/output.${target.fileFormat}`,
-          contentType: CONTENT_TYPES[target.fileFormat] ?? 'application/octet-stream',
+          contentType: contentTypeOf(target.fileFormat),
           ...(save.pdf ? { pdf: save.pdf as never } : {}),
           ...(save.csv ? { csv: save.csv } : {}),
           ...(embedded ? { embedded } : {}),

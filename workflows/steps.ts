@@ -1,15 +1,7 @@
-// The activity proxies and constants shared by the generate and manage workflows.
+// The activity proxies shared by the generate and manage workflows.
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
-
-export const CONTENT_TYPES: Record<string, string> = {
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-};
 
 // Short steps run as local activities: a synchronous caller is waiting, and each normal activity costs
 // several server round trips. They appear in the history (and the UI) as local-activity markers with

@@ -3,7 +3,7 @@
 import type { Config } from '../../config/env.ts';
 import { createApiKey, ensureFirstUser, ensureSubscription } from '../../store/accounts.ts';
 import type { Db } from '../../store/db.ts';
-import { issueAccessToken } from './tokens.ts';
+import { issueAccessToken } from '../../security/tokens.ts';
 
 export interface Credentials {
   baseUrl: string;

@@ -6,7 +6,7 @@ import { ApiError } from '../../core/errors.ts';
 import { findApiKey, findUser } from '../../store/accounts.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
-import type { TokenVerifier } from '../auth/tokens.ts';
+import type { TokenVerifier } from '../../security/tokens.ts';
 
 export interface AuthOptions {
   db: Db;

@@ -1,13 +1,13 @@
 // POST /common/client/token (spec 5.3): the caller's callback claims, validated, signed and encrypted by the
 // service into the value of the X-Client-Authorization header. iat and exp are the service's. The response
 // also carries, as an extension, the Standard Webhooks secret with which the callbacks of this token are
-// signed (see connectors/http/webhooks.ts for how a receiver verifies them).
+// signed (see security/webhooks.ts for how a receiver verifies them).
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { Config } from '../../config/env.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
-import { callbackUrl, type ClientClaims, createClientToken } from '../auth/client-token.ts';
+import { callbackUrl, type ClientClaims, createClientToken } from '../../security/client-token.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
 

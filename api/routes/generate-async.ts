@@ -5,8 +5,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { Config } from '../../config/env.ts';
+import type { LocationRegistry } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
-import { type ClientToken, readClientToken } from '../auth/client-token.ts';
+import { type ClientToken, readClientToken } from '../../security/client-token.ts';
 import { captureExternalContext, origin } from '../envelope.ts';
 import { errorResponses } from '../schemas.ts';
 import { idempotencyOf, startGenerateAsync, type WorkflowStarter } from '../temporal.ts';
@@ -14,7 +15,7 @@ import { GenerateBody, generateInput, IdempotencyHeaders } from './generate.ts';
 
 const HEADER = 'x-client-authorization';
 
-export default async function generateAsyncRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; config: Config }) {
+export default async function generateAsyncRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; config: Config; locations: LocationRegistry }) {
   const tokens = new WeakMap<FastifyRequest, { token: ClientToken; value: string }>();
   app.post(
     '/documents/document/generate/async',
@@ -47,7 +48,7 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
       },
     },
     async (request, reply) => {
-      const input = await generateInput(request, opts.db);
+      const input = await generateInput(request, opts.db, opts.locations);
       const client = tokens.get(request);
       if (!client) throw new Error('client token was not read');
       // The fingerprint covers the body and the callback target, not the token's timing claims, so a

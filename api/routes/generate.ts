@@ -4,8 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../core/errors.ts';
 import { checkGenerateRules, type GenerateInput, type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import type { LocationNeed, LocationRegistry } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
-import { sealHeaderVariables } from '../auth/sealed.ts';
+import { sealHeaderVariables } from '../../security/sealed.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
 import { idempotencyOf, runGenerate, type WorkflowStarter } from '../temporal.ts';
@@ -69,17 +70,40 @@ const GeneratedDocument = Type.Object({
   documentGuid: Type.String({ format: 'uuid', description: 'Extension: the document record of this file' }),
 });
 
+/** What a generate request asks of the locations: read the template (and its related items) and the data
+ *  file, write the document, share it when the delivery's sharing options ask. */
+export function generateNeeds(body: GenerateRequest): LocationNeed[] {
+  const needs: LocationNeed[] = [];
+  const t = body.template;
+  if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
+  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat });
+  for (const [i, item] of (t.relatedItems ?? []).entries()) {
+    if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
+  }
+  if (body.data.loadMethod !== 'GraphQL') needs.push({ method: body.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
+  const d = body.document;
+  needs.push({ method: d.deliveryMethod, capability: 'write', field: 'document.deliveryMethod', fileFormat: d.fileFormat });
+  // Only the sharing options of the delivery's own drive are read (spec 4.8); Storage has none.
+  const sharingKey = d.deliveryMethod === 'DriveA' ? 'driveA' : d.deliveryMethod === 'DriveB' ? 'driveB' : undefined;
+  const sharing = sharingKey ? (d.options?.[sharingKey] as Record<string, unknown> | undefined) : undefined;
+  if (sharing && (sharing.viewAnonymous || sharing.editAnonymous || hasItems(sharing.viewUsers) || hasItems(sharing.editUsers))) {
+    needs.push({ method: d.deliveryMethod, capability: 'share', field: `document.options.${sharingKey}` });
+  }
+  return needs;
+}
+
+const hasItems = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
+
 /** The checks every generate request gets before anything is queued (sync and async), and the workflow
- *  input built from a valid request. Throws the 400 the caller gets. */
-export async function generateInput(request: FastifyRequest, db: Db): Promise<GenerateInput> {
+ *  input built from a valid request. Throws the 400 the caller gets: nothing queued, nothing consumed. */
+export async function generateInput(request: FastifyRequest, db: Db, locations: LocationRegistry): Promise<GenerateInput> {
   const body = request.body as GenerateRequest;
   const problems = checkGenerateRules(body);
   if (problems.length > 0) {
     throw new ApiError(problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
   }
-  if (body.template.url) {
-    throw new ApiError('NOT_SUPPORTED', 'template.url is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage');
-  }
+  const unavailable = await locations.check(request.auth.subscriptionId, generateNeeds(body));
+  if (unavailable.length > 0) throw new ApiError('NOT_SUPPORTED', unavailable.map((p) => p.message).join('; '), unavailable);
   return {
     operationId: request.ctx.operationId,
     subscriptionId: request.auth.subscriptionId,
@@ -110,7 +134,7 @@ export async function generateInput(request: FastifyRequest, db: Db): Promise<Ge
   };
 }
 
-export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db }) {
+export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; locations: LocationRegistry }) {
   app.post(
     '/documents/document/generate',
     {
@@ -129,7 +153,7 @@ export default async function generateRoutes(app: FastifyInstance, opts: { tempo
       },
     },
     async (request, reply) => {
-      const input = await generateInput(request, opts.db);
+      const input = await generateInput(request, opts.db, opts.locations);
       const result = await runGenerate(opts.temporal, input, idempotencyOf(request.headers, request.body));
       return reply
         .code(201)

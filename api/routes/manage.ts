@@ -4,24 +4,18 @@
 // and its error carries `externalErrors`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
+import type { LocationNeed, LocationRegistry } from '../../connectors/registry.ts';
+import { ApiError, type InnerError } from '../../core/errors.ts';
 import { type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import { checkManageRules, type ManageInput, type ManageRequestShape } from '../../core/manage.ts';
 import type { Db } from '../../store/db.ts';
-import type { ManageInput, ManageOperation, RemoveMode } from '../../workflows/manage.ts';
-import { readClientToken } from '../auth/client-token.ts';
+import { readClientToken } from '../../security/client-token.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { ExternalContext } from '../schemas.ts';
 import { idempotencyOf, runManage, type WorkflowStarter } from '../temporal.ts';
 import { IdempotencyHeaders } from './generate.ts';
 
 const JsonObject = Type.Object({}, { additionalProperties: true });
-const REMOVE = ['none', 'delete', 'permanentDelete'];
-const LOCATIONS = ['Storage', 'DriveA', 'DriveB'];
-/** Locations this deployment can reach (FileConnectors in activities/manage.ts). */
-const AVAILABLE = ['Storage'];
-const OFFICE = ['docx', 'xlsx', 'pptx'];
-const NATIVE = ['gdoc', 'gsheet', 'gslide'];
-const FORMATS = [...OFFICE, ...NATIVE, 'pdf', 'csv'];
 
 export const ManageBody = Type.Object({
   externalContext: Type.Optional(ExternalContext),
@@ -58,12 +52,6 @@ export const ManageBody = Type.Object({
   ),
   data: Type.Optional(Type.Object({ embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })) })),
 });
-
-type ManageRequest = {
-  sourceDocument: { urn: string; fileFormat: string; loadMethod: string; remove?: string };
-  targetDocument?: { name: string; fileFormat: string; deliveryMethod: string; path: string; options?: Record<string, unknown> };
-  data?: { embedded?: string };
-};
 
 const common = {
   externalContext: Type.Optional(ExternalContext),
@@ -103,70 +91,30 @@ const ManageError = Type.Object({
   ...common,
 });
 
-/** Spec 4.8 table -> the operation, or every problem with the payload. */
-export function manageInput(request: FastifyRequest): ManageInput {
-  const body = request.body as ManageRequest;
-  const problems: InnerError[] = [];
-  const unsupported: InnerError[] = [];
+/** Spec 4.8 table -> the operation, or every problem with the payload; then what the locations cannot do
+ *  for this subscription. Throws the 400 the caller gets: nothing is queued. */
+export async function manageInput(request: FastifyRequest, locations: LocationRegistry): Promise<ManageInput> {
+  const body = request.body as ManageRequestShape;
+  const { operation, remove, problems } = checkManageRules(body);
   const src = body.sourceDocument;
   const tgt = body.targetDocument;
-  const remove = (src.remove ?? 'none') as RemoveMode;
-  if (!REMOVE.includes(remove)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.remove must be one of ${REMOVE.join(', ')}`));
-  if (!LOCATIONS.includes(src.loadMethod)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.loadMethod must be one of ${LOCATIONS.join(', ')}`));
-  if (!FORMATS.includes(src.fileFormat)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.fileFormat must be one of ${FORMATS.join(', ')}`));
-  let operation: ManageOperation;
-  if (!tgt) {
-    operation = 'delete';
-    if (remove === 'none') {
-      problems.push(innerError('VALIDATION_ERROR', 'without targetDocument the operation is Delete, which needs sourceDocument.remove delete or permanentDelete; Copy, Move and Convert need a targetDocument'));
-    } else if (src.loadMethod !== 'DriveA' && LOCATIONS.includes(src.loadMethod)) {
-      unsupported.push(innerError('NOT_SUPPORTED', `Delete is supported for DriveA only (spec 4.8), not for sourceDocument.loadMethod ${src.loadMethod}`));
-    }
-  } else {
-    operation = tgt.fileFormat === src.fileFormat ? (remove === 'none' ? 'copy' : 'move') : 'convert';
-    if (!LOCATIONS.includes(tgt.deliveryMethod)) problems.push(innerError('VALIDATION_ERROR', `targetDocument.deliveryMethod must be one of ${LOCATIONS.join(', ')}`));
-    if (!FORMATS.includes(tgt.fileFormat)) problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat must be one of ${FORMATS.join(', ')}`));
-    if (operation === 'convert') {
-      const ok = (tgt.fileFormat === 'pdf' && OFFICE.includes(src.fileFormat)) || (tgt.fileFormat === 'csv' && src.fileFormat === 'xlsx');
-      if (!ok && FORMATS.includes(tgt.fileFormat) && FORMATS.includes(src.fileFormat)) {
-        problems.push(
-          innerError('VALIDATION_ERROR', `Convert from ${src.fileFormat} to ${tgt.fileFormat} is not possible: docx, xlsx and pptx convert to pdf, and xlsx to csv`),
-        );
-      }
-    }
-    // Spec 4.8 rule 3 (delivery by format).
-    if (NATIVE.includes(tgt.fileFormat) && tgt.deliveryMethod !== 'DriveB') {
-      problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat ${tgt.fileFormat} is delivered to DriveB only`));
-    }
-    if (OFFICE.includes(tgt.fileFormat) && tgt.deliveryMethod === 'DriveB') {
-      problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat ${tgt.fileFormat} is delivered to Storage or DriveA, not DriveB`));
-    }
-    if (tgt.deliveryMethod === 'Storage' && tgt.path !== 'root' && !tgt.path.startsWith('root/')) {
-      problems.push(innerError('VALIDATION_ERROR', "targetDocument.path must be 'root' or start with 'root/' for Storage"));
-    }
-    if (LOCATIONS.includes(tgt.deliveryMethod) && !AVAILABLE.includes(tgt.deliveryMethod)) {
-      unsupported.push(innerError('NOT_SUPPORTED', `targetDocument.deliveryMethod ${tgt.deliveryMethod} is not available for manage in this deployment yet`));
-    }
-  }
-  if (LOCATIONS.includes(src.loadMethod) && !AVAILABLE.includes(src.loadMethod) && unsupported.length === 0) {
-    unsupported.push(innerError('NOT_SUPPORTED', `sourceDocument.loadMethod ${src.loadMethod} is not available for manage in this deployment yet`));
-  }
   const saved = tgt
     ? parseSaveOptions({ ...tgt, timezone: '', locale: '' } as GenerateRequest['document'])
     : { options: {}, errors: [] as InnerError[] };
   for (const e of saved.errors) problems.push({ ...e, message: e.message.replace('document.', 'targetDocument.'), userMessage: e.userMessage.replace('document.', 'targetDocument.') });
-  const embedded = body.data?.embedded;
-  if (embedded !== undefined && embedded !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(embedded);
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push(innerError('VALIDATION_ERROR', 'data.embedded must be JSON text of an object'));
-  }
   if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
+  const field = 'sourceDocument.loadMethod';
+  const needs: LocationNeed[] =
+    operation === 'delete'
+      ? [{ method: src.loadMethod, capability: 'delete', field }]
+      : [
+          { method: src.loadMethod, capability: 'readDocument', field },
+          ...(remove !== 'none' ? [{ method: src.loadMethod, capability: 'remove' as const, field }] : []),
+          { method: tgt!.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod', fileFormat: tgt!.fileFormat },
+        ];
+  const unsupported = await locations.check(request.auth.subscriptionId, needs);
   if (unsupported.length > 0) throw new ApiError('NOT_SUPPORTED', unsupported.map((p) => p.message).join('; '), unsupported);
+  const embedded = body.data?.embedded;
   return {
     operationId: request.ctx.operationId,
     subscriptionId: request.auth.subscriptionId,
@@ -180,7 +128,7 @@ export function manageInput(request: FastifyRequest): ManageInput {
   };
 }
 
-export default async function manageRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db }) {
+export default async function manageRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; locations: LocationRegistry }) {
   // Manage's error envelope: statusCode as a string, plus externalErrors (spec 2.1). Applies to every
   // failure of this route, including authentication and schema validation.
   app.addHook('preSerialization', async (_request, _reply, payload: unknown) => {
@@ -223,7 +171,7 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
       },
     },
     async (request, reply) => {
-      const input = manageInput(request);
+      const input = await manageInput(request, opts.locations);
       const result = await runManage(opts.temporal, input, idempotencyOf(request.headers, request.body));
       const body = success(request, 201, { document: { ...result.document, documentGuid: result.documentGuid } }, { consumption: result.consumption });
       (body.result as { statusCode: unknown }).statusCode = '201';

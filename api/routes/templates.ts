@@ -3,7 +3,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../core/errors.ts';
-import { DRIVEB_NATIVE_FORMATS, LOAD_METHODS, TEMPLATE_FORMATS } from '../../core/generate.ts';
+import { FORMATS, type LocationMethod, TEMPLATE_FORMATS } from '../../core/formats.ts';
+import { LOAD_METHODS } from '../../core/generate.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import { findSolutions } from '../../store/records/solutions.ts';
@@ -100,14 +101,10 @@ function checkTemplate(t: Body['documentTemplate']): TemplateInput {
   const loadMethod = loadMethodRaw ? canonical(loadMethodRaw, LOAD_METHODS, 'loadMethod') : '';
   const fileFormat = t.fileFormat?.trim() ? canonical(t.fileFormat, TEMPLATE_FORMATS, 'fileFormat') : '';
   if (loadMethod && fileFormat) {
-    const native = (DRIVEB_NATIVE_FORMATS as readonly string[]).includes(fileFormat);
-    if (native !== (loadMethod === 'DriveB')) {
-      throw new ApiError(
-        'VALIDATION_ERROR',
-        native
-          ? `documentTemplate.fileFormat ${fileFormat} loads only with loadMethod DriveB, not ${loadMethod}`
-          : `documentTemplate.fileFormat ${fileFormat} loads only with loadMethod Storage or DriveA, not ${loadMethod}`,
-      );
+    // Spec 4.4 rule 2, from the one table of formats.
+    const from: readonly LocationMethod[] = FORMATS[fileFormat as (typeof TEMPLATE_FORMATS)[number]].templateFrom;
+    if (!from.includes(loadMethod as LocationMethod)) {
+      throw new ApiError('VALIDATION_ERROR', `documentTemplate.fileFormat ${fileFormat} loads only with loadMethod ${from.join(' or ')}, not ${loadMethod}`);
     }
   }
   return { name, description: t.description ?? '', title: t.title ?? '', urn, url, fileFormat, loadMethod };

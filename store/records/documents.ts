@@ -1,6 +1,9 @@
-// Reading and correcting generated document records (spec 2.5, 4.7). The generate workflow writes them
-// (store/documents.ts); here they are read, listed and updated field by field.
-import type { Queryable } from '../db.ts';
+// The documents table's one repository: generated and managed document records (spec 2.5) and the
+// metering recorded with them, written by the record steps of generate and manage; read, listed and
+// corrected field by field by the document routes (spec 4.7).
+import { randomUUID } from 'node:crypto';
+import type { Consumption } from '../../core/envelope.ts';
+import type { Db, Queryable } from '../db.ts';
 import { type ColumnSpec, iso, type ListQuery, type ListResult, runList } from './list.ts';
 
 /** Fields the update operation may change, in API spelling, with their SQL columns. */
@@ -112,4 +115,90 @@ export async function listDocumentRecords(db: Queryable, subscriptionId: string,
     q,
   );
   return { rows: r.rows.map(toRecord), rowCount: r.rowCount };
+}
+
+// ---- written by generate and manage -------------------------------------------------------------
+
+export interface NewDocument {
+  subscriptionId: string;
+  userId: string;
+  operationId: string;
+  title: string;
+  urn: string;
+  path: string;
+  fileFormat: string;
+  deliveryMethod: string;
+}
+
+/** Idempotent per operation: a retried record step returns the first record instead of writing a second. */
+export async function recordDocument(db: Queryable, d: NewDocument): Promise<string> {
+  await db.query(
+    `INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method)
+     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (subscription_guid, operation_id) DO NOTHING`,
+    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod],
+  );
+  const r = await db.query<{ document_guid: string }>(
+    'SELECT document_guid FROM documents WHERE subscription_guid = $1 AND operation_id = $2',
+    [d.subscriptionId, d.operationId],
+  );
+  const row = r.rows[0];
+  if (!row) throw new Error('document record vanished');
+  return row.document_guid;
+}
+
+export type { Consumption };
+
+export async function recordConsumption(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  operationId: string,
+  items: Consumption[],
+): Promise<void> {
+  for (const c of items) {
+    await db.query(
+      `INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (operation_id, dimension) DO NOTHING`,
+      [subscriptionId, userId, operationId, c.dimension, c.value],
+    );
+  }
+}
+
+
+/** A new document record and its metering in one transaction; idempotent per operation. */
+export async function recordDocumentWithConsumption(db: Db, d: NewDocument, consumption: Consumption[]): Promise<string> {
+  return db.transaction(async (tx) => {
+    const documentGuid = await recordDocument(tx, d);
+    await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);
+    return documentGuid;
+  });
+}
+
+/** A Move carries the source's record over to the new file (urn, title, path, format, location), with the
+ *  metering, in one transaction. A retry finds the record already moved (it matches either urn). Returns
+ *  undefined when the source had no live record, after recording a new one for the moved file. */
+export async function moveDocumentRecord(db: Db, fromUrn: string, d: NewDocument, consumption: Consumption[]): Promise<string> {
+  return db.transaction(async (tx) => {
+    const r = await tx.query<{ document_guid: string }>(
+      `UPDATE documents SET urn = $3, title = $4, path = $5, file_format = $6, delivery_method = $7,
+              last_modified_user_guid = $8, last_modified_date = now()
+       WHERE subscription_guid = $1 AND urn IN ($2, $3) AND NOT is_deleted
+       RETURNING document_guid`,
+      [d.subscriptionId, fromUrn, d.urn, d.title, d.path, d.fileFormat, d.deliveryMethod, d.userId],
+    );
+    const documentGuid = r.rows[0]?.document_guid ?? (await recordDocument(tx, d));
+    await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);
+    return documentGuid;
+  });
+}
+
+/** Soft-deletes the live record of a urn (its file was removed); the record's guid, if there was one. */
+export async function markDocumentDeleted(db: Queryable, subscriptionId: string, urn: string, userId: string): Promise<string | undefined> {
+  const r = await db.query<{ document_guid: string }>(
+    `UPDATE documents SET is_deleted = true, last_modified_user_guid = $3, last_modified_date = now()
+     WHERE subscription_guid = $1 AND urn = $2 RETURNING document_guid`,
+    [subscriptionId, urn, userId],
+  );
+  return r.rows[0]?.document_guid;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SA } from '../../worker/search-attributes.ts';
+import { SA } from '../../core/search-attributes.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type StartedService, startDocgen } from '../support/service-process.ts';

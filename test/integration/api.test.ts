@@ -8,7 +8,7 @@ import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
-import { issueAccessToken } from '../../api/auth/tokens.ts';
+import { issueAccessToken } from '../../security/tokens.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type Stack, startStack } from '../support/stack.ts';

@@ -1,7 +1,7 @@
-// Sealed values (api/auth/sealed.ts) on a real in-memory PGlite database: round trip, bound to the
+// Sealed values (security/sealed.ts) on a real in-memory PGlite database: round trip, bound to the
 // subscription, tamper-evident, and header variables only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSealed, SealedValueError, seal, sealHeaderVariables, unseal, unsealHeaderVariables } from '../../api/auth/sealed.ts';
+import { isSealed, SealedValueError, seal, sealHeaderVariables, unseal, unsealHeaderVariables } from '../../security/sealed.ts';
 import { type Db, openPglite } from '../../store/db.ts';
 import { migrate } from '../../store/migrate.ts';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, digestApiKey, ensureFirstUser, ensureSubscription, findApiKey } from '../../store/accounts.ts';
 import { type Db, openDb } from '../../store/db.ts';
-import { recordConsumption, recordDocument } from '../../store/documents.ts';
+import { recordConsumption, recordDocument } from '../../store/records/documents.ts';
 import { getFile, insertFile } from '../../store/files.ts';
 import { migrate } from '../../store/migrate.ts';
 import { migrations } from '../../store/migrations/index.ts';

@@ -6,8 +6,8 @@ import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
-import { sealClientJws } from '../../../api/auth/client-token.ts';
-import { localSigningKey } from '../../../api/auth/tokens.ts';
+import { sealClientJws } from '../../../security/client-token.ts';
+import { localSigningKey } from '../../../security/tokens.ts';
 import { verifyCallback } from '../../../client/webhooks.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockedReason, outboundPolicy } from '../../../connectors/http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../../../connectors/http/safe-fetch.ts';
-import { signWebhook } from '../../../connectors/http/webhooks.ts';
+import { signWebhook } from '../../../security/webhooks.ts';
 import { verifyCallback } from '../../../client/webhooks.ts';
 import { type Receiver, startReceiver } from './receiver.ts';
 

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { pdfPageCount } from '../../../engine/convert.ts';
-import { SA } from '../../../worker/search-attributes.ts';
+import { SA } from '../../../core/search-attributes.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';

@@ -2,7 +2,7 @@
 // The document record comes from a real synchronous generate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
-import { recordDocument } from '../../../store/documents.ts';
+import { recordDocument } from '../../../store/records/documents.ts';
 import { makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';

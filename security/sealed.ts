@@ -5,8 +5,8 @@
 // the subscription is bound in the protected header, so one tenant's sealed value cannot be replayed by
 // another.
 import * as jose from 'jose';
-import { listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
-import type { Db } from '../../store/db.ts';
+import { listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
+import type { Db } from '../store/db.ts';
 import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
 
 const PREFIX = 'sealed:';

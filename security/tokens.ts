@@ -2,9 +2,8 @@
 // deployment verifies the same tokens. With JWT_JWKS_URL set, an identity provider's keys are used instead.
 import { hkdfSync, randomUUID } from 'node:crypto';
 import * as jose from 'jose';
-import type { Config } from '../../config/env.ts';
-import { insertSigningKey, listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
-import type { Db } from '../../store/db.ts';
+import { insertSigningKey, listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
+import type { Db } from '../store/db.ts';
 
 const LOCAL_ALG = 'ES256';
 
@@ -35,7 +34,7 @@ export async function localSigningKey(db: Db): Promise<StoredSigningKey> {
 
 export async function issueAccessToken(
   db: Db,
-  config: Pick<Config, 'jwtIssuer' | 'jwtAudience'>,
+  config: Pick<TokenSettings, 'jwtIssuer' | 'jwtAudience'>,
   claims: { userId: string; subscriptionId: string; name?: string; email?: string },
   ttl = '30d',
 ): Promise<string> {
@@ -58,7 +57,15 @@ export interface VerifiedToken {
 
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
-export async function createTokenVerifier(db: Db, config: Config): Promise<TokenVerifier> {
+/** The bearer-token settings (config/env.ts JWT_*). */
+export interface TokenSettings {
+  jwtIssuer: string;
+  jwtAudience: string;
+  jwtJwksUrl?: string | undefined;
+  jwtAlgorithms: string;
+}
+
+export async function createTokenVerifier(db: Db, config: TokenSettings): Promise<TokenVerifier> {
   const algorithms = config.jwtAlgorithms.split(',').map((a) => a.trim());
   let keys: jose.JWTVerifyGetKey;
   if (config.jwtJwksUrl) {

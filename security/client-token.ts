@@ -5,10 +5,10 @@
 // database: every API and worker process of a deployment derives the same keys and nothing new is stored.
 // The JWE header names the signing key (kid), so tokens stay readable after a new key is added.
 import * as jose from 'jose';
-import { ApiError } from '../../core/errors.ts';
-import { listSigningKeys, type StoredSigningKey } from '../../store/accounts.ts';
-import type { Db } from '../../store/db.ts';
-import { webhookSecret } from '../../connectors/http/webhooks.ts';
+import { ApiError } from '../core/errors.ts';
+import { listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
+import type { Db } from '../store/db.ts';
+import { webhookSecret } from './webhooks.ts';
 import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
 
 export const REQUIRED_CLIENT_CLAIMS = ['sub', 'iss', 'dest'] as const;

@@ -1,0 +1,101 @@
+// Where files come from and go to. Every place a template, a data file or a document can be read from or
+// written to (Storage; DriveA, DriveB, crm and `url` next) is a Location, reached through the registry
+// (registry.ts) by generate and manage alike. A location reads into and writes from blob references
+// (claim check), never raw bytes in a workflow, and declares what it can do, so the API refuses a request
+// that asks for something unavailable before anything is queued or consumed.
+import type { BlobRef } from '../core/blob.ts';
+import type { ErrorCode } from '../core/errors.ts';
+import type { FileFormat, LocationMethod } from '../core/formats.ts';
+
+/** What a location can be asked to do. */
+export type Capability =
+  /** read a template (generate's template, relatedItems) */
+  | 'readTemplate'
+  /** read a data file (generate's data) */
+  | 'readData'
+  /** read a delivered document (manage's source) */
+  | 'readDocument'
+  /** write a file (generate's delivery, manage's target) */
+  | 'write'
+  /** sharing links and invitations on the written file (document.options.driveA / driveB) */
+  | 'share'
+  /** remove the source of a Move (sourceDocument.remove delete / permanentDelete with a target) */
+  | 'remove'
+  /** the Delete operation of manage (source only, no target) */
+  | 'delete';
+
+export interface LocationCapabilities {
+  readonly can: readonly Capability[];
+  /** Formats it holds natively: what it reads and what it may be given to write. */
+  readonly formats: readonly FileFormat[];
+}
+
+/** Who is asking: every read and write is scoped to the caller's subscription (and its connection). */
+export interface LocationContext {
+  subscriptionId: string;
+  /** The acting user: the owner of what is written (reads do not need it). */
+  userId?: string;
+}
+
+export interface FoundFile {
+  urn: string;
+  name: string;
+  path: string;
+  fileFormat: string;
+  blob: BlobRef;
+}
+
+export interface SharingRequest {
+  viewAnonymous?: boolean;
+  editAnonymous?: boolean;
+  viewUsers?: string[];
+  editUsers?: string[];
+}
+
+export interface WriteRequest {
+  /** Chosen by the workflow, so a retried write finds or overwrites the same file instead of adding one. */
+  urn: string;
+  name: string;
+  path: string;
+  fileFormat: string;
+  source: BlobRef;
+  sharing?: SharingRequest;
+}
+
+/** What the response (result.data.document) and the document record (spec 2.5) need of a written file. */
+export interface Written {
+  urn: string;
+  name: string;
+  path: string;
+  uri?: string;
+  links?: Partial<Record<'viewAnonymousLink' | 'editAnonymousLink' | 'viewUserLink' | 'editUserLink' | 'viewOrganizationLink' | 'editOrganizationLink', string>>;
+  emails?: { succeededView: string[]; succeededEdit: string[]; failedView: string[]; failedEdit: string[] };
+  /** Errors the external service reported (manage's error.externalErrors). */
+  externalErrors?: unknown[];
+}
+
+export interface Location {
+  readonly method: LocationMethod | 'url';
+  readonly capabilities: LocationCapabilities;
+  /** Why this location cannot serve the subscription now (e.g. not connected), or undefined when it can. */
+  unavailable?(subscriptionId: string): Promise<string | undefined>;
+  readTemplate?(ctx: LocationContext, urn: string): Promise<BlobRef>;
+  readData?(ctx: LocationContext, urn: string): Promise<BlobRef>;
+  readDocument?(ctx: LocationContext, urn: string): Promise<FoundFile>;
+  write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;
+  /** `delete` is soft (recoverable), `permanentDelete` is not; both make the urn stop resolving. */
+  remove?(ctx: LocationContext, urn: string, mode: 'delete' | 'permanentDelete'): Promise<void>;
+}
+
+/** A failure a location reports in the spec's terms (e.g. TEMPLATE_NOT_FOUND). Activities turn it into a
+ *  non-retryable failure with that code; anything else a location throws is retried as transient. */
+export class LocationError extends Error {
+  override name = 'LocationError';
+  readonly code: ErrorCode;
+  readonly externalErrors: unknown[];
+  constructor(code: ErrorCode, message: string, externalErrors: unknown[] = []) {
+    super(message);
+    this.code = code;
+    this.externalErrors = externalErrors;
+  }
+}

@@ -1,0 +1,95 @@
+// The one registry of locations. Adding a location = its folder plus one line in LOCATIONS. The API asks
+// `check` before it starts a workflow (a 400 then means nothing was queued and nothing consumed); the
+// activities ask `require` for the location they use.
+import type { InnerError } from '../core/errors.ts';
+import { innerError } from '../core/errors.ts';
+import type { BlobStore } from './storage/blob-store.ts';
+import type { Db } from '../store/db.ts';
+import { type Capability, type Location, LocationError } from './location.ts';
+import { storageLocation } from './storage/location.ts';
+
+/** What locations are built from: the process's database and blob store. */
+export interface LocationDeps {
+  db: Db;
+  blobs: BlobStore;
+}
+
+const LOCATIONS: Record<string, (deps: LocationDeps) => Location> = {
+  Storage: storageLocation,
+};
+
+/** One thing a request needs from a location, and the request field that asks for it. */
+export interface LocationNeed {
+  method: string;
+  capability: Capability;
+  field: string;
+  fileFormat?: string;
+}
+
+export interface LocationRegistry {
+  get(method: string): Location | undefined;
+  /** Every need the subscription's locations cannot meet, as NOT_SUPPORTED inner errors naming the field. */
+  check(subscriptionId: string, needs: LocationNeed[]): Promise<InnerError[]>;
+  /** The location for a need, or a LocationError(NOT_SUPPORTED) naming the field. */
+  require(need: LocationNeed): Location;
+}
+
+function unsupported(need: LocationNeed, registered: boolean): string {
+  if (registered && need.capability === 'delete') return `Delete is supported for DriveA only (spec 4.8), not for ${need.field} ${need.method}`;
+  if (need.method === 'url') return `${need.field} is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage`;
+  const what: Record<Capability, string> = {
+    readTemplate: 'to read templates from',
+    readData: 'to read data from',
+    readDocument: 'to read documents from',
+    write: 'to write to',
+    share: 'to share from',
+    remove: 'to remove files from',
+    delete: 'to delete from',
+  };
+  return `${need.field} ${need.method} is not available ${what[need.capability]} in this deployment yet`;
+}
+
+export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
+  const built = new Map<string, Location>();
+  const get = (method: string): Location | undefined => {
+    if (!Object.hasOwn(LOCATIONS, method)) return undefined;
+    let l = built.get(method);
+    if (!l) {
+      l = LOCATIONS[method]!(deps);
+      built.set(method, l);
+    }
+    return l;
+  };
+  const problem = (need: LocationNeed): string | undefined => {
+    const l = get(need.method);
+    if (!l || !l.capabilities.can.includes(need.capability)) return unsupported(need, l !== undefined);
+    if (need.fileFormat !== undefined && !(l.capabilities.formats as readonly string[]).includes(need.fileFormat)) {
+      return `${need.field} ${need.method} does not hold ${need.fileFormat} files`;
+    }
+    return undefined;
+  };
+  return {
+    get,
+    async check(subscriptionId, needs) {
+      const errors: InnerError[] = [];
+      const asked = new Set<string>();
+      for (const need of needs) {
+        const p = problem(need);
+        if (p) {
+          errors.push(innerError('NOT_SUPPORTED', p));
+          continue;
+        }
+        if (asked.has(need.method)) continue;
+        asked.add(need.method);
+        const why = await get(need.method)!.unavailable?.(subscriptionId);
+        if (why) errors.push(innerError('NOT_SUPPORTED', `${need.field} ${need.method}: ${why}`));
+      }
+      return errors;
+    },
+    require(need) {
+      const p = problem(need);
+      if (p) throw new LocationError('NOT_SUPPORTED', p);
+      return get(need.method)!;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Storage: the service's own location. Uploaded templates and data files, and delivered documents, are
+// stored_files rows (store/files.ts) plus their bytes in the blob store. Every lookup is scoped to the
+// caller's subscription; another tenant's urn reads as absent.
+import { type FileFormat, formatOfFileName, outputFileName } from '../../core/formats.ts';
+import type { BlobRef } from '../../core/blob.ts';
+import { type FileKind, getFile, insertFile, markFileRemoved } from '../../store/files.ts';
+import { type Location, LocationError } from '../location.ts';
+import type { LocationDeps } from '../registry.ts';
+
+const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
+
+export function storageLocation(deps: LocationDeps): Location {
+  async function find(subscriptionId: string, urn: string, kind: FileKind) {
+    const file = await getFile(deps.db, subscriptionId, urn, [kind]);
+    if (!file || !(await deps.blobs.exists(file.blobKey))) return undefined;
+    return file;
+  }
+  const ref = (f: { blobKey: string; sha256: string; size: number; contentType: string }, contentType = f.contentType): BlobRef => ({
+    key: f.blobKey,
+    sha256: f.sha256,
+    size: f.size,
+    contentType,
+  });
+
+  return {
+    method: 'Storage',
+    capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'remove'], formats: FORMATS },
+
+    async readTemplate(ctx, urn) {
+      const file = await find(ctx.subscriptionId, urn, 'template');
+      if (!file) {
+        throw new LocationError(
+          'TEMPLATE_NOT_FOUND',
+          `template.urn ${urn} does not resolve: upload the file with POST /documents/template/upload (uploads expire after use or 24 hours)`,
+        );
+      }
+      return ref(file);
+    },
+
+    async readData(ctx, urn) {
+      const file = await find(ctx.subscriptionId, urn, 'data');
+      if (!file) {
+        throw new LocationError(
+          'DATA_NOT_FOUND',
+          `data.urn ${urn} does not resolve: upload the file with POST /documents/data/upload (uploads expire after use or 24 hours)`,
+        );
+      }
+      return ref(file, 'application/json');
+    },
+
+    async readDocument(ctx, urn) {
+      const file = await find(ctx.subscriptionId, urn, 'document');
+      if (!file) throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} does not resolve to a document delivered to Storage`);
+      return { urn: file.id, name: file.fileName, path: file.path, fileFormat: formatOfFileName(file.fileName), blob: ref(file) };
+    },
+
+    /** Streams the source into the document's own key; writing the same urn again overwrites (retries are safe). */
+    async write(ctx, req) {
+      if (!ctx.userId) throw new Error('a Storage write needs the acting user (the document owner)');
+      const name = outputFileName(req.name, req.fileFormat);
+      const key = `subscriptions/${ctx.subscriptionId}/documents/${req.urn}`;
+      const put = await deps.blobs.putStream(key, await deps.blobs.createReadStream(req.source.key));
+      await insertFile(deps.db, {
+        id: req.urn,
+        subscriptionId: ctx.subscriptionId,
+        ownerId: ctx.userId,
+        kind: 'document',
+        fileName: name,
+        path: req.path,
+        contentType: req.source.contentType,
+        size: put.size,
+        sha256: put.sha256,
+        blobKey: key,
+        expiresDate: null,
+      });
+      return { urn: req.urn, name, path: req.path };
+    },
+
+    /** `delete` marks the row removed (the urn stops resolving) and keeps the bytes for an operator to
+     *  recover; `permanentDelete` also erases the bytes. */
+    async remove(ctx, urn, mode) {
+      const key = await markFileRemoved(deps.db, ctx.subscriptionId, urn, ['document']);
+      if (key && mode === 'permanentDelete') await deps.blobs.delete(key);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// Error codes to and from Temporal failures. An activity that fails because of the caller throws a
+// non-retryable ApplicationFailure whose type is the error code and whose details carry the inner errors;
+// the API (a sync answer) and the async workflow (a callback body) read it back the same way.
+import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { type ErrorCode, errorRegistry, type InnerError, innerError, isErrorCode } from './errors.ts';
+
+/** A failure the caller caused: the workflow must not retry it. */
+export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[]): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: code,
+    message,
+    nonRetryable: true,
+    details: [innerErrors ?? [innerError(code, message)]],
+  });
+}
+
+export interface FailureRendering {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  innerErrors: InnerError[];
+}
+
+/** How a run's failure cause is answered: the activity's code and inner errors when the caller caused it,
+ *  GENERATION_TIMEOUT for a run that ran out of time, else a 500 whose eventId names the workflow. */
+export function renderFailure(cause: unknown, workflowId: string): FailureRendering {
+  if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
+    const inner = Array.isArray(cause.details?.[0]) ? (cause.details[0] as InnerError[]) : [innerError(cause.type, cause.message)];
+    return { code: cause.type, status: errorRegistry[cause.type].status, message: cause.message, innerErrors: inner };
+  }
+  if (cause instanceof TimeoutFailure) {
+    return { code: 'GENERATION_TIMEOUT', status: 504, message: errorRegistry.GENERATION_TIMEOUT.message, innerErrors: [innerError('GENERATION_TIMEOUT')] };
+  }
+  return {
+    code: 'FUNCTION_EXECUTION_ERROR',
+    status: 500,
+    message: errorRegistry.FUNCTION_EXECUTION_ERROR.message,
+    innerErrors: [innerError('FUNCTION_EXECUTION_ERROR', `the generation failed unexpectedly (workflow ${workflowId})`, workflowId)],
+  };
+}

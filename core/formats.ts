@@ -1,0 +1,94 @@
+// The table of file formats (spec 2.3, 4.4, 4.8): extension, content type, what converts to what, and
+// which location may read or receive each format. One copy, read by the API's checks, the workflows
+// (content types of scratch files), the activities and the locations.
+
+export const LOCATION_METHODS = ['Storage', 'DriveA', 'DriveB', 'crm'] as const;
+export type LocationMethod = (typeof LOCATION_METHODS)[number];
+
+export type FormatKind = 'office' | 'native' | 'output';
+
+export interface FormatSpec {
+  readonly kind: FormatKind;
+  readonly contentType: string;
+  /** Formats our converter produces from this one (spec 4.8 rule 2 and the manage Convert operation). */
+  readonly convertsTo: readonly string[];
+  /** Spec 4.4 rule 2 / 4.8 rule 1: where a template of this format may be loaded from (empty: not a template format). */
+  readonly templateFrom: readonly LocationMethod[];
+  /** Spec 4.8 rule 3: where a document of this format may be delivered. */
+  readonly deliverTo: readonly LocationMethod[];
+}
+
+const OFFICE_TEMPLATE_FROM: readonly LocationMethod[] = ['Storage', 'DriveA'];
+const OFFICE_DELIVER_TO: readonly LocationMethod[] = ['Storage', 'DriveA', 'crm'];
+const ANYWHERE: readonly LocationMethod[] = ['Storage', 'DriveA', 'DriveB', 'crm'];
+
+export const FORMATS = {
+  docx: {
+    kind: 'office',
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    convertsTo: ['pdf'],
+    templateFrom: OFFICE_TEMPLATE_FROM,
+    deliverTo: OFFICE_DELIVER_TO,
+  },
+  xlsx: {
+    kind: 'office',
+    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    convertsTo: ['pdf', 'csv'],
+    templateFrom: OFFICE_TEMPLATE_FROM,
+    deliverTo: OFFICE_DELIVER_TO,
+  },
+  pptx: {
+    kind: 'office',
+    contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    convertsTo: ['pdf'],
+    templateFrom: OFFICE_TEMPLATE_FROM,
+    deliverTo: OFFICE_DELIVER_TO,
+  },
+  gdoc: { kind: 'native', contentType: 'application/vnd.google-apps.document', convertsTo: ['pdf'], templateFrom: ['DriveB'], deliverTo: ['DriveB'] },
+  gsheet: { kind: 'native', contentType: 'application/vnd.google-apps.spreadsheet', convertsTo: ['pdf'], templateFrom: ['DriveB'], deliverTo: ['DriveB'] },
+  gslide: { kind: 'native', contentType: 'application/vnd.google-apps.presentation', convertsTo: ['pdf'], templateFrom: ['DriveB'], deliverTo: ['DriveB'] },
+  pdf: { kind: 'output', contentType: 'application/pdf', convertsTo: [], templateFrom: [], deliverTo: ANYWHERE },
+  csv: { kind: 'output', contentType: 'text/csv', convertsTo: [], templateFrom: [], deliverTo: ANYWHERE },
+} as const satisfies Record<string, FormatSpec>;
+
+export type FileFormat = keyof typeof FORMATS;
+
+export const ALL_FORMATS = Object.keys(FORMATS) as FileFormat[];
+export const TEMPLATE_FORMATS = ['docx', 'xlsx', 'pptx', 'gdoc', 'gsheet', 'gslide'] as const satisfies readonly FileFormat[];
+export const OFFICE_FORMATS = ['docx', 'xlsx', 'pptx'] as const satisfies readonly FileFormat[];
+export const DRIVEB_NATIVE_FORMATS = ['gdoc', 'gsheet', 'gslide'] as const satisfies readonly FileFormat[];
+/** Upload extensions (spec 4.4, 8). */
+export const UPLOAD_TEMPLATE_FORMATS = OFFICE_FORMATS;
+
+export function isFormat(f: string | undefined): f is FileFormat {
+  return f !== undefined && Object.hasOwn(FORMATS, f);
+}
+
+export function isOfficeFormat(f: string | undefined): f is (typeof OFFICE_FORMATS)[number] {
+  return isFormat(f) && FORMATS[f].kind === 'office';
+}
+
+export function isNativeFormat(f: string | undefined): f is (typeof DRIVEB_NATIVE_FORMATS)[number] {
+  return isFormat(f) && FORMATS[f].kind === 'native';
+}
+
+export function contentTypeOf(format: string): string {
+  return isFormat(format) ? FORMATS[format].contentType : 'application/octet-stream';
+}
+
+/** Whether our converter turns `from` into `to` (same format: nothing to convert). */
+export function canConvert(from: string, to: string): boolean {
+  return isFormat(from) && (FORMATS[from].convertsTo as readonly string[]).includes(to);
+}
+
+/** The file name a document gets: the requested name with the format's extension. */
+export function outputFileName(name: string, fileFormat: string): string {
+  const ext = `.${fileFormat}`;
+  return name.toLowerCase().endsWith(ext) ? name : `${name}${ext}`;
+}
+
+/** The format a stored file name says it is (its extension), lower case. */
+export function formatOfFileName(fileName: string): string {
+  const dot = fileName.lastIndexOf('.');
+  return dot < 0 ? '' : fileName.slice(dot + 1).toLowerCase();
+}

@@ -1,0 +1,90 @@
+// The manage request (spec 4.8 manage) as the workflow sees it, and the rules of the spec's table that
+// are checked before any workflow starts. Which locations can do what is the location registry's answer
+// (connectors/registry.ts); the spec's own rules are here.
+import { type InnerError, innerError } from './errors.ts';
+import { ALL_FORMATS, canConvert, FORMATS, isFormat, type LocationMethod } from './formats.ts';
+import type { SaveOptions } from './generate.ts';
+
+export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
+export type RemoveMode = 'none' | 'delete' | 'permanentDelete';
+
+export const REMOVE_MODES: readonly RemoveMode[] = ['none', 'delete', 'permanentDelete'];
+/** Locations manage names (spec 4.8: "Storage, DriveA, crm"), DriveB as for generate. */
+export const MANAGE_LOCATIONS: readonly LocationMethod[] = ['Storage', 'DriveA', 'DriveB', 'crm'];
+
+/** What the manage workflow receives (validated by the API): references, never bytes. */
+export interface ManageInput {
+  operationId: string;
+  subscriptionId: string;
+  userId: string;
+  operation: ManageOperation;
+  source: { urn: string; fileFormat: string; loadMethod: string; remove: RemoveMode };
+  /** Absent for delete. */
+  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions };
+  /** data.embedded: JSON text of an object written to the output file's custom properties. */
+  embedded?: string;
+}
+
+export interface ManageResult {
+  document: { deliveryMethod: string; name: string; fileFormat: string; urn: string };
+  documentGuid: string;
+  consumption: { dimension: string; value: number }[];
+}
+
+export interface ManageRequestShape {
+  sourceDocument: { urn: string; fileFormat: string; loadMethod: string; remove?: string };
+  targetDocument?: { name: string; fileFormat: string; deliveryMethod: string; path: string; options?: Record<string, unknown> };
+  data?: { embedded?: string };
+}
+
+/** Spec 4.8's table: the operation the payload asks for, and every problem with it at once. */
+export function checkManageRules(body: ManageRequestShape): { operation: ManageOperation; remove: RemoveMode; problems: InnerError[] } {
+  const problems: InnerError[] = [];
+  const src = body.sourceDocument;
+  const tgt = body.targetDocument;
+  const remove = (src.remove ?? 'none') as RemoveMode;
+  const known = (m: string) => (MANAGE_LOCATIONS as readonly string[]).includes(m);
+  if (!REMOVE_MODES.includes(remove)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.remove must be one of ${REMOVE_MODES.join(', ')}`));
+  if (!known(src.loadMethod)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.loadMethod must be one of ${MANAGE_LOCATIONS.join(', ')}`));
+  if (!isFormat(src.fileFormat)) problems.push(innerError('VALIDATION_ERROR', `sourceDocument.fileFormat must be one of ${ALL_FORMATS.join(', ')}`));
+  const embedded = body.data?.embedded;
+  if (embedded !== undefined && embedded !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(embedded);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push(innerError('VALIDATION_ERROR', 'data.embedded must be JSON text of an object'));
+  }
+  if (!tgt) {
+    if (remove === 'none') {
+      problems.push(
+        innerError(
+          'VALIDATION_ERROR',
+          'without targetDocument the operation is Delete, which needs sourceDocument.remove delete or permanentDelete; Copy, Move and Convert need a targetDocument',
+        ),
+      );
+    }
+    return { operation: 'delete', remove, problems };
+  }
+  const operation: ManageOperation = tgt.fileFormat === src.fileFormat ? (remove === 'none' ? 'copy' : 'move') : 'convert';
+  if (!known(tgt.deliveryMethod)) problems.push(innerError('VALIDATION_ERROR', `targetDocument.deliveryMethod must be one of ${MANAGE_LOCATIONS.join(', ')}`));
+  if (!isFormat(tgt.fileFormat)) problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat must be one of ${ALL_FORMATS.join(', ')}`));
+  if (operation === 'convert' && isFormat(tgt.fileFormat) && isFormat(src.fileFormat) && !canConvert(src.fileFormat, tgt.fileFormat)) {
+    problems.push(
+      innerError('VALIDATION_ERROR', `Convert from ${src.fileFormat} to ${tgt.fileFormat} is not possible: docx, xlsx and pptx convert to pdf, and xlsx to csv`),
+    );
+  }
+  // Spec 4.8 rule 3 (delivery by format).
+  if (isFormat(tgt.fileFormat) && known(tgt.deliveryMethod)) {
+    const to: readonly LocationMethod[] = FORMATS[tgt.fileFormat].deliverTo;
+    if (!to.includes(tgt.deliveryMethod as LocationMethod)) {
+      problems.push(innerError('VALIDATION_ERROR', `targetDocument.fileFormat ${tgt.fileFormat} is delivered to ${to.join(' or ')}, not ${tgt.deliveryMethod}`));
+    }
+  }
+  if (tgt.deliveryMethod === 'Storage' && tgt.path !== 'root' && !tgt.path.startsWith('root/')) {
+    problems.push(innerError('VALIDATION_ERROR', "targetDocument.path must be 'root' or start with 'root/' for Storage"));
+  }
+  return { operation, remove, problems };
+}

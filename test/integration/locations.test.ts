@@ -1,0 +1,104 @@
+// Where files come from and go to (connectors/registry.ts): a request that asks a location for something it
+// cannot do (not implemented here, or not connected) is refused by the API before any workflow starts, so a
+// 400 means nothing was queued and nothing consumed: the uploads it named still resolve afterwards.
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Credentials } from '../../api/auth/credentials.ts';
+import { makeDocx } from '../support/office.ts';
+import { client, generateBody } from '../support/http.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+describe('locations: unavailable methods are refused before queueing', () => {
+  let stack: Stack;
+  let creds: Credentials;
+  let api: ReturnType<typeof client>;
+  let temporal: Client;
+  let connection: Connection;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    creds = await stack.credentials();
+    api = client(creds);
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    temporal = new Client({ connection });
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await stack?.stop();
+  });
+
+  async function uploadPair() {
+    const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Hello {name}']) }]);
+    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'World' }) }]);
+    expect(t.status).toBe(201);
+    expect(d.status).toBe(201);
+    return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
+  }
+
+  /** Workflows other than upload retention timers that this operation started. */
+  async function workflowsOf(operationId: string): Promise<number> {
+    return (await temporal.workflow.count(`DocgenOperationId = "${operationId}" AND WorkflowType != "uploadRetention"`)).count;
+  }
+
+  const cases: [string, (t: string, d: string) => Record<string, unknown>, RegExp][] = [
+    ['document.deliveryMethod DriveA', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveA', path: '' } }), /document\.deliveryMethod DriveA is not available/],
+    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), /document\.deliveryMethod DriveB is not available/],
+    ['data.loadMethod DriveA', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveA', urn: d } }), /data\.loadMethod DriveA is not available/],
+    ['template.loadMethod DriveA', (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveA' } }), /template\.loadMethod DriveA is not available/],
+    [
+      'template.relatedItems[0].loadMethod DriveA',
+      (t, d) => generateBody(t, d, { template: { relatedItems: [{ name: 'footer', urn: 'x', fileFormat: 'docx', loadMethod: 'DriveA' }] } }),
+      /template\.relatedItems\[0\]\.loadMethod DriveA is not available/,
+    ],
+    ['template.url', (_t, d) => ({ ...generateBody('', d), template: { url: 'https://example.com/t.docx', fileFormat: 'docx' } }), /template\.url is not available/],
+  ];
+
+  for (const [name, body, message] of cases) {
+    it(`generate with ${name}: 400 NOT_SUPPORTED naming the field, no workflow, the uploads still usable`, async () => {
+      const { templateUrn, dataUrn } = await uploadPair();
+      const refused = await api.call('POST', '/documents/document/generate', { json: body(templateUrn, dataUrn) });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.innerErrors[0].code).toBe('NOT_SUPPORTED');
+      expect(refused.body.error.innerErrors.map((e: any) => e.message).join('\n')).toMatch(message);
+      expect(refused.body.consumption).toBeUndefined();
+      expect(await workflowsOf(refused.body.operationId)).toBe(0);
+      // Nothing consumed: the same uploads generate to Storage afterwards.
+      const ok = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(ok.body.result.data.document.deliveryMethod).toBe('Storage');
+    });
+  }
+
+  it('sharing options of the delivery drive are a need of their own; another drive\'s are ignored', async () => {
+    const { templateUrn, dataUrn } = await uploadPair();
+    // Storage delivery: driveA sharing options are not read (spec 4.8), so they do not refuse the request.
+    const ok = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(templateUrn, dataUrn, { document: { options: { driveA: { viewAnonymous: true } } } }),
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+  });
+
+  it('manage to or from an unavailable location: 400 NOT_SUPPORTED before queueing, the source untouched', async () => {
+    const { templateUrn, dataUrn } = await uploadPair();
+    const generated = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+    expect(generated.status).toBe(201);
+    const urn = generated.body.result.data.document.urn as string;
+    const source = { urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'delete' };
+    const toDriveA = await api.call('POST', '/documents/document/manage', {
+      json: { sourceDocument: source, targetDocument: { name: 'moved', fileFormat: 'docx', deliveryMethod: 'DriveA', path: '' } },
+    });
+    expect(toDriveA.status).toBe(400);
+    expect(toDriveA.body.error.statusCode).toBe('400');
+    expect(toDriveA.body.error.innerErrors[0].code).toBe('NOT_SUPPORTED');
+    expect(toDriveA.body.error.innerErrors[0].message).toMatch(/targetDocument\.deliveryMethod DriveA is not available/);
+    const toCrm = await api.call('POST', '/documents/document/manage', {
+      json: { sourceDocument: { ...source, remove: 'none' }, targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'crm', path: '' } },
+    });
+    expect(toCrm.status).toBe(400);
+    expect(toCrm.body.error.innerErrors[0].message).toMatch(/targetDocument\.deliveryMethod crm is not available/);
+    expect(await workflowsOf(toDriveA.body.operationId)).toBe(0);
+    expect(await workflowsOf(toCrm.body.operationId)).toBe(0);
+    // The move did not happen: the document still downloads.
+    expect((await api.download(urn)).status).toBe(200);
+  });
+});
