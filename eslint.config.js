@@ -1,8 +1,53 @@
-// Lint: TypeScript rules with type information where it matters (promises), and the Temporal rule that
-// workflow code stays deterministic: no Node built-ins in workflows/.
+// Lint: TypeScript rules with type information where it matters (promises), the Temporal rule that
+// workflow code stays deterministic, and the walls of the house: data flows one way,
+//   api -> (Temporal) -> workflows -> activities -> engine / converter / connectors / store / security,
+// with core/ (the contracts) importable by all and importing nothing. An import against the flow is a lint
+// error, not a comment (see ARCHITECTURE.md).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
+
+const NODE_BUILTINS = builtinModules.flatMap((m) => [m, `node:${m}`]);
+
+const FOLDERS = ['api', 'activities', 'workflows', 'worker', 'cli', 'client', 'config', 'core', 'engine', 'converter', 'connectors', 'store', 'security', 'bench', 'scripts', 'test'];
+
+/** Which other top-level folders each folder may import from; `types` may be imported as types only. */
+const WALLS = {
+  core: { allow: [] },
+  engine: { allow: ['core'] },
+  converter: { allow: ['core'] },
+  store: { allow: ['core'] },
+  security: { allow: ['core', 'store'] },
+  connectors: { allow: ['core', 'store', 'security'] },
+  activities: { allow: ['core', 'engine', 'converter', 'connectors', 'store', 'security'] },
+  workflows: { allow: ['core'], types: ['activities'] },
+  worker: { allow: ['core', 'activities', 'engine', 'converter', 'connectors', 'store', 'security', 'config'], types: ['workflows'] },
+  api: { allow: ['core', 'connectors', 'store', 'security', 'config'], types: ['workflows'] },
+  config: { allow: ['core', 'connectors'] },
+  client: { allow: [], types: ['api'] },
+};
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function wall(folder, { allow, types = [] }) {
+  const forbidden = FOLDERS.filter((f) => f !== folder && !allow.includes(f) && !types.includes(f));
+  const patterns = [
+    {
+      regex: `^(\\.\\./)+(${forbidden.map(escape).join('|')})(/|$)`,
+      message: `${folder}/ may import only from ${[...allow, ...types.map((t) => `${t} (types)`)].join(', ') || 'itself'}: data flows api -> workflows -> activities -> engine/converter/connectors/store, core/ shared by all (ARCHITECTURE.md).`,
+    },
+  ];
+  if (types.length > 0) {
+    patterns.push({
+      regex: `^(\\.\\./)+(${types.map(escape).join('|')})(/|$)`,
+      allowTypeImports: true,
+      message: `${folder}/ may import ${types.join(', ')} as types only (import type ...).`,
+    });
+  }
+  return patterns;
+}
+
+const builtinPaths = (message) => NODE_BUILTINS.map((name) => ({ name, message }));
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.docgen/**', 'coverage/**'] },
@@ -23,22 +68,27 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
-  {
-    files: ['workflows/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: builtinModules.flatMap((m) => [
-            { name: m, message: 'Workflow code must be deterministic: no Node built-ins (use activities).' },
-            { name: `node:${m}`, message: 'Workflow code must be deterministic: no Node built-ins (use activities).' },
-          ]),
-          patterns: [{ group: ['../activities/*', '!../activities/index.ts'], message: 'Import activities as types via activities/index.ts.' }],
-        },
-      ],
-      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports' }],
-    },
-  },
+  // The walls, one block per folder (a later block for the same files would replace the rule, so the
+  // deterministic-code rules of workflows/ and core/ are merged into theirs).
+  ...Object.entries(WALLS).map(([folder, spec]) => {
+    const patterns = wall(folder, spec);
+    if (folder === 'workflows') {
+      patterns.push({ group: ['../activities/*', '!../activities/index.ts'], message: 'Import activities as types via activities/index.ts.' });
+    }
+    const paths =
+      folder === 'workflows'
+        ? builtinPaths('Workflow code must be deterministic: no Node built-ins (use activities).')
+        : folder === 'core'
+          ? builtinPaths('core/ is shared with workflow code: no Node built-ins.')
+          : [];
+    return {
+      files: [`${folder}/**/*.ts`],
+      rules: {
+        '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }],
+        ...(folder === 'workflows' ? { '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports' }] } : {}),
+      },
+    };
+  }),
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
