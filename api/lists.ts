@@ -1,12 +1,11 @@
 // The list parameters of spec 4.9 (top, skip, orderby, filter) parsed against a resource's column
 // whitelist, plus the few helpers the record routes (4.3-4.7) share. Column names from the client are
 // only ever compared with the whitelist; the SQL comes from store/records.
-import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError, type ErrorCode, errorRegistry, innerError } from '../core/errors.ts';
 import { type ColumnSpec, CONDITIONS, type Condition, type FilterClause, type ListQuery } from '../store/records/list.ts';
-import { describeValidation } from './plugins/errors.ts';
+import { describeValidation, logUnexpected } from './plugins/errors.ts';
 
 export const DEFAULT_TOP = 100;
 export const MAX_TOP = 1000;
@@ -137,8 +136,7 @@ function isUnexpected(error: FastifyError | Error): boolean {
 export function unexpectedAs(code: ErrorCode) {
   return function handler(error: FastifyError | Error, request: FastifyRequest, _reply: FastifyReply) {
     if (!isUnexpected(error)) throw error;
-    const eventId = randomUUID();
-    request.log.error({ err: error, eventId }, 'unexpected error');
+    const eventId = logUnexpected(request, error);
     throw new ApiError(code, undefined, [innerError(code, errorRegistry[code].message, eventId)]);
   };
 }
@@ -160,8 +158,7 @@ export function bareErrors(error: FastifyError | Error, request: FastifyRequest,
     return;
   }
   if (!isUnexpected(error)) throw error;
-  const eventId = randomUUID();
-  request.log.error({ err: error, eventId }, 'unexpected error');
+  const eventId = logUnexpected(request, error);
   reply.code(500).send({ code: 'GET_DATA_SOURCE_ERROR', message: errorRegistry.GET_DATA_SOURCE_ERROR.message, eventId });
 }
 

@@ -36,6 +36,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
   return reply.code(status).type('application/json').send(failure(request, status, message, inner));
 }
 
+/** Logs an unexpected failure with the details the caller never sees; the eventId it returns goes into
+ *  the 500 answer so a report can be matched to the log line. */
+export function logUnexpected(request: FastifyRequest, error: unknown): string {
+  const eventId = randomUUID();
+  request.log.error({ err: error, eventId }, 'unexpected error');
+  return eventId;
+}
+
 export default fp(async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError | Error, request, reply) => {
     if (error instanceof ApiError) {
@@ -62,8 +70,7 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
       const inner = innerError('VALIDATION_ERROR', fe.message);
       return sendError(request, reply, fe.statusCode, fe.message, [inner]);
     }
-    const eventId = randomUUID();
-    request.log.error({ err: error, eventId }, 'unexpected error');
+    const eventId = logUnexpected(request, error);
     const spec = errorRegistry.FUNCTION_EXECUTION_ERROR;
     return sendError(request, reply, 500, spec.message, [innerError('FUNCTION_EXECUTION_ERROR', spec.message, eventId)]);
   });

@@ -1,6 +1,5 @@
 // Signatures (spec 4.2): the signature-template delete, plus envelope create and get (extensions) so there
 // is something to delete and to summarise on the dashboard (GET /common/summary?type=dashboard).
-import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static } from 'typebox';
 import { ApiError, innerError } from '../../core/errors.ts';
@@ -18,6 +17,7 @@ import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import { captureExternalContext, failure, success } from '../envelope.ts';
 import { checkEmailList, requireName, UuidParam } from '../lists.ts';
+import { logUnexpected } from '../plugins/errors.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
 
 const TAG = 'Signatures';
@@ -162,8 +162,7 @@ function readEnvelope(e: EnvelopeRequest): EnvelopeInput {
 function deleteErrors(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const fe = error as FastifyError & { validation?: unknown };
   if (error instanceof ApiError || fe.validation || (typeof fe.statusCode === 'number' && fe.statusCode < 500)) throw error;
-  const eventId = randomUUID();
-  request.log.error({ err: error, eventId }, 'unexpected error');
+  const eventId = logUnexpected(request, error);
   const msg = 'The template could not be deleted.';
   reply.code(500).type('application/json').send(failure(request, 500, msg, [innerError('ENVELOPE_ID_INVALID', msg, eventId)]));
 }
