@@ -15,7 +15,7 @@ const FOLDERS = ['api', 'activities', 'workflows', 'worker', 'cli', 'client', 'c
 const WALLS = {
   core: { allow: [] },
   engine: { allow: ['core'] },
-  converter: { allow: ['core'] },
+  converter: { allow: ['core', 'engine'] },
   store: { allow: ['core'] },
   security: { allow: ['core', 'store'] },
   connectors: { allow: ['core', 'store', 'security'] },

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what engine/convert.ts needs on a fresh Debian 12 machine (run as root).
+# Installs what converter/index.ts needs on a fresh Debian 12 machine (run as root).
 # Idempotent: when every package is already present it only runs dpkg-query and exits,
 # so .ci/run can call it unconditionally.
 set -euo pipefail
@@ -8,7 +8,7 @@ PACKAGES=(
   libreoffice-writer-nogui   # docx -> pdf
   libreoffice-calc-nogui     # xlsx -> pdf/csv
   libreoffice-impress-nogui  # pptx -> pdf
-  python3-uno                # the UNO bridge (engine/convert/uno_bridge.py) runs under /usr/bin/python3
+  python3-uno                # the UNO bridge (converter/uno_bridge.py) runs under /usr/bin/python3
   poppler-utils              # pdfinfo/pdftotext, used by the converter tests
   fonts-dejavu-core
   fonts-liberation2          # metric-compatible Arial/Times/Courier so layouts match Word's

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { type ConvertOptions, convert, isConvertError } from '../engine/convert.ts';
+import { type ConvertOptions, convert, isConvertError } from '../converter/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 

@@ -7,7 +7,7 @@ import type { Consumption } from '../core/envelope.ts';
 import { isOfficeFormat } from '../core/formats.ts';
 import type { ManageInput, ManageOperation } from '../core/manage.ts';
 import { callerFailure } from '../core/failures.ts';
-import { setOfficeCustomProperties } from '../engine/convert.ts';
+import { setOfficeCustomProperties } from '../converter/index.ts';
 import { markDocumentDeleted, moveDocumentRecord, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { atLocation } from './locations.ts';

@@ -8,7 +8,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
-import { converterAvailable, defaultPoolSize, shutdownConverter, startConverter } from '../engine/convert.ts';
+import { converterAvailable, defaultPoolSize, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config } from '../config/env.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';

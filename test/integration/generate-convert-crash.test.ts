@@ -9,7 +9,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
-import { converterStatus, getDefaultConverter, LibreOfficePool, pdfPageCount } from '../../engine/convert.ts';
+import { converterStatus, getDefaultConverter, LibreOfficePool, pdfPageCount } from '../../converter/index.ts';
 import { makeDocx, pageBreak, para } from './convert/fixtures.ts';
 import { client, generateBody } from '../support/http.ts';
 import { instanceProcesses } from '../support/office-processes.ts';

@@ -1,7 +1,7 @@
 // Generate with conversion through the API: pdf and PDF/A from docx, csv from xlsx, real LibreOffice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
-import { pdfaIdentification, pdfPageCount } from '../../engine/convert.ts';
+import { pdfaIdentification, pdfPageCount } from '../../converter/index.ts';
 import { makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type Stack, startStack } from '../support/stack.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConvertError, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
   readOfficeCustomProperties, shutdownConverter, startConverter,
-} from '../../../engine/convert.ts';
+} from '../../../converter/index.ts';
 import { makeDocx, makePptx, makeXlsx, pagedDocx, para, pdfinfoPages, poppler } from './fixtures.ts';
 
 const text = (pdf: Uint8Array): string => poppler('pdftotext', pdf);
@@ -163,7 +163,7 @@ describe('refusals', () => {
 
 describe('module-level converter in a plain script', () => {
   it('lets a script import convert(), use it, and exit by itself without leaving LibreOffice behind', async () => {
-    const mod = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../engine/convert.ts');
+    const mod = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../converter/index.ts');
     const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures.ts');
     const script = `import { convert } from ${JSON.stringify(mod)}; import { makeDocx, para } from ${JSON.stringify(fixtures)};
       const pdf = await convert(makeDocx(para('from a script')), { from: 'docx', to: 'pdf' });

@@ -5,8 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConvertError, GotenbergConverter, LibreOfficePool, createConverter, pdfaIdentification } from '../../../engine/convert.ts';
-import type { PdfConformance } from '../../../engine/convert.ts';
+import { ConvertError, GotenbergConverter, LibreOfficePool, createConverter, pdfaIdentification } from '../../../converter/index.ts';
+import type { PdfConformance } from '../../../converter/index.ts';
 import { makeDocx, para, poppler } from './fixtures.ts';
 
 interface Part {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LibreOfficePool, sanitizeOoxml } from '../../../engine/convert.ts';
+import { LibreOfficePool, sanitizeOoxml } from '../../../converter/index.ts';
 import { fieldRun, makeDocx, para, pictureRun, png, poppler, relationship } from './fixtures.ts';
 
 let dir: string;

@@ -1,6 +1,6 @@
 // Child process of orphan.test.ts: starts a one-instance pool, prints its profile directory, then
 // converts a long document; the test SIGKILLs this process mid-conversion.
-import { LibreOfficePool } from '../../../engine/convert.ts';
+import { LibreOfficePool } from '../../../converter/index.ts';
 import { longDocx } from './fixtures.ts';
 
 const pool = new LibreOfficePool({ size: 1 });

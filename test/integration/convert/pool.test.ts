@@ -2,7 +2,7 @@
 // and an honest "unavailable" when LibreOffice is missing. One single-instance pool for the file.
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConvertError, LibreOfficePool } from '../../../engine/convert.ts';
+import { ConvertError, LibreOfficePool } from '../../../converter/index.ts';
 import { longDocx, makeDocx, para, poppler } from './fixtures.ts';
 
 let pool: LibreOfficePool;

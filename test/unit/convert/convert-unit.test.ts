@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConvertError, convert, converterAvailable, pageCount, pdfaIdentification, pdfPageCount, readOfficeCustomProperties, sanitizeOoxml,
   setOfficeCustomProperties,
-} from '../../../engine/convert.ts';
-import { planConversion } from '../../../engine/convert/options.ts';
-import { addPdfInfo } from '../../../engine/convert/pdf.ts';
-import { entryText, makeEntry, readZip, writeZip } from '../../../engine/convert/zip.ts';
+} from '../../../converter/index.ts';
+import { planConversion } from '../../../converter/options.ts';
+import { addPdfInfo } from '../../../converter/pdf.ts';
+import { entryText, makeEntry, readZip, writeZip } from '../../../converter/zip.ts';
 import { fieldRun, makeDocx, makePptx, makeXlsx, para, relationship } from '../../integration/convert/fixtures.ts';
 
 function codeOf(f: () => unknown): string {

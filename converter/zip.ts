@@ -4,7 +4,7 @@
  * encryption and duplicates refused) and the writing. This layer keeps the converter's shapes (an array
  * of entries, string contents) and turns package errors into ConvertError BAD_INPUT.
  */
-import { TemplateError } from '../errors.ts';
+import { TemplateError } from '../engine/errors.ts';
 import {
   DEFAULT_LIMITS,
   inflateEntry,
@@ -12,10 +12,10 @@ import {
   readZip as readPackage,
   writeZip as writePackage,
   type ZipEntry,
-} from '../zip.ts';
+} from '../engine/zip.ts';
 import { ConvertError } from './errors.ts';
 
-export type { ZipEntry } from '../zip.ts';
+export type { ZipEntry } from '../engine/zip.ts';
 
 export interface ZipLimits {
   maxEntries: number;

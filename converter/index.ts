@@ -2,11 +2,11 @@
  * Document conversion for docgen: pdf from docx/xlsx/pptx (PDF/A, PDF/UA, PDF versions), csv from
  * xlsx, same-format pass-through with custom properties, and page metering.
  *
- *   import { convert } from './engine/convert.ts';
+ *   import { convert } from './converter/index.ts';
  *   const pdf = await convert(docx, { from: 'docx', to: 'pdf', pdf: { conformance: 'PdfA2B' } });
  *
  * Backed by a module-level default converter, created on first use: a Gotenberg adapter when
- * GOTENBERG_URL is set, else a pool of warm LibreOffice instances (engine/convert/pool.ts). Its
+ * GOTENBERG_URL is set, else a pool of warm LibreOffice instances (converter/pool.ts). Its
  * processes die with this process (an 'exit' hook plus each bridge exiting when its stdin closes),
  * and it does not keep an idle process alive, so a script can import convert() and just end.
  *
@@ -14,31 +14,31 @@
  * CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER, CONVERTER_NETWORK_ISOLATION
  * (auto|required|off), SOFFICE, UNO_PYTHON.
  */
-import { ConvertError, HOW_TO_ENABLE } from './convert/errors.ts';
-import { GotenbergConverter } from './convert/gotenberg.ts';
-import type { GotenbergOptions } from './convert/gotenberg.ts';
-import { setOfficeCustomProperties } from './convert/office-props.ts';
-import { planConversion } from './convert/options.ts';
-import { pageCount as pageCountImpl } from './convert/pages.ts';
-import type { PageCount, PageCountOptions } from './convert/pages.ts';
-import { LibreOfficePool, libreOfficeAvailable, networkIsolationPrefix } from './convert/pool.ts';
-import type { PoolOptions } from './convert/pool.ts';
-import { sanitizeOoxml } from './convert/sanitize.ts';
-import type { Converter, ConverterStatus, ConvertOptions } from './convert/types.ts';
+import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
+import { GotenbergConverter } from './gotenberg.ts';
+import type { GotenbergOptions } from './gotenberg.ts';
+import { setOfficeCustomProperties } from './office-props.ts';
+import { planConversion } from './options.ts';
+import { pageCount as pageCountImpl } from './pages.ts';
+import type { PageCount, PageCountOptions } from './pages.ts';
+import { LibreOfficePool, libreOfficeAvailable, networkIsolationPrefix } from './pool.ts';
+import type { PoolOptions } from './pool.ts';
+import { sanitizeOoxml } from './sanitize.ts';
+import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 
-export { ConvertError, isConvertError, HOW_TO_ENABLE } from './convert/errors.ts';
-export type { ConvertErrorCode } from './convert/errors.ts';
+export { ConvertError, isConvertError, HOW_TO_ENABLE } from './errors.ts';
+export type { ConvertErrorCode } from './errors.ts';
 export type {
   Converter, ConverterStatus, ConvertOptions, CsvOptions, InstanceStatus, OfficeFormat, OutputFormat, PdfConformance, PdfOptions,
-} from './convert/types.ts';
-export { defaultPoolSize, LibreOfficePool } from './convert/pool.ts';
-export type { PoolOptions, NetworkIsolation } from './convert/pool.ts';
-export { GotenbergConverter } from './convert/gotenberg.ts';
-export type { GotenbergOptions } from './convert/gotenberg.ts';
-export { CSV_ENCODINGS } from './convert/options.ts';
-export { pdfPageCount, pdfaIdentification } from './convert/pdf.ts';
-export { readOfficeCustomProperties, setOfficeCustomProperties } from './convert/office-props.ts';
-export type { PageCount, PageCountMethod, PageCountOptions } from './convert/pages.ts';
+} from './types.ts';
+export { defaultPoolSize, LibreOfficePool } from './pool.ts';
+export type { PoolOptions, NetworkIsolation } from './pool.ts';
+export { GotenbergConverter } from './gotenberg.ts';
+export type { GotenbergOptions } from './gotenberg.ts';
+export { CSV_ENCODINGS } from './options.ts';
+export { pdfPageCount, pdfaIdentification } from './pdf.ts';
+export { readOfficeCustomProperties, setOfficeCustomProperties } from './office-props.ts';
+export type { PageCount, PageCountMethod, PageCountOptions } from './pages.ts';
 export { sanitizeOoxml };
 
 export type ConverterKind = 'libreoffice' | 'gotenberg';
@@ -142,7 +142,7 @@ export async function convert(input: Uint8Array, options: ConvertOptions, conver
   return (converter ?? getDefaultConverter()).convert(input, options);
 }
 
-/** Page count of a delivered file by the documented rule (engine/convert/pages.ts). */
+/** Page count of a delivered file by the documented rule (converter/pages.ts). */
 export function pageCount(bytes: Uint8Array, format: string, opts: PageCountOptions = {}): Promise<PageCount> {
   const render = opts.render !== undefined ? opts.render : converterAvailable().available ? convert : null;
   return pageCountImpl(bytes, format, { ...opts, render });

@@ -1,7 +1,7 @@
 /**
  * Throughput of the pool with 1 vs N concurrent conversions (a benchmark, not a test).
  *
- *   node engine/convert/bench-concurrency.ts [--docs 1,40] [--seconds 8] [--concurrency 2]
+ *   node converter/bench-concurrency.ts [--docs 1,40] [--seconds 8] [--concurrency 2]
  *
  * Each case runs a fixed pool of `concurrency` instances, first with one conversion in flight at a
  * time, then with `concurrency` in flight, for `--seconds` each, and prints conversions/s and the

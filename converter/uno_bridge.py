@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """One warm LibreOffice instance behind a JSON-lines protocol on stdin/stdout.
 
-Started by engine/convert/pool.ts under Debian's /usr/bin/python3 (the only interpreter that has
+Started by converter/pool.ts under Debian's /usr/bin/python3 (the only interpreter that has
 `uno`), possibly inside `unshare -n` so that this process and the soffice it starts share an empty
 network namespace. That is why the UNO connection is a named pipe (a Unix socket file in /tmp,
 reachable across network namespaces) instead of a TCP port.
