@@ -1,14 +1,20 @@
-// Request and response types of the SDK. Where a route exports its TypeBox schema the type is derived
-// from it (one source for validation, OpenAPI and the SDK); the rest is written from the spec's tables
-// (service-interface.md sections 2 and 4) and the route descriptions, for routes that do not export a
-// schema or are not served yet (common 4.1, signatures 4.2, manage 4.8).
+// Request and response types of the SDK, derived from the routes' TypeBox schemas: one source for
+// validation, the OpenAPI document and the SDK, so they cannot disagree. Written by hand only: the
+// envelopes' generic shapes, list paging, query parameters, and what the SDK itself adds (uploads,
+// downloads, headers).
 import type { Static } from 'typebox';
-import type { ClientClaimsBody } from '../api/routes/client-token.ts';
-import type { DocumentRecord as DocumentRecordSchema } from '../api/routes/documents.ts';
-import type { GenerateBody } from '../api/routes/generate.ts';
-import type { ManageBody } from '../api/routes/manage.ts';
-import type { SolutionRef as SolutionRefSchema } from '../api/routes/solutions.ts';
-import type { Template as TemplateSchema } from '../api/routes/templates.ts';
+import type { ClientClaimsBody, ClientTokenResult } from '../api/routes/client-token.ts';
+import type { Contact, Dashboard, Folder as FolderSchema, Setting } from '../api/routes/common.ts';
+import type { ConfigurationFieldName } from '../api/routes/configurations.ts';
+import type { CreatedDataSource as CreatedDataSourceSchema, DataSourceBody, ListedDataSource as ListedDataSourceSchema } from '../api/routes/datasources.ts';
+import type { DocumentRecord as DocumentRecordSchema, DocumentUpdateBody } from '../api/routes/documents.ts';
+import type { GenerateBody, GeneratedDocument as GeneratedDocumentSchema } from '../api/routes/generate.ts';
+import type { ManageBody, ManageSuccess } from '../api/routes/manage.ts';
+import type { OptionItem as OptionItemSchema, OptionValue as OptionValueSchema } from '../api/routes/options.ts';
+import type { Envelope as EnvelopeSchema, EnvelopeBody } from '../api/routes/signatures.ts';
+import type { Solution, SolutionRef as SolutionRefSchema, SolutionWithMembers } from '../api/routes/solutions.ts';
+import type { Template as TemplateSchema, TemplateBody } from '../api/routes/templates.ts';
+import type { UploadedFile as UploadedFileSchema } from '../api/routes/uploads.ts';
 import type { InnerError } from './errors.ts';
 
 // ---- Envelopes (2.1) ----
@@ -68,16 +74,8 @@ export interface ListPage<K extends string, T> {
 
 export type GenerateRequest = Static<typeof GenerateBody>;
 
-export interface GeneratedDocument {
-  deliveryMethod: string;
-  name: string;
-  fileFormat: string;
-  urn: string;
-  /** Extension: the document record of this file. */
-  documentGuid: string;
-  uri?: string;
-  [link: string]: unknown;
-}
+/** result.data.document of generate (and of the async callback); drive deliveries add uri and links. */
+export type GeneratedDocument = Static<typeof GeneratedDocumentSchema> & { uri?: string; [link: string]: unknown };
 
 export type GenerateResponse = SuccessEnvelope<{ document: GeneratedDocument }>;
 
@@ -104,8 +102,8 @@ export interface ManageHeaders {
   email?: string;
 }
 
-/** The manage operation returns result.statusCode as a string ("200"/"201"). */
-export type ManageResponse = SuccessEnvelope<{ document: { deliveryMethod: string; name: string; fileFormat: string; urn: string; [k: string]: unknown } }, string>;
+/** The manage operation returns result.statusCode as a string ("201"). */
+export type ManageResponse = Static<typeof ManageSuccess>;
 
 // ---- Uploads and storage ----
 
@@ -117,10 +115,7 @@ export interface UploadFile {
   field?: string;
 }
 
-export interface UploadedFile {
-  id: string;
-  fileName: string;
-}
+export type UploadedFile = Static<typeof UploadedFileSchema>;
 
 export interface Download {
   bytes: Uint8Array;
@@ -141,6 +136,7 @@ export type SolutionRef = Static<typeof SolutionRefSchema>;
 export type DocumentTemplate = Static<typeof TemplateSchema>;
 export type DocumentRecord = Static<typeof DocumentRecordSchema>;
 
+/** Written out: the route builds these schemas from the store's field lists, which TypeBox cannot name. */
 export interface ConfigurationFields {
   documentSolutionGuid?: string | null;
   name?: string;
@@ -166,6 +162,11 @@ export interface ConfigurationFields {
   editUserEmailList?: string;
 }
 
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+/** Fails to compile when the route's configuration fields and ConfigurationFields above part ways. */
+export type ConfigurationFieldsMatchTheRoute = Assert<Same<keyof ConfigurationFields, ConfigurationFieldName>>;
+
 export type Configuration = Required<Omit<ConfigurationFields, 'documentSolutionGuid'>> & {
   documentSolutionGuid: string | null;
   documentSolutionConfigurationGuid: string;
@@ -177,130 +178,33 @@ export type Configuration = Required<Omit<ConfigurationFields, 'documentSolution
   isDeleted: boolean;
 };
 
-export interface TemplateFields {
-  name: string;
-  description?: string;
-  title?: string;
-  urn?: string;
-  url?: string;
-  fileFormat?: string;
-  loadMethod?: string;
-  documentSolutions?: { id: string }[];
-}
+export type TemplateFields = Static<typeof TemplateBody>['documentTemplate'];
 
-export interface DataSourceFields {
-  name: string;
-  /** Storage, GraphQL, DriveA or DriveB. */
-  loadMethod: string;
-  description?: string;
-  urn?: string;
-  query?: string;
-  variables?: string;
-  documentSolutions?: { id: string }[];
-}
+export type DataSourceFields = Static<typeof DataSourceBody>['dataSource'];
 
 /** Create response: the Id spelling. */
-export interface CreatedDataSource {
-  id: string;
-  subscriptionId: string;
-  ownerId: string;
-  lastModifiedUserId: string;
-  name: string;
-  description: string;
-  urn: string;
-  loadMethod: string;
-  query: string;
-  variables: string;
-  documentSolutions: SolutionRef[];
-  ownerName: string;
-  lastModifiedUserName: string;
-  createdDate: string;
-  lastModifiedDate: string;
-}
+export type CreatedDataSource = Static<typeof CreatedDataSourceSchema>;
 
 /** List item: the Guid spelling. */
-export interface ListedDataSource {
-  dataSourceGuid: string;
-  subscriptionGuid: string;
-  ownerGuid: string;
-  lastModifiedUserGuid: string;
-  name: string;
-  description: string;
-  urn: string;
-  loadMethod: string;
-  query: string;
-  variables: string;
-  createdDate: string;
-  lastModifiedDate: string;
-  isDeleted: boolean;
-}
+export type ListedDataSource = Static<typeof ListedDataSourceSchema>;
 
-export interface DocumentSolution {
-  id: string;
-  name: string;
-  description: string;
-  subscriptionId: string;
-  ownerId: string;
-  lastModifiedUserId: string;
-  createdDate: string;
-  lastModifiedDate: string;
-}
+export type DocumentSolution = Static<typeof Solution>;
 
-export interface DocumentSolutionWithMembers extends DocumentSolution {
-  dataSources: SolutionRef[];
-  documentTemplates: SolutionRef[];
-}
+export type DocumentSolutionWithMembers = Static<typeof SolutionWithMembers>;
 
-export interface OptionItem {
-  /** System option id (integer); give it or customKey, not both. */
-  optionDefinitionId?: number | string | null;
-  customKey?: string;
-  customGroup?: string;
-  value?: string;
-}
+export type OptionItem = Static<typeof OptionItemSchema>;
 
-export interface OptionValue {
-  optionValueGuid: string;
-  entityType: string;
-  entityId: string;
-  /** Empty string for a custom option. */
-  optionDefinitionId: number | '';
-  customKey: string;
-  customGroup: string;
-  value: string;
-  effectiveKey: string;
-  effectiveGroup: string;
-  systemType: string;
-  createdDate: string;
-  lastModifiedDate: string;
-}
+export type OptionValue = Static<typeof OptionValueSchema>;
 
 export type OptionEntityType = 'DocumentSolutionConfiguration' | 'DocumentTemplate' | (string & {});
 
-export interface DocumentUpdate {
-  title?: string;
-  urn?: string;
-  url?: string;
-  path?: string;
-  fileFormat?: string;
-  deliveryMethod?: string;
-  succeededViewUserEmailList?: string;
-  succeededEditUserEmailList?: string;
-  failedViewUserEmailList?: string;
-  failedEditUserEmailList?: string;
-}
+export type DocumentUpdate = DocumentUpdateBody;
 
 // ---- Common (4.1, 2.7 - 2.10) ----
 
 export type ClientClaims = Static<typeof ClientClaimsBody>;
 
-export interface ClientToken {
-  token: string;
-  /** Extension: Standard Webhooks secret of the callbacks. */
-  webhookSecret?: string;
-  /** Extension: when the token stops being accepted. */
-  expiresAt?: string;
-}
+export type ClientToken = Static<typeof ClientTokenResult>;
 
 export interface LimitsQuery {
   scope?: 'Global' | 'User' | 'Subscription' | 'Account' | (string & {});
@@ -308,63 +212,19 @@ export interface LimitsQuery {
   subscriptionId?: string;
 }
 
-export interface LimitRef {
-  id?: string;
-  name: string;
-  description?: string;
-  sortOrder?: number;
-}
 
-export interface LimitEntry {
-  id: string;
-  key: string;
-  value: string;
-  defaultValue: string;
-  meta: {
-    application: string;
-    scope: { id?: string; name: string; priority?: number };
-    category: LimitRef;
-    subCategory: LimitRef;
-    group: { key: string; name: string };
-  };
-}
+export type LimitEntry = MeteredDimensionSetting['subscriptionLimits']['monthly'][number];
 
-export interface MeteredDimensionSetting {
-  name: string;
-  allocatedResources: string;
-  displayName: string;
-  groups: string;
-  pricePerUnit?: number;
-  subscriptionLimits: { monthly: LimitEntry[]; yearly: LimitEntry[] };
-  userLimits: { monthly: LimitEntry[]; yearly: LimitEntry[] };
-}
+export type MeteredDimensionSetting = Static<typeof Setting>;
 
-export interface DashboardSummary {
-  todo: number;
-  pending: number;
-  inbox: number;
-  expiring: number;
-  completed: number;
-  recentEnvelopes: { id: string; name: string; status: string }[];
-  oldestTodoEnvelopes: { id: string; name: string; sendDate: string; userName: string; tid: string }[];
-  latestPendingEnvelopes: { id: string; name: string; action: string; timestamp: string; person: string }[];
-}
+export type DashboardSummary = Static<typeof Dashboard>;
 
 /** Self-service shape: not shown by the spec; designed by the service (see its OpenAPI description). */
 export type SelfServiceSummary = Record<string, unknown>;
 
-export interface UserContact {
-  id: string;
-  name: string;
-  email: string;
-  sharedWithAccount: boolean;
-  subscriptionUserGuid: string;
-}
+export type UserContact = Static<typeof Contact>;
 
-export interface Folder {
-  id: string;
-  name: string;
-}
+export type Folder = Static<typeof FolderSchema>;
 
 export interface FolderListParams {
   top?: number;
@@ -381,30 +241,6 @@ export interface SignatureTemplateDeleted {
 }
 
 /** Extension: an envelope (or, with status Template, a signature template) as created and read back. */
-export interface EnvelopeInput {
-  name: string;
-  /** Draft, Sent, Completed, Template, ... (case-insensitive; default Draft). */
-  status?: string;
-  sendDate?: string;
-  expirationDate?: string;
-  documents?: { name: string; fileFormat?: string }[];
-  signGroups?: { name: string }[];
-  recipients?: { name: string; email: string; userId?: string; status?: string; action?: string; actionDate?: string; signGroupIndex?: number }[];
-  fields?: { type: string; page?: number; x?: number; y?: number; value?: string; documentIndex?: number; recipientIndex?: number }[];
-}
+export type EnvelopeInput = Static<typeof EnvelopeBody>['envelope'];
 
-export interface Envelope {
-  id: string;
-  name: string;
-  status: string;
-  sendDate: string | null;
-  expirationDate: string | null;
-  subscriptionId: string;
-  ownerId: string;
-  createdDate: string;
-  lastModifiedDate: string;
-  documents: { id: string; name: string; fileFormat: string }[];
-  signGroups: { id: string; name: string }[];
-  recipients: { id: string; name: string; email: string; userId: string | null; signGroupId: string | null; status: string; action: string; actionDate: string | null }[];
-  fields: { id: string; type: string; page: number; x: number; y: number; value: string; documentId: string | null; recipientId: string | null }[];
-}
+export type Envelope = Static<typeof EnvelopeSchema>;

@@ -13,6 +13,12 @@ import { errorResponses, successEnvelope } from '../schemas.ts';
 
 const claim = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });
 
+export const ClientTokenResult = Type.Object({
+  token: Type.String({ description: 'Value for the X-Client-Authorization header' }),
+  webhookSecret: Type.String({ description: 'Extension: Standard Webhooks secret of the callbacks' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'Extension: when the token stops being accepted by new requests' }),
+});
+
 export const ClientClaimsBody = Type.Object(
   {
     sub: claim('Access token the service presents to the callback endpoint (Authorization: Bearer <sub>)'),
@@ -42,13 +48,7 @@ export default async function clientTokenRoutes(app: FastifyInstance, opts: { db
         ].join('\n\n'),
         body: ClientClaimsBody,
         response: {
-          200: successEnvelope(
-            Type.Object({
-              token: Type.String({ description: 'Value for the X-Client-Authorization header' }),
-              webhookSecret: Type.String({ description: 'Extension: Standard Webhooks secret of the callbacks' }),
-              expiresAt: Type.String({ format: 'date-time', description: 'Extension: when the token stops being accepted by new requests' }),
-            }),
-          ),
+          200: successEnvelope(ClientTokenResult),
           ...errorResponses(400, 401),
         },
       },

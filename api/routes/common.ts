@@ -56,7 +56,7 @@ const LimitEntry = Type.Object({
   }),
 });
 const Periods = Type.Object({ monthly: Type.Array(LimitEntry), yearly: Type.Array(LimitEntry) });
-const Setting = Type.Object({
+export const Setting = Type.Object({
   name: Type.String({ description: 'Raw dimension name, e.g. pages-generated' }),
   allocatedResources: Type.String({
     description: "Display text, not a number: the subscription's monthly limit (e.g. \"1,000 per month\"), else its yearly one (\"12,000 per year\"), else \"Unlimited\"",
@@ -70,7 +70,7 @@ const Setting = Type.Object({
 
 // --- summary (2.10 and the self-service extension) ---
 
-const Dashboard = Type.Object(
+export const Dashboard = Type.Object(
   {
     todo: Type.Integer({ description: 'Sent envelopes where the caller is a recipient who has not acted yet' }),
     pending: Type.Integer({ description: "The caller's sent envelopes still waiting for another recipient" }),
@@ -128,14 +128,14 @@ const SelfService = Type.Object(
 
 // --- contacts (2.7) and folders (2.8) ---
 
-const Contact = Type.Object({
+export const Contact = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   email: Type.String(),
   sharedWithAccount: Type.Boolean({ description: 'Visible to every user of the subscription, not only its owner' }),
   subscriptionUserGuid: Type.String({ format: 'uuid', description: 'The user the contact belongs to' }),
 });
-const Folder = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() });
+export const Folder = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() });
 const FolderParams = Type.Object({ folderId: UuidParam('The folder') });
 const FolderBody = Type.Object({ folder: Type.Object({ name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })) }) });
 const FOLDER_NOT_FOUND = 'Envelope not found.';

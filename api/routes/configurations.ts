@@ -37,6 +37,9 @@ const FIELD_DOCS: Partial<Record<string, string>> = {
 };
 const textProp = (f: string) => (FIELD_DOCS[f] ? Type.String({ description: FIELD_DOCS[f] }) : Type.String());
 
+/** The body's field names (the schema below is built from the same lists), for the SDK's compile-time check. */
+export type ConfigurationFieldName = 'documentSolutionGuid' | keyof typeof CONFIGURATION_TEXT_FIELDS | keyof typeof CONFIGURATION_BOOLEAN_FIELDS;
+
 const ConfigurationBody = Type.Object(
   {
     documentSolutionGuid: Type.Optional(

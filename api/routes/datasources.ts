@@ -17,7 +17,7 @@ const TAG = 'Data source';
 /** The spec names Storage and GraphQL of four methods; the other two are taken to be the two drives. */
 export const DATA_LOAD_METHODS = ['Storage', 'GraphQL', 'DriveA', 'DriveB'] as const;
 
-const DataSourceBody = Type.Object({
+export const DataSourceBody = Type.Object({
   dataSource: Type.Object(
     {
       name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })),
@@ -38,7 +38,7 @@ const DataSourceBody = Type.Object({
   externalContext: Type.Optional(ExternalContext),
 });
 
-const CreatedDataSource = Type.Object(
+export const CreatedDataSource = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     subscriptionId: Type.String({ format: 'uuid' }),
@@ -59,7 +59,7 @@ const CreatedDataSource = Type.Object(
   { description: 'Create response: the Id spelling of the spec (id, subscriptionId, ownerId, lastModifiedUserId)' },
 );
 
-const ListedDataSource = Type.Object(
+export const ListedDataSource = Type.Object(
   {
     dataSourceGuid: Type.String({ format: 'uuid' }),
     subscriptionGuid: Type.String({ format: 'uuid' }),

@@ -23,6 +23,9 @@ const UpdateBody = Type.Object(
   { description: 'Only the fields sent change. Other fields (ids, links, timestamps, isDeleted) are server-managed and ignored when sent' },
 );
 
+/** The update body's fields by name (the schema above is built from the same list). */
+export type DocumentUpdateBody = DocumentUpdate;
+
 const link = { description: 'Empty when absent' };
 export const DocumentRecord = Type.Object({
   documentGuid: Type.String({ format: 'uuid' }),

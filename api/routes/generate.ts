@@ -62,7 +62,7 @@ export const GenerateBody = Type.Object({
   externalContext: Type.Optional(ExternalContext),
 });
 
-const GeneratedDocument = Type.Object({
+export const GeneratedDocument = Type.Object({
   deliveryMethod: Type.String(),
   name: Type.String(),
   fileFormat: Type.String(),

@@ -61,7 +61,7 @@ const common = {
   userId: Type.Optional(Type.String({ format: 'uuid' })),
 };
 
-const ManageSuccess = Type.Object({
+export const ManageSuccess = Type.Object({
   result: Type.Object({
     statusCode: Type.String({ description: 'The manage operation answers its status as a string: "201"' }),
     message: Type.String(),

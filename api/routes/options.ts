@@ -29,7 +29,7 @@ const CATALOGUE = Object.entries(OPTION_DEFINITIONS)
   .map(([id, d]) => `${id} ${d.group}/${d.key} (${d.systemType})`)
   .join(', ');
 
-const OptionItem = Type.Object(
+export const OptionItem = Type.Object(
   {
     optionDefinitionId: Type.Optional(
       Type.Unknown({ description: `Integer id of a system option: ${CATALOGUE}. Null or empty string means none. Json options take JSON text, Boolean options true or false` }),
@@ -41,7 +41,7 @@ const OptionItem = Type.Object(
   { description: 'Exactly one of optionDefinitionId and customKey; neither gives 400 OPTION_VALUE_MISSING_DEFINITION_OR_KEY, both 400 VALIDATION_ERROR' },
 );
 
-const OptionValue = Type.Object({
+export const OptionValue = Type.Object({
   optionValueGuid: Type.String({ format: 'uuid' }),
   entityType: Type.String(),
   entityId: Type.String({ format: 'uuid' }),

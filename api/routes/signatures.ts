@@ -28,7 +28,7 @@ export const ENVELOPE_EMPTIED = 'The envelope is not a template: its documents, 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
 const DateTime = () => Type.String({ format: 'date-time' });
 
-const Envelope = Type.Object({
+export const Envelope = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   status: Type.String({ description: ENVELOPE_STATUSES.join(', ') }),
@@ -67,7 +67,7 @@ const Envelope = Type.Object({
 });
 
 const Index = (what: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: `0-based index into this request's ${what}` }));
-const EnvelopeBody = Type.Object({
+export const EnvelopeBody = Type.Object({
   envelope: Type.Object({
     name: Type.Optional(Type.String({ maxLength: 500, description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })),
     status: Type.Optional(Type.String({ description: `${ENVELOPE_STATUSES.join(', ')} (case-insensitive; default Draft)` })),

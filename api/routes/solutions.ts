@@ -13,7 +13,7 @@ const TAG = 'Document solution';
 
 export const SolutionRef = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), description: Type.String() });
 
-const Solution = Type.Object({
+export const Solution = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   description: Type.String(),
@@ -23,7 +23,7 @@ const Solution = Type.Object({
   createdDate: Type.String({ format: 'date-time' }),
   lastModifiedDate: Type.String({ format: 'date-time' }),
 });
-const SolutionWithMembers = Type.Object({
+export const SolutionWithMembers = Type.Object({
   ...Solution.properties,
   dataSources: Type.Array(SolutionRef, { description: 'Linked live data sources' }),
   documentTemplates: Type.Array(SolutionRef, { description: 'Linked live templates' }),

@@ -21,7 +21,7 @@ const SolutionIds = Type.Array(Type.Object({ id: Type.String() }, { description:
   description: 'Document solutions to link, best-effort: ids that name no live solution of the caller are skipped, not an error',
 });
 
-const TemplateBody = Type.Object({
+export const TemplateBody = Type.Object({
   documentTemplate: Type.Object(
     {
       name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })),

@@ -29,9 +29,8 @@ export interface UploadRouteOptions {
   temporal: WorkflowStarter;
 }
 
-const filesResponse = successEnvelope(
-  Type.Object({ files: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), fileName: Type.String() })) }),
-);
+export const UploadedFile = Type.Object({ id: Type.String({ format: 'uuid' }), fileName: Type.String() });
+const filesResponse = successEnvelope(Type.Object({ files: Type.Array(UploadedFile) }));
 
 const multipartBody = {
   description: 'multipart/form-data with one or more files, under any field names',
