@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
-import { failure } from './envelope.ts';
+import { failure, redactUrl } from './envelope.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
 import type { TokenVerifier } from './auth/tokens.ts';
@@ -46,9 +46,28 @@ export interface AppDeps {
 
 const PUBLIC = /^\/v1\/(openapi\.json|docs(\/.*)?|health)(\?.*)?$/;
 
+/** Fastify's request serializer for the log, with the URL stripped of the API key (`?apiKey=`). */
+export const logSerializers = {
+  req(request: FastifyRequest) {
+    return {
+      method: request.method,
+      url: redactUrl(request.url),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    };
+  },
+};
+
+function loggerOptions(deps: AppDeps): boolean | Record<string, unknown> {
+  if (deps.logger === false) return false;
+  const base = deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger;
+  return { ...base, serializers: { ...(base.serializers as Record<string, unknown> | undefined), ...logSerializers } };
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? { level: deps.config.logLevel },
+    logger: loggerOptions(deps),
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'operationId' }),
     bodyLimit: 5 * 1024 * 1024,
