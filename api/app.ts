@@ -11,7 +11,7 @@ import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
 import type { TokenVerifier } from './auth/tokens.ts';
 import authPlugin from './plugins/auth.ts';
-import errorsPlugin from './plugins/errors.ts';
+import errorsPlugin, { clientErrorHandler } from './plugins/errors.ts';
 import openapiPlugin from './plugins/openapi.ts';
 import adminRoutes, { ADMIN_PATH } from './routes/admin.ts';
 import clientTokenRoutes from './routes/client-token.ts';
@@ -76,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
     // Errors the router raises before any hook runs (malformed percent-encoding, an absurdly long path
     // parameter) still answer in the spec's error envelope.
+    clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       request.ctx ??= { operationId: request.id };
       const message =
