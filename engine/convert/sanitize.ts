@@ -279,7 +279,8 @@ function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string
       }
       if (tag.local === 'ddelink' || tag.local === 'olelink') refuse(part, `${tag.local === 'ddelink' ? 'DDE' : 'OLE'} links are refused`);
       let rewritten = false;
-      const absolute = tag.attrs.filter((a) => (a.local === 'href' || a.local === 'src') && ABSOLUTE_TARGET.test(a.value));
+      // data: URIs (SVG images embed pictures so) carry their bytes and fetch nothing.
+      const absolute = tag.attrs.filter((a) => (a.local === 'href' || a.local === 'src') && ABSOLUTE_TARGET.test(a.value) && !/^\s*data:/i.test(a.value));
       if (absolute.length > 0) {
         for (const a of absolute) removed.push(`${part}: <${tag.name}> ${a.name} → ${a.value}`);
         tag.attrs = tag.attrs.filter((a) => !absolute.includes(a));

@@ -156,6 +156,11 @@ describe('sanitizeOoxml: fields in any part', () => {
     const out = part(r.bytes, 'word/header2.xml');
     expect(out).toContain('<v:imagedata o:title="kept"/>');
     expect(out).not.toMatch(/altChunk|passwd|share/);
+    // An SVG picture: its external image goes, its embedded (data:) one and its fragment links stay.
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><image href="http://169.254.169.254/latest"/><image xlink:href="data:image/png;base64,AAAA"/><use href="#a"/></svg>';
+    const s = sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'word/media/image1.svg': svg } }), 'docx');
+    expect(s.removed).toEqual(['word/media/image1.svg: <image> href → http://169.254.169.254/latest']);
+    expect(part(s.bytes, 'word/media/image1.svg')).toContain('<image xlink:href="data:image/png;base64,AAAA"/><use href="#a"/>');
   });
 });
 
