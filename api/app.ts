@@ -3,16 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
-import { failure } from './envelope.ts';
+import { failure, redactUrl } from './envelope.ts';
 import { createLocationRegistry, type LocationRegistry } from '../connectors/registry.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
 import type { TokenVerifier } from '../security/tokens.ts';
 import authPlugin from './plugins/auth.ts';
-import errorsPlugin from './plugins/errors.ts';
+import errorsPlugin, { clientErrorHandler } from './plugins/errors.ts';
 import openapiPlugin from './plugins/openapi.ts';
 import adminRoutes, { ADMIN_PATH } from './routes/admin.ts';
 import clientTokenRoutes from './routes/client-token.ts';
@@ -49,10 +49,29 @@ export interface AppDeps {
 
 const PUBLIC = /^\/v1\/(openapi\.json|docs(\/.*)?|health)(\?.*)?$/;
 
+/** Fastify's request serializer for the log, with the URL stripped of the API key (`?apiKey=`). */
+export const logSerializers = {
+  req(request: FastifyRequest) {
+    return {
+      method: request.method,
+      url: redactUrl(request.url),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    };
+  },
+};
+
+function loggerOptions(deps: AppDeps): boolean | Record<string, unknown> {
+  if (deps.logger === false) return false;
+  const base = deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger;
+  return { ...base, serializers: { ...(base.serializers as Record<string, unknown> | undefined), ...logSerializers } };
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const locations = deps.locations ?? createLocationRegistry(deps);
   const app = Fastify({
-    logger: deps.logger ?? { level: deps.config.logLevel },
+    logger: loggerOptions(deps),
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'operationId' }),
     bodyLimit: 5 * 1024 * 1024,
@@ -61,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
     // Errors the router raises before any hook runs (malformed percent-encoding, an absurdly long path
     // parameter) still answer in the spec's error envelope.
+    clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       request.ctx ??= { operationId: request.id };
       const message =

@@ -17,9 +17,38 @@ declare module 'fastify' {
   }
 }
 
-/** METHOD followed by the full URL of the operation, e.g. `POST http://127.0.0.1:8080/v1/documents/...`. */
+/** The query parameter that may carry the API key (spec 5.1), compared as the query parser sees it. */
+const API_KEY_PARAM = 'apikey';
+
+/**
+ * A request URL (path and query) without the API key: `?apiKey=` is a documented way to send it, and the
+ * key must never leave the process (issue 11 §3), so every URL that is echoed (`origin`), stored (workflow
+ * inputs, the callback body) or logged goes through here. The parameter name is compared decoded and in
+ * any case (`apiKey`, `APIKEY`, `api%4Bey` are all dropped); the rest of the query is kept byte for byte.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const kept = url
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => {
+      const rawName = pair.split('=', 1)[0] ?? '';
+      let name: string;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        name = rawName;
+      }
+      return name.trim().toLowerCase() !== API_KEY_PARAM;
+    });
+  return kept.length === 0 || (kept.length === 1 && kept[0] === '') ? url.slice(0, q) : `${url.slice(0, q)}?${kept.join('&')}`;
+}
+
+/** METHOD followed by the full URL of the operation, e.g. `POST http://127.0.0.1:8080/v1/documents/...`,
+ *  without the API key. */
 export function origin(request: FastifyRequest): string {
-  return `${request.method} ${request.protocol}://${request.host}${request.url}`;
+  return `${request.method} ${request.protocol}://${request.host}${redactUrl(request.url)}`;
 }
 
 function tail(request: FastifyRequest): EnvelopeTail {

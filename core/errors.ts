@@ -35,6 +35,7 @@ export const errorRegistry = {
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used with a different request.' },
   GENERATION_TIMEOUT: { status: 504, message: 'The generation did not finish in time; nothing was delivered.', retryable: true },
 } as const satisfies Record<string, ErrorSpec>;

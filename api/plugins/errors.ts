@@ -1,10 +1,13 @@
 // Maps every failure to the spec's error envelope: our ApiErrors, schema validation errors (naming the
 // field), malformed bodies, unknown routes, and anything unexpected (500 with an eventId, details logged).
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorRegistry, type InnerError, innerError } from '../../core/errors.ts';
 import { failure } from '../envelope.ts';
+import { ErrorEnvelope } from '../schemas.ts';
 
 interface AjvError {
   instancePath?: string;
@@ -46,6 +49,9 @@ export function logUnexpected(request: FastifyRequest, error: unknown): string {
 
 export default fp(async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError | Error, request, reply) => {
+    // A request no route took (an undeclared method such as QUERY with a body, an unknown path) failed
+    // while its body was read: what matters is that no operation exists, not what was wrong with the body.
+    if (request.is404) return notFound(request, reply);
     if (error instanceof ApiError) {
       return sendError(request, reply, error.status, error.message, error.innerErrors);
     }
@@ -75,8 +81,54 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
     return sendError(request, reply, 500, spec.message, [innerError('FUNCTION_EXECUTION_ERROR', spec.message, eventId)]);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const msg = `${request.method} ${request.url.split('?')[0]} is not an operation of this API`;
-    return sendError(request, reply, 404, msg, [innerError('ROUTE_NOT_FOUND', msg)]);
+  // Every route's path as a pattern, so that a known path asked with an undeclared method is a 405 with
+  // Allow (RFC 9110 15.5.6), not a 404.
+  const routes: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    // Every documented operation can answer 400 (a malformed URL, a NUL character, an invalid body) and
+    // 431 (a URL or headers over the server's limit): say so in its OpenAPI responses.
+    const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
+    if (schema?.response && !schema.hide) {
+      for (const status of [400, 431]) if (!(status in schema.response)) schema.response[status] = ErrorEnvelope;
+    }
+    const pattern = new RegExp(`^${route.url.replace(/\/+$/, '').split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`);
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: method.toUpperCase(), pattern });
   });
+  const allowedMethods = (path: string) => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort();
+
+  app.setNotFoundHandler((request, reply) => notFound(request, reply));
+
+  function notFound(request: FastifyRequest, reply: FastifyReply) {
+    const path = request.url.split('?')[0] ?? '';
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      const msg = `${request.method} is not allowed on ${path}: use ${allow.join(', ')}`;
+      void reply.header('allow', allow.join(', '));
+      return sendError(request, reply, 405, msg, [innerError('METHOD_NOT_ALLOWED', msg)]);
+    }
+    const msg = `${request.method} ${path} is not an operation of this API`;
+    return sendError(request, reply, 404, msg, [innerError('ROUTE_NOT_FOUND', msg)]);
+  }
 });
+
+/**
+ * Fastify's clientErrorHandler: a request the HTTP parser refused before any route or hook could see it
+ * (headers or URL over the size limit: 431; a read timeout: 408; anything else unparseable: 400),
+ * answered in the error envelope like every other failure. The URL is unknown at this point, so origin
+ * is empty.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'the request line and headers exceed the size limit of this server (shorten the URL or the headers)']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request was not received in time']
+        : [400, 'the request is not valid HTTP'];
+  const inner = innerError('VALIDATION_ERROR', message);
+  const body = JSON.stringify({ error: { statusCode: status, message, innerErrors: [inner] }, origin: '', dateTime: new Date().toISOString(), operationId: randomUUID() });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}

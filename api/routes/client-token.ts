@@ -7,6 +7,8 @@ import Type from 'typebox';
 import type { Config } from '../../config/env.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
+import { type OutboundPolicy, outboundPolicy } from '../../connectors/http/address-policy.ts';
+import { checkOutboundTarget } from '../../connectors/http/safe-fetch.ts';
 import { callbackUrl, type ClientClaims, createClientToken } from '../../security/client-token.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
@@ -34,7 +36,22 @@ export const ClientClaimsBody = Type.Object(
   { additionalProperties: false, description: 'Timing claims (iat, exp) are set by the service and cannot be sent.' },
 );
 
+/**
+ * Refuses (400 X_CLIENT_AUTH_ERROR) a callback target the guarded outbound client would refuse when it
+ * delivers: a loopback, private, link-local or metadata address, or a name that resolves to one (or to
+ * nothing), unless OUTBOUND_ALLOW lists it. Accepting it would generate and meter a document whose
+ * callback can never arrive. The message never says what a name resolved to.
+ */
+export async function assertCallbackReachable(url: string, policy: OutboundPolicy): Promise<void> {
+  try {
+    await checkOutboundTarget(url, policy);
+  } catch (err) {
+    throw new ApiError('X_CLIENT_AUTH_ERROR', `the callback target (iss joined with dest) cannot be called back: ${(err as Error).message}`);
+  }
+}
+
 export default async function clientTokenRoutes(app: FastifyInstance, opts: { db: Db; config: Config }) {
+  const policy = outboundPolicy(opts.config.outboundAllow);
   app.post(
     '/common/client/token',
     {
@@ -44,6 +61,7 @@ export default async function clientTokenRoutes(app: FastifyInstance, opts: { db
         description: [
           'Validates the claims, signs them (JWS ES256 with the service key) and encrypts the result (JWE dir + A256GCM), returning the value to send in the `X-Client-Authorization` header of `POST /documents/document/generate/async`.',
           'The callback of an async generate is a POST to iss joined with dest, with `Authorization: Bearer <sub>` and the Standard Webhooks headers `webhook-id` (stable across retries: deduplicate on it), `webhook-timestamp` and `webhook-signature`.',
+          'The callback target must be reachable by the service: a loopback, private, link-local or cloud-metadata address, or a name that resolves to one or to nothing, is refused with 400 X_CLIENT_AUTH_ERROR unless the OUTBOUND_ALLOW setting lists it (the same rule applies when an async generate is requested and when the callback is delivered).',
           'Extension: `webhookSecret` (`whsec_<base64 key>`) verifies those signatures: `webhook-signature` is `v1,` followed by base64(HMAC-SHA256(base64-decoded key, "<webhook-id>.<webhook-timestamp>.<raw body>")); any Standard Webhooks library does this. The secret is the same for every token of the subscription (until the service key rotates).',
         ].join('\n\n'),
         body: ClientClaimsBody,
@@ -55,11 +73,13 @@ export default async function clientTokenRoutes(app: FastifyInstance, opts: { db
     },
     async (request) => {
       const claims = request.body as ClientClaims;
+      let url: string;
       try {
-        callbackUrl(claims.iss, claims.dest);
+        url = callbackUrl(claims.iss, claims.dest);
       } catch (err) {
         throw new ApiError('VALIDATION_ERROR', (err as Error).message);
       }
+      await assertCallbackReachable(url, policy);
       const made = await createClientToken(opts.db, request.auth.subscriptionId, claims, opts.config.clientTokenTtlSeconds);
       return success(request, 200, { token: made.token, webhookSecret: made.webhookSecret, expiresAt: made.expiresAt.toISOString() });
     },

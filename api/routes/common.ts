@@ -244,7 +244,7 @@ export default async function commonRoutes(app: FastifyInstance, opts: { db: Db 
         tags: [TAG],
         summary: 'List the user contacts',
         description: `The whole list in one response, no paging, sorting or filtering (spec 8): the caller's own contacts and those other users of the subscription shared with the account, by name. ${CREDENTIALS_NOTE}`,
-        response: { 200: successEnvelope(Type.Object({ userContacts: Type.Array(Contact) })), ...errorResponses(401, 500) },
+        response: { 200: successEnvelope(Type.Object({ userContacts: Type.Array(Contact) })), ...errorResponses(400, 401, 500) },
       },
     },
     async (request) => success(request, 200, { userContacts: await listContacts(db, request.auth.subscriptionId, request.auth.userId) }),

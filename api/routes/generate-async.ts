@@ -10,6 +10,8 @@ import type { Db } from '../../store/db.ts';
 import { type ClientToken, readClientToken } from '../../security/client-token.ts';
 import { captureExternalContext, origin } from '../envelope.ts';
 import { errorResponses } from '../schemas.ts';
+import { outboundPolicy } from '../../connectors/http/address-policy.ts';
+import { assertCallbackReachable } from './client-token.ts';
 import { idempotencyOf, startGenerateAsync, type WorkflowStarter } from '../temporal.ts';
 import { GenerateBody, generateInput, IdempotencyHeaders } from './generate.ts';
 
@@ -17,6 +19,7 @@ const HEADER = 'x-client-authorization';
 
 export default async function generateAsyncRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; config: Config; locations: LocationRegistry }) {
   const tokens = new WeakMap<FastifyRequest, { token: ClientToken; value: string }>();
+  const policy = outboundPolicy(opts.config.outboundAllow);
   app.post(
     '/documents/document/generate/async',
     {
@@ -26,13 +29,16 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
         const raw = request.headers[HEADER];
         const value = Array.isArray(raw) ? raw[0] : raw;
         const token = await readClientToken(opts.db, value, { subscriptionId: request.auth.subscriptionId });
+        // A token made before the target became unreachable (or under another OUTBOUND_ALLOW) is refused
+        // here, before anything is generated or metered.
+        await assertCallbackReachable(token.callbackUrl, policy);
         tokens.set(request, { token, value: (value ?? '').trim() });
       },
       schema: {
         tags: ['Generation'],
         summary: 'Generate a document asynchronously',
         description: [
-          'Same body and validation as the synchronous operation. Requires `X-Client-Authorization` (from `POST /common/client/token`): absent, undecryptable (400 X_CLIENT_AUTH_ERROR), unsigned, wrongly signed or expired (401), missing claims (400).',
+          'Same body and validation as the synchronous operation. Requires `X-Client-Authorization` (from `POST /common/client/token`): absent, undecryptable (400 X_CLIENT_AUTH_ERROR), unsigned, wrongly signed or expired (401), missing claims (400), a callback target the service cannot reach (a loopback, private, link-local or metadata address, or a name resolving to one or to nothing, unless OUTBOUND_ALLOW lists it: 400 X_CLIENT_AUTH_ERROR).',
           'Answers 201 with an empty body once queued. The result is then POSTed to iss joined with dest with `Authorization: Bearer <sub>`: the synchronous 201 body on success, the error envelope on failure (no result, no consumption), externalContext echoed.',
           'Each delivery carries Standard Webhooks headers (`webhook-id` stable across retries, `webhook-timestamp`, `webhook-signature` verifiable with the `webhookSecret` of the token response). Failed deliveries are retried on the CALLBACK_RETRY_SCHEDULE (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), never sooner than a Retry-After; a 3xx counts as a failure and is not followed; 410 and other 4xx except 408 and 429 stop the retries.',
         ].join('\n\n'),

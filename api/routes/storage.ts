@@ -16,7 +16,7 @@ export default async function storageRoutes(app: FastifyInstance, opts: { db: Db
         summary: 'Download a document delivered to Storage (extension)',
         description: "Streams the file's bytes with its content type and file name. Another subscription's urn answers 404, as if absent.",
         params: Type.Object({ urn: Type.String() }),
-        response: { 200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errorResponses(401, 404) },
+        response: { 200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {

@@ -16,7 +16,8 @@ export class OutboundBlockedError extends Error {
 
 export class OutboundError extends Error {
   override name = 'OutboundError';
-  readonly code: 'ETIMEOUT' | 'ETOOLARGE' | 'EBADURL' | 'ETOOMANYREDIRECTS';
+  /** EUNREACHABLE: the name did not resolve, or the connection failed (refused, reset, TLS...). */
+  readonly code: 'ETIMEOUT' | 'ETOOLARGE' | 'EBADURL' | 'ETOOMANYREDIRECTS' | 'EUNREACHABLE';
   constructor(code: OutboundError['code'], message: string) {
     super(message);
     this.code = code;
@@ -86,11 +87,63 @@ function parseTarget(url: string | URL): URL {
   return u;
 }
 
+// Messages never name what a host name resolved to, nor tell "does not resolve" from "resolves to a
+// refused address": either would let a tenant map internal DNS through a GraphQL endpoint, an image URL
+// or a callback target (issue 11 §5). A literal address is the caller's own text, so its reason is given.
+
+/** The message for a host name that resolves to a refused address or does not resolve at all. */
+export function unreachableName(hostname: string): string {
+  return `${hostname} is not reachable from this service (it must resolve to a public address, or be listed in OUTBOUND_ALLOW)`;
+}
+
 /** Refuses a blocked address unless the host name or the address is allow-listed. */
 function check(policy: OutboundPolicy, hostname: string, address: string): void {
   if (policy.hostAllowed(hostname) || policy.addressAllowed(address)) return;
   const reason = blockedReason(address);
-  if (reason) throw new OutboundBlockedError(`${hostname} -> ${address} is not reachable from this service (${reason}); add it to OUTBOUND_ALLOW to permit it`);
+  if (!reason) return;
+  throw new OutboundBlockedError(
+    isIP(hostname) ? `${hostname} is not reachable from this service (${reason}); add it to OUTBOUND_ALLOW to permit it` : unreachableName(hostname),
+  );
+}
+
+const DNS_FAILURES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'ENODATA', 'EAI_NONAME']);
+
+/**
+ * Whether the guarded client may reach this URL's host now: the same parsing, the same resolution
+ * (dns.lookup, every address) and the same policy as a request makes when it connects. Throws
+ * OutboundError EBADURL, OutboundBlockedError for a refused address, OutboundError EUNREACHABLE for a
+ * name that does not resolve (with the same message as a refused one). For checking a target before
+ * accepting work that will call it later (callbacks); the request itself checks again when it connects.
+ */
+export async function checkOutboundTarget(url: string | URL, policy: OutboundPolicy, timeoutMs = 5_000): Promise<void> {
+  const target = parseTarget(url);
+  const hostname = target.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(hostname)) return check(policy, hostname, hostname);
+  if (policy.hostAllowed(hostname)) return;
+  let timer: NodeJS.Timeout | undefined;
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await Promise.race([
+      dns.promises.lookup(hostname, { all: true }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error('lookup timed out'), { code: 'EAI_AGAIN' })), timeoutMs);
+      }),
+    ]);
+  } catch {
+    throw new OutboundError('EUNREACHABLE', unreachableName(hostname));
+  } finally {
+    clearTimeout(timer);
+  }
+  if (addresses.length === 0) throw new OutboundError('EUNREACHABLE', unreachableName(hostname));
+  for (const a of addresses) check(policy, hostname, a.address);
+}
+
+/** A network error as a message that names the host the caller gave and the error code, never an address. */
+function networkError(url: URL, err: Error): Error {
+  if (err instanceof OutboundBlockedError || err instanceof OutboundError || err.name === 'AbortError') return err;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code && DNS_FAILURES.has(code)) return new OutboundError('EUNREACHABLE', unreachableName(url.hostname.replace(/^\[|\]$/g, '')));
+  return new OutboundError('EUNREACHABLE', `${url.host} could not be reached (${code ?? 'network error'})`);
 }
 
 /** A dns.lookup that refuses the connection when any resolved address is blocked. */
@@ -99,7 +152,7 @@ function guardedLookup(policy: OutboundPolicy, hostname: string): LookupFunction
     dns.lookup(host, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       try {
-        if (addresses.length === 0) throw new OutboundBlockedError(`${host} resolved to no address`);
+        if (addresses.length === 0) throw new OutboundError('EUNREACHABLE', unreachableName(hostname));
         for (const a of addresses) check(policy, hostname, a.address);
       } catch (e) {
         return callback(e as NodeJS.ErrnoException, '', 0);
@@ -136,7 +189,7 @@ function requestOnce(url: URL, opts: SafeFetchOptions & { method: string; timeou
       reject(err);
     };
     const timer = setTimeout(() => fail(new OutboundError('ETIMEOUT', `${url.origin} did not answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-    req.on('error', fail);
+    req.on('error', (err) => fail(networkError(url, err)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;

@@ -16,14 +16,17 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(overrides: Partial<Config> = {}, opts: { database?: 'pglite' | 'postgres' } = {}): Promise<Stack> {
+export async function startStack(
+  overrides: Partial<Config> = {},
+  opts: { database?: 'pglite' | 'postgres'; /** Fastify/pino logger options (default: no log). */ logger?: Record<string, unknown> } = {},
+): Promise<Stack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-stack-'));
   let databaseUrl: string | undefined;
   // DOCGEN_TEST_DATABASE=postgres runs every stack-based suite on PostgreSQL (CI does both).
   const database = opts.database ?? (process.env.DOCGEN_TEST_DATABASE === 'postgres' ? 'postgres' : 'pglite');
   if (database === 'postgres') databaseUrl = await createPgDatabase();
   const config = loadConfig({}, { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...overrides });
-  const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: false });
+  const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: opts.logger ?? false });
   return {
     service,
     config,

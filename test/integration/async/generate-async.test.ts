@@ -347,14 +347,25 @@ describe('POST /documents/document/generate/async', () => {
     });
   });
 
-  it('refuses a callback to an address outside the allow-list (127.0.0.2, [::ffff:127.0.0.2]) without sending it', async () => {
+  it('refuses a callback to an address outside the allow-list (127.0.0.2, [::ffff:127.0.0.2]) before queueing anything', async () => {
     for (const iss of [`${blockedReceiver.url}/hooks`, `http://[::ffff:127.0.0.2]:${blockedReceiver.port}/hooks`]) {
-      const made = await token(claimsFor('/blocked', iss));
-      const res = await postAsync(await freshBody(), made.token);
-      expect(res.status).toBe(201);
-      const outcome = await runOutcome(res.headers.get('x-operation-id') ?? '');
-      expect(outcome.ok).toBe(false);
-      expect(outcome.value).toMatch(/after 1 attempt\(s\).*loopback.*OUTBOUND_ALLOW/);
+      // The token route refuses it...
+      const made = await api.call('POST', '/common/client/token', { json: claimsFor('/blocked', iss) });
+      expect(made.status, JSON.stringify(made.body)).toBe(400);
+      expect(made.body.error.innerErrors[0].code).toBe('X_CLIENT_AUTH_ERROR');
+      expect(made.body.error.message).toMatch(/cannot be called back: .* is not reachable from this service \(loopback.*OUTBOUND_ALLOW/);
+      // ...and so does async generate for a token made before (another allow-list, a changed DNS answer).
+      const key = await localSigningKey(stack.service.db);
+      const priv = await jose.importJWK(key.privateJwk as jose.JWK, 'ES256');
+      const old = await sealClientJws(
+        key,
+        await new jose.SignJWT({ sid: creds.subscriptionId, ...claimsFor('/blocked', iss) }).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime('5m').sign(priv),
+      );
+      const res = await postAsync(await freshBody(), old);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.innerErrors[0].code).toBe('X_CLIENT_AUTH_ERROR');
+      expect(res.body.error.message).toMatch(/not reachable from this service/);
+      await expectNoWorkflow(res.headers.get('x-operation-id') ?? '');
     }
     expect(blockedReceiver.deliveries).toHaveLength(0);
   });

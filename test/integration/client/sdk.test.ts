@@ -48,7 +48,8 @@ describe('SDK against the running API', () => {
   const isServed = (method: string, path: string) => served.has(`${method.toUpperCase()} /v1${path}`);
 
   beforeAll(async () => {
-    stack = await startStack();
+    // The async case's callback target (127.0.0.1:9, nothing listens) must be one the service may call.
+    stack = await startStack({ outboundAllow: ['127.0.0.1'] });
     creds = await stack.credentials();
     sdk = new DocgenClient({ baseUrl: creds.baseUrl, apiKey: creds.apiKey, accessToken: creds.accessToken, retries: 0 });
     const doc = (await (await fetch(`${creds.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
