@@ -108,8 +108,9 @@ function resolveOptions(o: RenderOptions | undefined): Resolved {
     }
   }
   const d = opts.delimiters ?? { start: '{', end: '}' };
-  if (typeof d.start !== 'string' || typeof d.end !== 'string' || d.start === '' || d.end === '' || d.start === d.end) {
-    throw optionError('delimiters need distinct, non-empty start and end strings');
+  // Identical start and end delimiters (`%name%`) are allowed, as in docxtemplater.
+  if (typeof d.start !== 'string' || typeof d.end !== 'string' || d.start === '' || d.end === '') {
+    throw optionError('delimiters need non-empty start and end strings');
   }
   let embedded: Embedded | undefined;
   if (typeof opts.embedded === 'string' && opts.embedded.trim() !== '') {
@@ -291,7 +292,10 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const extra = new Map<string, string>();
   const read = (name: string): string | undefined => extra.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
   if (compiled.finalize !== undefined) {
-    for (const [name, xml] of compiled.finalize(states)) extra.set(name, xml);
+    for (const [name, xml] of compiled.finalize(states, rendered)) {
+      if (rendered.has(name)) rendered.set(name, xml);
+      else extra.set(name, xml);
+    }
   }
 
   if (opts.embedded !== undefined && Object.keys(opts.embedded).length > 0) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { build, walkNodes } from './compile.ts';
 import type { CompileSpec, Node } from './compile.ts';
+import { diagramLex, diagramParts, diagramSpec } from './diagrams.ts';
 import { docxLex, docxRepair, docxSpec, docxTemplatedParts } from './docx.ts';
 import { propsLex, propsParts, propsSpec } from './docprops.ts';
 import { ErrorBag, TemplateError } from './errors.ts';
@@ -52,7 +53,7 @@ export interface CompiledTemplate {
   replacedText: Map<string, string>;
   removed: Set<string>;
   /** Package-level edits after all parts rendered, from the parts' final states. */
-  finalize?: (states: Map<string, unknown>) => Map<string, string>;
+  finalize?: (states: Map<string, unknown>, rendered: ReadonlyMap<string, string>) => Map<string, string>;
 }
 
 export interface CompileOptions {
@@ -149,7 +150,11 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     if (wb.styles.replacement !== undefined) replace('xl/styles.xml', wb.styles.replacement);
     if (parts.size > 0) dropCalcChain(pkg, replace, removed);
     hook = xlsxHook(wb.styles);
-    finalize = (states) => finishWorkbook(pkg, wb, states as Map<string, SheetState>);
+    finalize = (states, rendered) => finishWorkbook(pkg, wb, states as Map<string, SheetState>, rendered);
+  }
+  if (pkg.format !== 'xlsx') {
+    const spec = diagramSpec(opts.paragraphLoop);
+    for (const name of diagramParts(pkg)) add(name, diagramLex(name, start, end), spec);
   }
   for (const name of propsParts(pkg)) add(name, propsLex(name, start, end), propsSpec());
 

@@ -99,24 +99,36 @@ export function numToCol(n: number): string {
 // A1-style reference, optionally absolute; not followed by '(' (function names like LOG10).
 const REF = /(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})(?![\d(A-Za-z_])/g;
 
+export type RowMapper = (r: number, which: 'first' | 'last') => number;
+/** Row mapper of a sheet named in a reference (`'Sales Data'!E5`, `Data!A1`), or undefined to leave it. */
+export type SheetMapper = (sheet: string) => RowMapper | undefined;
+
+// String literals, and references qualified with a sheet name (quoted or not).
+const QUALIFIED = /"(?:[^"]|"")*"|(?:'((?:[^']|'')+)'|([\p{L}_\\][\p{L}\p{N}_.]*))!(\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?)(?![\d(\p{L}_])/gu;
+
 /**
- * Rewrites the row numbers of A1 references in a formula or range list. The end of a range
- * (after ':') maps to the last copy of its row so totals cover every repeated row.
+ * Rewrites the row numbers of A1 references in a formula or range list, the way Excel moves them
+ * when rows are inserted: the start of a range maps to the first copy of its row, the end (after
+ * ':') to the last copy, so totals cover every repeated row. Unqualified references use `mapRow`
+ * (left alone when null); references naming a sheet use that sheet's mapper from `sheets`.
+ * References into another workbook (`[1]Sheet!A1`) and 3-D references (`A:B!A1`) are left alone.
  */
-export function rewriteRefs(text: string, mapRow: (r: number, which: 'first' | 'last') => number): string {
-  // Skip string literals and references qualified with another sheet's name.
+export function rewriteRefs(text: string, mapRow: RowMapper | null, sheets?: SheetMapper): string {
+  if (mapRow === null && (sheets === undefined || text.indexOf('!') < 0)) return text;
   let out = '';
   let pos = 0;
-  const re = /"(?:[^"]|"")*"|'(?:[^']|'')*'!\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?|[A-Za-z_][\w.]*!\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?/g;
-  for (const m of text.matchAll(re)) {
-    out += rewritePlain(text.slice(pos, m.index), mapRow);
-    out += m[0];
+  for (const m of text.matchAll(QUALIFIED)) {
+    out += mapRow === null ? text.slice(pos, m.index) : rewritePlain(text.slice(pos, m.index), mapRow);
     pos = m.index + m[0].length;
+    const range = m[3];
+    const prev = m.index > 0 ? text.charAt(m.index - 1) : '';
+    const mapper = range === undefined || sheets === undefined || prev === ']' || prev === ':' || /[\p{L}\p{N}_.]/u.test(prev) ? undefined : sheets(m[1] !== undefined ? m[1].replace(/''/g, "'") : (m[2] ?? ''));
+    out += mapper === undefined || range === undefined ? m[0] : m[0].slice(0, m[0].length - range.length) + rewritePlain(range, mapper);
   }
-  return out + rewritePlain(text.slice(pos), mapRow);
+  return out + (mapRow === null ? text.slice(pos) : rewritePlain(text.slice(pos), mapRow));
 }
 
-function rewritePlain(text: string, mapRow: (r: number, which: 'first' | 'last') => number): string {
+function rewritePlain(text: string, mapRow: RowMapper): string {
   return text.replace(REF, (m, d1: string, col: string, d2: string, row: string, offset: number, whole: string) => {
     const prev = offset > 0 ? whole.charAt(offset - 1) : '';
     if (/[A-Za-z_\d.]/.test(prev)) return m;
@@ -125,9 +137,24 @@ function rewritePlain(text: string, mapRow: (r: number, which: 'first' | 'last')
   });
 }
 
-/** Same, for a space-separated list of ranges (sqref), duplicating ranges inside repeated rows. */
+/**
+ * Same, for a space-separated list of ranges (sqref of conditional formats and validations): like
+ * Excel inserting rows, a range over a repeated row grows to cover every copy (one range, not one
+ * per copy).
+ */
 export function rewriteSqref(sqref: string, rows: RowMap): string {
-  return sqref.split(/\s+/).filter((s) => s !== '').flatMap((r) => expandRange(r, rows)).join(' ');
+  return sqref
+    .split(/\s+/)
+    .filter((s) => s !== '')
+    .map((range) => {
+      const m = /^(\$?[A-Z]{1,3}\$?)(\d+)(?::(\$?[A-Z]{1,3}\$?)(\d+))?$/.exec(range);
+      if (!m) return rewriteRefs(range, (r, w) => rows.map(r, w));
+      const a = rows.map(Number(m[2]), 'first');
+      const b = rows.map(Number(m[4] ?? m[2]), 'last');
+      // A single cell in a repeated row becomes a range over its copies.
+      return m[3] === undefined && a === b ? `${m[1]}${a}` : `${m[1]}${a}:${m[3] ?? m[1]}${b}`;
+    })
+    .join(' ');
 }
 
 /** A range wholly inside rows that were repeated is repeated with them (merged cells, formats). */
