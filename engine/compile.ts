@@ -234,10 +234,16 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       let inner = [...arr.slice(r.left, r.open), ...arr.slice(r.open + 1, r.close), ...arr.slice(r.close + 1, r.right + 1)];
       let pageBreakBegin = false;
       let pageBreakEnd = false;
-      const sectPr = spec.paragraph === 'w:p' ? lastSectPr(inner) : '';
+      let sectPr = spec.paragraph === 'w:p' ? lastSectPr(inner) : '';
       const paragraphed = r.unit === spec.paragraph && openItem.tag.expandTo === undefined;
+      let sectAfter = '';
       if (paragraphed) {
-        ({ inner, pageBreakBegin, pageBreakEnd } = trimParagraphs(inner, spec.paragraph));
+        let sectBefore: string;
+        ({ inner, pageBreakBegin, pageBreakEnd, sectBefore, sectAfter } = trimParagraphs(inner, spec.paragraph));
+        // A section break carried by a dropped tag paragraph ends its section there: kept once,
+        // before the repeated content (opening tag) or after it (closing tag), however many items.
+        if (sectBefore !== '') out.push(`<w:p><w:pPr>${sectBefore}</w:pPr></w:p>`);
+        if (sectAfter !== '') sectPr = '';
       }
       let emptyValue = pageBreakEnd ? '<w:p><w:r><w:br w:type="page"/></w:r></w:p>' : '';
       if (sectPr !== '') {
@@ -258,6 +264,7 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       };
       spec.decorateLoop?.(loop, inner);
       out.push(loop);
+      if (sectAfter !== '') out.push(`<w:p><w:pPr>${sectAfter}</w:pPr></w:p>`);
     }
     pos = r.right + 1;
   }
@@ -269,7 +276,7 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
  * With paragraphLoop, the paragraphs holding only `{#x}` and `{/x}` are dropped so the output does
  * not gain empty paragraphs, unless they also hold an image; a page break in them is re-added.
  */
-function trimParagraphs(inner: Item[], paragraph: string): { inner: Item[]; pageBreakBegin: boolean; pageBreakEnd: boolean } {
+function trimParagraphs(inner: Item[], paragraph: string): { inner: Item[]; pageBreakBegin: boolean; pageBreakEnd: boolean; sectBefore: string; sectAfter: string } {
   const chunks = chunkBy(inner, paragraph, true);
   const first = chunks[0] ?? [];
   const last = chunks[chunks.length - 1] ?? [];
@@ -281,7 +288,28 @@ function trimParagraphs(inner: Item[], paragraph: string): { inner: Item[]; page
   // docxtemplater only re-adds breaks when the repeated content starts with a paragraph.
   const startsWithParagraph = sliced.find((it) => it.k !== 'raw' && it.k !== 'text');
   const inside = startsWithParagraph !== undefined && !(startsWithParagraph.k === 'open' && startsWithParagraph.name.endsWith(':t'));
-  return { inner: sliced, pageBreakBegin: inside && hasPageBreak(first), pageBreakEnd: inside && hasPageBreak(last) };
+  return {
+    inner: sliced,
+    pageBreakBegin: inside && hasPageBreak(first),
+    pageBreakEnd: inside && hasPageBreak(last),
+    sectBefore: dropFirst ? sectPrOf(first) : '',
+    sectAfter: dropLast ? sectPrOf(last) : '',
+  };
+}
+
+/** The w:sectPr element inside a chunk (a paragraph's properties), as XML, or ''. */
+function sectPrOf(chunk: Item[]): string {
+  let out = '';
+  let depth = 0;
+  for (const it of chunk) {
+    if (it.k === 'tag') continue;
+    if (depth === 0 && !(it.k === 'open' && it.name === 'w:sectPr')) continue;
+    out += it.text;
+    if (it.k === 'open' && !it.self) depth++;
+    else if (it.k === 'close') depth--;
+    if (depth === 0) return out;
+  }
+  return '';
 }
 
 function shapeFrame(items: Item[]): ImageNode['frame'] {
@@ -332,15 +360,17 @@ function expandLoop(arr: Item[], o: number, c: number, tag: TagInfo, spec: Compi
     return { ...base, left, right, unit: tag.expandTo };
   }
   const els = unbalanced(arr, o, c);
+  // Tags in different cells repeat the row(s). A cell may sit in a content control (w:sdt), so the
+  // tags' own levels differ; what matters is that the rows around them enclose balanced content.
+  if (spec.cell !== '' && (els.includes(`<${spec.cell}`) || els.includes(`</${spec.cell}`))) {
+    const left = findLeft(arr, spec.row, o);
+    const right = findRight(arr, spec.row, c);
+    if (left !== null && right !== null && unbalanced(arr, left, right).length === 0) return { ...base, left, right, unit: spec.row };
+  }
   const closing = els.filter((e) => e.startsWith('</')).length;
   if (closing !== els.length - closing) {
     errors.add('loop_position', `loop "${tag.source.trim()}" opens and closes at different XML levels, which would produce an invalid document`, tag.location);
     return null;
-  }
-  if (spec.cell !== '' && els.includes(`<${spec.cell}`)) {
-    const left = findLeft(arr, spec.row, o);
-    const right = findRight(arr, spec.row, c);
-    if (left !== null && right !== null) return { ...base, left, right, unit: spec.row };
   }
   if (spec.paragraphLoop && els.includes(`<${spec.paragraph}`)) {
     const left = findLeft(arr, spec.paragraph, o);

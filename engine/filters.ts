@@ -159,9 +159,23 @@ function formatPattern(d: Date, pattern: string, ctx: FilterContext): string {
 
 const STYLES = new Set(['full', 'long', 'medium', 'short']);
 
-const date: Filter = (input, args, ctx) => {
-  const d = toDate(input);
+// A date without a time (or a time without a zone) is a calendar/wall-clock value: shown as written,
+// never shifted into the document's time zone.
+const FLOATING_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
+
+function floatingDate(v: unknown): Date | undefined {
+  if (typeof v !== 'string') return undefined;
+  const m = FLOATING_DATE.exec(v.trim());
+  if (!m) return undefined;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), Number((m[7] ?? '0').padEnd(3, '0'))));
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+const date: Filter = (input, args, context) => {
+  const floating = floatingDate(input);
+  const d = floating ?? toDate(input);
   if (d === undefined) return input;
+  const ctx = floating === undefined ? context : { ...context, timezone: 'UTC' };
   const pattern = args[0];
   if (pattern === undefined || pattern === null) return dateFormat(ctx.locale, { dateStyle: 'medium', timeZone: ctx.timezone }).format(d);
   if (typeof pattern !== 'string') throw new FilterError('date: the format must be a string');

@@ -48,6 +48,9 @@ export interface LexOptions {
   droppedInTag?: ReadonlySet<string>;
 }
 
+/** `{=<% %>=}`: new start and end delimiters, separated by whitespace, neither containing '='. */
+const DELIMITER_CHANGE = /^=\s*([^\s=]+)\s+([^\s=]+)\s*=$/;
+
 export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'expandTo'> {
   const s = source.trim();
   const c = s.charAt(0);
@@ -100,15 +103,17 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
     }
   }
 
-  // Pass 2: delimiter positions on the full text.
-  interface Found { s: number; e: number; source: string }
+  // Pass 2: delimiter positions on the full text. `{=<% %>=}` switches the delimiters for the rest
+  // of the part (docxtemplater's syntax); the switching tag itself renders nothing.
+  interface Found { s: number; e: number; source: string; drop?: boolean }
   const found: Found[] = [];
-  const { start, end } = opts;
+  let { start, end } = opts;
   let pos = 0;
   if (full.indexOf(start) >= 0 || full.indexOf(end) >= 0) {
     for (;;) {
       const s = full.indexOf(start, pos);
-      const e = full.indexOf(end, pos);
+      // With identical delimiters (`%name%`) every delimiter after an opening one closes it.
+      const e = start === end ? -1 : full.indexOf(end, pos);
       if (s < 0 && e < 0) break;
       if (e >= 0 && (s < 0 || e < s)) {
         errors.add('unopened_tag', `closing delimiter "${end}" without an opening one`, locate(texts, e, opts.part));
@@ -116,7 +121,7 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
         continue;
       }
       const close = full.indexOf(end, s + start.length);
-      const nextOpen = full.indexOf(start, s + start.length);
+      const nextOpen = start === end ? -1 : full.indexOf(start, s + start.length);
       if (close < 0) {
         errors.add('unclosed_tag', `tag starting with "${full.slice(s, s + 20)}" is never closed`, locate(texts, s, opts.part));
         break;
@@ -126,7 +131,16 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
         pos = nextOpen;
         continue;
       }
-      found.push({ s, e: close + end.length, source: full.slice(s + start.length, close) });
+      const source = full.slice(s + start.length, close);
+      const change = DELIMITER_CHANGE.exec(source);
+      if (change !== null) {
+        found.push({ s, e: close + end.length, source, drop: true });
+        pos = close + end.length;
+        start = change[1] ?? start;
+        end = change[2] ?? end;
+        continue;
+      }
+      found.push({ s, e: close + end.length, source });
       pos = close + end.length;
     }
   }
@@ -171,7 +185,7 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
       const f = found[j];
       if (f === undefined || f.s >= b) break;
       if (f.s > cur) items.push({ k: 'text', text: escapeXml(full.slice(cur, f.s)) });
-      if (f.s >= a) {
+      if (f.s >= a && f.drop !== true) {
         const cls = classifyTag(f.source);
         const tag: TagInfo = { ...cls, source: f.source, location: { part: opts.part, paragraph: ref.paragraph, offset: f.s } };
         if (ref.runProps !== undefined) tag.runProps = ref.runProps;
