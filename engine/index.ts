@@ -20,7 +20,7 @@ import type { CompiledTemplate } from './template.ts';
 import { writeZip } from './zip.ts';
 import type { OutEntry } from './zip.ts';
 
-export { TemplateError } from './errors.ts';
+export { describeLocation, TemplateError } from './errors.ts';
 export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
 export type { InspectResult } from './inspect.ts';

@@ -46,6 +46,9 @@ export interface LexOptions {
    * pieces merge into one run, so paragraph/line breaks between the pieces must go.
    */
   droppedInTag?: ReadonlySet<string>;
+  /** Spreadsheets: the cell element, whose `r` attribute locates tags, and the sheet's name. */
+  cellTag?: string;
+  sheet?: string;
 }
 
 /** `{=<% %>=}`: new start and end delimiters, separated by whitespace, neither containing '='. */
@@ -77,6 +80,7 @@ interface TextRef {
   start: number;
   paragraph: number;
   runProps: string | undefined;
+  cell: string | undefined;
 }
 
 export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag): Item[] {
@@ -86,11 +90,13 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
   let full = '';
   let paragraph = 0;
   let runProps: string | undefined;
+  let cell: string | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t === undefined) continue;
     if (t.k === 'open') {
       if (t.name === opts.paragraphTag) paragraph++;
+      if (t.name === opts.cellTag) cell = /\sr="([^"]*)"/.exec(t.text)?.[1];
       if (t.name === opts.runTag) runProps = undefined;
       if (t.name === opts.runPropsTag && stack[stack.length - 1] === opts.runTag) runProps = captureElement(tokens, i);
       if (!t.self) stack.push(t.name);
@@ -98,7 +104,7 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
       stack.pop();
     } else if (t.k === 'text' && opts.textTags.has(stack[stack.length - 1] ?? '')) {
       const decoded = decodeXml(t.text);
-      texts.push({ index: i, decoded, start: full.length, paragraph, runProps });
+      texts.push({ index: i, decoded, start: full.length, paragraph, runProps, cell });
       full += decoded;
     }
   }
@@ -116,18 +122,18 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
       const e = start === end ? -1 : full.indexOf(end, pos);
       if (s < 0 && e < 0) break;
       if (e >= 0 && (s < 0 || e < s)) {
-        errors.add('unopened_tag', `closing delimiter "${end}" without an opening one`, locate(texts, e, opts.part));
+        errors.add('unopened_tag', `closing delimiter "${end}" without an opening one`, locate(texts, e, opts));
         pos = e + end.length;
         continue;
       }
       const close = full.indexOf(end, s + start.length);
       const nextOpen = start === end ? -1 : full.indexOf(start, s + start.length);
       if (close < 0) {
-        errors.add('unclosed_tag', `tag starting with "${full.slice(s, s + 20)}" is never closed`, locate(texts, s, opts.part));
+        errors.add('unclosed_tag', `tag starting with "${full.slice(s, s + 20)}" is never closed`, locate(texts, s, opts));
         break;
       }
       if (nextOpen >= 0 && nextOpen < close) {
-        errors.add('unclosed_tag', `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`, locate(texts, s, opts.part));
+        errors.add('unclosed_tag', `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`, locate(texts, s, opts));
         pos = nextOpen;
         continue;
       }
@@ -187,7 +193,7 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
       if (f.s > cur) items.push({ k: 'text', text: escapeXml(full.slice(cur, f.s)) });
       if (f.s >= a && f.drop !== true) {
         const cls = classifyTag(f.source);
-        const tag: TagInfo = { ...cls, source: f.source, location: { part: opts.part, paragraph: ref.paragraph, offset: f.s } };
+        const tag: TagInfo = { ...cls, source: f.source, location: where(opts, ref, f.s) };
         if (ref.runProps !== undefined) tag.runProps = ref.runProps;
         items.push({ k: 'tag', tag });
       }
@@ -234,11 +240,21 @@ function captureElement(tokens: XmlToken[], i: number): string {
   return s;
 }
 
-function locate(texts: TextRef[], offset: number, part: string): ErrorLocation {
-  let paragraph = 0;
+function locate(texts: TextRef[], offset: number, opts: LexOptions): ErrorLocation {
+  let at: TextRef | undefined;
   for (const r of texts) {
     if (r.start > offset) break;
-    paragraph = r.paragraph;
+    at = r;
   }
-  return { part, paragraph, offset };
+  return where(opts, at, offset);
+}
+
+/** Word/PowerPoint: part and paragraph; spreadsheets: part, sheet and cell (paragraphs mean nothing there). */
+function where(opts: LexOptions, ref: TextRef | undefined, offset: number): ErrorLocation {
+  if (opts.cellTag === undefined) return { part: opts.part, paragraph: ref?.paragraph ?? 0, offset };
+  const loc: ErrorLocation = { part: opts.part };
+  if (opts.sheet !== undefined) loc.sheet = opts.sheet;
+  if (ref?.cell !== undefined) loc.cell = ref.cell;
+  loc.offset = offset;
+  return loc;
 }

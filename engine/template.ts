@@ -141,7 +141,7 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     const typedStyles = new Set<number>();
     for (const [name, xml] of wb.prepared) {
       const hasLoops = new RegExp(`${escapeRe(start)}\\s*[#^]`).test(decodeXml(xml.replace(/<[^>]+>/g, '')));
-      add(name, xlsxLex(name, start, end), xlsxSpec(hasLoops, typedStyles), {
+      add(name, xlsxLex(name, start, end, wb.sheets.find((sh) => sh.part === name)?.name), xlsxSpec(hasLoops, typedStyles), {
         newState: (): SheetState => ({ rows: new RowMap(), hasLoops }),
         finish: (out, st) => finishSheet(out, st as SheetState),
       }, xml);

@@ -128,8 +128,10 @@ export function addDateStyles(pkg: OpcPackage, styles: StyleInfo, used: Set<numb
 
 // ---- compile ----
 
-export function xlsxLex(part: string, start: string, end: string): LexOptions {
-  return { part, textTags: new Set(['t']), paragraphTag: '\0', runTag: 'r', runPropsTag: 'rPr', start, end };
+export function xlsxLex(part: string, start: string, end: string, sheet: string | undefined): LexOptions {
+  const lex: LexOptions = { part, textTags: new Set(['t']), paragraphTag: '\0', runTag: 'r', runPropsTag: 'rPr', start, end, cellTag: 'c' };
+  if (sheet !== undefined) lex.sheet = sheet;
+  return lex;
 }
 
 interface RowHook { before: string; after: string; orig: number }
