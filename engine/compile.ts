@@ -400,6 +400,10 @@ function emitStatic(arr: Item[], from: number, to: number, spec: CompileSpec, er
 /** Generic emission: markup as text, tags as field/image/include nodes. */
 export function emitItems(items: Item[], spec: CompileSpec, errors: ErrorBag, out: Node[]): void {
   for (const it of items) {
+    if (it.k === 'open' && it.link !== undefined) {
+      out.push({ k: 'hook', name: 'link', data: { text: it.text, link: it.link } });
+      continue;
+    }
     if (it.k !== 'tag') {
       out.push(it.text);
       continue;

@@ -11,6 +11,8 @@ import type { UrlResolver } from './images.ts';
 import { evalTag, renderNodes } from './render.ts';
 import { truthy } from './expression.ts';
 import { expandSlides } from './pptx.ts';
+import { HYPERLINK_REL, linkAddress } from './links.ts';
+import type { LinkHookData } from './links.ts';
 import { includeOutputs, numberingState, renderInclude } from './include.ts';
 import type { IncludeEnv } from './include.ts';
 import { RenderSession } from './session.ts';
@@ -255,6 +257,12 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
       } else if (node.k === 'include') {
         if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
         else errors.add('include_unsupported', `tag "${node.tag.source.trim()}": includes work in Word documents only`, node.tag.location);
+      } else if (node.k === 'hook' && node.name === 'link') {
+        const d = node.data as LinkHookData;
+        const url = linkAddress(d.link, scopes, c);
+        // No address: the text stays, without a link.
+        const id = url === undefined || url === '' ? undefined : session.addRel(c.partName, HYPERLINK_REL, url, true);
+        out.push(d.text.replace(/\sr:id="[^"]*"/, id === undefined ? '' : ` r:id="${id}"`));
       } else if (compiled.hook !== undefined) {
         compiled.hook(node, scopes, out, c);
       }

@@ -1,6 +1,7 @@
 import type { ErrorBag, ErrorLocation } from './errors.ts';
 import { decodeXml, escapeXml } from './xml.ts';
 import type { XmlToken } from './xml.ts';
+import type { LinkTemplate } from './links.ts';
 
 /**
  * Stage "lex": finds delimiters in the document's visible text. Word splits text into runs at
@@ -25,7 +26,8 @@ export interface TagInfo {
 }
 
 export type Item =
-  | { k: 'open'; name: string; text: string; self: boolean }
+  /** `link`: a hyperlink element whose address is templated (links.ts). */
+  | { k: 'open'; name: string; text: string; self: boolean; link?: LinkTemplate }
   | { k: 'close'; name: string; text: string }
   /** Markup or text outside text elements, copied as is. */
   | { k: 'raw'; text: string }

@@ -7,6 +7,8 @@ import { propsLex, propsParts, propsSpec } from './docprops.ts';
 import { ErrorBag, TemplateError } from './errors.ts';
 import type { TemplateErrorEntry } from './errors.ts';
 import { lexTags } from './lexer.ts';
+import { markLinks, templatedLinks } from './links.ts';
+import type { LinkTemplate } from './links.ts';
 import type { LexOptions, TagInfo } from './lexer.ts';
 import { openPackage } from './package.ts';
 import type { Format, OpcPackage } from './package.ts';
@@ -61,7 +63,7 @@ export interface CompileOptions {
   paragraphLoop: boolean;
 }
 
-function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spec: CompileSpec, errors: ErrorBag, tags: TagInfo[]): Node[] | undefined {
+function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spec: CompileSpec, errors: ErrorBag, tags: TagInfo[], links?: ReadonlyMap<string, LinkTemplate>): Node[] | undefined {
   if (xml === undefined) return undefined;
   let tokens;
   try {
@@ -74,7 +76,7 @@ function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spe
     throw e;
   }
   const items = lexTags(tokens, lex, errors);
-  let hasTag = false;
+  let hasTag = links !== undefined && markLinks(items, links);
   for (const it of items) {
     if (it.k === 'tag') {
       hasTag = true;
@@ -112,7 +114,8 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
   let hook: CompiledTemplate['hook'];
   let finalize: CompiledTemplate['finalize'];
   const add = (name: string, lex: LexOptions, spec: CompileSpec, extra: Partial<CompiledPart> = {}, xml = pkg.text(name)): void => {
-    const nodes = lexAndBuild(xml, name, lex, spec, errors, tags);
+    const links = pkg.format === 'xlsx' ? undefined : templatedLinks(pkg, name, start, end, errors);
+    const nodes = lexAndBuild(xml, name, lex, spec, errors, tags, links);
     if (nodes === undefined) return;
     const part: CompiledPart = { ...extra, name, nodes };
     for (const t of tags) {
