@@ -55,6 +55,8 @@ export interface CompileSpec {
   imageExpand?: string;
   /** Element a `{>include}` tag replaces (w:p in docx). */
   includeExpand?: string;
+  /** Element a `{~~html}` tag replaces (w:p in docx); HTML tags are refused where undefined. */
+  htmlExpand?: string;
   paragraphLoop: boolean;
   /** XML that replaces "\n" in a field value for this tag, or null to keep the newline. */
   lineBreak: (tag: TagInfo) => string | null;
@@ -157,7 +159,7 @@ interface Range {
   open: number;
   close: number;
   unit: string;
-  kind: 'loop' | 'raw' | 'image' | 'include';
+  kind: 'loop' | 'raw' | 'image' | 'include' | 'htmlBlock';
 }
 
 export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] {
@@ -184,11 +186,13 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
         const r = expandLoop(arr, o, i, openTag, spec, errors);
         if (r !== null) ranges.push(r);
       }
+    } else if (tag.kind === 'htmlBlock' && spec.htmlExpand === undefined) {
+      errors.add('html_unsupported', `HTML tag "${tag.source.trim()}" works in Word documents only`, tag.location);
     } else if (
-      (tag.kind === 'raw' || (tag.kind === 'image' && (spec.imageExpand ?? '') !== '') || (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
+      (tag.kind === 'raw' || tag.kind === 'htmlBlock' || (tag.kind === 'image' && (spec.imageExpand ?? '') !== '') || (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
       stack.length === 0
     ) {
-      const unit = tag.kind === 'raw' ? spec.rawExpand : tag.kind === 'image' ? (spec.imageExpand ?? '') : (spec.includeExpand ?? '');
+      const unit = tag.kind === 'raw' ? spec.rawExpand : tag.kind === 'htmlBlock' ? (spec.htmlExpand ?? '') : tag.kind === 'image' ? (spec.imageExpand ?? '') : (spec.includeExpand ?? '');
       if (unit === '') {
         errors.add('raw_unsupported', `raw XML tag "${tag.source.trim()}" is not supported in this part`, tag.location);
         continue;
@@ -223,6 +227,10 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
     if (openItem === undefined || openItem.k !== 'tag') continue;
     if (r.kind === 'raw') {
       out.push({ k: 'raw', expr: compileExpr(openItem.tag, errors), tag: openItem.tag });
+    } else if (r.kind === 'htmlBlock') {
+      const { paraProps, sectPr } = paragraphProps(arr.slice(r.left + 1, r.right));
+      const data: HtmlHookData = { expr: compileExpr(openItem.tag, errors), tag: openItem.tag, block: true, paraProps, sectPr, runProps: openItem.tag.runProps ?? '' };
+      out.push({ k: 'hook', name: 'html', data });
     } else if (r.kind === 'include') {
       out.push(...tagNode(openItem.tag, spec, errors));
     } else if (r.kind === 'image') {
@@ -331,6 +339,34 @@ function shapeFrame(items: Item[]): ImageNode['frame'] {
   return { x, y, cx, cy };
 }
 
+/** `{~html}` / `{~~html}`: the value's HTML becomes runs, or paragraphs and tables. */
+export interface HtmlHookData { expr: Expr; tag: TagInfo; block: boolean; paraProps: string; sectPr: string; runProps: string }
+
+/** The paragraph's own w:pPr (without its section break, returned apart) from the paragraph's inner items. */
+function paragraphProps(inner: Item[]): { paraProps: string; sectPr: string } {
+  let depth = 0;
+  let pPr = '';
+  let inPPr = false;
+  for (const it of inner) {
+    if (it.k === 'tag') continue;
+    if (!inPPr) {
+      if (depth === 0 && it.k === 'open' && it.name === 'w:pPr') {
+        if (it.self) return { paraProps: '', sectPr: '' };
+        inPPr = true;
+        pPr = it.text;
+        continue;
+      }
+      if (it.k === 'open' && !it.self) depth++;
+      else if (it.k === 'close') depth--;
+      continue;
+    }
+    pPr += it.text;
+    if (it.k === 'close' && it.name === 'w:pPr') break;
+  }
+  const m = /<w:sectPr\b[\s\S]*?(?:<\/w:sectPr>|\/>)/.exec(pPr);
+  return m ? { paraProps: pPr.replace(m[0], ''), sectPr: m[0] } : { paraProps: pPr, sectPr: '' };
+}
+
 /** The w:sectPr of the last paragraph of a loop's content, if any. */
 function lastSectPr(inner: Item[]): string {
   const parts: string[] = [];
@@ -414,6 +450,14 @@ export function emitItems(items: Item[], spec: CompileSpec, errors: ErrorBag, ou
 
 export function tagNode(tag: TagInfo, spec: CompileSpec, errors: ErrorBag): Node[] {
   switch (tag.kind) {
+    case 'html': {
+      if (spec.htmlExpand === undefined) {
+        errors.add('html_unsupported', `HTML tag "${tag.source.trim()}" works in Word documents only`, tag.location);
+        return [];
+      }
+      const data: HtmlHookData = { expr: compileExpr(tag, errors), tag, block: false, paraProps: '', sectPr: '', runProps: tag.runProps ?? '' };
+      return [{ k: 'hook', name: 'html', data }];
+    }
     case 'field':
       return [{ k: 'field', expr: compileExpr(tag, errors), tag, lineBreak: spec.lineBreak(tag) }];
     case 'image':

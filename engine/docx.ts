@@ -29,6 +29,7 @@ export function docxSpec(paragraphLoop: boolean): CompileSpec {
     cell: 'w:tc',
     rawExpand: 'w:p',
     includeExpand: 'w:p',
+    htmlExpand: 'w:p',
     paragraphLoop,
     lineBreak: () => '</w:t><w:br/><w:t xml:space="preserve">',
   };

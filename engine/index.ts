@@ -11,7 +11,11 @@ import type { UrlResolver } from './images.ts';
 import { evalTag, renderNodes } from './render.ts';
 import { truthy } from './expression.ts';
 import { expandSlides } from './pptx.ts';
-import { HYPERLINK_REL, linkAddress } from './links.ts';
+import { HYPERLINK_REL, linkAddress, unsafeScheme } from './links.ts';
+import { htmlToBlocks, htmlToRuns } from './html.ts';
+import type { HtmlEnv } from './html.ts';
+import type { HtmlHookData } from './compile.ts';
+import { toText } from './filters.ts';
 import type { LinkHookData } from './links.ts';
 import { includeOutputs, numberingState, renderInclude } from './include.ts';
 import type { IncludeEnv } from './include.ts';
@@ -257,6 +261,25 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
       } else if (node.k === 'include') {
         if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
         else errors.add('include_unsupported', `tag "${node.tag.source.trim()}": includes work in Word documents only`, node.tag.location);
+      } else if (node.k === 'hook' && node.name === 'html') {
+        const d = node.data as HtmlHookData;
+        const v = evalTag(d.expr, d.tag, scopes, c);
+        if (v === undefined && c.strict) errors.add('missing_value', `no value for tag "${d.tag.source.trim()}"`, d.tag.location);
+        const env: HtmlEnv = {
+          runProps: d.runProps,
+          paraProps: d.paraProps,
+          link: (href) => {
+            const scheme = unsafeScheme(href);
+            if (scheme !== undefined) {
+              errors.add('link_invalid', `tag "${d.tag.source.trim()}": the HTML link "${href.slice(0, 60)}" uses the scheme "${scheme}:"; only http, https, mailto, tel and ftp links are written`, d.tag.location);
+              return undefined;
+            }
+            return session.addRel(c.partName, HYPERLINK_REL, href.trim(), true);
+          },
+        };
+        const html = toText(v);
+        if (d.block) out.push(htmlToBlocks(html, env, d.sectPr));
+        else if (html !== '') out.push(`</w:t></w:r>${htmlToRuns(html, env)}<w:r>${d.runProps}<w:t xml:space="preserve">`);
       } else if (node.k === 'hook' && node.name === 'link') {
         const d = node.data as LinkHookData;
         const url = linkAddress(d.link, scopes, c);

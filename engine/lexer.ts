@@ -10,7 +10,7 @@ import type { LinkTemplate } from './links.ts';
  * it starts; the pieces in the following elements are removed.
  */
 
-export type TagKind = 'field' | 'open' | 'inverted' | 'close' | 'raw' | 'image' | 'include' | 'slide';
+export type TagKind = 'field' | 'open' | 'inverted' | 'close' | 'raw' | 'image' | 'include' | 'slide' | 'html' | 'htmlBlock';
 
 export interface TagInfo {
   kind: TagKind;
@@ -67,6 +67,7 @@ export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'e
     case '%': return { kind: 'image', value: s.slice(1).trim() };
     case '>': return { kind: 'include', value: s.slice(1).trim() };
     case ':': return { kind: 'slide', value: s.slice(1).trim() };
+    case '~': return s.charAt(1) === '~' ? { kind: 'htmlBlock', value: s.slice(2).trim() } : { kind: 'html', value: s.slice(1).trim() };
     case '-': {
       const m = /^-(\S+)\s+([\s\S]+)$/.exec(s);
       if (m) return { kind: 'open', value: (m[2] ?? '').trim(), expandTo: m[1] ?? '' };

@@ -102,6 +102,12 @@ export function markLinks(items: Item[], links: ReadonlyMap<string, LinkTemplate
   return any;
 }
 
+/** The scheme of an address unless it is one written as a link (http, https, mailto, tel, ftp, or none). */
+export function unsafeScheme(url: string): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim())?.[1]?.toLowerCase();
+  return scheme !== undefined && !SAFE_SCHEMES.has(scheme) ? scheme : undefined;
+}
+
 /** The address of a link in the current scope, or an error entry. */
 export function linkAddress(link: LinkTemplate, scopes: Scopes, ctx: RenderContext): string | undefined {
   const whole = link.pieces.length === 1;
@@ -115,8 +121,8 @@ export function linkAddress(link: LinkTemplate, scopes: Scopes, ctx: RenderConte
     if (v === undefined && ctx.strict) ctx.errors.add('missing_value', `no value for hyperlink address tag "${p.tag.source.trim()}"`, p.tag.location);
     url += whole ? toText(v).trim() : encodeURIComponent(toText(v));
   }
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
-  if (scheme !== undefined && !SAFE_SCHEMES.has(scheme)) {
+  const scheme = unsafeScheme(url);
+  if (scheme !== undefined) {
     const tag = link.pieces.find((p) => typeof p !== 'string');
     ctx.errors.add('link_invalid', `hyperlink address "${url.slice(0, 60)}" uses the scheme "${scheme}:"; only http, https, mailto, tel and ftp links are written`, typeof tag === 'object' ? tag.tag.location : undefined);
     return undefined;

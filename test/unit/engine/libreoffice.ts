@@ -71,3 +71,16 @@ function readValues(parts: Map<string, string>): Map<string, Map<string, string>
 function unescape(s: string): string {
   return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 }
+
+/** The text LibreOffice reads from a Word document (proves it opens it), one line per paragraph. */
+export async function textInLibreOffice(docxBytes: Uint8Array): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'docgen-engine-lo-'));
+  try {
+    const input = join(dir, 'in.docx');
+    await writeFile(input, docxBytes);
+    await run('soffice', [`-env:UserInstallation=${pathToFileURL(join(dir, 'profile')).href}`, '--headless', '--norestore', '--convert-to', 'txt:Text (encoded):UTF8', '--outdir', join(dir, 'out'), input], { timeout: 120_000 });
+    return (await readFile(join(dir, 'out', 'in.txt'), 'utf8')).replace(/^\uFEFF/, '');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
