@@ -38,6 +38,8 @@ export interface ImageNode {
   tag: TagInfo;
   /** pptx: the shape's box (EMU) the picture replaces; absent for inline (docx) images. */
   frame?: { x: number; y: number; cx: number; cy: number };
+  /** docx `{%%img}`: the paragraph is replaced by a centred one holding the image. */
+  center?: { paraProps: string; sectPr: string };
 }
 export interface IncludeNode { k: 'include'; name: string; tag: TagInfo }
 /** Format-specific dynamic markup (xlsx row numbers, cell types...), rendered by the format's hook. */
@@ -53,6 +55,8 @@ export interface CompileSpec {
   rawExpand: string;
   /** Element a `{%image}` tag replaces (p:sp in pptx); '' for inline images. */
   imageExpand?: string;
+  /** Element a centred `{%%image}` replaces (w:p in docx); inline like `{%image}` where undefined. */
+  centerImageExpand?: string;
   /** Element a `{>include}` tag replaces (w:p in docx). */
   includeExpand?: string;
   /** Element a `{~~html}` tag replaces (w:p in docx); HTML tags are refused where undefined. */
@@ -189,10 +193,10 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
     } else if (tag.kind === 'htmlBlock' && spec.htmlExpand === undefined) {
       errors.add('html_unsupported', `HTML tag "${tag.source.trim()}" works in Word documents only`, tag.location);
     } else if (
-      (tag.kind === 'raw' || tag.kind === 'htmlBlock' || (tag.kind === 'image' && (spec.imageExpand ?? '') !== '') || (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
+      (tag.kind === 'raw' || tag.kind === 'htmlBlock' || (tag.kind === 'image' && (imageUnit(tag, spec) !== '')) || (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
       stack.length === 0
     ) {
-      const unit = tag.kind === 'raw' ? spec.rawExpand : tag.kind === 'htmlBlock' ? (spec.htmlExpand ?? '') : tag.kind === 'image' ? (spec.imageExpand ?? '') : (spec.includeExpand ?? '');
+      const unit = tag.kind === 'raw' ? spec.rawExpand : tag.kind === 'htmlBlock' ? (spec.htmlExpand ?? '') : tag.kind === 'image' ? imageUnit(tag, spec) : (spec.includeExpand ?? '');
       if (unit === '') {
         errors.add('raw_unsupported', `raw XML tag "${tag.source.trim()}" is not supported in this part`, tag.location);
         continue;
@@ -235,8 +239,11 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       out.push(...tagNode(openItem.tag, spec, errors));
     } else if (r.kind === 'image') {
       const node: ImageNode = { k: 'image', expr: compileExpr(openItem.tag, errors), tag: openItem.tag };
-      const frame = shapeFrame(arr.slice(r.left, r.right + 1));
-      if (frame !== undefined) node.frame = frame;
+      if (r.unit !== '' && r.unit === spec.centerImageExpand) node.center = paragraphProps(arr.slice(r.left + 1, r.right));
+      else {
+        const frame = shapeFrame(arr.slice(r.left, r.right + 1));
+        if (frame !== undefined) node.frame = frame;
+      }
       out.push(node);
     } else {
       let inner = [...arr.slice(r.left, r.open), ...arr.slice(r.open + 1, r.close), ...arr.slice(r.close + 1, r.right + 1)];
@@ -343,6 +350,10 @@ function shapeFrame(items: Item[]): ImageNode['frame'] {
 export interface HtmlHookData { expr: Expr; tag: TagInfo; block: boolean; paraProps: string; sectPr: string; runProps: string }
 
 /** The paragraph's own w:pPr (without its section break, returned apart) from the paragraph's inner items. */
+function imageUnit(tag: TagInfo, spec: CompileSpec): string {
+  return tag.center === true && spec.centerImageExpand !== undefined ? spec.centerImageExpand : (spec.imageExpand ?? '');
+}
+
 function paragraphProps(inner: Item[]): { paraProps: string; sectPr: string } {
   let depth = 0;
   let pPr = '';

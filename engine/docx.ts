@@ -30,6 +30,7 @@ export function docxSpec(paragraphLoop: boolean): CompileSpec {
     rawExpand: 'w:p',
     includeExpand: 'w:p',
     htmlExpand: 'w:p',
+    centerImageExpand: 'w:p',
     paragraphLoop,
     lineBreak: () => '</w:t><w:br/><w:t xml:space="preserve">',
   };

@@ -94,7 +94,7 @@ export function parseHtml(html: string): HNode[] {
 interface Style { b?: boolean; i?: boolean; u?: boolean; s?: boolean; vert?: 'superscript' | 'subscript'; code?: boolean; size?: number; link?: boolean; pre?: boolean }
 
 const RPR_ORDER = ['rStyle', 'rFonts', 'b', 'bCs', 'i', 'iCs', 'caps', 'smallCaps', 'strike', 'dstrike', 'outline', 'shadow', 'emboss', 'imprint', 'noProof', 'snapToGrid', 'vanish', 'webHidden', 'color', 'spacing', 'w', 'kern', 'position', 'sz', 'szCs', 'highlight', 'u', 'effect', 'bdr', 'shd', 'fitText', 'vertAlign', 'rtl', 'cs', 'em', 'lang', 'eastAsianLayout', 'specVanish', 'oMath'];
-const PPR_ORDER = ['pStyle', 'keepNext', 'keepLines', 'pageBreakBefore', 'framePr', 'widowControl', 'numPr', 'suppressLineNumbers', 'pBdr', 'shd', 'tabs', 'suppressAutoHyphens', 'kinsoku', 'wordWrap', 'overflowPunct', 'topLinePunct', 'autoSpaceDE', 'autoSpaceDN', 'bidi', 'adjustRightInd', 'snapToGrid', 'spacing', 'ind', 'contextualSpacing', 'mirrorIndents', 'suppressOverlap', 'jc', 'textDirection', 'textAlignment', 'textboxTightWrap', 'outlineLvl', 'divId', 'cnfStyle', 'rPr', 'sectPr', 'pPrChange'];
+export const PPR_ORDER = ['pStyle', 'keepNext', 'keepLines', 'pageBreakBefore', 'framePr', 'widowControl', 'numPr', 'suppressLineNumbers', 'pBdr', 'shd', 'tabs', 'suppressAutoHyphens', 'kinsoku', 'wordWrap', 'overflowPunct', 'topLinePunct', 'autoSpaceDE', 'autoSpaceDN', 'bidi', 'adjustRightInd', 'snapToGrid', 'spacing', 'ind', 'contextualSpacing', 'mirrorIndents', 'suppressOverlap', 'jc', 'textDirection', 'textAlignment', 'textboxTightWrap', 'outlineLvl', 'divId', 'cnfStyle', 'rPr', 'sectPr', 'pPrChange'];
 
 /** Children of a w:rPr/w:pPr element as [local name, xml] pairs. */
 function children(props: string): Array<[string, string]> {
@@ -106,7 +106,7 @@ function children(props: string): Array<[string, string]> {
 }
 
 /** Base properties with ours added (ours win), in the schema's order so Word accepts them. */
-function mergeProps(tag: 'w:rPr' | 'w:pPr', base: string, ours: Array<[string, string]>, order: string[]): string {
+export function mergeProps(tag: 'w:rPr' | 'w:pPr', base: string, ours: Array<[string, string]>, order: string[]): string {
   const names = new Set(ours.map(([n]) => n));
   const all = [...children(base).filter(([n]) => !names.has(n)), ...ours];
   if (all.length === 0) return '';

@@ -12,7 +12,7 @@ import { evalTag, renderNodes } from './render.ts';
 import { truthy } from './expression.ts';
 import { expandSlides } from './pptx.ts';
 import { HYPERLINK_REL, linkAddress, unsafeScheme } from './links.ts';
-import { htmlToBlocks, htmlToRuns } from './html.ts';
+import { htmlToBlocks, htmlToRuns, mergeProps, PPR_ORDER } from './html.ts';
 import type { HtmlEnv } from './html.ts';
 import type { HtmlHookData } from './compile.ts';
 import { toText } from './filters.ts';
@@ -214,8 +214,17 @@ function renderImage(
   remote: RemoteImages | undefined,
 ): void {
   const v = evalTag(node.expr, node.tag, scopes, ctx);
+  // `{%%img}`: a paragraph of its own, centred, keeping the tag paragraph's other properties.
+  const center = node.center;
+  const centred = (inner: string): string => {
+    if (center === undefined) return inner;
+    const props: Array<[string, string]> = [['jc', '<w:jc w:val="center"/>']];
+    if (center.sectPr !== '') props.push(['sectPr', center.sectPr]);
+    return `<w:p>${mergeProps('w:pPr', center.paraProps, props, PPR_ORDER)}${inner}</w:p>`;
+  };
   if (v === undefined || v === null || v === '') {
     if (ctx.strict) ctx.errors.add('missing_value', `no value for tag "${node.tag.source.trim()}"`, node.tag.location);
+    if (center !== undefined) out.push(centred(''));
     return;
   }
   try {
@@ -225,7 +234,8 @@ function renderImage(
       return;
     }
     const rId = session.addImage(ctx.partName, image);
-    if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame));
+    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box)}</w:r>`));
+    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame));
     else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box)}<w:t xml:space="preserve">`);
     else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
   } catch (e) {

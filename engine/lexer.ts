@@ -20,6 +20,8 @@ export interface TagInfo {
   value: string;
   /** For `{-w:p items}` loops: the element the loop repeats. */
   expandTo?: string;
+  /** `{%%img}`: a centred image on its own paragraph (docx). */
+  center?: boolean;
   location: ErrorLocation;
   /** Raw start tag of the run properties of the run holding the tag (pptx line breaks need it). */
   runProps?: string;
@@ -56,7 +58,7 @@ export interface LexOptions {
 /** `{=<% %>=}`: new start and end delimiters, separated by whitespace, neither containing '='. */
 const DELIMITER_CHANGE = /^=\s*([^\s=]+)\s+([^\s=]+)\s*=$/;
 
-export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'expandTo'> {
+export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'expandTo' | 'center'> {
   const s = source.trim();
   const c = s.charAt(0);
   switch (c) {
@@ -64,7 +66,7 @@ export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'e
     case '^': return { kind: 'inverted', value: s.slice(1).trim() };
     case '/': return { kind: 'close', value: s.slice(1).trim() };
     case '@': return { kind: 'raw', value: s.slice(1).trim() };
-    case '%': return { kind: 'image', value: s.slice(1).trim() };
+    case '%': return s.charAt(1) === '%' ? { kind: 'image', value: s.slice(2).trim(), center: true } : { kind: 'image', value: s.slice(1).trim() };
     case '>': return { kind: 'include', value: s.slice(1).trim() };
     case ':': return { kind: 'slide', value: s.slice(1).trim() };
     case '~': return s.charAt(1) === '~' ? { kind: 'htmlBlock', value: s.slice(2).trim() } : { kind: 'html', value: s.slice(1).trim() };
