@@ -6,7 +6,10 @@ import { FilterError } from './filters.ts';
 import type { FilterContext } from './filters.ts';
 import type { ImageNode } from './compile.ts';
 import type { Scopes } from './expression.ts';
-import { docxDrawing, ImageError, loadImage, pptxPicture } from './images.ts';
+import { docxDrawing, EMU_PER_PX, ImageError, loadImage, pptxPicture } from './images.ts';
+import { DRAWING_REL, sheetDrawing, writeSheetImages } from './xlsx-images.ts';
+import type { SheetState } from './xlsx.ts';
+import { colToNum } from './xlsx-refs.ts';
 import type { UrlResolver } from './images.ts';
 import { evalTag, renderNodes } from './render.ts';
 import { truthy } from './expression.ts';
@@ -230,7 +233,17 @@ function renderImage(
   try {
     const { image, box } = loadImage(v, urlResolver(remote));
     if (format === 'xlsx') {
-      ctx.errors.add('image_unsupported', `tag "${node.tag.source.trim()}": images are not supported in xlsx templates yet`, node.tag.location);
+      const st = ctx.state as SheetState | undefined;
+      const cell = /^([A-Z]{1,3})(\d+)$/.exec(node.tag.location.cell ?? '');
+      if (st === undefined || cell === null) {
+        ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be in a cell of a sheet`, node.tag.location);
+        return;
+      }
+      st.images ??= sheetDrawing(session.pkgOf(), ctx.partName);
+      const rId = session.addImage(st.images.part, image);
+      // Inside row loops the picture goes to the row the cell was rendered to.
+      const row = st.hasLoops && st.rows.curOut > 0 ? st.rows.curOut : Number(cell[2]);
+      st.images.images.push({ col: colToNum(cell[1] ?? 'A'), row, rId, cx: box.widthPx * EMU_PER_PX, cy: box.heightPx * EMU_PER_PX, id: session.docPrId++ });
       return;
     }
     const rId = session.addImage(ctx.partName, image);
@@ -343,6 +356,17 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     addCustomProps(read, rendered, extra, opts.embedded);
   }
 
+  if (compiled.format === 'xlsx') {
+    for (const [part, st] of states as Map<string, SheetState>) {
+      const imgs = st.images;
+      if (imgs === undefined || imgs.images.length === 0) continue;
+      const relId = imgs.existing ? undefined : session.addRel(part, DRAWING_REL, imgs.part);
+      const w = writeSheetImages(rendered.get(part) ?? read(part) ?? '', imgs, read(imgs.part), relId, read('[Content_Types].xml') ?? '');
+      rendered.set(part, w.sheet);
+      extra.set(imgs.part, w.drawing);
+      extra.set('[Content_Types].xml', w.contentTypes);
+    }
+  }
   includeOutputs(includeEnv, extra);
   session.apply(extra, read);
   expandSlides(compiled.pkg, slideCopies, rendered, extra, newFiles, removed);

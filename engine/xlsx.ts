@@ -11,6 +11,7 @@ import type { RenderContext } from './render.ts';
 import { expandRange, rewriteRefs, rewriteSqref } from './xlsx-refs.ts';
 import type { RowMap, SheetMapper } from './xlsx-refs.ts';
 import { decodeXml, escapeXml, getAttr } from './xml.ts';
+import type { SheetImages } from './xlsx-images.ts';
 
 /**
  * SpreadsheetML specifics. Tagged shared strings are inlined into their cells at compile time, so
@@ -282,6 +283,8 @@ function typedCell(items: Item[], i: number, errors: ErrorBag): { node: HookNode
 export interface SheetState {
   rows: RowMap;
   hasLoops: boolean;
+  /** `{%img}` pictures anchored in this sheet, created on the first one. */
+  images?: SheetImages;
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
