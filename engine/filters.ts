@@ -1,3 +1,5 @@
+import { BarcodeError, linearCode, qrCode } from './barcodes.ts';
+import type { BarcodeImage } from './barcodes.ts';
 /**
  * Filters available after `|` in a tag. Locale-sensitive output goes through Intl so documents
  * follow the request's locale and timezone; formatters are cached because constructing Intl
@@ -198,7 +200,30 @@ const sum: Filter = (input, args) => {
   return Math.round(total * 1e9) / 1e9;
 };
 
+function sizeArg(a: unknown, fallback: number, name: string): number {
+  if (a === undefined || a === null) return fallback;
+  const n = toNumber(a);
+  if (n === undefined || !Number.isFinite(n) || n < 10 || n > 2000) throw new FilterError(`${name}: the size must be a number of pixels between 10 and 2000`);
+  return n;
+}
+
+/** `{%url | qrcode[:size]}`, `{%sku | code128[:height]}`, `{%gtin | ean13[:height]}`: image values. */
+function barcodeFilter(name: string, make: (text: string, size: number) => BarcodeImage, fallback: number): Filter {
+  return (input, args) => {
+    if (input === undefined || input === null || input === '') return input;
+    try {
+      return make(toText(input), sizeArg(args[0], fallback, name));
+    } catch (e) {
+      if (e instanceof BarcodeError) throw new FilterError(`${name}: ${e.message}`);
+      throw e;
+    }
+  };
+}
+
 export const FILTERS: Record<string, Filter> = Object.assign(Object.create(null) as Record<string, Filter>, {
+  qrcode: barcodeFilter('qrcode', (t, s) => qrCode(t, s), 150),
+  code128: barcodeFilter('code128', (t, s) => linearCode('code128', t, s), 60),
+  ean13: barcodeFilter('ean13', (t, s) => linearCode('ean13', t, s), 60),
   currency,
   number,
   percent,
