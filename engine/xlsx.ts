@@ -169,7 +169,7 @@ export function xlsxSpec(hasLoops: boolean, typedStyles: Set<number>): CompileSp
         }
       }
       if (first === Infinity) return;
-      loop.onEmpty = { k: 'hook', name: 'xlsx.removed', data: last - first + 1 };
+      loop.onEmpty = { k: 'hook', name: 'xlsx.removed', data: [first, last] };
       loop.onIteration = { k: 'hook', name: 'xlsx.group', data: [first, last] };
     },
   };
@@ -342,10 +342,10 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
         break;
       }
       case 'xlsx.formula':
-        out.push(rewriteRefs(node.data as string, (r, w) => rows.mapInRow(r, w)));
+        out.push(rewriteRefs(node.data as string, (r, w, single) => rows.mapInRow(r, w, single ?? false)));
         break;
       case 'xlsx.removed':
-        rows.removed(node.data as number);
+        rows.removed(...(node.data as [number, number]));
         break;
       case 'xlsx.group':
         rows.group = node.data as [number, number];
@@ -404,10 +404,18 @@ export function finishSheet(xml: string, st: SheetState): string {
     return `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`;
   });
   tail = tail.replace(/(<(?:conditionalFormatting|dataValidation)\b[^>]*\ssqref=")([^"]*)(")/g, (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`);
+  // Formats and validations whose cells were all removed by empty loops go with them.
+  if (tail.indexOf('sqref=""') >= 0) {
+    tail = tail.replace(/<conditionalFormatting\b[^>]*\ssqref=""[\s\S]*?<\/conditionalFormatting>/g, '').replace(/<dataValidation\b[^>]*\ssqref=""(?:\/>|[\s\S]*?<\/dataValidation>)/g, '');
+    tail = tail.replace(/<dataValidations\b[^>]*>([\s\S]*?)<\/dataValidations>/, (_m, body: string) => {
+      const n = (body.match(/<dataValidation\b/g) ?? []).length;
+      return n === 0 ? '' : `<dataValidations count="${n}">${body}</dataValidations>`;
+    });
+  }
   tail = tail.replace(/(<xm:sqref>)([^<]*)(<\/xm:sqref>)/g, (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`);
   tail = tail.replace(/(<(?:hyperlink|autoFilter)\b[^>]*\sref=")([^"]*)(")/g, (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`);
   // Formulas of conditional formats and validations (unqualified references point into this sheet).
-  tail = tail.replace(/(<(f|formula|formula1|formula2|xm:f)\b[^>]*>)([^<]*)(<\/\2>)/g, (_m, a: string, _n: string, f: string, b: string) => `${a}${rewriteRefs(f, (r, w) => rows.map(r, w))}${b}`);
+  tail = tail.replace(/(<(f|formula|formula1|formula2|xm:f)\b[^>]*>)([^<]*)(<\/\2>)/g, (_m, a: string, _n: string, f: string, b: string) => `${a}${rewriteRefs(f, (r, w, single) => rows.mapLive(r, w, single ?? false))}${b}`);
   return head + xml.slice(startData, endData) + tail;
 }
 
@@ -431,7 +439,7 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
   if (byName.size === 0) return out;
   const sheets: SheetMapper = (name) => {
     const rows = byName.get(name.toLowerCase());
-    return rows === undefined ? undefined : (r, w) => rows.map(r, w);
+    return rows === undefined ? undefined : (r, w, single) => rows.mapLive(r, w, single ?? false);
   };
   const qualified = (body: string): string => {
     if (body.indexOf('!') < 0) return body;

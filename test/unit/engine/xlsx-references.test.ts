@@ -138,4 +138,23 @@ describe('xlsx references after row loops', () => {
     expect(sales).toContain('<conditionalFormatting sqref="E2:E10001">');
     expect(files.get('xl/worksheets/sheet2.xml')).toContain("<f>COUNT('Sales Data'!$E$2:$E$10001)</f>");
   });
+
+  it('an empty loop removes its rows like Excel deleting them: no reference silently points elsewhere', async () => {
+    const out = await render(template(), { items: [], nums: [{ v: 5 }] });
+    const files = unzipText(out);
+    // The total row moves up; a range left with no rows is #REF! (it was a circular reference).
+    expect(sheetCells(out)).toEqual(['A1=Item', 'E1=Amount', 'G1=Note', 'A2=Total', 'E2==SUM(#REF!)']);
+    expect(sheetCells(out, 'xl/worksheets/sheet2.xml').slice(0, 4)).toEqual([
+      "A1=='Sales Data'!E2",
+      "A2==SUM('Sales Data'!#REF!)",
+      "A3==COUNT('Sales Data'!#REF!)",
+      "A4==COUNTA('Sales Data'!#REF!)",
+    ]);
+    const sales = files.get('xl/worksheets/sheet1.xml') ?? '';
+    expect(sales).not.toContain('conditionalFormatting');
+    expect(sales).not.toContain('dataValidation');
+    expect(files.get('xl/workbook.xml')).toContain(`<definedName name="_xlnm.Print_Area" localSheetId="0">'Sales Data'!$A$1:$F$2</definedName>`);
+    const lo = await recalculateInLibreOffice(out);
+    expect(lo.sheets.get('Summary')?.get('A6')).toBe('10');
+  });
 });
