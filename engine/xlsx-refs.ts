@@ -120,9 +120,6 @@ export function numToCol(n: number): string {
   return s;
 }
 
-// A1-style reference, optionally absolute; not followed by '(' (function names like LOG10).
-const REF = /(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})(?![\d(A-Za-z_])/g;
-
 /** Output row of template row `r` (range start `first`, end `last`); -1 when the row is gone. */
 export type RowMapper = (r: number, which: 'first' | 'last', single?: boolean) => number;
 /** Row mapper of a sheet named in a reference (`'Sales Data'!E5`, `Data!A1`), or undefined to leave it. */
@@ -153,7 +150,7 @@ export function rewriteRefs(text: string, mapRow: RowMapper | null, sheets?: She
   return out + (mapRow === null ? text.slice(pos) : rewritePlain(text.slice(pos), mapRow));
 }
 
-// A1 reference or range (`A1`, `$A$1:$B$9`).
+// A1 reference or range (`A1`, `$A$1:$B$9`), optionally absolute; not followed by '(' (LOG10(...)).
 const REF_OR_RANGE = /(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})(?::(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6}))?(?![\d(A-Za-z_])/g;
 
 function rewritePlain(text: string, mapRow: RowMapper): string {
