@@ -10,6 +10,7 @@ import { openDb } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { type RunningService, startService } from './service.ts';
 import { type DevServer, ensureTemporalCli, portInUse, startDevServer } from './temporal-dev.ts';
+import type { TemplateErrorEntry } from '../engine/index.ts';
 
 const HELP = `docgen: document generation service
 
@@ -20,7 +21,7 @@ Usage:
   docgen credentials [--json] [--subscription NAME]
                                development credentials (API key + bearer token) for a subscription
   docgen render --template T --data D.json --out O [--locale L] [--timezone TZ]
-  docgen inspect TEMPLATE      tags, loops and template errors, as JSON
+  docgen inspect TEMPLATE      tags, loops and template errors, as JSON (problems also on stderr, exit 1)
   docgen config [--markdown]   the configuration variables and their current values (or the README table)
 `;
 
@@ -177,27 +178,50 @@ async function cmdCredentials(config: Config, args: string[]): Promise<void> {
   );
 }
 
+/** Every template problem on its own line with where it is, so an author can fix them all in one go. */
+async function reportProblems(errors: readonly TemplateErrorEntry[], headline: string): Promise<void> {
+  const { describeLocation } = await import('../engine/index.ts');
+  const lines = errors.map((e) => `  ${describeLocation(e.location)}: ${e.message} [${e.id}]`);
+  process.stderr.write(`docgen: ${headline} (${errors.length} problem${errors.length === 1 ? '' : 's'}):\n${lines.join('\n')}\n`);
+  process.exitCode = 1;
+}
+
 async function cmdRender(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: { template: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, locale: { type: 'string' }, timezone: { type: 'string' } },
   });
   if (!values.template || !values.data || !values.out) throw new ConfigError('render needs --template, --data and --out');
-  const { render } = await import('../engine/index.ts');
+  const { render, TemplateError } = await import('../engine/index.ts');
   const data: unknown = JSON.parse(fs.readFileSync(values.data, 'utf8'));
-  const out = await render(fs.readFileSync(values.template), data, {
-    ...(values.locale ? { locale: values.locale } : {}),
-    ...(values.timezone ? { timezone: values.timezone } : {}),
-  });
+  let out: Uint8Array;
+  try {
+    out = await render(fs.readFileSync(values.template), data, {
+      ...(values.locale ? { locale: values.locale } : {}),
+      ...(values.timezone ? { timezone: values.timezone } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    return reportProblems(err.errors, `${values.template} cannot be rendered`);
+  }
   fs.writeFileSync(values.out, out);
   process.stdout.write(`wrote ${values.out} (${out.byteLength} bytes)\n`);
 }
 
+/** Prints the tags, loops and problems as JSON; problems are also listed on stderr and make the exit code 1. */
 async function cmdInspect(args: string[]): Promise<void> {
   const file = args[0];
   if (!file) throw new ConfigError('inspect needs a template file');
-  const { inspect } = await import('../engine/index.ts');
-  process.stdout.write(`${JSON.stringify(inspect(fs.readFileSync(file)), null, 2)}\n`);
+  const { inspect, TemplateError } = await import('../engine/index.ts');
+  let result;
+  try {
+    result = inspect(fs.readFileSync(file));
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    return reportProblems(err.errors, `${file} cannot be opened as a template`);
+  }
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (result.errors.length > 0) await reportProblems(result.errors, `${file} has template problems`);
 }
 
 function cmdConfig(config: Config, args: string[]): void {

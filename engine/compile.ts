@@ -38,6 +38,8 @@ export interface ImageNode {
   tag: TagInfo;
   /** pptx: the shape's box (EMU) the picture replaces; absent for inline (docx) images. */
   frame?: { x: number; y: number; cx: number; cy: number };
+  /** docx `{%%img}`: the paragraph is replaced by a centred one holding the image. */
+  center?: { paraProps: string; sectPr: string };
 }
 export interface IncludeNode { k: 'include'; name: string; tag: TagInfo }
 /** Format-specific dynamic markup (xlsx row numbers, cell types...), rendered by the format's hook. */
@@ -53,8 +55,12 @@ export interface CompileSpec {
   rawExpand: string;
   /** Element a `{%image}` tag replaces (p:sp in pptx); '' for inline images. */
   imageExpand?: string;
+  /** Element a centred `{%%image}` replaces (w:p in docx); inline like `{%image}` where undefined. */
+  centerImageExpand?: string;
   /** Element a `{>include}` tag replaces (w:p in docx). */
   includeExpand?: string;
+  /** Element a `{~~html}` tag replaces (w:p in docx); HTML tags are refused where undefined. */
+  htmlExpand?: string;
   paragraphLoop: boolean;
   /** XML that replaces "\n" in a field value for this tag, or null to keep the newline. */
   lineBreak: (tag: TagInfo) => string | null;
@@ -157,7 +163,7 @@ interface Range {
   open: number;
   close: number;
   unit: string;
-  kind: 'loop' | 'raw' | 'image' | 'include';
+  kind: 'loop' | 'raw' | 'image' | 'include' | 'htmlBlock';
 }
 
 export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] {
@@ -184,11 +190,13 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
         const r = expandLoop(arr, o, i, openTag, spec, errors);
         if (r !== null) ranges.push(r);
       }
+    } else if (tag.kind === 'htmlBlock' && spec.htmlExpand === undefined) {
+      errors.add('html_unsupported', `HTML tag "${tag.source.trim()}" works in Word documents only`, tag.location);
     } else if (
-      (tag.kind === 'raw' || (tag.kind === 'image' && (spec.imageExpand ?? '') !== '') || (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
+      (tag.kind === 'raw' || tag.kind === 'htmlBlock' || (tag.kind === 'image' && (imageUnit(tag, spec) !== '')) || (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
       stack.length === 0
     ) {
-      const unit = tag.kind === 'raw' ? spec.rawExpand : tag.kind === 'image' ? (spec.imageExpand ?? '') : (spec.includeExpand ?? '');
+      const unit = tag.kind === 'raw' ? spec.rawExpand : tag.kind === 'htmlBlock' ? (spec.htmlExpand ?? '') : tag.kind === 'image' ? imageUnit(tag, spec) : (spec.includeExpand ?? '');
       if (unit === '') {
         errors.add('raw_unsupported', `raw XML tag "${tag.source.trim()}" is not supported in this part`, tag.location);
         continue;
@@ -223,21 +231,34 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
     if (openItem === undefined || openItem.k !== 'tag') continue;
     if (r.kind === 'raw') {
       out.push({ k: 'raw', expr: compileExpr(openItem.tag, errors), tag: openItem.tag });
+    } else if (r.kind === 'htmlBlock') {
+      const { paraProps, sectPr } = paragraphProps(arr.slice(r.left + 1, r.right));
+      const data: HtmlHookData = { expr: compileExpr(openItem.tag, errors), tag: openItem.tag, block: true, paraProps, sectPr, runProps: openItem.tag.runProps ?? '' };
+      out.push({ k: 'hook', name: 'html', data });
     } else if (r.kind === 'include') {
       out.push(...tagNode(openItem.tag, spec, errors));
     } else if (r.kind === 'image') {
       const node: ImageNode = { k: 'image', expr: compileExpr(openItem.tag, errors), tag: openItem.tag };
-      const frame = shapeFrame(arr.slice(r.left, r.right + 1));
-      if (frame !== undefined) node.frame = frame;
+      if (r.unit !== '' && r.unit === spec.centerImageExpand) node.center = paragraphProps(arr.slice(r.left + 1, r.right));
+      else {
+        const frame = shapeFrame(arr.slice(r.left, r.right + 1));
+        if (frame !== undefined) node.frame = frame;
+      }
       out.push(node);
     } else {
       let inner = [...arr.slice(r.left, r.open), ...arr.slice(r.open + 1, r.close), ...arr.slice(r.close + 1, r.right + 1)];
       let pageBreakBegin = false;
       let pageBreakEnd = false;
-      const sectPr = spec.paragraph === 'w:p' ? lastSectPr(inner) : '';
+      let sectPr = spec.paragraph === 'w:p' ? lastSectPr(inner) : '';
       const paragraphed = r.unit === spec.paragraph && openItem.tag.expandTo === undefined;
+      let sectAfter = '';
       if (paragraphed) {
-        ({ inner, pageBreakBegin, pageBreakEnd } = trimParagraphs(inner, spec.paragraph));
+        let sectBefore: string;
+        ({ inner, pageBreakBegin, pageBreakEnd, sectBefore, sectAfter } = trimParagraphs(inner, spec.paragraph));
+        // A section break carried by a dropped tag paragraph ends its section there: kept once,
+        // before the repeated content (opening tag) or after it (closing tag), however many items.
+        if (sectBefore !== '') out.push(`<w:p><w:pPr>${sectBefore}</w:pPr></w:p>`);
+        if (sectAfter !== '') sectPr = '';
       }
       let emptyValue = pageBreakEnd ? '<w:p><w:r><w:br w:type="page"/></w:r></w:p>' : '';
       if (sectPr !== '') {
@@ -258,6 +279,7 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       };
       spec.decorateLoop?.(loop, inner);
       out.push(loop);
+      if (sectAfter !== '') out.push(`<w:p><w:pPr>${sectAfter}</w:pPr></w:p>`);
     }
     pos = r.right + 1;
   }
@@ -269,7 +291,7 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
  * With paragraphLoop, the paragraphs holding only `{#x}` and `{/x}` are dropped so the output does
  * not gain empty paragraphs, unless they also hold an image; a page break in them is re-added.
  */
-function trimParagraphs(inner: Item[], paragraph: string): { inner: Item[]; pageBreakBegin: boolean; pageBreakEnd: boolean } {
+function trimParagraphs(inner: Item[], paragraph: string): { inner: Item[]; pageBreakBegin: boolean; pageBreakEnd: boolean; sectBefore: string; sectAfter: string } {
   const chunks = chunkBy(inner, paragraph, true);
   const first = chunks[0] ?? [];
   const last = chunks[chunks.length - 1] ?? [];
@@ -281,7 +303,28 @@ function trimParagraphs(inner: Item[], paragraph: string): { inner: Item[]; page
   // docxtemplater only re-adds breaks when the repeated content starts with a paragraph.
   const startsWithParagraph = sliced.find((it) => it.k !== 'raw' && it.k !== 'text');
   const inside = startsWithParagraph !== undefined && !(startsWithParagraph.k === 'open' && startsWithParagraph.name.endsWith(':t'));
-  return { inner: sliced, pageBreakBegin: inside && hasPageBreak(first), pageBreakEnd: inside && hasPageBreak(last) };
+  return {
+    inner: sliced,
+    pageBreakBegin: inside && hasPageBreak(first),
+    pageBreakEnd: inside && hasPageBreak(last),
+    sectBefore: dropFirst ? sectPrOf(first) : '',
+    sectAfter: dropLast ? sectPrOf(last) : '',
+  };
+}
+
+/** The w:sectPr element inside a chunk (a paragraph's properties), as XML, or ''. */
+function sectPrOf(chunk: Item[]): string {
+  let out = '';
+  let depth = 0;
+  for (const it of chunk) {
+    if (it.k === 'tag') continue;
+    if (depth === 0 && !(it.k === 'open' && it.name === 'w:sectPr')) continue;
+    out += it.text;
+    if (it.k === 'open' && !it.self) depth++;
+    else if (it.k === 'close') depth--;
+    if (depth === 0) return out;
+  }
+  return '';
 }
 
 function shapeFrame(items: Item[]): ImageNode['frame'] {
@@ -301,6 +344,38 @@ function shapeFrame(items: Item[]): ImageNode['frame'] {
   }
   if (x === undefined || y === undefined || cx === undefined || cy === undefined || [x, y, cx, cy].some((n) => !Number.isFinite(n))) return undefined;
   return { x, y, cx, cy };
+}
+
+/** `{~html}` / `{~~html}`: the value's HTML becomes runs, or paragraphs and tables. */
+export interface HtmlHookData { expr: Expr; tag: TagInfo; block: boolean; paraProps: string; sectPr: string; runProps: string }
+
+/** The paragraph's own w:pPr (without its section break, returned apart) from the paragraph's inner items. */
+function imageUnit(tag: TagInfo, spec: CompileSpec): string {
+  return tag.center === true && spec.centerImageExpand !== undefined ? spec.centerImageExpand : (spec.imageExpand ?? '');
+}
+
+function paragraphProps(inner: Item[]): { paraProps: string; sectPr: string } {
+  let depth = 0;
+  let pPr = '';
+  let inPPr = false;
+  for (const it of inner) {
+    if (it.k === 'tag') continue;
+    if (!inPPr) {
+      if (depth === 0 && it.k === 'open' && it.name === 'w:pPr') {
+        if (it.self) return { paraProps: '', sectPr: '' };
+        inPPr = true;
+        pPr = it.text;
+        continue;
+      }
+      if (it.k === 'open' && !it.self) depth++;
+      else if (it.k === 'close') depth--;
+      continue;
+    }
+    pPr += it.text;
+    if (it.k === 'close' && it.name === 'w:pPr') break;
+  }
+  const m = /<w:sectPr\b[\s\S]*?(?:<\/w:sectPr>|\/>)/.exec(pPr);
+  return m ? { paraProps: pPr.replace(m[0], ''), sectPr: m[0] } : { paraProps: pPr, sectPr: '' };
 }
 
 /** The w:sectPr of the last paragraph of a loop's content, if any. */
@@ -332,15 +407,17 @@ function expandLoop(arr: Item[], o: number, c: number, tag: TagInfo, spec: Compi
     return { ...base, left, right, unit: tag.expandTo };
   }
   const els = unbalanced(arr, o, c);
+  // Tags in different cells repeat the row(s). A cell may sit in a content control (w:sdt), so the
+  // tags' own levels differ; what matters is that the rows around them enclose balanced content.
+  if (spec.cell !== '' && (els.includes(`<${spec.cell}`) || els.includes(`</${spec.cell}`))) {
+    const left = findLeft(arr, spec.row, o);
+    const right = findRight(arr, spec.row, c);
+    if (left !== null && right !== null && unbalanced(arr, left, right).length === 0) return { ...base, left, right, unit: spec.row };
+  }
   const closing = els.filter((e) => e.startsWith('</')).length;
   if (closing !== els.length - closing) {
     errors.add('loop_position', `loop "${tag.source.trim()}" opens and closes at different XML levels, which would produce an invalid document`, tag.location);
     return null;
-  }
-  if (spec.cell !== '' && els.includes(`<${spec.cell}`)) {
-    const left = findLeft(arr, spec.row, o);
-    const right = findRight(arr, spec.row, c);
-    if (left !== null && right !== null) return { ...base, left, right, unit: spec.row };
   }
   if (spec.paragraphLoop && els.includes(`<${spec.paragraph}`)) {
     const left = findLeft(arr, spec.paragraph, o);
@@ -370,6 +447,10 @@ function emitStatic(arr: Item[], from: number, to: number, spec: CompileSpec, er
 /** Generic emission: markup as text, tags as field/image/include nodes. */
 export function emitItems(items: Item[], spec: CompileSpec, errors: ErrorBag, out: Node[]): void {
   for (const it of items) {
+    if (it.k === 'open' && it.link !== undefined) {
+      out.push({ k: 'hook', name: 'link', data: { text: it.text, link: it.link } });
+      continue;
+    }
     if (it.k !== 'tag') {
       out.push(it.text);
       continue;
@@ -380,6 +461,14 @@ export function emitItems(items: Item[], spec: CompileSpec, errors: ErrorBag, ou
 
 export function tagNode(tag: TagInfo, spec: CompileSpec, errors: ErrorBag): Node[] {
   switch (tag.kind) {
+    case 'html': {
+      if (spec.htmlExpand === undefined) {
+        errors.add('html_unsupported', `HTML tag "${tag.source.trim()}" works in Word documents only`, tag.location);
+        return [];
+      }
+      const data: HtmlHookData = { expr: compileExpr(tag, errors), tag, block: false, paraProps: '', sectPr: '', runProps: tag.runProps ?? '' };
+      return [{ k: 'hook', name: 'html', data }];
+    }
     case 'field':
       return [{ k: 'field', expr: compileExpr(tag, errors), tag, lineBreak: spec.lineBreak(tag) }];
     case 'image':

@@ -29,6 +29,8 @@ export function docxSpec(paragraphLoop: boolean): CompileSpec {
     cell: 'w:tc',
     rawExpand: 'w:p',
     includeExpand: 'w:p',
+    htmlExpand: 'w:p',
+    centerImageExpand: 'w:p',
     paragraphLoop,
     lineBreak: () => '</w:t><w:br/><w:t xml:space="preserve">',
   };
@@ -41,6 +43,8 @@ export function docxSpec(paragraphLoop: boolean): CompileSpec {
 export function docxRepair(xml: string): string {
   if (xml.indexOf('<w:tbl') >= 0) xml = dropEmptyTables(xml);
   if (xml.indexOf('</w:tcPr></w:tc>') >= 0) xml = xml.replaceAll('</w:tcPr></w:tc>', '</w:tcPr><w:p/></w:tc>');
+  // A cell must end with a paragraph: a nested table followed by a loop that rendered nothing does not.
+  if (xml.indexOf('</w:tbl>') >= 0) xml = xml.replace(/<\/w:tbl>(\s*)<\/w:tc>/g, '</w:tbl>$1<w:p/></w:tc>');
   return xml.replace(/<w:tc>\s*<\/w:tc>/g, '<w:tc><w:p/></w:tc>');
 }
 

@@ -1,9 +1,23 @@
 /** Where a template problem sits, so authors can find it without reading XML. */
 export interface ErrorLocation {
   part: string;
+  /** Word/PowerPoint: 1-based paragraph of the part. */
   paragraph?: number;
+  /** Spreadsheets: the sheet's name and the cell (A1 style). */
+  sheet?: string;
   cell?: string;
+  /** Character offset in the part's visible text. */
   offset?: number;
+}
+
+/** Where a problem is, for people: `sheet "Sales", cell B2` or `word/document.xml, paragraph 3`. */
+export function describeLocation(loc: ErrorLocation | undefined): string {
+  if (loc === undefined) return 'template';
+  if (loc.sheet !== undefined || loc.cell !== undefined) {
+    const sheet = loc.sheet !== undefined ? `sheet ${JSON.stringify(loc.sheet)}` : loc.part;
+    return loc.cell !== undefined ? `${sheet}, cell ${loc.cell}` : sheet;
+  }
+  return loc.paragraph !== undefined && loc.paragraph > 0 ? `${loc.part}, paragraph ${loc.paragraph}` : loc.part;
 }
 
 export interface TemplateErrorEntry {

@@ -1,3 +1,5 @@
+import { BarcodeError, linearCode, qrCode } from './barcodes.ts';
+import type { BarcodeImage } from './barcodes.ts';
 /**
  * Filters available after `|` in a tag. Locale-sensitive output goes through Intl so documents
  * follow the request's locale and timezone; formatters are cached because constructing Intl
@@ -159,9 +161,23 @@ function formatPattern(d: Date, pattern: string, ctx: FilterContext): string {
 
 const STYLES = new Set(['full', 'long', 'medium', 'short']);
 
-const date: Filter = (input, args, ctx) => {
-  const d = toDate(input);
+// A date without a time (or a time without a zone) is a calendar/wall-clock value: shown as written,
+// never shifted into the document's time zone.
+const FLOATING_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
+
+function floatingDate(v: unknown): Date | undefined {
+  if (typeof v !== 'string') return undefined;
+  const m = FLOATING_DATE.exec(v.trim());
+  if (!m) return undefined;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), Number((m[7] ?? '0').padEnd(3, '0'))));
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+const date: Filter = (input, args, context) => {
+  const floating = floatingDate(input);
+  const d = floating ?? toDate(input);
   if (d === undefined) return input;
+  const ctx = floating === undefined ? context : { ...context, timezone: 'UTC' };
   const pattern = args[0];
   if (pattern === undefined || pattern === null) return dateFormat(ctx.locale, { dateStyle: 'medium', timeZone: ctx.timezone }).format(d);
   if (typeof pattern !== 'string') throw new FilterError('date: the format must be a string');
@@ -184,7 +200,30 @@ const sum: Filter = (input, args) => {
   return Math.round(total * 1e9) / 1e9;
 };
 
+function sizeArg(a: unknown, fallback: number, name: string): number {
+  if (a === undefined || a === null) return fallback;
+  const n = toNumber(a);
+  if (n === undefined || !Number.isFinite(n) || n < 10 || n > 2000) throw new FilterError(`${name}: the size must be a number of pixels between 10 and 2000`);
+  return n;
+}
+
+/** `{%url | qrcode[:size]}`, `{%sku | code128[:height]}`, `{%gtin | ean13[:height]}`: image values. */
+function barcodeFilter(name: string, make: (text: string, size: number) => BarcodeImage, fallback: number): Filter {
+  return (input, args) => {
+    if (input === undefined || input === null || input === '') return input;
+    try {
+      return make(toText(input), sizeArg(args[0], fallback, name));
+    } catch (e) {
+      if (e instanceof BarcodeError) throw new FilterError(`${name}: ${e.message}`);
+      throw e;
+    }
+  };
+}
+
 export const FILTERS: Record<string, Filter> = Object.assign(Object.create(null) as Record<string, Filter>, {
+  qrcode: barcodeFilter('qrcode', (t, s) => qrCode(t, s), 150),
+  code128: barcodeFilter('code128', (t, s) => linearCode('code128', t, s), 60),
+  ean13: barcodeFilter('ean13', (t, s) => linearCode('ean13', t, s), 60),
   currency,
   number,
   percent,

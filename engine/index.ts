@@ -6,11 +6,20 @@ import { FilterError } from './filters.ts';
 import type { FilterContext } from './filters.ts';
 import type { ImageNode } from './compile.ts';
 import type { Scopes } from './expression.ts';
-import { docxDrawing, ImageError, loadImage, pptxPicture } from './images.ts';
+import { docxDrawing, EMU_PER_PX, ImageError, loadImage, pptxPicture } from './images.ts';
+import { DRAWING_REL, sheetDrawing, writeSheetImages } from './xlsx-images.ts';
+import type { SheetState } from './xlsx.ts';
+import { colToNum } from './xlsx-refs.ts';
 import type { UrlResolver } from './images.ts';
 import { evalTag, renderNodes } from './render.ts';
 import { truthy } from './expression.ts';
 import { expandSlides } from './pptx.ts';
+import { HYPERLINK_REL, linkAddress, unsafeScheme } from './links.ts';
+import { htmlToBlocks, htmlToRuns, mergeProps, PPR_ORDER } from './html.ts';
+import type { HtmlEnv } from './html.ts';
+import type { HtmlHookData } from './compile.ts';
+import { toText } from './filters.ts';
+import type { LinkHookData } from './links.ts';
 import { includeOutputs, numberingState, renderInclude } from './include.ts';
 import type { IncludeEnv } from './include.ts';
 import { RenderSession } from './session.ts';
@@ -20,7 +29,7 @@ import type { CompiledTemplate } from './template.ts';
 import { writeZip } from './zip.ts';
 import type { OutEntry } from './zip.ts';
 
-export { TemplateError } from './errors.ts';
+export { describeLocation, TemplateError } from './errors.ts';
 export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
 export type { InspectResult } from './inspect.ts';
@@ -108,8 +117,9 @@ function resolveOptions(o: RenderOptions | undefined): Resolved {
     }
   }
   const d = opts.delimiters ?? { start: '{', end: '}' };
-  if (typeof d.start !== 'string' || typeof d.end !== 'string' || d.start === '' || d.end === '' || d.start === d.end) {
-    throw optionError('delimiters need distinct, non-empty start and end strings');
+  // Identical start and end delimiters (`%name%`) are allowed, as in docxtemplater.
+  if (typeof d.start !== 'string' || typeof d.end !== 'string' || d.start === '' || d.end === '') {
+    throw optionError('delimiters need non-empty start and end strings');
   }
   let embedded: Embedded | undefined;
   if (typeof opts.embedded === 'string' && opts.embedded.trim() !== '') {
@@ -207,18 +217,38 @@ function renderImage(
   remote: RemoteImages | undefined,
 ): void {
   const v = evalTag(node.expr, node.tag, scopes, ctx);
+  // `{%%img}`: a paragraph of its own, centred, keeping the tag paragraph's other properties.
+  const center = node.center;
+  const centred = (inner: string): string => {
+    if (center === undefined) return inner;
+    const props: Array<[string, string]> = [['jc', '<w:jc w:val="center"/>']];
+    if (center.sectPr !== '') props.push(['sectPr', center.sectPr]);
+    return `<w:p>${mergeProps('w:pPr', center.paraProps, props, PPR_ORDER)}${inner}</w:p>`;
+  };
   if (v === undefined || v === null || v === '') {
     if (ctx.strict) ctx.errors.add('missing_value', `no value for tag "${node.tag.source.trim()}"`, node.tag.location);
+    if (center !== undefined) out.push(centred(''));
     return;
   }
   try {
     const { image, box } = loadImage(v, urlResolver(remote));
     if (format === 'xlsx') {
-      ctx.errors.add('image_unsupported', `tag "${node.tag.source.trim()}": images are not supported in xlsx templates yet`, node.tag.location);
+      const st = ctx.state as SheetState | undefined;
+      const cell = /^([A-Z]{1,3})(\d+)$/.exec(node.tag.location.cell ?? '');
+      if (st === undefined || cell === null) {
+        ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be in a cell of a sheet`, node.tag.location);
+        return;
+      }
+      st.images ??= sheetDrawing(session.pkgOf(), ctx.partName);
+      const rId = session.addImage(st.images.part, image);
+      // Inside row loops the picture goes to the row the cell was rendered to.
+      const row = st.hasLoops && st.rows.curOut > 0 ? st.rows.curOut : Number(cell[2]);
+      st.images.images.push({ col: colToNum(cell[1] ?? 'A'), row, rId, cx: box.widthPx * EMU_PER_PX, cy: box.heightPx * EMU_PER_PX, id: session.docPrId++ });
       return;
     }
     const rId = session.addImage(ctx.partName, image);
-    if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame));
+    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box)}</w:r>`));
+    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame));
     else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box)}<w:t xml:space="preserve">`);
     else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
   } catch (e) {
@@ -254,6 +284,31 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
       } else if (node.k === 'include') {
         if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
         else errors.add('include_unsupported', `tag "${node.tag.source.trim()}": includes work in Word documents only`, node.tag.location);
+      } else if (node.k === 'hook' && node.name === 'html') {
+        const d = node.data as HtmlHookData;
+        const v = evalTag(d.expr, d.tag, scopes, c);
+        if (v === undefined && c.strict) errors.add('missing_value', `no value for tag "${d.tag.source.trim()}"`, d.tag.location);
+        const env: HtmlEnv = {
+          runProps: d.runProps,
+          paraProps: d.paraProps,
+          link: (href) => {
+            const scheme = unsafeScheme(href);
+            if (scheme !== undefined) {
+              errors.add('link_invalid', `tag "${d.tag.source.trim()}": the HTML link "${href.slice(0, 60)}" uses the scheme "${scheme}:"; only http, https, mailto, tel and ftp links are written`, d.tag.location);
+              return undefined;
+            }
+            return session.addRel(c.partName, HYPERLINK_REL, href.trim(), true);
+          },
+        };
+        const html = toText(v);
+        if (d.block) out.push(htmlToBlocks(html, env, d.sectPr));
+        else if (html !== '') out.push(`</w:t></w:r>${htmlToRuns(html, env)}<w:r>${d.runProps}<w:t xml:space="preserve">`);
+      } else if (node.k === 'hook' && node.name === 'link') {
+        const d = node.data as LinkHookData;
+        const url = linkAddress(d.link, scopes, c);
+        // No address: the text stays, without a link.
+        const id = url === undefined || url === '' ? undefined : session.addRel(c.partName, HYPERLINK_REL, url, true);
+        out.push(d.text.replace(/\sr:id="[^"]*"/, id === undefined ? '' : ` r:id="${id}"`));
       } else if (compiled.hook !== undefined) {
         compiled.hook(node, scopes, out, c);
       }
@@ -291,13 +346,27 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const extra = new Map<string, string>();
   const read = (name: string): string | undefined => extra.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
   if (compiled.finalize !== undefined) {
-    for (const [name, xml] of compiled.finalize(states)) extra.set(name, xml);
+    for (const [name, xml] of compiled.finalize(states, rendered)) {
+      if (rendered.has(name)) rendered.set(name, xml);
+      else extra.set(name, xml);
+    }
   }
 
   if (opts.embedded !== undefined && Object.keys(opts.embedded).length > 0) {
     addCustomProps(read, rendered, extra, opts.embedded);
   }
 
+  if (compiled.format === 'xlsx') {
+    for (const [part, st] of states as Map<string, SheetState>) {
+      const imgs = st.images;
+      if (imgs === undefined || imgs.images.length === 0) continue;
+      const relId = imgs.existing ? undefined : session.addRel(part, DRAWING_REL, imgs.part);
+      const w = writeSheetImages(rendered.get(part) ?? read(part) ?? '', imgs, read(imgs.part), relId, read('[Content_Types].xml') ?? '');
+      rendered.set(part, w.sheet);
+      extra.set(imgs.part, w.drawing);
+      extra.set('[Content_Types].xml', w.contentTypes);
+    }
+  }
   includeOutputs(includeEnv, extra);
   session.apply(extra, read);
   expandSlides(compiled.pkg, slideCopies, rendered, extra, newFiles, removed);

@@ -1,6 +1,7 @@
 import type { ErrorBag, ErrorLocation } from './errors.ts';
 import { decodeXml, escapeXml } from './xml.ts';
 import type { XmlToken } from './xml.ts';
+import type { LinkTemplate } from './links.ts';
 
 /**
  * Stage "lex": finds delimiters in the document's visible text. Word splits text into runs at
@@ -9,7 +10,7 @@ import type { XmlToken } from './xml.ts';
  * it starts; the pieces in the following elements are removed.
  */
 
-export type TagKind = 'field' | 'open' | 'inverted' | 'close' | 'raw' | 'image' | 'include' | 'slide';
+export type TagKind = 'field' | 'open' | 'inverted' | 'close' | 'raw' | 'image' | 'include' | 'slide' | 'html' | 'htmlBlock';
 
 export interface TagInfo {
   kind: TagKind;
@@ -19,13 +20,16 @@ export interface TagInfo {
   value: string;
   /** For `{-w:p items}` loops: the element the loop repeats. */
   expandTo?: string;
+  /** `{%%img}`: a centred image on its own paragraph (docx). */
+  center?: boolean;
   location: ErrorLocation;
   /** Raw start tag of the run properties of the run holding the tag (pptx line breaks need it). */
   runProps?: string;
 }
 
 export type Item =
-  | { k: 'open'; name: string; text: string; self: boolean }
+  /** `link`: a hyperlink element whose address is templated (links.ts). */
+  | { k: 'open'; name: string; text: string; self: boolean; link?: LinkTemplate }
   | { k: 'close'; name: string; text: string }
   /** Markup or text outside text elements, copied as is. */
   | { k: 'raw'; text: string }
@@ -46,9 +50,15 @@ export interface LexOptions {
    * pieces merge into one run, so paragraph/line breaks between the pieces must go.
    */
   droppedInTag?: ReadonlySet<string>;
+  /** Spreadsheets: the cell element, whose `r` attribute locates tags, and the sheet's name. */
+  cellTag?: string;
+  sheet?: string;
 }
 
-export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'expandTo'> {
+/** `{=<% %>=}`: new start and end delimiters, separated by whitespace, neither containing '='. */
+const DELIMITER_CHANGE = /^=\s*([^\s=]+)\s+([^\s=]+)\s*=$/;
+
+export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'expandTo' | 'center'> {
   const s = source.trim();
   const c = s.charAt(0);
   switch (c) {
@@ -56,9 +66,10 @@ export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'e
     case '^': return { kind: 'inverted', value: s.slice(1).trim() };
     case '/': return { kind: 'close', value: s.slice(1).trim() };
     case '@': return { kind: 'raw', value: s.slice(1).trim() };
-    case '%': return { kind: 'image', value: s.slice(1).trim() };
+    case '%': return s.charAt(1) === '%' ? { kind: 'image', value: s.slice(2).trim(), center: true } : { kind: 'image', value: s.slice(1).trim() };
     case '>': return { kind: 'include', value: s.slice(1).trim() };
     case ':': return { kind: 'slide', value: s.slice(1).trim() };
+    case '~': return s.charAt(1) === '~' ? { kind: 'htmlBlock', value: s.slice(2).trim() } : { kind: 'html', value: s.slice(1).trim() };
     case '-': {
       const m = /^-(\S+)\s+([\s\S]+)$/.exec(s);
       if (m) return { kind: 'open', value: (m[2] ?? '').trim(), expandTo: m[1] ?? '' };
@@ -74,6 +85,7 @@ interface TextRef {
   start: number;
   paragraph: number;
   runProps: string | undefined;
+  cell: string | undefined;
 }
 
 export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag): Item[] {
@@ -83,11 +95,13 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
   let full = '';
   let paragraph = 0;
   let runProps: string | undefined;
+  let cell: string | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t === undefined) continue;
     if (t.k === 'open') {
       if (t.name === opts.paragraphTag) paragraph++;
+      if (t.name === opts.cellTag) cell = /\sr="([^"]*)"/.exec(t.text)?.[1];
       if (t.name === opts.runTag) runProps = undefined;
       if (t.name === opts.runPropsTag && stack[stack.length - 1] === opts.runTag) runProps = captureElement(tokens, i);
       if (!t.self) stack.push(t.name);
@@ -95,38 +109,49 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
       stack.pop();
     } else if (t.k === 'text' && opts.textTags.has(stack[stack.length - 1] ?? '')) {
       const decoded = decodeXml(t.text);
-      texts.push({ index: i, decoded, start: full.length, paragraph, runProps });
+      texts.push({ index: i, decoded, start: full.length, paragraph, runProps, cell });
       full += decoded;
     }
   }
 
-  // Pass 2: delimiter positions on the full text.
-  interface Found { s: number; e: number; source: string }
+  // Pass 2: delimiter positions on the full text. `{=<% %>=}` switches the delimiters for the rest
+  // of the part (docxtemplater's syntax); the switching tag itself renders nothing.
+  interface Found { s: number; e: number; source: string; drop?: boolean }
   const found: Found[] = [];
-  const { start, end } = opts;
+  let { start, end } = opts;
   let pos = 0;
   if (full.indexOf(start) >= 0 || full.indexOf(end) >= 0) {
     for (;;) {
       const s = full.indexOf(start, pos);
-      const e = full.indexOf(end, pos);
+      // With identical delimiters (`%name%`) every delimiter after an opening one closes it.
+      const e = start === end ? -1 : full.indexOf(end, pos);
       if (s < 0 && e < 0) break;
       if (e >= 0 && (s < 0 || e < s)) {
-        errors.add('unopened_tag', `closing delimiter "${end}" without an opening one`, locate(texts, e, opts.part));
+        errors.add('unopened_tag', `closing delimiter "${end}" without an opening one`, locate(texts, e, opts));
         pos = e + end.length;
         continue;
       }
       const close = full.indexOf(end, s + start.length);
-      const nextOpen = full.indexOf(start, s + start.length);
+      const nextOpen = start === end ? -1 : full.indexOf(start, s + start.length);
       if (close < 0) {
-        errors.add('unclosed_tag', `tag starting with "${full.slice(s, s + 20)}" is never closed`, locate(texts, s, opts.part));
+        errors.add('unclosed_tag', `tag starting with "${full.slice(s, s + 20)}" is never closed`, locate(texts, s, opts));
         break;
       }
       if (nextOpen >= 0 && nextOpen < close) {
-        errors.add('unclosed_tag', `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`, locate(texts, s, opts.part));
+        errors.add('unclosed_tag', `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`, locate(texts, s, opts));
         pos = nextOpen;
         continue;
       }
-      found.push({ s, e: close + end.length, source: full.slice(s + start.length, close) });
+      const source = full.slice(s + start.length, close);
+      const change = DELIMITER_CHANGE.exec(source);
+      if (change !== null) {
+        found.push({ s, e: close + end.length, source, drop: true });
+        pos = close + end.length;
+        start = change[1] ?? start;
+        end = change[2] ?? end;
+        continue;
+      }
+      found.push({ s, e: close + end.length, source });
       pos = close + end.length;
     }
   }
@@ -171,9 +196,9 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
       const f = found[j];
       if (f === undefined || f.s >= b) break;
       if (f.s > cur) items.push({ k: 'text', text: escapeXml(full.slice(cur, f.s)) });
-      if (f.s >= a) {
+      if (f.s >= a && f.drop !== true) {
         const cls = classifyTag(f.source);
-        const tag: TagInfo = { ...cls, source: f.source, location: { part: opts.part, paragraph: ref.paragraph, offset: f.s } };
+        const tag: TagInfo = { ...cls, source: f.source, location: where(opts, ref, f.s) };
         if (ref.runProps !== undefined) tag.runProps = ref.runProps;
         items.push({ k: 'tag', tag });
       }
@@ -220,11 +245,21 @@ function captureElement(tokens: XmlToken[], i: number): string {
   return s;
 }
 
-function locate(texts: TextRef[], offset: number, part: string): ErrorLocation {
-  let paragraph = 0;
+function locate(texts: TextRef[], offset: number, opts: LexOptions): ErrorLocation {
+  let at: TextRef | undefined;
   for (const r of texts) {
     if (r.start > offset) break;
-    paragraph = r.paragraph;
+    at = r;
   }
-  return { part, paragraph, offset };
+  return where(opts, at, offset);
+}
+
+/** Word/PowerPoint: part and paragraph; spreadsheets: part, sheet and cell (paragraphs mean nothing there). */
+function where(opts: LexOptions, ref: TextRef | undefined, offset: number): ErrorLocation {
+  if (opts.cellTag === undefined) return { part: opts.part, paragraph: ref?.paragraph ?? 0, offset };
+  const loc: ErrorLocation = { part: opts.part };
+  if (opts.sheet !== undefined) loc.sheet = opts.sheet;
+  if (ref?.cell !== undefined) loc.cell = ref.cell;
+  loc.offset = offset;
+  return loc;
 }

@@ -108,8 +108,10 @@ function renderLoop(n: Extract<Node, { k: 'loop' }>, scopes: Scopes, out: string
     if (n.onEmpty !== undefined) ctx.hook?.(n.onEmpty, scopes, out, ctx);
     return;
   }
+  const list = Array.isArray(v) && !n.inverted;
   for (let i = 0; i < items.length; i++) {
-    const inner = pushScope ? [...scopes, items[i]] : scopes;
+    // Over a list, `{$index}` is the item's 0-based position (docxtemplater's angular parser).
+    const inner = !pushScope ? scopes : list ? [...scopes, { $index: i }, items[i]] : [...scopes, items[i]];
     if (n.onIteration !== undefined) ctx.hook?.(n.onIteration, inner, out, ctx);
     if (n.pageBreakBegin) out.push(PAGE_BREAK_P);
     renderNodes(n.body, inner, out, ctx);

@@ -45,6 +45,10 @@ export class RenderSession {
     return name;
   }
 
+  pkgOf(): OpcPackage {
+    return this.pkg;
+  }
+
   addRel(part: string, type: string, target: string, external = false): string {
     let list = this.rels.get(part);
     if (list === undefined) {

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import { build, walkNodes } from './compile.ts';
 import type { CompileSpec, Node } from './compile.ts';
+import { diagramLex, diagramParts, diagramSpec } from './diagrams.ts';
 import { docxLex, docxRepair, docxSpec, docxTemplatedParts } from './docx.ts';
 import { propsLex, propsParts, propsSpec } from './docprops.ts';
 import { ErrorBag, TemplateError } from './errors.ts';
 import type { TemplateErrorEntry } from './errors.ts';
 import { lexTags } from './lexer.ts';
+import { markLinks, templatedLinks } from './links.ts';
+import type { LinkTemplate } from './links.ts';
 import type { LexOptions, TagInfo } from './lexer.ts';
 import { openPackage } from './package.ts';
 import type { Format, OpcPackage } from './package.ts';
@@ -52,7 +55,7 @@ export interface CompiledTemplate {
   replacedText: Map<string, string>;
   removed: Set<string>;
   /** Package-level edits after all parts rendered, from the parts' final states. */
-  finalize?: (states: Map<string, unknown>) => Map<string, string>;
+  finalize?: (states: Map<string, unknown>, rendered: ReadonlyMap<string, string>) => Map<string, string>;
 }
 
 export interface CompileOptions {
@@ -60,7 +63,7 @@ export interface CompileOptions {
   paragraphLoop: boolean;
 }
 
-function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spec: CompileSpec, errors: ErrorBag, tags: TagInfo[]): Node[] | undefined {
+function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spec: CompileSpec, errors: ErrorBag, tags: TagInfo[], links?: ReadonlyMap<string, LinkTemplate>): Node[] | undefined {
   if (xml === undefined) return undefined;
   let tokens;
   try {
@@ -73,7 +76,7 @@ function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spe
     throw e;
   }
   const items = lexTags(tokens, lex, errors);
-  let hasTag = false;
+  let hasTag = links !== undefined && markLinks(items, links);
   for (const it of items) {
     if (it.k === 'tag') {
       hasTag = true;
@@ -111,7 +114,8 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
   let hook: CompiledTemplate['hook'];
   let finalize: CompiledTemplate['finalize'];
   const add = (name: string, lex: LexOptions, spec: CompileSpec, extra: Partial<CompiledPart> = {}, xml = pkg.text(name)): void => {
-    const nodes = lexAndBuild(xml, name, lex, spec, errors, tags);
+    const links = pkg.format === 'xlsx' ? undefined : templatedLinks(pkg, name, start, end, errors);
+    const nodes = lexAndBuild(xml, name, lex, spec, errors, tags, links);
     if (nodes === undefined) return;
     const part: CompiledPart = { ...extra, name, nodes };
     for (const t of tags) {
@@ -140,7 +144,7 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     const typedStyles = new Set<number>();
     for (const [name, xml] of wb.prepared) {
       const hasLoops = new RegExp(`${escapeRe(start)}\\s*[#^]`).test(decodeXml(xml.replace(/<[^>]+>/g, '')));
-      add(name, xlsxLex(name, start, end), xlsxSpec(hasLoops, typedStyles), {
+      add(name, xlsxLex(name, start, end, wb.sheets.find((sh) => sh.part === name)?.name), xlsxSpec(hasLoops, typedStyles), {
         newState: (): SheetState => ({ rows: new RowMap(), hasLoops }),
         finish: (out, st) => finishSheet(out, st as SheetState),
       }, xml);
@@ -149,7 +153,11 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     if (wb.styles.replacement !== undefined) replace('xl/styles.xml', wb.styles.replacement);
     if (parts.size > 0) dropCalcChain(pkg, replace, removed);
     hook = xlsxHook(wb.styles);
-    finalize = (states) => finishWorkbook(pkg, wb, states as Map<string, SheetState>);
+    finalize = (states, rendered) => finishWorkbook(pkg, wb, states as Map<string, SheetState>, rendered);
+  }
+  if (pkg.format !== 'xlsx') {
+    const spec = diagramSpec(opts.paragraphLoop);
+    for (const name of diagramParts(pkg)) add(name, diagramLex(name, start, end), spec);
   }
   for (const name of propsParts(pkg)) add(name, propsLex(name, start, end), propsSpec());
 

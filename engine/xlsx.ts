@@ -9,8 +9,9 @@ import { relsOf } from './package.ts';
 import { evalTag } from './render.ts';
 import type { RenderContext } from './render.ts';
 import { expandRange, rewriteRefs, rewriteSqref } from './xlsx-refs.ts';
-import type { RowMap } from './xlsx-refs.ts';
+import type { RowMap, SheetMapper } from './xlsx-refs.ts';
 import { decodeXml, escapeXml, getAttr } from './xml.ts';
+import type { SheetImages } from './xlsx-images.ts';
 
 /**
  * SpreadsheetML specifics. Tagged shared strings are inlined into their cells at compile time, so
@@ -128,8 +129,10 @@ export function addDateStyles(pkg: OpcPackage, styles: StyleInfo, used: Set<numb
 
 // ---- compile ----
 
-export function xlsxLex(part: string, start: string, end: string): LexOptions {
-  return { part, textTags: new Set(['t']), paragraphTag: '\0', runTag: 'r', runPropsTag: 'rPr', start, end };
+export function xlsxLex(part: string, start: string, end: string, sheet: string | undefined): LexOptions {
+  const lex: LexOptions = { part, textTags: new Set(['t']), paragraphTag: '\0', runTag: 'r', runPropsTag: 'rPr', start, end, cellTag: 'c' };
+  if (sheet !== undefined) lex.sheet = sheet;
+  return lex;
 }
 
 interface RowHook { before: string; after: string; orig: number }
@@ -166,7 +169,7 @@ export function xlsxSpec(hasLoops: boolean, typedStyles: Set<number>): CompileSp
         }
       }
       if (first === Infinity) return;
-      loop.onEmpty = { k: 'hook', name: 'xlsx.removed', data: last - first + 1 };
+      loop.onEmpty = { k: 'hook', name: 'xlsx.removed', data: [first, last] };
       loop.onIteration = { k: 'hook', name: 'xlsx.group', data: [first, last] };
     },
   };
@@ -186,6 +189,20 @@ function emitSheet(items: Item[], errors: ErrorBag, spec: CompileSpec, hasLoops:
         if (typed.style !== undefined) typedStyles.add(typed.style);
         else typedStyles.add(0);
         i += 6;
+        continue;
+      }
+    }
+    if (it.k === 'open' && it.name === 'c' && !it.self) {
+      // A cell left with no text once its loop tags are taken out (`{/items}` alone) is written as
+      // an empty cell, not an empty text cell that COUNTA and friends would count.
+      const close = emptyInlineCell(items, i);
+      if (close > 0) {
+        const text = it.text.replace(/\st="inlineStr"/, '').replace(/>$/, '/>');
+        const parts = hasLoops ? splitRef(text) : null;
+        const m = parts === null ? null : /^([A-Z]{1,3})(\d+)$/.exec(parts.ref);
+        if (parts !== null && m) out.push({ k: 'hook', name: 'xlsx.cell', data: { before: parts.before, col: m[1] ?? '', orig: Number(m[2]), after: parts.after } satisfies CellHook });
+        else out.push(text);
+        i = close;
         continue;
       }
     }
@@ -217,6 +234,29 @@ function emitSheet(items: Item[], errors: ErrorBag, spec: CompileSpec, hasLoops:
   return out;
 }
 
+const INLINE_MARKUP = new Set(['is', 'r', 't', 'rPr']);
+
+/** Index of the `</c>` of an inline-string cell at `i` that holds no text at all, or -1. */
+function emptyInlineCell(items: Item[], i: number): number {
+  let inRPr = 0;
+  let sawIs = false;
+  for (let k = i + 1; k < items.length; k++) {
+    const it = items[k];
+    if (it === undefined) continue;
+    if (it.k === 'close' && it.name === 'c') return sawIs ? k : -1;
+    if (it.k === 'text' || it.k === 'tag') return -1;
+    if (it.k === 'raw') {
+      if (it.text.trim() !== '') return -1;
+      continue;
+    }
+    if (it.name === 'is') sawIs = true;
+    if (it.name === 'rPr' && it.k === 'open' && !it.self) inRPr++;
+    else if (it.name === 'rPr' && it.k === 'close') inRPr--;
+    else if (inRPr === 0 && !INLINE_MARKUP.has(it.name)) return -1;
+  }
+  return -1;
+}
+
 /** `<c ...><is><t>{expr}</t></is></c>`: a cell whose whole content is one field. */
 function typedCell(items: Item[], i: number, errors: ErrorBag): { node: HookNode; style: number | undefined } | null {
   const [c, is, t, tag, tc, isc, cc] = items.slice(i, i + 7);
@@ -243,6 +283,8 @@ function typedCell(items: Item[], i: number, errors: ErrorBag): { node: HookNode
 export interface SheetState {
   rows: RowMap;
   hasLoops: boolean;
+  /** `{%img}` pictures anchored in this sheet, created on the first one. */
+  images?: SheetImages;
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -300,10 +342,10 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
         break;
       }
       case 'xlsx.formula':
-        out.push(rewriteRefs(node.data as string, (r, w) => rows.mapInRow(r, w)));
+        out.push(rewriteRefs(node.data as string, (r, w, single) => rows.mapInRow(r, w, single ?? false)));
         break;
       case 'xlsx.removed':
-        rows.removed(node.data as number);
+        rows.removed(...(node.data as [number, number]));
         break;
       case 'xlsx.group':
         rows.group = node.data as [number, number];
@@ -362,30 +404,76 @@ export function finishSheet(xml: string, st: SheetState): string {
     return `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`;
   });
   tail = tail.replace(/(<(?:conditionalFormatting|dataValidation)\b[^>]*\ssqref=")([^"]*)(")/g, (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`);
+  // Formats and validations whose cells were all removed by empty loops go with them.
+  if (tail.indexOf('sqref=""') >= 0) {
+    tail = tail.replace(/<conditionalFormatting\b[^>]*\ssqref=""[\s\S]*?<\/conditionalFormatting>/g, '').replace(/<dataValidation\b[^>]*\ssqref=""(?:\/>|[\s\S]*?<\/dataValidation>)/g, '');
+    tail = tail.replace(/<dataValidations\b[^>]*>([\s\S]*?)<\/dataValidations>/, (_m, body: string) => {
+      const n = (body.match(/<dataValidation\b/g) ?? []).length;
+      return n === 0 ? '' : `<dataValidations count="${n}">${body}</dataValidations>`;
+    });
+  }
+  tail = tail.replace(/(<xm:sqref>)([^<]*)(<\/xm:sqref>)/g, (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`);
   tail = tail.replace(/(<(?:hyperlink|autoFilter)\b[^>]*\sref=")([^"]*)(")/g, (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`);
-  tail = tail.replace(/(<f\b[^>]*>)([^<]*)(<\/f>)/g, (_m, a: string, f: string, b: string) => `${a}${rewriteRefs(f, (r, w) => rows.map(r, w))}${b}`);
+  // Formulas of conditional formats and validations (unqualified references point into this sheet).
+  tail = tail.replace(/(<(f|formula|formula1|formula2|xm:f)\b[^>]*>)([^<]*)(<\/\2>)/g, (_m, a: string, _n: string, f: string, b: string) => `${a}${rewriteRefs(f, (r, w, single) => rows.mapLive(r, w, single ?? false))}${b}`);
   return head + xml.slice(startData, endData) + tail;
 }
 
-/** Workbook-level follow-up: defined names and table ranges on sheets whose rows moved. */
-export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<string, SheetState>): Map<string, string> {
+/** Formula-bearing elements of a worksheet whose sheet-qualified references follow other sheets' rows. */
+const SHEET_FORMULAS = /(<(f|formula|formula1|formula2|xm:f)\b[^>]*>)([^<]*)(<\/\2>)/g;
+
+/**
+ * Workbook-level follow-up, once every sheet has rendered: references that name a sheet whose rows
+ * moved (formulas and validations/conditional formats on any sheet, defined names including print
+ * areas, chart series, pivot sources) and table ranges follow the rows, as when Excel inserts rows.
+ * `rendered` holds the sheets rendered in this pass; the result may replace them.
+ */
+export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<string, SheetState>, rendered: ReadonlyMap<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   const byName = new Map<string, RowMap>();
   for (const s of wb.sheets) {
     const st = states.get(s.part);
-    if (st !== undefined && st.rows.changed) byName.set(s.name, st.rows);
+    // Excel compares sheet names case-insensitively.
+    if (st !== undefined && st.rows.changed) byName.set(s.name.toLowerCase(), st.rows);
   }
   if (byName.size === 0) return out;
+  const sheets: SheetMapper = (name) => {
+    const rows = byName.get(name.toLowerCase());
+    return rows === undefined ? undefined : (r, w, single) => rows.mapLive(r, w, single ?? false);
+  };
+  const qualified = (body: string): string => {
+    if (body.indexOf('!') < 0) return body;
+    const text = decodeXml(body);
+    const next = rewriteRefs(text, null, sheets);
+    return next === text ? body : escapeXml(next);
+  };
+  const edit = (name: string, xml: string | undefined, re: RegExp): void => {
+    if (xml === undefined || xml.indexOf('!') < 0) return;
+    const next = xml.replace(re, (m: string, a: string, _n: string, f: string, b: string) => {
+      const g = qualified(f);
+      return g === f ? m : `${a}${g}${b}`;
+    });
+    if (next !== xml) out.set(name, next);
+  };
+  for (const s of wb.sheets) edit(s.part, rendered.get(s.part) ?? pkg.text(s.part), SHEET_FORMULAS);
+  for (const name of pkg.entries.keys()) {
+    if (/^xl\/charts\/chart[^/]*\.xml$/.test(name)) edit(name, pkg.text(name), /(<(c:f|cx:f)\b[^>]*>)([^<]*)(<\/\2>)/g);
+    else if (/^xl\/pivotCache\/pivotCacheDefinition[^/]*\.xml$/.test(name)) {
+      const xml = pkg.text(name);
+      if (xml === undefined) continue;
+      const next = xml.replace(/<worksheetSource\b[^>]*\/?>/g, (m) => {
+        const sheet = getAttr(m, 'sheet');
+        const ref = getAttr(m, 'ref');
+        const map = sheet === undefined ? undefined : sheets(decodeXml(sheet));
+        if (map === undefined || ref === undefined) return m;
+        return m.replace(/(\sref=")([^"]*)(")/, (_x, a: string, r: string, b: string) => `${a}${rewriteRefs(r, map)}${b}`);
+      });
+      if (next !== xml) out.set(name, next);
+    }
+  }
   const wbXml = pkg.text(pkg.main);
   if (wbXml !== undefined) {
-    let changed = wbXml.replace(/(<definedName\b[^>]*>)([^<]*)(<\/definedName>)/g, (_m, a: string, body: string, b: string) => {
-      const text = decodeXml(body).replace(/(?:'((?:[^']|'')+)'|([A-Za-z_][\w.]*))!(\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?)/g, (m, q: string | undefined, plain: string | undefined, range: string) => {
-        const rows = byName.get(q !== undefined ? q.replace(/''/g, "'") : (plain ?? ''));
-        if (rows === undefined) return m;
-        return m.slice(0, m.length - range.length) + rewriteRefs(range, (r, w) => rows.map(r, w));
-      });
-      return `${a}${escapeXml(text)}${b}`;
-    });
+    let changed = wbXml.replace(/(<definedName\b[^>]*>)([^<]*)(<\/definedName>)/g, (_m, a: string, body: string, b: string) => `${a}${qualified(body)}${b}`);
     // Cached formula results are stale once rows move: ask Excel to recalculate on open.
     changed = /<calcPr\b/.test(changed)
       ? changed.replace(/<calcPr\b(?![^>]*fullCalcOnLoad)/, '<calcPr fullCalcOnLoad="1"')
@@ -393,7 +481,7 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
     if (changed !== wbXml) out.set(pkg.main, changed);
   }
   for (const s of wb.sheets) {
-    const rows = byName.get(s.name);
+    const rows = byName.get(s.name.toLowerCase());
     if (rows === undefined) continue;
     for (const rel of relsOf(pkg, s.part)) {
       if (!rel.type.endsWith('/table')) continue;

@@ -179,3 +179,46 @@ export const PNG_2x1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAEElEQVR4nGP4z8DAwMDAAAAJ/QH/X8mTXQAAAABJRU5ErkJggg==',
   'base64',
 );
+
+export interface BookSheet {
+  name: string;
+  /** Inner XML of sheetData. */
+  rows: string;
+  /** XML after sheetData (conditional formats, validations, drawing). */
+  tail?: string;
+  /** Relationships of the sheet (e.g. its drawing). */
+  rels?: string;
+}
+
+/** A workbook with several sheets; extra parts (charts, drawings) with their content types. */
+export function xlsxBook(spec: { strings: string[]; sheets: BookSheet[]; definedNames?: string; extra?: Record<string, { xml: string; type?: string }> }): Uint8Array {
+  const extra = spec.extra ?? {};
+  const files: Record<string, string> = {
+    '[Content_Types].xml':
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+      '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
+      '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
+      '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' +
+      spec.sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('') +
+      Object.entries(extra).filter(([, v]) => v.type !== undefined).map(([k, v]) => `<Override PartName="/${k}" ContentType="${v.type ?? ''}"/>`).join('') +
+      '</Types>',
+    '_rels/.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"><Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    'xl/workbook.xml':
+      `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${SML_NS}" xmlns:r="${R_NS}"><sheets>` +
+      spec.sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`).join('') +
+      `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="1"/></workbook>`,
+    'xl/_rels/workbook.xml.rels':
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">` +
+      spec.sheets.map((_, i) => `<Relationship Id="rIdS${i + 1}" Type="${R_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('') +
+      `<Relationship Id="rIdSS" Type="${R_NS}/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rIdST" Type="${R_NS}/styles" Target="styles.xml"/></Relationships>`,
+    'xl/sharedStrings.xml': `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${SML_NS}" count="${spec.strings.length}" uniqueCount="${spec.strings.length}">${spec.strings.map((s) => `<si><t xml:space="preserve">${esc(s)}</t></si>`).join('')}</sst>`,
+    'xl/styles.xml': `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${SML_NS}"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><dxfs count="1"><dxf><font><b/></font></dxf></dxfs></styleSheet>`,
+  };
+  spec.sheets.forEach((s, i) => {
+    files[`xl/worksheets/sheet${i + 1}.xml`] = `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${SML_NS}" xmlns:r="${R_NS}"><sheetData>${s.rows}</sheetData>${s.tail ?? ''}</worksheet>`;
+    if (s.rels !== undefined) files[`xl/worksheets/_rels/sheet${i + 1}.xml.rels`] = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">${s.rels}</Relationships>`;
+  });
+  for (const [name, v] of Object.entries(extra)) files[name] = v.xml;
+  return zip(files);
+}

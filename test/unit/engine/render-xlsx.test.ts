@@ -43,7 +43,7 @@ describe('render xlsx', () => {
     const sheet = files.get('xl/worksheets/sheet1.xml') ?? '';
     expect(sheet).toContain('<dimension ref="A1:C7"/>');
     expect(sheet).toContain('<mergeCells count="4"><mergeCell ref="A5:B5"/><mergeCell ref="C2:D2"/><mergeCell ref="C3:D3"/><mergeCell ref="C4:D4"/></mergeCells>');
-    expect(sheet).toContain('sqref="B2:B2 B3:B3 B4:B4 A7"');
+    expect(sheet).toContain('sqref="B2:B4 A7"');
     expect([...sheet.matchAll(/<row r="(\d+)"/g)].map((m) => m[1])).toEqual(['1', '2', '3', '4', '5', '7']);
     expect(files.get('xl/workbook.xml')).toContain(`<definedName name="items">'Data Sheet'!$A$2:$C$4</definedName>`);
     expect(files.get('xl/workbook.xml')).toContain('<definedName name="other">Other!$A$2</definedName>');
