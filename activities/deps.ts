@@ -1,6 +1,7 @@
 import { type OutboundPolicy, outboundPolicy } from '../connectors/http/address-policy.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
+import type { MergePool } from './merge-pool.ts';
 
 /** The worker's outbound HTTP settings (OUTBOUND_ALLOW, OUTBOUND_TIMEOUT_MS, OUTBOUND_MAX_BYTES): every
  *  activity that leaves the service (callbacks, GraphQL data, images from URLs) uses these, never a value
@@ -19,6 +20,8 @@ export interface ActivityDeps {
   blobs: BlobStore;
   /** Absent = public addresses only, with the default limits. */
   outbound?: OutboundDeps;
+  /** Where merges run; absent = a shared pool with the default limits, created on first use. */
+  merge?: MergePool;
 }
 
 const DEFAULT_OUTBOUND: OutboundDeps = { policy: outboundPolicy([]), timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
-import type { Config } from '../config/env.ts';
+import { type Config, templateLimits } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
 import { failure } from './envelope.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
@@ -103,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         maxBytes: deps.config.uploadMaxBytes,
         retentionSeconds: deps.config.uploadRetentionSeconds,
         temporal: deps.temporal,
+        templateLimits: templateLimits(deps.config),
       });
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config });

@@ -32,6 +32,7 @@ export const errorRegistry = {
   DATA_NOT_FOUND: { status: 400, message: 'The data could not be resolved.' },
   DATA_INVALID: { status: 400, message: 'The data is not a valid JSON document.' },
   TEMPLATE_ERROR: { status: 400, message: 'The template has errors.' },
+  TEMPLATE_TOO_COMPLEX: { status: 400, message: 'The template or its data exceeds a limit of this service.' },
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },

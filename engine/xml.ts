@@ -19,13 +19,18 @@ export class XmlSyntaxError extends Error {
   }
 }
 
+/** More elements than the caller allows (a part built to exhaust memory). */
+export class XmlLimitError extends Error {}
+
 function isNameEnd(c: number): boolean {
   // whitespace, '/', '>'
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 47 || c === 62;
 }
 
-export function tokenize(xml: string): XmlToken[] {
+/** Splits XML into tokens; more than `maxElements` start tags throws XmlLimitError. */
+export function tokenize(xml: string, maxElements = Infinity): XmlToken[] {
   const out: XmlToken[] = [];
+  let elements = 0;
   const n = xml.length;
   let i = 0;
   while (i < n) {
@@ -88,6 +93,7 @@ export function tokenize(xml: string): XmlToken[] {
     }
     if (j >= n) throw new XmlSyntaxError('xml_malformed', `unterminated start tag <${name}>`, lt);
     const self = xml.charCodeAt(j - 1) === 47;
+    if (++elements > maxElements) throw new XmlLimitError(`more than ${maxElements} elements`);
     out.push({ k: 'open', name, text: xml.slice(lt, j + 1), self });
     i = j + 1;
   }

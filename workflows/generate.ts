@@ -33,6 +33,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         timezone: input.document.timezone,
         ...(input.data.variables ? { variables: input.data.variables } : {}),
         ...(input.data.embedded ? { embedded: input.data.embedded } : {}),
+        subscriptionId: input.subscriptionId,
       },
     ]);
     scratch.push(merged);
