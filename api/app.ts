@@ -28,6 +28,7 @@ import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
 import templateRoutes from './routes/templates.ts';
 import uploadRoutes from './routes/uploads.ts';
+import rateLimitPlugin from './plugins/rate-limit.ts';
 import type { WorkflowStarter } from './temporal.ts';
 
 export interface AppDeps {
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         requireKnownUser: !deps.config.jwtJwksUrl,
         publicPaths: (url: string) => PUBLIC.test(url) || url.startsWith(`/v1${ADMIN_PATH}`),
       });
+      await v1.register(rateLimitPlugin, { perMinute: deps.config.rateLimitPerMinute, burst: deps.config.rateLimitBurst });
       await v1.register(uploadRoutes, {
         db: deps.db,
         blobs: deps.blobs,

@@ -100,7 +100,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // The LibreOffice pool starts with the worker (warm instances are the point); without LibreOffice
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
-        converterStatus = await startConverter().then(
+        converterStatus = await startConverter({ maxMemoryMb: config.converterMaxMemoryMb }).then(
           (s) => `${s.kind}, ${s.instances.length} warm instance(s), network isolation: ${s.networkIsolation}`,
           (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
         );

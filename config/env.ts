@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { AllowListError, outboundPolicy } from '../connectors/http/address-policy.ts';
 import { DEFAULT_TEMPLATE_LIMITS as TL, type TemplateLimits } from '../engine/limits.ts';
+import { DEFAULT_CONVERTER_MAX_MEMORY_MB } from '../engine/convert/pool.ts';
 
 type Parser<T> = (raw: string, name: string) => T;
 
@@ -131,7 +132,7 @@ export const settings = {
   mergeMaxMemoryMb: setting('MERGE_MAX_MEMORY_MB', 1_024, int(64, 65_536), 'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX'),
   converterMaxMemoryMb: setting(
     'CONVERTER_MAX_MEMORY_MB',
-    4_096,
+    DEFAULT_CONVERTER_MAX_MEMORY_MB,
     int(0, 1_048_576),
     'Address-space limit of each LibreOffice instance in MB (RLIMIT_AS); a conversion that needs more fails and its instance restarts; 0 = no limit',
   ),

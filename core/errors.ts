@@ -37,6 +37,7 @@ export const errorRegistry = {
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used with a different request.' },
+  TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests for this API key; retry after the time in Retry-After.', retryable: true },
   GENERATION_TIMEOUT: { status: 504, message: 'The generation did not finish in time; nothing was delivered.', retryable: true },
 } as const satisfies Record<string, ErrorSpec>;
 
