@@ -75,6 +75,8 @@ interface Job {
 
 interface Slot {
   worker: Worker | null;
+  /** The thread has loaded the engine (its start-up does not count against a job's time limit). */
+  ready: boolean;
   job: Job | null;
   timer: NodeJS.Timeout | undefined;
   /** Set when the pool ended the thread on purpose (time limit, cancellation): the exit is expected. */
@@ -99,7 +101,7 @@ export class MergePool {
     this.limits = opts.limits ?? { ...DEFAULT_TEMPLATE_LIMITS };
     const o = opts.outbound ?? { allow: [], timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
     this.outbound = { allow: [...o.allow], timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes };
-    this.slots = Array.from({ length: this.threads }, () => ({ worker: null, job: null, timer: undefined, ending: null }));
+    this.slots = Array.from({ length: this.threads }, () => ({ worker: null, ready: false, job: null, timer: undefined, ending: null }));
   }
 
   /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug). */
@@ -149,13 +151,19 @@ export class MergePool {
       const job = this.queue.shift()!;
       slot.job = job;
       const worker = slot.worker ?? this.spawn(slot);
-      slot.timer = setTimeout(
-        () => this.end(slot, new MergeLimitError('time', `the merge took longer than ${this.timeoutMs} ms; the limit is ${this.timeoutMs} ms (MERGE_TIMEOUT_MS)`)),
-        this.timeoutMs,
-      );
       worker.ref();
-      worker.postMessage(job.payload);
+      if (slot.ready) this.start(slot);
     }
+  }
+
+  /** Sends the slot's job to its (ready) thread and starts the job's clock. */
+  private start(slot: Slot): void {
+    if (!slot.job || !slot.worker) return;
+    slot.timer = setTimeout(
+      () => this.end(slot, new MergeLimitError('time', `the merge took longer than ${this.timeoutMs} ms; the limit is ${this.timeoutMs} ms (MERGE_TIMEOUT_MS)`)),
+      this.timeoutMs,
+    );
+    slot.worker.postMessage(slot.job.payload);
   }
 
   private spawn(slot: Slot): Worker {
@@ -167,9 +175,15 @@ export class MergePool {
       stderr: false,
     });
     slot.worker = worker;
+    slot.ready = false;
     slot.ending = null;
     worker.unref();
-    worker.on('message', (reply: MergeThreadReply) => {
+    worker.on('message', (reply: MergeThreadReply | { ready: true }) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        this.start(slot);
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       this.release(slot);
@@ -189,6 +203,7 @@ export class MergePool {
     worker.on('exit', () => {
       if (slot.worker !== worker) return;
       slot.worker = null;
+      slot.ready = false;
       const job = slot.job;
       const why = slot.ending ?? died ?? new Error('the merge thread exited');
       this.release(slot);
@@ -201,6 +216,7 @@ export class MergePool {
   /** Ends a running job's thread; the exit handler fails the job with `why` and starts the next one. */
   private end(slot: Slot, why: Error): void {
     if (!slot.worker || !slot.job) return;
+    clearTimeout(slot.timer);
     slot.ending = why;
     void slot.worker.terminate();
   }

@@ -16,6 +16,8 @@ const fetchImage = imageFetcher({ policy: outboundPolicy(outbound.allow), timeou
 parentPort?.on('message', (job: MergeThreadJob) => {
   void run(job).then((reply) => parentPort?.postMessage(reply));
 });
+// The engine is loaded: the pool may start the clock of a job.
+parentPort?.postMessage({ ready: true });
 
 async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
   try {

@@ -3,8 +3,11 @@
 // number of slots (merge threads, LibreOffice instances). Pure: no Node built-ins.
 
 export class FairQueue<T> {
-  /** Tenants with waiting work, in serving order; Map keeps insertion order. */
+  /** Tenants with waiting work; Map keeps insertion order (the tie-break). */
   private readonly queues = new Map<string, T[]>();
+  /** When each tenant was last served (a counter): the tenant served longest ago goes next. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
   private count = 0;
 
   get size(): number {
@@ -18,18 +21,32 @@ export class FairQueue<T> {
     this.count++;
   }
 
-  /** The next item: the oldest of the tenant whose turn it is; that tenant then goes to the back. */
+  /** The next item: the oldest of the waiting tenant served longest ago (or never). */
   shift(): T | undefined {
-    for (const [tenant, q] of this.queues) {
-      const item = q.shift();
-      this.queues.delete(tenant);
-      if (q.length > 0) this.queues.set(tenant, q);
-      if (item !== undefined) {
-        this.count--;
-        return item;
+    let pick: string | undefined;
+    let pickAt = Infinity;
+    for (const tenant of this.queues.keys()) {
+      const at = this.lastServed.get(tenant) ?? -1;
+      if (at < pickAt) {
+        pick = tenant;
+        pickAt = at;
       }
     }
-    return undefined;
+    if (pick === undefined) return undefined;
+    const q = this.queues.get(pick)!;
+    const item = q.shift();
+    if (q.length === 0) this.queues.delete(pick);
+    this.count--;
+    this.lastServed.delete(pick);
+    this.lastServed.set(pick, ++this.served);
+    // Bounded by the active tenants: forget the longest-served idle ones.
+    if (this.lastServed.size > 10_000) {
+      for (const t of this.lastServed.keys()) {
+        if (this.lastServed.size <= 5_000) break;
+        if (!this.queues.has(t)) this.lastServed.delete(t);
+      }
+    }
+    return item;
   }
 
   /** Removes an item (a cancelled job); true if it was waiting. */
