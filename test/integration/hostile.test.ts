@@ -4,7 +4,9 @@
 // by the same process. Real service in-process (API + worker + merge threads), real Temporal dev server.
 //
 // The limits are lowered for this stack so that the hostile files stay small enough for a shared test
-// machine; the defaults (engine/limits.ts, config/env.ts) are the same checks with larger values.
+// machine; the defaults (engine/limits.ts, config/env.ts) are the same checks with larger values. Outputs
+// are docx and the stack runs without LibreOffice (CONVERTER=none: pages are estimated), so every second
+// measured here is the merge's; the converter's bounds are tested in convert/limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
 import { makeDocx, para } from './convert/fixtures.ts';
@@ -62,8 +64,10 @@ describe('hostile templates and data from one tenant', () => {
   let other: ReturnType<typeof client>;
   let attackerCreds: Credentials;
   let receiver: Receiver;
+  const previousConverter = process.env.CONVERTER;
 
   beforeAll(async () => {
+    process.env.CONVERTER = 'none';
     [stack, receiver] = await Promise.all([
       startStack({
         templateMaxPartBytes: PART_LIMIT,
@@ -83,6 +87,8 @@ describe('hostile templates and data from one tenant', () => {
   afterAll(async () => {
     await receiver?.close();
     await stack?.stop();
+    if (previousConverter === undefined) delete process.env.CONVERTER;
+    else process.env.CONVERTER = previousConverter;
   });
 
   const report = (name: string, ms: number, samples: { status: number; ms: number }[]) =>
