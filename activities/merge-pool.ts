@@ -18,6 +18,8 @@ export interface MergePoolOptions {
   /** V8 heap cap of each thread (old generation), in MB. */
   maxMemoryMb?: number;
   limits?: TemplateLimits;
+  /** An idle thread ends after this long, so the heap a big merge grew goes back to the system. */
+  idleMs?: number;
   /** Image URLs are fetched by the thread with these outbound settings. */
   outbound?: { allow: readonly string[]; timeoutMs: number; maxResponseBytes: number };
 }
@@ -81,6 +83,7 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
   /** Set when the pool ended the thread on purpose (time limit, cancellation): the exit is expected. */
   ending: Error | null;
+  idle: NodeJS.Timeout | undefined;
 }
 
 export class MergePool {
@@ -88,6 +91,7 @@ export class MergePool {
   readonly timeoutMs: number;
   readonly maxMemoryMb: number;
   readonly limits: TemplateLimits;
+  readonly idleMs: number;
   private readonly outbound: { allow: string[]; timeoutMs: number; maxResponseBytes: number };
   private readonly slots: Slot[];
   private readonly queue = new FairQueue<Job>();
@@ -99,9 +103,10 @@ export class MergePool {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_MERGE_TIMEOUT_MS;
     this.maxMemoryMb = opts.maxMemoryMb ?? DEFAULT_MERGE_MAX_MEMORY_MB;
     this.limits = opts.limits ?? { ...DEFAULT_TEMPLATE_LIMITS };
+    this.idleMs = opts.idleMs ?? 30_000;
     const o = opts.outbound ?? { allow: [], timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
     this.outbound = { allow: [...o.allow], timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes };
-    this.slots = Array.from({ length: this.threads }, () => ({ worker: null, ready: false, job: null, timer: undefined, ending: null }));
+    this.slots = Array.from({ length: this.threads }, () => ({ worker: null, ready: false, job: null, timer: undefined, ending: null, idle: undefined }));
   }
 
   /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug). */
@@ -140,6 +145,7 @@ export class MergePool {
       if (s.job) this.finish(s.job, new Error('the merge pool is closed'));
       s.job = null;
       clearTimeout(s.timer);
+      clearTimeout(s.idle);
       await w?.terminate();
     }));
   }
@@ -150,6 +156,7 @@ export class MergePool {
       if (slot.job) continue;
       const job = this.queue.shift()!;
       slot.job = job;
+      clearTimeout(slot.idle);
       const worker = slot.worker ?? this.spawn(slot);
       worker.ref();
       if (slot.ready) this.start(slot);
@@ -226,6 +233,14 @@ export class MergePool {
     slot.timer = undefined;
     slot.job = null;
     slot.worker?.unref();
+    clearTimeout(slot.idle);
+    const worker = slot.worker;
+    if (worker) {
+      slot.idle = setTimeout(() => {
+        if (slot.worker === worker && !slot.job) void worker.terminate();
+      }, this.idleMs);
+      slot.idle.unref();
+    }
   }
 
   private finish(job: Job, result: Uint8Array | Error): void {

@@ -43,3 +43,19 @@ describe('MergePool', () => {
     expect(order).toEqual(['b1', 'a1', 'b2', 'b3', 'b4']);
   });
 });
+
+describe('MergePool idle threads', () => {
+  it('ends a thread left idle, so the heap of a big merge is given back; the next merge starts a new one', async () => {
+    const pool = new MergePool({ threads: 1, idleMs: 200 });
+    try {
+      await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
+      expect(pool.status().threads).toBe(1);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(pool.status().threads).toBe(0);
+      const out = await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
+      expect(out.length).toBeGreaterThan(100);
+    } finally {
+      await pool.close();
+    }
+  });
+});
