@@ -15,11 +15,13 @@ import { makeDocx, para } from '../test/integration/convert/fixtures.ts';
 const { values } = parseArgs({ options: { format: { type: 'string', default: 'pdf' }, 'quiet-seconds': { type: 'string', default: '20' } } });
 const FORMAT = values.format;
 
-/** RSS (MB) of a process and its descendants, split by whether the command is the Temporal CLI. */
-function treeRss(root: number): { service: number; temporal: number } {
+/** RSS (MB) of a process and its descendants, split by whether the command is the Temporal CLI; `node`
+ *  is the docgen process alone, `office` its LibreOffice processes. */
+function treeRss(root: number): { service: number; temporal: number; node: number; office: number } {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   const temporal = new Set<number>();
+  const office = new Set<number>();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
@@ -29,16 +31,19 @@ function treeRss(root: number): { service: number; temporal: number } {
       children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
       const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${name}/status`, 'latin1'))?.[1];
       rss.set(Number(name), Number(kb ?? 0) / 1024);
-      if (fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('server\0start-dev')) temporal.add(Number(name));
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmd.includes('server\0start-dev')) temporal.add(Number(name));
+      if (cmd.includes('soffice') || cmd.includes('oosplash') || cmd.includes('uno_bridge')) office.add(Number(name));
     } catch {
       /* gone */
     }
   }
-  const out = { service: 0, temporal: 0 };
+  const out = { service: 0, temporal: 0, node: rss.get(root) ?? 0, office: 0 };
   const walk = (pid: number, inTemporal: boolean) => {
     const t = inTemporal || temporal.has(pid);
     if (t) out.temporal += rss.get(pid) ?? 0;
     else out.service += rss.get(pid) ?? 0;
+    if (office.has(pid)) out.office += rss.get(pid) ?? 0;
     for (const c of children.get(pid) ?? []) walk(c, t);
   };
   walk(root, false);
@@ -59,11 +64,13 @@ function numbered(n: number): string {
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-hostile-'));
 const svc = await spawnDocgenStart(await docgenStartEnv(dataDir), { timeoutMs: 300_000 });
 const pid = svc.child.pid!;
-let peak = { service: 0, temporal: 0 };
+const zero = { service: 0, temporal: 0, node: 0, office: 0 };
+let peak = { ...zero };
 const sampler = setInterval(() => {
   const r = treeRss(pid);
-  peak = { service: Math.max(peak.service, r.service), temporal: Math.max(peak.temporal, r.temporal) };
+  peak = { service: Math.max(peak.service, r.service), temporal: Math.max(peak.temporal, r.temporal), node: Math.max(peak.node, r.node), office: Math.max(peak.office, r.office) };
 }, 200);
+const mb = (r: typeof zero) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]));
 
 try {
   const a = client(await docgenCredentials(svc.env, 'tenant-a'));
@@ -87,7 +94,7 @@ try {
   }
 
   async function phase(name: string, attack: () => Promise<string>) {
-    peak = { service: 0, temporal: 0 };
+    peak = { ...zero };
     let done = false;
     const traffic = otherTenant(() => done);
     const t0 = performance.now();
@@ -100,7 +107,7 @@ try {
     const ms = Math.round(performance.now() - t0);
     const other = await traffic;
     const idle = treeRss(pid);
-    console.log(JSON.stringify({ case: name, answer, ms, peakRssMb: { service: Math.round(peak.service), temporal: Math.round(peak.temporal) }, idleRssMbAfter: Math.round(idle.service), otherTenant: other }));
+    console.log(JSON.stringify({ case: name, answer, ms, peakRssMb: mb(peak), rssMbAfter: mb(idle), otherTenant: other }));
   }
 
   const describe = (r: { status: number; body: any }) =>
@@ -133,9 +140,9 @@ try {
   const million = makeDocx(para('{name}') + '<w:p><w:r><w:t>x</w:t></w:r></w:p>'.repeat(1_000_000));
   await phase(`generate ${FORMAT}: ${(million.length / 1e6).toFixed(1)} MB docx, 1,000,000 paragraphs`, () => generate(million, '{"name":"B"}'));
 
-  const loopJson = JSON.stringify({ items: Array.from({ length: 1_000_000 }, (_, i) => ({ n: i, text: `item ${i}` })) });
+  const loopJson = JSON.stringify({ items: Array.from({ length: 1_000_000 }, (_, i) => ({ n: i })) });
   await phase(`generate ${FORMAT}: ${(loopJson.length / 1e6).toFixed(1)} MB JSON, 1,000,000 loop items`, () =>
-    generate(makeDocx(para('{#items}') + para('{n} {text}') + para('{/items}')), loopJson));
+    generate(makeDocx(para('{#items}') + para('item {n}') + para('{/items}')), loopJson));
 
   await phase(`two concurrent generates ${FORMAT} of the 1,000,000-paragraph docx`, async () =>
     (await Promise.all([generate(million, '{"name":"B"}'), generate(million, '{"name":"B"}')])).join(' | '));
@@ -146,7 +153,10 @@ try {
   const before = treeRss(pid).service;
   for (let i = 0; i < 300; i++) await a.upload('data', [{ name: 'x.json', bytes: '{}' }]);
   await new Promise((r) => setTimeout(r, 5_000));
-  console.log(JSON.stringify({ idleRssMbBefore300Uploads: Math.round(before), idleRssMbAfter300Uploads: Math.round(treeRss(pid).service) }));
+  console.log(JSON.stringify({ idleRssMbBefore300Uploads: Math.round(before), idleRssMbAfter300Uploads: mb(treeRss(pid)) }));
+  // Merge threads end after 30 s idle.
+  await new Promise((r) => setTimeout(r, 35_000));
+  console.log(JSON.stringify({ idleRssMb35sLater: mb(treeRss(pid)) }));
 } finally {
   clearInterval(sampler);
   await svc.stop();

@@ -29,6 +29,9 @@ function isNameEnd(c: number): boolean {
 
 /** Splits XML into tokens; more than `maxElements` start tags throws XmlLimitError. */
 export function tokenize(xml: string, maxElements = Infinity): XmlToken[] {
+  // Count the start tags first (no allocation), so a part over the limit is refused before millions of
+  // tokens are built.
+  if (Number.isFinite(maxElements) && countStartTags(xml, maxElements) > maxElements) throw new XmlLimitError(`more than ${maxElements} elements`);
   const out: XmlToken[] = [];
   let elements = 0;
   const n = xml.length;
@@ -98,6 +101,16 @@ export function tokenize(xml: string, maxElements = Infinity): XmlToken[] {
     i = j + 1;
   }
   return out;
+}
+
+/** Start tags (`<` not followed by `/`, `?` or `!`) in `xml`, counting no further than limit + 1. */
+function countStartTags(xml: string, limit: number): number {
+  let n = 0;
+  for (let i = xml.indexOf('<'); i >= 0 && n <= limit; i = xml.indexOf('<', i + 1)) {
+    const c = xml.charCodeAt(i + 1);
+    if (c !== 47 && c !== 63 && c !== 33) n++;
+  }
+  return n;
 }
 
 /** Throws XmlSyntaxError unless the tokens nest properly (fragments may have several roots). */
