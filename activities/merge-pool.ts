@@ -18,7 +18,8 @@ export interface MergePoolOptions {
   /** V8 heap cap of each thread (old generation), in MB. */
   maxMemoryMb?: number;
   limits?: TemplateLimits;
-  /** An idle thread ends after this long, so the heap a big merge grew goes back to the system. */
+  /** An idle thread (other than the first, kept warm) ends after this long, so the heap a big merge grew
+   *  goes back to the system. */
   idleMs?: number;
   /** Image URLs are fetched by the thread with these outbound settings. */
   outbound?: { allow: readonly string[]; timeoutMs: number; maxResponseBytes: number };
@@ -131,6 +132,11 @@ export class MergePool {
     });
   }
 
+  /** Starts every thread now (a service at start-up), so the first merges do not wait for one to load. */
+  warm(): void {
+    for (const slot of this.slots) if (!slot.worker && !this.closed) this.spawn(slot);
+  }
+
   /** What waits and what runs, per tenant (tests and diagnostics). */
   status(): { queued: number; running: number; threads: number } {
     return { queued: this.queue.size, running: this.slots.filter((s) => s.job).length, threads: this.slots.filter((s) => s.worker).length };
@@ -235,7 +241,8 @@ export class MergePool {
     slot.worker?.unref();
     clearTimeout(slot.idle);
     const worker = slot.worker;
-    if (worker) {
+    // The first thread stays warm for the next merge.
+    if (worker && slot !== this.slots[0]) {
       slot.idle = setTimeout(() => {
         if (slot.worker === worker && !slot.job) void worker.terminate();
       }, this.idleMs);

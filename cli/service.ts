@@ -81,6 +81,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         limits: templateLimits(config),
         outbound: { allow: config.outboundAllow, timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
       });
+      mergePool.warm();
       cleanups.push(async () => mergePool.close());
       worker = await startWorker({
         connection,
