@@ -22,8 +22,8 @@ const WALLS = {
   activities: { allow: ['core', 'engine', 'converter', 'connectors', 'store', 'security'] },
   workflows: { allow: ['core'], types: ['activities'] },
   worker: { allow: ['core', 'activities', 'engine', 'converter', 'connectors', 'store', 'security', 'config'], types: ['workflows'] },
-  api: { allow: ['core', 'connectors', 'store', 'security', 'config'], types: ['workflows'] },
-  config: { allow: ['core', 'connectors'] },
+  api: { allow: ['core', 'engine', 'connectors', 'store', 'security', 'config'], types: ['workflows'] },
+  config: { allow: ['core', 'connectors', 'engine', 'converter'] },
   client: { allow: [], types: ['api'] },
 };
 

@@ -2,6 +2,7 @@ import { type OutboundPolicy, outboundPolicy } from '../connectors/http/address-
 import type { LocationRegistry } from '../connectors/registry.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
+import type { MergePool } from './merge-pool.ts';
 
 /** The worker's outbound HTTP settings (OUTBOUND_ALLOW, OUTBOUND_TIMEOUT_MS, OUTBOUND_MAX_BYTES): every
  *  activity that leaves the service (callbacks, GraphQL data, images from URLs) uses these, never a value
@@ -22,6 +23,8 @@ export interface ActivityDeps {
   outbound?: OutboundDeps;
   /** Where files come from and go to; built from db and blobs unless given. */
   locations?: LocationRegistry;
+  /** Where merges run; absent = a shared pool with the default limits, created on first use. */
+  merge?: MergePool;
 }
 
 /** ActivityDeps with everything resolved, as the activity factories receive it. */

@@ -1,10 +1,11 @@
+import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { safeFetch } from '../connectors/http/safe-fetch.ts';
 import { templateVariables, type Variable } from '../core/generate.ts';
-import { innerError } from '../core/errors.ts';
-import { render, TemplateError } from '../engine/index.ts';
-import { type ActivityDeps, type OutboundDeps, outboundOf } from './deps.ts';
+import { innerError, type InnerError } from '../core/errors.ts';
+import { LIMIT_EXCEEDED } from '../engine/index.ts';
+import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
+import { MergeLimitError, MergePool, MergeTemplateError } from './merge-pool.ts';
 
 export interface MergeInput {
   template: BlobRef;
@@ -16,29 +17,55 @@ export interface MergeInput {
   timezone: string;
   variables?: Variable[];
   embedded?: string;
+  /** Whose merge this is: waiting merges are served round-robin per subscription. Absent in histories
+   *  recorded before it existed: the template's storage key tells it then. */
+  subscriptionId?: string;
+}
+
+/** Engine error ids that mean "too much work", not "wrong template". */
+const TOO_COMPLEX_IDS = new Set([LIMIT_EXCEEDED, 'render_limit', 'template_too_complex']);
+
+let sharedPool: MergePool | undefined;
+
+/** The pool of a worker started without one (tests, scripts): defaults, outbound settings of the deps. */
+function poolOf(deps: ActivityDeps): MergePool {
+  if (deps.merge) return deps.merge;
+  const o = outboundOf(deps);
+  sharedPool ??= new MergePool({ outbound: { allow: [...o.policy.entries], timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes } });
+  return sharedPool;
 }
 
 export function mergeActivity(deps: ActivityDeps) {
-  /** Renders template + data with the engine; template problems become one 400 with an entry per problem. */
+  /** Renders template + data in a merge thread (activities/merge-pool.ts). Template problems become one
+   *  400 TEMPLATE_ERROR with an entry per problem; a limit (size, elements, loop iterations, output,
+   *  memory, time) a 400 TEMPLATE_TOO_COMPLEX naming it. Both are final: retrying cannot help. */
   return async function merge(input: MergeInput): Promise<BlobRef> {
-    const [template, dataBytes] = await Promise.all([deps.blobs.get(input.template.key), deps.blobs.get(input.data.key)]);
-    const data: unknown = JSON.parse(Buffer.from(dataBytes).toString('utf8'));
+    const [template, data] = await Promise.all([deps.blobs.get(input.template.key), deps.blobs.get(input.data.key)]);
+    const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
     let output: Uint8Array;
     try {
-      output = await render(template, data, {
-        locale: input.locale,
-        timezone: input.timezone,
-        ...(input.variables ? { variables: templateVariables(input.variables) ?? [] } : {}),
-        ...(input.embedded ? { embedded: input.embedded } : {}),
-        fetchImage: imageFetcher(outboundOf(deps)),
-      });
+      output = await poolOf(deps).merge(
+        tenant,
+        template,
+        data,
+        {
+          locale: input.locale,
+          timezone: input.timezone,
+          ...(input.variables ? { variables: templateVariables(input.variables) ?? [] } : {}),
+          ...(input.embedded ? { embedded: input.embedded } : {}),
+        },
+        cancellationSignal(),
+      );
     } catch (err) {
-      if (err instanceof TemplateError) {
-        const inner = err.errors.map((e) => {
+      if (err instanceof MergeLimitError) throw callerFailure('TEMPLATE_TOO_COMPLEX', `the template cannot be merged: ${err.message}`);
+      if (err instanceof MergeTemplateError) {
+        const tooComplex = err.errors.some((e) => TOO_COMPLEX_IDS.has(e.id));
+        const code = tooComplex ? 'TEMPLATE_TOO_COMPLEX' : 'TEMPLATE_ERROR';
+        const inner: InnerError[] = err.errors.map((e) => {
           const where = e.location ? ` (at ${[e.location.part, e.location.paragraph, e.location.cell, e.location.offset].filter((x) => x !== undefined).join(':')})` : '';
-          return { ...innerError('TEMPLATE_ERROR', `${e.message}${where}`), code: 'TEMPLATE_ERROR', eventId: e.id };
+          return { ...innerError(code, `${e.message}${where}`), eventId: e.id };
         });
-        throw callerFailure('TEMPLATE_ERROR', `the template cannot be rendered: ${err.message}`, inner);
+        throw callerFailure(code, `the template cannot be ${tooComplex ? 'merged' : 'rendered'}: ${err.message}`, inner);
       }
       throw err;
     }
@@ -47,25 +74,11 @@ export function mergeActivity(deps: ActivityDeps) {
   };
 }
 
-/** Largest image the engine accepts (engine/images.ts). */
-const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-
-/** `{%logo}` with an http(s) URL: fetched through the guarded client with the worker's allow-list, the
- *  size and time limits, redirects re-checked hop by hop, and an image/* answer required. A failure
- *  becomes a template error at the tag. */
-export function imageFetcher(outbound: OutboundDeps): (url: string) => Promise<Uint8Array> {
-  return async (url) => {
-    const res = await safeFetch(url, {
-      policy: outbound.policy,
-      timeoutMs: outbound.timeoutMs,
-      maxResponseBytes: Math.min(outbound.maxResponseBytes, MAX_IMAGE_BYTES),
-      redirect: 'follow',
-      maxRedirects: 3,
-      headers: { accept: 'image/*' },
-    });
-    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-    const type = String(res.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (!type.startsWith('image/')) throw new Error(`the answer is ${type || 'untyped'}, not an image`);
-    return new Uint8Array(res.body);
-  };
+/** The activity's cancellation (workflow ended, local activity timed out); none outside an activity. */
+function cancellationSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
 }

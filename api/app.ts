@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import type { Config } from '../config/env.ts';
+import { type Config, templateLimits } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
 import { failure, redactUrl } from './envelope.ts';
 import { createLocationRegistry, type LocationRegistry } from '../connectors/registry.ts';
@@ -29,6 +29,7 @@ import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
 import templateRoutes from './routes/templates.ts';
 import uploadRoutes from './routes/uploads.ts';
+import rateLimitPlugin from './plugins/rate-limit.ts';
 import type { WorkflowStarter } from './temporal.ts';
 
 export interface AppDeps {
@@ -121,12 +122,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         requireKnownUser: !deps.config.jwtJwksUrl,
         publicPaths: (url: string) => PUBLIC.test(url) || url.startsWith(`/v1${ADMIN_PATH}`),
       });
+      await v1.register(rateLimitPlugin, { perMinute: deps.config.rateLimitPerMinute, burst: deps.config.rateLimitBurst });
       await v1.register(uploadRoutes, {
         db: deps.db,
         blobs: deps.blobs,
         maxBytes: deps.config.uploadMaxBytes,
         retentionSeconds: deps.config.uploadRetentionSeconds,
         temporal: deps.temporal,
+        templateLimits: templateLimits(deps.config),
       });
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });

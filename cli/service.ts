@@ -10,7 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
 import { converterAvailable, defaultPoolSize, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
-import { baseUrl, type Config } from '../config/env.ts';
+import { baseUrl, type Config, templateLimits } from '../config/env.ts';
+import { MergePool } from '../activities/merge-pool.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { FsBlobStore } from '../connectors/storage/blob-store.ts';
 import { type Db, openDb } from '../store/db.ts';
@@ -73,6 +74,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     let worker: RunningWorker | undefined;
     let converterStatus = 'not in this process';
     if (opts.worker) {
+      const mergePool = new MergePool({
+        threads: config.mergeThreads,
+        timeoutMs: config.mergeTimeoutMs,
+        maxMemoryMb: config.mergeMaxMemoryMb,
+        limits: templateLimits(config),
+        outbound: { allow: config.outboundAllow, timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
+      });
+      mergePool.warm();
+      cleanups.push(async () => mergePool.close());
       worker = await startWorker({
         connection,
         namespace: config.temporalNamespace,
@@ -81,6 +91,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           db,
           blobs,
           outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
+          merge: mergePool,
         },
         logLevel: config.logLevel,
         officeSlots: config.converterSlots || 2 * poolSizeOrCpus(),
@@ -90,7 +101,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // The LibreOffice pool starts with the worker (warm instances are the point); without LibreOffice
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
-        converterStatus = await startConverter().then(
+        converterStatus = await startConverter({ maxMemoryMb: config.converterMaxMemoryMb }).then(
           (s) => `${s.kind}, ${s.instances.length} warm instance(s), network isolation: ${s.networkIsolation}`,
           (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
         );

@@ -2,6 +2,8 @@
 // The same table feeds `docgen config` and the README's configuration table, so docs cannot drift.
 import path from 'node:path';
 import { AllowListError, outboundPolicy } from '../connectors/http/address-policy.ts';
+import { DEFAULT_TEMPLATE_LIMITS as TL, type TemplateLimits } from '../engine/limits.ts';
+import { DEFAULT_CONVERTER_MAX_MEMORY_MB } from '../converter/pool.ts';
 
 type Parser<T> = (raw: string, name: string) => T;
 
@@ -118,6 +120,24 @@ export const settings = {
   ),
   outboundTimeoutMs: setting('OUTBOUND_TIMEOUT_MS', 15_000, int(100, 300_000), 'Time limit of one outbound fetch for generation (GraphQL data, images from URLs), connect to last byte'),
   outboundMaxBytes: setting('OUTBOUND_MAX_BYTES', 10 * 1024 * 1024, bytes, 'Largest response an outbound fetch for generation may return (GraphQL data, one image), e.g. 10MB'),
+  templateMaxParts: setting('TEMPLATE_MAX_PARTS', TL.maxParts, int(10, 1_000_000), 'Most parts (zip entries) in a template package; checked at upload'),
+  templateMaxPartBytes: setting('TEMPLATE_MAX_PART_BYTES', TL.maxPartBytes, bytes, 'Largest inflated part of a template or document package (e.g. word/document.xml); checked at upload'),
+  templateMaxTotalBytes: setting('TEMPLATE_MAX_TOTAL_BYTES', TL.maxTotalBytes, bytes, 'Largest inflated size of a whole template or document package; checked at upload'),
+  templateMaxRatio: setting('TEMPLATE_MAX_RATIO', TL.maxRatio, int(10, 1_000_000), 'Highest compression ratio of a package part past 1 MB inflated (zip bombs); checked at upload'),
+  templateMaxXmlElements: setting('TEMPLATE_MAX_XML_ELEMENTS', TL.maxXmlElements, int(1_000, 100_000_000), 'Most XML elements (paragraphs, runs, cells...) in one templated part'),
+  templateMaxLoopIterations: setting('TEMPLATE_MAX_LOOP_ITERATIONS', TL.maxLoopIterations, int(1, 100_000_000), 'Most loop iterations one merge runs, all loops together'),
+  templateMaxOutputBytes: setting('TEMPLATE_MAX_OUTPUT_BYTES', TL.maxOutputBytes, bytes, 'Largest merged document'),
+  mergeThreads: setting('MERGE_THREADS', 0, int(0, 256), 'Merges one worker runs at once, each on its own thread (waiting merges are served round-robin per subscription); 0 = the CPU count'),
+  mergeTimeoutMs: setting('MERGE_TIMEOUT_MS', 30_000, int(100, 3_600_000), 'Time limit of one merge; past it the merge thread is ended and the generate fails with 400 TEMPLATE_TOO_COMPLEX'),
+  mergeMaxMemoryMb: setting('MERGE_MAX_MEMORY_MB', 1_024, int(64, 65_536), 'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX'),
+  converterMaxMemoryMb: setting(
+    'CONVERTER_MAX_MEMORY_MB',
+    DEFAULT_CONVERTER_MAX_MEMORY_MB,
+    int(0, 1_048_576),
+    'Address-space limit of each LibreOffice instance in MB (RLIMIT_AS); a conversion that needs more fails and its instance restarts; 0 = no limit',
+  ),
+  rateLimitPerMinute: setting('RATE_LIMIT_PER_MINUTE', 1_200, int(0, 10_000_000), 'Requests per minute one API key may send (sustained); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; 0 = no limit'),
+  rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one API key may send at once above the per-minute rate'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
 
@@ -149,6 +169,19 @@ export function configMarkdown(): string {
     return `| \`${s.env}\` | ${def === '' ? '(unset)' : `\`${def}\``} | ${s.description.replace(/\|/g, '\\|')} |`;
   });
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** The template limits (engine/limits.ts) this configuration sets. */
+export function templateLimits(config: Config): TemplateLimits {
+  return {
+    maxParts: config.templateMaxParts,
+    maxPartBytes: config.templateMaxPartBytes,
+    maxTotalBytes: config.templateMaxTotalBytes,
+    maxRatio: config.templateMaxRatio,
+    maxXmlElements: config.templateMaxXmlElements,
+    maxLoopIterations: config.templateMaxLoopIterations,
+    maxOutputBytes: config.templateMaxOutputBytes,
+  };
 }
 
 export function baseUrl(config: Config, port: number = config.port): string {

@@ -96,19 +96,22 @@ export function createConverter(opts: CreateConverterOptions = {}): Converter {
 }
 
 let defaultConverter: Converter | null = null;
+let defaultPoolOptions: PoolOptions = {};
 
 /** The module-level converter (created, not started, on first call). */
 export function getDefaultConverter(): Converter {
   if (!defaultConverter) {
     const a = converterAvailable();
     if (!a.available) throw new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${a.reason}; to enable one, ${a.howToEnable}`);
-    defaultConverter = createConverter({ kind: a.kind ?? 'libreoffice' });
+    defaultConverter = createConverter({ kind: a.kind ?? 'libreoffice', pool: defaultPoolOptions });
   }
   return defaultConverter;
 }
 
-/** Starts the default converter now (e.g. with the worker) and resolves when it can take work. */
-export async function startConverter(): Promise<ConverterStatus> {
+/** Starts the default converter now (e.g. with the worker) and resolves when it can take work. `pool`
+ *  configures a LibreOffice pool created by this call (e.g. the service's memory cap). */
+export async function startConverter(pool?: PoolOptions): Promise<ConverterStatus> {
+  if (pool && !defaultConverter) defaultPoolOptions = pool;
   const c = getDefaultConverter();
   await c.start();
   return c.status();

@@ -30,6 +30,9 @@ export interface PageCountOptions {
    */
   render?: ((input: Uint8Array, options: ConvertOptions) => Promise<Uint8Array>) | null;
   signal?: AbortSignal;
+  /** Passed to the rendition's conversion (ConvertOptions). */
+  timeoutMs?: number;
+  tenant?: string;
 }
 
 function part(bytes: Uint8Array, name: string): string | undefined {
@@ -52,7 +55,13 @@ export async function pageCount(bytes: Uint8Array, format: string, opts: PageCou
     case 'docx':
     case 'xlsx': {
       if (opts.render) {
-        const pdf = await opts.render(bytes, { from: f, to: 'pdf', ...(opts.signal ? { signal: opts.signal } : {}) });
+        const pdf = await opts.render(bytes, {
+          from: f,
+          to: 'pdf',
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+          ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
+        });
         return { pages: pdfPageCount(pdf), method: 'rendition', exact: true };
       }
       if (f === 'docx') {

@@ -22,6 +22,7 @@ import type { ConversionPlan } from './options.ts';
 import { addPdfInfo, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions, InstanceStatus } from './types.ts';
+import { FairQueue } from '../core/fair-queue.ts';
 
 const BRIDGE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'uno_bridge.py');
 
@@ -44,6 +45,9 @@ export interface PoolOptions {
   python?: string;
   /** default CONVERTER_NETWORK_ISOLATION or 'auto' (use a network namespace when the machine allows). */
   networkIsolation?: NetworkIsolation;
+  /** Address-space limit (RLIMIT_AS, through prlimit) of each instance in MB; 0 = none; default
+   *  DEFAULT_CONVERTER_MAX_MEMORY_MB. A conversion that needs more fails (the instance restarts). */
+  maxMemoryMb?: number;
   /** Parent for the pool's temp dir (profiles, job files); default os.tmpdir(). */
   tmpDir?: string;
   log?: (msg: string) => void;
@@ -103,8 +107,20 @@ export function libreOfficeAvailable(opts: { soffice?: string; python?: string }
   return res;
 }
 
+/** LibreOffice starts and converts ordinary documents well within this; a hostile one (millions of
+ *  paragraphs, huge whitespace) cannot take the machine's memory. */
+export const DEFAULT_CONVERTER_MAX_MEMORY_MB = 2_048;
+
+let prlimitProbe: boolean | undefined;
+function hasPrlimit(): boolean {
+  prlimitProbe ??= spawnSync('prlimit', ['--version'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+  return prlimitProbe;
+}
+
 interface Job {
   id: number;
+  tenant: string;
+  timeoutMs: number;
   input: Uint8Array;
   plan: ConversionPlan;
   signal: AbortSignal | undefined;
@@ -188,9 +204,10 @@ class Instance {
     const pipe = `docgen-${process.pid}-${this.pool.id}-${this.index}-${this.generation}`;
     const args = [BRIDGE, '--soffice', this.pool.soffice, '--profile', this.profileDir, '--tmp', tmp, '--pipe', pipe,
       '--start-timeout', String(this.pool.startTimeoutMs / 1000)];
-    const prefix = this.pool.isolation;
-    const cmd = prefix ? prefix[0]! : this.pool.python;
-    const argv = prefix ? [...prefix.slice(1), this.pool.python, ...args] : args;
+    // The memory cap applies to the bridge and the soffice it starts (limits are inherited).
+    const prefix = [...(this.pool.isolation ?? []), ...this.pool.memoryLimitPrefix];
+    const cmd = prefix.length > 0 ? prefix[0]! : this.pool.python;
+    const argv = prefix.length > 0 ? [...prefix.slice(1), this.pool.python, ...args] : args;
     const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
     this.proc = proc;
     if (proc.pid) trackGroup(proc.pid);
@@ -336,10 +353,13 @@ export class LibreOfficePool implements Converter {
   readonly python: string;
   readonly isolation: string[] | null;
   readonly baseDir: string;
+  readonly maxMemoryMb: number;
+  /** `prlimit --as=N --` when a memory cap applies, else empty. */
+  readonly memoryLimitPrefix: string[];
   private readonly log: (msg: string) => void;
   private readonly skipSanitize: boolean;
   private readonly instances: Instance[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
   private jobSeq = 0;
   private started = false;
   private stopping = false;
@@ -365,6 +385,12 @@ export class LibreOfficePool implements Converter {
     this.isolation = mode === 'off' ? null : networkIsolationPrefix();
     if (mode === 'required' && !this.isolation) {
       throw new ConvertError('CONVERTER_UNAVAILABLE', 'network isolation is required but neither `unshare -n` nor `unshare -rn` works on this machine');
+    }
+    this.maxMemoryMb = opts.maxMemoryMb ?? DEFAULT_CONVERTER_MAX_MEMORY_MB;
+    this.memoryLimitPrefix = [];
+    if (this.maxMemoryMb > 0) {
+      if (hasPrlimit()) this.memoryLimitPrefix = ['prlimit', `--as=${this.maxMemoryMb * 1024 * 1024}`, '--'];
+      else this.log(`prlimit is not installed: LibreOffice instances run without the ${this.maxMemoryMb} MB memory cap`);
     }
     this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
     liveDirs.add(this.baseDir);
@@ -479,23 +505,23 @@ export class LibreOfficePool implements Converter {
       // Every instance keeps failing to start (backing off up to 30 s): say so instead of queueing.
       throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
     }
-    if (this.queue.length >= this.queueLimit) {
-      throw new ConvertError('QUEUE_FULL', `converter queue is full (${this.queue.length} waiting, limit ${this.queueLimit}); retry later`);
+    if (this.queue.size >= this.queueLimit) {
+      throw new ConvertError('QUEUE_FULL', `converter queue is full (${this.queue.size} waiting, limit ${this.queueLimit}); retry later`);
     }
+    const tenant = options.tenant ?? '';
+    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, options.timeoutMs ?? Infinity));
     return new Promise<Uint8Array>((resolve, reject) => {
-      const job: Job = { id: ++this.jobSeq, input: bytes, plan, signal: options.signal, resolve, reject, settled: false };
+      const job: Job = { id: ++this.jobSeq, tenant, timeoutMs, input: bytes, plan, signal: options.signal, resolve, reject, settled: false };
       if (options.signal) {
         job.onAbort = () => {
-          const i = this.queue.indexOf(job);
-          if (i >= 0) {
-            this.queue.splice(i, 1);
+          if (this.queue.remove(tenant, job)) {
             this.settle(job, new ConvertError('ABORTED', 'conversion cancelled while queued', { cause: options.signal?.reason }));
           }
           // A running job is handled in run(), which restarts the instance.
         };
         options.signal.addEventListener('abort', job.onAbort, { once: true });
       }
-      this.queue.push(job);
+      this.queue.push(tenant, job);
       this.keepAlive();
       this.dispatch();
     });
@@ -511,12 +537,12 @@ export class LibreOfficePool implements Converter {
   }
 
   private failQueue(err: Error): void {
-    for (const job of this.queue.splice(0)) this.settle(job, err);
+    for (const job of this.queue.drain()) this.settle(job, err);
   }
 
   /** A ref'd timer while work is queued or running keeps a script alive until its result arrives. */
   private keepAlive(): void {
-    const busy = this.queue.length > 0 || this.running > 0;
+    const busy = this.queue.size > 0 || this.running > 0;
     if (busy && !this.keepAliveTimer) this.keepAliveTimer = setInterval(() => {}, 1 << 30);
     else if (!busy && this.keepAliveTimer) {
       clearInterval(this.keepAliveTimer);
@@ -525,7 +551,7 @@ export class LibreOfficePool implements Converter {
   }
 
   private dispatch(): void {
-    while (this.queue.length) {
+    while (this.queue.size > 0) {
       const inst = this.instances.find((i) => i.state === 'idle');
       if (!inst) return;
       const job = this.queue.shift()!;
@@ -546,7 +572,7 @@ export class LibreOfficePool implements Converter {
       await fsp.mkdir(dir, { recursive: true });
       await fsp.writeFile(inPath, job.input);
       const interrupted = new Promise<'timeout' | 'aborted'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
+        timer = setTimeout(() => resolve('timeout'), job.timeoutMs);
         if (job.signal) {
           abortListener = () => resolve('aborted');
           if (job.signal.aborted) abortListener();
@@ -559,8 +585,8 @@ export class LibreOfficePool implements Converter {
       if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
       const reply = await Promise.race([inst.request(req), interrupted]);
       if (reply === 'timeout') {
-        restartWhy = `conversion ${job.id} exceeded ${this.timeoutMs} ms`;
-        throw new ConvertError('TIMEOUT', `conversion timed out after ${this.timeoutMs} ms; the LibreOffice instance was restarted`);
+        restartWhy = `conversion ${job.id} exceeded ${job.timeoutMs} ms`;
+        throw new ConvertError('TIMEOUT', `conversion timed out after ${job.timeoutMs} ms; the LibreOffice instance was restarted`);
       }
       if (reply === 'aborted') {
         restartWhy = `conversion ${job.id} cancelled`;
@@ -617,7 +643,7 @@ export class LibreOfficePool implements Converter {
       kind: 'libreoffice',
       ready: this.instances.some((i) => i.state === 'idle' || i.state === 'busy'),
       started: this.started,
-      queued: this.queue.length,
+      queued: this.queue.size,
       queueLimit: this.queueLimit,
       running: this.running,
       instances: this.instances.map((i) => i.status()),

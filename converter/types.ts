@@ -31,6 +31,10 @@ export interface ConvertOptions {
   csv?: CsvOptions;
   /** Custom document properties (`data.embedded`), written to the output's metadata. */
   embedded?: Record<string, string>;
+  /** Time limit of this conversion when shorter than the converter's own (the caller's remaining budget). */
+  timeoutMs?: number;
+  /** Whose conversion this is: waiting conversions are served round-robin per tenant. */
+  tenant?: string;
 }
 
 export interface InstanceStatus {

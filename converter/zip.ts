@@ -12,22 +12,15 @@ import {
   readZip as readPackage,
   writeZip as writePackage,
   type ZipEntry,
+  type ZipLimits,
 } from '../engine/zip.ts';
 import { ConvertError } from './errors.ts';
 
 export type { ZipEntry } from '../engine/zip.ts';
 
-export interface ZipLimits {
-  maxEntries: number;
-  maxEntrySize: number;
-  maxTotalSize: number;
-}
-
-export const DEFAULT_ZIP_LIMITS: ZipLimits = {
-  maxEntries: 10_000,
-  maxEntrySize: 256 * 1024 * 1024,
-  maxTotalSize: 1024 * 1024 * 1024,
-};
+/** The one package policy (engine/limits.ts), shared with the template engine. */
+export type { ZipLimits } from '../engine/zip.ts';
+export const DEFAULT_ZIP_LIMITS: ZipLimits = DEFAULT_LIMITS;
 
 function asConvertError<T>(fn: () => T): T {
   try {
@@ -40,12 +33,7 @@ function asConvertError<T>(fn: () => T): T {
 
 export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS): ZipEntry[] {
   return asConvertError(() => [
-    ...readPackage(bytes, {
-      ...DEFAULT_LIMITS,
-      maxEntries: limits.maxEntries,
-      maxEntryUncompressed: limits.maxEntrySize,
-      maxTotalUncompressed: limits.maxTotalSize,
-    }).values(),
+    ...readPackage(bytes, limits).values(),
   ]);
 }
 

@@ -32,11 +32,13 @@ export const errorRegistry = {
   DATA_NOT_FOUND: { status: 400, message: 'The data could not be resolved.' },
   DATA_INVALID: { status: 400, message: 'The data is not a valid JSON document.' },
   TEMPLATE_ERROR: { status: 400, message: 'The template has errors.' },
+  TEMPLATE_TOO_COMPLEX: { status: 400, message: 'The template or its data exceeds a limit of this service.' },
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used with a different request.' },
+  TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests for this API key; retry after the time in Retry-After.', retryable: true },
   GENERATION_TIMEOUT: { status: 504, message: 'The generation did not finish in time; nothing was delivered.', retryable: true },
 } as const satisfies Record<string, ErrorSpec>;
 

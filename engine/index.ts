@@ -26,7 +26,9 @@ import { RenderSession } from './session.ts';
 import type { RenderContext } from './render.ts';
 import { getCompiled } from './template.ts';
 import type { CompiledTemplate } from './template.ts';
-import { writeZip } from './zip.ts';
+import { readZip, writeZip } from './zip.ts';
+import { limitError, resolveLimits } from './limits.ts';
+import type { TemplateLimits } from './limits.ts';
 import type { OutEntry } from './zip.ts';
 
 export { describeLocation, TemplateError } from './errors.ts';
@@ -34,6 +36,8 @@ export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
 export type { InspectResult } from './inspect.ts';
 export { clearTemplateCache, templateCacheStats } from './template.ts';
+export { DEFAULT_TEMPLATE_LIMITS, LIMIT_EXCEEDED, LIMIT_SETTINGS } from './limits.ts';
+export type { TemplateLimits } from './limits.ts';
 
 export interface TemplateVariable {
   name: string;
@@ -64,6 +68,9 @@ export interface RenderOptions {
    * Only `render` (async) uses it.
    */
   fetchImage?: (url: string) => Promise<Uint8Array>;
+  /** Bounds on the work (engine/limits.ts); unset fields take the defaults. A limit that is hit is a
+   *  `limit_exceeded` error naming the limit and its value. */
+  limits?: Partial<TemplateLimits>;
 }
 
 /** Most distinct image URLs one render fetches. */
@@ -91,6 +98,7 @@ interface Resolved {
   embedded: Embedded | undefined;
   related: Record<string, Uint8Array>;
   remote: RemoteImages | undefined;
+  limits: TemplateLimits;
 }
 
 function optionError(message: string): TemplateError {
@@ -143,6 +151,7 @@ function resolveOptions(o: RenderOptions | undefined): Resolved {
     embedded,
     related: relatedItems(opts.relatedItems),
     remote: undefined,
+    limits: resolveLimits(opts.limits),
   };
 }
 
@@ -263,7 +272,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const session = new RenderSession(compiled.pkg, MEDIA_DIR[compiled.format]);
   const includeEnv: IncludeEnv = {
     related: opts.related,
-    compile: { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop },
+    compile: { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop, limits: opts.limits },
     session,
     host: compiled.pkg,
     stack: [],
@@ -275,7 +284,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     errors,
     strict: opts.strict,
     linebreaks: opts.linebreaks,
-    budget: { nodes: 0 },
+    budget: { nodes: 0, iterations: 0, maxIterations: opts.limits.maxLoopIterations },
     state: undefined,
     partName: '',
     hook: (node, scopes, out, c) => {
@@ -386,7 +395,11 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   for (const [name, xml] of extra) if (!removed.has(name)) entries.push({ name, data: Buffer.from(xml, 'utf8') });
   // Media are already compressed; storing them avoids burning CPU for nothing.
   for (const [name, bytes] of session.files) entries.push({ name, data: bytes, level: 0 });
-  return writeZip(entries);
+  const output = writeZip(entries);
+  if (output.length > opts.limits.maxOutputBytes) {
+    throw limitError('maxOutputBytes', `the merged document is ${output.length} bytes`, opts.limits.maxOutputBytes);
+  }
+  return output;
 }
 
 const CUSTOM_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties';
@@ -408,6 +421,22 @@ function addCustomProps(read: (name: string) => string | undefined, rendered: Ma
     let n = 1;
     while (rels.includes(`Id="rId${n}"`)) n++;
     extra.set('_rels/.rels', rels.replace('</Relationships>', `<Relationship Id="rId${n}" Type="${CUSTOM_REL}" Target="docProps/custom.xml"/></Relationships>`));
+  }
+}
+
+/**
+ * The package limits a template can be checked against without inflating anything (part count,
+ * declared inflated sizes, compression ratios): a few microseconds per part, so an upload can be
+ * refused at once. Returns the limit error, or null when the package is within the limits or is not
+ * a zip package at all (the merge reports that).
+ */
+export function checkPackageLimits(template: Uint8Array, limits?: Partial<TemplateLimits>): TemplateError | null {
+  try {
+    readZip(template, resolveLimits(limits));
+    return null;
+  } catch (e) {
+    if (e instanceof TemplateError && e.errors.some((x) => x.id === 'limit_exceeded')) return e;
+    return null;
   }
 }
 
@@ -448,7 +477,7 @@ export function renderSync(template: Uint8Array, data: unknown, options?: Render
 function renderWith(template: Uint8Array, data: unknown, options: RenderOptions | undefined, remote: RemoteImages | undefined): Uint8Array {
   const opts = resolveOptions(options);
   opts.remote = remote;
-  const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop });
+  const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop, limits: opts.limits });
   if (compiled.errors.length > 0) throw new TemplateError(compiled.errors.slice());
   const vars = variableScope(options?.variables, data, opts.filter);
   try {

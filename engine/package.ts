@@ -2,6 +2,7 @@ import { TemplateError } from './errors.ts';
 import { inflateEntry, readZip } from './zip.ts';
 import type { ZipEntry, ZipLimits } from './zip.ts';
 import { DEFAULT_LIMITS } from './zip.ts';
+import { limitError } from './limits.ts';
 import { getAttr } from './xml.ts';
 
 /** Stage "unzip": opens an OPC package, refuses unsafe content and finds out what it is. */
@@ -41,8 +42,8 @@ export function openPackage(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMIT
     const e = entries.get(name);
     if (e === undefined) return undefined;
     inflatedTotal += e.size;
-    if (inflatedTotal > limits.maxTotalUncompressed) {
-      throw TemplateError.single('zip_limit', `the package expands to more than ${limits.maxTotalUncompressed} bytes`);
+    if (inflatedTotal > limits.maxTotalBytes) {
+      throw limitError('maxTotalBytes', `the package expands to more than ${limits.maxTotalBytes} bytes`, limits.maxTotalBytes);
     }
     let s = inflateEntry(e).toString('utf8');
     if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);

@@ -6,6 +6,7 @@ import { FilterError, toText } from './filters.ts';
 import type { FilterContext } from './filters.ts';
 import type { TagInfo } from './lexer.ts';
 import { escapeXml, isWellFormedFragment } from './xml.ts';
+import { LIMIT_EXCEEDED, LIMIT_SETTINGS } from './limits.ts';
 
 /** Stage "render": walks the compiled tree with the data, appending XML strings to `out`. */
 
@@ -17,7 +18,7 @@ export interface RenderContext {
   /** Format hooks: images, includes and format-specific nodes. */
   hook?: (node: Exclude<Node, string>, scopes: Scopes, out: string[], ctx: RenderContext) => void;
   /** Guards against templates whose loops multiply into unbounded output. */
-  budget: { nodes: number };
+  budget: { nodes: number; iterations: number; maxIterations: number };
   /** Per-part state of the format hooks (xlsx row numbering). */
   state: unknown;
   /** Part being rendered (relationships of images and includes are added to it). */
@@ -102,6 +103,17 @@ function renderLoop(n: Extract<Node, { k: 'loop' }>, scopes: Scopes, out: string
     items = !truthy(v) ? [] : Array.isArray(v) ? v : [v];
     // A truthy non-object section keeps the current scope (docxtemplater semantics).
     pushScope = Array.isArray(v) || typeof v === 'object';
+  }
+  if ((ctx.budget.iterations += items.length) > ctx.budget.maxIterations) {
+    // Reported once: the loops that follow are skipped too.
+    if (ctx.budget.iterations - items.length <= ctx.budget.maxIterations) {
+      ctx.errors.add(
+        LIMIT_EXCEEDED,
+        `loop "${n.tag.source.trim()}" takes the loops of this document past ${ctx.budget.maxIterations} iterations; the limit is ${ctx.budget.maxIterations} (${LIMIT_SETTINGS.maxLoopIterations})`,
+        n.tag.location,
+      );
+    }
+    return;
   }
   if (items.length === 0) {
     if (n.emptyValue !== '') out.push(n.emptyValue);

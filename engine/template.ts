@@ -19,7 +19,9 @@ import type { RenderContext } from './render.ts';
 import { addDateStyles, finishSheet, finishWorkbook, xlsxHook, xlsxLex, xlsxSpec, xlsxWorkbook } from './xlsx.ts';
 import type { SheetState } from './xlsx.ts';
 import { RowMap } from './xlsx-refs.ts';
-import { decodeXml, tokenize, XmlSyntaxError } from './xml.ts';
+import { decodeXml, tokenize, XmlLimitError, XmlSyntaxError } from './xml.ts';
+import { DEFAULT_TEMPLATE_LIMITS, limitError } from './limits.ts';
+import type { TemplateLimits } from './limits.ts';
 import { makeEntry } from './zip.ts';
 import type { ZipEntry } from './zip.ts';
 
@@ -61,14 +63,17 @@ export interface CompiledTemplate {
 export interface CompileOptions {
   delimiters: { start: string; end: string };
   paragraphLoop: boolean;
+  /** Default: DEFAULT_TEMPLATE_LIMITS. */
+  limits?: TemplateLimits;
 }
 
-function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spec: CompileSpec, errors: ErrorBag, tags: TagInfo[], links?: ReadonlyMap<string, LinkTemplate>): Node[] | undefined {
+function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spec: CompileSpec, errors: ErrorBag, tags: TagInfo[], maxElements: number, links?: ReadonlyMap<string, LinkTemplate>): Node[] | undefined {
   if (xml === undefined) return undefined;
   let tokens;
   try {
-    tokens = tokenize(xml);
+    tokens = tokenize(xml, maxElements);
   } catch (e) {
+    if (e instanceof XmlLimitError) throw limitError('maxXmlElements', `part ${name} has more than ${maxElements} XML elements`, maxElements, { part: name });
     if (e instanceof XmlSyntaxError) {
       errors.add(e.id, `${name}: ${e.message}`, { part: name, offset: e.offset });
       return undefined;
@@ -98,7 +103,8 @@ function refuseDoctypes(pkg: OpcPackage, errors: ErrorBag): void {
 
 export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): CompiledTemplate {
   // The cache keeps slices of the package; copy so a caller reusing its buffer cannot corrupt them.
-  const pkg = openPackage(Uint8Array.prototype.slice.call(bytes));
+  const limits = opts.limits ?? DEFAULT_TEMPLATE_LIMITS;
+  const pkg = openPackage(Uint8Array.prototype.slice.call(bytes), limits);
   const errors = new ErrorBag();
   refuseDoctypes(pkg, errors);
   const parts = new Map<string, CompiledPart>();
@@ -115,7 +121,7 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
   let finalize: CompiledTemplate['finalize'];
   const add = (name: string, lex: LexOptions, spec: CompileSpec, extra: Partial<CompiledPart> = {}, xml = pkg.text(name)): void => {
     const links = pkg.format === 'xlsx' ? undefined : templatedLinks(pkg, name, start, end, errors);
-    const nodes = lexAndBuild(xml, name, lex, spec, errors, tags, links);
+    const nodes = lexAndBuild(xml, name, lex, spec, errors, tags, limits.maxXmlElements, links);
     if (nodes === undefined) return;
     const part: CompiledPart = { ...extra, name, nodes };
     for (const t of tags) {
@@ -198,7 +204,9 @@ const cache = new Map<string, CompiledTemplate>();
 let cacheBytes = 0;
 
 export function getCompiled(bytes: Uint8Array, opts: CompileOptions): CompiledTemplate {
-  const key = `${createHash('sha256').update(bytes).digest('base64')}|${opts.paragraphLoop ? 1 : 0}|${opts.delimiters.start}|${opts.delimiters.end}`;
+  // The limits are in the key: a template compiled under laxer limits must not pass stricter ones.
+  const l = opts.limits ?? DEFAULT_TEMPLATE_LIMITS;
+  const key = `${createHash('sha256').update(bytes).digest('base64')}|${opts.paragraphLoop ? 1 : 0}|${opts.delimiters.start}|${opts.delimiters.end}|${l.maxParts},${l.maxPartBytes},${l.maxTotalBytes},${l.maxRatio},${l.maxXmlElements}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
     // Refresh recency: Map iteration order is insertion order, so re-insert.

@@ -19,13 +19,21 @@ export class XmlSyntaxError extends Error {
   }
 }
 
+/** More elements than the caller allows (a part built to exhaust memory). */
+export class XmlLimitError extends Error {}
+
 function isNameEnd(c: number): boolean {
   // whitespace, '/', '>'
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 47 || c === 62;
 }
 
-export function tokenize(xml: string): XmlToken[] {
+/** Splits XML into tokens; more than `maxElements` start tags throws XmlLimitError. */
+export function tokenize(xml: string, maxElements = Infinity): XmlToken[] {
+  // Count the start tags first (no allocation), so a part over the limit is refused before millions of
+  // tokens are built.
+  if (Number.isFinite(maxElements) && countStartTags(xml, maxElements) > maxElements) throw new XmlLimitError(`more than ${maxElements} elements`);
   const out: XmlToken[] = [];
+  let elements = 0;
   const n = xml.length;
   let i = 0;
   while (i < n) {
@@ -88,10 +96,21 @@ export function tokenize(xml: string): XmlToken[] {
     }
     if (j >= n) throw new XmlSyntaxError('xml_malformed', `unterminated start tag <${name}>`, lt);
     const self = xml.charCodeAt(j - 1) === 47;
+    if (++elements > maxElements) throw new XmlLimitError(`more than ${maxElements} elements`);
     out.push({ k: 'open', name, text: xml.slice(lt, j + 1), self });
     i = j + 1;
   }
   return out;
+}
+
+/** Start tags (`<` not followed by `/`, `?` or `!`) in `xml`, counting no further than limit + 1. */
+function countStartTags(xml: string, limit: number): number {
+  let n = 0;
+  for (let i = xml.indexOf('<'); i >= 0 && n <= limit; i = xml.indexOf('<', i + 1)) {
+    const c = xml.charCodeAt(i + 1);
+    if (c !== 47 && c !== 63 && c !== 33) n++;
+  }
+  return n;
 }
 
 /** Throws XmlSyntaxError unless the tokens nest properly (fragments may have several roots). */

@@ -1,27 +1,19 @@
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { TemplateError } from './errors.ts';
+import { DEFAULT_TEMPLATE_LIMITS, limitError, type TemplateLimits } from './limits.ts';
 
 /**
  * Minimal zip reader/writer for Office packages. Unchanged entries are copied compressed (no
  * inflate/deflate round trip), which is most of a package; only templated parts are re-deflated.
  */
 
-export interface ZipLimits {
-  maxEntries: number;
-  maxTotalUncompressed: number;
-  maxEntryUncompressed: number;
-  /** Compression ratio above which an entry is treated as a zip bomb (only checked past minRatioBytes). */
-  maxRatio: number;
-  minRatioBytes: number;
-}
+/** The package limits (engine/limits.ts): one policy for the engine and the converter. */
+export type ZipLimits = Pick<TemplateLimits, 'maxParts' | 'maxPartBytes' | 'maxTotalBytes' | 'maxRatio'>;
 
-export const DEFAULT_LIMITS: ZipLimits = {
-  maxEntries: 5000,
-  maxTotalUncompressed: 512 * 1024 * 1024,
-  maxEntryUncompressed: 256 * 1024 * 1024,
-  maxRatio: 1000,
-  minRatioBytes: 1024 * 1024,
-};
+export const DEFAULT_LIMITS: ZipLimits = DEFAULT_TEMPLATE_LIMITS;
+
+/** The ratio check applies to entries inflating past this size only (small parts compress very well). */
+const MIN_RATIO_BYTES = 1024 * 1024;
 
 export interface ZipEntry {
   name: string;
@@ -64,7 +56,7 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMITS): 
   const cdSize = u32(bytes, eocd + 12);
   let p = u32(bytes, eocd + 16);
   if (count === 0xffff || p === 0xffffffff || cdSize === 0xffffffff) throw zipError('zip64 packages are not supported');
-  if (count > limits.maxEntries) throw TemplateError.single('zip_limit', `the package has ${count} entries; the limit is ${limits.maxEntries}`);
+  if (count > limits.maxParts) throw limitError('maxParts', `the package has ${count} parts`, limits.maxParts);
   if (p + cdSize > eocd) throw zipError('the zip central directory is out of bounds');
 
   const entries = new Map<string, ZipEntry>();
@@ -94,8 +86,8 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMITS): 
     if (method === 0 && compressedSize !== size) throw zipError(`stored zip entry ${name} has inconsistent sizes`);
     checkDeclared(name, size, compressedSize, limits);
     declaredTotal += size;
-    if (declaredTotal > limits.maxTotalUncompressed) {
-      throw TemplateError.single('zip_limit', `the package expands to more than ${limits.maxTotalUncompressed} bytes`);
+    if (declaredTotal > limits.maxTotalBytes) {
+      throw limitError('maxTotalBytes', `the package expands to more than ${limits.maxTotalBytes} bytes`, limits.maxTotalBytes);
     }
     entries.set(name, { name, method, crc, compressedSize, size, raw: bytes.subarray(start, start + compressedSize) });
   }
@@ -103,11 +95,11 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMITS): 
 }
 
 function checkDeclared(name: string, size: number, compressedSize: number, limits: ZipLimits): void {
-  if (size > limits.maxEntryUncompressed) {
-    throw TemplateError.single('zip_limit', `zip entry ${name} expands to ${size} bytes; the limit is ${limits.maxEntryUncompressed}`);
+  if (size > limits.maxPartBytes) {
+    throw limitError('maxPartBytes', `part ${name} expands to ${size} bytes`, limits.maxPartBytes, { part: name });
   }
-  if (size > limits.minRatioBytes && size > compressedSize * limits.maxRatio) {
-    throw TemplateError.single('zip_limit', `zip entry ${name} has a suspicious compression ratio (possible zip bomb)`);
+  if (size > MIN_RATIO_BYTES && size > compressedSize * limits.maxRatio) {
+    throw limitError('maxRatio', `part ${name} expands ${Math.round(size / Math.max(1, compressedSize))} times (possible zip bomb)`, limits.maxRatio, { part: name });
   }
 }
 

@@ -12,7 +12,10 @@ export async function generateDocument(input: GenerateInput): Promise<GenerateRe
 
 /** The generation steps, shared by the synchronous workflow and the async one (which adds the callback). */
 export async function runGeneration(input: GenerateInput, conversionQueue: ConversionQueue): Promise<GenerateResult> {
-  const { workflowId } = workflowInfo();
+  const { workflowId, startTime, executionTimeoutMs } = workflowInfo();
+  // A synchronous caller stops waiting when the run times out: conversions must not outlive that.
+  const deadline = executionTimeoutMs ? startTime.getTime() + executionTimeoutMs : undefined;
+  const budget = { subscriptionId: input.subscriptionId, ...(deadline ? { deadline } : {}) };
   const scratch: BlobRef[] = [];
   try {
     const template = await steps.resolveTemplate.executeWithOptions(
@@ -34,6 +37,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         timezone: input.document.timezone,
         ...(input.data.variables ? { variables: input.data.variables } : {}),
         ...(input.data.embedded ? { embedded: input.data.embedded } : {}),
+        subscriptionId: input.subscriptionId,
       },
     ]);
     scratch.push(merged);
@@ -55,12 +59,13 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
             ...(save.pdf ? { pdf: save.pdf as never } : {}),
             ...(save.csv ? { csv: save.csv } : {}),
             ...(embedded ? { embedded } : {}),
+            ...budget,
           },
         ],
       );
       scratch.push(output);
     }
-    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: to }]);
+    const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: to, ...budget }]);
     // Chosen here, not in the activity, so that a retried delivery writes the same file.
     const urn = uuid4();
     const delivered = await steps.deliver.executeWithOptions(

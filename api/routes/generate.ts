@@ -143,7 +143,7 @@ export default async function generateRoutes(app: FastifyInstance, opts: { tempo
         tags: ['Generation'],
         summary: 'Generate a document synchronously',
         description:
-          'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document. A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, TEMPLATE_ERROR, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
+          'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document. A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
         headers: IdempotencyHeaders,
         body: GenerateBody,
         response: {

@@ -8,6 +8,7 @@ import Type from 'typebox';
 import { ApiError, innerError } from '../../core/errors.ts';
 import { BlobTooLargeError, type BlobStore } from '../../connectors/storage/blob-store.ts';
 import type { Db } from '../../store/db.ts';
+import { checkPackageLimits, type TemplateLimits } from '../../engine/index.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
@@ -27,6 +28,8 @@ export interface UploadRouteOptions {
   retentionSeconds: number;
   /** Starts each upload's retention timer (workflow uploadRetention). */
   temporal: WorkflowStarter;
+  /** Template package limits checked at upload (what the central directory tells, nothing inflated). */
+  templateLimits?: TemplateLimits;
 }
 
 export const UploadedFile = Type.Object({ id: Type.String({ format: 'uuid' }), fileName: Type.String() });
@@ -48,7 +51,7 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
       schema: {
         tags: ['Document template'],
         summary: 'Upload template files (.docx, .xlsx, .pptx) for generate requests',
-        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored.`,
+        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.`,
         consumes: ['multipart/form-data'],
         response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
       },
@@ -125,6 +128,15 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
         JSON.parse(Buffer.from(await opts.blobs.get(f.key)).toString('utf8'));
       } catch (err) {
         failure = new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(f.fileName)} is not valid JSON: ${(err as Error).message}`);
+        break;
+      }
+    }
+  }
+  if (!failure && kind === 'template') {
+    for (const f of stored) {
+      const problem = checkPackageLimits(await opts.blobs.get(f.key), opts.templateLimits);
+      if (problem) {
+        failure = new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(f.fileName)}: ${problem.message}`);
         break;
       }
     }

@@ -66,7 +66,7 @@ describe('zip', () => {
     const lying = { ...big, size: 10 };
     const e = readZip(writeZip([lying]))[0]!;
     expect(codeOf(() => entryText(e))).toBe('BAD_INPUT');
-    expect(codeOf(() => readZip(writeZip([big]), { maxEntries: 10, maxEntrySize: 1000, maxTotalSize: 1000 }))).toBe('BAD_INPUT');
+    expect(codeOf(() => readZip(writeZip([big]), { maxParts: 10, maxPartBytes: 1000, maxTotalBytes: 1000, maxRatio: 1000 }))).toBe('BAD_INPUT');
   });
 });
 

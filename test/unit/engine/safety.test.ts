@@ -42,11 +42,11 @@ describe('package safety', () => {
 
   it('enforces zip limits: ratio, declared size, entry count, lying headers', async () => {
     const zeros = new Uint8Array(50 * 1024 * 1024);
-    expect(ids(await errorOf(render(docx(p('x'), { 'word/media/bomb.bin': zeros }), {})))).toEqual(['zip_limit']);
+    expect(ids(await errorOf(render(docx(p('x'), { 'word/media/bomb.bin': zeros }), {})))).toEqual(['limit_exceeded']);
 
     const many: Record<string, string> = {};
     for (let i = 0; i < 5001; i++) many[`f${i}.xml`] = '<a/>';
-    expect(ids(await errorOf(render(zip(many), {})))).toEqual(['zip_limit']);
+    expect(ids(await errorOf(render(zip(many), {})))).toEqual(['limit_exceeded']);
 
     // A central directory that under-declares the size: inflation stops at the declared size.
     const good = docx(p('{a}'));

@@ -1,0 +1,258 @@
+// Merges run on a pool of worker threads, never on the worker's (or the API's) event loop. Each thread has
+// a V8 heap cap (MERGE_MAX_MEMORY_MB) and each job a time limit (MERGE_TIMEOUT_MS): a template or data
+// built to exhaust memory or CPU kills its thread, not the process, and its job fails with a limit error
+// that the merge activity reports as a non-retryable 400 TEMPLATE_TOO_COMPLEX. Waiting jobs are served
+// round-robin per subscription (core/fair-queue.ts), so one tenant's burst cannot hold every thread.
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { FairQueue } from '../core/fair-queue.ts';
+import { DEFAULT_TEMPLATE_LIMITS, type TemplateErrorEntry, type TemplateLimits } from '../engine/index.ts';
+
+const THREAD = new URL('./merge-thread.ts', import.meta.url);
+
+export interface MergePoolOptions {
+  /** Threads, i.e. merges at once; default the CPU count. */
+  threads?: number;
+  /** Time limit of one merge. */
+  timeoutMs?: number;
+  /** V8 heap cap of each thread (old generation), in MB. */
+  maxMemoryMb?: number;
+  limits?: TemplateLimits;
+  /** An idle thread (other than the first, kept warm) ends after this long, so the heap a big merge grew
+   *  goes back to the system. */
+  idleMs?: number;
+  /** Image URLs are fetched by the thread with these outbound settings. */
+  outbound?: { allow: readonly string[]; timeoutMs: number; maxResponseBytes: number };
+}
+
+export const DEFAULT_MERGE_TIMEOUT_MS = 30_000;
+export const DEFAULT_MERGE_MAX_MEMORY_MB = 1_024;
+
+export interface MergeJobOptions {
+  locale: string;
+  timezone: string;
+  variables?: { name: string; value: unknown; type: string }[];
+  embedded?: string;
+}
+
+export interface MergeThreadJob {
+  id: number;
+  template: Uint8Array;
+  data: Uint8Array;
+  options: MergeJobOptions;
+}
+
+export type MergeThreadReply =
+  | { id: number; ok: true; output: Uint8Array }
+  | { id: number; ok: false; message: string; templateErrors?: TemplateErrorEntry[] };
+
+/** The merge hit the pool's memory or time limit; the thread was ended. */
+export class MergeLimitError extends Error {
+  override name = 'MergeLimitError';
+  readonly limit: 'memory' | 'time';
+  constructor(limit: 'memory' | 'time', message: string) {
+    super(message);
+    this.limit = limit;
+  }
+}
+
+/** The template or data is wrong (the engine's TemplateError, rebuilt on this side of the thread). */
+export class MergeTemplateError extends Error {
+  override name = 'MergeTemplateError';
+  readonly errors: TemplateErrorEntry[];
+  constructor(message: string, errors: TemplateErrorEntry[]) {
+    super(message);
+    this.errors = errors;
+  }
+}
+
+interface Job {
+  id: number;
+  tenant: string;
+  payload: MergeThreadJob;
+  signal: AbortSignal | undefined;
+  resolve: (out: Uint8Array) => void;
+  reject: (err: Error) => void;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker: Worker | null;
+  /** The thread has loaded the engine (its start-up does not count against a job's time limit). */
+  ready: boolean;
+  job: Job | null;
+  timer: NodeJS.Timeout | undefined;
+  /** Set when the pool ended the thread on purpose (time limit, cancellation): the exit is expected. */
+  ending: Error | null;
+  idle: NodeJS.Timeout | undefined;
+}
+
+export class MergePool {
+  readonly threads: number;
+  readonly timeoutMs: number;
+  readonly maxMemoryMb: number;
+  readonly limits: TemplateLimits;
+  readonly idleMs: number;
+  private readonly outbound: { allow: string[]; timeoutMs: number; maxResponseBytes: number };
+  private readonly slots: Slot[];
+  private readonly queue = new FairQueue<Job>();
+  private seq = 0;
+  private closed = false;
+
+  constructor(opts: MergePoolOptions = {}) {
+    this.threads = opts.threads && opts.threads > 0 ? opts.threads : os.availableParallelism();
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_MERGE_TIMEOUT_MS;
+    this.maxMemoryMb = opts.maxMemoryMb ?? DEFAULT_MERGE_MAX_MEMORY_MB;
+    this.limits = opts.limits ?? { ...DEFAULT_TEMPLATE_LIMITS };
+    this.idleMs = opts.idleMs ?? 30_000;
+    const o = opts.outbound ?? { allow: [], timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
+    this.outbound = { allow: [...o.allow], timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes };
+    this.slots = Array.from({ length: this.threads }, () => ({ worker: null, ready: false, job: null, timer: undefined, ending: null, idle: undefined }));
+  }
+
+  /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug). */
+  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal): Promise<Uint8Array> {
+    if (this.closed) return Promise.reject(new Error('the merge pool is closed'));
+    signal?.throwIfAborted();
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const id = ++this.seq;
+      const job: Job = { id, tenant, payload: { id, template, data, options }, signal, resolve, reject };
+      if (signal) {
+        job.onAbort = () => {
+          if (this.queue.remove(tenant, job)) reject(new Error('merge cancelled while queued'));
+          else {
+            const slot = this.slots.find((s) => s.job === job);
+            if (slot) this.end(slot, new Error('merge cancelled'));
+          }
+        };
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(tenant, job);
+      this.dispatch();
+    });
+  }
+
+  /** Starts every thread now (a service at start-up), so the first merges do not wait for one to load. */
+  warm(): void {
+    for (const slot of this.slots) if (!slot.worker && !this.closed) this.spawn(slot);
+  }
+
+  /** What waits and what runs, per tenant (tests and diagnostics). */
+  status(): { queued: number; running: number; threads: number } {
+    return { queued: this.queue.size, running: this.slots.filter((s) => s.job).length, threads: this.slots.filter((s) => s.worker).length };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.drain()) this.finish(job, new Error('the merge pool is closed'));
+    await Promise.all(this.slots.map(async (s) => {
+      const w = s.worker;
+      s.worker = null;
+      if (s.job) this.finish(s.job, new Error('the merge pool is closed'));
+      s.job = null;
+      clearTimeout(s.timer);
+      clearTimeout(s.idle);
+      await w?.terminate();
+    }));
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.size === 0) return;
+      if (slot.job) continue;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      clearTimeout(slot.idle);
+      const worker = slot.worker ?? this.spawn(slot);
+      worker.ref();
+      if (slot.ready) this.start(slot);
+    }
+  }
+
+  /** Sends the slot's job to its (ready) thread and starts the job's clock. */
+  private start(slot: Slot): void {
+    if (!slot.job || !slot.worker) return;
+    slot.timer = setTimeout(
+      () => this.end(slot, new MergeLimitError('time', `the merge took longer than ${this.timeoutMs} ms; the limit is ${this.timeoutMs} ms (MERGE_TIMEOUT_MS)`)),
+      this.timeoutMs,
+    );
+    slot.worker.postMessage(slot.job.payload);
+  }
+
+  private spawn(slot: Slot): Worker {
+    const worker = new Worker(THREAD, {
+      workerData: { limits: this.limits, outbound: this.outbound },
+      resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb },
+      // The thread's own console output goes to the process's.
+      stdout: false,
+      stderr: false,
+    });
+    slot.worker = worker;
+    slot.ready = false;
+    slot.ending = null;
+    worker.unref();
+    worker.on('message', (reply: MergeThreadReply | { ready: true }) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        this.start(slot);
+        return;
+      }
+      const job = slot.job;
+      if (!job || job.id !== reply.id) return;
+      this.release(slot);
+      if (reply.ok) this.finish(job, reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output));
+      else if (reply.templateErrors) this.finish(job, new MergeTemplateError(reply.message, reply.templateErrors));
+      else this.finish(job, new Error(`the merge failed: ${reply.message}`));
+      this.dispatch();
+    });
+    // 'error' precedes 'exit' when the thread dies of its own (out of memory, an uncaught exception).
+    let died: Error | null = null;
+    worker.on('error', (err: Error & { code?: string }) => {
+      died =
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new MergeLimitError('memory', `the merge needed more than ${this.maxMemoryMb} MB of memory; the limit is ${this.maxMemoryMb} MB (MERGE_MAX_MEMORY_MB)`)
+          : new Error(`the merge thread failed: ${err.message}`);
+    });
+    worker.on('exit', () => {
+      if (slot.worker !== worker) return;
+      slot.worker = null;
+      slot.ready = false;
+      const job = slot.job;
+      const why = slot.ending ?? died ?? new Error('the merge thread exited');
+      this.release(slot);
+      if (job) this.finish(job, why);
+      if (!this.closed) this.dispatch();
+    });
+    return worker;
+  }
+
+  /** Ends a running job's thread; the exit handler fails the job with `why` and starts the next one. */
+  private end(slot: Slot, why: Error): void {
+    if (!slot.worker || !slot.job) return;
+    clearTimeout(slot.timer);
+    slot.ending = why;
+    void slot.worker.terminate();
+  }
+
+  private release(slot: Slot): void {
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+    slot.job = null;
+    slot.worker?.unref();
+    clearTimeout(slot.idle);
+    const worker = slot.worker;
+    // The first thread stays warm for the next merge.
+    if (worker && slot !== this.slots[0]) {
+      slot.idle = setTimeout(() => {
+        if (slot.worker === worker && !slot.job) void worker.terminate();
+      }, this.idleMs);
+      slot.idle.unref();
+    }
+  }
+
+  private finish(job: Job, result: Uint8Array | Error): void {
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if (result instanceof Error) job.reject(result);
+    else job.resolve(result);
+  }
+}

@@ -1,0 +1,31 @@
+// The body of one merge thread (activities/merge-pool.ts): renders template + data with the engine,
+// one job at a time, under the heap cap the pool gave the thread. Nothing here may outlive a job.
+import { parentPort, workerData } from 'node:worker_threads';
+import { outboundPolicy } from '../connectors/http/address-policy.ts';
+import { render, TemplateError } from '../engine/index.ts';
+import type { TemplateLimits } from '../engine/index.ts';
+import { imageFetcher } from './image-fetcher.ts';
+import type { MergeThreadJob, MergeThreadReply } from './merge-pool.ts';
+
+const { limits, outbound } = workerData as {
+  limits: TemplateLimits;
+  outbound: { allow: string[]; timeoutMs: number; maxResponseBytes: number };
+};
+const fetchImage = imageFetcher({ policy: outboundPolicy(outbound.allow), timeoutMs: outbound.timeoutMs, maxResponseBytes: outbound.maxResponseBytes });
+
+parentPort?.on('message', (job: MergeThreadJob) => {
+  void run(job).then((reply) => parentPort?.postMessage(reply));
+});
+// The engine is loaded: the pool may start the clock of a job.
+parentPort?.postMessage({ ready: true });
+
+async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
+  try {
+    const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
+    const output = await render(job.template, data, { ...job.options, limits, fetchImage });
+    return { id: job.id, ok: true, output };
+  } catch (err) {
+    if (err instanceof TemplateError) return { id: job.id, ok: false, templateErrors: err.errors, message: err.message };
+    return { id: job.id, ok: false, message: err instanceof Error ? err.message : String(err) };
+  }
+}

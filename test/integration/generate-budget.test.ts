@@ -1,0 +1,47 @@
+// A synchronous generate's LibreOffice work does not outlive its caller (issue 11, section 2): with
+// GENERATE_TIMEOUT_MS at 4 s and a document whose page-count rendition takes LibreOffice far longer, the
+// caller gets 504 and the instance is free again at once (the rendition got the caller's remaining time,
+// not the pool's 120 s), and nothing is retried for that caller afterwards.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDefaultConverter, LibreOfficePool } from '../../converter/index.ts';
+import { longDocx } from './convert/fixtures.ts';
+import { client, generateBody } from '../support/http.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const TIMEOUT_MS = 4_000;
+
+describe('a sync generate whose conversion outlasts GENERATE_TIMEOUT_MS', () => {
+  let stack: Stack;
+  let pool: LibreOfficePool;
+  const previousPoolSize = process.env.CONVERTER_POOL_SIZE;
+
+  beforeAll(async () => {
+    process.env.CONVERTER_POOL_SIZE = '1';
+    stack = await startStack({ generateTimeoutMs: TIMEOUT_MS });
+    const c = getDefaultConverter();
+    if (!(c instanceof LibreOfficePool)) throw new Error(`expected the LibreOffice pool, got ${c.kind}`);
+    pool = c;
+  });
+  afterAll(async () => {
+    if (previousPoolSize === undefined) delete process.env.CONVERTER_POOL_SIZE;
+    else process.env.CONVERTER_POOL_SIZE = previousPoolSize;
+    await stack?.stop();
+  });
+
+  it('answers 504 and leaves no conversion running or queued for the caller that left', async () => {
+    const api = client(await stack.credentials());
+    // ~450 pages of text: LibreOffice needs well over 4 s to lay it out for the page count.
+    const t = await api.upload('template', [{ name: 'long.docx', bytes: longDocx(12_000) }]);
+    const d = await api.upload('data', [{ name: 'd.json', bytes: '{}' }]);
+    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id) });
+    expect(res.status, JSON.stringify(res.body)).toBe(504);
+    expect(res.body.error.innerErrors[0].code).toBe('GENERATION_TIMEOUT');
+    // The rendition had the caller's remaining time: the instance is free within seconds, not 120 s.
+    const deadline = Date.now() + 10_000;
+    while ((pool.status().running > 0 || pool.status().queued > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(pool.status()).toMatchObject({ running: 0, queued: 0 });
+    // And stays free: no retry of the step for a caller who has gone.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(pool.status()).toMatchObject({ running: 0, queued: 0 });
+  });
+});

@@ -1,0 +1,63 @@
+// The merge thread pool on its own: a merge past its time limit is ended (the thread, not the process),
+// the next merge runs on a fresh thread, and waiting merges are served round-robin per tenant.
+import { afterEach, describe, expect, it } from 'vitest';
+import { MergeLimitError, MergePool } from '../../../activities/merge-pool.ts';
+import { docx, p } from '../engine/helpers.ts';
+
+const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+const opts = { locale: 'en-US', timezone: 'UTC' };
+// A loop of 400,000 items, each rendering a filtered value: a few seconds of CPU, far past 300 ms.
+const slowTemplate = docx(p('{#items}') + p('{. | upper}') + p('{/items}'));
+const slowData = enc({ items: Array.from({ length: 400_000 }, (_, i) => `item ${i}`) });
+
+describe('MergePool', () => {
+  let pool: MergePool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+  });
+
+  it('ends a merge past MERGE_TIMEOUT_MS with a limit error naming it; the pool carries on', async () => {
+    pool = new MergePool({ threads: 1, timeoutMs: 300 });
+    const t0 = performance.now();
+    const err = await pool.merge('b', slowTemplate, slowData, opts).then(() => null, (e: unknown) => e);
+    const ms = performance.now() - t0;
+    expect(err).toBeInstanceOf(MergeLimitError);
+    expect((err as MergeLimitError).limit).toBe('time');
+    expect((err as Error).message).toMatch(/the limit is 300 ms \(MERGE_TIMEOUT_MS\)/);
+    // Ended at the limit, not when the loop would have finished.
+    expect(ms).toBeLessThan(5_000);
+    const out = await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
+    expect(out.length).toBeGreaterThan(100);
+  });
+
+  it('serves waiting merges round-robin per tenant: one burst does not delay another tenant behind all of it', async () => {
+    pool = new MergePool({ threads: 1, timeoutMs: 60_000 });
+    const small = docx(p('{#items}{.}{/items}'));
+    const data = enc({ items: Array.from({ length: 20_000 }, (_, i) => i) });
+    const order: string[] = [];
+    const run = (tenant: string, n: number) => pool!.merge(tenant, small, data, opts).then(() => order.push(`${tenant}${n}`));
+    // Tenant b queues four merges, then tenant a one: a's runs second, not fifth.
+    const all = [run('b', 1), run('b', 2), run('b', 3), run('b', 4), run('a', 1)];
+    await Promise.all(all);
+    expect(order).toEqual(['b1', 'a1', 'b2', 'b3', 'b4']);
+  });
+});
+
+describe('MergePool idle threads', () => {
+  it('ends threads left idle but the first, so the heap of big merges is given back; merges go on', async () => {
+    const pool = new MergePool({ threads: 2, idleMs: 200 });
+    try {
+      pool.warm();
+      const t = docx(p('Hello {name}'));
+      await Promise.all([pool.merge('a', t, enc({ name: 'A' }), opts), pool.merge('b', t, enc({ name: 'B' }), opts)]);
+      expect(pool.status().threads).toBe(2);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(pool.status().threads).toBe(1);
+      const out = await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
+      expect(out.length).toBeGreaterThan(100);
+    } finally {
+      await pool.close();
+    }
+  });
+});
