@@ -9,7 +9,7 @@ import { baseUrl, ConfigError, type Config, configMarkdown, loadConfig, settings
 import { openDb } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { type RunningService, startService } from './service.ts';
-import { type DevServer, ensureTemporalCli, portInUse, startDevServer } from './temporal-dev.ts';
+import { type DevServer, portInUse, replaceLeftoverDevServer, resolveTemporalCli, startDevServer } from './temporal-dev.ts';
 
 const HELP = `docgen: document generation service
 
@@ -51,7 +51,9 @@ async function cmdStart(config: Config): Promise<void> {
   let temporalAddress = config.temporalAddress;
   let uiUrl: string | undefined;
   if (!temporalAddress) {
-    const cli = ensureTemporalCli(config.temporalCli, log);
+    const cli = resolveTemporalCli(config.temporalCli, log).path;
+    const pidFile = path.join(config.dataDir, 'temporal', 'dev-server.json');
+    await replaceLeftoverDevServer(pidFile, log);
     if (await portInUse(config.temporalPort)) {
       throw new Error(
         `port ${config.temporalPort} is taken: set TEMPORAL_PORT (and TEMPORAL_UI_PORT) to free ports, or TEMPORAL_ADDRESS=127.0.0.1:${config.temporalPort} to use the Temporal server already there`,
@@ -64,6 +66,7 @@ async function cmdStart(config: Config): Promise<void> {
       uiPort: config.temporalUiPort,
       dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
       logFile: path.join(config.dataDir, 'temporal', 'server.log'),
+      pidFile,
     });
     temporalAddress = dev.address;
     uiUrl = dev.uiUrl;
