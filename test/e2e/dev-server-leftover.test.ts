@@ -50,9 +50,7 @@ describe('docgen start and its Temporal dev server', () => {
     const dbFile = path.join(dataDir, 'temporal', 'temporal.db');
     const env = await docgenStartEnv(dataDir, { TEMPORAL_CLI: inject('temporalCli') });
     const first = await spawnDocgenStart(env);
-    const servers = devServersOn(dbFile);
-    expect(servers).toHaveLength(1);
-    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'temporal', 'dev-server.json'), 'utf8')).pid).toBe(servers[0]);
+    expect(devServersOn(dbFile)).toHaveLength(1);
 
     await first.stop('SIGKILL');
     await until('the dev server of the killed docgen exits', () => devServersOn(dbFile).length === 0);
