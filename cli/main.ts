@@ -185,7 +185,7 @@ async function cmdRender(args: string[]): Promise<void> {
     out = await render(template, data, options);
   } catch (err) {
     const { describeError } = await import('./batch.ts');
-    throw new Error(`render failed:\n  ${describeError(err).join('\n  ')}`);
+    throw new Error(`render failed:\n  ${describeError(err).join('\n  ')}`, { cause: err });
   }
   fs.writeFileSync(values.out, out);
   process.stdout.write(`wrote ${values.out} (${out.byteLength} bytes)\n`);

@@ -100,7 +100,7 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
       process.stdout.write(`wrote ${out} (${fs.statSync(out).size} bytes)\n`);
     } catch (err) {
       if (!(err instanceof DocgenError)) throw err;
-      throw new Error(`generate failed:\n  ${describeError(err).join('\n  ')}`);
+      throw new Error(`generate failed:\n  ${describeError(err).join('\n  ')}`, { cause: err });
     }
     return;
   }

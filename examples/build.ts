@@ -4,6 +4,7 @@
 //                     formatted as currency, totals computed by filters, a formatted date
 // monthly-report.xlsx a row repeated per region, typed number cells, a SUM row that grows with the rows
 // products.pptx       one slide per product ({:products}), with its price and a bullet list per slide
+// reminder.docx       a payment reminder with a condition, one per row of customers.csv
 // and their data (invoice.json with the logo as a data URL, monthly-report.json, products.json).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -104,6 +105,37 @@ function invoiceDocx(): Uint8Array {
     'word/styles.xml': styles,
   });
 }
+
+/** A one-page reminder letter, one per row of customers.csv (`docgen generate --each`). */
+function reminderDocx(): Uint8Array {
+  const body = [
+    para(run('Northwind Print & Paper', { bold: true, size: 14 }) + run(' · 12 rue des Archives, 75004 Paris', { color: '595959' }), { after: 480 }),
+    para(run('{name}'), { after: 0 }),
+    para(run('{city}'), { after: 480 }),
+    para(run('Dear {contact},')),
+    para(run('Our records show an open balance of ') + run('{balance | currency:"EUR"}', { bold: true }) + run(' on your account, due since {dueOn | date:"d MMMM yyyy"}.')),
+    para(run('{#balance > 1000}As the amount exceeds €1,000, please contact us to agree a payment plan.{/}')),
+    para(run('If you have already paid, please ignore this letter.'), { after: 360 }),
+    para(run('Kind regards,'), { after: 0 }),
+    para(run('Accounts team')),
+  ].join('');
+  return pkg({
+    '[Content_Types].xml': contentTypes([['/word/document.xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml']]),
+    '_rels/.rels': rels([['rId1', 'officeDocument', 'word/document.xml']]),
+    'word/_rels/document.xml.rels': rels([]),
+    'word/document.xml':
+      `${XML}<w:document xmlns:w="${W}" xmlns:r="${REL}"><w:body>${body}` +
+      '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1134" w:right="1134" w:bottom="1134" w:left="1134" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>',
+  });
+}
+
+const CUSTOMERS_CSV = [
+  'id,name,contact,city,balance,dueOn',
+  'C-1001,ACME & Co.,Ms Ada Lovelace,London,1250.4,2026-10-15',
+  'C-1002,Globex,Mr Hank Scorpio,Cypress Creek,310,2026-10-31',
+  '"C-1003","Initech, Ltd.",Mr Bill Lumbergh,Austin,89.99,2026-11-01',
+  '',
+].join('\n');
 
 // ---------------------------------------------------------------------------------------------- xlsx
 
@@ -292,6 +324,8 @@ export function buildExamples(dir = here): string[] {
     ['monthly-report.json', json(monthlyReportData())],
     ['products.pptx', productsPptx()],
     ['products.json', json(productsData())],
+    ['reminder.docx', reminderDocx()],
+    ['customers.csv', Buffer.from(CUSTOMERS_CSV, 'utf8')],
   ];
   for (const [name, bytes] of files) fs.writeFileSync(path.join(dir, name), bytes);
   return files.map(([name]) => path.join(dir, name));

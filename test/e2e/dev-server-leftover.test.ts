@@ -50,9 +50,11 @@ describe('docgen start and its Temporal dev server', () => {
     const dbFile = path.join(dataDir, 'temporal', 'temporal.db');
     const env = await docgenStartEnv(dataDir, { TEMPORAL_CLI: inject('temporalCli') });
     const first = await spawnDocgenStart(env);
-    expect(devServersOn(dbFile)).toHaveLength(1);
-
-    await first.stop('SIGKILL');
+    try {
+      expect(devServersOn(dbFile)).toHaveLength(1);
+    } finally {
+      await first.stop('SIGKILL');
+    }
     await until('the dev server of the killed docgen exits', () => devServersOn(dbFile).length === 0);
 
     const second = await spawnDocgenStart(env);

@@ -1,6 +1,7 @@
 // The README's promise, end to end: `docgen start`, `docgen credentials --json`, upload a template and
 // data, generate synchronously, download the merged document; then the run as an operator sees it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -8,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SA } from '../../worker/search-attributes.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
-import { type StartedService, startDocgen } from '../support/service-process.ts';
+import { repoRoot, type StartedService, startDocgen } from '../support/service-process.ts';
+
+// The screenshots the README shows (docs/*.png) are taken here: UPDATE_SCREENSHOTS=1 writes them into
+// docs/, otherwise into a temporary directory (the UI shows times and ids, which change every run).
+const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.join(repoRoot, 'docs') : fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-screenshots-'));
 
 describe('quick start: docgen start + credentials + upload/generate/download', () => {
   let svc: StartedService;
@@ -142,6 +147,14 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       for (const step of ['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']) expect(text).toContain(step);
       expect(text).toContain('template ui-template (Storage)');
       expect(text).toContain('record document and metering');
+      // The README's pictures: this run in the Temporal UI, and the API docs page.
+      await page.setViewportSize({ width: 1280, height: 820 });
+      await page.screenshot({ path: path.join(screenshotDir, 'temporal-ui.png') });
+      await page.goto(`http://127.0.0.1:${svc.env.PORT}/v1/docs`);
+      await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+      expect(await page.innerText('body')).toContain('/v1/documents/document/generate');
+      await page.screenshot({ path: path.join(screenshotDir, 'api-docs.png') });
+      for (const name of ['temporal-ui.png', 'api-docs.png']) expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
     } finally {
       await browser.close();
     }
