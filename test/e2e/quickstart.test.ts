@@ -139,7 +139,17 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
-      await page.goto(`http://127.0.0.1:${svc.env.TEMPORAL_UI_PORT}/namespaces/default/workflows/generate-${gen.body.operationId}`);
+      // The run's event history: every step with its summary, in the UI of both the Temporal CLI 1.5
+      // (UI 2.42) and 1.9 (UI 2.54, whose default tab, the timeline, shows no local activity summaries).
+      const { temporalAddress } = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'service.json'), 'utf8')) as { temporalAddress: string };
+      const connection = await Connection.connect({ address: temporalAddress });
+      const workflowId = `generate-${gen.body.operationId}`;
+      const runId = await new Client({ connection }).workflow
+        .getHandle(workflowId)
+        .describe()
+        .then((d) => d.runId)
+        .finally(() => connection.close());
+      await page.goto(`http://127.0.0.1:${svc.env.TEMPORAL_UI_PORT}/namespaces/default/workflows/${workflowId}/${runId}/history`);
       await page.getByText('ui-doc to Storage:root', { exact: false }).first().waitFor({ timeout: 30_000 });
       const text = await page.innerText('body');
       expect(text).toContain('Completed');
