@@ -158,8 +158,11 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       expect(text).toContain('template ui-template (Storage)');
       expect(text).toContain('record document and metering');
       // The README's pictures: this run in the Temporal UI, and the API docs page.
-      await page.setViewportSize({ width: 1280, height: 820 });
+      await page.setViewportSize({ width: 1100, height: 720 });
+      // The steps with their summaries, the run's header just above them.
+      await page.getByText('template ui-template (Storage)', { exact: false }).first().scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(screenshotDir, 'temporal-ui.png') });
+      await page.setViewportSize({ width: 1100, height: 640 });
       await page.goto(`http://127.0.0.1:${svc.env.PORT}/v1/docs`);
       await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
       expect(await page.innerText('body')).toContain('/v1/documents/document/generate');
@@ -168,7 +171,8 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
     } finally {
       await browser.close();
     }
-  });
+    // Two pages, a browser start and a workflow: more than the default minute on a loaded machine.
+  }, 150_000);
 
   it('stops gracefully on SIGTERM', async () => {
     expect(await svc.stop('SIGTERM')).toBe(0);
