@@ -68,7 +68,8 @@ describe('docgen start and its Temporal dev server', () => {
     }
     expect(devServersOn(dbFile)).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, 'temporal', 'dev-server.json'))).toBe(false);
-  });
+    // Two starts of the whole service (each up to 120 s on a loaded machine).
+  }, 300_000);
 
   it('replaces a dev server left running on its data directory (recorded in the pid file)', async () => {
     const dataDir = tmp();
@@ -98,7 +99,7 @@ describe('docgen start and its Temporal dev server', () => {
     } finally {
       await leftover.stop();
     }
-  });
+  }, 300_000);
 
   it('never touches a process on the port that is not its dev server', async () => {
     const dataDir = tmp();

@@ -79,7 +79,7 @@ describe('README walk-through, run from the README text', () => {
     const strip = (s: string) => s.replace(/\d+ bytes, \d+ ms/g, 'N').replace(/^Generating the examples in .*$/m, 'Generating');
     const shown = /`npx docgen example` generates[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(strip(shown ?? '')).toBe(strip(out.replace(/^pdf skipped.*\n/m, '')));
-  });
+  }, 180_000);
 
   it('"Upload, generate, download": the curl walk-through and the CLI, verbatim', async () => {
     const out = await bash(block('walkthrough'), env);
@@ -91,5 +91,5 @@ describe('README walk-through, run from the README text', () => {
     expect(out).toContain(`wrote examples/out/report.pdf`);
     expect(fs.readdirSync(path.join(outDir, 'reminders')).sort()).toEqual(['C-1001.pdf', 'C-1002.pdf', 'C-1003.pdf']);
     expect(out).toMatch(/3 of 3 document\(s\) written to .*examples\/out\/reminders/);
-  });
+  }, 180_000);
 });
