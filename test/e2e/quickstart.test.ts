@@ -158,9 +158,12 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       expect(text).toContain('template ui-template (Storage)');
       expect(text).toContain('record document and metering');
       // The README's pictures: this run in the Temporal UI, and the API docs page.
-      await page.setViewportSize({ width: 1100, height: 720 });
-      // The steps with their summaries, the run's header just above them.
+      await page.setViewportSize({ width: 1400, height: 760 });
+      // The steps with their summaries (scrolled down to them, and back to the table's left edge).
       await page.getByText('template ui-template (Storage)', { exact: false }).first().scrollIntoViewIfNeeded();
+      await page.evaluate(() => {
+        for (const el of document.querySelectorAll('*')) if (el.scrollLeft > 0) el.scrollLeft = 0;
+      });
       await page.screenshot({ path: path.join(screenshotDir, 'temporal-ui.png') });
       await page.setViewportSize({ width: 1100, height: 640 });
       await page.goto(`http://127.0.0.1:${svc.env.PORT}/v1/docs`);
