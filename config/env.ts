@@ -43,6 +43,12 @@ const oneOf =
     if ((values as string[]).includes(raw)) return raw as T;
     throw new ConfigError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
   };
+const bool: Parser<boolean> = (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+};
 const bytes: Parser<number> = (raw, name) => {
   const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw.trim());
   if (!m) throw new ConfigError(`${name} must be a size such as 20MB or 1048576, got ${JSON.stringify(raw)}`);
@@ -104,6 +110,12 @@ export const settings = {
     0,
     int(0, 1_000),
     'Conversions of async generations one worker runs at once (from the office task queue; the rest wait in Temporal); 0 = twice the LibreOffice pool size (CONVERTER_POOL_SIZE, default the CPU count)',
+  ),
+  converterAutoInstall: setting(
+    'CONVERTER_AUTO_INSTALL',
+    true,
+    bool,
+    '`docgen start` installs LibreOffice (pdf/csv output) when it is missing and it runs as root on Debian/Ubuntu, as .ci/install-converter.sh does; false = only print the command',
   ),
   callbackRetryScheduleMs: setting(
     'CALLBACK_RETRY_SCHEDULE',

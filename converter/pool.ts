@@ -91,6 +91,11 @@ export function networkIsolationPrefix(): string[] | null {
 
 let availabilityProbe: { ok: boolean; reason: string } | undefined;
 
+/** Forgets the cached probe (after `docgen start` installed LibreOffice). */
+export function forgetLibreOfficeProbe(): void {
+  availabilityProbe = undefined;
+}
+
 /** Whether soffice and a python with `uno` are installed (cached; ~100 ms the first time). */
 export function libreOfficeAvailable(opts: { soffice?: string; python?: string } = {}): { ok: boolean; reason: string } {
   if (availabilityProbe && !opts.soffice && !opts.python) return availabilityProbe;

@@ -1,6 +1,7 @@
 // The README's promise, end to end: `docgen start`, `docgen credentials --json`, upload a template and
 // data, generate synchronously, download the merged document; then the run as an operator sees it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -8,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SA } from '../../core/search-attributes.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
-import { type StartedService, startDocgen } from '../support/service-process.ts';
+import { repoRoot, type StartedService, startDocgen } from '../support/service-process.ts';
+
+// The screenshots the README shows (docs/*.png) are taken here: UPDATE_SCREENSHOTS=1 writes them into
+// docs/, otherwise into a temporary directory (the UI shows times and ids, which change every run).
+const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.join(repoRoot, 'docs') : fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-screenshots-'));
 
 describe('quick start: docgen start + credentials + upload/generate/download', () => {
   let svc: StartedService;
@@ -134,7 +139,17 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
-      await page.goto(`http://127.0.0.1:${svc.env.TEMPORAL_UI_PORT}/namespaces/default/workflows/generate-${gen.body.operationId}`);
+      // The run's event history: every step with its summary, in the UI of both the Temporal CLI 1.5
+      // (UI 2.42) and 1.9 (UI 2.54, whose default tab, the timeline, shows no local activity summaries).
+      const { temporalAddress } = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'service.json'), 'utf8')) as { temporalAddress: string };
+      const connection = await Connection.connect({ address: temporalAddress });
+      const workflowId = `generate-${gen.body.operationId}`;
+      const runId = await new Client({ connection }).workflow
+        .getHandle(workflowId)
+        .describe()
+        .then((d) => d.runId)
+        .finally(() => connection.close());
+      await page.goto(`http://127.0.0.1:${svc.env.TEMPORAL_UI_PORT}/namespaces/default/workflows/${workflowId}/${runId}/history`);
       await page.getByText('ui-doc to Storage:root', { exact: false }).first().waitFor({ timeout: 30_000 });
       const text = await page.innerText('body');
       expect(text).toContain('Completed');
@@ -142,10 +157,25 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       for (const step of ['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']) expect(text).toContain(step);
       expect(text).toContain('template ui-template (Storage)');
       expect(text).toContain('record document and metering');
+      // The README's pictures: this run in the Temporal UI, and the API docs page.
+      await page.setViewportSize({ width: 1400, height: 760 });
+      // The steps with their summaries (scrolled down to them, and back to the table's left edge).
+      await page.getByText('template ui-template (Storage)', { exact: false }).first().scrollIntoViewIfNeeded();
+      await page.evaluate(() => {
+        for (const el of document.querySelectorAll('*')) if (el.scrollLeft > 0) el.scrollLeft = 0;
+      });
+      await page.screenshot({ path: path.join(screenshotDir, 'temporal-ui.png') });
+      await page.setViewportSize({ width: 1100, height: 640 });
+      await page.goto(`http://127.0.0.1:${svc.env.PORT}/v1/docs`);
+      await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+      expect(await page.innerText('body')).toContain('/v1/documents/document/generate');
+      await page.screenshot({ path: path.join(screenshotDir, 'api-docs.png') });
+      for (const name of ['temporal-ui.png', 'api-docs.png']) expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
     } finally {
       await browser.close();
     }
-  });
+    // Two pages, a browser start and a workflow: more than the default minute on a loaded machine.
+  }, 150_000);
 
   it('stops gracefully on SIGTERM', async () => {
     expect(await svc.stop('SIGTERM')).toBe(0);

@@ -38,6 +38,8 @@ export async function docgenStartEnv(dataDir: string, extra: Record<string, stri
     TEMPORAL_UI_PORT: String(await freePort()),
     DOCGEN_DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    // A test never runs apt-get: CI installs LibreOffice first (.ci/install-converter.sh).
+    CONVERTER_AUTO_INSTALL: 'false',
     ...extra,
   };
   delete env.DATABASE_URL;

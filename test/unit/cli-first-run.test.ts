@@ -1,0 +1,76 @@
+// The pure parts of the first-run CLI: batch rows (JSON and CSV), per-row file names, what `docgen start`
+// does about a missing LibreOffice, and the committed examples being what examples/build.ts builds.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseCsv, readRows, rowFileName } from '../../cli/batch.ts';
+import { converterInstallPlan } from '../../cli/converter-install.ts';
+import { buildExamples } from '../../examples/build.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-cli-unit-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const file = (name: string, text: string) => {
+  const p = path.join(tmp, name);
+  fs.writeFileSync(p, text);
+  return p;
+};
+
+describe('batch rows', () => {
+  it('parses RFC 4180 CSV: quotes, doubled quotes, commas and line breaks inside quotes, CRLF, BOM', () => {
+    expect(parseCsv('\ufeffa,b\r\n"x, y","say ""hi"""\r\n"two\nlines",\n')).toEqual([
+      ['a', 'b'],
+      ['x, y', 'say "hi"'],
+      ['two\nlines', ''],
+    ]);
+    expect(() => parseCsv('a\n"open')).toThrow('not closed');
+  });
+
+  it('reads CSV rows as objects: dotted headers nest, plain numbers become numbers', () => {
+    const rows = readRows(file('r.csv', 'id,customer.name,balance,zip\nC-1,"ACME, Inc.",12.5,007\n'));
+    expect(rows).toEqual([{ id: 'C-1', customer: { name: 'ACME, Inc.' }, balance: 12.5, zip: '007' }]);
+  });
+
+  it('names the line of a CSV row with the wrong number of fields, and refuses JSON that is not an array of objects', () => {
+    expect(() => readRows(file('bad.csv', 'a,b\n1,2\n3\n'))).toThrow('line 3: 1 fields, the header has 2');
+    expect(() => readRows(file('obj.json', '{"a":1}'))).toThrow('needs a JSON array');
+    expect(() => readRows(file('arr.json', '[{"a":1}, 2]'))).toThrow('row 2 is not an object');
+    expect(() => readRows(file('broken.json', '[{'))).toThrow('not valid JSON');
+  });
+
+  it('names each row file after a field when asked, safely, else after the row number', () => {
+    expect(rowFileName({ id: 'C-1' }, 1, 'letter', 'pdf', 'id')).toBe('C-1.pdf');
+    expect(rowFileName({ id: '../../etc/passwd' }, 2, 'letter', 'pdf', 'id')).toBe('.._.._etc_passwd.pdf');
+    expect(rowFileName({ id: '' }, 3, 'letter', 'docx', 'id')).toBe('letter-003.docx');
+    expect(rowFileName({}, 12, 'letter', 'docx')).toBe('letter-012.docx');
+  });
+});
+
+describe('docgen start and a missing LibreOffice', () => {
+  const base = { missing: true, optedOut: false, root: true, debian: true, aptGet: true };
+  it('installs it as root on Debian/Ubuntu with the CI script', () => {
+    expect(converterInstallPlan(base, '/x/.ci/install-converter.sh')).toEqual({ action: 'install', command: ['bash', '/x/.ci/install-converter.sh'] });
+  });
+  it('prints the exact command when it may not install (not root, or opted out)', () => {
+    expect(converterInstallPlan({ ...base, root: false }, '/x/i.sh')).toEqual({ action: 'print', message: expect.stringContaining('run `sudo bash /x/i.sh`') });
+    expect(converterInstallPlan({ ...base, optedOut: true }, '/x/i.sh')).toEqual({ action: 'print', message: expect.stringContaining('run `bash /x/i.sh` (CONVERTER_AUTO_INSTALL=false') });
+  });
+  it('does not run apt-get where there is none, and does nothing when LibreOffice is there', () => {
+    expect(converterInstallPlan({ ...base, debian: false }).action).toBe('print');
+    expect(converterInstallPlan({ ...base, aptGet: false }).action).toBe('print');
+    expect(converterInstallPlan({ ...base, missing: false })).toEqual({ action: 'none' });
+  });
+});
+
+describe('examples/', () => {
+  it('holds exactly what examples/build.ts builds', () => {
+    const out = fs.mkdtempSync(path.join(tmp, 'examples-'));
+    const built = buildExamples(out);
+    expect(built.length).toBeGreaterThanOrEqual(8);
+    for (const f of built) {
+      const committed = path.join(import.meta.dirname, '..', '..', 'examples', path.basename(f));
+      expect(fs.existsSync(committed), `${path.basename(f)} is committed`).toBe(true);
+      expect(Buffer.compare(fs.readFileSync(f), fs.readFileSync(committed)), `${path.basename(f)} matches node examples/build.ts`).toBe(0);
+    }
+  });
+});
