@@ -28,8 +28,8 @@ export function deliverActivity(deps: ActivityDeps) {
     }
     const name = outputFileName(document.name, document.fileFormat);
     const key = `subscriptions/${input.subscriptionId}/documents/${input.urn}`;
-    const bytes = await deps.blobs.get(input.source.key);
-    const put = await deps.blobs.put(key, bytes);
+    // Inside the store (S3: a server-side copy): a large document never passes through this process.
+    await deps.blobs.copy(input.source.key, key);
     await insertFile(deps.db, {
       id: input.urn,
       subscriptionId: input.subscriptionId,
@@ -38,8 +38,8 @@ export function deliverActivity(deps: ActivityDeps) {
       fileName: name,
       path: document.path,
       contentType: input.source.contentType,
-      size: put.size,
-      sha256: put.sha256,
+      size: input.source.size,
+      sha256: input.source.sha256,
       blobKey: key,
       expiresDate: null,
     });

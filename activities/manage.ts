@@ -7,6 +7,7 @@ import { outputFileName } from '../core/generate.ts';
 import { setOfficeCustomProperties } from '../engine/convert.ts';
 import type { Consumption } from '../store/documents.ts';
 import { recordConsumption, recordDocument } from '../store/documents.ts';
+import { countMetering } from '../telemetry/metrics.ts';
 import { getFile, insertFile, markFileRemoved } from '../store/files.ts';
 import type { ManageInput, ManageOperation, RemoveMode } from '../workflows/manage.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -168,7 +169,7 @@ export function manageActivities(deps: ActivityDeps) {
     /** Copy and convert get a new document record; a move carries the source's record over to the new
      *  file (urn, title, path, format). Idempotent per operation, in one transaction with the metering. */
     async manageRecord(input: ManageRecordInput): Promise<{ documentGuid: string }> {
-      return deps.db.transaction(async (tx) => {
+      const { documentGuid, metered } = await deps.db.transaction(async (tx) => {
         let documentGuid: string | undefined;
         if (input.operation === 'move') {
           const r = await tx.query<{ document_guid: string }>(
@@ -190,9 +191,11 @@ export function manageActivities(deps: ActivityDeps) {
           fileFormat: input.fileFormat,
           deliveryMethod: input.deliveryMethod,
         });
-        await recordConsumption(tx, input.subscriptionId, input.userId, input.operationId, input.consumption);
-        return { documentGuid };
+        const metered = await recordConsumption(tx, input.subscriptionId, input.userId, input.operationId, input.consumption);
+        return { documentGuid, metered };
       });
+      countMetering(metered);
+      return { documentGuid };
     },
 
     /** Removes the source (source.remove) and, unless its record moved with it, soft-deletes its record. */
@@ -213,7 +216,7 @@ export function manageActivities(deps: ActivityDeps) {
         );
         documentGuid = r.rows[0]?.document_guid;
       }
-      if (input.consumption) await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption);
+      if (input.consumption) countMetering(await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption));
       return documentGuid ? { documentGuid } : {};
     },
   };

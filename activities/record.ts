@@ -1,5 +1,6 @@
 import type { Consumption } from '../store/documents.ts';
 import { recordConsumption, recordDocument } from '../store/documents.ts';
+import { countMetering } from '../telemetry/metrics.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export interface RecordInput {
@@ -17,7 +18,7 @@ export interface RecordInput {
 export function recordActivity(deps: ActivityDeps) {
   /** Writes the document record and the metering in one transaction; idempotent per operation. */
   return async function record(input: RecordInput): Promise<{ documentGuid: string }> {
-    return deps.db.transaction(async (tx) => {
+    const { documentGuid, metered } = await deps.db.transaction(async (tx) => {
       const documentGuid = await recordDocument(tx, {
         subscriptionId: input.subscriptionId,
         userId: input.userId,
@@ -28,8 +29,10 @@ export function recordActivity(deps: ActivityDeps) {
         fileFormat: input.fileFormat,
         deliveryMethod: input.deliveryMethod,
       });
-      await recordConsumption(tx, input.subscriptionId, input.userId, input.operationId, input.consumption);
-      return { documentGuid };
+      const metered = await recordConsumption(tx, input.subscriptionId, input.userId, input.operationId, input.consumption);
+      return { documentGuid, metered };
     });
+    countMetering(metered);
+    return { documentGuid };
   };
 }

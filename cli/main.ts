@@ -206,7 +206,8 @@ function cmdConfig(config: Config, args: string[]): void {
     return;
   }
   for (const [key, s] of Object.entries(settings)) {
-    const value = (config as Record<string, unknown>)[key];
+    const raw = (config as Record<string, unknown>)[key];
+    const value = 'secret' in s && s.secret && raw !== undefined ? '(set)' : raw;
     process.stdout.write(`${s.env.padEnd(26)} ${String(value ?? '(unset)').padEnd(28)} ${s.description}\n`);
   }
 }

@@ -41,14 +41,18 @@ export async function recordConsumption(
   userId: string,
   operationId: string,
   items: Consumption[],
-): Promise<void> {
+): Promise<Consumption[]> {
+  const inserted: Consumption[] = [];
   for (const c of items) {
-    await db.query(
+    const r = await db.query(
       `INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (operation_id, dimension) DO NOTHING`,
+       ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING dimension`,
       [subscriptionId, userId, operationId, c.dimension, c.value],
     );
+    if (r.rows.length) inserted.push(c);
   }
+  /** What was new (a retried step inserts nothing): the metering counters count these. */
+  return inserted;
 }
 
 export async function countDocuments(db: Queryable, subscriptionId: string): Promise<number> {
