@@ -64,7 +64,7 @@ describe('Dockerfile', () => {
 
   it('runs Node 24 as a non-root user, with LibreOffice in the worker target only', () => {
     expect(text).toMatch(/^ARG NODE_VERSION=24$/m);
-    const targets = Object.fromEntries(text.split(/^FROM /m).slice(1).map((stage) => [/ AS (\w+)/.exec(stage.split('\n')[0]!)?.[1], stage]));
+    const targets: Record<string, string> = Object.fromEntries(text.split(/^FROM /m).slice(1).map((stage) => [/ AS (\w+)/.exec(stage.split('\n')[0]!)?.[1] ?? '', stage]));
     expect(Object.keys(targets)).toEqual(['deps', 'api', 'worker']);
     expect(targets.api).toMatch(/^USER node$/m);
     expect(targets.worker).toMatch(/^USER node$/m);
