@@ -1,6 +1,7 @@
 // The production Temporal server (not the dev server) on the run's PostgreSQL, started through the
 // operator's script (scripts/temporal-server.sh) exactly as the README tells an operator to.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -26,7 +27,9 @@ export async function startTemporalServer(postgresUrl: string, temporalCli: stri
   }
   const pg = new URL(postgresUrl);
   const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
-  const ports = await Promise.all(Array.from({ length: 10 }, () => freePort()));
+  const ports = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  // Membership ports are stored in a smallint column: they must be below 32768 (the OS's free ports are not).
+  const membership = await lowPorts(4);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     POSTGRES_SEEDS: pg.hostname,
@@ -41,11 +44,11 @@ export async function startTemporalServer(postgresUrl: string, temporalCli: stri
     HISTORY_GRPC_PORT: String(ports[2]),
     MATCHING_GRPC_PORT: String(ports[3]),
     WORKER_GRPC_PORT: String(ports[4]),
-    FRONTEND_MEMBERSHIP_PORT: String(ports[5]),
-    HISTORY_MEMBERSHIP_PORT: String(ports[6]),
-    MATCHING_MEMBERSHIP_PORT: String(ports[7]),
-    WORKER_MEMBERSHIP_PORT: String(ports[8]),
-    PROMETHEUS_ENDPOINT: `127.0.0.1:${ports[9]}`,
+    FRONTEND_MEMBERSHIP_PORT: String(membership[0]),
+    HISTORY_MEMBERSHIP_PORT: String(membership[1]),
+    MATCHING_MEMBERSHIP_PORT: String(membership[2]),
+    WORKER_MEMBERSHIP_PORT: String(membership[3]),
+    PROMETHEUS_ENDPOINT: `127.0.0.1:${await freePort()}`,
     NUM_HISTORY_SHARDS: '4',
     LOG_LEVEL: 'warn',
     TEMPORAL_CLI: temporalCli,
@@ -80,4 +83,20 @@ export async function startTemporalServer(postgresUrl: string, temporalCli: stri
       clearTimeout(timer);
     },
   };
+}
+
+/** `n` distinct ports in 20000-32767 that are free now. */
+async function lowPorts(n: number): Promise<number[]> {
+  const out: number[] = [];
+  while (out.length < n) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (out.includes(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) out.push(port);
+  }
+  return out;
 }
