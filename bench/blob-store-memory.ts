@@ -2,13 +2,13 @@
 // direction so that peaks do not mix: the S3 store (multipart upload, streamed body) against the directory
 // store as the peer. Needs versitygw (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0).
 //   node bench/blob-store-memory.ts [--mb 200] [--stores fs,s3]
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../cli/temporal-dev.ts';
 import { type BlobStore, FsBlobStore } from '../connectors/storage/blob-store.ts';
@@ -63,7 +63,8 @@ if (values.child) {
     const specs = [{ kind: 'fs', dir }, { kind: 's3', endpoint: s3.endpoint, bucket }] as const;
     for (const spec of specs.filter((x) => values.stores.split(',').includes(x.kind))) {
       for (const op of ['put', 'get'] as const) {
-        const out = execFileSync(process.execPath, [import.meta.filename, '--mb', String(MB), '--child', JSON.stringify({ ...spec, op })], { encoding: 'utf8' });
+        // Asynchronously: this process must keep reading the S3 server's output pipe meanwhile.
+        const { stdout: out } = await promisify(execFile)(process.execPath, [import.meta.filename, '--mb', String(MB), '--child', JSON.stringify({ ...spec, op })], { encoding: 'utf8' });
         const r = JSON.parse(out) as { baseMB: number; peakMB: number; ms: number };
         console.log(`  ${spec.kind.padEnd(3)} ${op}: base ${r.baseMB}, peak ${r.peakMB} (+${r.peakMB - r.baseMB}), ${r.ms} ms`);
       }
