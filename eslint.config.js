@@ -1,6 +1,6 @@
 // Lint: TypeScript rules with type information where it matters (promises), the Temporal rule that
 // workflow code stays deterministic, and the walls of the house: data flows one way,
-//   api -> (Temporal) -> workflows -> activities -> engine / converter / connectors / store / security,
+//   api -> (Temporal) -> workflows -> activities -> engine / converter / connectors / store / security / telemetry,
 // with core/ (the contracts) importable by all and importing nothing. An import against the flow is a lint
 // error, not a comment (see ARCHITECTURE.md).
 import js from '@eslint/js';
@@ -9,7 +9,7 @@ import { builtinModules } from 'node:module';
 
 const NODE_BUILTINS = builtinModules.flatMap((m) => [m, `node:${m}`]);
 
-const FOLDERS = ['api', 'activities', 'workflows', 'worker', 'cli', 'client', 'config', 'core', 'engine', 'converter', 'connectors', 'store', 'security', 'bench', 'scripts', 'test'];
+const FOLDERS = ['api', 'activities', 'workflows', 'worker', 'cli', 'client', 'config', 'core', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry', 'bench', 'scripts', 'test', 'examples'];
 
 /** Which other top-level folders each folder may import from; `types` may be imported as types only. */
 const WALLS = {
@@ -18,11 +18,12 @@ const WALLS = {
   converter: { allow: ['core', 'engine'] },
   store: { allow: ['core'] },
   security: { allow: ['core', 'store'] },
+  telemetry: { allow: ['core'] },
   connectors: { allow: ['core', 'store', 'security'] },
-  activities: { allow: ['core', 'engine', 'converter', 'connectors', 'store', 'security'] },
+  activities: { allow: ['core', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry'] },
   workflows: { allow: ['core'], types: ['activities'] },
-  worker: { allow: ['core', 'activities', 'engine', 'converter', 'connectors', 'store', 'security', 'config'], types: ['workflows'] },
-  api: { allow: ['core', 'engine', 'connectors', 'store', 'security', 'config'], types: ['workflows'] },
+  worker: { allow: ['core', 'activities', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry', 'config'], types: ['workflows'] },
+  api: { allow: ['core', 'engine', 'connectors', 'store', 'security', 'telemetry', 'config'], types: ['workflows'] },
   config: { allow: ['core', 'connectors', 'engine', 'converter'] },
   client: { allow: [], types: ['api'] },
 };

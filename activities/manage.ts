@@ -10,6 +10,7 @@ import { callerFailure } from '../core/failures.ts';
 import { setOfficeCustomProperties } from '../converter/index.ts';
 import { markDocumentDeleted, moveDocumentRecord, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
+import { countMetering } from '../telemetry/metrics.ts';
 import { atLocation } from './locations.ts';
 import { scratchRunId } from './scratch.ts';
 
@@ -100,10 +101,11 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         fileFormat: input.fileFormat,
         deliveryMethod: input.deliveryMethod,
       };
-      const documentGuid =
+      const { documentGuid, metered } =
         input.operation === 'move'
           ? await moveDocumentRecord(deps.db, input.sourceUrn, document, input.consumption)
           : await recordDocumentWithConsumption(deps.db, document, input.consumption);
+      countMetering(metered);
       return { documentGuid };
     },
 
@@ -117,7 +119,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       const need = { method: source.loadMethod, capability, field: 'sourceDocument.loadMethod' } as const;
       await atLocation(deps.locations, need, (l) => l.remove!({ subscriptionId: input.subscriptionId, userId: input.userId }, source.urn, mode));
       const documentGuid = input.markRecordDeleted ? await markDocumentDeleted(deps.db, input.subscriptionId, source.urn, input.userId) : undefined;
-      if (input.consumption) await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption);
+      if (input.consumption) countMetering(await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption));
       return documentGuid ? { documentGuid } : {};
     },
   };

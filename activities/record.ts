@@ -1,5 +1,6 @@
 import type { Consumption } from '../core/envelope.ts';
 import { recordDocumentWithConsumption } from '../store/records/documents.ts';
+import { countMetering } from '../telemetry/metrics.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export interface RecordInput {
@@ -18,6 +19,8 @@ export function recordActivity(deps: ActivityDeps) {
   /** Writes the document record and the metering in one transaction; idempotent per operation. */
   return async function record(input: RecordInput): Promise<{ documentGuid: string }> {
     const { consumption, ...document } = input;
-    return { documentGuid: await recordDocumentWithConsumption(deps.db, document, consumption) };
+    const { documentGuid, metered } = await recordDocumentWithConsumption(deps.db, document, consumption);
+    countMetering(metered);
+    return { documentGuid };
   };
 }

@@ -22,6 +22,7 @@ import configurationRoutes from './routes/configurations.ts';
 import dataSourceRoutes from './routes/datasources.ts';
 import documentRoutes from './routes/documents.ts';
 import generateRoutes from './routes/generate.ts';
+import healthRoutes, { type ReadinessCheck } from './routes/health.ts';
 import manageRoutes from './routes/manage.ts';
 import optionRoutes from './routes/options.ts';
 import signatureRoutes from './routes/signatures.ts';
@@ -45,10 +46,14 @@ export interface AppDeps {
   baseUrl: () => string;
   /** Enables the loopback admin route that mints development credentials (embedded defaults only). */
   adminToken?: string;
+  /** What GET /v1/ready checks (database, temporal, storage, converter); none = always ready. */
+  readiness?: Record<string, ReadinessCheck>;
+  /** Called once per answered request (metrics). */
+  onResponse?: (route: string, method: string, status: number, seconds: number) => void;
   logger?: boolean | Record<string, unknown>;
 }
 
-const PUBLIC = /^\/v1\/(openapi\.json|docs(\/.*)?|health)(\?.*)?$/;
+const PUBLIC = /^\/v1\/(openapi\.json|docs(\/.*)?)(\?.*)?$/;
 
 /** Fastify's request serializer for the log, with the URL stripped of the API key (`?apiKey=`). */
 export const logSerializers = {
@@ -112,7 +117,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
-  app.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  if (deps.onResponse) {
+    const observe = deps.onResponse;
+    // The route pattern, never the raw URL: ids would make one series per request.
+    app.addHook('onResponse', async (request, reply) => {
+      observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
+  // Outside the /v1 scope below, so the auth plugin never sees them.
+  await app.register(healthRoutes, { checks: deps.readiness ?? {} });
 
   await app.register(
     async (v1) => {
@@ -135,7 +149,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });
-      await v1.register(storageRoutes, { db: deps.db, blobs: deps.blobs });
+      await v1.register(storageRoutes, {
+        db: deps.db,
+        blobs: deps.blobs,
+        ...(deps.config.storageDownload === 'redirect' ? { redirect: { expiresInSeconds: deps.config.storagePresignSeconds } } : {}),
+      });
       await v1.register(configurationRoutes, { db: deps.db });
       await v1.register(templateRoutes, { db: deps.db });
       await v1.register(solutionRoutes, { db: deps.db });

@@ -83,6 +83,8 @@ async function cmdStart(config: Config): Promise<void> {
   log(`  Temporal       ${temporalAddress} namespace ${config.temporalNamespace}, task queue ${config.taskQueue}`);
   log(`  Converter      ${service.converterStatus}`);
   log(`  Data           ${config.dataDir}`);
+  log(`  Storage        ${config.storageUrl ?? path.join(config.dataDir, 'storage')}`);
+  if (service.metricsUrl) log(`  Metrics        ${service.metricsUrl}/metrics`);
   log('  Credentials    npx docgen credentials --json');
   log('Press Ctrl+C to stop.');
   await waitForSignal(async () => {
@@ -98,6 +100,7 @@ async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
   if (!config.temporalAddress) throw new ConfigError(`docgen ${half} needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)`);
   const service = await startService({ config, temporalAddress: config.temporalAddress, api: half === 'api', worker: half === 'worker' });
   process.stdout.write(half === 'api' ? `docgen api listening on ${service.baseUrl}/v1\n` : `docgen worker polling task queue ${config.taskQueue}\n`);
+  if (service.metricsUrl) process.stdout.write(`metrics on ${service.metricsUrl}/metrics\n`);
   await waitForSignal(() => service.stop());
 }
 
@@ -223,7 +226,8 @@ function cmdConfig(config: Config, args: string[]): void {
     return;
   }
   for (const [key, s] of Object.entries(settings)) {
-    const value = (config as Record<string, unknown>)[key];
+    const raw = (config as Record<string, unknown>)[key];
+    const value = 'secret' in s && s.secret && raw !== undefined ? '(set)' : raw;
     process.stdout.write(`${s.env.padEnd(26)} ${String(value ?? '(unset)').padEnd(28)} ${s.description}\n`);
   }
 }

@@ -3,20 +3,23 @@
 // `docgen worker` run one half each against a shared PostgreSQL and Temporal cluster.
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
-import { converterAvailable, defaultPoolSize, shutdownConverter, startConverter } from '../converter/index.ts';
+import { converterAvailable, converterStatus as poolStatus, defaultPoolSize, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config, templateLimits } from '../config/env.ts';
 import { MergePool } from '../activities/merge-pool.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
-import { FsBlobStore } from '../connectors/storage/blob-store.ts';
+import { openBlobStore } from '../connectors/storage/open.ts';
 import { type Db, openDb } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
+import { officeTaskQueue } from '../core/task-queues.ts';
+import type { ReadinessCheck } from '../telemetry/health.ts';
+import { type MetricsServer, observeRequest, registerConverterMetrics, startMetricsServer } from '../telemetry/metrics.ts';
 import { installRuntime, type RunningWorker, startWorker } from '../worker/index.ts';
+import { freePort } from './temporal-dev.ts';
 import { ensureSearchAttributes } from '../worker/search-attributes.ts';
 
 export interface ServiceOptions {
@@ -36,6 +39,8 @@ export interface RunningService {
   baseUrl: string;
   /** One line for the start-up banner: is pdf/csv conversion available, and if not, how to enable it. */
   converterStatus: string;
+  /** http://host:port of this process's metrics endpoint (METRICS_PORT), when enabled. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -64,13 +69,27 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   };
   try {
     await migrate(db);
-    const blobs = new FsBlobStore(path.join(config.dataDir, 'storage'));
+    const blobs = openBlobStore(config);
     // One connection for the worker and the API's client: with both in one process, a synchronous generate
     // starts eagerly on the local worker (no extra round trip through the task queue).
-    installRuntime(config.logLevel);
+    // The SDK's exporter listens on a private loopback port; our metrics server appends its text.
+    const coreMetricsPort = config.metricsPort === undefined ? undefined : await freePort();
+    installRuntime(config.logLevel, coreMetricsPort ? { metricsBindAddress: `127.0.0.1:${coreMetricsPort}` } : {});
     const connection = await NativeConnection.connect({ address: opts.temporalAddress });
     cleanups.push(async () => connection.close());
     await ensureSearchAttributes(connection, config.temporalNamespace);
+    const readiness: Record<string, ReadinessCheck> = {
+      database: async () => {
+        await db.query('SELECT 1');
+        return db.kind === 'postgres' ? 'PostgreSQL' : 'embedded PGlite';
+      },
+      temporal: async () => {
+        await connection.workflowService.describeNamespace({ namespace: config.temporalNamespace });
+        return `${opts.temporalAddress} namespace ${config.temporalNamespace}`;
+      },
+      storage: () => blobs.check(),
+      converter: opts.worker ? localConverterCheck : officeWorkersCheck(connection, config),
+    };
     let worker: RunningWorker | undefined;
     let converterStatus = 'not in this process';
     if (opts.worker) {
@@ -98,6 +117,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());
+      registerConverterMetrics(() => {
+        const st = poolStatus();
+        if (!st) return null;
+        return {
+          size: st.instances.length,
+          busy: st.running,
+          queued: st.queued,
+          restarts: st.instances.reduce((n, i) => n + i.restarts, 0),
+          ready: st.ready,
+        };
+      });
       // The LibreOffice pool starts with the worker (warm instances are the point); without LibreOffice
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
@@ -127,6 +157,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           ...(opts.worker ? { converter: converterAvailable } : {}),
         },
         verifyToken: await createTokenVerifier(db, config),
+        readiness,
+        ...(config.metricsPort !== undefined ? { onResponse: observeRequest } : {}),
         baseUrl: () => url,
         ...(opts.adminToken ? { adminToken: opts.adminToken } : {}),
         ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
@@ -150,8 +182,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         }
       });
     }
+    let metrics: MetricsServer | undefined;
+    if (config.metricsPort !== undefined) {
+      metrics = await startMetricsServer({
+        host: config.metricsHost,
+        port: config.metricsPort,
+        readiness,
+        ...(coreMetricsPort ? { coreMetricsUrl: `http://127.0.0.1:${coreMetricsPort}/metrics` } : {}),
+      });
+      const m = metrics;
+      cleanups.push(async () => m.close());
+    }
     return {
       db,
+      ...(metrics ? { metricsUrl: metrics.url } : {}),
       ...(app ? { app } : {}),
       ...(worker ? { worker } : {}),
       get baseUrl() {
@@ -164,4 +208,30 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await stop();
     throw err;
   }
+}
+
+/** In a process with the worker: the local converter has a warm instance (or Gotenberg answers). No
+ *  converter installed is not a failure: pdf/csv requests then answer 400 saying how to enable one. */
+async function localConverterCheck(): Promise<string> {
+  const available = converterAvailable();
+  if (!available.available) return `not available (${available.reason}): pdf and csv outputs answer 400`;
+  const st = poolStatus();
+  if (!st) throw new Error('the converter has not started');
+  if (!st.ready) throw new Error(`${st.kind}: no instance can take work (${st.instances.map((i) => `${i.state}${i.lastError ? `: ${i.lastError}` : ''}`).join('; ')})`);
+  return `${st.kind}, ${st.instances.filter((i) => i.state === 'idle' || i.state === 'busy').length}/${st.instances.length} instance(s) up, ${st.queued} queued`;
+}
+
+/** In an API-only process the converters live in the workers: some worker must poll the office queue. */
+function officeWorkersCheck(connection: NativeConnection, config: Config): ReadinessCheck {
+  return async () => {
+    const queue = officeTaskQueue(config.taskQueue);
+    const r = await connection.workflowService.describeTaskQueue({
+      namespace: config.temporalNamespace,
+      taskQueue: { name: queue },
+      taskQueueType: 2, // TASK_QUEUE_TYPE_ACTIVITY
+    });
+    const pollers = r.pollers?.length ?? 0;
+    if (pollers === 0) throw new Error(`no worker polls ${queue}: start \`docgen worker\``);
+    return `${pollers} worker poller(s) on ${queue}`;
+  };
 }

@@ -115,6 +115,19 @@ export class Transport {
     return u.toString();
   }
 
+  /** One unauthenticated GET, no retries, any status: for the health and readiness probes. */
+  async probe(path: string): Promise<{ status: number; body: unknown }> {
+    const res = await this.fetchFn(this.url(path), { method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body };
+  }
+
   /** Back-off before retry number `attempt` (0-based), at least the server's Retry-After. */
   delayFor(attempt: number, retryAfterMs: number | undefined): number {
     const cap = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** attempt);

@@ -338,8 +338,30 @@ export class StorageClient extends Area {
   }
 }
 
+/** The service's probes (extensions): need no credentials, are never retried. */
+export interface ReadinessReport {
+  status: 'ready' | 'not ready';
+  /** Names of the failed checks (database, temporal, storage, converter). */
+  notReady: string[];
+  checks: Record<string, { ready: boolean; detail: string }>;
+}
+
+export class OperationsClient extends Area {
+  /** GET /health: true when the process answers. */
+  async health(): Promise<boolean> {
+    return (await this.t.probe('/health')).status === 200;
+  }
+  /** GET /ready: the readiness report, whether ready (200) or not (503). */
+  async ready(): Promise<ReadinessReport> {
+    const { status, body } = await this.t.probe('/ready');
+    if (status !== 200 && status !== 503) throw new Error(`GET /v1/ready answered ${status}`);
+    return body as ReadinessReport;
+  }
+}
+
 export class DocgenClient {
   readonly transport: Transport;
+  readonly operations: OperationsClient;
   readonly common: CommonClient;
   readonly signatures: SignaturesClient;
   readonly configurations: ConfigurationsClient;
@@ -355,6 +377,7 @@ export class DocgenClient {
   constructor(opts: DocgenClientOptions) {
     const t = new Transport(opts);
     this.transport = t;
+    this.operations = new OperationsClient(t);
     this.common = new CommonClient(t);
     this.signatures = new SignaturesClient(t);
     this.configurations = new ConfigurationsClient(t);

@@ -12,6 +12,8 @@ interface Setting<T> {
   readonly description: string;
   readonly default: T;
   readonly parse: Parser<T>;
+  /** `docgen config` prints "(set)" instead of the value. */
+  readonly secret?: boolean;
 }
 
 export class ConfigError extends Error {
@@ -81,9 +83,36 @@ const allowList: Parser<string[]> = (raw, name) => {
   }
 };
 
-function setting<T>(env: string, def: T, parse: Parser<T>, description: string): Setting<T> {
-  return { env, default: def, parse, description };
+function setting<T>(env: string, def: T, parse: Parser<T>, description: string, opts: { secret?: boolean } = {}): Setting<T> {
+  return { env, default: def, parse, description, ...opts };
 }
+
+/** Unset = the data directory; `s3://bucket[/prefix]` = object storage; anything else = a directory. */
+const storageUrl: Parser<string | undefined> = (raw, name) => {
+  if (raw === '') return undefined;
+  if (raw.startsWith('s3:')) {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be s3://bucket[/prefix] or a directory, got ${JSON.stringify(raw)}`);
+    }
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(u.hostname) || u.search || u.hash || u.username) {
+      throw new ConfigError(`${name}: ${JSON.stringify(raw)} is not s3://bucket[/prefix] with a valid bucket name (3-63 lowercase letters, digits, dots, hyphens)`);
+    }
+    return raw;
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) && !raw.startsWith('file://')) {
+    throw new ConfigError(`${name} must be s3://bucket[/prefix], file:///directory or a directory, got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+};
+const httpUrl: Parser<string | undefined> = (raw, name) => {
+  const v = url(raw, name);
+  if (v && !/^https?:/.test(v)) throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  return v?.replace(/\/$/, '');
+};
+const optionalPort: Parser<number | undefined> = (raw, name) => (raw === '' ? undefined : int(0, 65535)(raw, name));
 
 export const settings = {
   host: setting('HOST', '127.0.0.1', str, 'Address the HTTP API listens on'),
@@ -150,6 +179,33 @@ export const settings = {
   ),
   rateLimitPerMinute: setting('RATE_LIMIT_PER_MINUTE', 1_200, int(0, 10_000_000), 'Requests per minute one API key may send (sustained); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; 0 = no limit'),
   rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one API key may send at once above the per-minute rate'),
+  storageUrl: setting(
+    'STORAGE_URL',
+    undefined,
+    storageUrl,
+    'Where blobs (uploads, documents, scratch) live: unset = DOCGEN_DATA_DIR/storage; `s3://bucket/prefix` = an S3-compatible object store (shared by every process); a directory path',
+  ),
+  s3Endpoint: setting('S3_ENDPOINT', undefined, httpUrl, 'S3 endpoint for a self-hosted server (versitygw, MinIO, Ceph), e.g. http://s3:7070; unset = AWS'),
+  s3PublicEndpoint: setting('S3_PUBLIC_ENDPOINT', undefined, httpUrl, 'S3 endpoint put in presigned download URLs when clients reach the store under another name; unset = S3_ENDPOINT'),
+  s3Region: setting('S3_REGION', 'us-east-1', str, 'S3 region'),
+  s3ForcePathStyle: setting('S3_FORCE_PATH_STYLE', 'auto', oneOf('auto', 'true', 'false'), 'Path-style S3 URLs (host/bucket/key); auto = on when S3_ENDPOINT is set'),
+  awsAccessKeyId: setting('AWS_ACCESS_KEY_ID', undefined, optionalStr, 'S3 access key; unset = the AWS SDK standard chain (profile, instance or pod role)'),
+  awsSecretAccessKey: setting('AWS_SECRET_ACCESS_KEY', undefined, optionalStr, 'S3 secret key (with AWS_ACCESS_KEY_ID)', { secret: true }),
+  awsSessionToken: setting('AWS_SESSION_TOKEN', undefined, optionalStr, 'S3 session token for temporary credentials', { secret: true }),
+  storageDownload: setting(
+    'STORAGE_DOWNLOAD',
+    'stream',
+    oneOf('stream', 'redirect'),
+    'Document downloads: stream = through the API; redirect = 302 to a short-lived presigned URL of the object store (S3 only; the directory store always streams)',
+  ),
+  storagePresignSeconds: setting('STORAGE_PRESIGN_SECONDS', 300, int(1, 604_800), 'Lifetime of a presigned download URL (STORAGE_DOWNLOAD=redirect)'),
+  metricsPort: setting(
+    'METRICS_PORT',
+    undefined,
+    optionalPort,
+    'Port of this process\'s Prometheus endpoint (/metrics, plus /health and /ready); unset = no metrics server, 0 = any free port',
+  ),
+  metricsHost: setting('METRICS_HOST', '127.0.0.1', str, 'Address the metrics endpoint listens on (0.0.0.0 in a container)'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
+import { activityMetrics } from '../telemetry/metrics.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -11,11 +12,20 @@ let runtimeInstalled = false;
 
 /** The SDK logs every state change at INFO; keep that for debugging and show warnings otherwise. Expected
  *  caller failures (a broken template) are logged by the SDK as warnings, so `silent` also hides those. */
-export function installRuntime(logLevel: string): void {
+export function installRuntime(logLevel: string, opts: { metricsBindAddress?: string } = {}): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = logLevel === 'debug' || logLevel === 'trace' ? 'INFO' : logLevel === 'silent' || logLevel === 'fatal' || logLevel === 'error' ? 'ERROR' : 'WARN';
-  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: {
+      logging: { filter: { core: level, other: level } },
+      // The SDK's runtime metrics (polls, task latencies, slots, sticky cache...) in Prometheus text.
+      ...(opts.metricsBindAddress
+        ? { metrics: { prometheus: { bindAddress: opts.metricsBindAddress, useSecondsForDurations: true, countersTotalSuffix: true } } }
+        : {}),
+    },
+  });
 }
 
 let bundle: Promise<WorkflowBundle> | undefined;
@@ -57,6 +67,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     taskQueue: opts.taskQueue,
     workflowBundle: await workflowBundle(),
     activities,
+    interceptors: { activity: [activityMetrics] },
     shutdownGraceTime,
   });
   // Activities only, and no more at once than the converter takes: the backlog waits in Temporal.
@@ -65,6 +76,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     namespace: opts.namespace,
     taskQueue: officeTaskQueue(opts.taskQueue),
     activities: { convertDocument: activities.convertDocument },
+    interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: opts.officeSlots,
     shutdownGraceTime,
   });

@@ -41,6 +41,16 @@ export interface BlobStore {
   createReadStream(key: string): Promise<Readable>;
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /** Copies a blob inside the store (server-side where the store can: the bytes never pass through this
+   *  process). Overwrites `to`; BlobNotFoundError when `from` is absent. */
+  copy(from: string, to: string): Promise<void>;
+  /** Every key that starts with `prefix` (tests, housekeeping). */
+  list(prefix: string): Promise<string[]>;
+  /** Readiness: resolves with a short description when the store can be used, throws why not otherwise. */
+  check(): Promise<string>;
+  /** A short-lived URL that downloads the blob without this process, or undefined when the store has none
+   *  (the directory store). */
+  presignedGetUrl(key: string, opts: { expiresInSeconds: number; fileName: string; contentType: string }): Promise<string | undefined>;
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
@@ -138,5 +148,47 @@ export class FsBlobStore implements BlobStore {
     } catch {
       return false;
     }
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const source = this.file(from);
+    const target = this.file(to);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${randomUUID()}.tmp`;
+    try {
+      await fsp.copyFile(source, tmp);
+      await fsp.rename(tmp, target);
+    } catch (err) {
+      await fsp.rm(tmp, { force: true });
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await this.exists(from))) throw new BlobNotFoundError(`blob ${from} not found`);
+      throw err;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    let entries: string[];
+    try {
+      entries = (await fsp.readdir(this.root, { recursive: true })) as string[];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const keys: string[] = [];
+    for (const rel of entries) {
+      const key = rel.split(path.sep).join('/');
+      if (!key.startsWith(prefix) || key.endsWith('.tmp')) continue;
+      if ((await fsp.stat(path.join(this.root, rel))).isFile()) keys.push(key);
+    }
+    return keys.sort();
+  }
+
+  async check(): Promise<string> {
+    await fsp.mkdir(this.root, { recursive: true });
+    await fsp.access(this.root, fs.constants.R_OK | fs.constants.W_OK);
+    return `directory ${this.root}`;
+  }
+
+  async presignedGetUrl(): Promise<undefined> {
+    return undefined;
   }
 }

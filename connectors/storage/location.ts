@@ -54,12 +54,13 @@ export function storageLocation(deps: LocationDeps): Location {
       return { urn: file.id, name: file.fileName, path: file.path, fileFormat: formatOfFileName(file.fileName), blob: ref(file) };
     },
 
-    /** Streams the source into the document's own key; writing the same urn again overwrites (retries are safe). */
+    /** Copies the source to the document's own key inside the store (S3: a server-side copy, so a large
+     *  document never passes through this process); writing the same urn again overwrites (retries are safe). */
     async write(ctx, req) {
       if (!ctx.userId) throw new Error('a Storage write needs the acting user (the document owner)');
       const name = outputFileName(req.name, req.fileFormat);
       const key = `subscriptions/${ctx.subscriptionId}/documents/${req.urn}`;
-      const put = await deps.blobs.putStream(key, await deps.blobs.createReadStream(req.source.key));
+      await deps.blobs.copy(req.source.key, key);
       await insertFile(deps.db, {
         id: req.urn,
         subscriptionId: ctx.subscriptionId,
@@ -68,8 +69,8 @@ export function storageLocation(deps: LocationDeps): Location {
         fileName: name,
         path: req.path,
         contentType: req.source.contentType,
-        size: put.size,
-        sha256: put.sha256,
+        size: req.source.size,
+        sha256: req.source.sha256,
         blobKey: key,
         expiresDate: null,
       });

@@ -149,36 +149,41 @@ export async function recordDocument(db: Queryable, d: NewDocument): Promise<str
 
 export type { Consumption };
 
+/** Records the metering of an operation; idempotent per (operation, dimension). Returns what was new (a
+ *  retried step inserts nothing), which is what the metering counters count. */
 export async function recordConsumption(
   db: Queryable,
   subscriptionId: string,
   userId: string,
   operationId: string,
   items: Consumption[],
-): Promise<void> {
+): Promise<Consumption[]> {
+  const inserted: Consumption[] = [];
   for (const c of items) {
-    await db.query(
+    const r = await db.query(
       `INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (operation_id, dimension) DO NOTHING`,
+       ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING dimension`,
       [subscriptionId, userId, operationId, c.dimension, c.value],
     );
+    if (r.rows.length) inserted.push(c);
   }
+  return inserted;
 }
 
-
-/** A new document record and its metering in one transaction; idempotent per operation. */
-export async function recordDocumentWithConsumption(db: Db, d: NewDocument, consumption: Consumption[]): Promise<string> {
+/** A new document record and its metering in one transaction; idempotent per operation. `metered` is the
+ *  metering that was new. */
+export async function recordDocumentWithConsumption(db: Db, d: NewDocument, consumption: Consumption[]): Promise<{ documentGuid: string; metered: Consumption[] }> {
   return db.transaction(async (tx) => {
     const documentGuid = await recordDocument(tx, d);
-    await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);
-    return documentGuid;
+    const metered = await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);
+    return { documentGuid, metered };
   });
 }
 
 /** A Move carries the source's record over to the new file (urn, title, path, format, location), with the
- *  metering, in one transaction. A retry finds the record already moved (it matches either urn). Returns
- *  undefined when the source had no live record, after recording a new one for the moved file. */
-export async function moveDocumentRecord(db: Db, fromUrn: string, d: NewDocument, consumption: Consumption[]): Promise<string> {
+ *  metering, in one transaction. A retry finds the record already moved (it matches either urn); a source
+ *  without a live record gets a new record for the moved file. */
+export async function moveDocumentRecord(db: Db, fromUrn: string, d: NewDocument, consumption: Consumption[]): Promise<{ documentGuid: string; metered: Consumption[] }> {
   return db.transaction(async (tx) => {
     const r = await tx.query<{ document_guid: string }>(
       `UPDATE documents SET urn = $3, title = $4, path = $5, file_format = $6, delivery_method = $7,
@@ -188,8 +193,8 @@ export async function moveDocumentRecord(db: Db, fromUrn: string, d: NewDocument
       [d.subscriptionId, fromUrn, d.urn, d.title, d.path, d.fileFormat, d.deliveryMethod, d.userId],
     );
     const documentGuid = r.rows[0]?.document_guid ?? (await recordDocument(tx, d));
-    await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);
-    return documentGuid;
+    const metered = await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);
+    return { documentGuid, metered };
   });
 }
 

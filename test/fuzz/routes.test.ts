@@ -33,6 +33,8 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : process.env
 const BARE = new Set(['GET /v1/documents/configuration/{documentSolutionConfigurationGuid}/get', 'GET /v1/documents/configuration/list']);
 /** The data-source add-link 404 has an empty body (spec 4.5). */
 const EMPTY_404 = new Set(['POST /v1/documents/solution/{documentSolutionId}/datasource/{dataSourceId}/add']);
+/** The liveness and readiness probes (extensions) answer `{status, ...}`, not an envelope, as probes do. */
+const PROBES = new Set(['GET /v1/health', 'GET /v1/ready']);
 
 const key = (op: Operation) => `${op.method} ${op.path}`;
 
@@ -152,6 +154,10 @@ describe('fuzz: every served operation', () => {
       throw new Error(`not JSON: ${where}`);
     }
     if (!(res.headers.get('content-type') ?? '').includes('application/json')) throw new Error(`content-type ${res.headers.get('content-type')}: ${where}`);
+    if (res.ok && PROBES.has(key(op))) {
+      if (!['ok', 'ready'].includes(parsed?.status)) throw new Error(`probe without status: ${where}`);
+      return;
+    }
     if (res.ok) {
       if (!(parsed?.result?.statusCode !== undefined || 'folder' in (parsed ?? {}))) throw new Error(`success without envelope: ${where}`);
       return;

@@ -1,8 +1,6 @@
 // The HTTP API against the real worker, Temporal dev server and database: authentication, validation that
 // names the field, uploads (limits, extension rule, all-or-nothing) and generate failures that leave nothing
 // behind.
-import fs from 'node:fs';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,9 +33,9 @@ describe('HTTP API', () => {
     const r = await stack.service.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`);
     return Number(r.rows[0]?.n);
   }
-  function blobFiles(): string[] {
-    const root = path.join(stack.config.dataDir, 'storage');
-    return fs.existsSync(root) ? (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(root, f)).isFile()) : [];
+  /** Every blob of the stack's store (its directory or its S3 bucket). */
+  function blobFiles(): Promise<string[]> {
+    return stack.blobs.list('');
   }
   async function uploadPair(template = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }) {
     const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
@@ -117,7 +115,7 @@ describe('HTTP API', () => {
     });
 
     it('refuses a disallowed extension with INVALID_TEMPLATE_FORMAT and stores none of the request', async () => {
-      const before = { rows: await countRows('stored_files'), blobs: blobFiles().length };
+      const before = { rows: await countRows('stored_files'), blobs: (await blobFiles()).length };
       const res = await api.upload('template', [
         { name: 'ok.docx', bytes: makeDocx(['ok']) },
         { name: 'evil.docm', bytes: makeDocx(['x']) },
@@ -125,11 +123,11 @@ describe('HTTP API', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.innerErrors[0].code).toBe('INVALID_TEMPLATE_FORMAT');
       expect(res.body.error.innerErrors[0].message).toContain('evil.docm');
-      expect({ rows: await countRows('stored_files'), blobs: blobFiles().length }).toEqual(before);
+      expect({ rows: await countRows('stored_files'), blobs: (await blobFiles()).length }).toEqual(before);
     });
 
     it('enforces the size limit while streaming: 413 FILE_TOO_LARGE, nothing kept', async () => {
-      const before = { rows: await countRows('stored_files'), blobs: blobFiles().length };
+      const before = { rows: await countRows('stored_files'), blobs: (await blobFiles()).length };
       const res = await api.upload('template', [
         { name: 'small.docx', bytes: makeDocx(['ok']) },
         { name: 'big.docx', bytes: new Uint8Array(MAX * 4).fill(65) },
@@ -137,7 +135,7 @@ describe('HTTP API', () => {
       expect(res.status).toBe(413);
       expect(res.body.error.innerErrors[0].code).toBe('FILE_TOO_LARGE');
       expect(res.body.error.innerErrors[0].message).toContain(String(MAX));
-      expect({ rows: await countRows('stored_files'), blobs: blobFiles().length }).toEqual(before);
+      expect({ rows: await countRows('stored_files'), blobs: (await blobFiles()).length }).toEqual(before);
     });
 
     it('refuses data files that are not JSON, and requests without files', async () => {
@@ -240,7 +238,7 @@ describe('HTTP API', () => {
       expect(b.body.error.innerErrors.every((e: any) => e.code === 'TEMPLATE_ERROR')).toBe(true);
       expect(await countRows('documents')).toBe(docsBefore);
       expect(await countRows('stored_files', "kind = 'document'")).toBe(outputsBefore);
-      expect(blobFiles().filter((f) => f.startsWith('scratch'))).toEqual([]);
+      expect((await blobFiles()).filter((f) => f.startsWith('scratch'))).toEqual([]);
       expect(await runningWorkflows()).toBe(0);
     });
 

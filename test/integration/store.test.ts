@@ -84,3 +84,16 @@ describe.each(backends)('store on $name', ({ open }) => {
     expect(Number(n.rows[0]?.n)).toBe(0);
   });
 });
+
+describe('migrations from several processes at once (a cluster starting)', () => {
+  it('four connections migrating one fresh PostgreSQL database all succeed, each migration applied once', async () => {
+    const url = await createPgDatabase();
+    const dbs = await Promise.all(Array.from({ length: 4 }, () => openDb({ databaseUrl: url })));
+    try {
+      const results = await Promise.all(dbs.map((db) => migrate(db)));
+      expect(results.flat().sort((a, b) => a - b)).toEqual(migrations.map((m) => m.version));
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()));
+    }
+  });
+});

@@ -8,9 +8,14 @@ import { inject } from 'vitest';
 import { type Credentials, issueCredentials } from '../../api/auth/credentials.ts';
 import { startService, type RunningService } from '../../cli/service.ts';
 import { type Config, loadConfig } from '../../config/env.ts';
+import type { BlobStore } from '../../connectors/storage/blob-store.ts';
+import { openBlobStore } from '../../connectors/storage/open.ts';
+import { s3Settings } from './s3.ts';
 
 export interface Stack {
   service: RunningService;
+  /** The stack's blob store (the directory or the S3 bucket it was given). */
+  blobs: BlobStore;
   config: Config;
   credentials(subscription?: string): Promise<Credentials>;
   stop(): Promise<void>;
@@ -18,17 +23,22 @@ export interface Stack {
 
 export async function startStack(
   overrides: Partial<Config> = {},
-  opts: { database?: 'pglite' | 'postgres'; /** Fastify/pino logger options (default: no log). */ logger?: Record<string, unknown> } = {},
+  opts: { database?: 'pglite' | 'postgres'; storage?: 'directory' | 's3'; /** Fastify/pino logger options (default: no log). */ logger?: Record<string, unknown> } = {},
 ): Promise<Stack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-stack-'));
   let databaseUrl: string | undefined;
   // DOCGEN_TEST_DATABASE=postgres runs every stack-based suite on PostgreSQL (CI does both).
   const database = opts.database ?? (process.env.DOCGEN_TEST_DATABASE === 'postgres' ? 'postgres' : 'pglite');
   if (database === 'postgres') databaseUrl = await createPgDatabase();
-  const config = loadConfig({}, { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...overrides });
+  // DOCGEN_TEST_STORAGE=s3 runs every stack-based suite on the S3 server (a bucket per stack); CI's second
+  // pass (PostgreSQL) does.
+  const storage = opts.storage ?? (process.env.DOCGEN_TEST_STORAGE === 's3' ? 's3' : 'directory');
+  const s3 = storage === 's3' ? await s3Settings() : {};
+  const config = loadConfig({}, { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...s3, ...overrides });
   const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: opts.logger ?? false });
   return {
     service,
+    blobs: openBlobStore(config),
     config,
     credentials: (subscription?: string) => issueCredentials(service.db, config, service.baseUrl, subscription),
     async stop() {

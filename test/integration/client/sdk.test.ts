@@ -267,6 +267,14 @@ describe('SDK against the running API', () => {
       });
     }
 
+    it('probes health and readiness without credentials', async () => {
+      const anonymous = new DocgenClient({ baseUrl: creds.baseUrl, apiKey: '', accessToken: '' });
+      expect(await anonymous.operations.health()).toBe(true);
+      const ready = await anonymous.operations.ready();
+      expect(ready.status).toBe('ready');
+      expect(Object.keys(ready.checks).sort()).toEqual(['converter', 'database', 'storage', 'temporal']);
+    });
+
     it('covers every served operation with an SDK method', () => {
       const sdkRoutes = new Set([
         ...pending.map((c) => `${c.method} /v1${c.path}`),
@@ -304,6 +312,8 @@ describe('SDK against the running API', () => {
         'POST /v1/documents/document/generate',
         'POST /v1/documents/document/generate/async',
         'GET /v1/documents/storage/{urn}/content',
+        'GET /v1/health',
+        'GET /v1/ready',
       ]);
       const missing = [...served].filter((r) => !sdkRoutes.has(r));
       expect(missing, 'served operations without an SDK method').toEqual([]);

@@ -1,8 +1,6 @@
 // POST /documents/document/manage against the real worker, Temporal, database and LibreOffice: each row of
 // the spec 4.8 table (copy, move, convert, delete) and its rules, and manage's own envelopes (statusCode
 // as a string, externalErrors).
-import fs from 'node:fs';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
@@ -50,7 +48,7 @@ describe('POST /documents/document/manage', () => {
   async function blobOf(urn: string) {
     const r = await stack.service.db.query<{ blob_key: string; removed_date: Date | null }>('SELECT blob_key, removed_date FROM stored_files WHERE id = $1', [urn]);
     const row = r.rows[0]!;
-    return { removed: row.removed_date !== null, exists: fs.existsSync(path.join(stack.config.dataDir, 'storage', ...row.blob_key.split('/'))) };
+    return { removed: row.removed_date !== null, exists: await stack.blobs.exists(row.blob_key) };
   }
   function expectManageError(res: { status: number; body: any }, status: number, code: string, message?: RegExp) {
     expect(res.status, JSON.stringify(res.body)).toBe(status);

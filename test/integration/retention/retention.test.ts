@@ -1,8 +1,6 @@
 // Upload retention (spec 3, 8) against the real worker, Temporal and database: an uploaded template or data
 // file is removed when a generate consumes it (success or failure) or when UPLOAD_RETENTION_SECONDS have
 // passed, whichever comes first; the template record naming it survives and its urn stops resolving.
-import fs from 'node:fs';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
@@ -46,7 +44,7 @@ describe('upload retention', () => {
     );
     const found = r.rows[0];
     if (!found) throw new Error(`no row ${id}`);
-    return { ...found, blobExists: fs.existsSync(path.join(stack.config.dataDir, 'storage', ...found.blob_key.split('/'))) };
+    return { ...found, blobExists: await stack.blobs.exists(found.blob_key) };
   }
   async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;

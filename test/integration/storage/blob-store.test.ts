@@ -1,0 +1,148 @@
+// The blob store contract on both stores: the directory (embedded default) and a real S3 server (versitygw).
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../config/env.ts';
+import { BlobNotFoundError, type BlobStore, BlobTooLargeError, FsBlobStore } from '../../../connectors/storage/blob-store.ts';
+import { openBlobStore } from '../../../connectors/storage/open.ts';
+import { S3BlobStore } from '../../../connectors/storage/s3-blob-store.ts';
+import { s3Client, s3Settings } from '../../support/s3.ts';
+
+const MiB = 1024 * 1024;
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const stores: { name: string; open: () => Promise<BlobStore> }[] = [
+  {
+    name: 'directory',
+    open: async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-blobs-'));
+      dirs.push(dir);
+      return openBlobStore(loadConfig({}, { dataDir: dir }));
+    },
+  },
+  { name: 'S3 (versitygw)', open: async () => openBlobStore(loadConfig({}, { dataDir: os.tmpdir(), ...(await s3Settings('some/prefix')) })) },
+];
+
+/** A stream of `total` pseudo-random bytes, produced chunk by chunk (never whole in memory). */
+function generated(total: number, seed = 1): { stream: Readable; sha256: () => string } {
+  const hash = createHash('sha256');
+  let sent = 0;
+  let x = seed;
+  const stream = new Readable({
+    read() {
+      if (sent >= total) return void this.push(null);
+      const n = Math.min(256 * 1024, total - sent);
+      const chunk = Buffer.allocUnsafe(n);
+      for (let i = 0; i < n; i += 4) {
+        x = (x * 1103515245 + 12345) >>> 0;
+        chunk.writeUInt32LE(x, i);
+      }
+      sent += n;
+      hash.update(chunk);
+      this.push(chunk);
+    },
+  });
+  return { stream, sha256: () => hash.digest('hex') };
+}
+
+async function drain(stream: Readable): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    hash.update(chunk as Buffer);
+  }
+  return { size, sha256: hash.digest('hex') };
+}
+
+describe.each(stores)('blob store: $name', ({ name, open }) => {
+  let store: BlobStore;
+  const key = (k: string) => `t/${k}`;
+
+  it('is chosen from the settings and reports itself ready', async () => {
+    store = await open();
+    expect(store).toBeInstanceOf(name === 'directory' ? FsBlobStore : S3BlobStore);
+    expect(await store.check()).toMatch(name === 'directory' ? /^directory / : /^s3:\/\/t-[0-9a-f]+\/some\/prefix\/ at http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('puts, gets, lists, copies and deletes', async () => {
+    const bytes = new TextEncoder().encode('hello blobs');
+    const put = await store.put(key('a.txt'), bytes);
+    expect(put).toEqual({ size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    expect(Buffer.from(await store.get(key('a.txt'))).toString()).toBe('hello blobs');
+    expect(await store.exists(key('a.txt'))).toBe(true);
+    expect(await store.exists(key('missing'))).toBe(false);
+    await store.copy(key('a.txt'), key('copy/b.txt'));
+    expect(Buffer.from(await store.get(key('copy/b.txt'))).toString()).toBe('hello blobs');
+    expect(await store.list('t/')).toEqual([key('a.txt'), key('copy/b.txt')]);
+    expect(await store.list('t/copy/')).toEqual([key('copy/b.txt')]);
+    await store.delete(key('a.txt'));
+    await store.delete(key('a.txt')); // idempotent
+    expect(await store.exists(key('a.txt'))).toBe(false);
+    await expect(store.get(key('a.txt'))).rejects.toBeInstanceOf(BlobNotFoundError);
+    await expect(store.createReadStream(key('a.txt'))).rejects.toBeInstanceOf(BlobNotFoundError);
+    await expect(store.copy(key('a.txt'), key('c.txt'))).rejects.toBeInstanceOf(BlobNotFoundError);
+    expect(await store.exists(key('c.txt'))).toBe(false);
+  });
+
+  it('refuses keys that could escape their place', async () => {
+    for (const bad of ['../x', 'a/../../x', '/abs', 'a//b', '', 'a/./b']) {
+      await expect(store.put(bad, new Uint8Array(1))).rejects.toThrow(/invalid blob key/);
+    }
+  });
+
+  it('streams 24 MiB in and out (multipart on S3) with the right size and digest', async () => {
+    const src = generated(24 * MiB, 7);
+    const put = await store.putStream(key('big.bin'), src.stream, { maxBytes: 25 * MiB });
+    expect(put).toEqual({ size: 24 * MiB, sha256: src.sha256() });
+    expect(await drain(await store.createReadStream(key('big.bin')))).toEqual(put);
+  });
+
+  it('aborts a stream over the limit and leaves nothing behind (no object, no pending multipart upload)', async () => {
+    const src = generated(12 * MiB, 3);
+    await expect(store.putStream(key('over.bin'), src.stream, { maxBytes: 10 * MiB })).rejects.toBeInstanceOf(BlobTooLargeError);
+    expect(await store.exists(key('over.bin'))).toBe(false);
+    expect((await store.list('t/')).filter((k) => k.includes('over'))).toEqual([]);
+    if (store instanceof S3BlobStore) {
+      const client = s3Client();
+      const pending = await client.send(new ListMultipartUploadsCommand({ Bucket: store.bucket }));
+      client.destroy();
+      expect(pending.Uploads ?? []).toEqual([]);
+    }
+  });
+
+  it('offers a presigned download URL on S3 only, which serves the bytes with the file name', async () => {
+    await store.put(key('doc.pdf'), new TextEncoder().encode('%PDF-1.7 fake'));
+    const url = await store.presignedGetUrl(key('doc.pdf'), { expiresInSeconds: 60, fileName: 'Résumé "final".pdf', contentType: 'application/pdf' });
+    if (name === 'directory') {
+      expect(url).toBeUndefined();
+      return;
+    }
+    expect(url).toMatch(/X-Amz-Signature=/);
+    const res = await fetch(url!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toContain(`filename*=UTF-8''R%C3%A9sum%C3%A9%20%22final%22.pdf`);
+    expect(await res.text()).toBe('%PDF-1.7 fake');
+    // Tampering with the key breaks the signature.
+    expect((await fetch(url!.replace('doc.pdf', 'doc.pdX'))).status).toBe(403);
+  });
+
+  it('check() fails, saying why, when the store cannot be used', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-blobs-')), 'a-file');
+    dirs.push(path.dirname(file));
+    fs.writeFileSync(file, '');
+    const broken =
+      name === 'directory'
+        ? new FsBlobStore(path.join(file, 'storage')) // under a regular file: cannot be created
+        : openBlobStore(loadConfig({}, { dataDir: os.tmpdir(), ...(await s3Settings()), storageUrl: `s3://missing-${randomUUID().slice(0, 8)}/x` }));
+    await expect(broken.check()).rejects.toThrow();
+  });
+});
