@@ -71,7 +71,9 @@ let stopService: (() => Promise<unknown>) | undefined;
 
 async function startService(dataDir: string): Promise<Service> {
   const temporalCli = findTemporalCli(process.env.TEMPORAL_CLI);
-  const env = await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', ...(temporalCli ? { TEMPORAL_CLI: temporalCli } : {}) });
+  // One API key sends the whole burst (uploads and generates): the per-key rate limit would turn that into
+  // 429s, and this measures the pipeline's throughput, not the limiter.
+  const env = await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', ...(temporalCli ? { TEMPORAL_CLI: temporalCli } : {}) });
   const started = await spawnDocgenStart(env, { timeoutMs: 180_000 });
   stopService = () => started.stop();
   await sleep(200); // the banner printed with the ready line
