@@ -2,14 +2,13 @@
 // `docgen start` runs all of it (plus a Temporal dev server) in one process; `docgen api` and
 // `docgen worker` run one half each against a shared PostgreSQL and Temporal cluster.
 import fs from 'node:fs';
-import os from 'node:os';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
-import { converterAvailable, converterStatus as poolStatus, defaultPoolSize, shutdownConverter, startConverter } from '../converter/index.ts';
+import { configureConverter, converterAvailable, converterStatus as poolStatus, defaultPoolSize, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
-import { baseUrl, type Config, templateLimits } from '../config/env.ts';
+import { baseUrl, type Config, converterSettingsOf, templateLimits } from '../config/env.ts';
 import { MergePool } from '../activities/merge-pool.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { openBlobStore } from '../connectors/storage/open.ts';
@@ -44,17 +43,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** The converter's pool size; a bad CONVERTER_POOL_SIZE is reported when the converter starts, not here. */
-function poolSizeOrCpus(): number {
-  try {
-    return defaultPoolSize();
-  } catch {
-    return os.availableParallelism();
-  }
-}
-
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const { config } = opts;
+  // The converter reads no environment: its settings come from the validated configuration.
+  configureConverter(converterSettingsOf(config));
   if (!config.databaseUrl && !(opts.api && opts.worker)) {
     throw new Error(
       'The embedded database (PGlite) serves one process only: run `docgen start`, or set DATABASE_URL to a PostgreSQL server to run `docgen api` and `docgen worker` separately.',
@@ -113,7 +105,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           merge: mergePool,
         },
         logLevel: config.logLevel,
-        officeSlots: config.converterSlots || 2 * poolSizeOrCpus(),
+        officeSlots: config.converterSlots || 2 * defaultPoolSize(),
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());
@@ -131,7 +123,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // The LibreOffice pool starts with the worker (warm instances are the point); without LibreOffice
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
-        converterStatus = await startConverter({ maxMemoryMb: config.converterMaxMemoryMb }).then(
+        converterStatus = await startConverter().then(
           (s) => `${s.kind}, ${s.instances.length} warm instance(s), network isolation: ${s.networkIsolation}`,
           (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
         );

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { AllowListError, outboundPolicy } from '../connectors/http/address-policy.ts';
 import { DEFAULT_TEMPLATE_LIMITS as TL, type TemplateLimits } from '../engine/limits.ts';
-import { DEFAULT_CONVERTER_MAX_MEMORY_MB } from '../converter/pool.ts';
+import { type ConverterSettings, DEFAULT_CONVERTER_SETTINGS as CS } from '../converter/settings.ts';
 
 type Parser<T> = (raw: string, name: string) => T;
 
@@ -146,6 +146,25 @@ export const settings = {
     bool,
     '`docgen start` installs LibreOffice (pdf/csv output) when it is missing and it runs as root on Debian/Ubuntu, as .ci/install-converter.sh does; false = only print the command',
   ),
+  converterMode: setting(
+    'CONVERTER',
+    CS.mode,
+    oneOf('auto', 'libreoffice', 'gotenberg', 'none'),
+    'Which converter does pdf/csv output: auto = Gotenberg when GOTENBERG_URL is set, else the embedded LibreOffice pool; none = no conversion (pdf/csv requests answer 400)',
+  ),
+  gotenbergUrl: setting('GOTENBERG_URL', CS.gotenbergUrl, httpUrl, 'Gotenberg server for conversions (scale-out), e.g. http://gotenberg:3000; basic auth in the URL is sent as such'),
+  converterPoolSize: setting('CONVERTER_POOL_SIZE', CS.poolSize, int(0, 256), 'Warm LibreOffice instances in this worker; 0 = the CPU count'),
+  converterQueueLimit: setting('CONVERTER_QUEUE_LIMIT', CS.queueLimit, int(1, 100_000), 'Conversions that may wait for a free instance before new ones are refused (QUEUE_FULL, retried by the workflow)'),
+  converterTimeoutMs: setting('CONVERTER_TIMEOUT_MS', CS.timeoutMs, int(1_000, 3_600_000), 'Time limit of one conversion; a sync generate also stops at its own deadline'),
+  converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
+  converterNetworkIsolation: setting(
+    'CONVERTER_NETWORK_ISOLATION',
+    CS.networkIsolation,
+    oneOf('auto', 'required', 'off'),
+    'LibreOffice without network access (unshare -n): auto = when the machine allows it, required = refuse to start without it, off = never',
+  ),
+  soffice: setting('SOFFICE', CS.soffice, str, 'The LibreOffice executable'),
+  unoPython: setting('UNO_PYTHON', CS.unoPython, str, 'Python with the uno module (python3-uno) that runs the LibreOffice bridge'),
   callbackRetryScheduleMs: setting(
     'CALLBACK_RETRY_SCHEDULE',
     [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -173,7 +192,7 @@ export const settings = {
   mergeMaxMemoryMb: setting('MERGE_MAX_MEMORY_MB', 1_024, int(64, 65_536), 'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX'),
   converterMaxMemoryMb: setting(
     'CONVERTER_MAX_MEMORY_MB',
-    DEFAULT_CONVERTER_MAX_MEMORY_MB,
+    CS.maxMemoryMb,
     int(0, 1_048_576),
     'Address-space limit of each LibreOffice instance in MB (RLIMIT_AS); a conversion that needs more fails and its instance restarts; 0 = no limit',
   ),
@@ -256,4 +275,20 @@ export function baseUrl(config: Config, port: number = config.port): string {
   if (config.publicBaseUrl) return config.publicBaseUrl.replace(/\/$/, '');
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** The converter's part of the configuration, for configureConverter(). */
+export function converterSettingsOf(config: Config): ConverterSettings {
+  return {
+    mode: config.converterMode,
+    gotenbergUrl: config.gotenbergUrl,
+    poolSize: config.converterPoolSize,
+    queueLimit: config.converterQueueLimit,
+    timeoutMs: config.converterTimeoutMs,
+    recycleAfter: config.converterRecycleAfter,
+    networkIsolation: config.converterNetworkIsolation,
+    soffice: config.soffice,
+    unoPython: config.unoPython,
+    maxMemoryMb: config.converterMaxMemoryMb,
+  };
 }

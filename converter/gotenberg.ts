@@ -7,6 +7,7 @@
  * Gotenberg has no csv output and no plain PDF version switch; those are refused with UNSUPPORTED
  * so the caller hears it before any upload.
  */
+import { converterSettings } from './settings.ts';
 import { ConvertError } from './errors.ts';
 import { planConversion } from './options.ts';
 import { pdfaIdentification } from './pdf.ts';
@@ -51,9 +52,9 @@ export class GotenbergConverter implements Converter {
     u.password = '';
     this.base = u.href.replace(/\/+$/, '');
     this.endpoint = `${this.base}/forms/libreoffice/convert`;
-    this.timeoutMs = opts.timeoutMs ?? (Number(process.env.CONVERTER_TIMEOUT_MS) || 120_000);
+    this.timeoutMs = opts.timeoutMs ?? converterSettings().timeoutMs;
     this.concurrency = opts.concurrency ?? 8;
-    this.queueLimit = opts.queueLimit ?? (Number(process.env.CONVERTER_QUEUE_LIMIT) || 64);
+    this.queueLimit = opts.queueLimit ?? converterSettings().queueLimit;
   }
 
   async start(): Promise<void> {

@@ -10,9 +10,8 @@
  * processes die with this process (an 'exit' hook plus each bridge exiting when its stdin closes),
  * and it does not keep an idle process alive, so a script can import convert() and just end.
  *
- * Environment: GOTENBERG_URL, CONVERTER (auto|libreoffice|gotenberg|none), CONVERTER_POOL_SIZE,
- * CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER, CONVERTER_NETWORK_ISOLATION
- * (auto|required|off), SOFFICE, UNO_PYTHON.
+ * Settings (converter/settings.ts): the service reads them with the others (config/env.ts) and passes them
+ * in with configureConverter(); the converter reads no environment.
  */
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { GotenbergConverter } from './gotenberg.ts';
@@ -24,6 +23,7 @@ import type { PageCount, PageCountOptions } from './pages.ts';
 import { LibreOfficePool, libreOfficeAvailable, networkIsolationPrefix } from './pool.ts';
 import type { PoolOptions } from './pool.ts';
 import { sanitizeOoxml } from './sanitize.ts';
+import { converterSettings } from './settings.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 
 export { ConvertError, isConvertError, HOW_TO_ENABLE } from './errors.ts';
@@ -31,8 +31,10 @@ export type { ConvertErrorCode } from './errors.ts';
 export type {
   Converter, ConverterStatus, ConvertOptions, CsvOptions, InstanceStatus, OfficeFormat, OutputFormat, PdfConformance, PdfOptions,
 } from './types.ts';
-export { defaultPoolSize, LibreOfficePool } from './pool.ts';
-export type { PoolOptions, NetworkIsolation } from './pool.ts';
+export { LibreOfficePool } from './pool.ts';
+export type { PoolOptions } from './pool.ts';
+export { configureConverter, converterSettings, DEFAULT_CONVERTER_SETTINGS, defaultPoolSize } from './settings.ts';
+export type { ConverterMode, ConverterSettings, NetworkIsolation } from './settings.ts';
 export { GotenbergConverter } from './gotenberg.ts';
 export type { GotenbergOptions } from './gotenberg.ts';
 export { CSV_ENCODINGS } from './options.ts';
@@ -44,7 +46,7 @@ export { sanitizeOoxml };
 export type ConverterKind = 'libreoffice' | 'gotenberg';
 
 export interface CreateConverterOptions {
-  /** Default: gotenberg when gotenberg.url or GOTENBERG_URL is set, else libreoffice. */
+  /** Default: gotenberg when gotenberg.url or the configured GOTENBERG_URL is set, else libreoffice. */
   kind?: ConverterKind;
   pool?: PoolOptions;
   gotenberg?: Partial<GotenbergOptions>;
@@ -60,11 +62,9 @@ export interface ConverterAvailability {
 }
 
 function chosenKind(): ConverterKind | 'none' {
-  const forced = (process.env.CONVERTER ?? 'auto').trim().toLowerCase();
-  if (forced === 'none' || forced === 'off') return 'none';
-  if (forced === 'gotenberg') return 'gotenberg';
-  if (forced === 'libreoffice') return 'libreoffice';
-  return process.env.GOTENBERG_URL ? 'gotenberg' : 'libreoffice';
+  const { mode, gotenbergUrl } = converterSettings();
+  if (mode !== 'auto') return mode;
+  return gotenbergUrl ? 'gotenberg' : 'libreoffice';
 }
 
 /**
@@ -75,7 +75,7 @@ export function converterAvailable(): ConverterAvailability {
   const kind = chosenKind();
   if (kind === 'none') return { available: false, kind: null, reason: 'conversion is disabled (CONVERTER=none)', howToEnable: HOW_TO_ENABLE };
   if (kind === 'gotenberg') {
-    const url = process.env.GOTENBERG_URL;
+    const url = converterSettings().gotenbergUrl;
     if (!url) return { available: false, kind: 'gotenberg', reason: 'CONVERTER=gotenberg but GOTENBERG_URL is not set', howToEnable: 'set GOTENBERG_URL' };
     return { available: true, kind, reason: `Gotenberg at ${url.replace(/\/\/[^@/]*@/, '//')}`, howToEnable: HOW_TO_ENABLE };
   }
@@ -86,7 +86,7 @@ export function converterAvailable(): ConverterAvailability {
 }
 
 export function createConverter(opts: CreateConverterOptions = {}): Converter {
-  const url = opts.gotenberg?.url ?? process.env.GOTENBERG_URL;
+  const url = opts.gotenberg?.url ?? converterSettings().gotenbergUrl;
   const kind = opts.kind ?? (url ? 'gotenberg' : 'libreoffice');
   if (kind === 'gotenberg') {
     if (!url) throw new ConvertError('BAD_OPTIONS', 'a Gotenberg converter needs gotenberg.url or GOTENBERG_URL');

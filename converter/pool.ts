@@ -23,10 +23,12 @@ import { addPdfInfo, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions, InstanceStatus } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
+import { converterSettings, defaultPoolSize, type NetworkIsolation } from './settings.ts';
 
 const BRIDGE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'uno_bridge.py');
 
-export type NetworkIsolation = 'auto' | 'required' | 'off';
+export type { NetworkIsolation } from './settings.ts';
+export { defaultPoolSize } from './settings.ts';
 
 export interface PoolOptions {
   /** Instances; default CONVERTER_POOL_SIZE or the CPU count. */
@@ -46,7 +48,7 @@ export interface PoolOptions {
   /** default CONVERTER_NETWORK_ISOLATION or 'auto' (use a network namespace when the machine allows). */
   networkIsolation?: NetworkIsolation;
   /** Address-space limit (RLIMIT_AS, through prlimit) of each instance in MB; 0 = none; default
-   *  DEFAULT_CONVERTER_MAX_MEMORY_MB. A conversion that needs more fails (the instance restarts). */
+   *  the configured CONVERTER_MAX_MEMORY_MB. A conversion that needs more fails (the instance restarts). */
   maxMemoryMb?: number;
   /** Parent for the pool's temp dir (profiles, job files); default os.tmpdir(). */
   tmpDir?: string;
@@ -56,19 +58,6 @@ export interface PoolOptions {
    * show that its document really does pull remote content when nothing stops it.
    */
   unsafeSkipSanitize?: boolean;
-}
-
-function envInt(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new ConvertError('BAD_OPTIONS', `${name} must be a positive integer, got '${v}'`);
-  return n;
-}
-
-/** Instances in a pool created without `size`: CONVERTER_POOL_SIZE, else the CPU count. */
-export function defaultPoolSize(): number {
-  return envInt('CONVERTER_POOL_SIZE', os.availableParallelism());
 }
 
 let isolationProbe: string[] | null | undefined;
@@ -99,8 +88,8 @@ export function forgetLibreOfficeProbe(): void {
 /** Whether soffice and a python with `uno` are installed (cached; ~100 ms the first time). */
 export function libreOfficeAvailable(opts: { soffice?: string; python?: string } = {}): { ok: boolean; reason: string } {
   if (availabilityProbe && !opts.soffice && !opts.python) return availabilityProbe;
-  const soffice = opts.soffice ?? process.env.SOFFICE ?? 'soffice';
-  const python = opts.python ?? process.env.UNO_PYTHON ?? '/usr/bin/python3';
+  const soffice = opts.soffice ?? converterSettings().soffice;
+  const python = opts.python ?? converterSettings().unoPython;
   let res: { ok: boolean; reason: string };
   const which = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', soffice], { encoding: 'utf8' });
   if (which.status !== 0) res = { ok: false, reason: `LibreOffice (${soffice}) is not installed` };
@@ -114,7 +103,6 @@ export function libreOfficeAvailable(opts: { soffice?: string; python?: string }
 
 /** LibreOffice starts and converts ordinary documents well within this; a hostile one (millions of
  *  paragraphs, huge whitespace) cannot take the machine's memory. */
-export const DEFAULT_CONVERTER_MAX_MEMORY_MB = 2_048;
 
 let prlimitProbe: boolean | undefined;
 function hasPrlimit(): boolean {
@@ -375,15 +363,16 @@ export class LibreOfficePool implements Converter {
 
   constructor(opts: PoolOptions = {}) {
     this.size = opts.size ?? defaultPoolSize();
-    this.queueLimit = opts.queueLimit ?? envInt('CONVERTER_QUEUE_LIMIT', 64);
-    this.timeoutMs = opts.timeoutMs ?? envInt('CONVERTER_TIMEOUT_MS', 120_000);
+    const settings = converterSettings();
+    this.queueLimit = opts.queueLimit ?? settings.queueLimit;
+    this.timeoutMs = opts.timeoutMs ?? settings.timeoutMs;
     this.startTimeoutMs = opts.startTimeoutMs ?? 60_000;
-    this.recycleAfter = opts.recycleAfter ?? envInt('CONVERTER_RECYCLE_AFTER', 1000);
-    this.soffice = opts.soffice ?? process.env.SOFFICE ?? 'soffice';
-    this.python = opts.python ?? process.env.UNO_PYTHON ?? '/usr/bin/python3';
+    this.recycleAfter = opts.recycleAfter ?? settings.recycleAfter;
+    this.soffice = opts.soffice ?? settings.soffice;
+    this.python = opts.python ?? settings.unoPython;
     this.skipSanitize = opts.unsafeSkipSanitize === true;
     this.log = opts.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
-    const mode = opts.networkIsolation ?? (process.env.CONVERTER_NETWORK_ISOLATION as NetworkIsolation | undefined) ?? 'auto';
+    const mode = opts.networkIsolation ?? settings.networkIsolation;
     if (mode !== 'auto' && mode !== 'required' && mode !== 'off') {
       throw new ConvertError('BAD_OPTIONS', `CONVERTER_NETWORK_ISOLATION must be auto, required or off, got '${String(mode)}'`);
     }
@@ -391,7 +380,7 @@ export class LibreOfficePool implements Converter {
     if (mode === 'required' && !this.isolation) {
       throw new ConvertError('CONVERTER_UNAVAILABLE', 'network isolation is required but neither `unshare -n` nor `unshare -rn` works on this machine');
     }
-    this.maxMemoryMb = opts.maxMemoryMb ?? DEFAULT_CONVERTER_MAX_MEMORY_MB;
+    this.maxMemoryMb = opts.maxMemoryMb ?? settings.maxMemoryMb;
     this.memoryLimitPrefix = [];
     if (this.maxMemoryMb > 0) {
       if (hasPrlimit()) this.memoryLimitPrefix = ['prlimit', `--as=${this.maxMemoryMb * 1024 * 1024}`, '--'];

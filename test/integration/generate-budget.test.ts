@@ -13,18 +13,14 @@ const TIMEOUT_MS = 4_000;
 describe('a sync generate whose conversion outlasts GENERATE_TIMEOUT_MS', () => {
   let stack: Stack;
   let pool: LibreOfficePool;
-  const previousPoolSize = process.env.CONVERTER_POOL_SIZE;
 
   beforeAll(async () => {
-    process.env.CONVERTER_POOL_SIZE = '1';
-    stack = await startStack({ generateTimeoutMs: TIMEOUT_MS });
+    stack = await startStack({ generateTimeoutMs: TIMEOUT_MS, converterPoolSize: 1 });
     const c = getDefaultConverter();
     if (!(c instanceof LibreOfficePool)) throw new Error(`expected the LibreOffice pool, got ${c.kind}`);
     pool = c;
   });
   afterAll(async () => {
-    if (previousPoolSize === undefined) delete process.env.CONVERTER_POOL_SIZE;
-    else process.env.CONVERTER_POOL_SIZE = previousPoolSize;
     await stack?.stop();
   });
 

@@ -35,12 +35,10 @@ describe('a LibreOffice instance killed during the convert activity of a generat
   let connection: Connection;
   let temporal: Client;
   let pool: LibreOfficePool;
-  const previousPoolSize = process.env.CONVERTER_POOL_SIZE;
 
   beforeAll(async () => {
-    // Read when the service creates the default converter (startStack -> startConverter).
-    process.env.CONVERTER_POOL_SIZE = '1';
-    stack = await startStack();
+    // The service configures the default converter from its settings (startStack -> startConverter).
+    stack = await startStack({ converterPoolSize: 1 });
     creds = await stack.credentials();
     api = client(creds);
     connection = await Connection.connect({ address: inject('temporalAddress') });
@@ -52,8 +50,6 @@ describe('a LibreOffice instance killed during the convert activity of a generat
     pool = c;
   });
   afterAll(async () => {
-    if (previousPoolSize === undefined) delete process.env.CONVERTER_POOL_SIZE;
-    else process.env.CONVERTER_POOL_SIZE = previousPoolSize;
     await connection?.close();
     await stack?.stop();
   });

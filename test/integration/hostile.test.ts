@@ -64,12 +64,11 @@ describe('hostile templates and data from one tenant', () => {
   let other: ReturnType<typeof client>;
   let attackerCreds: Credentials;
   let receiver: Receiver;
-  const previousConverter = process.env.CONVERTER;
 
   beforeAll(async () => {
-    process.env.CONVERTER = 'none';
     [stack, receiver] = await Promise.all([
       startStack({
+        converterMode: 'none',
         templateMaxPartBytes: PART_LIMIT,
         templateMaxXmlElements: ELEMENT_LIMIT,
         mergeMaxMemoryMb: HEAP_LIMIT_MB,
@@ -87,8 +86,6 @@ describe('hostile templates and data from one tenant', () => {
   afterAll(async () => {
     await receiver?.close();
     await stack?.stop();
-    if (previousConverter === undefined) delete process.env.CONVERTER;
-    else process.env.CONVERTER = previousConverter;
   });
 
   const report = (name: string, ms: number, samples: { status: number; ms: number }[]) =>

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ConvertError, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
+  configureConverter, ConvertError, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
   readOfficeCustomProperties, shutdownConverter, startConverter,
 } from '../../../converter/index.ts';
 import { makeDocx, makePptx, makeXlsx, pagedDocx, para, pdfinfoPages, poppler } from './fixtures.ts';
@@ -22,7 +22,7 @@ async function rejection(p: Promise<unknown>): Promise<ConvertError> {
 }
 
 beforeAll(async () => {
-  process.env.CONVERTER_POOL_SIZE = '2';
+  configureConverter({ poolSize: 2 });
   const st = await startConverter();
   expect(st.ready).toBe(true);
 });
@@ -165,10 +165,11 @@ describe('module-level converter in a plain script', () => {
   it('lets a script import convert(), use it, and exit by itself without leaving LibreOffice behind', async () => {
     const mod = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../converter/index.ts');
     const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures.ts');
-    const script = `import { convert } from ${JSON.stringify(mod)}; import { makeDocx, para } from ${JSON.stringify(fixtures)};
+    const script = `import { configureConverter, convert } from ${JSON.stringify(mod)}; import { makeDocx, para } from ${JSON.stringify(fixtures)};
+      configureConverter({ poolSize: 1 });
       const pdf = await convert(makeDocx(para('from a script')), { from: 'docx', to: 'pdf' });
       console.log('pdf bytes', pdf.length);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CONVERTER_POOL_SIZE: '1' } });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const code = await new Promise<number | null>((resolve) => {

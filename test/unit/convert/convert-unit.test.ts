@@ -3,7 +3,7 @@
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  ConvertError, convert, converterAvailable, pageCount, pdfaIdentification, pdfPageCount, readOfficeCustomProperties, sanitizeOoxml,
+  configureConverter, ConvertError, convert, converterAvailable, DEFAULT_CONVERTER_SETTINGS, pageCount, pdfaIdentification, pdfPageCount, readOfficeCustomProperties, sanitizeOoxml,
   setOfficeCustomProperties,
 } from '../../../converter/index.ts';
 import { planConversion } from '../../../converter/options.ts';
@@ -201,22 +201,19 @@ describe('office outputs', () => {
 });
 
 describe('availability', () => {
-  const saved = { ...process.env };
   afterEach(() => {
-    process.env = { ...saved };
+    configureConverter(DEFAULT_CONVERTER_SETTINGS);
   });
 
   it('answers from configuration without starting anything', async () => {
-    process.env.CONVERTER = 'none';
+    configureConverter({ mode: 'none' });
     const off = converterAvailable();
     expect(off).toMatchObject({ available: false, kind: null });
     expect(off.howToEnable).toMatch(/install-converter\.sh/);
     await expect(convert(makeDocx(para('x')), { from: 'docx', to: 'pdf' })).rejects.toMatchObject({ code: 'CONVERTER_UNAVAILABLE' });
-    process.env.CONVERTER = 'auto';
-    process.env.GOTENBERG_URL = 'http://gotenberg:3000';
+    configureConverter({ mode: 'auto', gotenbergUrl: 'http://gotenberg:3000' });
     expect(converterAvailable()).toMatchObject({ available: true, kind: 'gotenberg' });
-    process.env.CONVERTER = 'gotenberg';
-    delete process.env.GOTENBERG_URL;
+    configureConverter({ mode: 'gotenberg', gotenbergUrl: undefined });
     expect(converterAvailable()).toMatchObject({ available: false, kind: 'gotenberg' });
   });
 });

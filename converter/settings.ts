@@ -1,0 +1,55 @@
+// The converter's settings. The service reads them with every other setting (config/env.ts: CONVERTER,
+// GOTENBERG_URL, CONVERTER_POOL_SIZE, CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER,
+// CONVERTER_NETWORK_ISOLATION, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB) and hands them over with
+// configureConverter() before the converter starts; the converter itself reads no environment. A script
+// that imports convert() without configuring gets the defaults below.
+import os from 'node:os';
+
+export type ConverterMode = 'auto' | 'libreoffice' | 'gotenberg' | 'none';
+export type NetworkIsolation = 'auto' | 'required' | 'off';
+
+export interface ConverterSettings {
+  /** auto = Gotenberg when gotenbergUrl is set, else the LibreOffice pool; none = no conversion. */
+  mode: ConverterMode;
+  gotenbergUrl: string | undefined;
+  /** LibreOffice instances; 0 = the CPU count. */
+  poolSize: number;
+  queueLimit: number;
+  timeoutMs: number;
+  recycleAfter: number;
+  networkIsolation: NetworkIsolation;
+  soffice: string;
+  unoPython: string;
+  /** Address-space limit of each LibreOffice instance in MB; 0 = none. */
+  maxMemoryMb: number;
+}
+
+export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
+  mode: 'auto',
+  gotenbergUrl: undefined,
+  poolSize: 0,
+  queueLimit: 64,
+  timeoutMs: 120_000,
+  recycleAfter: 1000,
+  networkIsolation: 'auto',
+  soffice: 'soffice',
+  unoPython: '/usr/bin/python3',
+  maxMemoryMb: 2_048,
+};
+
+let current: ConverterSettings = { ...DEFAULT_CONVERTER_SETTINGS };
+
+/** Sets the converter's settings (the fields given; the rest keep their values). Takes effect for
+ *  converters created afterwards: call it before startConverter(). */
+export function configureConverter(settings: Partial<ConverterSettings>): void {
+  current = { ...current, ...settings };
+}
+
+export function converterSettings(): Readonly<ConverterSettings> {
+  return current;
+}
+
+/** Instances in a pool created without `size`: the configured pool size, else the CPU count. */
+export function defaultPoolSize(): number {
+  return current.poolSize > 0 ? current.poolSize : os.availableParallelism();
+}
