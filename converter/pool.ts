@@ -7,28 +7,25 @@
  * namespace, and its client is a fresh Python process per call (~100 ms, more than a 1-page
  * conversion). A persistent bridge on stdin/stdout costs a pipe round trip.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
 import { addPdfInfo, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
-import type { Converter, ConverterStatus, ConvertOptions, InstanceStatus } from './types.ts';
+import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
 import { converterSettings, defaultPoolSize, type NetworkIsolation } from './settings.ts';
-
-const BRIDGE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'uno_bridge.py');
+import { Instance, type InstanceHost, type Job } from './instance.ts';
+import { hasPrlimit, libreOfficeAvailable, networkIsolationPrefix } from './probes.ts';
+import { installExitHook, liveDirs } from './processes.ts';
 
 export type { NetworkIsolation } from './settings.ts';
 export { defaultPoolSize } from './settings.ts';
+export { forgetLibreOfficeProbe, libreOfficeAvailable, networkIsolationPrefix } from './probes.ts';
 
 export interface PoolOptions {
   /** Instances; default CONVERTER_POOL_SIZE or the CPU count. */
@@ -60,281 +57,9 @@ export interface PoolOptions {
   unsafeSkipSanitize?: boolean;
 }
 
-let isolationProbe: string[] | null | undefined;
-
-/** The command prefix that gives a child an empty network namespace, or null if none works here. */
-export function networkIsolationPrefix(): string[] | null {
-  if (isolationProbe !== undefined) return isolationProbe;
-  isolationProbe = null;
-  // Plain -n needs CAP_SYS_ADMIN (root in CI); -rn works for an unprivileged user where user
-  // namespaces are enabled.
-  for (const args of [['-n'], ['-rn']]) {
-    const r = spawnSync('unshare', [...args, 'true'], { stdio: 'ignore', timeout: 5000 });
-    if (r.status === 0) {
-      isolationProbe = ['unshare', ...args];
-      break;
-    }
-  }
-  return isolationProbe;
-}
-
-let availabilityProbe: { ok: boolean; reason: string } | undefined;
-
-/** Forgets the cached probe (after `docgen start` installed LibreOffice). */
-export function forgetLibreOfficeProbe(): void {
-  availabilityProbe = undefined;
-}
-
-/** Whether soffice and a python with `uno` are installed (cached; ~100 ms the first time). */
-export function libreOfficeAvailable(opts: { soffice?: string; python?: string } = {}): { ok: boolean; reason: string } {
-  if (availabilityProbe && !opts.soffice && !opts.python) return availabilityProbe;
-  const soffice = opts.soffice ?? converterSettings().soffice;
-  const python = opts.python ?? converterSettings().unoPython;
-  let res: { ok: boolean; reason: string };
-  const which = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', soffice], { encoding: 'utf8' });
-  if (which.status !== 0) res = { ok: false, reason: `LibreOffice (${soffice}) is not installed` };
-  else {
-    const py = spawnSync(python, ['-c', 'import uno'], { encoding: 'utf8', timeout: 10_000 });
-    res = py.status === 0 ? { ok: true, reason: 'ok' } : { ok: false, reason: `${python} cannot import uno (python3-uno is not installed)` };
-  }
-  if (!opts.soffice && !opts.python) availabilityProbe = res;
-  return res;
-}
-
-/** LibreOffice starts and converts ordinary documents well within this; a hostile one (millions of
- *  paragraphs, huge whitespace) cannot take the machine's memory. */
-
-let prlimitProbe: boolean | undefined;
-function hasPrlimit(): boolean {
-  prlimitProbe ??= spawnSync('prlimit', ['--version'], { stdio: 'ignore', timeout: 5000 }).status === 0;
-  return prlimitProbe;
-}
-
-interface Job {
-  id: number;
-  tenant: string;
-  timeoutMs: number;
-  input: Uint8Array;
-  plan: ConversionPlan;
-  signal: AbortSignal | undefined;
-  resolve: (out: Uint8Array) => void;
-  reject: (e: Error) => void;
-  settled: boolean;
-  onAbort?: () => void;
-}
-
-interface Reply {
-  id?: number;
-  ok?: boolean;
-  ms?: number;
-  error?: string;
-  fatal?: boolean;
-  ready?: boolean;
-  pid?: number;
-}
-
-// Every live instance process group and pool temp dir, across pools, so a plain process exit
-// never leaves a soffice or a profile behind.
-const liveGroups = new Set<number>();
-const liveDirs = new Set<string>();
-let exitHookInstalled = false;
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const g of liveGroups) {
-      try {
-        process.kill(-g, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
-    for (const d of liveDirs) {
-      try {
-        fs.rmSync(d, { recursive: true, force: true });
-      } catch {
-        /* best effort */
-      }
-    }
-  });
-}
-function trackGroup(pid: number): void {
-  liveGroups.add(pid);
-  installExitHook();
-}
-
-class Instance {
-  readonly index: number;
-  state: InstanceStatus['state'] = 'dead';
-  proc: ChildProcess | null = null;
-  conversions = 0;
-  sinceStart = 0;
-  restarts = 0;
-  lastError: string | null = null;
-  failedStarts = 0;
-  private generation = 0;
-  private waiting = new Map<number, (r: Reply) => void>();
-  private exitWaiters: Array<() => void> = [];
-  private readonly pool: LibreOfficePool;
-
-  constructor(pool: LibreOfficePool, index: number) {
-    this.pool = pool;
-    this.index = index;
-  }
-
-  get profileDir(): string {
-    return path.join(this.pool.baseDir, `profile-${this.index}`);
-  }
-
-  /** Spawns the bridge and resolves once soffice accepts; rejects (and cleans up) otherwise. */
-  async start(): Promise<void> {
-    this.state = 'starting';
-    this.generation++;
-    const tmp = path.join(this.pool.baseDir, `lo-tmp-${this.index}`);
-    // A killed predecessor leaves its temp files behind.
-    await fsp.rm(tmp, { recursive: true, force: true });
-    await fsp.mkdir(tmp, { recursive: true });
-    const pipe = `docgen-${process.pid}-${this.pool.id}-${this.index}-${this.generation}`;
-    const args = [BRIDGE, '--soffice', this.pool.soffice, '--profile', this.profileDir, '--tmp', tmp, '--pipe', pipe,
-      '--start-timeout', String(this.pool.startTimeoutMs / 1000)];
-    // The memory cap applies to the bridge and the soffice it starts (limits are inherited).
-    const prefix = [...(this.pool.isolation ?? []), ...this.pool.memoryLimitPrefix];
-    const cmd = prefix.length > 0 ? prefix[0]! : this.pool.python;
-    const argv = prefix.length > 0 ? [...prefix.slice(1), this.pool.python, ...args] : args;
-    const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
-    this.proc = proc;
-    if (proc.pid) trackGroup(proc.pid);
-    // The pool holds the event loop open only while it has work (see LibreOfficePool.keepAlive),
-    // so a script that called convert() can exit normally when done.
-    proc.unref();
-    for (const s of [proc.stdin, proc.stdout, proc.stderr]) (s as unknown as Socket | null)?.unref?.();
-    let stderr = '';
-    proc.stderr?.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString()).slice(-4000);
-    });
-    proc.stdin?.on('error', () => {
-      /* EPIPE when the bridge died; the exit handler reports it */
-    });
-    const rl = readline.createInterface({ input: proc.stdout });
-    let onReady: ((r: Reply) => void) | null = null;
-    rl.on('line', (line) => {
-      let msg: Reply;
-      try {
-        msg = JSON.parse(line) as Reply;
-      } catch {
-        return;
-      }
-      if (onReady && 'ready' in msg) {
-        onReady(msg);
-        return;
-      }
-      const w = msg.id === undefined ? undefined : this.waiting.get(msg.id);
-      if (w) {
-        this.waiting.delete(msg.id!);
-        w(msg);
-      }
-    });
-    proc.once('exit', (code, signal) => {
-      if (proc.pid) {
-        // soffice may outlive the bridge (the group survives its leader).
-        try {
-          process.kill(-proc.pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-        liveGroups.delete(proc.pid);
-      }
-      if (this.proc === proc) this.proc = null;
-      const why = `LibreOffice instance exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${lastLines(stderr)}` : ''}`;
-      for (const w of this.waiting.values()) w({ ok: false, error: why, fatal: true });
-      this.waiting.clear();
-      onReady?.({ ready: false, error: why });
-      for (const w of this.exitWaiters.splice(0)) w();
-      this.pool.onInstanceExit(this, why);
-    });
-    const ready = await new Promise<Reply>((resolve) => {
-      const timer = setTimeout(() => resolve({ ready: false, error: `did not start within ${this.pool.startTimeoutMs} ms` }), this.pool.startTimeoutMs + 2000);
-      onReady = (r) => {
-        clearTimeout(timer);
-        onReady = null;
-        resolve(r);
-      };
-    });
-    if (!ready.ready) {
-      this.lastError = ready.error ?? 'start failed';
-      await this.kill();
-      throw new ConvertError('CONVERTER_UNAVAILABLE', `LibreOffice instance ${this.index} failed to start: ${this.lastError}`);
-    }
-    this.sinceStart = 0;
-    this.failedStarts = 0;
-    this.state = 'idle';
-  }
-
-  request(req: Record<string, unknown>): Promise<Reply> {
-    const proc = this.proc;
-    if (!proc || !proc.stdin) return Promise.resolve({ ok: false, error: 'instance not running', fatal: true });
-    const id = req.id as number;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      proc.stdin!.write(JSON.stringify(req) + '\n');
-    });
-  }
-
-  /** Ends the whole process group (bridge + soffice) and waits for the bridge to be reaped. */
-  async kill(): Promise<void> {
-    const proc = this.proc;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((r) => this.exitWaiters.push(r));
-    // The child is unref'd while idle; without this, `await pool.stop()` as the last thing a
-    // script does would let the event loop run dry before the exit event arrives.
-    proc.ref();
-    try {
-      process.kill(-proc.pid!, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-    await exited;
-    // SIGKILL is asynchronous: wait until soffice.bin is really gone so a stopped pool holds no
-    // memory and a restarted instance never overlaps its predecessor on 2 cores.
-    const deadline = Date.now() + 3000;
-    while (groupAlive(proc.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  }
-
-  status(): InstanceStatus {
-    return { index: this.index, state: this.state, pid: this.proc?.pid ?? null, conversions: this.conversions, restarts: this.restarts, lastError: this.lastError };
-  }
-}
-
-/** True while any non-zombie process of the group exists (zombies hold no memory). */
-function groupAlive(pgid: number): boolean {
-  let names: string[];
-  try {
-    names = fs.readdirSync('/proc');
-  } catch {
-    return false;
-  }
-  for (const n of names) {
-    if (!/^\d+$/.test(n)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
-    } catch {
-      continue;
-    }
-    // Fields after the ")" that ends the command name: state ppid pgrp ...
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(f[2]) === pgid && f[0] !== 'Z') return true;
-  }
-  return false;
-}
-
-function lastLines(s: string): string {
-  return s.trim().split('\n').filter((l) => !/javaldx/.test(l)).slice(-3).join(' | ');
-}
-
 let poolCounter = 0;
 
-export class LibreOfficePool implements Converter {
+export class LibreOfficePool implements Converter, InstanceHost {
   readonly kind = 'libreoffice' as const;
   readonly id = ++poolCounter;
   readonly size: number;

@@ -20,7 +20,9 @@ export interface ConverterSettings {
   networkIsolation: NetworkIsolation;
   soffice: string;
   unoPython: string;
-  /** Address-space limit of each LibreOffice instance in MB; 0 = none. */
+  /** Address-space limit of each LibreOffice instance in MB; 0 = none. LibreOffice starts and converts
+   *  ordinary documents well within the default; a hostile one (millions of paragraphs, huge whitespace)
+   *  cannot take the machine's memory. */
   maxMemoryMb: number;
 }
 

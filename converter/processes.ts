@@ -1,0 +1,57 @@
+// Process bookkeeping shared by every pool: the instance process groups and temp dirs alive in this
+// process (killed and removed on exit, so a plain exit never leaves a soffice behind), and whether a group
+// still has a live process.
+import fs from 'node:fs';
+
+// Every live instance process group and pool temp dir, across pools, so a plain process exit
+// never leaves a soffice or a profile behind.
+export const liveGroups = new Set<number>();
+export const liveDirs = new Set<string>();
+let exitHookInstalled = false;
+export function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const g of liveGroups) {
+      try {
+        process.kill(-g, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    for (const d of liveDirs) {
+      try {
+        fs.rmSync(d, { recursive: true, force: true });
+      } catch {
+        /* best effort */
+      }
+    }
+  });
+}
+export function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  installExitHook();
+}
+
+/** True while any non-zombie process of the group exists (zombies hold no memory). */
+export function groupAlive(pgid: number): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const n of names) {
+    if (!/^\d+$/.test(n)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // Fields after the ")" that ends the command name: state ppid pgrp ...
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(f[2]) === pgid && f[0] !== 'Z') return true;
+  }
+  return false;
+}
