@@ -60,3 +60,31 @@ export function mergeCustomProps(existing: string | undefined, props: Embedded):
 function decodeName(s: string): string {
   return s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
+
+const CUSTOM_PART = 'docProps/custom.xml';
+const CUSTOM_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties';
+const CUSTOM_CT = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
+
+/**
+ * The parts to write so a package carries `props` as custom properties: docProps/custom.xml (merged with
+ * what is there) and, when the package had none, its content-type override and package relationship.
+ * `read` gives a part's current text (undefined when absent). One writer for the engine (data.embedded at
+ * render) and the converter (embedded on a same-format output).
+ */
+export function customPropsParts(read: (name: string) => string | undefined, props: Embedded): Map<string, string> {
+  const out = new Map<string, string>();
+  const existing = read(CUSTOM_PART);
+  out.set(CUSTOM_PART, mergeCustomProps(existing, props));
+  if (existing !== undefined) return out;
+  const ct = read('[Content_Types].xml');
+  if (ct !== undefined && !ct.includes(`PartName="/${CUSTOM_PART}"`)) {
+    out.set('[Content_Types].xml', ct.replace('</Types>', `<Override PartName="/${CUSTOM_PART}" ContentType="${CUSTOM_CT}"/></Types>`));
+  }
+  const rels = read('_rels/.rels');
+  if (rels !== undefined && !rels.includes(CUSTOM_REL)) {
+    let n = 1;
+    while (rels.includes(`Id="rId${n}"`)) n++;
+    out.set('_rels/.rels', rels.replace('</Relationships>', `<Relationship Id="rId${n}" Type="${CUSTOM_REL}" Target="${CUSTOM_PART}"/></Relationships>`));
+  }
+  return out;
+}

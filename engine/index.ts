@@ -1,4 +1,4 @@
-import { mergeCustomProps } from './docprops.ts';
+import { customPropsParts } from './docprops.ts';
 import type { Embedded } from './docprops.ts';
 import { ErrorBag, TemplateError } from './errors.ts';
 import { evaluate, ExpressionError, parseExpression } from './expression.ts';
@@ -402,25 +402,12 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   return output;
 }
 
-const CUSTOM_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties';
-const CUSTOM_CT = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
-
 function addCustomProps(read: (name: string) => string | undefined, rendered: Map<string, string>, extra: Map<string, string>, props: Embedded): void {
-  const name = 'docProps/custom.xml';
-  const existing = rendered.get(name) ?? read(name);
-  const xml = mergeCustomProps(existing, props);
-  if (rendered.has(name)) rendered.set(name, xml);
-  else extra.set(name, xml);
-  if (existing !== undefined) return;
-  const ct = read('[Content_Types].xml') ?? '';
-  if (!ct.includes('PartName="/docProps/custom.xml"')) {
-    extra.set('[Content_Types].xml', ct.replace('</Types>', `<Override PartName="/docProps/custom.xml" ContentType="${CUSTOM_CT}"/></Types>`));
-  }
-  const rels = read('_rels/.rels');
-  if (rels !== undefined && !rels.includes(CUSTOM_REL)) {
-    let n = 1;
-    while (rels.includes(`Id="rId${n}"`)) n++;
-    extra.set('_rels/.rels', rels.replace('</Relationships>', `<Relationship Id="rId${n}" Type="${CUSTOM_REL}" Target="docProps/custom.xml"/></Relationships>`));
+  // The rendered text of a part wins over the template's (custom.xml may hold tags).
+  const parts = customPropsParts((name) => rendered.get(name) ?? read(name), props);
+  for (const [name, xml] of parts) {
+    if (rendered.has(name)) rendered.set(name, xml);
+    else extra.set(name, xml);
   }
 }
 
