@@ -39,7 +39,7 @@ export function convertActivity(deps: ActivityDeps) {
         ...(input.pdf ? { pdf: input.pdf } : {}),
         ...(input.csv ? { csv: input.csv } : {}),
         ...(input.embedded ? { embedded: input.embedded } : {}),
-      } as ConvertOptions);
+      } as ConvertOptions, deps.converter);
     } catch (err) {
       if (isConvertError(err)) {
         if (!err.retryable) {

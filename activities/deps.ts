@@ -1,5 +1,6 @@
 import { type OutboundPolicy, outboundPolicy } from '../connectors/http/address-policy.ts';
 import type { LocationRegistry } from '../connectors/registry.ts';
+import type { Converter } from '../converter/index.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
 import type { MergePool } from './merge-pool.ts';
@@ -23,6 +24,8 @@ export interface ActivityDeps {
   outbound?: OutboundDeps;
   /** Where files come from and go to; built from db and blobs unless given. */
   locations?: LocationRegistry;
+  /** The converter the conversion and page-count steps use; absent = the converter module's default. */
+  converter?: Converter;
   /** Where merges run; absent = a shared pool with the default limits, created on first use. */
   merge?: MergePool;
 }

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { isConvertError, pageCount } from '../converter/index.ts';
+import { convert, isConvertError, pageCount } from '../converter/index.ts';
 import { remainingBudget } from './convert.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -15,7 +15,9 @@ export function measureActivity(deps: ActivityDeps) {
     const budget = remainingBudget(input.deadline);
     const timeoutMs = [own, budget].filter((x): x is number => x !== undefined).reduce((a, b) => Math.min(a, b), Infinity);
     const bytes = await deps.blobs.get(input.blob.key);
+    const converter = deps.converter;
     const opts = {
+      ...(converter ? { render: (b: Uint8Array, o: Parameters<typeof convert>[1]) => convert(b, o, converter) } : {}),
       signal: ctx.cancellationSignal,
       ...(Number.isFinite(timeoutMs) ? { timeoutMs: Math.max(1_000, timeoutMs) } : {}),
       ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),

@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
-import { configureConverter, converterAvailable, converterStatus as poolStatus, defaultPoolSize, shutdownConverter, startConverter } from '../converter/index.ts';
+import { configureConverter, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config, converterSettingsOf, templateLimits } from '../config/env.ts';
 import { MergePool } from '../activities/merge-pool.ts';
@@ -103,6 +103,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           blobs,
           outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
           merge: mergePool,
+          // Created here, started below with the worker: the activities convert with this instance.
+          ...(converterAvailable().available ? { converter: getDefaultConverter() } : {}),
         },
         logLevel: config.logLevel,
         officeSlots: config.converterSlots || 2 * defaultPoolSize(),
