@@ -6,6 +6,14 @@
 import type { BlobRef } from '../core/blob.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { FileFormat, LocationMethod } from '../core/formats.ts';
+import type { Db } from '../store/db.ts';
+import type { BlobStore } from './storage/blob-store.ts';
+
+/** What locations are built from: the process's database and blob store. */
+export interface LocationDeps {
+  db: Db;
+  blobs: BlobStore;
+}
 
 /** What a location can be asked to do. */
 export type Capability =

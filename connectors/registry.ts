@@ -3,16 +3,10 @@
 // activities ask `require` for the location they use.
 import type { InnerError } from '../core/errors.ts';
 import { innerError } from '../core/errors.ts';
-import type { BlobStore } from './storage/blob-store.ts';
-import type { Db } from '../store/db.ts';
-import { type Capability, type Location, LocationError } from './location.ts';
+import { type Capability, type Location, type LocationDeps, LocationError } from './location.ts';
 import { storageLocation } from './storage/location.ts';
 
-/** What locations are built from: the process's database and blob store. */
-export interface LocationDeps {
-  db: Db;
-  blobs: BlobStore;
-}
+export type { LocationDeps } from './location.ts';
 
 const LOCATIONS: Record<string, (deps: LocationDeps) => Location> = {
   Storage: storageLocation,

@@ -1,7 +1,7 @@
 import type { ErrorBag, ErrorLocation } from './errors.ts';
 import { decodeXml, escapeXml } from './xml.ts';
 import type { XmlToken } from './xml.ts';
-import type { LinkTemplate } from './links.ts';
+import type { Expr } from './expression.ts';
 
 /**
  * Stage "lex": finds delimiters in the document's visible text. Word splits text into runs at
@@ -9,6 +9,13 @@ import type { LinkTemplate } from './links.ts';
  * concatenated text of all text elements of a part and then re-homed into the text element where
  * it starts; the pieces in the following elements are removed.
  */
+
+
+/** A hyperlink whose address holds tags (engine/links.ts): its relationship and the address in pieces. */
+export interface LinkTemplate {
+  relId: string;
+  pieces: Array<string | { expr: Expr; tag: TagInfo }>;
+}
 
 export type TagKind = 'field' | 'open' | 'inverted' | 'close' | 'raw' | 'image' | 'include' | 'slide' | 'html' | 'htmlBlock';
 

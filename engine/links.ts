@@ -1,9 +1,9 @@
 import type { ErrorBag } from './errors.ts';
 import { ExpressionError, parseExpression } from './expression.ts';
-import type { Expr, Scopes } from './expression.ts';
+import type { Scopes } from './expression.ts';
 import { toText } from './filters.ts';
 import { classifyTag } from './lexer.ts';
-import type { Item, TagInfo } from './lexer.ts';
+import type { Item, LinkTemplate, TagInfo } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
 import { evalTag } from './render.ts';
@@ -20,10 +20,7 @@ import type { RenderContext } from './render.ts';
 
 export const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
 
-export interface LinkTemplate {
-  relId: string;
-  pieces: Array<string | { expr: Expr; tag: TagInfo }>;
-}
+export type { LinkTemplate } from './lexer.ts';
 
 export interface LinkHookData {
   /** The link element's start tag as written. */

@@ -4,8 +4,7 @@
 import { type FileFormat, formatOfFileName, outputFileName } from '../../core/formats.ts';
 import type { BlobRef } from '../../core/blob.ts';
 import { type FileKind, getFile, insertFile, markFileRemoved } from '../../store/files.ts';
-import { type Location, LocationError } from '../location.ts';
-import type { LocationDeps } from '../registry.ts';
+import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
 const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
 
