@@ -33,6 +33,31 @@ export class BlobNotFoundError extends Error {
   override name = 'BlobNotFoundError';
 }
 
+/** Counts and hashes what streams through it, failing with BlobTooLargeError past `maxBytes`: every store's
+ *  putStream measures the same way. */
+export class SizeMeter extends Transform {
+  private readonly hash = createHash('sha256');
+  private size = 0;
+  private readonly limit: number;
+  constructor(maxBytes?: number) {
+    super();
+    this.limit = maxBytes ?? Number.POSITIVE_INFINITY;
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null, data?: Buffer) => void): void {
+    this.size += chunk.length;
+    if (this.size > this.limit) {
+      cb(new BlobTooLargeError(this.limit));
+      return;
+    }
+    this.hash.update(chunk);
+    cb(null, chunk);
+  }
+  /** Size and sha256 of everything that passed (call once the stream has ended). */
+  result(): PutResult {
+    return { size: this.size, sha256: this.hash.digest('hex') };
+  }
+}
+
 export interface BlobStore {
   put(key: string, bytes: Uint8Array): Promise<PutResult>;
   /** Streams into the store, aborting (and leaving nothing behind) once `maxBytes` is exceeded. */
@@ -92,20 +117,7 @@ export class FsBlobStore implements BlobStore {
     const target = this.file(key);
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${randomUUID()}.tmp`;
-    const hash = createHash('sha256');
-    let size = 0;
-    const limit = opts.maxBytes ?? Number.POSITIVE_INFINITY;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        size += chunk.length;
-        if (size > limit) {
-          cb(new BlobTooLargeError(limit));
-          return;
-        }
-        hash.update(chunk);
-        cb(null, chunk);
-      },
-    });
+    const meter = new SizeMeter(opts.maxBytes);
     try {
       await pipeline(source, meter, fs.createWriteStream(tmp));
       await fsp.rename(tmp, target);
@@ -115,7 +127,7 @@ export class FsBlobStore implements BlobStore {
       source.resume();
       throw err;
     }
-    return { size, sha256: hash.digest('hex') };
+    return meter.result();
   }
 
   async get(key: string): Promise<Uint8Array> {

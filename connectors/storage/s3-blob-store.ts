@@ -2,7 +2,7 @@
 // machines share instead of a directory. Bytes stream both ways: an upload goes out in multipart parts
 // while it arrives (memory bounded by partSize x queueSize), a download is the object's body stream.
 import { createHash } from 'node:crypto';
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   CopyObjectCommand,
@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertKey, BlobNotFoundError, type BlobStore, BlobTooLargeError, type PutResult } from './blob-store.ts';
+import { assertKey, BlobNotFoundError, type BlobStore, type PutResult, SizeMeter } from './blob-store.ts';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -91,20 +91,7 @@ export class S3BlobStore implements BlobStore {
 
   async putStream(key: string, source: Readable, opts: { maxBytes?: number } = {}): Promise<PutResult> {
     const objectKey = this.objectKey(key);
-    const hash = createHash('sha256');
-    let size = 0;
-    const limit = opts.maxBytes ?? Number.POSITIVE_INFINITY;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        size += chunk.length;
-        if (size > limit) {
-          cb(new BlobTooLargeError(limit));
-          return;
-        }
-        hash.update(chunk);
-        cb(null, chunk);
-      },
-    });
+    const meter = new SizeMeter(opts.maxBytes);
     const body = new PassThrough();
     // A multipart upload is only visible once completed; on any failure it is aborted, so a failed or
     // over-limit upload leaves no object behind.
@@ -128,7 +115,7 @@ export class S3BlobStore implements BlobStore {
       source.resume();
       throw err;
     }
-    return { size, sha256: hash.digest('hex') };
+    return meter.result();
   }
 
   async get(key: string): Promise<Uint8Array> {
