@@ -37,13 +37,7 @@ describe('HTTP API', () => {
   function blobFiles(): Promise<string[]> {
     return stack.blobs.list('');
   }
-  async function uploadPair(template = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }) {
-    const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
-    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
-    expect(t.status).toBe(201);
-    expect(d.status).toBe(201);
-    return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
-  }
+  const uploadPair = (template?: Uint8Array, data?: unknown) => api.uploadPair(template, data);
 
   describe('authentication (401 UNAUTHORIZED in the error envelope)', () => {
     const expect401 = async (headers: Record<string, string>, query = '') => {

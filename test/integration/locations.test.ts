@@ -4,7 +4,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
-import { makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -27,13 +26,7 @@ describe('locations: unavailable methods are refused before queueing', () => {
     await stack?.stop();
   });
 
-  async function uploadPair() {
-    const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Hello {name}']) }]);
-    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'World' }) }]);
-    expect(t.status).toBe(201);
-    expect(d.status).toBe(201);
-    return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
-  }
+  const uploadPair = () => api.uploadPair();
 
   /** Workflows other than upload retention timers that this operation started. */
   async function workflowsOf(operationId: string): Promise<number> {

@@ -1,5 +1,6 @@
 // A small HTTP client for tests that talks to the API exactly as a user would.
 import type { Credentials } from '../../api/auth/credentials.ts';
+import { makeDocx } from './office.ts';
 
 export interface Reply<T = Record<string, any>> {
   status: number;
@@ -34,6 +35,14 @@ export function client(creds: Pick<Credentials, 'baseUrl' | 'apiKey' | 'accessTo
       const form = new FormData();
       for (const f of files) form.append(f.field ?? 'file', new Blob([typeof f.bytes === 'string' ? f.bytes : Buffer.from(f.bytes)]), f.name);
       return call('POST', `/documents/${kind}/upload`, { form });
+    },
+    /** Uploads a template and a data file (by default a one-tag letter and its data) and returns their urns;
+     *  an upload that is not 201 fails the test with its answer. */
+    async uploadPair(template: Uint8Array = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }): Promise<{ templateUrn: string; dataUrn: string }> {
+      const t = await this.upload('template', [{ name: 't.docx', bytes: template }]);
+      const d = await this.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
+      for (const r of [t, d]) if (r.status !== 201) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
+      return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
     },
     async download(urn: string): Promise<{ status: number; bytes: Uint8Array; headers: Headers }> {
       const res = await fetch(`${creds.baseUrl}/documents/storage/${urn}/content`, { headers: auth });

@@ -4,7 +4,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
-import { makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 
@@ -30,13 +29,7 @@ describe('upload retention', () => {
     await stack?.stop();
   });
 
-  async function uploadPair() {
-    const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Hello {name}']) }]);
-    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'World' }) }]);
-    expect(t.status).toBe(201);
-    expect(d.status).toBe(201);
-    return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };
-  }
+  const uploadPair = () => api.uploadPair();
   async function row(id: string) {
     const r = await stack.service.db.query<{ removed_date: Date | null; expires_date: Date; blob_key: string }>(
       'SELECT removed_date, expires_date, blob_key FROM stored_files WHERE id = $1',
