@@ -34,7 +34,8 @@ export interface Fault {
   retryAfter?: number;
   /** How many matching requests fail (default 1). */
   times?: number;
-  /** Which requests: method and a substring or regex of the path (default: every API request). */
+  /** Which requests: method and a substring or regex of the path (default: every /v1.0 API request;
+   *  a path may also name uploads, monitors or the token endpoint). */
   method?: string;
   path?: string | RegExp;
 }
@@ -45,6 +46,8 @@ export interface LoggedRequest {
   status: number;
   authorization: boolean;
   host: string;
+  /** The application whose token the request carried. */
+  clientId?: string;
 }
 
 export interface GraphFakeOptions {
@@ -80,7 +83,9 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   const drives = new Map<string, { id: string; rootId: string; items: Map<string, FakeItem> }>();
   const sites = new Map<string, string>();
   const users = new Map<string, string>();
-  const tokens = new Map<string, { expired: boolean }>();
+  const tokens = new Map<string, { expired: boolean; clientId: string }>();
+  /** Applications of the tenant; `drives` limits what one may touch (403 accessDenied elsewhere). */
+  const clients = new Map<string, { secret: string; drives?: Set<string> }>([[clientId, { secret: clientSecret }]]);
   const sessions = new Map<
     string,
     { driveId: string; parentId: string; name: string; conflict: string; size?: number; parts: Buffer[]; next: number; done?: FakeItem }
@@ -237,6 +242,19 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
         h.hit();
         await h.released;
       }
+      // Faults apply to API calls, or to any path (uploads, monitors, the token endpoint) a fault names.
+      const fault = faults.find(
+        (f) =>
+          f.left > 0 &&
+          (!f.method || f.method === method) &&
+          (f.path ? (typeof f.path === 'string' ? url.pathname.includes(f.path) : f.path.test(url.pathname)) : url.pathname.startsWith('/v1.0/')),
+      );
+      if (fault) {
+        fault.left--;
+        await body(req);
+        if (fault.status === 401) return send(res, 401, graphError('InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'));
+        return send(res, fault.status, graphError(fault.status === 429 ? 'TooManyRequests' : 'serviceNotAvailable', 'injected fault'), fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
+      }
       if (method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(url.pathname)) return await token(req, res, url.pathname.split('/')[1]!);
       if (url.pathname.startsWith('/up/')) return await upload(req, res, method, url.pathname.slice(4));
       if (url.pathname.startsWith('/monitor/')) return monitor(res, url.pathname.slice(9));
@@ -249,21 +267,15 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
         return;
       }
       if (!url.pathname.startsWith('/v1.0/')) throw new HttpError(404, 'BadRequest', `Unknown path ${url.pathname}`);
-      // Faults apply to API calls (not to the token endpoint, uploads or monitors).
-      const fault = faults.find((f) => f.left > 0 && (!f.method || f.method === method) && (!f.path || (typeof f.path === 'string' ? url.pathname.includes(f.path) : f.path.test(url.pathname))));
-      if (fault) {
-        fault.left--;
-        if (fault.status === 401) return send(res, 401, graphError('InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'));
-        return send(res, fault.status, graphError(fault.status === 429 ? 'TooManyRequests' : 'serviceNotAvailable', 'injected fault'), fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
-      }
       const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       const t = auth ? tokens.get(auth) : undefined;
       if (!t) return send(res, 401, graphError('InvalidAuthenticationToken', 'Access token is empty or invalid.'));
+      entry.clientId = t.clientId;
       if (t.expired) {
         tokens.delete(auth!);
         return send(res, 401, graphError('InvalidAuthenticationToken', 'Lifetime validation failed, the token is expired.'));
       }
-      await api(req, res, method, url);
+      await api(req, res, method, url, clients.get(t.clientId)?.drives);
     } catch (err) {
       if (err instanceof HttpError) return send(res, err.status, graphError(err.code, err.message), err.headers);
       send(res, 500, graphError('generalException', String(err)));
@@ -274,16 +286,17 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     const form = new URLSearchParams((await body(req)).toString());
     if (tenant !== tenantId) return send(res, 400, { error: 'invalid_request', error_description: `AADSTS90002: Tenant '${tenant}' not found.` });
     if (form.get('grant_type') !== 'client_credentials') return send(res, 400, { error: 'unsupported_grant_type', error_description: 'AADSTS70003' });
-    if (form.get('client_id') !== clientId) return send(res, 400, { error: 'unauthorized_client', error_description: `AADSTS700016: Application with identifier '${form.get('client_id')}' was not found.` });
-    if (form.get('client_secret') !== clientSecret) return send(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+    const client = clients.get(form.get('client_id') ?? '');
+    if (!client) return send(res, 400, { error: 'unauthorized_client', error_description: `AADSTS700016: Application with identifier '${form.get('client_id')}' was not found.` });
+    if (form.get('client_secret') !== client.secret) return send(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
     if (form.get('scope') !== 'https://graph.microsoft.com/.default') return send(res, 400, { error: 'invalid_scope', error_description: 'AADSTS1002012' });
     const access = `fake-${randomUUID()}`;
-    tokens.set(access, { expired: false });
+    tokens.set(access, { expired: false, clientId: form.get('client_id')! });
     send(res, 200, { token_type: 'Bearer', expires_in: tokenLifetime, ext_expires_in: tokenLifetime, access_token: access });
   }
 
   /** /v1.0/{drives/{d} | sites/{s}/drive | users/{u}/drive}{ /root | /root:/p: | /items/{id} | /items/{id}:/p: }{/action} */
-  async function api(req: IncomingMessage, res: ServerResponse, method: string, url: URL) {
+  async function api(req: IncomingMessage, res: ServerResponse, method: string, url: URL, allowed?: Set<string>) {
     let rest = url.pathname.slice('/v1.0'.length);
     let driveId: string | undefined;
     let m: RegExpExecArray | null;
@@ -292,6 +305,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     else if ((m = /^\/users\/([^/]+)\/drive/.exec(rest))) driveId = users.get(decodeURIComponent(m[1]!));
     if (!m) throw new HttpError(400, 'BadRequest', `Unsupported segment ${rest}`);
     if (!driveId) throw new HttpError(404, 'itemNotFound', 'The drive does not exist');
+    if (allowed && !allowed.has(driveId)) throw new HttpError(403, 'accessDenied', 'Access denied');
     const d = drive(driveId);
     rest = rest.slice(m[0].length);
     if (rest === '' && method === 'GET') return send(res, 200, { id: d.id, driveType: 'business', name: 'Documents' });
@@ -380,7 +394,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       if (b.type !== 'view' && b.type !== 'edit' && b.type !== 'embed') throw new HttpError(400, 'invalidRequest', 'Invalid link type');
       const scope = b.scope ?? 'anonymous';
       if (scope === 'anonymous' && refuseAnonymousLinks) throw new HttpError(403, 'accessDenied', 'Sharing links with scope anonymous are disabled by the tenant policy.');
-      const existing = item.permissions.find((p) => p.link?.type === b.type && p.link.scope === scope);
+      const existing = item.permissions.find((p) => p.link?.type === b.type && p.link?.scope === scope);
       if (existing) return send(res, 200, permissionJson(existing));
       const p = { id: randomUUID(), roles: [b.type === 'edit' ? 'write' : 'read'], link: { type: b.type, scope, webUrl: `https://contoso.example/:w:/s/${b.type}-${scope}-${randomUUID().slice(0, 8)}` } };
       item.permissions.push(p);
@@ -487,6 +501,10 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     clientId,
     clientSecret,
     addDrive,
+    /** Another application of the tenant, allowed only the given drives. */
+    addClient(id: string, secret: string, onlyDrives: string[]) {
+      clients.set(id, { secret, drives: new Set(onlyDrives) });
+    },
     log,
     /** Every live item of a drive with its path (folders end in '/'). */
     files(driveId: string): { id: string; path: string; size: number; content?: Buffer; state: string }[] {

@@ -1,0 +1,528 @@
+// DriveA: OneDrive / SharePoint document libraries through Microsoft Graph, with the subscription's
+// connection (connection.ts: Entra client credentials and the drive). Reads download into the blob store
+// (the run's scratch), writes upload from it; sharing uses createLink and invite.
+//
+// urn forms (template.urn, data.urn, relatedItems[].urn, sourceDocument.urn):
+//   - an item id of the connection's drive ("01BYE5RZ6QN3ZWBTUFOFD3GSPGOHDJD36K"); what a delivery returns;
+//   - driveId!itemId: an item of another drive of the same tenant (split at the last "!", since
+//     SharePoint drive ids contain one: "b!Xy…!01BYE5…");
+//   - root:/Folder/file.docx: a path from the connection's drive root (the closing colon is optional).
+//
+// Exactly one file per write, across retries (a worker killed between the upload and the document
+// record): the bytes go under a temporary name derived from the workflow's urn (".docgen-<urn>.<ext>",
+// conflictBehavior replace, so a repeated upload overwrites instead of adding), the item id is journaled
+// (store/location-writes.ts), and only then is the item renamed to its final name with the clash policy.
+// A retried write reads the journal: a file that was uploaded is renamed (unless it already was), a
+// file that was placed is returned as it is, a large upload resumes its session from
+// nextExpectedRanges. Name clashes: `rename` by default (Graph's "name 1.docx"), `replace` or `fail`
+// when the request asks (WriteRequest.conflict; `fail` answers VALIDATION_ERROR and leaves nothing).
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Context } from '@temporalio/activity';
+import type { BlobRef } from '../../core/blob.ts';
+import type { ErrorCode } from '../../core/errors.ts';
+import { contentTypeOf, type FileFormat, formatOfFileName, outputFileName } from '../../core/formats.ts';
+import { getLocationWrite, type LocationWrite, putLocationWrite } from '../../store/location-writes.ts';
+import type { Location, LocationContext, LocationDeps, SharingRequest, WriteRequest, Written } from '../location.ts';
+import { LocationError } from '../location.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import { type DriveASettings, driveBase } from './connection.ts';
+import { type DriveItem, GraphClient, GraphError, TokenError } from './graph.ts';
+
+const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
+/** Files up to this size go up in one PUT; larger ones through an upload session. */
+export const SIMPLE_UPLOAD_MAX = 4 * 1024 * 1024;
+/** Upload session fragments: a multiple of 320 KiB (Graph's rule), 4.8 MiB. */
+export const UPLOAD_CHUNK = 15 * 320 * 1024;
+/** The largest file read from DriveA into the service. */
+const MAX_READ_BYTES = 512 * 1024 * 1024;
+const JOURNAL = 'DriveA';
+
+type Conflict = 'rename' | 'replace' | 'fail';
+type Reading = 'template' | 'data' | 'document';
+
+const NOT_FOUND: Record<Reading, { code: ErrorCode; field: string }> = {
+  template: { code: 'TEMPLATE_NOT_FOUND', field: 'template.urn' },
+  data: { code: 'DATA_NOT_FOUND', field: 'data.urn' },
+  document: { code: 'TEMPLATE_NOT_FOUND', field: 'sourceDocument.urn' },
+};
+
+/** The Graph address of a urn (see the forms above), or a LocationError naming the field. */
+export function itemAddress(drive: string, urn: string, reading: Reading): string {
+  const u = urn.trim();
+  const { code, field } = NOT_FOUND[reading];
+  const bad = (why: string) => new LocationError(code, `${field} ${JSON.stringify(urn)} ${why}: DriveA takes an item id, driveId!itemId or root:/Folder/file.docx:`);
+  const path = /^root:(\/.*?):?$/.exec(u);
+  if (path) {
+    const segments = path[1]!.split('/').filter(Boolean);
+    if (segments.length === 0 || segments.some((s) => s === '.' || s === '..')) throw bad('is not a file path');
+    return `${drive}/root:/${segments.map(encodeURIComponent).join('/')}:`;
+  }
+  const bang = u.lastIndexOf('!');
+  if (bang > 0 && bang < u.length - 1) return `/drives/${encodeURIComponent(u.slice(0, bang))}/items/${encodeURIComponent(u.slice(bang + 1))}`;
+  if (!/^[A-Za-z0-9._~-]+$/.test(u)) throw bad('is not a DriveA urn');
+  return `${drive}/items/${encodeURIComponent(u)}`;
+}
+
+/** document.path: folders below the drive root, "/"-separated; empty text is the root. */
+export function folderSegments(path: string, field = 'document.path'): string[] {
+  const segments = path.split('/').map((s) => s.trim()).filter(Boolean);
+  for (const s of segments) {
+    if (s === '.' || s === '..' || /["*:<>?\\|]/.test(s)) {
+      throw new LocationError('VALIDATION_ERROR', `${field} ${JSON.stringify(path)}: the folder name ${JSON.stringify(s)} is not allowed in DriveA (no . or .., none of " * : < > ? \\ |)`);
+    }
+  }
+  return segments;
+}
+
+/** Turns what Graph or the token endpoint said into the caller's error; transient failures pass through
+ *  unchanged (plain errors: the activity is retried). */
+function mapped(err: unknown, what: { reading?: Reading; urn?: string; field?: string }): unknown {
+  if (err instanceof LocationError) return err;
+  if (err instanceof TokenError) {
+    return new LocationError(
+      'CONNECTION_ERROR',
+      `the DriveA connection was refused: ${err.message}; check tenantId, clientId and clientSecret with PUT /v1/common/connection/driveA`,
+      [err.body],
+    );
+  }
+  if (!(err instanceof GraphError)) return err;
+  const external = [{ status: err.status, code: err.code, message: err.message }];
+  if (err.status === 401 || err.status === 403) {
+    return new LocationError('CONNECTION_ERROR', `DriveA refused the connection's access${what.urn ? ` to ${what.urn}` : ''} (${err.message}): grant the application access to the drive`, external);
+  }
+  if (what.reading && (err.status === 404 || err.status === 400)) {
+    const { code, field } = NOT_FOUND[what.reading];
+    return new LocationError(code, `${field} ${what.urn ?? ''} does not resolve in DriveA (${err.message})`, external);
+  }
+  if (err.status === 404) return new LocationError('CONNECTION_ERROR', `the DriveA connection's drive was not found (${err.message}): check driveId, siteId or userId`, external);
+  if (err.status === 409 && err.code === 'nameAlreadyExists') {
+    return new LocationError('VALIDATION_ERROR', `${what.field ?? 'document.name'} already exists in that DriveA folder and the conflict behaviour is fail`, external);
+  }
+  if (err.status === 507) return new LocationError('CONNECTION_ERROR', `the DriveA drive is full (${err.message})`, external);
+  if (err.status === 400 || err.status === 413 || err.status === 423) return new LocationError('VALIDATION_ERROR', `DriveA refused the write (${err.message})`, external);
+  return err;
+}
+
+/** The running activity's scratch folder (discardScratch removes it with the run's other blobs). */
+function scratchKey(name: string): string {
+  let run = 'adhoc';
+  try {
+    run = Context.current().info.workflowExecution?.workflowId ?? run;
+  } catch {
+    // not inside an activity (tests, tools)
+  }
+  return `scratch/${run.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]/, 'x')}/${name}`;
+}
+
+/** Reads a blob from `offset`, in exact-size pieces. */
+class BlobReader {
+  private iterator: AsyncIterator<Buffer> | undefined;
+  private pending: Buffer = Buffer.alloc(0);
+  private readonly blobs: BlobStore;
+  private readonly key: string;
+  constructor(blobs: BlobStore, key: string) {
+    this.blobs = blobs;
+    this.key = key;
+  }
+  async open(offset: number): Promise<void> {
+    await this.close();
+    const stream = await this.blobs.createReadStream(this.key);
+    this.iterator = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    this.pending = Buffer.alloc(0);
+    for (let skipped = 0; skipped < offset; ) skipped += (await this.read(Math.min(offset - skipped, 8 * 1024 * 1024))).length;
+  }
+  async read(n: number): Promise<Buffer> {
+    const parts: Buffer[] = [this.pending];
+    let have = this.pending.length;
+    while (have < n) {
+      const next = await this.iterator!.next();
+      if (next.done) break;
+      parts.push(next.value);
+      have += next.value.length;
+    }
+    const all = Buffer.concat(parts);
+    this.pending = all.subarray(n);
+    return all.subarray(0, n);
+  }
+  async close(): Promise<void> {
+    await this.iterator?.return?.();
+    this.iterator = undefined;
+  }
+}
+
+const nextFrom = (s: { nextExpectedRanges?: string[] }): number | undefined => {
+  const r = s.nextExpectedRanges?.[0];
+  return r === undefined ? undefined : Number(r.split('-')[0]);
+};
+
+export function driveALocation(deps: LocationDeps): Location {
+  async function connect(ctx: LocationContext) {
+    const c = await deps.connections.open(ctx, 'driveA');
+    const s = c.settings as unknown as DriveASettings;
+    const graph = new GraphClient({
+      graphUrl: deps.settings.driveAGraphUrl,
+      loginUrl: deps.settings.driveALoginUrl,
+      credentials: { tenantId: s.tenantId, clientId: s.clientId, clientSecret: c.secrets.clientSecret ?? '' },
+      cacheKey: c.id,
+    });
+    return { graph, drive: driveBase(s) };
+  }
+
+  async function download(ctx: LocationContext, urn: string, reading: Reading): Promise<{ item: DriveItem; blob: BlobRef }> {
+    try {
+      const { graph, drive } = await connect(ctx);
+      const address = itemAddress(drive, urn, reading);
+      const item = await graph.json<DriveItem>('GET', address);
+      if (!item.file) throw new LocationError(NOT_FOUND[reading].code, `${NOT_FOUND[reading].field} ${urn} is a DriveA folder, not a file`);
+      const res = await graph.request('GET', `${address}/content`);
+      let content: Response = res;
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location) {
+        // A short-lived pre-authenticated URL: no token goes there.
+        content = await fetch(location, { signal: AbortSignal.timeout(300_000) });
+        if (!content.ok) throw new Error(`the DriveA download URL answered ${content.status}`);
+      }
+      if (!content.body) throw new Error('DriveA sent no content');
+      const key = scratchKey(`drivea-${randomUUID()}`);
+      const put = await deps.blobs.putStream(key, Readable.fromWeb(content.body as never), { maxBytes: MAX_READ_BYTES });
+      const format = formatOfFileName(item.name);
+      const contentType = reading === 'data' ? 'application/json' : (item.file.mimeType ?? (format ? contentTypeOf(format as FileFormat) : 'application/octet-stream'));
+      return { item, blob: { key, sha256: put.sha256, size: put.size, contentType } };
+    } catch (err) {
+      throw mapped(err, { reading, urn });
+    }
+  }
+
+  /** The folder `segments` below the root, made where missing; its item id. */
+  async function folder(graph: GraphClient, drive: string, segments: string[]): Promise<string> {
+    let parent = (await graph.json<DriveItem>('GET', `${drive}/root`)).id;
+    for (const name of segments) {
+      let child: DriveItem | undefined;
+      try {
+        child = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(parent)}:/${encodeURIComponent(name)}:`);
+      } catch (err) {
+        if (!(err instanceof GraphError && err.status === 404)) throw err;
+      }
+      if (!child) {
+        try {
+          child = await graph.json<DriveItem>('POST', `${drive}/items/${encodeURIComponent(parent)}/children`, {
+            json: { name, folder: {}, '@microsoft.graph.conflictBehavior': 'fail' },
+          });
+        } catch (err) {
+          // Made meanwhile by a concurrent delivery into the same folder: use it.
+          if (!(err instanceof GraphError && err.status === 409)) throw err;
+          child = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(parent)}:/${encodeURIComponent(name)}:`);
+        }
+      }
+      if (!child.folder) throw new LocationError('VALIDATION_ERROR', `document.path: ${name} is a file in DriveA, not a folder`);
+      parent = child.id;
+    }
+    return parent;
+  }
+
+  /** Uploads `source` as `name` into the folder (replace on a clash: the name is ours), resuming a
+   *  journaled upload session when there is one. */
+  async function upload(
+    graph: GraphClient,
+    drive: string,
+    parentId: string,
+    name: string,
+    source: BlobRef,
+    journal: { write(w: LocationWrite): Promise<void>; resume?: string },
+  ): Promise<DriveItem> {
+    const target = `${drive}/items/${encodeURIComponent(parentId)}:/${encodeURIComponent(name)}:`;
+    if (source.size <= SIMPLE_UPLOAD_MAX) {
+      const bytes = await deps.blobs.get(source.key);
+      return graph.json<DriveItem>('PUT', `${target}/content`, {
+        body: bytes,
+        headers: { 'content-type': source.contentType },
+        query: { '@microsoft.graph.conflictBehavior': 'replace' },
+      });
+    }
+    let url = journal.resume;
+    let offset = 0;
+    if (url) {
+      try {
+        const status = await graph.json<{ nextExpectedRanges?: string[]; id?: string }>('GET', url, { absolute: true });
+        if (status.id) return status as DriveItem;
+        offset = nextFrom(status) ?? 0;
+      } catch (err) {
+        if (!(err instanceof GraphError && err.status === 404)) throw err;
+        url = undefined; // expired or finished: a new session
+      }
+    }
+    if (!url) {
+      const session = await graph.json<{ uploadUrl: string }>('POST', `${target}/createUploadSession`, {
+        json: { item: { '@microsoft.graph.conflictBehavior': 'replace', name } },
+      });
+      url = session.uploadUrl;
+      offset = 0;
+      await journal.write({ state: 'uploading', itemId: null, uploadUrl: url });
+    }
+    const reader = new BlobReader(deps.blobs, source.key);
+    await reader.open(offset);
+    try {
+      for (let resyncs = 0; ; ) {
+        const chunk = await reader.read(Math.min(UPLOAD_CHUNK, source.size - offset));
+        let res: Response;
+        try {
+          res = await graph.request('PUT', url, {
+            absolute: true,
+            body: chunk,
+            headers: { 'content-range': `bytes ${offset}-${offset + chunk.length - 1}/${source.size}` },
+          });
+        } catch (err) {
+          // 416: this range already arrived (an answer we lost); ask where to go on.
+          if (!(err instanceof GraphError && err.status === 416) || ++resyncs > 5) throw err;
+          const status = await graph.json<{ nextExpectedRanges?: string[]; id?: string }>('GET', url, { absolute: true });
+          if (status.id) return status as DriveItem;
+          offset = nextFrom(status) ?? 0;
+          await reader.open(offset);
+          continue;
+        }
+        if (res.status === 200 || res.status === 201) return (await res.json()) as DriveItem;
+        const next = nextFrom((await res.json()) as { nextExpectedRanges?: string[] });
+        const expected = offset + chunk.length;
+        offset = next ?? expected;
+        if (offset !== expected) await reader.open(offset);
+      }
+    } finally {
+      await reader.close();
+    }
+  }
+
+  async function share(graph: GraphClient, address: string, item: DriveItem, sharing: SharingRequest): Promise<Pick<Written, 'links' | 'emails' | 'externalErrors'>> {
+    const links: NonNullable<Written['links']> = {};
+    const emails = { succeededView: [] as string[], succeededEdit: [] as string[], failedView: [] as string[], failedEdit: [] as string[] };
+    const externalErrors: unknown[] = [];
+    const refusedOrThrow = (err: unknown, option: string) => {
+      // 401 after a refresh and 404 are the connection's problem; a refusal of this one request is recorded.
+      if (err instanceof GraphError && (err.status === 400 || err.status === 403 || err.status === 409 || err.status === 422)) {
+        externalErrors.push({ option: `document.options.driveA.${option}`, status: err.status, code: err.code, message: err.message });
+        return;
+      }
+      throw err;
+    };
+    for (const [flag, type, key] of [
+      ['viewAnonymous', 'view', 'viewAnonymousLink'],
+      ['editAnonymous', 'edit', 'editAnonymousLink'],
+    ] as const) {
+      if (!sharing[flag]) continue;
+      try {
+        const p = await graph.json<{ link?: { webUrl?: string } }>('POST', `${address}/createLink`, { json: { type, scope: 'anonymous' } });
+        links[key] = p.link?.webUrl ?? '';
+      } catch (err) {
+        links[key] = '';
+        refusedOrThrow(err, flag);
+      }
+    }
+    for (const [list, role, ok, failed, key] of [
+      ['viewUsers', 'read', 'succeededView', 'failedView', 'viewUserLink'],
+      ['editUsers', 'write', 'succeededEdit', 'failedEdit', 'editUserLink'],
+    ] as const) {
+      const recipients = (sharing[list] ?? []).filter((e) => typeof e === 'string' && e.trim() !== '');
+      if (recipients.length === 0) continue;
+      type Entry = { error?: { code?: string; message?: string }; invitation?: { email?: string }; grantedToV2?: { user?: { email?: string } } };
+      let value: Entry[] = [];
+      try {
+        const res = await graph.request('POST', `${address}/invite`, {
+          json: { recipients: recipients.map((email) => ({ email })), roles: [role], requireSignIn: true, sendInvitation: sharing.sendInvitation === true },
+        });
+        value = ((await res.json()) as { value?: Entry[] }).value ?? [];
+      } catch (err) {
+        refusedOrThrow(err, list);
+        const body = err instanceof GraphError ? (err.body as { value?: Entry[] }) : undefined;
+        value = body?.value ?? recipients.map(() => ({ error: { code: (err as GraphError).code, message: (err as GraphError).message } }));
+      }
+      recipients.forEach((email, i) => {
+        const entry =
+          value.find((v) => (v.invitation?.email ?? v.grantedToV2?.user?.email ?? '').toLowerCase() === email.toLowerCase()) ??
+          (value.length === recipients.length ? value[i] : undefined);
+        if (entry && !entry.error) emails[ok].push(email);
+        else {
+          emails[failed].push(email);
+          externalErrors.push({ option: `document.options.driveA.${list}`, email, code: entry?.error?.code ?? 'notInvited', message: entry?.error?.message ?? 'not in the answer' });
+        }
+      });
+      if (emails[ok].length > 0 && item.webUrl) links[key] = item.webUrl;
+    }
+    return { links, emails, ...(externalErrors.length > 0 ? { externalErrors } : {}) };
+  }
+
+  /** Runs `place` once per urn: the journal says what an earlier attempt did. */
+  async function journaled(
+    ctx: LocationContext,
+    urn: string,
+    graph: GraphClient,
+    drive: string,
+    steps: {
+      /** Makes the file under its temporary name (or finds it); journaled as uploaded. */
+      make(journal: { write(w: LocationWrite): Promise<void>; resume?: string }): Promise<DriveItem>;
+      /** Gives it its final name (and folder). */
+      place(item: DriveItem): Promise<DriveItem>;
+      temporaryName: string;
+    },
+  ): Promise<DriveItem> {
+    const write = (w: LocationWrite) => putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn, w);
+    const earlier = await getLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn);
+    let item: DriveItem | undefined;
+    if (earlier?.itemId) {
+      try {
+        item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
+      } catch (err) {
+        if (!(err instanceof GraphError && err.status === 404)) throw err; // removed meanwhile: write again
+      }
+    }
+    if (item && earlier?.state === 'placed') return item;
+    if (!item) {
+      item = await steps.make({ write, ...(earlier?.state === 'uploading' && earlier.uploadUrl ? { resume: earlier.uploadUrl } : {}) });
+      await write({ state: 'uploaded', itemId: item.id, uploadUrl: null });
+    }
+    // Renamed already when it no longer has the temporary name (the answer to that PATCH was lost).
+    if (item.name === steps.temporaryName) item = await steps.place(item);
+    await write({ state: 'placed', itemId: item.id, uploadUrl: null });
+    return item;
+  }
+
+  async function placeAs(graph: GraphClient, drive: string, item: DriveItem, name: string, conflict: Conflict, parentId?: string): Promise<DriveItem> {
+    try {
+      return await graph.json<DriveItem>('PATCH', `${drive}/items/${encodeURIComponent(item.id)}`, {
+        json: { name, ...(parentId ? { parentReference: { id: parentId } } : {}) },
+        query: { '@microsoft.graph.conflictBehavior': conflict },
+      });
+    } catch (err) {
+      if (err instanceof GraphError && err.status === 409 && conflict === 'fail') {
+        // Nothing stays behind: the temporary file goes for good.
+        await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`).catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  const temporaryName = (urn: string, format: string) => `.docgen-${urn.replace(/[^A-Za-z0-9-]/g, '')}.${format}`;
+
+  return {
+    method: 'DriveA',
+    connection: 'driveA',
+    capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'], formats: FORMATS },
+
+    async readTemplate(ctx, urn) {
+      return (await download(ctx, urn, 'template')).blob;
+    },
+
+    async readData(ctx, urn) {
+      return (await download(ctx, urn, 'data')).blob;
+    },
+
+    async readDocument(ctx, urn) {
+      const { item, blob } = await download(ctx, urn, 'document');
+      const parentPath = item.parentReference?.path?.replace(/^.*?root:\/?/, '') ?? '';
+      return { urn, name: item.name, path: decodeURIComponent(parentPath), fileFormat: formatOfFileName(item.name), blob };
+    },
+
+    async write(ctx, req: WriteRequest) {
+      const name = outputFileName(req.name, req.fileFormat);
+      const conflict: Conflict = req.conflict ?? 'rename';
+      try {
+        const segments = folderSegments(req.path);
+        const { graph, drive } = await connect(ctx);
+        const tmp = temporaryName(req.urn, req.fileFormat);
+        const item = await journaled(ctx, req.urn, graph, drive, {
+          temporaryName: tmp,
+          make: async (journal) => upload(graph, drive, await folder(graph, drive, segments), tmp, req.source, journal),
+          place: (i) => placeAs(graph, drive, i, name, conflict),
+        });
+        const address = `${drive}/items/${encodeURIComponent(item.id)}`;
+        const shared = req.sharing ? await share(graph, address, item, req.sharing) : {};
+        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
+      } catch (err) {
+        throw mapped(err, { field: 'document.name' });
+      }
+    },
+
+    /** Graph's copy (asynchronous: 202 and a monitor URL) to a temporary name, journaled like a write,
+     *  then the final name; the bytes never pass through the service. */
+    async copyWithin(ctx, urn, req) {
+      const name = outputFileName(req.name, req.fileFormat);
+      const conflict: Conflict = req.conflict ?? 'rename';
+      try {
+        const segments = folderSegments(req.path, 'targetDocument.path');
+        const { graph, drive } = await connect(ctx);
+        const source = itemAddress(drive, urn, 'document');
+        const tmp = temporaryName(req.urn, req.fileFormat);
+        const item = await journaled(ctx, req.urn, graph, drive, {
+          temporaryName: tmp,
+          make: async (journal) => {
+            let monitor = journal.resume;
+            if (!monitor) {
+              const parentId = await folder(graph, drive, segments);
+              const driveId = (await graph.json<{ id: string }>('GET', drive)).id;
+              const res = await graph.request('POST', `${source}/copy`, {
+                json: { parentReference: { driveId, id: parentId }, name: tmp },
+                query: { '@microsoft.graph.conflictBehavior': 'replace' },
+              });
+              await res.body?.cancel();
+              monitor = res.headers.get('location') ?? '';
+              if (!monitor) throw new Error('DriveA accepted the copy without a monitor URL');
+              await journal.write({ state: 'uploading', itemId: null, uploadUrl: monitor });
+            }
+            return graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(await copied(graph, monitor))}`);
+          },
+          place: (i) => placeAs(graph, drive, i, name, conflict),
+        });
+        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}) };
+      } catch (err) {
+        throw mapped(err, { field: 'targetDocument.name' });
+      }
+    },
+
+    /** PATCH of the item's parent and name: the same item, in its new folder. */
+    async moveWithin(ctx, urn, req) {
+      const name = outputFileName(req.name, req.fileFormat);
+      const conflict: Conflict = req.conflict ?? 'rename';
+      try {
+        const segments = folderSegments(req.path, 'targetDocument.path');
+        const { graph, drive } = await connect(ctx);
+        const earlier = await getLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn);
+        let item: DriveItem;
+        if (earlier?.state === 'placed' && earlier.itemId) item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
+        else {
+          const source = await graph.json<DriveItem>('GET', itemAddress(drive, urn, 'document'));
+          item = await placeAs(graph, drive, source, name, conflict, await folder(graph, drive, segments));
+          await putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn, { state: 'placed', itemId: item.id, uploadUrl: null });
+        }
+        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}) };
+      } catch (err) {
+        throw mapped(err, { field: 'targetDocument.name', reading: undefined });
+      }
+    },
+
+    /** delete: to the recycle bin; permanentDelete: gone. Already gone (a retry) is done. */
+    async remove(ctx, urn, mode) {
+      try {
+        const { graph, drive } = await connect(ctx);
+        const address = itemAddress(drive, urn, 'document');
+        if (mode === 'permanentDelete') await graph.request('POST', `${address}/permanentDelete`);
+        else await graph.request('DELETE', address);
+      } catch (err) {
+        if (err instanceof GraphError && err.status === 404) return;
+        throw mapped(err, { urn });
+      }
+    },
+  };
+}
+
+/** Polls a copy monitor (no token: it is pre-authenticated) until the copy completes; the new item's id. */
+async function copied(graph: GraphClient, monitor: string): Promise<string> {
+  for (let poll = 0; ; poll++) {
+    const status = await graph.json<{ status?: string; resourceId?: string; error?: { code?: string; message?: string } }>('GET', monitor, { absolute: true });
+    if (status.status === 'completed' && status.resourceId) return status.resourceId;
+    if (status.status === 'failed') {
+      throw new GraphError(409, status.error?.code ?? 'copyFailed', `DriveA could not copy the file: ${status.error?.message ?? status.error?.code ?? 'failed'}`, status);
+    }
+    if (poll > 120) throw new Error('the DriveA copy did not finish in time; retrying');
+    await sleep(Math.min(2000, 100 * 2 ** poll));
+  }
+}
