@@ -1,7 +1,7 @@
 // manageDocument (spec 4.8 manage): copy, move, convert (and delete, where a connector supports it) of a
 // delivered document, without changing its content. resolve source -> [convert] -> measure -> write target
 // -> record -> [remove source]. Deterministic code only: no Node built-ins; activities imported as types.
-import { ActivityFailure, ApplicationFailure, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { ManageInput, ManageResult } from '../core/manage.ts';
@@ -18,6 +18,8 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
       [{ subscriptionId: input.subscriptionId, source }],
     );
+    // A source read from an external location (DriveA) was downloaded into this run's scratch.
+    if (found.blob.key.startsWith('scratch/') && patched('manage-discard-downloaded-source')) scratch.push(found.blob);
     const embedded = input.embedded ? stringValues(JSON.parse(input.embedded) as Record<string, unknown>) : undefined;
     if (input.operation === 'delete' || !input.target) {
       // Delete: no target. Only connectors that can delete get here (the API refuses the others).
@@ -65,6 +67,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           source: output,
           target,
           ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
+          ...(input.operation === 'copy' || input.operation === 'move'
+            ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation } }
+            : {}),
         },
       ],
     );
@@ -86,7 +91,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
         },
       ],
     );
-    if (source.remove !== 'none') {
+    // Moved inside its location (DriveA's PATCH): the source is the target now, nothing to remove.
+    const movedInside = written.movedSource === true && patched('manage-move-within');
+    if (source.remove !== 'none' && !movedInside) {
       await steps.manageRemoveSource.executeWithOptions({ summary: `${source.remove} source ${source.loadMethod}:${source.urn}` }, [
         {
           subscriptionId: input.subscriptionId,

@@ -478,7 +478,8 @@ export function driveALocation(deps: LocationDeps): Location {
       }
     },
 
-    /** PATCH of the item's parent and name: the same item, in its new folder. */
+    /** PATCH of the item's parent and name: the same item, in its new folder (journaled: a retried move
+     *  returns the moved item). */
     async moveWithin(ctx, urn, req) {
       const name = outputFileName(req.name, req.fileFormat);
       const conflict: Conflict = req.conflict ?? 'rename';
@@ -490,6 +491,9 @@ export function driveALocation(deps: LocationDeps): Location {
         if (earlier?.state === 'placed' && earlier.itemId) item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
         else {
           const source = await graph.json<DriveItem>('GET', itemAddress(drive, urn, 'document'));
+          const own = await graph.json<{ id: string }>('GET', drive);
+          // Graph moves inside one drive only; across drives the caller copies and removes.
+          if (source.parentReference?.driveId && source.parentReference.driveId !== own.id) return undefined;
           item = await placeAs(graph, drive, source, name, conflict, await folder(graph, drive, segments));
           await putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn, { state: 'placed', itemId: item.id, uploadUrl: null });
         }

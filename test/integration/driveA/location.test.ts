@@ -211,7 +211,7 @@ describe('the DriveA location', () => {
     expect(copy.name).toBe('memo-copy.pdf');
     expect(fake.count('GET', '/monitor/')).toBeGreaterThanOrEqual(2);
     expect(fake.item(D, copy.urn)?.content?.toString()).toBe('%PDF-1.7 small');
-    const moved = await location.moveWithin!(ctx(), src.urn, { urn: randomUUID(), name: 'memo-moved', path: 'Moved', fileFormat: 'pdf' });
+    const moved = (await location.moveWithin!(ctx(), src.urn, { urn: randomUUID(), name: 'memo-moved', path: 'Moved', fileFormat: 'pdf' }))!;
     expect(moved.urn).toBe(src.urn);
     expect(files('Src/')).toEqual([]);
     expect(files('Moved/').map((f) => f.path)).toEqual(['Moved/memo-moved.pdf']);
