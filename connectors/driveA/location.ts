@@ -197,6 +197,15 @@ export function driveALocation(deps: LocationDeps): Location {
 
   /** The folder `segments` below the root, made where missing; its item id. */
   async function folder(graph: GraphClient, drive: string, segments: string[]): Promise<string> {
+    // Usually the folder is there already: one request by path.
+    if (segments.length > 0) {
+      try {
+        const found = await graph.json<DriveItem>('GET', `${drive}/root:/${segments.map(encodeURIComponent).join('/')}:`);
+        if (found.folder) return found.id;
+      } catch (err) {
+        if (!(err instanceof GraphError && err.status === 404)) throw err;
+      }
+    }
     let parent = (await graph.json<DriveItem>('GET', `${drive}/root`)).id;
     for (const name of segments) {
       let child: DriveItem | undefined;

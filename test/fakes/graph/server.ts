@@ -94,6 +94,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   const downloads = new Map<string, { driveId: string; itemId: string }>();
   const faults: (Fault & { left: number })[] = [];
   const log: LoggedRequest[] = [];
+  const invites: { recipients: string[]; roles: string[]; requireSignIn?: boolean; sendInvitation?: boolean }[] = [];
   let counter = 0;
   let refuseAnonymousLinks = false;
   const refusedRecipients = new Set<string>();
@@ -402,6 +403,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     }
     if (action === 'invite' && method === 'POST') {
       const b = JSON.parse((await body(req)).toString()) as { recipients?: { email?: string }[]; roles?: string[]; requireSignIn?: boolean; sendInvitation?: boolean };
+      invites.push({ recipients: (b.recipients ?? []).map((r) => String(r.email)), roles: b.roles ?? [], requireSignIn: b.requireSignIn, sendInvitation: b.sendInvitation });
       if (!Array.isArray(b.recipients) || b.recipients.length === 0) throw new HttpError(400, 'invalidRequest', 'recipients is required');
       if (!b.roles || !['read', 'write'].includes(b.roles[0] ?? '')) throw new HttpError(400, 'invalidRequest', 'roles must be read or write');
       if (b.requireSignIn === false && b.sendInvitation === false) throw new HttpError(400, 'invalidRequest', 'requireSignIn false needs sendInvitation');
@@ -501,6 +503,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     clientId,
     clientSecret,
     addDrive,
+    /** Every invite request's body, in order. */
+    invites,
     /** Another application of the tenant, allowed only the given drives. */
     addClient(id: string, secret: string, onlyDrives: string[]) {
       clients.set(id, { secret, drives: new Set(onlyDrives) });
