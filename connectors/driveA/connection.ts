@@ -1,65 +1,57 @@
-// The DriveA connection of a subscription (PUT /v1/common/connection/driveA): a Microsoft Entra
-// application's client credentials (tenantId, clientId, clientSecret; the secret is sealed at rest and
-// never returned) and the drive it delivers to: exactly one of driveId (a OneDrive or document library
-// drive), siteId (the site's default document library) or userId (the user's OneDrive). The application
-// needs the Graph application permission Files.ReadWrite.All (or Sites.Selected granted on the site).
+// A DriveA connection: a Microsoft Entra application (client credentials) and the drive it writes to. The
+// client secret is sealed at rest and never returned; the tenant, the application and the drive are
+// settings the connection list shows.
 import Type from 'typebox';
-import { type InnerError, innerError } from '../../core/errors.ts';
+import { innerError, type InnerError } from '../../core/errors.ts';
 import type { ConnectionKind } from '../connections.ts';
 
 export interface DriveASettings {
   tenantId: string;
   clientId: string;
+  /** Exactly one of these names the drive: a drive id, or a SharePoint site / a user whose drive is used. */
   driveId?: string;
   siteId?: string;
   userId?: string;
 }
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 400, description });
+const TARGETS = ['driveId', 'siteId', 'userId'] as const;
+// Graph ids: GUIDs, "b!..." drive ids, "host,guid,guid" site ids, user principal names. No slashes or
+// query characters: they are put into URL paths.
+const ID = /^[A-Za-z0-9!._@,:~-]{1,200}$/;
 
 export const driveAConnection: ConnectionKind = {
   kind: 'driveA',
   body: Type.Object(
     {
-      tenantId: Id('Microsoft Entra tenant id (GUID) or domain'),
-      clientId: Id('application (client) id'),
-      clientSecret: Type.String({ minLength: 1, maxLength: 1000, description: 'client secret; sealed at rest, never returned' }),
-      driveId: Type.Optional(Id('the drive to use (one of driveId, siteId, userId)')),
-      siteId: Type.Optional(Id("a SharePoint site whose default document library is used (one of driveId, siteId, userId)")),
-      userId: Type.Optional(Id("a user whose OneDrive is used (one of driveId, siteId, userId)")),
+      tenantId: Type.String({ description: 'Microsoft Entra tenant id (GUID) or domain' }),
+      clientId: Type.String({ description: 'Application (client) id of the Entra app registration' }),
+      clientSecret: Type.String({ description: 'Client secret of the app (stored sealed, never returned)' }),
+      driveId: Type.Optional(Type.String({ description: 'The drive to use (GET /sites/{site}/drives or /users/{user}/drive show it)' })),
+      siteId: Type.Optional(Type.String({ description: 'Or: a SharePoint site whose default document library is used' })),
+      userId: Type.Optional(Type.String({ description: "Or: a user (id or principal name) whose OneDrive is used" })),
     },
-    { additionalProperties: false, description: 'DriveA (OneDrive / SharePoint through Microsoft Graph): client credentials and the drive' },
+    { description: 'DriveA (OneDrive / SharePoint through Microsoft Graph), application permissions Files.ReadWrite.All or Sites.ReadWrite.All' },
   ),
   parse(body) {
     const errors: InnerError[] = [];
-    const text = (field: string, max = 400): string | undefined => {
+    const text = (field: string, secret = false): string => {
       const v = body[field];
-      if (v === undefined) return undefined;
-      if (typeof v !== 'string' || v.trim() === '' || v.length > max) {
-        errors.push(innerError('VALIDATION_ERROR', `connection.${field} must be a non-empty string of at most ${max} characters`));
-        return undefined;
+      if (typeof v !== 'string' || v.trim() === '') {
+        errors.push(innerError('VALIDATION_ERROR', `connection.${field} is required`));
+        return '';
       }
+      if (!secret && !ID.test(v.trim())) errors.push(innerError('VALIDATION_ERROR', `connection.${field} is not a valid id`));
       return v.trim();
     };
-    for (const field of Object.keys(body)) {
-      if (!['tenantId', 'clientId', 'clientSecret', 'driveId', 'siteId', 'userId'].includes(field)) {
-        errors.push(innerError('VALIDATION_ERROR', `connection.${field} is not a DriveA connection field (tenantId, clientId, clientSecret, driveId, siteId, userId)`));
-      }
-    }
     const tenantId = text('tenantId');
     const clientId = text('clientId');
-    const clientSecret = text('clientSecret', 1000);
-    for (const [field, v] of [['tenantId', tenantId], ['clientId', clientId], ['clientSecret', clientSecret]] as const) {
-      if (v === undefined && body[field] === undefined) errors.push(innerError('VALIDATION_ERROR', `connection.${field} is required`));
-    }
-    const drive = { driveId: text('driveId'), siteId: text('siteId'), userId: text('userId') };
-    const named = Object.entries(drive).filter(([, v]) => v !== undefined);
-    if (named.length !== 1 && !Object.keys(drive).some((k) => body[k] !== undefined && errors.some((e) => e.message.startsWith(`connection.${k} `)))) {
-      errors.push(innerError('VALIDATION_ERROR', `connection needs exactly one of driveId, siteId or userId${named.length > 1 ? `, not ${named.map(([k]) => k).join(' and ')}` : ''}`));
-    }
+    const clientSecret = text('clientSecret', true);
+    const given = TARGETS.filter((t) => body[t] !== undefined && body[t] !== null && body[t] !== '');
+    if (given.length !== 1) errors.push(innerError('VALIDATION_ERROR', `connection: give exactly one of ${TARGETS.map((t) => `connection.${t}`).join(', ')}`));
+    const settings: Record<string, unknown> = { tenantId, clientId };
+    for (const t of given) settings[t] = text(t);
     if (errors.length > 0) return { errors };
-    const settings: Record<string, unknown> = { tenantId, clientId, ...Object.fromEntries(named) };
-    return { settings, secrets: { clientSecret: clientSecret! } };
+    return { settings, secrets: { clientSecret } };
   },
 };
 

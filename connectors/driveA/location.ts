@@ -165,7 +165,7 @@ export function driveALocation(deps: LocationDeps): Location {
       graphUrl: deps.settings.driveAGraphUrl,
       loginUrl: deps.settings.driveALoginUrl,
       credentials: { tenantId: s.tenantId, clientId: s.clientId, clientSecret: c.secrets.clientSecret ?? '' },
-      cacheKey: c.id,
+      cacheKey: `${c.id}:${c.version}`,
     });
     return { graph, drive: driveBase(s) };
   }

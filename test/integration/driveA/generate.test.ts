@@ -51,7 +51,7 @@ describe('generate with DriveA', () => {
     const two = await api.call('PUT', '/common/connection/driveA', {
       json: { connection: { tenantId: 't', clientId: 'c', clientSecret: 's', driveId: 'd', siteId: 's' } },
     });
-    expectError(two, 'VALIDATION_ERROR', /exactly one of driveId, siteId or userId/);
+    expectError(two, 'VALIDATION_ERROR', /exactly one of connection.driveId, connection.siteId, connection.userId/);
     const none = await api.call('PUT', '/common/connection/driveA', { json: { connection: { tenantId: 't', clientId: 'c', driveId: 'd' } } });
     expectError(none, 'VALIDATION_ERROR', /connection\.clientSecret/);
   });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config/env.ts';
-import type { ConnectionStore } from '../../../connectors/connections.ts';
+import { connectionStore } from '../../../connectors/connections.ts';
 import { driveALocation, UPLOAD_CHUNK } from '../../../connectors/driveA/location.ts';
 import { type Location, LocationError, type WriteRequest } from '../../../connectors/location.ts';
 import type { BlobStore } from '../../../connectors/storage/blob-store.ts';
@@ -15,6 +15,8 @@ import { openBlobStore } from '../../../connectors/storage/open.ts';
 import { ensureSubscription } from '../../../store/accounts.ts';
 import { type Db, openDb } from '../../../store/db.ts';
 import { migrate } from '../../../store/migrate.ts';
+import { putConnection } from '../../../store/connections.ts';
+import { seal } from '../../../security/sealed.ts';
 import { CHUNK_UNIT, type GraphFake, startGraphFake } from '../../fakes/graph/server.ts';
 
 const D = 'b!drive-loc!1';
@@ -26,8 +28,18 @@ describe('the DriveA location', () => {
   let location: Location;
   let dir: string;
   let subscriptionId: string;
-  let secret: string;
   const ctx = () => ({ subscriptionId, userId: randomUUID() });
+  /** The subscription's connection, stored as the API stores it (secret sealed). */
+  async function connectWith(clientSecret: string) {
+    await putConnection(db, {
+      subscriptionId,
+      userId: randomUUID(),
+      kind: 'driveA',
+      settings: { tenantId: fake.tenantId, clientId: fake.clientId, driveId: D },
+      sealedSecrets: await seal(db, subscriptionId, JSON.stringify({ clientSecret })),
+      secretNames: ['clientSecret'],
+    });
+  }
 
   beforeAll(async () => {
     fake = await startGraphFake();
@@ -37,11 +49,8 @@ describe('the DriveA location', () => {
     await migrate(db);
     subscriptionId = (await ensureSubscription(db, `drivea-${randomUUID()}`)).id;
     blobs = openBlobStore(loadConfig({}, { dataDir: dir }));
-    secret = fake.clientSecret;
-    const connections: ConnectionStore = {
-      open: async () => ({ id: 'conn-1', kind: 'driveA', settings: { tenantId: fake.tenantId, clientId: fake.clientId, driveId: D }, secrets: { clientSecret: secret } }),
-    };
-    location = driveALocation({ db, blobs, settings: { driveAGraphUrl: fake.graphUrl, driveALoginUrl: fake.loginUrl } as never, connections });
+    await connectWith(fake.clientSecret);
+    location = driveALocation({ db, blobs, settings: { driveAGraphUrl: fake.graphUrl, driveALoginUrl: fake.loginUrl } as never, connections: connectionStore(db) });
   });
   afterAll(async () => {
     await fake?.close();
@@ -197,11 +206,11 @@ describe('the DriveA location', () => {
     await location.readDocument!(ctx(), 'root:/Throttled/report.pdf:');
     expect(fake.count('POST', '/oauth2/v2.0/token')).toBe(tokens + 1);
 
-    secret = 'wrong';
+    await connectWith('wrong');
     try {
-      expect(await code(location.readTemplate!({ subscriptionId, connectionId: 'other' } as never, 'root:/x.docx:'))).toBe('CONNECTION_ERROR');
+      expect(await code(location.readTemplate!(ctx(), 'root:/x.docx:'))).toBe('CONNECTION_ERROR');
     } finally {
-      secret = fake.clientSecret;
+      await connectWith(fake.clientSecret);
     }
   });
 
