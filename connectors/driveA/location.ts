@@ -16,6 +16,8 @@
 // file that was placed is returned as it is, a large upload resumes its session from
 // nextExpectedRanges. Name clashes: `rename` by default (Graph's "name 1.docx"), `replace` or `fail`
 // when the request asks (WriteRequest.conflict; `fail` answers VALIDATION_ERROR and leaves nothing).
+// `replace` uploads straight to the final name (conflictBehavior replace is repeatable by itself), so
+// the replaced file keeps its id, its versions and its sharing.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -437,9 +439,11 @@ export function driveALocation(deps: LocationDeps): Location {
       try {
         const segments = folderSegments(req.path);
         const { graph, drive } = await connect(ctx);
-        const tmp = temporaryName(req.urn, req.fileFormat);
+        // With replace, the final name itself is as repeatable as a temporary one (a retry replaces the same
+        // file again), and the replaced file keeps its id, versions and sharing.
+        const tmp = conflict === 'replace' ? name : temporaryName(req.urn, req.fileFormat);
         const item = await journaled(ctx, req.urn, graph, drive, {
-          temporaryName: tmp,
+          temporaryName: conflict === 'replace' ? '' : tmp,
           make: async (journal) => upload(graph, drive, await folder(graph, drive, segments), tmp, req.source, journal),
           place: (i) => placeAs(graph, drive, i, name, conflict),
         });

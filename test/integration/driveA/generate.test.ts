@@ -203,6 +203,6 @@ describe('generate with DriveA', () => {
     const c = client(await stack.credentials('drivea-none'));
     const pair = await c.uploadPair();
     const none = await generate(generateBody(pair.templateUrn, pair.dataUrn, { document: { deliveryMethod: 'DriveA', path: '' } }), c);
-    expectError(none, 'CONNECTION_MISSING', /PUT \/common\/connection\/driveA/);
+    expectError(none, 'CONNECTION_MISSING', /PUT \/v1\/common\/connection\/driveA/);
   });
 });
