@@ -34,6 +34,9 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         ]);
       }
     }
+    // Templates read from a drive were downloaded into this run's scratch: discarded with the rest.
+    const downloaded = [template, ...Object.values(related)].filter((t) => t.key.startsWith('scratch/'));
+    if (downloaded.length > 0 && patched('discard-downloaded-templates')) scratch.push(...downloaded);
     const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
       { subscriptionId: input.subscriptionId, data: input.data, ...connections },
     ]);

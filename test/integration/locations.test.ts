@@ -33,25 +33,28 @@ describe('locations: unavailable methods are refused before queueing', () => {
     return (await temporal.workflow.count(`DocgenOperationId = "${operationId}" AND WorkflowType != "uploadRetention"`)).count;
   }
 
-  const cases: [string, (t: string, d: string) => Record<string, unknown>, RegExp][] = [
-    ['document.deliveryMethod DriveA', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveA', path: '' } }), /document\.deliveryMethod DriveA is not available/],
-    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), /document\.deliveryMethod DriveB is not available/],
-    ['data.loadMethod DriveA', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveA', urn: d } }), /data\.loadMethod DriveA is not available/],
-    ['template.loadMethod DriveA', (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveA' } }), /template\.loadMethod DriveA is not available/],
+  // DriveA exists but needs the subscription's connection (none here): CONNECTION_MISSING, naming the field.
+  const missing = (field: string) => new RegExp(`${field.replace(/[.[\]]/g, '\\$&')} DriveA: the subscription has no driveA connection: connect it with PUT /v1/common/connection/driveA`);
+  const cases: [string, (t: string, d: string) => Record<string, unknown>, string, RegExp][] = [
+    ['document.deliveryMethod DriveA', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveA', path: '' } }), 'CONNECTION_MISSING', missing('document.deliveryMethod')],
+    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), 'NOT_SUPPORTED', /document\.deliveryMethod DriveB is not available/],
+    ['data.loadMethod DriveA', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveA', urn: d } }), 'CONNECTION_MISSING', missing('data.loadMethod')],
+    ['template.loadMethod DriveA', (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveA' } }), 'CONNECTION_MISSING', missing('template.loadMethod')],
     [
       'template.relatedItems[0].loadMethod DriveA',
       (t, d) => generateBody(t, d, { template: { relatedItems: [{ name: 'footer', urn: 'x', fileFormat: 'docx', loadMethod: 'DriveA' }] } }),
-      /template\.relatedItems\[0\]\.loadMethod DriveA is not available/,
+      'CONNECTION_MISSING',
+      missing('template.relatedItems[0].loadMethod'),
     ],
-    ['template.url', (_t, d) => ({ ...generateBody('', d), template: { url: 'https://example.com/t.docx', fileFormat: 'docx' } }), /template\.url is not available/],
+    ['template.url', (_t, d) => ({ ...generateBody('', d), template: { url: 'https://example.com/t.docx', fileFormat: 'docx' } }), 'NOT_SUPPORTED', /template\.url is not available/],
   ];
 
-  for (const [name, body, message] of cases) {
-    it(`generate with ${name}: 400 NOT_SUPPORTED naming the field, no workflow, the uploads still usable`, async () => {
+  for (const [name, body, code, message] of cases) {
+    it(`generate with ${name}: 400 ${code} naming the field, no workflow, the uploads still usable`, async () => {
       const { templateUrn, dataUrn } = await uploadPair();
       const refused = await api.call('POST', '/documents/document/generate', { json: body(templateUrn, dataUrn) });
       expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-      expect(refused.body.error.innerErrors[0].code).toBe('NOT_SUPPORTED');
+      expect(refused.body.error.innerErrors[0].code).toBe(code);
       expect(refused.body.error.innerErrors.map((e: any) => e.message).join('\n')).toMatch(message);
       expect(refused.body.consumption).toBeUndefined();
       expect(await workflowsOf(refused.body.operationId)).toBe(0);
@@ -71,7 +74,7 @@ describe('locations: unavailable methods are refused before queueing', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
 
-  it('manage to or from an unavailable location: 400 NOT_SUPPORTED before queueing, the source untouched', async () => {
+  it('manage to an unconnected or unavailable location: 400 CONNECTION_MISSING / NOT_SUPPORTED before queueing, the source untouched', async () => {
     const { templateUrn, dataUrn } = await uploadPair();
     const generated = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
     expect(generated.status).toBe(201);
@@ -82,8 +85,8 @@ describe('locations: unavailable methods are refused before queueing', () => {
     });
     expect(toDriveA.status).toBe(400);
     expect(toDriveA.body.error.statusCode).toBe('400');
-    expect(toDriveA.body.error.innerErrors[0].code).toBe('NOT_SUPPORTED');
-    expect(toDriveA.body.error.innerErrors[0].message).toMatch(/targetDocument\.deliveryMethod DriveA is not available/);
+    expect(toDriveA.body.error.innerErrors[0].code).toBe('CONNECTION_MISSING');
+    expect(toDriveA.body.error.innerErrors[0].message).toMatch(missing('targetDocument.deliveryMethod'));
     const toCrm = await api.call('POST', '/documents/document/manage', {
       json: { sourceDocument: { ...source, remove: 'none' }, targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'crm', path: '' } },
     });

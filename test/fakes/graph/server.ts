@@ -98,7 +98,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   let counter = 0;
   let refuseAnonymousLinks = false;
   const refusedRecipients = new Set<string>();
-  let hold: { match: (method: string, path: string) => boolean; hit: () => void; released: Promise<void> } | undefined;
+  let hold: { match: (method: string, path: string) => boolean; hit: () => void; released: Promise<void>; drop: boolean } | undefined;
 
   const newId = () => `01FAKE${String(++counter).padStart(6, '0')}${randomUUID().slice(0, 8).toUpperCase()}`;
   const now = () => new Date().toISOString();
@@ -242,6 +242,11 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
         hold = undefined;
         h.hit();
         await h.released;
+        if (h.drop) {
+          // Lost on the way: the connection goes without an answer and the request is not applied.
+          req.socket.destroy();
+          return;
+        }
       }
       // Faults apply to API calls, or to any path (uploads, monitors, the token endpoint) a fault names.
       const fault = faults.find(
@@ -539,13 +544,14 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     refuseRecipient(email: string) {
       refusedRecipients.add(email.toLowerCase());
     },
-    /** Holds the first request matching until `release()`; `hit` resolves when it arrives. */
-    hold(match: (method: string, path: string) => boolean) {
+    /** Holds the first request matching until `release()`; `hit` resolves when it arrives. With `drop`,
+     *  the released request is dropped unanswered and not applied (a fragment lost with its sender). */
+    hold(match: (method: string, path: string) => boolean, opts: { drop?: boolean } = {}) {
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       let hit!: () => void;
       const arrived = new Promise<void>((r) => (hit = r));
-      hold = { match, hit, released };
+      hold = { match, hit, released, drop: opts.drop ?? false };
       return { arrived, release };
     },
     count(method: string, path: string | RegExp) {

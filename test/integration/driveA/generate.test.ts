@@ -137,6 +137,9 @@ describe('generate with DriveA', () => {
       expect(docxParagraphs(fake.item(DRIVE_A, res.body.result.data.document.urn)!.content!)).toEqual(['Dear Ada']);
     }
 
+    // What was downloaded went into each run's scratch and left with it.
+    expect(await stack.blobs.list('scratch/')).toEqual([]);
+
     const before = fake.log.length;
     const res = await generate(body('root:/Templates/big.docx:', 'big'));
     expect(res.status, JSON.stringify(res.body)).toBe(201);

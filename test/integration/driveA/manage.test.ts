@@ -121,5 +121,7 @@ describe('manage with DriveA', () => {
     expect(local.status, JSON.stringify(local.body)).toBe(201);
     expect(Buffer.from((await api.download(local.body.result.data.document.urn)).bytes.subarray(0, 5)).toString()).toBe('%PDF-');
     expect(live('Source/').filter((f) => f.path.includes('.docgen-'))).toEqual([]);
+    // The downloaded sources left with their runs' scratch.
+    expect(await stack.blobs.list('scratch/')).toEqual([]);
   });
 });

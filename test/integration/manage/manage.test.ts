@@ -153,8 +153,8 @@ describe('POST /documents/document/manage', () => {
       expectManageError(
         await manage({ sourceDocument: { ...source(doc.urn, 'delete'), loadMethod: 'DriveA' } }),
         400,
-        'NOT_SUPPORTED',
-        /DriveA is not available/,
+        'CONNECTION_MISSING',
+        /sourceDocument\.loadMethod DriveA: the subscription has no driveA connection/,
       );
     });
 
@@ -165,7 +165,7 @@ describe('POST /documents/document/manage', () => {
       expectManageError(await manage({ sourceDocument: source(doc.urn, 'sometimes') }), 400, 'VALIDATION_ERROR', /sourceDocument\.remove must be one of/);
       expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { path: 'elsewhere' }) }), 400, 'VALIDATION_ERROR', /targetDocument\.path/);
       expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { deliveryMethod: 'DriveB' }) }), 400, 'VALIDATION_ERROR', /not DriveB/);
-      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { deliveryMethod: 'DriveA' }) }), 400, 'NOT_SUPPORTED', /DriveA/);
+      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { deliveryMethod: 'DriveA' }) }), 400, 'CONNECTION_MISSING', /targetDocument\.deliveryMethod DriveA/);
       expectManageError(
         await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'pdf', { options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfZ"}' } }) }),
         400,
