@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../core/blob.ts';
 import type { Written } from '../connectors/location.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
@@ -21,7 +22,7 @@ export function deliverActivity(deps: ResolvedActivityDeps) {
   return async function deliver(input: DeliverInput): Promise<Delivered> {
     const { document } = input;
     const need = { method: document.deliveryMethod, capability: 'write', field: 'document.deliveryMethod' } as const;
-    return atLocation(deps.locations, need, (l) =>
+    const written = await atLocation(deps.locations, need, (l) =>
       l.write!(contextOf(input, document.deliveryMethod), {
         urn: input.urn,
         name: document.name,
@@ -32,5 +33,9 @@ export function deliverActivity(deps: ResolvedActivityDeps) {
         ...(document.conflict ? { conflict: document.conflict } : {}),
       }),
     );
+    // What the drive refused without failing the delivery (a tenant policy against anonymous links, an
+    // invitation that could not be sent): in the step's result (the workflow history) and in the log.
+    if (written.externalErrors?.length) Context.current().log.warn('the delivery target refused part of the sharing', { externalErrors: written.externalErrors });
+    return written;
   };
 }
