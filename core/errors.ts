@@ -67,11 +67,14 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly innerErrors: InnerError[];
-  constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[]) {
+  /** What an external location (a drive) answered, for manage's error.externalErrors. */
+  readonly externalErrors: unknown[];
+  constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[], externalErrors: unknown[] = []) {
     super(message ?? errorRegistry[code].message);
     this.code = code;
     this.status = errorRegistry[code].status;
     this.innerErrors = innerErrors ?? [innerError(code, message)];
+    this.externalErrors = externalErrors;
   }
 }
 

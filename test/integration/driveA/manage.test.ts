@@ -108,6 +108,8 @@ describe('manage with DriveA', () => {
     const missing = await manage({ sourceDocument: driveA(b.urn, 'delete') });
     expect(missing.status).toBe(400);
     expect(missing.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+    // What Graph answered reaches the caller (spec 2.1's externalErrors).
+    expect(missing.body.error.externalErrors).toEqual([expect.objectContaining({ status: 404, code: 'itemNotFound' })]);
   });
 
   it('convert DriveA docx -> DriveA pdf with our converter, and DriveA -> Storage pdf', async () => {
