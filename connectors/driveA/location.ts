@@ -24,7 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../../core/blob.ts';
 import type { ErrorCode } from '../../core/errors.ts';
-import { contentTypeOf, type FileFormat, formatOfFileName, outputFileName } from '../../core/formats.ts';
+import { contentTypeOf, type FileFormat, formatOfFileName, isOfficeFormat, outputFileName } from '../../core/formats.ts';
 import { getLocationWrite, type LocationWrite, putLocationWrite } from '../../store/location-writes.ts';
 import type { Location, LocationContext, LocationDeps, SharingRequest, WriteRequest, Written } from '../location.ts';
 import { LocationError } from '../location.ts';
@@ -178,6 +178,10 @@ export function driveALocation(deps: LocationDeps): Location {
       const address = itemAddress(drive, urn, reading);
       const item = await graph.json<DriveItem>('GET', address);
       if (!item.file) throw new LocationError(NOT_FOUND[reading].code, `${NOT_FOUND[reading].field} ${urn} is a DriveA folder, not a file`);
+      // Spec 4.8 rule 1: templates from DriveA are docx, xlsx or pptx.
+      if (reading === 'template' && !isOfficeFormat(formatOfFileName(item.name))) {
+        throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.urn ${urn} is ${item.name} in DriveA: only .docx, .xlsx and .pptx files are templates`);
+      }
       const res = await graph.request('GET', `${address}/content`);
       let content: Response = res;
       const location = res.headers.get('location');
@@ -468,24 +472,30 @@ export function driveALocation(deps: LocationDeps): Location {
         const item = await journaled(ctx, req.urn, graph, drive, {
           temporaryName: tmp,
           make: async (journal) => {
-            let monitor = journal.resume;
-            if (!monitor) {
-              const parentId = await folder(graph, drive, segments);
-              const driveId = (await graph.json<{ id: string }>('GET', drive)).id;
-              const res = await graph.request('POST', `${source}/copy`, {
-                json: { parentReference: { driveId, id: parentId }, name: tmp },
-                query: { '@microsoft.graph.conflictBehavior': 'replace' },
-              });
-              await res.body?.cancel();
-              monitor = res.headers.get('location') ?? '';
-              if (!monitor) throw new Error('DriveA accepted the copy without a monitor URL');
-              await journal.write({ state: 'uploading', itemId: null, uploadUrl: monitor });
+            if (journal.resume) {
+              // A copy an earlier attempt started: follow it, unless its monitor has expired.
+              try {
+                return await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(await copied(graph, journal.resume))}`);
+              } catch (err) {
+                if (!(err instanceof GraphError && err.status === 404)) throw err;
+              }
             }
+            const parentId = await folder(graph, drive, segments);
+            const driveId = (await graph.json<{ id: string }>('GET', drive)).id;
+            const res = await graph.request('POST', `${source}/copy`, {
+              json: { parentReference: { driveId, id: parentId }, name: tmp },
+              query: { '@microsoft.graph.conflictBehavior': 'replace' },
+            });
+            await res.body?.cancel();
+            const monitor = res.headers.get('location') ?? '';
+            if (!monitor) throw new Error('DriveA accepted the copy without a monitor URL');
+            await journal.write({ state: 'uploading', itemId: null, uploadUrl: monitor });
             return graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(await copied(graph, monitor))}`);
           },
           place: (i) => placeAs(graph, drive, i, name, conflict),
         });
-        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}) };
+        const shared = req.sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, req.sharing) : {};
+        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
       } catch (err) {
         throw mapped(err, { field: 'targetDocument.name' });
       }
@@ -510,7 +520,8 @@ export function driveALocation(deps: LocationDeps): Location {
           item = await placeAs(graph, drive, source, name, conflict, await folder(graph, drive, segments));
           await putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn, { state: 'placed', itemId: item.id, uploadUrl: null });
         }
-        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}) };
+        const shared = req.sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, req.sharing) : {};
+        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
       } catch (err) {
         throw mapped(err, { field: 'targetDocument.name', reading: undefined });
       }

@@ -137,6 +137,9 @@ describe('generate with DriveA', () => {
       expect(docxParagraphs(fake.item(DRIVE_A, res.body.result.data.document.urn)!.content!)).toEqual(['Dear Ada']);
     }
 
+    // Spec 4.8 rule 1: a DriveA template is an office file.
+    fake.put(DRIVE_A, 'Templates/not-a-template.pdf', Buffer.from('%PDF-1.7'));
+    expectError(await generate(body('root:/Templates/not-a-template.pdf:', 'pdf')), 'INVALID_TEMPLATE_FORMAT', /only \.docx, \.xlsx and \.pptx/);
     // What was downloaded went into each run's scratch and left with it.
     expect(await stack.blobs.list('scratch/')).toEqual([]);
 

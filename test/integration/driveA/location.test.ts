@@ -220,6 +220,15 @@ describe('the DriveA location', () => {
     expect(copy.name).toBe('memo-copy.pdf');
     expect(fake.count('GET', '/monitor/')).toBeGreaterThanOrEqual(2);
     expect(fake.item(D, copy.urn)?.content?.toString()).toBe('%PDF-1.7 small');
+    // A copy whose monitor stopped answering: the retry follows the same copy, it does not start another.
+    const copyReq = { urn: randomUUID(), name: 'memo-copy2', path: 'Dst', fileFormat: 'pdf' };
+    const started = fake.count('POST', '/copy');
+    fake.inject({ status: 503, retryAfter: 0, times: 4, path: '/monitor/' });
+    await expect(location.copyWithin!(ctx(), src.urn, copyReq)).rejects.toThrow(/503/);
+    const second = await location.copyWithin!(ctx(), src.urn, copyReq);
+    expect(fake.count('POST', '/copy') - started).toBe(1);
+    expect(second.name).toBe('memo-copy2.pdf');
+    expect(files('Dst/').map((f) => f.path).sort()).toEqual(['Dst/memo-copy.pdf', 'Dst/memo-copy2.pdf']);
     const moved = (await location.moveWithin!(ctx(), src.urn, { urn: randomUUID(), name: 'memo-moved', path: 'Moved', fileFormat: 'pdf' }))!;
     expect(moved.urn).toBe(src.urn);
     expect(files('Src/')).toEqual([]);

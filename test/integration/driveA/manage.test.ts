@@ -53,7 +53,7 @@ describe('manage with DriveA', () => {
   it('copy inside DriveA: Graph copies (202, monitor polled), a new file and record; the source stays', async () => {
     const doc = await generated('DriveA', 'orig');
     const copies = fake.count('POST', '/copy');
-    const res = await manage({ sourceDocument: driveA(doc.urn), targetDocument: toDriveA('orig-copy', 'Copies') });
+    const res = await manage({ sourceDocument: driveA(doc.urn), targetDocument: { ...toDriveA('orig-copy', 'Copies'), options: { driveA: { viewAnonymous: true } } } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const out = res.body.result.data.document;
     expect(out).toMatchObject({ deliveryMethod: 'DriveA', name: 'orig-copy.docx', fileFormat: 'docx' });
@@ -62,6 +62,10 @@ describe('manage with DriveA', () => {
     expect(docxParagraphs(fake.item(DRIVE_A, out.urn)!.content!)).toEqual(['Hello orig']);
     expect(live('Copies/').map((f) => f.path)).toEqual(['Copies/orig-copy.docx']);
     expect(fake.item(DRIVE_A, doc.urn)?.state).toBe('live');
+    // The copy is shared as asked (targetDocument.options.driveA), and its record says so.
+    const record = await api.call('GET', `/documents/document/${out.documentGuid}/get`);
+    expect(record.body.result.data.document.viewAnonymousLink).toMatch(/^https:\/\/contoso\.example\/.*view-anonymous/);
+    expect(fake.item(DRIVE_A, out.urn)?.permissions.map((p) => p.link?.scope)).toEqual(['anonymous']);
     expect(res.body.consumption).toEqual([
       { dimension: 'pages-managed', value: 1 },
       { dimension: 'documents-managed', value: 1 },
