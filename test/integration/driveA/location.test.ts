@@ -206,6 +206,12 @@ describe('the DriveA location', () => {
     await location.readDocument!(ctx(), 'root:/Throttled/report.pdf:');
     expect(fake.count('POST', '/oauth2/v2.0/token')).toBe(tokens + 1);
 
+    // A token Graph keeps refusing after the one refresh: the connection is unusable, not a retry.
+    const refreshed = fake.count('POST', '/oauth2/v2.0/token');
+    fake.inject({ status: 401, times: 2, method: 'GET' });
+    expect(await code(location.readDocument!(ctx(), 'root:/Throttled/report.pdf:'))).toBe('CONNECTION_ERROR');
+    expect(fake.count('POST', '/oauth2/v2.0/token')).toBe(refreshed + 1);
+
     await connectWith('wrong');
     try {
       expect(await code(location.readTemplate!(ctx(), 'root:/x.docx:'))).toBe('CONNECTION_ERROR');
