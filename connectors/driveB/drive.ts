@@ -193,15 +193,17 @@ export class DriveOps {
     );
   }
 
-  /** The first sheet of a spreadsheet as rows of formatted strings. */
-  async sheetRows(spreadsheetId: string): Promise<string[][]> {
+  /** The first sheet of a spreadsheet as rows of values: numbers and booleans typed, dates as shown. */
+  async sheetRows(spreadsheetId: string): Promise<unknown[][]> {
     const g = this.g;
     const book = await g.call(() => g.sheets.spreadsheets.get({ spreadsheetId, fields: 'sheets.properties' }, g.opts('sheets')));
     const first = book.sheets?.[0]?.properties?.title;
     if (!first) return [];
     const range = `'${first.replace(/'/g, "''")}'`;
-    const values = await g.call(() => g.sheets.spreadsheets.values.get({ spreadsheetId, range, valueRenderOption: 'FORMATTED_VALUE' }, g.opts('sheets')));
-    return (values.values ?? []).map((r) => r.map((v) => (v === null || v === undefined ? '' : String(v))));
+    const values = await g.call(() =>
+      g.sheets.spreadsheets.values.get({ spreadsheetId, range, valueRenderOption: 'UNFORMATTED_VALUE', dateTimeRenderOption: 'FORMATTED_STRING' }, g.opts('sheets')),
+    );
+    return (values.values ?? []) as unknown[][];
   }
 
   /** All text of a native file (tags are looked for in it), and for Slides the number of slides. */

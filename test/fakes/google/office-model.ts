@@ -93,24 +93,27 @@ function colIndex(ref: string): number {
 }
 
 /** Rows of one sheet as the Sheets API's values (formatted strings), trailing empties trimmed. */
-function sheetValues(p: Map<string, string>, ref: SheetRef): string[][] {
+function sheetValues(p: Map<string, string>, ref: SheetRef, typed = false): (string | number)[][] {
   const shared = [...(p.get('xl/sharedStrings.xml') ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) =>
     [...(m[1] ?? '').matchAll(/<t\b[^>]*>([^<]*)<\/t>/g)].map((t) => unesc(t[1] ?? '')).join(''),
   );
   const xml = p.get(ref.part) ?? '';
-  const rows: string[][] = [];
+  const rows: (string | number)[][] = [];
   for (const rm of xml.matchAll(/<row\b([^>]*)>([\s\S]*?)<\/row>/g)) {
     const r = Number(/\br="(\d+)"/.exec(rm[1] ?? '')?.[1] ?? rows.length + 1) - 1;
-    const row: string[] = [];
+    const row: (string | number)[] = [];
     for (const cm of (rm[2] ?? '').matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
       const attrs = cm[1] ?? '';
       const body = cm[2] ?? '';
       const c = colIndex(/\br="([A-Z]+)\d+"/.exec(attrs)?.[1] ?? 'A');
       const t = /\bt="([^"]*)"/.exec(attrs)?.[1];
-      let v = '';
+      let v: string | number = '';
       if (t === 'inlineStr') v = [...body.matchAll(/<t\b[^>]*>([^<]*)<\/t>/g)].map((x) => unesc(x[1] ?? '')).join('');
       else if (t === 's') v = shared[Number(/<v>([^<]*)<\/v>/.exec(body)?.[1] ?? -1)] ?? '';
-      else v = unesc(/<v>([^<]*)<\/v>/.exec(body)?.[1] ?? '');
+      else {
+        v = unesc(/<v>([^<]*)<\/v>/.exec(body)?.[1] ?? '');
+        if (typed && t === undefined && v !== '' && Number.isFinite(Number(v))) v = Number(v);
+      }
       while (row.length < c) row.push('');
       row[c] = v;
     }
@@ -130,17 +133,17 @@ export function spreadsheetResource(id: string, title: string, pkg: Uint8Array) 
 }
 
 /** values.get: the range is a sheet title (optionally quoted, optionally with !A1:Z9, which is ignored). */
-export function spreadsheetValues(pkg: Uint8Array, range: string): { range: string; values: string[][] } | undefined {
+export function spreadsheetValues(pkg: Uint8Array, range: string, typed = false): { range: string; values: (string | number)[][] } | undefined {
   const p = parts(pkg);
   const title = range.split('!')[0]!.replace(/^'(.*)'$/, '$1').replace(/''/g, "'");
   const ref = sheetRefs(p).find((s) => s.title === title);
   if (!ref) return undefined;
-  return { range: `'${ref.title}'!A1`, values: sheetValues(p, ref) };
+  return { range: `'${ref.title}'!A1`, values: sheetValues(p, ref, typed) };
 }
 
 export function spreadsheetText(pkg: Uint8Array): string[] {
   const p = parts(pkg);
-  return sheetRefs(p).flatMap((s) => sheetValues(p, s).flat());
+  return sheetRefs(p).flatMap((s) => sheetValues(p, s).flat().map(String));
 }
 
 export function sheetFindReplace(pkg: Uint8Array, find: string, replacement: string, matchCase: boolean) {

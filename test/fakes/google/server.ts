@@ -526,7 +526,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
       const batch = Boolean(native[2] || native[4] === ':batchUpdate' || native[7]);
       if (!batch && method === 'GET') {
         if (native[5]) {
-          const v = spreadsheetValues(f.content, decodeURIComponent(native[5]));
+          const v = spreadsheetValues(f.content, decodeURIComponent(native[5]), q.valueRenderOption === 'UNFORMATTED_VALUE');
           if (!v) return apiError(res, 400, 'badRequest', `Unable to parse range: ${native[5]}`);
           return json(res, 200, { range: v.range, majorDimension: 'ROWS', values: v.values });
         }
