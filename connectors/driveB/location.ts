@@ -18,7 +18,7 @@ import type { BlobRef } from '../../core/blob.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { contentTypeOf, type FileFormat, isNativeFormat, outputFileName } from '../../core/formats.ts';
 import type { OpenedConnection } from '../connections.ts';
-import { type Location, type LocationContext, type LocationDeps, LocationError, type SharingRequest, type WriteRequest, type Written } from '../location.ts';
+import { type Location, type LocationContext, type LocationDeps, LocationError, type NativeMergeRequest, type SharingRequest, type Written } from '../location.ts';
 import { DEFAULT_RETRY, type GoogleApiError, googleClients, googleError, type RetryPolicy } from './client.ts';
 import { credentialsOf } from './connection.ts';
 import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME } from './drive.ts';
@@ -26,15 +26,6 @@ import { nativeRequests, planNativeMerge } from './native-merge.ts';
 
 const FORMATS: readonly FileFormat[] = ['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'pptx', 'pdf', 'csv'];
 const TEMPLATE_FORMATS = new Set(['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'pptx']);
-
-export interface NativeMergeRequest {
-  template: { urn: string; fileFormat: string };
-  /** The data file (JSON) in the blob store. */
-  data: BlobRef;
-  images: boolean;
-  /** The write: urn chosen by the workflow, name, path, sharing, conflict. */
-  write: Omit<WriteRequest, 'source' | 'fileFormat'>;
-}
 
 /** What DriveB adds to the Location interface. */
 export interface DriveBLocation extends Location {

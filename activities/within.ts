@@ -1,0 +1,72 @@
+// Steps that act inside one location instead of moving bytes through docgen: DriveB's native merge (copy
+// the native template, merge its fields in place) and manage's copy / move inside DriveB.
+import type { SharingRequest, Written } from '../connectors/location.ts';
+import { LocationError } from '../connectors/location.ts';
+import type { BlobRef } from '../core/blob.ts';
+import type { ResolvedActivityDeps } from './deps.ts';
+import { atLocation } from './locations.ts';
+
+export interface NativeMergeInput {
+  subscriptionId: string;
+  userId: string;
+  /** Chosen by the workflow: a retried step finds the copy its earlier attempt made. */
+  urn: string;
+  template: { urn: string; loadMethod: string; fileFormat: string };
+  data: BlobRef;
+  images: boolean;
+  document: { name: string; path: string; deliveryMethod: string };
+  /** The delivery drive's sharing options, as the default route's write gets them. */
+  sharing?: SharingRequest;
+  conflict?: 'rename' | 'replace' | 'fail';
+}
+
+export interface ManageWithinInput {
+  subscriptionId: string;
+  userId: string;
+  operation: 'copy' | 'move';
+  method: string;
+  sourceUrn: string;
+  /** For a copy: the new file's urn, chosen by the workflow (a retried copy finds it). */
+  urn: string;
+  target: { name: string; path: string };
+}
+
+export function withinActivities(deps: ResolvedActivityDeps) {
+  return {
+    /** Native merge: the tags are read and checked (a tag the native APIs cannot express is a 400 naming
+     *  it) before the template is copied; then the copy is merged and shared. */
+    async nativeMerge(input: NativeMergeInput): Promise<Written & { pages: number }> {
+      const need = { method: input.template.loadMethod, capability: 'write', field: 'document.options.driveBGenerate.nativeMergeEnabled' } as const;
+      return atLocation(deps.locations, need, (l) => {
+        if (!l.nativeMerge) throw new LocationError('NOT_SUPPORTED', `document.options.driveBGenerate.nativeMergeEnabled is not available for ${input.template.loadMethod}`);
+        return l.nativeMerge(
+          { subscriptionId: input.subscriptionId, userId: input.userId },
+          {
+            template: { urn: input.template.urn, fileFormat: input.template.fileFormat },
+            data: input.data,
+            images: input.images,
+            write: {
+              urn: input.urn,
+              name: input.document.name,
+              path: input.document.path,
+              ...(input.sharing ? { sharing: input.sharing } : {}),
+              ...(input.conflict ? { conflict: input.conflict } : {}),
+            },
+          },
+        );
+      });
+    },
+
+    /** Copy or move inside the source's own location (the file itself, not its bytes). */
+    async manageWithin(input: ManageWithinInput): Promise<Pick<Written, 'urn' | 'name' | 'path'>> {
+      const need = { method: input.method, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
+      const written = await atLocation(deps.locations, need, (l) => {
+        const ctx = { subscriptionId: input.subscriptionId, userId: input.userId };
+        if (input.operation === 'copy' && l.copyWithin) return l.copyWithin(ctx, input.sourceUrn, { urn: input.urn, ...input.target });
+        if (input.operation === 'move' && l.moveWithin) return l.moveWithin(ctx, input.sourceUrn, input.target);
+        throw new LocationError('NOT_SUPPORTED', `${input.operation} inside ${input.method} is not available`);
+      });
+      return { urn: written.urn, name: written.name, path: written.path };
+    },
+  };
+}
