@@ -13,7 +13,7 @@ import { manageActivities } from './manage.ts';
 import { resolveTemplateActivity } from './resolve-template.ts';
 import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
-import { withinActivities } from './within.ts';
+import { nativeMergeActivities } from './native-merge.ts';
 
 export function createActivities(given: ActivityDeps) {
   const deps = { ...given, locations: given.locations ?? createLocationRegistry(given) };
@@ -29,7 +29,7 @@ export function createActivities(given: ActivityDeps) {
     callbackAttempt: callbackActivity(deps),
     ...retentionActivities(deps),
     ...manageActivities(deps),
-    ...withinActivities(deps),
+    ...nativeMergeActivities(deps),
   };
 }
 

@@ -23,7 +23,15 @@ export interface ManageWriteInput {
   source: BlobRef;
   target: NonNullable<ManageInput['target']>;
   embedded?: Record<string, string>;
+  /** A copy or move (not a convert): when the source is in the target's location and that location can
+   *  copy or move inside itself (DriveA), that is used instead of writing the bytes again. */
+  within?: { sourceUrn: string; loadMethod: string; operation: 'copy' | 'move' };
 }
+
+export type ManageWritten = Pick<Written, 'urn' | 'name' | 'path'> & {
+  /** The source itself was moved (moveWithin): there is nothing left to remove. */
+  movedSource?: boolean;
+};
 
 export interface ManageRecordInput {
   subscriptionId: string;
@@ -65,8 +73,22 @@ export function manageActivities(deps: ResolvedActivityDeps) {
 
     /** Writes the target. `data.embedded` on an office copy or move goes into the file's custom
      *  properties first (a scratch blob beside the run's others, removed once written). */
-    async manageWriteTarget(input: ManageWriteInput): Promise<Pick<Written, 'urn' | 'name' | 'path'>> {
-      const { target } = input;
+    async manageWriteTarget(input: ManageWriteInput): Promise<ManageWritten> {
+      const { target, within } = input;
+      if (within && !input.embedded && within.loadMethod === target.deliveryMethod) {
+        const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
+        const inside = await atLocation(deps.locations, need, async (l) => {
+          const req = { urn: input.urn, name: target.name, path: target.path, fileFormat: target.fileFormat };
+          const ctx = { subscriptionId: input.subscriptionId, userId: input.userId };
+          if (within.operation === 'move' && l.moveWithin) {
+            const moved = await l.moveWithin(ctx, within.sourceUrn, req);
+            return moved ? { ...moved, movedSource: true } : undefined;
+          }
+          if (within.operation === 'copy' && l.copyWithin) return l.copyWithin(ctx, within.sourceUrn, req);
+          return undefined;
+        });
+        if (inside) return { urn: inside.urn, name: inside.name, path: inside.path, ...('movedSource' in inside ? { movedSource: true } : {}) };
+      }
       let source = input.source;
       let temporary: string | undefined;
       if (input.embedded && isOfficeFormat(target.fileFormat)) {

@@ -95,8 +95,9 @@ export interface Location {
   remove?(ctx: LocationContext, urn: string, mode: 'delete' | 'permanentDelete'): Promise<void>;
   /** Manage inside one location (DriveB): copy or move the file itself, its bytes never passing through
    *  docgen (a native Google file keeps everything an export would lose). */
-  copyWithin?(ctx: LocationContext, sourceUrn: string, target: { urn: string; name: string; path: string }): Promise<Written>;
-  moveWithin?(ctx: LocationContext, sourceUrn: string, target: { name: string; path: string }): Promise<Written>;
+  copyWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written>;
+  /** undefined: this move cannot be done inside the location (the caller copies and removes instead). */
+  moveWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written | undefined>;
   /** DriveB native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
    *  into the target folder and merge its fields in place; `pages` is what the copy meters. */
   nativeMerge?(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;

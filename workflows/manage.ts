@@ -18,9 +18,8 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
       [{ subscriptionId: input.subscriptionId, source }],
     );
-    // A drive's source is an export or download into scratch; Storage's is the document itself (no
-    // scratch, so runs recorded before drives existed replay with the same steps).
-    if (found.blob.key.startsWith('scratch/')) scratch.push(found.blob);
+    // A source read from an external location (DriveA) was downloaded into this run's scratch.
+    if (found.blob.key.startsWith('scratch/') && patched('manage-discard-downloaded-source')) scratch.push(found.blob);
     const embedded = input.embedded ? stringValues(JSON.parse(input.embedded) as Record<string, unknown>) : undefined;
     if (input.operation === 'delete' || !input.target) {
       // Delete: no target. Only connectors that can delete get here (the API refuses the others).
@@ -58,36 +57,22 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     const consumption = managed(pages);
     // Chosen here, not in the activity, so that a retried write produces the same file.
     const urn = uuid4();
-    // Copy and move inside DriveB act on the file itself (files.copy, addParents/removeParents): a native
-    // Google file keeps what an export would lose, and a move keeps its id, links and permissions.
-    const within =
-      (input.operation === 'copy' || input.operation === 'move') &&
-      source.loadMethod === 'DriveB' &&
-      target.deliveryMethod === 'DriveB' &&
-      !embedded &&
-      patched('manage-within-driveB');
-    const written = within
-      ? await steps.manageWithin.executeWithOptions({ summary: `${input.operation} inside ${source.loadMethod} to ${target.path}` }, [
-          {
-            subscriptionId: input.subscriptionId,
-            userId: input.userId,
-            operation: input.operation as 'copy' | 'move',
-            method: source.loadMethod,
-            sourceUrn: source.urn,
-            urn,
-            target: { name: target.name, path: target.path },
-          },
-        ])
-      : await steps.manageWriteTarget.executeWithOptions({ summary: `write ${target.name} to ${target.deliveryMethod}:${target.path}` }, [
-          {
-            subscriptionId: input.subscriptionId,
-            userId: input.userId,
-            urn,
-            source: output,
-            target,
-            ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
-          },
-        ]);
+    const written = await steps.manageWriteTarget.executeWithOptions(
+      { summary: `write ${target.name} to ${target.deliveryMethod}:${target.path}` },
+      [
+        {
+          subscriptionId: input.subscriptionId,
+          userId: input.userId,
+          urn,
+          source: output,
+          target,
+          ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
+          ...(input.operation === 'copy' || input.operation === 'move'
+            ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation } }
+            : {}),
+        },
+      ],
+    );
     const { documentGuid } = await steps.manageRecord.executeWithOptions(
       { summary: input.operation === 'move' ? 'move the document record and record metering' : 'record the new document and metering' },
       [
@@ -106,8 +91,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
         },
       ],
     );
-    // A move inside the location moved the file itself: there is no source left to remove.
-    if (source.remove !== 'none' && !(within && input.operation === 'move')) {
+    // Moved inside its location (DriveA's PATCH): the source is the target now, nothing to remove.
+    const movedInside = written.movedSource === true && patched('manage-move-within');
+    if (source.remove !== 'none' && !movedInside) {
       await steps.manageRemoveSource.executeWithOptions({ summary: `${source.remove} source ${source.loadMethod}:${source.urn}` }, [
         {
           subscriptionId: input.subscriptionId,

@@ -182,12 +182,19 @@ export class DriveOps {
     );
   }
 
-  async move(file: DriveFile, folderId: string, name: string): Promise<DriveFile> {
+  async move(file: DriveFile, folderId: string, name: string, appProperties?: Record<string, string>): Promise<DriveFile> {
     const g = this.g;
     const old = (file.parents ?? []).filter((p) => p !== folderId).join(',');
     return g.call(() =>
       g.drive.files.update(
-        { fileId: file.id!, addParents: folderId, ...(old ? { removeParents: old } : {}), requestBody: { name }, fields: FILE_FIELDS, supportsAllDrives: true },
+        {
+          fileId: file.id!,
+          addParents: folderId,
+          ...(old ? { removeParents: old } : {}),
+          requestBody: { name, ...(appProperties ? { appProperties } : {}) },
+          fields: FILE_FIELDS,
+          supportsAllDrives: true,
+        },
         g.opts('drive'),
       ),
     );

@@ -18,7 +18,7 @@ import type { BlobRef } from '../../core/blob.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { contentTypeOf, type FileFormat, isNativeFormat, outputFileName } from '../../core/formats.ts';
 import type { OpenedConnection } from '../connections.ts';
-import { type Location, type LocationContext, type LocationDeps, LocationError, type NativeMergeRequest, type SharingRequest, type Written } from '../location.ts';
+import { type Location, type LocationContext, type LocationDeps, LocationError, type NativeMergeRequest, type SharingRequest, type WriteRequest, type Written } from '../location.ts';
 import { DEFAULT_RETRY, type GoogleApiError, googleClients, googleError, type RetryPolicy } from './client.ts';
 import { credentialsOf } from './connection.ts';
 import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME } from './drive.ts';
@@ -29,8 +29,8 @@ const TEMPLATE_FORMATS = new Set(['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'p
 
 /** What DriveB adds to the Location interface. */
 export interface DriveBLocation extends Location {
-  copyWithin(ctx: LocationContext, sourceUrn: string, target: { urn: string; name: string; path: string }): Promise<Written>;
-  moveWithin(ctx: LocationContext, sourceUrn: string, target: { name: string; path: string }): Promise<Written>;
+  copyWithin(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written>;
+  moveWithin(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written | undefined>;
   nativeMerge(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;
 }
 
@@ -271,6 +271,8 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         if (mode === 'permanentDelete') await ops.delete(urn);
         else await ops.trash(urn);
       } catch (err) {
+        // Already gone (a retried permanent delete) is done.
+        if (googleError(err).status === 404) return;
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn}`);
       }
     },
@@ -294,12 +296,12 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
       const ops = await open(ctx);
       try {
         const source = await ops.get(sourceUrn);
-        const folderId = (await ops.folder(target.path, true))!;
-        // A retried move finds the file already there under its new name.
-        const format = formatOfMime(source.mimeType, source.name ?? '');
-        if (source.parents?.includes(folderId) && source.name === driveName(target.name, format)) return written(source, target.path);
-        const place = await placement(ops, target, format);
-        return written(await ops.move(source, place.folderId, place.name), target.path);
+        // A retried move finds the file marked with this move's urn: it is already in place.
+        if (source.appProperties?.docgenMove === target.urn) return written(source, target.path);
+        const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
+        const moved = await ops.move(source, place.folderId, place.name, { docgenMove: target.urn });
+        for (const old of place.replaced) if (old.id !== moved.id) await ops.trash(old.id!);
+        return written(moved, target.path);
       } catch (err) {
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`);
       }

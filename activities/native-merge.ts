@@ -1,5 +1,5 @@
-// Steps that act inside one location instead of moving bytes through docgen: DriveB's native merge (copy
-// the native template, merge its fields in place) and manage's copy / move inside DriveB.
+// DriveB's native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
+// into the target folder and merge its fields in place, instead of export -> merge -> upload.
 import type { SharingRequest, Written } from '../connectors/location.ts';
 import { LocationError } from '../connectors/location.ts';
 import type { BlobRef } from '../core/blob.ts';
@@ -20,18 +20,7 @@ export interface NativeMergeInput {
   conflict?: 'rename' | 'replace' | 'fail';
 }
 
-export interface ManageWithinInput {
-  subscriptionId: string;
-  userId: string;
-  operation: 'copy' | 'move';
-  method: string;
-  sourceUrn: string;
-  /** For a copy: the new file's urn, chosen by the workflow (a retried copy finds it). */
-  urn: string;
-  target: { name: string; path: string };
-}
-
-export function withinActivities(deps: ResolvedActivityDeps) {
+export function nativeMergeActivities(deps: ResolvedActivityDeps) {
   return {
     /** Native merge: the tags are read and checked (a tag the native APIs cannot express is a 400 naming
      *  it) before the template is copied; then the copy is merged and shared. */
@@ -55,18 +44,6 @@ export function withinActivities(deps: ResolvedActivityDeps) {
           },
         );
       });
-    },
-
-    /** Copy or move inside the source's own location (the file itself, not its bytes). */
-    async manageWithin(input: ManageWithinInput): Promise<Pick<Written, 'urn' | 'name' | 'path'>> {
-      const need = { method: input.method, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
-      const written = await atLocation(deps.locations, need, (l) => {
-        const ctx = { subscriptionId: input.subscriptionId, userId: input.userId };
-        if (input.operation === 'copy' && l.copyWithin) return l.copyWithin(ctx, input.sourceUrn, { urn: input.urn, ...input.target });
-        if (input.operation === 'move' && l.moveWithin) return l.moveWithin(ctx, input.sourceUrn, input.target);
-        throw new LocationError('NOT_SUPPORTED', `${input.operation} inside ${input.method} is not available`);
-      });
-      return { urn: written.urn, name: written.name, path: written.path };
     },
   };
 }
