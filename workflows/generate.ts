@@ -1,6 +1,6 @@
 // generateDocument: resolve template -> load data -> merge -> [convert] -> measure -> deliver -> record.
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
-import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
@@ -18,10 +18,14 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   const budget = { subscriptionId: input.subscriptionId, ...(deadline ? { deadline } : {}) };
   const scratch: BlobRef[] = [];
   try {
+    // DriveB native merge: the template is copied and merged in place (no export, merge or upload).
+    if (input.document.nativeMerge && patched('driveb-native-merge')) return await nativeMergeRun(input, input.document.nativeMerge, scratch);
     const template = await steps.resolveTemplate.executeWithOptions(
       { summary: `template ${input.template.name ?? input.template.urn} (${input.template.loadMethod})` },
       [{ subscriptionId: input.subscriptionId, template: input.template }],
     );
+    // A template read from a drive is an export or download in scratch (an uploaded one is not).
+    if (template.key.startsWith('scratch/')) scratch.push(template);
     const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
       { subscriptionId: input.subscriptionId, data: input.data },
     ]);
@@ -107,6 +111,53 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
     if (scratch.length > 0) await steps.discardScratch.executeWithOptions({ summary: 'discard scratch files' }, [scratch]);
     await consumeUploads(input);
   }
+}
+
+/** Native merge: load the data, then one step reads the template's tags (refusing, before anything is
+ *  written, a tag the Docs/Sheets/Slides APIs cannot express), copies the template into the target folder,
+ *  merges it and shares it; then the record. */
+async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, scratch: BlobRef[]): Promise<GenerateResult> {
+  const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
+    { subscriptionId: input.subscriptionId, data: input.data },
+  ]);
+  scratch.push(data);
+  const urn = uuid4();
+  const delivered = await steps.nativeMerge.executeWithOptions(
+    { summary: `native merge of ${input.template.loadMethod}:${input.template.urn} into ${input.document.deliveryMethod}:${input.document.path}` },
+    [
+      {
+        subscriptionId: input.subscriptionId,
+        userId: input.userId,
+        urn,
+        template: input.template,
+        data,
+        images: merge.images,
+        document: { name: input.document.name, path: input.document.path, deliveryMethod: input.document.deliveryMethod },
+      },
+    ],
+  );
+  const consumption = [
+    { dimension: 'pages-generated', value: delivered.pages },
+    { dimension: 'documents-generated', value: 1 },
+  ];
+  const { documentGuid } = await steps.record.executeWithOptions({ summary: 'record document and metering' }, [
+    {
+      subscriptionId: input.subscriptionId,
+      userId: input.userId,
+      operationId: input.operationId,
+      urn: delivered.urn,
+      title: delivered.name,
+      path: delivered.path,
+      fileFormat: input.document.fileFormat,
+      deliveryMethod: input.document.deliveryMethod,
+      consumption,
+    },
+  ]);
+  return {
+    document: { deliveryMethod: input.document.deliveryMethod, name: delivered.name, fileFormat: input.document.fileFormat, urn: delivered.urn },
+    documentGuid,
+    consumption,
+  };
 }
 
 /** Spec 3: a generate request that was accepted (its workflow ran) consumes the uploaded files it names,

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../core/errors.ts';
-import { checkGenerateRules, type GenerateInput, type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import { checkGenerateRules, type GenerateInput, type GenerateRequest, nativeMergeOf, parseSaveOptions } from '../../core/generate.ts';
 import type { LocationNeed, LocationRegistry } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { sealHeaderVariables } from '../../security/sealed.ts';
@@ -130,6 +130,7 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
       locale: body.document.locale,
       timezone: body.document.timezone,
       saveOptions: parseSaveOptions(body.document).options,
+      ...(nativeMergeOf(body).merge ? { nativeMerge: nativeMergeOf(body).merge! } : {}),
     },
   };
 }
