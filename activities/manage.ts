@@ -8,10 +8,10 @@ import { isOfficeFormat } from '../core/formats.ts';
 import type { ManageInput, ManageOperation } from '../core/manage.ts';
 import { callerFailure } from '../core/failures.ts';
 import { setOfficeCustomProperties } from '../converter/index.ts';
-import { markDocumentDeleted, moveDocumentRecord, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
+import { markDocumentDeleted, moveDocumentRecord, type NewDocument, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { countMetering } from '../telemetry/metrics.ts';
-import { atLocation } from './locations.ts';
+import { atLocation, contextOf } from './locations.ts';
 import { scratchRunId } from './scratch.ts';
 
 export type SourceFile = FoundFile;
@@ -23,12 +23,13 @@ export interface ManageWriteInput {
   source: BlobRef;
   target: NonNullable<ManageInput['target']>;
   embedded?: Record<string, string>;
+  connections?: Record<string, string>;
   /** A copy or move (not a convert): when the source is in the target's location and that location can
-   *  copy or move inside itself (DriveA), that is used instead of writing the bytes again. */
+   *  copy or move inside itself (DriveA, DriveB), that is used instead of writing the bytes again. */
   within?: { sourceUrn: string; loadMethod: string; operation: 'copy' | 'move' };
 }
 
-export type ManageWritten = Pick<Written, 'urn' | 'name' | 'path'> & {
+export type ManageWritten = Written & {
   /** The source itself was moved (moveWithin): there is nothing left to remove. */
   movedSource?: boolean;
 };
@@ -45,6 +46,9 @@ export interface ManageRecordInput {
   fileFormat: string;
   deliveryMethod: string;
   consumption: Consumption[];
+  url?: string;
+  links?: NewDocument['links'];
+  emails?: NewDocument['emails'];
 }
 
 export interface ManageRemoveInput {
@@ -55,16 +59,17 @@ export interface ManageRemoveInput {
   markRecordDeleted: boolean;
   /** Metering, recorded with the removal when the operation is a Delete. */
   consumption?: Consumption[];
+  connections?: Record<string, string>;
 }
 
 export function manageActivities(deps: ResolvedActivityDeps) {
   return {
     /** Resolves the source document; an unknown urn is TEMPLATE_NOT_FOUND (spec 7: "generate or manage
      *  cannot resolve the template"), a fileFormat that is not the file's own is a VALIDATION_ERROR. */
-    async manageResolveSource(input: { subscriptionId: string; source: ManageInput['source'] }): Promise<SourceFile> {
+    async manageResolveSource(input: { subscriptionId: string; source: ManageInput['source']; connections?: Record<string, string> }): Promise<SourceFile> {
       const { source } = input;
       const need = { method: source.loadMethod, capability: 'readDocument', field: 'sourceDocument.loadMethod' } as const;
-      const file = await atLocation(deps.locations, need, (l) => l.readDocument!({ subscriptionId: input.subscriptionId }, source.urn));
+      const file = await atLocation(deps.locations, need, (l) => l.readDocument!(contextOf(input, source.loadMethod), source.urn));
       if (file.fileFormat !== source.fileFormat) {
         throw callerFailure('VALIDATION_ERROR', `sourceDocument.fileFormat is ${source.fileFormat} but the document ${source.urn} is a ${file.fileFormat} file`);
       }
@@ -77,9 +82,16 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       const { target, within } = input;
       if (within && !input.embedded && within.loadMethod === target.deliveryMethod) {
         const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
-        const inside = await atLocation(deps.locations, need, async (l) => {
-          const req = { urn: input.urn, name: target.name, path: target.path, fileFormat: target.fileFormat };
-          const ctx = { subscriptionId: input.subscriptionId, userId: input.userId };
+        const inside = await atLocation(deps.locations, need, async (l): Promise<ManageWritten | undefined> => {
+          const req = {
+            urn: input.urn,
+            name: target.name,
+            path: target.path,
+            fileFormat: target.fileFormat,
+            ...(target.sharing ? { sharing: target.sharing } : {}),
+            ...(target.conflict ? { conflict: target.conflict } : {}),
+          };
+          const ctx = contextOf(input, target.deliveryMethod);
           if (within.operation === 'move' && l.moveWithin) {
             const moved = await l.moveWithin(ctx, within.sourceUrn, req);
             return moved ? { ...moved, movedSource: true } : undefined;
@@ -87,7 +99,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
           if (within.operation === 'copy' && l.copyWithin) return l.copyWithin(ctx, within.sourceUrn, req);
           return undefined;
         });
-        if (inside) return { urn: inside.urn, name: inside.name, path: inside.path, ...('movedSource' in inside ? { movedSource: true } : {}) };
+        if (inside) return inside;
       }
       let source = input.source;
       let temporary: string | undefined;
@@ -98,13 +110,17 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       }
       try {
         const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
-        const written = await atLocation(deps.locations, need, (l) =>
-          l.write!(
-            { subscriptionId: input.subscriptionId, userId: input.userId },
-            { urn: input.urn, name: target.name, path: target.path, fileFormat: target.fileFormat, source },
-          ),
+        return await atLocation(deps.locations, need, (l) =>
+          l.write!(contextOf(input, target.deliveryMethod), {
+            urn: input.urn,
+            name: target.name,
+            path: target.path,
+            fileFormat: target.fileFormat,
+            source,
+            ...(target.sharing ? { sharing: target.sharing } : {}),
+            ...(target.conflict ? { conflict: target.conflict } : {}),
+          }),
         );
-        return { urn: written.urn, name: written.name, path: written.path };
       } finally {
         if (temporary) await deps.blobs.delete(temporary);
       }
@@ -122,6 +138,9 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         path: input.path,
         fileFormat: input.fileFormat,
         deliveryMethod: input.deliveryMethod,
+        ...(input.url ? { url: input.url } : {}),
+        ...(input.links ? { links: input.links } : {}),
+        ...(input.emails ? { emails: input.emails } : {}),
       };
       const { documentGuid, metered } =
         input.operation === 'move'
@@ -139,7 +158,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       // A Delete (metered here) is the manage operation of its own; a Move's removal is part of the move.
       const capability = input.consumption ? 'delete' : 'remove';
       const need = { method: source.loadMethod, capability, field: 'sourceDocument.loadMethod' } as const;
-      await atLocation(deps.locations, need, (l) => l.remove!({ subscriptionId: input.subscriptionId, userId: input.userId }, source.urn, mode));
+      await atLocation(deps.locations, need, (l) => l.remove!(contextOf(input, source.loadMethod), source.urn, mode));
       const documentGuid = input.markRecordDeleted ? await markDocumentDeleted(deps.db, input.subscriptionId, source.urn, input.userId) : undefined;
       if (input.consumption) countMetering(await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption));
       return documentGuid ? { documentGuid } : {};

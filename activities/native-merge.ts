@@ -1,10 +1,11 @@
 // DriveB's native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
 // into the target folder and merge its fields in place, instead of export -> merge -> upload.
 import type { SharingRequest, Written } from '../connectors/location.ts';
+import type { ConflictBehavior } from '../core/generate.ts';
 import { LocationError } from '../connectors/location.ts';
 import type { BlobRef } from '../core/blob.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
-import { atLocation } from './locations.ts';
+import { atLocation, contextOf } from './locations.ts';
 
 export interface NativeMergeInput {
   subscriptionId: string;
@@ -17,7 +18,8 @@ export interface NativeMergeInput {
   document: { name: string; path: string; deliveryMethod: string };
   /** The delivery drive's sharing options, as the default route's write gets them. */
   sharing?: SharingRequest;
-  conflict?: 'rename' | 'replace' | 'fail';
+  conflict?: ConflictBehavior;
+  connections?: Record<string, string>;
 }
 
 export function nativeMergeActivities(deps: ResolvedActivityDeps) {
@@ -29,7 +31,7 @@ export function nativeMergeActivities(deps: ResolvedActivityDeps) {
       return atLocation(deps.locations, need, (l) => {
         if (!l.nativeMerge) throw new LocationError('NOT_SUPPORTED', `document.options.driveBGenerate.nativeMergeEnabled is not available for ${input.template.loadMethod}`);
         return l.nativeMerge(
-          { subscriptionId: input.subscriptionId, userId: input.userId },
+          contextOf(input, input.template.loadMethod),
           {
             template: { urn: input.template.urn, fileFormat: input.template.fileFormat },
             data: input.data,

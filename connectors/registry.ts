@@ -4,12 +4,15 @@
 import type { InnerError } from '../core/errors.ts';
 import { innerError } from '../core/errors.ts';
 import { type Capability, type Location, type LocationDeps, LocationError } from './location.ts';
+import { missingConnection } from './connections.ts';
+import { driveBLocation } from './driveB/location.ts';
 import { storageLocation } from './storage/location.ts';
 
 export type { LocationDeps } from './location.ts';
 
 const LOCATIONS: Record<string, (deps: LocationDeps) => Location> = {
   Storage: storageLocation,
+  DriveB: driveBLocation,
 };
 
 /** One thing a request needs from a location, and the request field that asks for it. */
@@ -20,16 +23,23 @@ export interface LocationNeed {
   fileFormat?: string;
 }
 
+/** The registry's answer to the API: what cannot be done (NOT_SUPPORTED, CONNECTION_MISSING, naming the
+ *  field), and the connection each connected location will use (method -> connection id) for the workflow. */
+export interface LocationCheck {
+  problems: InnerError[];
+  connections: Record<string, string>;
+}
+
 export interface LocationRegistry {
   get(method: string): Location | undefined;
-  /** Every need the subscription's locations cannot meet, as NOT_SUPPORTED inner errors naming the field. */
-  check(subscriptionId: string, needs: LocationNeed[]): Promise<InnerError[]>;
+  /** Every need the subscription's locations cannot meet, and the connections the others will use. */
+  check(subscriptionId: string, needs: LocationNeed[]): Promise<LocationCheck>;
   /** The location for a need, or a LocationError(NOT_SUPPORTED) naming the field. */
   require(need: LocationNeed): Location;
 }
 
 function unsupported(need: LocationNeed, registered: boolean): string {
-  if (registered && need.capability === 'delete') return `Delete is supported for DriveA only (spec 4.8), not for ${need.field} ${need.method}`;
+  if (registered && need.capability === 'delete') return `Delete is supported for the drives only (spec 4.8: DriveA; DriveB too), not for ${need.field} ${need.method}`;
   if (need.method === 'url') return `${need.field} is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage`;
   const what: Record<Capability, string> = {
     readTemplate: 'to read templates from',
@@ -41,6 +51,11 @@ function unsupported(need: LocationNeed, registered: boolean): string {
     delete: 'to delete from',
   };
   return `${need.field} ${need.method} is not available ${what[need.capability]} in this deployment yet`;
+}
+
+/** The most telling code of a check's problems: the API answers with it. */
+export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' {
+  return problems.every((p) => p.code === 'CONNECTION_MISSING') ? 'CONNECTION_MISSING' : 'NOT_SUPPORTED';
 }
 
 export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
@@ -65,20 +80,23 @@ export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
   return {
     get,
     async check(subscriptionId, needs) {
-      const errors: InnerError[] = [];
+      const problems: InnerError[] = [];
+      const connections: Record<string, string> = {};
       const asked = new Set<string>();
       for (const need of needs) {
         const p = problem(need);
         if (p) {
-          errors.push(innerError('NOT_SUPPORTED', p));
+          problems.push(innerError('NOT_SUPPORTED', p));
           continue;
         }
-        if (asked.has(need.method)) continue;
+        const kind = get(need.method)!.connection;
+        if (!kind || asked.has(need.method)) continue;
         asked.add(need.method);
-        const why = await get(need.method)!.unavailable?.(subscriptionId);
-        if (why) errors.push(innerError('NOT_SUPPORTED', `${need.field} ${need.method}: ${why}`));
+        const id = await deps.connections.idOf(subscriptionId, kind);
+        if (id) connections[need.method] = id;
+        else problems.push(innerError('CONNECTION_MISSING', `${need.field} ${need.method}: ${missingConnection(kind)}`));
       }
-      return errors;
+      return { problems, connections };
     },
     require(need) {
       const p = problem(need);

@@ -3,7 +3,7 @@
 // (connectors/registry.ts); the spec's own rules are here.
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, FORMATS, isFormat, type LocationMethod } from './formats.ts';
-import type { SaveOptions } from './generate.ts';
+import type { DriveDelivery, LinkField, SaveOptions } from './generate.ts';
 
 export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
 export type RemoveMode = 'none' | 'delete' | 'permanentDelete';
@@ -19,14 +19,16 @@ export interface ManageInput {
   userId: string;
   operation: ManageOperation;
   source: { urn: string; fileFormat: string; loadMethod: string; remove: RemoveMode };
-  /** Absent for delete. */
-  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions };
+  /** Absent for delete. sharing/conflict: targetDocument.options.driveA (or driveB) of the target's drive. */
+  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions } & DriveDelivery;
   /** data.embedded: JSON text of an object written to the output file's custom properties. */
   embedded?: string;
+  /** Location method -> the connection it uses (resolved by the API; the activities open it). */
+  connections?: Record<string, string>;
 }
 
 export interface ManageResult {
-  document: { deliveryMethod: string; name: string; fileFormat: string; urn: string };
+  document: { deliveryMethod: string; name: string; fileFormat: string; urn: string; uri?: string } & Partial<Record<LinkField, string>>;
   documentGuid: string;
   consumption: { dimension: string; value: number }[];
 }

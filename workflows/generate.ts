@@ -20,14 +20,27 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   try {
     // DriveB native merge: the template is copied and merged in place (no export, merge or upload).
     if (input.document.nativeMerge && patched('driveb-native-merge')) return await nativeMergeRun(input, input.document.nativeMerge, scratch);
+    const { relatedItems, ...main } = input.template;
+    const connections = input.connections ? { connections: input.connections } : {};
     const template = await steps.resolveTemplate.executeWithOptions(
-      { summary: `template ${input.template.name ?? input.template.urn} (${input.template.loadMethod})` },
-      [{ subscriptionId: input.subscriptionId, template: input.template }],
+      { summary: main.url ? `template ${main.url}` : `template ${main.name ?? main.urn} (${main.loadMethod})` },
+      [{ subscriptionId: input.subscriptionId, template: main, ...connections }],
     );
     // A template read from a drive is an export or download in scratch (an uploaded one is not).
     if (template.key.startsWith('scratch/')) scratch.push(template);
+    // Included templates ({>name}), one resolve each; runs recorded before relatedItems reached the
+    // workflow never had any, so the patch only marks the change for the history.
+    const related: Record<string, BlobRef> = {};
+    if (relatedItems?.length && patched('related-items')) {
+      for (const [i, item] of relatedItems.entries()) {
+        related[item.name] = await steps.resolveTemplate.executeWithOptions({ summary: `included template ${item.name} (${item.loadMethod})` }, [
+          { subscriptionId: input.subscriptionId, template: item, field: `template.relatedItems[${i}]`, ...connections },
+        ]);
+        if (related[item.name]!.key.startsWith('scratch/')) scratch.push(related[item.name]!);
+      }
+    }
     const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
-      { subscriptionId: input.subscriptionId, data: input.data },
+      { subscriptionId: input.subscriptionId, data: input.data, ...connections },
     ]);
     // A GraphQL result is written to scratch; an uploaded file is not (discardScratch only removes scratch/ keys).
     scratch.push(data);
@@ -42,6 +55,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         ...(input.data.variables ? { variables: input.data.variables } : {}),
         ...(input.data.embedded ? { embedded: input.data.embedded } : {}),
         subscriptionId: input.subscriptionId,
+        ...(Object.keys(related).length > 0 ? { related } : {}),
       },
     ]);
     scratch.push(merged);
@@ -74,8 +88,9 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
     const urn = uuid4();
     const delivered = await steps.deliver.executeWithOptions(
       { summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` },
-      [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document }],
+      [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document, ...connections }],
     );
+    const { uri, links, emails } = delivered;
     const consumption = [
       { dimension: 'pages-generated', value: pages },
       { dimension: 'documents-generated', value: 1 },
@@ -91,6 +106,9 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         fileFormat: input.document.fileFormat,
         deliveryMethod: input.document.deliveryMethod,
         consumption,
+        ...(uri ? { url: uri } : {}),
+        ...(links ? { links } : {}),
+        ...(emails ? { emails } : {}),
       },
     ]);
     return {
@@ -99,6 +117,8 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         name: delivered.name,
         fileFormat: input.document.fileFormat,
         urn: delivered.urn,
+        ...(uri ? { uri } : {}),
+        ...links,
       },
       documentGuid,
       consumption,
@@ -117,25 +137,32 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
  *  written, a tag the Docs/Sheets/Slides APIs cannot express), copies the template into the target folder,
  *  merges it and shares it; then the record. */
 async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, scratch: BlobRef[]): Promise<GenerateResult> {
+  const connections = input.connections ? { connections: input.connections } : {};
   const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
-    { subscriptionId: input.subscriptionId, data: input.data },
+    { subscriptionId: input.subscriptionId, data: input.data, ...connections },
   ]);
   scratch.push(data);
+  // Chosen here, not in the activity, so that a retried step finds the copy its earlier attempt made.
   const urn = uuid4();
+  const { document } = input;
   const delivered = await steps.nativeMerge.executeWithOptions(
-    { summary: `native merge of ${input.template.loadMethod}:${input.template.urn} into ${input.document.deliveryMethod}:${input.document.path}` },
+    { summary: `native merge of ${input.template.loadMethod}:${input.template.urn} into ${document.deliveryMethod}:${document.path}` },
     [
       {
         subscriptionId: input.subscriptionId,
         userId: input.userId,
         urn,
-        template: input.template,
+        template: { urn: input.template.urn, loadMethod: input.template.loadMethod, fileFormat: input.template.fileFormat },
         data,
         images: merge.images,
-        document: { name: input.document.name, path: input.document.path, deliveryMethod: input.document.deliveryMethod },
+        document: { name: document.name, path: document.path, deliveryMethod: document.deliveryMethod },
+        ...(document.sharing ? { sharing: document.sharing } : {}),
+        ...(document.conflict ? { conflict: document.conflict } : {}),
+        ...connections,
       },
     ],
   );
+  const { uri, links, emails } = delivered;
   const consumption = [
     { dimension: 'pages-generated', value: delivered.pages },
     { dimension: 'documents-generated', value: 1 },
@@ -148,13 +175,16 @@ async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, 
       urn: delivered.urn,
       title: delivered.name,
       path: delivered.path,
-      fileFormat: input.document.fileFormat,
-      deliveryMethod: input.document.deliveryMethod,
+      fileFormat: document.fileFormat,
+      deliveryMethod: document.deliveryMethod,
       consumption,
+      ...(uri ? { url: uri } : {}),
+      ...(links ? { links } : {}),
+      ...(emails ? { emails } : {}),
     },
   ]);
   return {
-    document: { deliveryMethod: input.document.deliveryMethod, name: delivered.name, fileFormat: input.document.fileFormat, urn: delivered.urn },
+    document: { deliveryMethod: document.deliveryMethod, name: delivered.name, fileFormat: document.fileFormat, urn: delivered.urn, ...(uri ? { uri } : {}), ...links },
     documentGuid,
     consumption,
   };
@@ -168,6 +198,7 @@ async function consumeUploads(input: GenerateInput): Promise<void> {
   const urns = [
     ...(input.template.loadMethod === 'Storage' && input.template.urn ? [input.template.urn] : []),
     ...(input.data.loadMethod === 'Storage' && input.data.urn ? [input.data.urn] : []),
+    ...(input.template.relatedItems ?? []).filter((r) => r.loadMethod === 'Storage' && r.urn).map((r) => r.urn),
   ];
   if (urns.length === 0) return;
   try {

@@ -13,10 +13,11 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
   const { workflowId } = workflowInfo();
   const scratch: BlobRef[] = [];
   const { source } = input;
+  const connections = input.connections ? { connections: input.connections } : {};
   try {
     const found = await steps.manageResolveSource.executeWithOptions(
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
-      [{ subscriptionId: input.subscriptionId, source }],
+      [{ subscriptionId: input.subscriptionId, source, ...connections }],
     );
     // A source read from an external location (DriveA) was downloaded into this run's scratch.
     if (found.blob.key.startsWith('scratch/') && patched('manage-discard-downloaded-source')) scratch.push(found.blob);
@@ -27,7 +28,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       const consumption = managed(pages);
       const { documentGuid } = await steps.manageRemoveSource.executeWithOptions(
         { summary: `${source.remove} ${source.loadMethod}:${source.urn}` },
-        [{ subscriptionId: input.subscriptionId, userId: input.userId, operationId: input.operationId, source, markRecordDeleted: true, consumption }],
+        [{ subscriptionId: input.subscriptionId, userId: input.userId, operationId: input.operationId, source, markRecordDeleted: true, consumption, ...connections }],
       );
       return {
         document: { deliveryMethod: source.loadMethod, name: found.name, fileFormat: source.fileFormat, urn: source.urn },
@@ -67,12 +68,14 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           source: output,
           target,
           ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
+          ...connections,
           ...(input.operation === 'copy' || input.operation === 'move'
             ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation } }
             : {}),
         },
       ],
     );
+    const { uri, links, emails } = written;
     const { documentGuid } = await steps.manageRecord.executeWithOptions(
       { summary: input.operation === 'move' ? 'move the document record and record metering' : 'record the new document and metering' },
       [
@@ -88,6 +91,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           fileFormat: target.fileFormat,
           deliveryMethod: target.deliveryMethod,
           consumption,
+          ...(uri ? { url: uri } : {}),
+          ...(links ? { links } : {}),
+          ...(emails ? { emails } : {}),
         },
       ],
     );
@@ -103,11 +109,12 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           // A move carries the record over to the new file; a convert that removes its source leaves the
           // source's record soft-deleted.
           markRecordDeleted: input.operation !== 'move',
+          ...connections,
         },
       ]);
     }
     return {
-      document: { deliveryMethod: target.deliveryMethod, name: written.name, fileFormat: target.fileFormat, urn: written.urn },
+      document: { deliveryMethod: target.deliveryMethod, name: written.name, fileFormat: target.fileFormat, urn: written.urn, ...(uri ? { uri } : {}), ...links },
       documentGuid,
       consumption,
     };

@@ -4,9 +4,9 @@
 // and its error carries `externalErrors`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { LocationNeed, LocationRegistry } from '../../connectors/registry.ts';
+import { type LocationNeed, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import { ApiError, type InnerError } from '../../core/errors.ts';
-import { type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import { driveOptionsKey, type GenerateRequest, LINK_FIELDS, parseDriveOptions, parseSaveOptions } from '../../core/generate.ts';
 import { checkManageRules, type ManageInput, type ManageRequestShape } from '../../core/manage.ts';
 import type { Db } from '../../store/db.ts';
 import { readClientToken } from '../../security/client-token.ts';
@@ -71,6 +71,8 @@ export const ManageSuccess = Type.Object({
         name: Type.String(),
         fileFormat: Type.String(),
         urn: Type.String({ description: 'For Storage: download with GET /documents/storage/{urn}/content' }),
+        uri: Type.Optional(Type.String({ description: 'Drive targets: where the file opens' })),
+        ...Object.fromEntries(LINK_FIELDS.map((f) => [f, Type.Optional(Type.String({ description: 'Drive targets: a sharing link made for the file (targetDocument.options.driveA)' }))])),
         documentGuid: Type.String({ description: 'Extension: the document record (new for copy and convert, the moved record for move)' }),
       }),
     }),
@@ -102,6 +104,9 @@ export async function manageInput(request: FastifyRequest, locations: LocationRe
     ? parseSaveOptions({ ...tgt, timezone: '', locale: '' } as GenerateRequest['document'])
     : { options: {}, errors: [] as InnerError[] };
   for (const e of saved.errors) problems.push({ ...e, message: e.message.replace('document.', 'targetDocument.'), userMessage: e.userMessage.replace('document.', 'targetDocument.') });
+  const key = tgt ? driveOptionsKey(tgt.deliveryMethod) : undefined;
+  const drive = key ? parseDriveOptions(tgt?.options?.[key], `targetDocument.options.${key}`) : { delivery: {}, errors: [] };
+  problems.push(...drive.errors);
   if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
   const field = 'sourceDocument.loadMethod';
   const needs: LocationNeed[] =
@@ -111,9 +116,10 @@ export async function manageInput(request: FastifyRequest, locations: LocationRe
           { method: src.loadMethod, capability: 'readDocument', field },
           ...(remove !== 'none' ? [{ method: src.loadMethod, capability: 'remove' as const, field }] : []),
           { method: tgt!.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod', fileFormat: tgt!.fileFormat },
+          ...(drive.delivery.sharing ? [{ method: tgt!.deliveryMethod, capability: 'share' as const, field: `targetDocument.options.${key}` }] : []),
         ];
-  const unsupported = await locations.check(request.auth.subscriptionId, needs);
-  if (unsupported.length > 0) throw new ApiError('NOT_SUPPORTED', unsupported.map((p) => p.message).join('; '), unsupported);
+  const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
+  if (unsupported.length > 0) throw new ApiError(problemCode(unsupported), unsupported.map((p) => p.message).join('; '), unsupported);
   const embedded = body.data?.embedded;
   return {
     operationId: request.ctx.operationId,
@@ -122,9 +128,10 @@ export async function manageInput(request: FastifyRequest, locations: LocationRe
     operation,
     source: { urn: src.urn, fileFormat: src.fileFormat, loadMethod: src.loadMethod, remove },
     ...(tgt
-      ? { target: { name: tgt.name, fileFormat: tgt.fileFormat, deliveryMethod: tgt.deliveryMethod, path: tgt.path, saveOptions: saved.options } }
+      ? { target: { name: tgt.name, fileFormat: tgt.fileFormat, deliveryMethod: tgt.deliveryMethod, path: tgt.path, saveOptions: saved.options, ...drive.delivery } }
       : {}),
     ...(embedded ? { embedded } : {}),
+    ...(Object.keys(connections).length > 0 ? { connections } : {}),
   };
 }
 
@@ -154,7 +161,7 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
         tags: ['Generation'],
         summary: 'Copy, move, convert or delete a delivered document',
         description: [
-          'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for DriveA only, so a Storage delete answers 400 NOT_SUPPORTED.',
+          'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for the drives only (DriveA, DriveB), so a Storage delete answers 400 NOT_SUPPORTED.',
           'Storage is the location available in this deployment; sourceDocument.urn is the urn of a document delivered to Storage. Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND.',
           'Success: 201 with result.statusCode "201" (a string), result.data.document and consumption pages-managed / documents-managed. Failure: the error envelope with error.statusCode as a string and error.externalErrors. Optional `Idempotency-Key` as for generate.',
         ].join('\n\n'),

@@ -31,7 +31,7 @@ export const driveBConnection: ConnectionKind = {
     },
     { additionalProperties: false },
   ),
-  parse(body) {
+  parse(body): { settings: Record<string, unknown>; secrets: Record<string, string> } | { errors: InnerError[] } {
     const errors: InnerError[] = [];
     const str = (k: string): string | undefined => {
       const v = body[k];

@@ -108,7 +108,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
   async function open(ctx: LocationContext): Promise<DriveOps> {
     const c: OpenedConnection = await deps.connections.open(ctx, 'driveB');
     const s = deps.settings;
-    const fingerprint = JSON.stringify([c.settings, c.secrets, s.driveBApiUrl, s.driveBTokenUrl]);
+    const fingerprint = c.version;
     const hit = cache.get(c.id);
     if (hit?.fingerprint === fingerprint) return hit.ops;
     const ops = new DriveOps(
@@ -154,7 +154,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
   async function share(ops: DriveOps, file: DriveFile, sharing: SharingRequest | undefined): Promise<Pick<Written, 'links' | 'emails' | 'externalErrors'>> {
     if (!sharing) return {};
     const link = file.webViewLink ?? '';
-    const notify = (sharing as { notify?: boolean }).notify === true;
+    const notify = sharing.sendInvitation === true;
     const links: NonNullable<Written['links']> = {};
     const emails = { succeededView: [] as string[], succeededEdit: [] as string[], failedView: [] as string[], failedEdit: [] as string[] };
     const externalErrors: unknown[] = [];
@@ -178,8 +178,8 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
     } else if (sharing.viewAnonymous && (await attempt({ type: 'anyone', role: 'reader' }))) {
       links.viewAnonymousLink = link;
     }
-    for (const email of sharing.viewUsers ?? []) (await attempt({ type: 'user', role: 'reader', emailAddress: email })) ? emails.succeededView.push(email) : emails.failedView.push(email);
-    for (const email of sharing.editUsers ?? []) (await attempt({ type: 'user', role: 'writer', emailAddress: email })) ? emails.succeededEdit.push(email) : emails.failedEdit.push(email);
+    for (const email of sharing.viewUsers ?? []) ((await attempt({ type: 'user', role: 'reader', emailAddress: email })) ? emails.succeededView : emails.failedView).push(email);
+    for (const email of sharing.editUsers ?? []) ((await attempt({ type: 'user', role: 'writer', emailAddress: email })) ? emails.succeededEdit : emails.failedEdit).push(email);
     if (emails.succeededView.length > 0) links.viewUserLink = link;
     if (emails.succeededEdit.length > 0) links.editUserLink = link;
     const anyUsers = (sharing.viewUsers?.length ?? 0) + (sharing.editUsers?.length ?? 0) > 0;

@@ -2,6 +2,7 @@
 // is refused, naming the tag), and a Sheet's rows as data.
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONNECTOR_SETTINGS } from '../../connectors/connections.ts';
 import { driveBConnection } from '../../connectors/driveB/connection.ts';
 import { sheetRowsToData } from '../../connectors/driveB/location.ts';
 import { nativeRequests, planNativeMerge } from '../../connectors/driveB/native-merge.ts';
@@ -13,21 +14,21 @@ describe('driveB connection body', () => {
   const messages = (r: ReturnType<typeof driveBConnection.parse>) => ('errors' in r ? r.errors.map((e) => e.message).join('\n') : '');
 
   it('OAuth: clientId and secrets split; the secrets never land in settings', () => {
-    const r = driveBConnection.parse({ clientId: 'cid', clientSecret: 'cs', refreshToken: 'rt' });
+    const r = driveBConnection.parse({ clientId: 'cid', clientSecret: 'cs', refreshToken: 'rt' }, DEFAULT_CONNECTOR_SETTINGS);
     expect(r).toEqual({ settings: { mode: 'oauth', clientId: 'cid' }, secrets: { clientSecret: 'cs', refreshToken: 'rt' } });
-    expect(messages(driveBConnection.parse({ clientId: 'cid', clientSecret: 'cs' }))).toMatch(/connection\.refreshToken is required/);
+    expect(messages(driveBConnection.parse({ clientId: 'cid', clientSecret: 'cs' }, DEFAULT_CONNECTOR_SETTINGS))).toMatch(/connection\.refreshToken is required/);
   });
 
   it('service account: needs subject or sharedDriveId (no storage of its own); the key text or object', () => {
-    expect(messages(driveBConnection.parse({ serviceAccountKey: key }))).toMatch(/connection\.subject or connection\.sharedDriveId is required.*no storage quota/);
-    const r = driveBConnection.parse({ serviceAccountKey: JSON.stringify(key), subject: 'ada@example.com' });
+    expect(messages(driveBConnection.parse({ serviceAccountKey: key }, DEFAULT_CONNECTOR_SETTINGS))).toMatch(/connection\.subject or connection\.sharedDriveId is required.*no storage quota/);
+    const r = driveBConnection.parse({ serviceAccountKey: JSON.stringify(key), subject: 'ada@example.com' }, DEFAULT_CONNECTOR_SETTINGS);
     expect(r).toEqual({ settings: { mode: 'serviceAccount', clientEmail: key.client_email, subject: 'ada@example.com' }, secrets: { privateKey } });
-    const shared = driveBConnection.parse({ serviceAccountKey: key, sharedDriveId: '0AbcDEF' });
+    const shared = driveBConnection.parse({ serviceAccountKey: key, sharedDriveId: '0AbcDEF' }, DEFAULT_CONNECTOR_SETTINGS);
     expect('settings' in shared && shared.settings).toEqual({ mode: 'serviceAccount', clientEmail: key.client_email, sharedDriveId: '0AbcDEF' });
-    expect(messages(driveBConnection.parse({ serviceAccountKey: '{"client_email":"x"}', subject: 'a@b.co' }))).toMatch(/connection\.serviceAccountKey must be the JSON key file/);
-    expect(messages(driveBConnection.parse({ serviceAccountKey: key, subject: 'not-an-email' }))).toMatch(/connection\.subject must be the e-mail/);
-    expect(messages(driveBConnection.parse({ serviceAccountKey: key, clientId: 'x', sharedDriveId: 'd' }))).toMatch(/either clientId.*or serviceAccountKey, not both/);
-    expect(messages(driveBConnection.parse({}))).toMatch(/give clientId, clientSecret and refreshToken/);
+    expect(messages(driveBConnection.parse({ serviceAccountKey: '{"client_email":"x"}', subject: 'a@b.co' }, DEFAULT_CONNECTOR_SETTINGS))).toMatch(/connection\.serviceAccountKey must be the JSON key file/);
+    expect(messages(driveBConnection.parse({ serviceAccountKey: key, subject: 'not-an-email' }, DEFAULT_CONNECTOR_SETTINGS))).toMatch(/connection\.subject must be the e-mail/);
+    expect(messages(driveBConnection.parse({ serviceAccountKey: key, clientId: 'x', sharedDriveId: 'd' }, DEFAULT_CONNECTOR_SETTINGS))).toMatch(/either clientId.*or serviceAccountKey, not both/);
+    expect(messages(driveBConnection.parse({}, DEFAULT_CONNECTOR_SETTINGS))).toMatch(/give clientId, clientSecret and refreshToken/);
   });
 });
 

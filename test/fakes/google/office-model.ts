@@ -107,7 +107,7 @@ function sheetValues(p: Map<string, string>, ref: SheetRef, typed = false): (str
       const body = cm[2] ?? '';
       const c = colIndex(/\br="([A-Z]+)\d+"/.exec(attrs)?.[1] ?? 'A');
       const t = /\bt="([^"]*)"/.exec(attrs)?.[1];
-      let v: string | number = '';
+      let v: string | number;
       if (t === 'inlineStr') v = [...body.matchAll(/<t\b[^>]*>([^<]*)<\/t>/g)].map((x) => unesc(x[1] ?? '')).join('');
       else if (t === 's') v = shared[Number(/<v>([^<]*)<\/v>/.exec(body)?.[1] ?? -1)] ?? '';
       else {

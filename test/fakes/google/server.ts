@@ -15,7 +15,7 @@
 // in `foreign` instead of leaving the machine.
 import { createHash, createPublicKey, randomUUID, verify } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import {
   docReplaceAllText,
   docResource,
@@ -311,7 +311,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     } else if (grant === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
       const assertion = form.get('assertion') ?? '';
       const [h, p, s] = assertion.split('.');
-      let claims: Record<string, unknown> = {};
+      let claims: Record<string, unknown>;
       try {
         claims = JSON.parse(Buffer.from(p ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
       } catch {
@@ -607,7 +607,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     });
   });
   // CONNECT = a proxied HTTPS request for another host.
-  server.on('connect', (req: http.IncomingMessage, socket: import('node:net').Socket) => {
+  server.on('connect', (req: http.IncomingMessage, socket: Socket) => {
     foreign.push(req.url ?? '');
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
