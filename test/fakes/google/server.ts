@@ -284,7 +284,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     let mimeType = (meta.mimeType as string | undefined) ?? mediaType;
     if (TWIN[mimeType] !== undefined && mediaType !== mimeType) {
       if (TWIN[mimeType] !== mediaType) return { error: [400, 'badRequest', `Conversion of ${mediaType} to ${mimeType} is not supported.`] };
-    } else if (mimeType.startsWith('application/vnd.google-apps.') && mimeType !== MIME.folder && media.length > 0) {
+    } else if (mimeType.startsWith('application/vnd.google-apps.') && mimeType !== MIME.folder && media.length > 0 && mediaType !== mimeType) {
       return { error: [400, 'badRequest', `Conversion to ${mimeType} is not supported.`] };
     }
     if (mimeType === 'application/octet-stream' && meta.mimeType === undefined) mimeType = mediaType;

@@ -64,7 +64,7 @@ describe('DriveB through the HTTP API', () => {
   });
 
   it('gdoc -> gdoc with sharing: exported, merged by the engine, uploaded converting to a Google Doc in the folder; permissions without notification; links and per-user results', async () => {
-    const template = native('Letter template', MIME.document, makeDocx(para('Dear {name},') + para('{#items}- {sku}{/items}')));
+    const template = native('Letter template', MIME.document, makeDocx(para('Dear {name},') + para('{#items}') + para('- {sku}') + para('{/items}')));
     const dataUrn = await uploadData({ name: 'Ada', items: [{ sku: 'A1' }, { sku: 'B2' }] });
     const sharing = { viewAnonymous: true, viewUsers: ['bob@example.com', 'zed@nogoogle.test'], editUsers: ['carol@example.com'] };
     const res = await generate(driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: dataUrn }, { path: 'Out/Letters', options: { driveB: sharing } }));
@@ -172,7 +172,7 @@ describe('DriveB through the HTTP API', () => {
 
   it('data from a Google Sheet: the first row names the fields, the rows become `rows`', async () => {
     const sheet = native('Customers', MIME.spreadsheet, makeXlsx([{ name: 'People', rows: [['Name', 'Amount'], ['Ada', 12.5], ['', ''], ['Bob', 3]] }, { name: 'Other', rows: [['x']] }]));
-    const { templateUrn } = await api.uploadPair(makeDocx(para('{#rows}{Name}: {Amount * 2}{/rows}')), {});
+    const { templateUrn } = await api.uploadPair(makeDocx(para('{#rows}') + para('{Name}: {Amount * 2}') + para('{/rows}')), {});
     const res = await generate({
       template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
       data: { loadMethod: 'DriveB', urn: sheet.id },
