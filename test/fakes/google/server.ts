@@ -129,8 +129,9 @@ export interface GoogleFake {
   childrenOf(folderId: string): FakeFile[];
   /** The next `count` requests matching `match` answer with a rate-limit error. */
   failNext(count: number, fault: { status: 403 | 429 | 500 | 503; reason?: string }, match?: (r: LoggedRequest) => boolean): void;
-  /** Holds the answer to the next resumable chunk after `chunks` chunks were stored; `held` resolves then. */
-  holdUpload(chunks: number): { held: Promise<void>; release(): void };
+  /** Holds the answer to the next resumable chunk after `chunks` chunks were stored, or ('final') the
+   *  answer to the last chunk once the file exists; `held` resolves then. */
+  holdUpload(chunks: number | 'final'): { held: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -228,6 +229,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
   const sessions = new Map<string, Session>();
   const faults: Fault[] = [];
   let hold: { after: number; chunks: number; reached: () => void; gate: Promise<void> } | undefined;
+  let finalHold: { reached: () => void; gate: Promise<void> } | undefined;
   let base = '';
 
   const now = () => new Date().toISOString();
@@ -415,6 +417,13 @@ export async function startGoogleFake(): Promise<GoogleFake> {
         const made = createFile(s.identity, s.meta, Buffer.concat(s.received), s.contentType, s.query);
         if ('error' in made) return apiError(res, ...made.error);
         s.done = made;
+        if (finalHold) {
+          // The file exists; its creator does not know yet.
+          const h = finalHold;
+          finalHold = undefined;
+          h.reached();
+          await h.gate;
+        }
         return json(res, 200, resource(made));
       }
       return apiError(res, 400, 'badRequest', `uploadType ${q.uploadType} is not served by this fake`);
@@ -643,7 +652,8 @@ export async function startGoogleFake(): Promise<GoogleFake> {
       let release!: () => void;
       const held = new Promise<void>((r) => (reached = r));
       const gate = new Promise<void>((r) => (release = r));
-      hold = { after: chunks, chunks: 0, reached, gate };
+      if (chunks === 'final') finalHold = { reached, gate };
+      else hold = { after: chunks, chunks: 0, reached, gate };
       return { held, release };
     },
     close: () =>
