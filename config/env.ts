@@ -252,7 +252,7 @@ export const settings = {
     hostList,
     'Hosts a crm connection\'s loginUrl may name (comma-separated, *.domain allowed): the tenant picks its org\'s login host, the service decides which hosts are Salesforce',
   ),
-  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB (Drive, Docs, Sheets, Slides and uploads all go here)'),
+  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB: Drive and its uploads; when set to another root, Docs, Sheets and Slides go there too (by default they use their own googleapis.com hosts)'),
   driveBTokenUrl: setting('DRIVEB_TOKEN_URL', CD.driveBTokenUrl, requiredHttpUrl, 'Google OAuth token endpoint of DriveB connections'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
