@@ -301,6 +301,70 @@ describe('DriveB through the HTTP API', () => {
     expect(spreadsheetText(eveSheet.content)).toEqual(['a', '1']);
   });
 
+  it('same name in the folder: conflictBehavior fail refuses, replace trashes the old file once the new one exists', async () => {
+    const template = native('Clash', MIME.document, makeDocx(para('v {n}')));
+    const body = (n: number, conflictBehavior?: string) =>
+      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: '' }, { name: 'clash', path: 'Clash', ...(conflictBehavior ? { options: { driveB: { conflictBehavior } } } : {}) });
+    const first = await generate({ ...body(1), data: { loadMethod: 'Storage', urn: await uploadData({ n: 1 }) } });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const failed = await generate({ ...body(2, 'fail'), data: { loadMethod: 'Storage', urn: await uploadData({ n: 2 }) } });
+    expect(failed.status).toBe(400);
+    expect(failed.body.error.innerErrors[0].message).toMatch(/clash already exists in Clash/);
+    const replaced = await generate({ ...body(3, 'replace'), data: { loadMethod: 'Storage', urn: await uploadData({ n: 3 }) } });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(201);
+    const folder = fake.files.get(first.body.result.data.document.urn)!.parents[0]!;
+    expect(fake.childrenOf(folder).map((f) => [f.name, docParagraphs(f.content)[0]])).toEqual([['clash', 'v 3']]);
+    expect(fake.files.get(first.body.result.data.document.urn)!.trashed).toBe(true);
+  });
+
+  it('a Google Sheet merged natively with findReplace', async () => {
+    const sheet = native('Quote', MIME.spreadsheet, makeXlsx([{ name: 'Q', rows: [['Customer', '{customer.name}'], ['City', '{customer.city}']] }]));
+    const res = await generate(
+      driveBBody({ urn: sheet.id, fileFormat: 'gsheet' }, { urn: await uploadData({ customer: { name: 'Ada', city: 'London' } }) }, { name: 'quote', options: { driveBGenerate: { nativeMergeEnabled: true } } }),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const file = fake.files.get(res.body.result.data.document.urn)!;
+    expect(file.mimeType).toBe(MIME.spreadsheet);
+    expect(spreadsheetText(file.content)).toEqual(['Customer', 'Ada', 'City', 'London']);
+    expect(fake.requests.some((r) => r.path === `/v4/spreadsheets/${file.id}:batchUpdate` && r.status === 200)).toBe(true);
+  });
+
+  it('a service account on a shared drive; a revoked refresh token is CONNECTION_ERROR', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const clientEmail = 'docgen@proj.iam.gserviceaccount.com';
+    fake.addServiceAccount({ clientEmail, publicKeyPem: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() });
+    fake.addSharedDrive('team-drive', [clientEmail]);
+    const sa = apiOf(await stack.credentials('service-account-subscription'));
+    const key = { type: 'service_account', client_email: clientEmail, private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+    const noQuota = await sa.call('PUT', '/common/connection/driveB', { json: { connection: { serviceAccountKey: key } } });
+    expect(noQuota.status).toBe(400);
+    expect(JSON.stringify(noQuota.body)).toMatch(/connection\.subject or connection\.sharedDriveId is required/);
+    await connect(sa, { serviceAccountKey: JSON.stringify(key), sharedDriveId: 'team-drive' });
+    const { templateUrn, dataUrn } = await sa.uploadPair(makeDocx(para('Team {name}')), { name: 'Ada' });
+    const res = await sa.call('POST', '/documents/document/generate', {
+      json: {
+        template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { loadMethod: 'Storage', urn: dataUrn },
+        document: { name: 'team', fileFormat: 'pdf', deliveryMethod: 'DriveB', path: 'Shared/Out', timezone: 'UTC', locale: 'en-US' },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const file = fake.files.get(res.body.result.data.document.urn)!;
+    expect(file.driveId).toBe('team-drive');
+    expect(file.owner).toBe(clientEmail);
+    expect(fake.tokensIssued.some((t) => t.user === clientEmail && t.grant.includes('jwt-bearer'))).toBe(true);
+
+    const revoked = apiOf(await stack.credentials('revoked-subscription'));
+    await connect(revoked, { ...ADA, refreshToken: 'revoked-token' });
+    const doc = native('Any', MIME.document, makeDocx(para('x')));
+    const d = await revoked.upload('data', [{ name: 'd.json', bytes: '{}' }]);
+    const refused = await revoked.call('POST', '/documents/document/generate', { json: driveBBody({ urn: doc.id, fileFormat: 'gdoc' }, { urn: d.body.result.data.files[0].id }, {}) });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.error.innerErrors[0].code).toBe('CONNECTION_ERROR');
+    expect(refused.body.error.innerErrors[0].message).toMatch(/invalid_grant.*PUT \/v1\/common\/connection\/driveB/);
+  });
+
   it('every request went to the configured host: none left for Google (caught by the proxy side of the fake)', () => {
     expect(fake.requests.length).toBeGreaterThan(50);
     expectOnlyConfiguredHost(fake);
