@@ -23,6 +23,9 @@ import type { LinkHookData } from './links.ts';
 import { includeOutputs, numberingState, renderInclude } from './include.ts';
 import type { IncludeEnv } from './include.ts';
 import { RenderSession } from './session.ts';
+import { SlideIncludes } from './include-slides.ts';
+import { SheetIncludes } from './include-sheets.ts';
+import type { SlideOut } from './include-slides.ts';
 import type { RenderContext } from './render.ts';
 import { getCompiled } from './template.ts';
 import type { CompiledTemplate } from './template.ts';
@@ -279,6 +282,8 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     styles: new Map(),
     numbering: compiled.format === 'docx' ? numberingState(compiled.pkg) : null,
   };
+  const sheetIncludes = compiled.format === 'xlsx' ? new SheetIncludes(opts.related, includeEnv.compile, session, compiled.pkg) : undefined;
+  const slides = compiled.format === 'pptx' ? new SlideIncludes(opts.related, includeEnv.compile, session, compiled.pkg) : undefined;
   const ctx: RenderContext = {
     filter: opts.filter,
     errors,
@@ -292,7 +297,10 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
         renderImage(node, scopes, out, c, session, compiled.format, opts.remote);
       } else if (node.k === 'include') {
         if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
-        else errors.add('include_unsupported', `tag "${node.tag.source.trim()}": includes work in Word documents only`, node.tag.location);
+        else if (sheetIncludes !== undefined && c.state !== undefined) sheetIncludes.include(node, scopes, c);
+        else if (slides?.onInclude(node, scopes) !== true) {
+          errors.add('include_position', `tag "${node.tag.source.trim()}": ${slides === undefined ? 'a workbook include must be in a cell of a sheet' : 'a presentation include must be on a slide'}`, node.tag.location);
+        }
       } else if (node.k === 'hook' && node.name === 'html') {
         const d = node.data as HtmlHookData;
         const v = evalTag(d.expr, d.tag, scopes, c);
@@ -326,7 +334,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const scopes = [vars, data];
   const rendered = new Map<string, string>();
   const states = new Map<string, unknown>();
-  const slideCopies = new Map<string, string[]>();
+  const slideCopies = new Map<string, SlideOut[]>();
   const renderPart = (part: CompiledTemplate['parts'] extends Map<string, infer P> ? P : never, partScopes: Scopes): string => {
     const out: string[] = [];
     ctx.state = part.newState?.();
@@ -338,12 +346,20 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     if (ctx.state !== undefined) states.set(part.name, ctx.state);
     return xml;
   };
+  const isSlide = (name: string): boolean => slides !== undefined && /^ppt\/slides\/[^/]+\.xml$/.test(name);
   for (const part of compiled.parts.values()) {
     if (part.repeat !== undefined) {
       const v = evalTag(part.repeat.expr, part.repeat.tag, scopes, ctx);
       const items: unknown[] = !truthy(v) ? [] : Array.isArray(v) ? v : [v];
       const pushScope = Array.isArray(v) || typeof v === 'object';
-      slideCopies.set(part.name, items.map((item) => renderPart(part, pushScope ? [...scopes, item] : scopes)));
+      slideCopies.set(part.name, items.flatMap((item) => slides === undefined ? [{ xml: renderPart(part, pushScope ? [...scopes, item] : scopes) }] : slides.render(() => renderPart(part, pushScope ? [...scopes, item] : scopes), ctx)));
+      continue;
+    }
+    if (slides !== undefined && isSlide(part.name)) {
+      const outs = slides.render(() => renderPart(part, scopes), ctx);
+      const only = outs[0];
+      if (outs.length === 1 && only !== undefined && only.name === undefined) rendered.set(part.name, only.xml);
+      else slideCopies.set(part.name, outs);
       continue;
     }
     rendered.set(part.name, renderPart(part, scopes));
@@ -365,20 +381,25 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     addCustomProps(read, rendered, extra, opts.embedded);
   }
 
+  if (sheetIncludes !== undefined) {
+    sheetIncludes.apply(extra, rendered, read);
+    for (const a of sheetIncludes.added) if (a.state !== undefined) states.set(a.part, a.state);
+  }
   if (compiled.format === 'xlsx') {
     for (const [part, st] of states as Map<string, SheetState>) {
       const imgs = st.images;
       if (imgs === undefined || imgs.images.length === 0) continue;
       const relId = imgs.existing ? undefined : session.addRel(part, DRAWING_REL, imgs.part);
       const w = writeSheetImages(rendered.get(part) ?? read(part) ?? '', imgs, read(imgs.part), relId, read('[Content_Types].xml') ?? '');
-      rendered.set(part, w.sheet);
+      if (extra.has(part)) extra.set(part, w.sheet);
+      else rendered.set(part, w.sheet);
       extra.set(imgs.part, w.drawing);
       extra.set('[Content_Types].xml', w.contentTypes);
     }
   }
   includeOutputs(includeEnv, extra);
   session.apply(extra, read);
-  expandSlides(compiled.pkg, slideCopies, rendered, extra, newFiles, removed);
+  expandSlides(compiled.pkg, slideCopies, rendered, extra, newFiles, removed, slides?.counter ?? { n: 0 });
 
   const entries: OutEntry[] = [];
   for (const [name, xml] of newFiles) extra.set(name, xml);

@@ -202,6 +202,11 @@ function emitSheet(items: Item[], errors: ErrorBag, spec: CompileSpec, hasLoops:
         const m = parts === null ? null : /^([A-Z]{1,3})(\d+)$/.exec(parts.ref);
         if (parts !== null && m) out.push({ k: 'hook', name: 'xlsx.cell', data: { before: parts.before, col: m[1] ?? '', orig: Number(m[2]), after: parts.after } satisfies CellHook });
         else out.push(text);
+        // `{>name}` alone in a cell: the included sheets come after this one; the cell stays empty.
+        for (let k = i + 1; k < close; k++) {
+          const t = items[k];
+          if (t?.k === 'tag') out.push(...tagNode(t.tag, spec, errors));
+        }
         i = close;
         continue;
       }
@@ -244,6 +249,7 @@ function emptyInlineCell(items: Item[], i: number): number {
     const it = items[k];
     if (it === undefined) continue;
     if (it.k === 'close' && it.name === 'c') return sawIs ? k : -1;
+    if (it.k === 'tag' && it.tag.kind === 'include') continue;
     if (it.k === 'text' || it.k === 'tag') return -1;
     if (it.k === 'raw') {
       if (it.text.trim() !== '') return -1;
