@@ -8,6 +8,8 @@ import type { ImageNode } from './compile.ts';
 import type { Scopes } from './expression.ts';
 import { docxDrawing, EMU_PER_PX, ImageError, loadImage, pptxPicture } from './images.ts';
 import { DRAWING_REL, sheetDrawing, writeSheetImages } from './xlsx-images.ts';
+import type { SheetImage } from './xlsx-images.ts';
+import { prepareSvg, SvgNotReady } from './svg.ts';
 import type { SheetState } from './xlsx.ts';
 import { colToNum } from './xlsx-refs.ts';
 import type { UrlResolver } from './images.ts';
@@ -37,6 +39,7 @@ import type { OutEntry } from './zip.ts';
 export { describeLocation, TemplateError } from './errors.ts';
 export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
+export { prepareSvg } from './svg.ts';
 export type { InspectResult } from './inspect.ts';
 export { clearTemplateCache, templateCacheStats } from './template.ts';
 export { DEFAULT_TEMPLATE_LIMITS, LIMIT_EXCEEDED, LIMIT_SETTINGS } from './limits.ts';
@@ -243,7 +246,7 @@ function renderImage(
     return;
   }
   try {
-    const { image, box } = loadImage(v, urlResolver(remote));
+    const { image, box, svg } = loadImage(v, urlResolver(remote));
     if (format === 'xlsx') {
       const st = ctx.state as SheetState | undefined;
       const cell = /^([A-Z]{1,3})(\d+)$/.exec(node.tag.location.cell ?? '');
@@ -255,13 +258,16 @@ function renderImage(
       const rId = session.addImage(st.images.part, image);
       // Inside row loops the picture goes to the row the cell was rendered to.
       const row = st.hasLoops && st.rows.curOut > 0 ? st.rows.curOut : Number(cell[2]);
-      st.images.images.push({ col: colToNum(cell[1] ?? 'A'), row, rId, cx: box.widthPx * EMU_PER_PX, cy: box.heightPx * EMU_PER_PX, id: session.docPrId++ });
+      const pic: SheetImage = { col: colToNum(cell[1] ?? 'A'), row, rId, cx: box.widthPx * EMU_PER_PX, cy: box.heightPx * EMU_PER_PX, id: session.docPrId++ };
+      if (svg !== undefined) pic.svgRId = session.addImage(st.images.part, svg);
+      st.images.images.push(pic);
       return;
     }
     const rId = session.addImage(ctx.partName, image);
-    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box)}</w:r>`));
-    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame));
-    else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box)}<w:t xml:space="preserve">`);
+    const svgRId = svg === undefined ? undefined : session.addImage(ctx.partName, svg);
+    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box, svgRId)}</w:r>`));
+    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame, svgRId));
+    else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box, svgRId)}<w:t xml:space="preserve">`);
     else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
   } catch (e) {
     if (e instanceof PendingImage) return;
@@ -454,8 +460,19 @@ export function checkPackageLimits(template: Uint8Array, limits?: Partial<Templa
  */
 export async function render(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
   await Promise.resolve();
+  try {
+    return await renderAsync(template, data, options);
+  } catch (e) {
+    // The first SVG image loads the SVG renderer; the render then runs again.
+    if (!(e instanceof SvgNotReady)) throw e;
+    await prepareSvg();
+    return renderAsync(template, data, options);
+  }
+}
+
+async function renderAsync(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
   const fetchImage = options?.fetchImage;
-  if (typeof fetchImage !== 'function') return renderSync(template, data, options);
+  if (typeof fetchImage !== 'function') return renderWith(template, data, options, undefined);
   // Rendering is synchronous; image URLs are only known once their tags are evaluated. So: a first pass
   // collects the URLs (and is the result when there are none), the images are fetched, a second pass
   // renders with them. A fetch failure is a template error at its tag, never a crash.
@@ -478,8 +495,14 @@ export async function render(template: Uint8Array, data: unknown, options?: Rend
   return renderWith(template, data, options, remote);
 }
 
+/** Synchronous render. SVG images need the SVG renderer loaded first (`await prepareSvg()`). */
 export function renderSync(template: Uint8Array, data: unknown, options?: RenderOptions): Uint8Array {
-  return renderWith(template, data, options, undefined);
+  try {
+    return renderWith(template, data, options, undefined);
+  } catch (e) {
+    if (e instanceof SvgNotReady) throw TemplateError.single('image_invalid', 'SVG images need the SVG renderer: use render(), or await prepareSvg() before renderSync()');
+    throw e;
+  }
 }
 
 function renderWith(template: Uint8Array, data: unknown, options: RenderOptions | undefined, remote: RemoteImages | undefined): Uint8Array {

@@ -1,5 +1,6 @@
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
+import { blipXml } from './images.ts';
 
 /**
  * `{%img}` in a spreadsheet cell: the picture is anchored at that cell (its top-left corner, the
@@ -7,7 +8,7 @@ import { relsOf } from './package.ts';
  * charts and shapes) or a new drawing part related to the sheet.
  */
 
-export interface SheetImage { col: number; row: number; rId: string; cx: number; cy: number; id: number }
+export interface SheetImage { col: number; row: number; rId: string; cx: number; cy: number; id: number; svgRId?: string }
 export interface SheetImages { part: string; existing: boolean; images: SheetImage[] }
 
 const XDR = 'http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing';
@@ -30,7 +31,7 @@ function anchor(img: SheetImage): string {
   return (
     `<xdr:oneCellAnchor xmlns:xdr="${XDR}" xmlns:a="${A}" xmlns:r="${R}"><xdr:from><xdr:col>${img.col - 1}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>${img.row - 1}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>` +
     `<xdr:ext cx="${img.cx}" cy="${img.cy}"/><xdr:pic><xdr:nvPicPr><xdr:cNvPr id="${img.id}" name="Picture ${img.id}"/><xdr:cNvPicPr><a:picLocks noChangeAspect="1"/></xdr:cNvPicPr></xdr:nvPicPr>` +
-    `<xdr:blipFill><a:blip r:embed="${img.rId}"/><a:stretch><a:fillRect/></a:stretch></xdr:blipFill>` +
+    `<xdr:blipFill>${blipXml(img.rId, img.svgRId)}<a:stretch><a:fillRect/></a:stretch></xdr:blipFill>` +
     `<xdr:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${img.cx}" cy="${img.cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></xdr:spPr></xdr:pic><xdr:clientData/></xdr:oneCellAnchor>`
   );
 }
