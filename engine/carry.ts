@@ -29,13 +29,12 @@ export interface CarryOptions {
   shareKey: string;
   /** Decides a relationship before the default (carry the target, keep external addresses). */
   decide?: (rel: Rel, fromPart: string) => RelDecision;
-  /** Edited text of a source part, used instead of the package's (e.g. charts following rows). */
-  text?: ReadonlyMap<string, string>;
   /** Lets the caller edit an XML part as it is carried (e.g. renumber table ids). */
   transform?: (srcPart: string, contentType: string, xml: string) => string;
 }
 
-const NEVER_CARRIED = /\/(slide|slideLayout|slideMaster|notesSlide|notesMaster|handoutMaster|presentation|theme|comments|commentAuthors|authors|worksheet|chartsheet|pivotTable|pivotCacheDefinition|calcChain|sharedStrings|styles)$/;
+// Parts that belong to the whole package (or to the slide/sheet structure the caller rebuilds).
+const NEVER_CARRIED = /\/(slide|slideLayout|slideMaster|notesSlide|notesMaster|handoutMaster|presentation|theme|commentAuthors|worksheet|chartsheet|pivotTable|pivotCacheDefinition|calcChain|sharedStrings|styles)$/;
 
 function contentType(pkg: OpcPackage, part: string): { override?: string; ext: string; fallback?: string } {
   const ext = part.slice(part.lastIndexOf('.') + 1).toLowerCase();
@@ -94,7 +93,7 @@ export function carryPart(src: OpcPackage, part: string, session: RenderSession,
   const ct = contentType(src, part);
   let name: string;
   if (isXml) {
-    let xml = opts.text?.get(part) ?? src.text(part) ?? '';
+    let xml = src.text(part) ?? '';
     if (opts.transform !== undefined) xml = opts.transform(part, ct.override ?? ct.fallback ?? '', xml);
     name = session.addPart(part, xml, ct.override ?? '');
   } else {

@@ -183,6 +183,14 @@ export class SheetIncludes {
     });
     const source = this.sources.push({ compiled, sheetParts: plan.map((p) => p.part), renames }) - 1;
 
+    // Relationships first: `{%img}` pictures of a sheet go into the drawing it carries.
+    const key = `sheets:${name}:${source}`;
+    // Threaded comments need the workbook's person list: their legacy notes (comments) come instead.
+    const decide = (rel: Rel): { drop: true } | undefined => (/\/(pivotTable|threadedComment|person)$/.test(rel.type) ? { drop: true } : undefined);
+    const transform = (_part: string, ct: string, xml: string): string => renameInXml(ct.endsWith('.table+xml') ? this.table(xml) : xml, renames);
+    const droppedBy = new Map<string, string[]>();
+    for (const p of plan) droppedBy.set(p.part, carryRels(src, p.src.part, p.part, this.session, { key, shareKey: `sheets:${name}`, decide, transform }));
+
     // Render every templated sheet (in the host's context, with the included workbook's hooks).
     const states = new Map<string, unknown>();
     const rendered = new Map<string, string>();
@@ -219,13 +227,6 @@ export class SheetIncludes {
     const finalized = compiled.finalize?.(states, rendered) ?? new Map<string, string>();
 
     const sst = this.sharedStrings(src);
-    const key = `sheets:${name}:${source}`;
-    const decide = (rel: Rel): { drop: true } | undefined => (/\/(pivotTable|printerSettings)$/.test(rel.type) ? { drop: true } : undefined);
-    const transform = (_part: string, ct: string, xml: string): string => {
-      const edited = ct.endsWith('.table+xml') ? this.table(xml) : xml;
-      return renameInXml(edited, renames);
-    };
-    const text = new Map([...finalized].filter(([n]) => !sheets.some((s) => s.part === n)));
     for (const p of plan) {
       let xml = finalized.get(p.src.part) ?? rendered.get(p.src.part) ?? src.text(p.src.part) ?? '';
       xml = xml.replace(/<c\b([^>]*?)\st="s"([^>]*)>\s*<v>(\d+)<\/v>\s*<\/c>/g, (m, a: string, b: string, idx: string) => {
@@ -233,11 +234,22 @@ export class SheetIncludes {
         return inner === undefined ? m : `<c${a}${b} t="inlineStr"><is>${inner}</is></c>`;
       });
       xml = renameInXml(xml, renames);
-      const dropped = carryRels(src, p.src.part, p.part, this.session, { key, shareKey: `sheets:${name}`, decide, text, transform });
+      const dropped = droppedBy.get(p.part) ?? [];
       if (dropped.length > 0) xml = dropRefs(xml, dropped);
       this.session.addOverride(p.part, WORKSHEET_CT);
       const state = states.get(p.src.part) as SheetState | undefined;
       this.added.push({ after: savedPart, name: p.name, part: p.part, xml, state, source });
+    }
+    // Parts the row loops edited (chart series, table ranges) replace their carried copies.
+    for (const [srcName, xml] of finalized) {
+      if (sheets.some((x) => x.part === srcName)) continue;
+      const carried = this.session.carried.get(`carry:${key}:${srcName}`);
+      const before = carried === undefined ? undefined : this.session.texts.get(carried);
+      if (carried === undefined || before === undefined) continue;
+      let next = renameInXml(xml, renames);
+      const root = /<table\b[^>]*>/.exec(before)?.[0];
+      if (root !== undefined) next = next.replace(/<table\b[^>]*>/, (r) => ['id', 'name', 'displayName'].reduce((t, a) => t.replace(new RegExp(`(\\s${a}=")[^"]*(")`), `$1${escapeXml(getAttr(root, a) ?? '')}$2`), r));
+      this.session.texts.set(carried, next);
     }
   }
 

@@ -25,6 +25,7 @@ import type { LinkHookData } from './links.ts';
 import { includeOutputs, numberingState, renderInclude } from './include.ts';
 import type { IncludeEnv } from './include.ts';
 import { RenderSession } from './session.ts';
+import { relsPathOf } from './package.ts';
 import { SlideIncludes } from './include-slides.ts';
 import { SheetIncludes } from './include-sheets.ts';
 import type { SlideOut } from './include-slides.ts';
@@ -254,7 +255,11 @@ function renderImage(
         ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be in a cell of a sheet`, node.tag.location);
         return;
       }
-      st.images ??= sheetDrawing(session.pkgOf(), ctx.partName);
+      const pkg = session.pkgOf();
+      st.images ??= pkg.entries.has(ctx.partName)
+        ? sheetDrawing(pkg, ctx.partName)
+        : sheetDrawing(pkg, ctx.partName, { relsXml: session.texts.get(relsPathOf(ctx.partName)), taken: (n) => session.taken(n) });
+      if (!st.images.existing) session.reserve(st.images.part);
       const rId = session.addImage(st.images.part, image);
       // Inside row loops the picture goes to the row the cell was rendered to.
       const row = st.hasLoops && st.rows.curOut > 0 ? st.rows.curOut : Number(cell[2]);
@@ -375,7 +380,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const newFiles = new Map<string, string>();
 
   const extra = new Map<string, string>();
-  const read = (name: string): string | undefined => extra.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
+  const read = (name: string): string | undefined => extra.get(name) ?? session.texts.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
   if (compiled.finalize !== undefined) {
     for (const [name, xml] of compiled.finalize(states, rendered)) {
       if (rendered.has(name)) rendered.set(name, xml);

@@ -123,6 +123,14 @@ export function expandSlides(
       removed.add(part);
       removed.add(relsPathOf(part));
       rendered.delete(part);
+      // Its notes page belongs to it alone (copies never take it): it goes too.
+      for (const r of relsOf(pkg, part)) {
+        if (!r.type.endsWith('/notesSlide') || r.external) continue;
+        removed.add(r.target);
+        removed.add(relsPathOf(r.target));
+        rendered.delete(r.target);
+        ct = ct.replace(new RegExp(`<Override\\b[^>]*PartName="/${r.target}"[^>]*/>`), '');
+      }
     }
   }
   extra.set(presName, pres);

@@ -108,7 +108,8 @@ export class RenderSession {
 
   /** Writes the accumulated relationships and content types into `extra` (part -> XML). */
   apply(extra: Map<string, string>, read: (name: string) => string | undefined): void {
-    for (const [name, xml] of this.texts) extra.set(name, xml);
+    // (A part edited after it was added, e.g. a carried drawing given pictures, is already in extra.)
+    for (const [name, xml] of this.texts) if (!extra.has(name)) extra.set(name, xml);
     for (const [part, list] of this.rels) {
       const relsName = relsPathOf(part);
       const existing = extra.get(relsName) ?? read(relsName) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';

@@ -1,5 +1,6 @@
 import type { OpcPackage } from './package.ts';
-import { relsOf } from './package.ts';
+import { relsOf, resolvePath } from './package.ts';
+import { getAttr } from './xml.ts';
 import { blipXml } from './images.ts';
 
 /**
@@ -17,12 +18,24 @@ const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 export const DRAWING_REL = `${R}/drawing`;
 const DRAWING_CT = 'application/vnd.openxmlformats-officedocument.drawing+xml';
 
-export function sheetDrawing(pkg: OpcPackage, sheetPart: string): SheetImages {
+/**
+ * The drawing `{%img}` pictures of a sheet go to. `added` covers sheets this render created (an
+ * included sheet): its relationships and parts so far, and the names already taken.
+ */
+export function sheetDrawing(pkg: OpcPackage, sheetPart: string, added?: { relsXml: string | undefined; taken: (name: string) => boolean }): SheetImages {
+  if (added?.relsXml !== undefined) {
+    for (const m of added.relsXml.matchAll(/<Relationship\b[^>]*>/g)) {
+      if (getAttr(m[0], 'Type') !== DRAWING_REL || getAttr(m[0], 'TargetMode') === 'External') continue;
+      const dir = sheetPart.slice(0, sheetPart.lastIndexOf('/'));
+      return { part: resolvePath(dir, getAttr(m[0], 'Target') ?? ''), existing: true, images: [] };
+    }
+  }
   const rel = relsOf(pkg, sheetPart).find((r) => r.type === DRAWING_REL && !r.external && pkg.entries.has(r.target));
   if (rel !== undefined) return { part: rel.target, existing: true, images: [] };
   const base = sheetPart.slice(sheetPart.lastIndexOf('/') + 1).replace(/\.xml$/, '');
+  const taken = (name: string): boolean => pkg.entries.has(name) || added?.taken(name) === true;
   let name = `xl/drawings/docgen_${base}.xml`;
-  for (let n = 1; pkg.entries.has(name); n++) name = `xl/drawings/docgen_${base}_${n}.xml`;
+  for (let n = 1; taken(name); n++) name = `xl/drawings/docgen_${base}_${n}.xml`;
   return { part: name, existing: false, images: [] };
 }
 

@@ -64,7 +64,20 @@ const s = (ref: string, i: number, style = ''): string => `<c r="${ref}"${style}
 const f = (ref: string, formula: string, style = ''): string => `<c r="${ref}"${style}><f>${esc(formula)}</f><v>0</v></c>`;
 const n = (ref: string, v: number): string => `<c r="${ref}"><v>${v}</v></c>`;
 
-/** Included workbook: "Sales" with a row loop and a total, "Notes" holding a rate (name clash with the host). */
+const C = 'http://schemas.openxmlformats.org/drawingml/2006/chart';
+const CHART =
+  `${XML}<c:chartSpace xmlns:c="${C}" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="${R}"><c:chart><c:plotArea><c:layout/>` +
+  '<c:barChart><c:barDir val="col"/><c:grouping val="clustered"/><c:varyColors val="0"/><c:ser><c:idx val="0"/><c:order val="0"/>' +
+  "<c:val><c:numRef><c:f>Sales!$B$2:$B$2</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val=\"1\"/></c:numCache></c:numRef></c:val>" +
+  '</c:ser><c:axId val="1"/><c:axId val="2"/></c:barChart><c:catAx><c:axId val="1"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="b"/><c:crossAx val="2"/></c:catAx>' +
+  '<c:valAx><c:axId val="2"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="l"/><c:crossAx val="1"/></c:valAx></c:plotArea></c:chart></c:chartSpace>';
+const CHART_DRAWING =
+  `${XML}<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">` +
+  '<xdr:twoCellAnchor><xdr:from><xdr:col>4</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>0</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from><xdr:to><xdr:col>10</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>12</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:to>' +
+  '<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="2" name="Chart"/><xdr:cNvGraphicFramePr/></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/></xdr:xfrm>' +
+  `<a:graphic><a:graphicData uri="${C}"><c:chart xmlns:c="${C}" xmlns:r="${R}" r:id="rIdC"/></a:graphicData></a:graphic></xdr:graphicFrame><xdr:clientData/></xdr:twoCellAnchor></xdr:wsDr>`;
+
+/** Included workbook: "Sales" with a row loop, a total and a chart, "Notes" holding a rate (name clash with the host). */
 function detail(): Uint8Array {
   return book({
     strings: ['Name', 'Amount', '{#rows}{name}', '{amount}{/rows}', 'Total', 'Rate', 'Net'],
@@ -78,9 +91,19 @@ function detail(): Uint8Array {
           `<row r="2">${s('A2', 2)}${s('B2', 3, ' s="1"')}</row>` +
           `<row r="3">${s('A3', 4)}${f('B3', 'SUM(B2:B2)', ' s="1"')}</row>` +
           `<row r="4">${s('A4', 6)}${f('B4', 'B3*Rate')}${f('C4', 'Notes!B1*100')}</row>`,
+        tail: '<drawing r:id="rIdD"/>',
+        rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>`,
       },
       { name: 'Notes', rows: `<row r="1">${s('A1', 5)}${n('B1', 0.5)}</row>` },
     ],
+    extra: {
+      'xl/drawings/drawing1.xml': CHART_DRAWING,
+      'xl/drawings/_rels/drawing1.xml.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rIdC" Type="${R}/chart" Target="../charts/chart1.xml"/></Relationships>`,
+      'xl/charts/chart1.xml': CHART,
+    },
+    types:
+      '<Override PartName="/xl/drawings/drawing1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawing+xml"/>' +
+      '<Override PartName="/xl/charts/chart1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawingml.chart+xml"/>',
   });
 }
 
@@ -107,6 +130,10 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
     // The host's print area stays on its own "Notes" sheet, now the fourth; the included name follows the renamed sheet.
     expect(wb).toContain('<definedName name="_xlnm.Print_Area" localSheetId="3">Notes!$A$1:$A$2</definedName>');
     expect(wb).toContain(`<definedName name="Rate">'Notes (2)'!$B$1</definedName>`);
+
+    // The carried chart plots the grown rows, its cache rebuilt from them.
+    const chart = [...files].find(([k]) => /^xl\/charts\/[^/]+\.xml$/.test(k))?.[1] ?? '';
+    expect(chart).toContain('<c:f>Sales!$B$2:$B$4</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="3"/><c:pt idx="0"><c:v>10</c:v></c:pt>');
 
     const lo = await recalculateInLibreOffice(out);
     const sales = lo.sheets.get('Sales');
@@ -143,9 +170,9 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
       '<xdr:pic><xdr:nvPicPr><xdr:cNvPr id="2" name="Logo"/><xdr:cNvPicPr/></xdr:nvPicPr><xdr:blipFill><a:blip r:embed="rIdPic"/><a:stretch><a:fillRect/></a:stretch></xdr:blipFill>' +
       '<xdr:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="190500" cy="95250"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></xdr:spPr></xdr:pic><xdr:clientData/></xdr:oneCellAnchor></xdr:wsDr>';
     const card = book({
-      strings: ['Customer {name}'],
+      strings: ['Customer {name}', '{%photo}'],
       styles: PLAIN_STYLES,
-      sheets: [{ name: 'Card', rows: `<row r="1">${s('A1', 0)}</row>`, tail: '<drawing r:id="rIdD"/>', rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>` }],
+      sheets: [{ name: 'Card', rows: `<row r="1">${s('A1', 0)}</row><row r="3">${s('A3', 1)}</row>`, tail: '<drawing r:id="rIdD"/>', rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>` }],
       extra: {
         'xl/drawings/drawing1.xml': drawing,
         'xl/drawings/_rels/drawing1.xml.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rIdPic" Type="${R}/image" Target="../media/image1.png"/></Relationships>`,
@@ -158,12 +185,17 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
       styles: PLAIN_STYLES,
       sheets: [{ name: 'Index', rows: `<row r="1">${s('A1', 0)}${s('B1', 1)}</row>` }],
     });
-    const out = await render(tpl, { customers: [{ name: 'Ann' }, { name: 'Bob' }] }, { relatedItems: { card } });
+    const photo = `data:image/png;base64,${Buffer.from(PNG_2x1).toString('base64')}`;
+    const out = await render(tpl, { customers: [{ name: 'Ann', photo }, { name: 'Bob', photo }] }, { relatedItems: { card } });
     expect(packageProblems(out)).toEqual([]);
     const files = unzipText(out);
     expect([...(files.get('xl/workbook.xml') ?? '').matchAll(/<sheet name="([^"]+)"/g)].map((m) => m[1])).toEqual(['Index', 'Card', 'Card (2)']);
-    // One copy of the drawing and the picture serves both sheets.
-    expect([...files.keys()].filter((k) => k.startsWith('xl/media/'))).toHaveLength(1);
+    // Each sheet has its own copy of the drawing, holding the logo and the rendered photo; the
+    // picture files are stored once.
+    const drawings = [...files].filter(([k]) => /^xl\/drawings\/[^/]+\.xml$/.test(k));
+    expect(drawings).toHaveLength(2);
+    for (const [, xml] of drawings) expect(xml.match(/<xdr:pic>/g)).toHaveLength(2);
+    expect([...files.keys()].filter((k) => k.startsWith('xl/media/'))).toHaveLength(2);
     const lo = await recalculateInLibreOffice(out);
     expect(lo.sheets.get('Card')?.get('A1')).toBe('Customer Ann');
     expect(lo.sheets.get('Card (2)')?.get('A1')).toBe('Customer Bob');

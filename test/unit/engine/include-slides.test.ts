@@ -22,6 +22,8 @@ interface SlideSpec {
   rels?: string;
   /** Layout index (1-based) the slide uses. */
   layout?: number;
+  /** Text of the slide's notes page. */
+  notes?: string;
 }
 
 /** A presentation with one master, the named layouts, and one text box per slide. */
@@ -35,6 +37,7 @@ function deck(slides: SlideSpec[], layouts: Array<{ name: string; type: string }
       '<Override PartName="/ppt/slideMasters/slideMaster1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideMaster+xml"/>' +
       layouts.map((_, i) => `<Override PartName="/ppt/slideLayouts/slideLayout${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml"/>`).join('') +
       slides.map((_, i) => `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`).join('') +
+      slides.map((sl, i) => (sl.notes === undefined ? '' : `<Override PartName="/ppt/notesSlides/notesSlide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.notesSlide+xml"/>`)).join('') +
       '</Types>',
     '_rels/.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="ppt/presentation.xml"/></Relationships>`,
     'ppt/presentation.xml':
@@ -62,8 +65,13 @@ function deck(slides: SlideSpec[], layouts: Array<{ name: string; type: string }
       '<p:spPr><a:xfrm><a:off x="914400" y="914400"/><a:ext cx="7315200" cy="1828800"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr>' +
       `<p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:r><a:rPr lang="en-US" sz="3200"/><a:t>${esc(s.text)}</a:t></a:r></a:p></p:txBody></p:sp>${s.shapes ?? ''}` +
       '</p:spTree></p:cSld></p:sld>';
+    const notes = s.notes === undefined ? '' : `<Relationship Id="rIdN" Type="${R}/notesSlide" Target="../notesSlides/notesSlide${i + 1}.xml"/>`;
     files[`ppt/slides/_rels/slide${i + 1}.xml.rels`] =
-      `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rIdLay" Type="${R}/slideLayout" Target="../slideLayouts/slideLayout${s.layout ?? 1}.xml"/>${s.rels ?? ''}</Relationships>`;
+      `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rIdLay" Type="${R}/slideLayout" Target="../slideLayouts/slideLayout${s.layout ?? 1}.xml"/>${notes}${s.rels ?? ''}</Relationships>`;
+    if (s.notes !== undefined) {
+      files[`ppt/notesSlides/notesSlide${i + 1}.xml`] = `${XML}<p:notes ${NS}><p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/></p:spTree></p:cSld></p:notes>`;
+      files[`ppt/notesSlides/_rels/notesSlide${i + 1}.xml.rels`] = `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/slide" Target="../slides/slide${i + 1}.xml"/></Relationships>`;
+    }
   });
   return zip(files);
 }
@@ -83,6 +91,11 @@ function slideTexts(bytes: Uint8Array): string[] {
   });
 }
 
+/** A second text shape holding `text` (an image tag replaces the whole shape). */
+const shapeWith = (text: string): string =>
+  '<p:sp><p:nvSpPr><p:cNvPr id="3" name="Pic"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="914400" y="3657600"/><a:ext cx="1828800" cy="914400"/></a:xfrm></p:spPr>' +
+  `<p:txBody><a:bodyPr/><a:p><a:r><a:t>${esc(text)}</a:t></a:r></a:p></p:txBody></p:sp>`;
+
 const hostLayouts = [
   { name: 'Title Slide', type: 'title' },
   { name: 'Blank', type: 'blank' },
@@ -92,7 +105,7 @@ describe('{>name} in a presentation: slides from another deck', () => {
   it('replaces the slide with the rendered slides of the related deck, with their pictures, links and layouts', async () => {
     const part = deck(
       [
-        { text: 'Intro for {client}', shapes: picture('rIdImg'), rels: `<Relationship Id="rIdImg" Type="${R}/image" Target="../media/image1.png"/><Relationship Id="rIdLink" Type="${R}/hyperlink" Target="https://example.test/" TargetMode="External"/>`, layout: 2 },
+        { text: 'Intro for {client}', notes: 'notes stay behind', shapes: picture('rIdImg'), rels: `<Relationship Id="rIdImg" Type="${R}/image" Target="../media/image1.png"/><Relationship Id="rIdLink" Type="${R}/hyperlink" Target="https://example.test/" TargetMode="External"/>`, layout: 2 },
         { text: '{:items}Item {name} of {client}', layout: 1 },
       ],
       [
@@ -102,7 +115,7 @@ describe('{>name} in a presentation: slides from another deck', () => {
       { 'ppt/media/image1.png': PNG_2x1 },
       '<Default Extension="png" ContentType="image/png"/>',
     );
-    const host = deck([{ text: 'Report {client}' }, { text: '{>part}' }, { text: 'The end' }], hostLayouts);
+    const host = deck([{ text: 'Report {client}' }, { text: '{>part}', notes: 'speaker notes of the include slide' }, { text: 'The end' }], hostLayouts);
     const out = await render(host, { client: 'ACME', items: [{ name: 'a' }, { name: 'b' }] }, { relatedItems: { part } });
 
     expect(slideTexts(out)).toEqual(['Report ACME', 'Intro for ACME', 'Item a of ACME', 'Item b of ACME', 'The end']);
@@ -118,6 +131,8 @@ describe('{>name} in a presentation: slides from another deck', () => {
     expect(Buffer.from(files.get(`ppt/${media}`) ?? '', 'utf8').length).toBeGreaterThan(0);
     expect(introRels).toContain('Target="https://example.test/" TargetMode="External"');
     expect(files.get('[Content_Types].xml')).toContain('Extension="png"');
+    // The include slide's notes page went with it; the included slides' notes are left behind.
+    expect([...files.keys()].filter((k) => k.includes('notesSlide'))).toEqual([]);
 
     const pdf = await pdfInLibreOffice(out, 'pptx');
     expect(pdf.pages).toBe(5);
@@ -128,11 +143,16 @@ describe('{>name} in a presentation: slides from another deck', () => {
   });
 
   it('includes per item on a repeated slide, and includes nothing for an empty list', async () => {
-    const part = deck([{ text: 'Chapter {title}' }], hostLayouts);
+    const logo = `data:image/png;base64,${Buffer.from(PNG_2x1).toString('base64')}`;
+    const part = deck([{ text: 'Chapter {title}', shapes: shapeWith('{%logo}') }], hostLayouts);
     const host = deck([{ text: '{:chapters}{>part}' }, { text: 'Last' }], hostLayouts);
-    const out = await render(host, { chapters: [{ title: 'One' }, { title: 'Two' }] }, { relatedItems: { part } });
+    const out = await render(host, { chapters: [{ title: 'One', logo }, { title: 'Two', logo }] }, { relatedItems: { part } });
     expect(slideTexts(out)).toEqual(['Chapter One', 'Chapter Two', 'Last']);
     expect(packageProblems(out)).toEqual([]);
+    // Each included slide holds the picture its image tag rendered.
+    const files = unzipText(out);
+    const pictures = [...files].filter(([k]) => /^ppt\/slides\/slide\d+\.xml$/.test(k) && files.get(k)?.includes('<p:pic>'));
+    expect(pictures).toHaveLength(2);
     const none = await render(host, { chapters: [] }, { relatedItems: { part } });
     expect(slideTexts(none)).toEqual(['Last']);
     expect(packageProblems(none)).toEqual([]);
