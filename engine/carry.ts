@@ -23,9 +23,9 @@ export interface Rel {
 export type RelDecision = { drop: true } | { target: string } | undefined;
 
 export interface CarryOptions {
-  /** Key of one inclusion: XML parts (drawings, charts) are copied once per inclusion. */
+  /** Key of one inclusion: drawings, charts, embedded workbooks are copied once per inclusion. */
   key: string;
-  /** Key of the included template: binary parts (pictures, media) are copied once per template. */
+  /** Key of the included template: pictures and media are copied once per template. */
   shareKey: string;
   /** Decides a relationship before the default (carry the target, keep external addresses). */
   decide?: (rel: Rel, fromPart: string) => RelDecision;
@@ -76,18 +76,22 @@ export function carryRels(src: OpcPackage, srcPart: string, newPart: string, ses
       dropped.push(rel.id);
       continue;
     }
-    kept.push({ ...rel, target: carryPart(src, rel.target, session, opts) });
+    kept.push({ ...rel, target: carryPart(src, rel.target, session, opts, SHARED_MEDIA.test(rel.type)) });
   }
   if (kept.length > 0) session.texts.set(relsPathOf(newPart), relsXml(newPart, kept));
   return dropped;
 }
 
+// Pictures and media are stored once per included template; everything else (drawings, charts and
+// their embedded workbooks) once per inclusion, so copies never share what an application edits.
+const SHARED_MEDIA = /\/(image|media|audio|video|hdphoto)$/;
+
 /** Copies `part` (and what it relates to) into the host; returns its name there. */
-export function carryPart(src: OpcPackage, part: string, session: RenderSession, opts: CarryOptions): string {
+export function carryPart(src: OpcPackage, part: string, session: RenderSession, opts: CarryOptions, shared = false): string {
   const entry = src.entries.get(part);
   if (entry === undefined) return part;
   const isXml = /\.(xml|vml)$/i.test(part);
-  const key = isXml ? `carry:${opts.key}:${part}` : `carry:${opts.shareKey}:${part}`;
+  const key = shared ? `carry:${opts.shareKey}:${part}` : `carry:${opts.key}:${part}`;
   const known = session.carried.get(key);
   if (known !== undefined) return known;
   const ct = contentType(src, part);

@@ -234,6 +234,8 @@ export class SheetIncludes {
         return inner === undefined ? m : `<c${a}${b} t="inlineStr"><is>${inner}</is></c>`;
       });
       xml = renameInXml(xml, renames);
+      // Only the host's own selected sheet stays selected (several would open grouped).
+      xml = xml.replace(/(<sheetView\b[^>]*?)\stabSelected="(?:1|true)"/g, '$1');
       const dropped = droppedBy.get(p.part) ?? [];
       if (dropped.length > 0) xml = dropRefs(xml, dropped);
       this.session.addOverride(p.part, WORKSHEET_CT);
@@ -315,6 +317,7 @@ export class SheetIncludes {
       if (o.old !== undefined) newIndex.set(o.old, i);
     });
     wb = wb.replace(/(<definedName\b[^>]*\slocalSheetId=")(\d+)(")/g, (_m, x: string, n: string, y: string) => `${x}${newIndex.get(Number(n)) ?? n}${y}`);
+    wb = wb.replace(/<workbookView\b[^>]*>/g, (v) => v.replace(/(\s(?:activeTab|firstSheet)=")(\d+)(")/g, (_m, x: string, n: string, y: string) => `${x}${newIndex.get(Number(n)) ?? n}${y}`));
     wb = this.definedNames(wb, order.map((o) => o.part));
     wb = /<calcPr\b/.test(wb)
       ? wb.replace(/<calcPr\b(?![^>]*fullCalcOnLoad)/, '<calcPr fullCalcOnLoad="1"')

@@ -12,13 +12,15 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 
 interface Sheet {
   name: string;
+  /** XML before sheetData (sheet views). */
+  head?: string;
   rows: string;
   tail?: string;
   rels?: string;
 }
 
 /** A workbook with shared strings, the given stylesheet, sheets and defined names. */
-function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; definedNames?: string; extra?: Record<string, Uint8Array | string>; types?: string }): Uint8Array {
+function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; definedNames?: string; extra?: Record<string, Uint8Array | string>; types?: string; views?: string }): Uint8Array {
   const files: Record<string, string | Uint8Array> = {
     '[Content_Types].xml':
       `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
@@ -30,7 +32,7 @@ function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; define
       `${spec.types ?? ''}</Types>`,
     '_rels/.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     'xl/workbook.xml':
-      `${XML}<workbook xmlns="${SML}" xmlns:r="${R}"><sheets>` +
+      `${XML}<workbook xmlns="${SML}" xmlns:r="${R}">${spec.views ?? ''}<sheets>` +
       spec.sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`).join('') +
       `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="191029"/></workbook>`,
     'xl/_rels/workbook.xml.rels':
@@ -42,7 +44,7 @@ function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; define
     ...spec.extra,
   };
   spec.sheets.forEach((s, i) => {
-    files[`xl/worksheets/sheet${i + 1}.xml`] = `${XML}<worksheet xmlns="${SML}" xmlns:r="${R}"><sheetData>${s.rows}</sheetData>${s.tail ?? ''}</worksheet>`;
+    files[`xl/worksheets/sheet${i + 1}.xml`] = `${XML}<worksheet xmlns="${SML}" xmlns:r="${R}">${s.head ?? ''}<sheetData>${s.rows}</sheetData>${s.tail ?? ''}</worksheet>`;
     if (s.rels !== undefined) files[`xl/worksheets/_rels/sheet${i + 1}.xml.rels`] = `${XML}<Relationships xmlns="${PKG}">${s.rels}</Relationships>`;
   });
   return zip(files);
@@ -86,6 +88,7 @@ function detail(): Uint8Array {
     sheets: [
       {
         name: 'Sales',
+        head: '<sheetViews><sheetView tabSelected="1" workbookViewId="0"/></sheetViews>',
         rows:
           `<row r="1">${s('A1', 0)}${s('B1', 1)}</row>` +
           `<row r="2">${s('A2', 2)}${s('B2', 3, ' s="1"')}</row>` +
@@ -112,9 +115,10 @@ function host(): Uint8Array {
     strings: ['Report {title}', '{>detail}', 'Grand total', 'notes of the host'],
     styles: PLAIN_STYLES,
     definedNames: '<definedName name="_xlnm.Print_Area" localSheetId="1">Notes!$A$1:$A$2</definedName>',
+    views: '<bookViews><workbookView activeTab="1"/></bookViews>',
     sheets: [
       { name: 'Summary', rows: `<row r="1">${s('A1', 0)}</row><row r="2">${s('A2', 1)}</row><row r="3">${s('A3', 2)}${f('B3', "'Sales'!B3")}</row>` },
-      { name: 'Notes', rows: `<row r="1">${s('A1', 3)}</row>` },
+      { name: 'Notes', head: '<sheetViews><sheetView tabSelected="1" workbookViewId="0"/></sheetViews>', rows: `<row r="1">${s('A1', 3)}</row>` },
     ],
   });
 }
@@ -130,6 +134,9 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
     // The host's print area stays on its own "Notes" sheet, now the fourth; the included name follows the renamed sheet.
     expect(wb).toContain('<definedName name="_xlnm.Print_Area" localSheetId="3">Notes!$A$1:$A$2</definedName>');
     expect(wb).toContain(`<definedName name="Rate">'Notes (2)'!$B$1</definedName>`);
+    // The host's "Notes" stays the one open sheet: its tab index follows, the included sheet is not selected too.
+    expect(wb).toContain('<workbookView activeTab="3"/>');
+    expect([...files].filter(([k, x]) => k.startsWith('xl/worksheets/sheet') && x.includes('tabSelected')).map(([k]) => k)).toEqual(['xl/worksheets/sheet2.xml']);
 
     // The carried chart plots the grown rows, its cache rebuilt from them.
     const chart = [...files].find(([k]) => /^xl\/charts\/[^/]+\.xml$/.test(k))?.[1] ?? '';
