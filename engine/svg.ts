@@ -83,8 +83,8 @@ export function readSvg(bytes: Uint8Array): { svg: string; width: number; height
   let svg = Buffer.from(bytes).toString('utf8').replace(/^\uFEFF/, '');
   if (/<!DOCTYPE|<!ENTITY/i.test(svg)) throw new SvgError('SVG images with a DOCTYPE or entities are refused');
   svg = svg
-    .replace(/<script\b[\s\S]*?(?:<\/script\s*>|\/>)/gi, '')
-    .replace(/<foreignObject\b[\s\S]*?(?:<\/foreignObject\s*>|\/>)/gi, '')
+    .replace(/<script\b[^>]*\/>|<script\b[^>]*>[\s\S]*?<\/script\s*>/gi, '')
+    .replace(/<foreignObject\b[^>]*\/>|<foreignObject\b[^>]*>[\s\S]*?<\/foreignObject\s*>/gi, '')
     .replace(/\son[a-z]+\s*=\s*("[^"]*"|'[^']*')/gi, '')
     .replace(/(\s(?:xlink:)?href\s*=\s*)("([^"]*)"|'([^']*)')/gi, (m, _a: string, _q: string, d: string | undefined, s: string | undefined) => {
       const v = (d ?? s ?? '').trim();
