@@ -39,6 +39,7 @@ interface AddedSheet {
   state: SheetState | undefined;
   /** Index into `sources` (styles to merge, defined names to copy). */
   source: number;
+  visibility: string | undefined;
 }
 
 interface Source {
@@ -52,6 +53,8 @@ interface SheetRef {
   name: string;
   part: string;
   rid: string;
+  /** `hidden` / `veryHidden`, kept on the included copy. */
+  state: string | undefined;
 }
 
 function workbookSheets(pkg: OpcPackage, wbXml: string): SheetRef[] {
@@ -59,7 +62,7 @@ function workbookSheets(pkg: OpcPackage, wbXml: string): SheetRef[] {
   const out: SheetRef[] = [];
   for (const m of wbXml.matchAll(/<sheet\b[^>]*>/g)) {
     const rid = getAttr(m[0], 'r:id') ?? '';
-    out.push({ name: decodeXml(getAttr(m[0], 'name') ?? ''), part: rels.find((r) => r.id === rid)?.target ?? '', rid });
+    out.push({ name: decodeXml(getAttr(m[0], 'name') ?? ''), part: rels.find((r) => r.id === rid)?.target ?? '', rid, state: getAttr(m[0], 'state') });
   }
   return out;
 }
@@ -240,7 +243,7 @@ export class SheetIncludes {
       if (dropped.length > 0) xml = dropRefs(xml, dropped);
       this.session.addOverride(p.part, WORKSHEET_CT);
       const state = states.get(p.src.part) as SheetState | undefined;
-      this.added.push({ after: savedPart, name: p.name, part: p.part, xml, state, source });
+      this.added.push({ after: savedPart, name: p.name, part: p.part, xml, state, source, visibility: p.src.state });
     }
     // Parts the row loops edited (chart series, table ranges) replace their carried copies.
     for (const [srcName, xml] of finalized) {
@@ -302,7 +305,8 @@ export class SheetIncludes {
       while (wbRels.includes(`Id="rIdInc${relN}"`)) relN++;
       const rid = `rIdInc${relN++}`;
       wbRels = wbRels.replace('</Relationships>', `<Relationship Id="${rid}" Type="${WORKSHEET_REL}" Target="${relativeTarget(wbName, a.part)}"/></Relationships>`);
-      const el = `<sheet name="${escapeXml(a.name)}" sheetId="${++maxId}" r:id="${rid}"/>`;
+      const hidden = a.visibility === 'hidden' || a.visibility === 'veryHidden' ? ` state="${a.visibility}"` : '';
+      const el = `<sheet name="${escapeXml(a.name)}" sheetId="${++maxId}"${hidden} r:id="${rid}"/>`;
       let at = order.findIndex((o) => o.part === a.after);
       if (at < 0) at = order.length - 1;
       // After the host sheet and the sheets already included after it.

@@ -12,6 +12,7 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 
 interface Sheet {
   name: string;
+  state?: string;
   /** XML before sheetData (sheet views). */
   head?: string;
   rows: string;
@@ -33,7 +34,7 @@ function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; define
     '_rels/.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     'xl/workbook.xml':
       `${XML}<workbook xmlns="${SML}" xmlns:r="${R}">${spec.views ?? ''}<sheets>` +
-      spec.sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`).join('') +
+      spec.sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}"${s.state === undefined ? '' : ` state="${s.state}"`} r:id="rIdS${i + 1}"/>`).join('') +
       `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="191029"/></workbook>`,
     'xl/_rels/workbook.xml.rels':
       `${XML}<Relationships xmlns="${PKG}">` +
@@ -97,7 +98,7 @@ function detail(): Uint8Array {
         tail: '<drawing r:id="rIdD"/>',
         rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>`,
       },
-      { name: 'Notes', rows: `<row r="1">${s('A1', 5)}${n('B1', 0.5)}</row>` },
+      { name: 'Notes', state: 'hidden', rows: `<row r="1">${s('A1', 5)}${n('B1', 0.5)}</row>` },
     ],
     extra: {
       'xl/drawings/drawing1.xml': CHART_DRAWING,
@@ -134,6 +135,7 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
     // The host's print area stays on its own "Notes" sheet, now the fourth; the included name follows the renamed sheet.
     expect(wb).toContain('<definedName name="_xlnm.Print_Area" localSheetId="3">Notes!$A$1:$A$2</definedName>');
     expect(wb).toContain(`<definedName name="Rate">'Notes (2)'!$B$1</definedName>`);
+    expect(wb).toMatch(/<sheet name="Notes \(2\)" sheetId="\d+" state="hidden" r:id="[^"]+"\/>/);
     // The host's "Notes" stays the one open sheet: its tab index follows, the included sheet is not selected too.
     expect(wb).toContain('<workbookView activeTab="3"/>');
     expect([...files].filter(([k, x]) => k.startsWith('xl/worksheets/sheet') && x.includes('tabSelected')).map(([k]) => k)).toEqual(['xl/worksheets/sheet2.xml']);
