@@ -37,6 +37,8 @@ export interface ManageRecordInput {
   fileFormat: string;
   deliveryMethod: string;
   consumption: Consumption[];
+  /** X-Email (spec 5.2). */
+  initiatorEmail?: string;
 }
 
 export interface ManageRemoveInput {
@@ -79,7 +81,14 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         const written = await atLocation(deps.locations, need, (l) =>
           l.write!(
             { subscriptionId: input.subscriptionId, userId: input.userId },
-            { urn: input.urn, name: target.name, path: target.path, fileFormat: target.fileFormat, source },
+            {
+              urn: input.urn,
+              name: target.name,
+              path: target.path,
+              fileFormat: target.fileFormat,
+              source,
+              ...(target.options?.crm ? { options: { crm: target.options.crm } } : {}),
+            },
           ),
         );
         return { urn: written.urn, name: written.name, path: written.path };
@@ -100,6 +109,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         path: input.path,
         fileFormat: input.fileFormat,
         deliveryMethod: input.deliveryMethod,
+        ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
       };
       const { documentGuid, metered } =
         input.operation === 'move'

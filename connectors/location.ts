@@ -6,6 +6,7 @@
 import type { BlobRef } from '../core/blob.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { FileFormat, LocationMethod } from '../core/formats.ts';
+import type { CrmTargetOptions } from '../core/manage.ts';
 import type { Db } from '../store/db.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 
@@ -68,6 +69,8 @@ export interface WriteRequest {
   fileFormat: string;
   source: BlobRef;
   sharing?: SharingRequest;
+  /** Location-specific options of the target (manage's targetDocument.options.crm). */
+  options?: { crm?: CrmTargetOptions };
 }
 
 /** What the response (result.data.document) and the document record (spec 2.5) need of a written file. */

@@ -33,6 +33,7 @@ export const errorRegistry = {
   DATA_INVALID: { status: 400, message: 'The data is not a valid JSON document.' },
   TEMPLATE_ERROR: { status: 400, message: 'The template has errors.' },
   TEMPLATE_TOO_COMPLEX: { status: 400, message: 'The template or its data exceeds a limit of this service.' },
+  X_SERVICE_AUTH_ERROR: { status: 400, message: 'Invalid format' },
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },

@@ -83,6 +83,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           fileFormat: target.fileFormat,
           deliveryMethod: target.deliveryMethod,
           consumption,
+          ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
         },
       ],
     );
