@@ -18,6 +18,10 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
       [{ subscriptionId: input.subscriptionId, source }],
     );
+    // A source read from outside the service (crm) arrives as a scratch copy: discarded with the run's
+    // others. Storage sources are the stored file itself (never scratch), so histories of Storage-only
+    // runs, the only ones recorded before remote sources, replay with the same commands.
+    if (found.blob.key.startsWith('scratch/')) scratch.push(found.blob);
     const embedded = input.embedded ? stringValues(JSON.parse(input.embedded) as Record<string, unknown>) : undefined;
     if (input.operation === 'delete' || !input.target) {
       // Delete: no target. Only connectors that can delete get here (the API refuses the others).
