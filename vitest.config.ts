@@ -1,4 +1,21 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// Fakes of HTTPS-only services (test/support/https.ts) use a certificate from the test CA. Node reads
+// NODE_EXTRA_CA_CERTS at start-up, so it is set here, before the test processes are forked (children that
+// tests spawn inherit it); a bundle already named there (e.g. the system's) is kept, with the test CA added.
+const testCa = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test/support/tls/ca.pem');
+const extra = process.env.NODE_EXTRA_CA_CERTS;
+if (extra && extra !== testCa && fs.existsSync(extra)) {
+  const bundle = path.join(os.tmpdir(), `docgen-test-ca-${process.pid}.pem`);
+  fs.writeFileSync(bundle, `${fs.readFileSync(extra, 'utf8')}\n${fs.readFileSync(testCa, 'utf8')}`);
+  process.env.NODE_EXTRA_CA_CERTS = bundle;
+} else {
+  process.env.NODE_EXTRA_CA_CERTS = testCa;
+}
 
 export default defineConfig({
   test: {

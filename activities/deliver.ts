@@ -1,7 +1,8 @@
 import type { BlobRef } from '../core/blob.ts';
 import type { Written } from '../connectors/location.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
-import { atLocation } from './locations.ts';
+import { atLocation, contextOf } from './locations.ts';
+import type { ConflictBehavior, SharingRequest } from '../core/generate.ts';
 
 export interface DeliverInput {
   source: BlobRef;
@@ -9,7 +10,8 @@ export interface DeliverInput {
   userId: string;
   /** Chosen by the workflow (deterministically), so a retried delivery overwrites the same file. */
   urn: string;
-  document: { name: string; fileFormat: string; deliveryMethod: string; path: string };
+  document: { name: string; fileFormat: string; deliveryMethod: string; path: string; sharing?: SharingRequest; conflict?: ConflictBehavior };
+  connections?: Record<string, string>;
 }
 
 export type Delivered = Written;
@@ -20,10 +22,15 @@ export function deliverActivity(deps: ResolvedActivityDeps) {
     const { document } = input;
     const need = { method: document.deliveryMethod, capability: 'write', field: 'document.deliveryMethod' } as const;
     return atLocation(deps.locations, need, (l) =>
-      l.write!(
-        { subscriptionId: input.subscriptionId, userId: input.userId },
-        { urn: input.urn, name: document.name, path: document.path, fileFormat: document.fileFormat, source: input.source },
-      ),
+      l.write!(contextOf(input, document.deliveryMethod), {
+        urn: input.urn,
+        name: document.name,
+        path: document.path,
+        fileFormat: document.fileFormat,
+        source: input.source,
+        ...(document.sharing ? { sharing: document.sharing } : {}),
+        ...(document.conflict ? { conflict: document.conflict } : {}),
+      }),
     );
   };
 }

@@ -1,4 +1,5 @@
 import { type OutboundPolicy, outboundPolicy } from '../connectors/http/address-policy.ts';
+import type { ConnectorSettings } from '../connectors/connections.ts';
 import type { LocationRegistry } from '../connectors/registry.ts';
 import type { Converter } from '../converter/index.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
@@ -22,8 +23,10 @@ export interface ActivityDeps {
   blobs: BlobStore;
   /** Absent = public addresses only, with the default limits. */
   outbound?: OutboundDeps;
-  /** Where files come from and go to; built from db and blobs unless given. */
+  /** Where files come from and go to; built from db, blobs and `connectors` unless given. */
   locations?: LocationRegistry;
+  /** Endpoints of the drive and CRM connectors (config/env.ts); absent = the public services' defaults. */
+  connectors?: ConnectorSettings;
   /** The converter the conversion and page-count steps use; absent = the converter module's default. */
   converter?: Converter;
   /** Where merges run; absent = a shared pool with the default limits, created on first use. */

@@ -3,7 +3,8 @@
 import { callbackActivity } from './callback.ts';
 import { convertActivity } from './convert.ts';
 import { createLocationRegistry } from '../connectors/registry.ts';
-import type { ActivityDeps } from './deps.ts';
+import { type ActivityDeps, outboundOf } from './deps.ts';
+import { connectionStore, DEFAULT_CONNECTOR_SETTINGS } from '../connectors/connections.ts';
 import { deliverActivity } from './deliver.ts';
 import { loadDataActivity } from './load-data.ts';
 import { mergeActivity } from './merge.ts';
@@ -15,7 +16,16 @@ import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 
 export function createActivities(given: ActivityDeps) {
-  const deps = { ...given, locations: given.locations ?? createLocationRegistry(given) };
+  const locations =
+    given.locations ??
+    createLocationRegistry({
+      db: given.db,
+      blobs: given.blobs,
+      settings: given.connectors ?? DEFAULT_CONNECTOR_SETTINGS,
+      connections: connectionStore(given.db),
+      outbound: outboundOf(given),
+    });
+  const deps = { ...given, locations };
   return {
     resolveTemplate: resolveTemplateActivity(deps),
     loadData: loadDataActivity(deps),

@@ -1,7 +1,7 @@
 // How activities reach a location: through the registry, with a LocationError (the location's own verdict
 // in the spec's terms) turned into the non-retryable failure the API and the callback render.
 import { type LocationNeed, type LocationRegistry } from '../connectors/registry.ts';
-import { type Location, LocationError } from '../connectors/location.ts';
+import { type Location, type LocationContext, LocationError } from '../connectors/location.ts';
 import { callerFailure } from '../core/failures.ts';
 
 export async function atLocation<T>(registry: LocationRegistry, need: LocationNeed, run: (location: Location) => Promise<T>): Promise<T> {
@@ -11,4 +11,10 @@ export async function atLocation<T>(registry: LocationRegistry, need: LocationNe
     if (err instanceof LocationError) throw callerFailure(err.code, err.message);
     throw err;
   }
+}
+
+/** Who asks a location: the subscription, the acting user, and the connection the API resolved for it. */
+export function contextOf(input: { subscriptionId: string; userId?: string; connections?: Record<string, string> | undefined }, method: string): LocationContext {
+  const connectionId = input.connections?.[method];
+  return { subscriptionId: input.subscriptionId, ...(input.userId ? { userId: input.userId } : {}), ...(connectionId ? { connectionId } : {}) };
 }

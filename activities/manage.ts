@@ -8,10 +8,10 @@ import { isOfficeFormat } from '../core/formats.ts';
 import type { ManageInput, ManageOperation } from '../core/manage.ts';
 import { callerFailure } from '../core/failures.ts';
 import { setOfficeCustomProperties } from '../converter/index.ts';
-import { markDocumentDeleted, moveDocumentRecord, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
+import { markDocumentDeleted, moveDocumentRecord, type NewDocument, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { countMetering } from '../telemetry/metrics.ts';
-import { atLocation } from './locations.ts';
+import { atLocation, contextOf } from './locations.ts';
 import { scratchRunId } from './scratch.ts';
 
 export type SourceFile = FoundFile;
@@ -23,6 +23,7 @@ export interface ManageWriteInput {
   source: BlobRef;
   target: NonNullable<ManageInput['target']>;
   embedded?: Record<string, string>;
+  connections?: Record<string, string>;
 }
 
 export interface ManageRecordInput {
@@ -37,6 +38,9 @@ export interface ManageRecordInput {
   fileFormat: string;
   deliveryMethod: string;
   consumption: Consumption[];
+  url?: string;
+  links?: NewDocument['links'];
+  emails?: NewDocument['emails'];
   /** X-Email (spec 5.2). */
   initiatorEmail?: string;
 }
@@ -49,16 +53,17 @@ export interface ManageRemoveInput {
   markRecordDeleted: boolean;
   /** Metering, recorded with the removal when the operation is a Delete. */
   consumption?: Consumption[];
+  connections?: Record<string, string>;
 }
 
 export function manageActivities(deps: ResolvedActivityDeps) {
   return {
     /** Resolves the source document; an unknown urn is TEMPLATE_NOT_FOUND (spec 7: "generate or manage
      *  cannot resolve the template"), a fileFormat that is not the file's own is a VALIDATION_ERROR. */
-    async manageResolveSource(input: { subscriptionId: string; source: ManageInput['source'] }): Promise<SourceFile> {
+    async manageResolveSource(input: { subscriptionId: string; source: ManageInput['source']; connections?: Record<string, string> }): Promise<SourceFile> {
       const { source } = input;
       const need = { method: source.loadMethod, capability: 'readDocument', field: 'sourceDocument.loadMethod' } as const;
-      const file = await atLocation(deps.locations, need, (l) => l.readDocument!({ subscriptionId: input.subscriptionId }, source.urn));
+      const file = await atLocation(deps.locations, need, (l) => l.readDocument!(contextOf(input, source.loadMethod), source.urn));
       if (file.fileFormat !== source.fileFormat) {
         throw callerFailure('VALIDATION_ERROR', `sourceDocument.fileFormat is ${source.fileFormat} but the document ${source.urn} is a ${file.fileFormat} file`);
       }
@@ -67,7 +72,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
 
     /** Writes the target. `data.embedded` on an office copy or move goes into the file's custom
      *  properties first (a scratch blob beside the run's others, removed once written). */
-    async manageWriteTarget(input: ManageWriteInput): Promise<Pick<Written, 'urn' | 'name' | 'path'>> {
+    async manageWriteTarget(input: ManageWriteInput): Promise<Written> {
       const { target } = input;
       let source = input.source;
       let temporary: string | undefined;
@@ -78,20 +83,18 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       }
       try {
         const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
-        const written = await atLocation(deps.locations, need, (l) =>
-          l.write!(
-            { subscriptionId: input.subscriptionId, userId: input.userId },
-            {
-              urn: input.urn,
-              name: target.name,
-              path: target.path,
-              fileFormat: target.fileFormat,
-              source,
-              ...(target.options?.crm ? { options: { crm: target.options.crm } } : {}),
-            },
-          ),
+        return await atLocation(deps.locations, need, (l) =>
+          l.write!(contextOf(input, target.deliveryMethod), {
+            urn: input.urn,
+            name: target.name,
+            path: target.path,
+            fileFormat: target.fileFormat,
+            source,
+            ...(target.sharing ? { sharing: target.sharing } : {}),
+            ...(target.conflict ? { conflict: target.conflict } : {}),
+            ...(target.options?.crm ? { options: { crm: target.options.crm } } : {}),
+          }),
         );
-        return { urn: written.urn, name: written.name, path: written.path };
       } finally {
         if (temporary) await deps.blobs.delete(temporary);
       }
@@ -109,6 +112,9 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         path: input.path,
         fileFormat: input.fileFormat,
         deliveryMethod: input.deliveryMethod,
+        ...(input.url ? { url: input.url } : {}),
+        ...(input.links ? { links: input.links } : {}),
+        ...(input.emails ? { emails: input.emails } : {}),
         ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
       };
       const { documentGuid, metered } =
@@ -127,7 +133,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       // A Delete (metered here) is the manage operation of its own; a Move's removal is part of the move.
       const capability = input.consumption ? 'delete' : 'remove';
       const need = { method: source.loadMethod, capability, field: 'sourceDocument.loadMethod' } as const;
-      await atLocation(deps.locations, need, (l) => l.remove!({ subscriptionId: input.subscriptionId, userId: input.userId }, source.urn, mode));
+      await atLocation(deps.locations, need, (l) => l.remove!(contextOf(input, source.loadMethod), source.urn, mode));
       const documentGuid = input.markRecordDeleted ? await markDocumentDeleted(deps.db, input.subscriptionId, source.urn, input.userId) : undefined;
       if (input.consumption) countMetering(await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption));
       return documentGuid ? { documentGuid } : {};

@@ -33,6 +33,8 @@ export interface MergeJobOptions {
   timezone: string;
   variables?: { name: string; value: unknown; type: string }[];
   embedded?: string;
+  /** Templates for the include directive, by name. */
+  relatedItems?: Record<string, Uint8Array>;
 }
 
 export interface MergeThreadJob {

@@ -20,6 +20,8 @@ export interface MergeInput {
   /** Whose merge this is: waiting merges are served round-robin per subscription. Absent in histories
    *  recorded before it existed: the template's storage key tells it then. */
   subscriptionId?: string;
+  /** Templates for the include directive ({>name}), by name. */
+  related?: Record<string, BlobRef>;
 }
 
 /** Engine error ids that mean "too much work", not "wrong template". */
@@ -41,6 +43,9 @@ export function mergeActivity(deps: ActivityDeps) {
    *  memory, time) a 400 TEMPLATE_TOO_COMPLEX naming it. Both are final: retrying cannot help. */
   return async function merge(input: MergeInput): Promise<BlobRef> {
     const [template, data] = await Promise.all([deps.blobs.get(input.template.key), deps.blobs.get(input.data.key)]);
+    const related = input.related
+      ? Object.fromEntries(await Promise.all(Object.entries(input.related).map(async ([name, ref]) => [name, await deps.blobs.get(ref.key)] as const)))
+      : undefined;
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
     let output: Uint8Array;
     try {
@@ -53,6 +58,7 @@ export function mergeActivity(deps: ActivityDeps) {
           timezone: input.timezone,
           ...(input.variables ? { variables: templateVariables(input.variables) ?? [] } : {}),
           ...(input.embedded ? { embedded: input.embedded } : {}),
+          ...(related ? { relatedItems: related } : {}),
         },
         cancellationSignal(),
       );

@@ -1,5 +1,5 @@
 import type { Consumption } from '../core/envelope.ts';
-import { recordDocumentWithConsumption } from '../store/records/documents.ts';
+import { type NewDocument, recordDocumentWithConsumption } from '../store/records/documents.ts';
 import { countMetering } from '../telemetry/metrics.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -13,6 +13,10 @@ export interface RecordInput {
   fileFormat: string;
   deliveryMethod: string;
   consumption: Consumption[];
+  /** Drive deliveries: the file's web URL, sharing links and per-recipient results (spec 2.5). */
+  url?: string;
+  links?: NewDocument['links'];
+  emails?: NewDocument['emails'];
 }
 
 export function recordActivity(deps: ActivityDeps) {

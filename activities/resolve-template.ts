@@ -1,13 +1,23 @@
 import type { BlobRef } from '../core/blob.ts';
 import type { GenerateInput } from '../core/generate.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
-import { atLocation } from './locations.ts';
+import { atLocation, contextOf } from './locations.ts';
+
+export interface ResolveTemplateInput extends Pick<GenerateInput, 'subscriptionId' | 'connections'> {
+  template: Pick<GenerateInput['template'], 'urn' | 'loadMethod' | 'fileFormat' | 'url'>;
+  /** The request field the template came from (template, or template.relatedItems[i]); default template. */
+  field?: string;
+}
 
 export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
-  /** Finds the template at its location and returns a reference to its bytes; the bytes stay in the blob store. */
-  return async function resolveTemplate(input: Pick<GenerateInput, 'subscriptionId' | 'template'>): Promise<BlobRef> {
+  /** Finds the template at its location (template.url: the `url` location) and returns a reference to its
+   *  bytes; the bytes stay in the blob store. */
+  return async function resolveTemplate(input: ResolveTemplateInput): Promise<BlobRef> {
     const { template } = input;
-    const need = { method: template.loadMethod, capability: 'readTemplate', field: 'template.loadMethod' } as const;
-    return atLocation(deps.locations, need, (l) => l.readTemplate!({ subscriptionId: input.subscriptionId }, template.urn));
+    const field = input.field ?? 'template';
+    const byUrl = Boolean(template.url);
+    const method = byUrl ? 'url' : template.loadMethod;
+    const need = { method, capability: 'readTemplate', field: byUrl ? `${field}.url` : `${field}.loadMethod`, fileFormat: template.fileFormat } as const;
+    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input, method), byUrl ? template.url! : template.urn, template.fileFormat));
   };
 }

@@ -4,9 +4,10 @@ import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import { type Config, templateLimits } from '../config/env.ts';
+import { type Config, connectorSettingsOf, templateLimits } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
 import { failure, redactUrl } from './envelope.ts';
+import { connectionStore } from '../connectors/connections.ts';
 import { createLocationRegistry, type LocationRegistry } from '../connectors/registry.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
@@ -17,6 +18,7 @@ import openapiPlugin from './plugins/openapi.ts';
 import adminRoutes, { ADMIN_PATH } from './routes/admin.ts';
 import clientTokenRoutes from './routes/client-token.ts';
 import commonRoutes from './routes/common.ts';
+import connectionRoutes from './routes/connections.ts';
 import generateAsyncRoutes from './routes/generate-async.ts';
 import configurationRoutes from './routes/configurations.ts';
 import dataSourceRoutes from './routes/datasources.ts';
@@ -75,7 +77,9 @@ function loggerOptions(deps: AppDeps): boolean | Record<string, unknown> {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const locations = deps.locations ?? createLocationRegistry(deps);
+  const locations =
+    deps.locations ??
+    createLocationRegistry({ db: deps.db, blobs: deps.blobs, settings: connectorSettingsOf(deps.config), connections: connectionStore(deps.db) });
   const app = Fastify({
     logger: loggerOptions(deps),
     genReqId: () => randomUUID(),
@@ -161,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(optionRoutes, { db: deps.db });
       await v1.register(documentRoutes, { db: deps.db });
       await v1.register(commonRoutes, { db: deps.db });
+      await v1.register(connectionRoutes, { db: deps.db, settings: connectorSettingsOf(deps.config) });
       await v1.register(signatureRoutes, { db: deps.db });
       if (deps.adminToken) {
         await v1.register(adminRoutes, { db: deps.db, config: deps.config, adminToken: deps.adminToken, baseUrl: deps.baseUrl });

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
 import { configureConverter, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
-import { baseUrl, type Config, converterSettingsOf, templateLimits } from '../config/env.ts';
+import { baseUrl, type Config, connectorSettingsOf, converterSettingsOf, templateLimits } from '../config/env.ts';
 import { MergePool } from '../activities/merge-pool.ts';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { openBlobStore } from '../connectors/storage/open.ts';
@@ -103,6 +103,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           blobs,
           outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
           merge: mergePool,
+          connectors: connectorSettingsOf(config),
           // Created here, started below with the worker: the activities convert with this instance.
           ...(converterAvailable().available ? { converter: getDefaultConverter() } : {}),
         },

@@ -7,6 +7,8 @@ import type {
   ClientClaims,
   ClientToken,
   Configuration,
+  Connection,
+  ConnectionKind,
   ConfigurationFields,
   CreatedDataSource,
   DashboardSummary,
@@ -110,6 +112,20 @@ export class CommonClient extends Area {
   /** Extension: creates a contact of the caller. */
   async createContact(userContact: { name: string; email: string; sharedWithAccount?: boolean }, opts?: RequestOptions): Promise<UserContact> {
     return (await this.call<{ userContact: UserContact }>('POST', '/common/user/contact/create', callInit(opts, { json: { userContact } }))).userContact;
+  }
+  /** Extension: connects a drive or the CRM (PUT /common/connection/{kind}); replaces an existing one. The
+   *  fields depend on the kind (see the OpenAPI description); secrets are sealed and never returned. */
+  async putConnection(kind: ConnectionKind, connection: Record<string, unknown>, opts?: RequestOptions): Promise<Connection> {
+    return (await this.call<{ connection: Connection }>('PUT', `/common/connection/${seg(kind)}`, callInit(opts, { json: { connection } }))).connection;
+  }
+  async listConnections(opts?: RequestOptions): Promise<Connection[]> {
+    return (await this.call<{ connections: Connection[] }>('GET', '/common/connection/list', callInit(opts))).connections;
+  }
+  async getConnection(kind: ConnectionKind, opts?: RequestOptions): Promise<Connection> {
+    return (await this.call<{ connection: Connection }>('GET', `/common/connection/${seg(kind)}/get`, callInit(opts))).connection;
+  }
+  async deleteConnection(kind: ConnectionKind, opts?: RequestOptions): Promise<void> {
+    await this.call('DELETE', `/common/connection/${seg(kind)}/delete`, callInit(opts));
   }
   /** Extension: creates a folder (folder body, no envelope). */
   async createFolder(folder: { name: string }, opts?: RequestOptions): Promise<Folder> {

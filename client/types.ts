@@ -6,6 +6,7 @@ import type { Static } from 'typebox';
 import type { ClientClaimsBody, ClientTokenResult } from '../api/routes/client-token.ts';
 import type { Contact, Dashboard, Folder as FolderSchema, Setting } from '../api/routes/common.ts';
 import type { ConfigurationFieldName } from '../api/routes/configurations.ts';
+import type { Connection as ConnectionSchema } from '../api/routes/connections.ts';
 import type { CreatedDataSource as CreatedDataSourceSchema, DataSourceBody, ListedDataSource as ListedDataSourceSchema } from '../api/routes/datasources.ts';
 import type { DocumentRecord as DocumentRecordSchema, DocumentUpdateBody } from '../api/routes/documents.ts';
 import type { GenerateBody, GeneratedDocument as GeneratedDocumentSchema } from '../api/routes/generate.ts';
@@ -225,6 +226,13 @@ export type SelfServiceSummary = Record<string, unknown>;
 export type UserContact = Static<typeof Contact>;
 
 export type Folder = Static<typeof FolderSchema>;
+
+// ---- Connections (extension) ----
+
+export type ConnectionKind = 'driveA' | 'driveB' | 'crm';
+
+/** A subscription's connection as GET shows it: settings and the names of its secrets, never their values. */
+export type Connection = Static<typeof ConnectionSchema>;
 
 export interface FolderListParams {
   top?: number;

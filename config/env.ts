@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { AllowListError, outboundPolicy } from '../connectors/http/address-policy.ts';
 import { DEFAULT_TEMPLATE_LIMITS as TL, type TemplateLimits } from '../engine/limits.ts';
+import { type ConnectorSettings, DEFAULT_CONNECTOR_SETTINGS as CD } from '../connectors/connections.ts';
 import { type ConverterSettings, DEFAULT_CONVERTER_SETTINGS as CS } from '../converter/settings.ts';
 
 type Parser<T> = (raw: string, name: string) => T;
@@ -111,6 +112,23 @@ const httpUrl: Parser<string | undefined> = (raw, name) => {
   const v = url(raw, name);
   if (v && !/^https?:/.test(v)) throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(raw)}`);
   return v?.replace(/\/$/, '');
+};
+/** An http(s) URL that must be set, kept as written except for a trailing slash on a bare path. */
+const requiredHttpUrl: Parser<string> = (raw, name) => {
+  const v = httpUrl(raw, name);
+  if (!v) throw new ConfigError(`${name} must be an http(s) URL`);
+  return raw.endsWith('/') ? `${v}/` : v;
+};
+const apiVersion: Parser<string> = (raw, name) => {
+  if (!/^\d{2,3}\.0$/.test(raw)) throw new ConfigError(`${name} must be a Salesforce API version such as 62.0, got ${JSON.stringify(raw)}`);
+  return raw;
+};
+const hostList: Parser<string[]> = (raw, name) => {
+  const hosts = raw.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  for (const h of hosts) {
+    if (!/^(http:\/\/)?(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/.test(h)) throw new ConfigError(`${name}: ${JSON.stringify(h)} is not a host name or *.domain`);
+  }
+  return hosts;
 };
 const optionalPort: Parser<number | undefined> = (raw, name) => (raw === '' ? undefined : int(0, 65535)(raw, name));
 
@@ -225,6 +243,23 @@ export const settings = {
     'Port of this process\'s Prometheus endpoint (/metrics, plus /health and /ready); unset = no metrics server, 0 = any free port',
   ),
   metricsHost: setting('METRICS_HOST', '127.0.0.1', str, 'Address the metrics endpoint listens on (0.0.0.0 in a container)'),
+  driveAGraphUrl: setting('DRIVEA_GRAPH_URL', CD.driveAGraphUrl, requiredHttpUrl, 'Microsoft Graph endpoint of DriveA (OneDrive / SharePoint), with its version; https only (the Graph client sends its token to https hosts only)'),
+  driveALoginUrl: setting('DRIVEA_LOGIN_URL', CD.driveALoginUrl, requiredHttpUrl, 'Microsoft Entra token endpoint host of DriveA connections ({tenant}/oauth2/v2.0/token is appended)'),
+  crmApiVersion: setting('CRM_API_VERSION', CD.crmApiVersion, apiVersion, 'Salesforce REST API version of crm connections'),
+  crmLoginHosts: setting(
+    'CRM_LOGIN_HOSTS',
+    CD.crmLoginHosts,
+    hostList,
+    'Hosts a crm connection\'s loginUrl (and the org\'s instance URL) may name, https only (comma-separated, *.domain allowed; an entry http://host:port also allows plain http to exactly that, for local test servers): the tenant picks its org\'s login host, the service decides which hosts are Salesforce',
+  ),
+  crmMultipartBytes: setting(
+    'CRM_MULTIPART_BYTES',
+    CD.crmMultipartBytes,
+    bytes,
+    'Files larger than this go to Salesforce as a multipart request instead of one JSON body (the REST API refuses JSON bodies over about 50 MB, and base64 adds a third)',
+  ),
+  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB (Drive, Docs, Sheets, Slides and uploads all go here)'),
+  driveBTokenUrl: setting('DRIVEB_TOKEN_URL', CD.driveBTokenUrl, requiredHttpUrl, 'Google OAuth token endpoint of DriveB connections'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
 
@@ -290,5 +325,18 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     soffice: config.soffice,
     unoPython: config.unoPython,
     maxMemoryMb: config.converterMaxMemoryMb,
+  };
+}
+
+/** The connectors' part of the configuration: endpoints are service settings, never tenant values. */
+export function connectorSettingsOf(config: Config): ConnectorSettings {
+  return {
+    driveAGraphUrl: config.driveAGraphUrl,
+    driveALoginUrl: config.driveALoginUrl,
+    crmApiVersion: config.crmApiVersion,
+    crmLoginHosts: config.crmLoginHosts,
+    crmMultipartBytes: config.crmMultipartBytes,
+    driveBApiUrl: config.driveBApiUrl,
+    driveBTokenUrl: config.driveBTokenUrl,
   };
 }

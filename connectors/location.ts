@@ -6,14 +6,22 @@
 import type { BlobRef } from '../core/blob.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { FileFormat, LocationMethod } from '../core/formats.ts';
+import type { ConflictBehavior, LinkField, SharingRequest } from '../core/generate.ts';
 import type { CrmTargetOptions } from '../core/manage.ts';
 import type { Db } from '../store/db.ts';
+import type { OutboundPolicy } from './http/address-policy.ts';
+import type { ConnectionKindName, ConnectionStore, ConnectorSettings } from './connections.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 
-/** What locations are built from: the process's database and blob store. */
+/** What locations are built from: the process's database and blob store, the connectors' service settings
+ *  (endpoints) and the subscriptions' connections. */
 export interface LocationDeps {
   db: Db;
   blobs: BlobStore;
+  settings: ConnectorSettings;
+  connections: ConnectionStore;
+  /** Outbound HTTP to addresses a request names (template.url): the worker's allow-list and limits. */
+  outbound?: { policy: OutboundPolicy; timeoutMs: number; maxResponseBytes: number };
 }
 
 /** What a location can be asked to do. */
@@ -44,6 +52,9 @@ export interface LocationContext {
   subscriptionId: string;
   /** The acting user: the owner of what is written (reads do not need it). */
   userId?: string;
+  /** The connection the request was started with (the API resolved it before queueing); absent: the
+   *  subscription's connection of the location's kind. */
+  connectionId?: string;
 }
 
 export interface FoundFile {
@@ -54,12 +65,7 @@ export interface FoundFile {
   blob: BlobRef;
 }
 
-export interface SharingRequest {
-  viewAnonymous?: boolean;
-  editAnonymous?: boolean;
-  viewUsers?: string[];
-  editUsers?: string[];
-}
+export type { ConflictBehavior, SharingRequest } from '../core/generate.ts';
 
 export interface WriteRequest {
   /** Chosen by the workflow, so a retried write finds or overwrites the same file instead of adding one. */
@@ -68,10 +74,14 @@ export interface WriteRequest {
   path: string;
   fileFormat: string;
   source: BlobRef;
+  /** document.options.driveA / driveB of the delivery's own drive (spec 4.8). */
   sharing?: SharingRequest;
+  /** What to do when the folder already holds a file of that name (drives; Storage has no names to clash). */
+  conflict?: ConflictBehavior;
   /** Location-specific options of the target (manage's targetDocument.options.crm). */
   options?: { crm?: CrmTargetOptions };
 }
+
 
 /** What the response (result.data.document) and the document record (spec 2.5) need of a written file. */
 export interface Written {
@@ -79,7 +89,7 @@ export interface Written {
   name: string;
   path: string;
   uri?: string;
-  links?: Partial<Record<'viewAnonymousLink' | 'editAnonymousLink' | 'viewUserLink' | 'editUserLink' | 'viewOrganizationLink' | 'editOrganizationLink', string>>;
+  links?: Partial<Record<LinkField, string>>;
   emails?: { succeededView: string[]; succeededEdit: string[]; failedView: string[]; failedEdit: string[] };
   /** Errors the external service reported (manage's error.externalErrors). */
   externalErrors?: unknown[];
@@ -88,9 +98,11 @@ export interface Written {
 export interface Location {
   readonly method: LocationMethod | 'url';
   readonly capabilities: LocationCapabilities;
-  /** Why this location cannot serve the subscription now (e.g. not connected), or undefined when it can. */
-  unavailable?(subscriptionId: string): Promise<string | undefined>;
-  readTemplate?(ctx: LocationContext, urn: string): Promise<BlobRef>;
+  /** The connection kind it needs: the API refuses a request (CONNECTION_MISSING, naming the field) when the
+   *  subscription has none, before anything is queued. */
+  readonly connection?: ConnectionKindName;
+  /** `fileFormat`: the format the request declares (a location that cannot tell checks it against the bytes). */
+  readTemplate?(ctx: LocationContext, urn: string, fileFormat?: string): Promise<BlobRef>;
   readData?(ctx: LocationContext, urn: string): Promise<BlobRef>;
   readDocument?(ctx: LocationContext, urn: string): Promise<FoundFile>;
   write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;

@@ -4,12 +4,17 @@
 import type { InnerError } from '../core/errors.ts';
 import { innerError } from '../core/errors.ts';
 import { type Capability, type Location, type LocationDeps, LocationError } from './location.ts';
+import { missingConnection } from './connections.ts';
+import { crmLocation } from './crm/location.ts';
 import { storageLocation } from './storage/location.ts';
+import { urlLocation } from './url/location.ts';
 
 export type { LocationDeps } from './location.ts';
 
 const LOCATIONS: Record<string, (deps: LocationDeps) => Location> = {
   Storage: storageLocation,
+  crm: crmLocation,
+  url: urlLocation,
 };
 
 /** One thing a request needs from a location, and the request field that asks for it. */
@@ -20,10 +25,17 @@ export interface LocationNeed {
   fileFormat?: string;
 }
 
+/** The registry's answer to the API: what cannot be done (NOT_SUPPORTED, CONNECTION_MISSING, naming the
+ *  field), and the connection each connected location will use (method -> connection id) for the workflow. */
+export interface LocationCheck {
+  problems: InnerError[];
+  connections: Record<string, string>;
+}
+
 export interface LocationRegistry {
   get(method: string): Location | undefined;
-  /** Every need the subscription's locations cannot meet, as NOT_SUPPORTED inner errors naming the field. */
-  check(subscriptionId: string, needs: LocationNeed[]): Promise<InnerError[]>;
+  /** Every need the subscription's locations cannot meet, and the connections the others will use. */
+  check(subscriptionId: string, needs: LocationNeed[]): Promise<LocationCheck>;
   /** The location for a need, or a LocationError(NOT_SUPPORTED) naming the field. */
   require(need: LocationNeed): Location;
 }
@@ -41,6 +53,11 @@ function unsupported(need: LocationNeed, registered: boolean): string {
     delete: 'to delete from',
   };
   return `${need.field} ${need.method} is not available ${what[need.capability]} in this deployment yet`;
+}
+
+/** The most telling code of a check's problems: the API answers with it. */
+export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' {
+  return problems.every((p) => p.code === 'CONNECTION_MISSING') ? 'CONNECTION_MISSING' : 'NOT_SUPPORTED';
 }
 
 export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
@@ -65,20 +82,23 @@ export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
   return {
     get,
     async check(subscriptionId, needs) {
-      const errors: InnerError[] = [];
+      const problems: InnerError[] = [];
+      const connections: Record<string, string> = {};
       const asked = new Set<string>();
       for (const need of needs) {
         const p = problem(need);
         if (p) {
-          errors.push(innerError('NOT_SUPPORTED', p));
+          problems.push(innerError('NOT_SUPPORTED', p));
           continue;
         }
-        if (asked.has(need.method)) continue;
+        const kind = get(need.method)!.connection;
+        if (!kind || asked.has(need.method)) continue;
         asked.add(need.method);
-        const why = await get(need.method)!.unavailable?.(subscriptionId);
-        if (why) errors.push(innerError('NOT_SUPPORTED', `${need.field} ${need.method}: ${why}`));
+        const id = await deps.connections.idOf(subscriptionId, kind);
+        if (id) connections[need.method] = id;
+        else problems.push(innerError('CONNECTION_MISSING', `${need.field} ${need.method}: ${missingConnection(kind)}`));
       }
-      return errors;
+      return { problems, connections };
     },
     require(need) {
       const p = problem(need);

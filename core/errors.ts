@@ -35,6 +35,8 @@ export const errorRegistry = {
   TEMPLATE_TOO_COMPLEX: { status: 400, message: 'The template or its data exceeds a limit of this service.' },
   X_SERVICE_AUTH_ERROR: { status: 400, message: 'Invalid format' },
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
+  CONNECTION_MISSING: { status: 400, message: 'The subscription has no connection to this location: connect it with PUT /common/connection/{kind}.' },
+  CONNECTION_ERROR: { status: 400, message: 'The connection to this location was refused (credentials, permissions or the drive it names).' },
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },

@@ -46,12 +46,42 @@ export interface GenerateRequest {
   externalContext?: Record<string, unknown>;
 }
 
+/** document.options.driveA / driveB (spec 4.8): who gets links or invitations to the delivered file. */
+export interface SharingRequest {
+  viewAnonymous?: boolean;
+  editAnonymous?: boolean;
+  viewUsers?: string[];
+  editUsers?: string[];
+  /** Extension: e-mail the invited users (the drive's own invitation mail); default false. */
+  sendInvitation?: boolean;
+}
+
+/** Name clash policy of drive writes: rename (default: the drive picks "name 1.docx"), replace the
+ *  existing file, or fail. Extension field `conflictBehavior` of document.options.driveA / driveB. */
+export type ConflictBehavior = 'rename' | 'replace' | 'fail';
+export const CONFLICT_BEHAVIORS: readonly ConflictBehavior[] = ['rename', 'replace', 'fail'];
+
+/** What a drive delivery reads from its options object. */
+export interface DriveDelivery {
+  sharing?: SharingRequest;
+  conflict?: ConflictBehavior;
+}
+
+/** A template pulled in by an include directive ({>name}), located like the main template. */
+export interface RelatedTemplate {
+  name: string;
+  urn: string;
+  loadMethod: string;
+  fileFormat: string;
+}
+
 /** What the generate workflow receives: references and settings, never document bytes. */
 export interface GenerateInput {
   operationId: string;
   subscriptionId: string;
   userId: string;
-  template: { urn: string; loadMethod: string; fileFormat: string; name?: string };
+  /** `url` (template.url) replaces urn + loadMethod; relatedItems feed the include directive. */
+  template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; relatedItems?: RelatedTemplate[] };
   /** For GraphQL: urn is the endpoint URL and query the GraphQL document (see graphqlRequestOf). */
   data: { urn: string; loadMethod: string; variables?: Variable[]; query?: string; embedded?: string };
   document: {
@@ -63,7 +93,13 @@ export interface GenerateInput {
     timezone: string;
     /** Parsed from document.options.pdfSaveOptions / csvSaveOptions (only the one matching the format). */
     saveOptions?: SaveOptions;
+    /** Parsed from document.options.driveA / driveB, the one of the delivery's own drive. */
+    sharing?: SharingRequest;
+    conflict?: ConflictBehavior;
   };
+  /** Location method -> the id of the subscription's connection it uses (resolved by the API; the activity
+   *  opens it, so no secret is ever in the workflow's input or history). */
+  connections?: Record<string, string>;
 }
 
 export interface SaveOptions {
@@ -71,11 +107,22 @@ export interface SaveOptions {
   csv?: { sheet?: number | string; separator?: string; encoding?: string };
 }
 
+export const LINK_FIELDS = ['viewAnonymousLink', 'editAnonymousLink', 'viewUserLink', 'editUserLink', 'viewOrganizationLink', 'editOrganizationLink'] as const;
+export type LinkField = (typeof LINK_FIELDS)[number];
+
 export interface GeneratedDocument {
   deliveryMethod: string;
   name: string;
   fileFormat: string;
   urn: string;
+  /** Drive deliveries: where the file opens, and the sharing links that were made. */
+  uri?: string;
+  viewAnonymousLink?: string;
+  editAnonymousLink?: string;
+  viewUserLink?: string;
+  editUserLink?: string;
+  viewOrganizationLink?: string;
+  editOrganizationLink?: string;
 }
 
 export interface GenerateResult {
@@ -171,6 +218,51 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
     }
   }
   return errors;
+}
+
+/** document.options.driveA / driveB (prefix names the object in messages): sharing flags, e-mail lists
+ *  (arrays, or comma-separated text as the records spell them), and the extension fields conflictBehavior
+ *  and sendInvitation. Every problem at once. */
+export function parseDriveOptions(raw: unknown, prefix: string): { delivery: DriveDelivery; errors: InnerError[] } {
+  const errors: InnerError[] = [];
+  const delivery: DriveDelivery = {};
+  if (raw === undefined || raw === null) return { delivery, errors };
+  if (typeof raw !== 'object' || Array.isArray(raw)) return { delivery, errors: [innerError('VALIDATION_ERROR', `${prefix} must be an object`)] };
+  const o = raw as Record<string, unknown>;
+  const sharing: SharingRequest = {};
+  for (const flag of ['viewAnonymous', 'editAnonymous', 'sendInvitation'] as const) {
+    const v = o[flag];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'boolean') errors.push(innerError('VALIDATION_ERROR', `${prefix}.${flag} must be true or false`));
+    else if (v) sharing[flag] = true;
+  }
+  for (const list of ['viewUsers', 'editUsers'] as const) {
+    const v = o[list];
+    if (v === undefined || v === null || v === '') continue;
+    const items = typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v : undefined;
+    if (!items || items.some((e) => typeof e !== 'string')) {
+      errors.push(innerError('VALIDATION_ERROR', `${prefix}.${list} must be an array of e-mail addresses`));
+      continue;
+    }
+    const emails = (items as string[]).map((e) => e.trim()).filter(Boolean);
+    const bad = emails.filter((e) => !/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(e));
+    if (bad.length > 0) errors.push(innerError('VALIDATION_ERROR', `${prefix}.${list}: ${bad.map((b) => JSON.stringify(b.slice(0, 80))).join(', ')} is not an e-mail address`));
+    else if (emails.length > 100) errors.push(innerError('VALIDATION_ERROR', `${prefix}.${list}: at most 100 addresses`));
+    else if (emails.length > 0) sharing[list] = [...new Set(emails.map((e) => e.toLowerCase()))];
+  }
+  if (Object.keys(sharing).some((k) => k !== 'sendInvitation')) delivery.sharing = sharing;
+  const c = o.conflictBehavior;
+  if (c !== undefined && c !== null && c !== '') {
+    if (typeof c !== 'string' || !(CONFLICT_BEHAVIORS as readonly string[]).includes(c)) {
+      errors.push(innerError('VALIDATION_ERROR', `${prefix}.conflictBehavior must be one of ${CONFLICT_BEHAVIORS.join(', ')}`));
+    } else delivery.conflict = c as ConflictBehavior;
+  }
+  return { delivery, errors };
+}
+
+/** The options object of a delivery's own drive (spec 4.8: the other drive's is ignored). */
+export function driveOptionsKey(deliveryMethod: string): 'driveA' | 'driveB' | undefined {
+  return deliveryMethod === 'DriveA' ? 'driveA' : deliveryMethod === 'DriveB' ? 'driveB' : undefined;
 }
 
 /** Save options are JSON text (spec 4.8) or, leniently, an object; only the property matching the output

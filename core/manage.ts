@@ -3,7 +3,7 @@
 // (connectors/registry.ts); the spec's own rules are here.
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, FORMATS, isFormat, type LocationMethod } from './formats.ts';
-import type { SaveOptions } from './generate.ts';
+import type { DriveDelivery, LinkField, SaveOptions } from './generate.ts';
 
 export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
 export type RemoveMode = 'none' | 'delete' | 'permanentDelete';
@@ -24,18 +24,13 @@ export interface ManageInput {
   initiatorEmail?: string;
   operation: ManageOperation;
   source: { urn: string; fileFormat: string; loadMethod: string; remove: RemoveMode };
-  /** Absent for delete. */
-  target?: {
-    name: string;
-    fileFormat: string;
-    deliveryMethod: string;
-    path: string;
-    saveOptions?: SaveOptions;
-    /** targetDocument.options.crm, validated (parseCrmOptions); only when deliveryMethod is crm. */
-    options?: { crm?: CrmTargetOptions };
-  };
+  /** Absent for delete. sharing/conflict: targetDocument.options.driveA (or driveB) of the target's drive;
+   *  options.crm: targetDocument.options.crm, validated (parseCrmOptions), only when deliveryMethod is crm. */
+  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions; options?: { crm?: CrmTargetOptions } } & DriveDelivery;
   /** data.embedded: JSON text of an object written to the output file's custom properties. */
   embedded?: string;
+  /** Location method -> the connection it uses (resolved by the API; the activities open it). */
+  connections?: Record<string, string>;
 }
 
 /** targetDocument.options.crm (spec 4.8): Salesforce ids, and fileType as a check of the format. */
@@ -94,7 +89,7 @@ export function parseCrmOptions(raw: unknown, fileFormat: string): { options: Cr
 }
 
 export interface ManageResult {
-  document: { deliveryMethod: string; name: string; fileFormat: string; urn: string };
+  document: { deliveryMethod: string; name: string; fileFormat: string; urn: string; uri?: string } & Partial<Record<LinkField, string>>;
   documentGuid: string;
   consumption: { dimension: string; value: number }[];
 }

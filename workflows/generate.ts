@@ -1,6 +1,6 @@
 // generateDocument: resolve template -> load data -> merge -> [convert] -> measure -> deliver -> record.
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
-import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
@@ -18,12 +18,29 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   const budget = { subscriptionId: input.subscriptionId, ...(deadline ? { deadline } : {}) };
   const scratch: BlobRef[] = [];
   try {
+    const { relatedItems, ...main } = input.template;
+    const connections = input.connections ? { connections: input.connections } : {};
     const template = await steps.resolveTemplate.executeWithOptions(
-      { summary: `template ${input.template.name ?? input.template.urn} (${input.template.loadMethod})` },
-      [{ subscriptionId: input.subscriptionId, template: input.template }],
+      { summary: main.url ? `template ${main.url}` : `template ${main.name ?? main.urn} (${main.loadMethod})` },
+      [{ subscriptionId: input.subscriptionId, template: main, ...connections }],
     );
+    // A template fetched from outside the service (template.url, a drive) arrives as a scratch copy:
+    // discarded with the run's others. Uploaded templates are never scratch, so histories recorded before
+    // remote templates replay with the same commands.
+    if (template.key.startsWith('scratch/')) scratch.push(template);
+    // Included templates ({>name}), one resolve each; runs recorded before relatedItems reached the
+    // workflow never had any, so the patch only marks the change for the history.
+    const related: Record<string, BlobRef> = {};
+    if (relatedItems?.length && patched('related-items')) {
+      for (const [i, item] of relatedItems.entries()) {
+        related[item.name] = await steps.resolveTemplate.executeWithOptions({ summary: `included template ${item.name} (${item.loadMethod})` }, [
+          { subscriptionId: input.subscriptionId, template: item, field: `template.relatedItems[${i}]`, ...connections },
+        ]);
+        if (related[item.name]!.key.startsWith('scratch/')) scratch.push(related[item.name]!);
+      }
+    }
     const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
-      { subscriptionId: input.subscriptionId, data: input.data },
+      { subscriptionId: input.subscriptionId, data: input.data, ...connections },
     ]);
     // A GraphQL result is written to scratch; an uploaded file is not (discardScratch only removes scratch/ keys).
     scratch.push(data);
@@ -38,6 +55,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         ...(input.data.variables ? { variables: input.data.variables } : {}),
         ...(input.data.embedded ? { embedded: input.data.embedded } : {}),
         subscriptionId: input.subscriptionId,
+        ...(Object.keys(related).length > 0 ? { related } : {}),
       },
     ]);
     scratch.push(merged);
@@ -70,8 +88,9 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
     const urn = uuid4();
     const delivered = await steps.deliver.executeWithOptions(
       { summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` },
-      [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document }],
+      [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document, ...connections }],
     );
+    const { uri, links, emails } = delivered;
     const consumption = [
       { dimension: 'pages-generated', value: pages },
       { dimension: 'documents-generated', value: 1 },
@@ -87,6 +106,9 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         fileFormat: input.document.fileFormat,
         deliveryMethod: input.document.deliveryMethod,
         consumption,
+        ...(uri ? { url: uri } : {}),
+        ...(links ? { links } : {}),
+        ...(emails ? { emails } : {}),
       },
     ]);
     return {
@@ -95,6 +117,8 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         name: delivered.name,
         fileFormat: input.document.fileFormat,
         urn: delivered.urn,
+        ...(uri ? { uri } : {}),
+        ...links,
       },
       documentGuid,
       consumption,
@@ -117,6 +141,7 @@ async function consumeUploads(input: GenerateInput): Promise<void> {
   const urns = [
     ...(input.template.loadMethod === 'Storage' && input.template.urn ? [input.template.urn] : []),
     ...(input.data.loadMethod === 'Storage' && input.data.urn ? [input.data.urn] : []),
+    ...(input.template.relatedItems ?? []).filter((r) => r.loadMethod === 'Storage' && r.urn).map((r) => r.urn),
   ];
   if (urns.length === 0) return;
   try {

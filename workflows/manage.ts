@@ -13,10 +13,11 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
   const { workflowId } = workflowInfo();
   const scratch: BlobRef[] = [];
   const { source } = input;
+  const connections = input.connections ? { connections: input.connections } : {};
   try {
     const found = await steps.manageResolveSource.executeWithOptions(
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
-      [{ subscriptionId: input.subscriptionId, source }],
+      [{ subscriptionId: input.subscriptionId, source, ...connections }],
     );
     // A source read from outside the service (crm) arrives as a scratch copy: discarded with the run's
     // others. Storage sources are the stored file itself (never scratch), so histories of Storage-only
@@ -29,7 +30,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       const consumption = managed(pages);
       const { documentGuid } = await steps.manageRemoveSource.executeWithOptions(
         { summary: `${source.remove} ${source.loadMethod}:${source.urn}` },
-        [{ subscriptionId: input.subscriptionId, userId: input.userId, operationId: input.operationId, source, markRecordDeleted: true, consumption }],
+        [{ subscriptionId: input.subscriptionId, userId: input.userId, operationId: input.operationId, source, markRecordDeleted: true, consumption, ...connections }],
       );
       return {
         document: { deliveryMethod: source.loadMethod, name: found.name, fileFormat: source.fileFormat, urn: source.urn },
@@ -69,9 +70,11 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           source: output,
           target,
           ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
+          ...connections,
         },
       ],
     );
+    const { uri, links, emails } = written;
     const { documentGuid } = await steps.manageRecord.executeWithOptions(
       { summary: input.operation === 'move' ? 'move the document record and record metering' : 'record the new document and metering' },
       [
@@ -87,6 +90,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           fileFormat: target.fileFormat,
           deliveryMethod: target.deliveryMethod,
           consumption,
+          ...(uri ? { url: uri } : {}),
+          ...(links ? { links } : {}),
+          ...(emails ? { emails } : {}),
           ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
         },
       ],
@@ -101,11 +107,12 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           // A move carries the record over to the new file; a convert that removes its source leaves the
           // source's record soft-deleted.
           markRecordDeleted: input.operation !== 'move',
+          ...connections,
         },
       ]);
     }
     return {
-      document: { deliveryMethod: target.deliveryMethod, name: written.name, fileFormat: target.fileFormat, urn: written.urn },
+      document: { deliveryMethod: target.deliveryMethod, name: written.name, fileFormat: target.fileFormat, urn: written.urn, ...(uri ? { uri } : {}), ...links },
       documentGuid,
       consumption,
     };

@@ -2,9 +2,19 @@
 // workflow starts; the workflow then resolves, merges, delivers and records.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { ApiError } from '../../core/errors.ts';
-import { checkGenerateRules, type GenerateInput, type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
-import type { LocationNeed, LocationRegistry } from '../../connectors/registry.ts';
+import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
+import { isOfficeFormat } from '../../core/formats.ts';
+import {
+  checkGenerateRules,
+  driveOptionsKey,
+  type GenerateInput,
+  type GenerateRequest,
+  LINK_FIELDS,
+  parseDriveOptions,
+  parseSaveOptions,
+  type RelatedTemplate,
+} from '../../core/generate.ts';
+import { type LocationNeed, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { sealHeaderVariables } from '../../security/sealed.ts';
 import { captureExternalContext, success } from '../envelope.ts';
@@ -66,7 +76,9 @@ export const GeneratedDocument = Type.Object({
   deliveryMethod: Type.String(),
   name: Type.String(),
   fileFormat: Type.String(),
-  urn: Type.String({ description: 'Download with GET /documents/storage/{urn}/content' }),
+  urn: Type.String({ description: 'Storage: download with GET /documents/storage/{urn}/content. DriveA: the driveItem id. DriveB: the file id.' }),
+  uri: Type.Optional(Type.String({ description: 'Drive deliveries: where the file opens (the drive item web URL)' })),
+  ...Object.fromEntries(LINK_FIELDS.map((f) => [f, Type.Optional(Type.String({ description: 'Drive deliveries: a sharing link made for the file (document.options.driveA / driveB)' }))])),
   documentGuid: Type.String({ format: 'uuid', description: 'Extension: the document record of this file' }),
 });
 
@@ -78,32 +90,34 @@ export function generateNeeds(body: GenerateRequest): LocationNeed[] {
   if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
   else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat });
   for (const [i, item] of (t.relatedItems ?? []).entries()) {
-    if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
+    const method = item.loadMethod ?? t.loadMethod;
+    if (method) needs.push({ method, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod`, fileFormat: item.fileFormat ?? t.fileFormat });
   }
   if (body.data.loadMethod !== 'GraphQL') needs.push({ method: body.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
   const d = body.document;
   needs.push({ method: d.deliveryMethod, capability: 'write', field: 'document.deliveryMethod', fileFormat: d.fileFormat });
   // Only the sharing options of the delivery's own drive are read (spec 4.8); Storage has none.
-  const sharingKey = d.deliveryMethod === 'DriveA' ? 'driveA' : d.deliveryMethod === 'DriveB' ? 'driveB' : undefined;
-  const sharing = sharingKey ? (d.options?.[sharingKey] as Record<string, unknown> | undefined) : undefined;
-  if (sharing && (sharing.viewAnonymous || sharing.editAnonymous || hasItems(sharing.viewUsers) || hasItems(sharing.editUsers))) {
-    needs.push({ method: d.deliveryMethod, capability: 'share', field: `document.options.${sharingKey}` });
+  const key = driveOptionsKey(d.deliveryMethod);
+  if (key && parseDriveOptions(d.options?.[key], `document.options.${key}`).delivery.sharing) {
+    needs.push({ method: d.deliveryMethod, capability: 'share', field: `document.options.${key}` });
   }
   return needs;
 }
-
-const hasItems = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
 
 /** The checks every generate request gets before anything is queued (sync and async), and the workflow
  *  input built from a valid request. Throws the 400 the caller gets: nothing queued, nothing consumed. */
 export async function generateInput(request: FastifyRequest, db: Db, locations: LocationRegistry): Promise<GenerateInput> {
   const body = request.body as GenerateRequest;
   const problems = checkGenerateRules(body);
+  const key = driveOptionsKey(body.document.deliveryMethod);
+  const drive = key ? parseDriveOptions(body.document.options?.[key], `document.options.${key}`) : { delivery: {}, errors: [] };
+  problems.push(...drive.errors);
+  const related = relatedTemplates(body, problems);
   if (problems.length > 0) {
     throw new ApiError(problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
   }
-  const unavailable = await locations.check(request.auth.subscriptionId, generateNeeds(body));
-  if (unavailable.length > 0) throw new ApiError('NOT_SUPPORTED', unavailable.map((p) => p.message).join('; '), unavailable);
+  const { problems: unavailable, connections } = await locations.check(request.auth.subscriptionId, generateNeeds(body));
+  if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
   return {
     operationId: request.ctx.operationId,
     subscriptionId: request.auth.subscriptionId,
@@ -113,6 +127,8 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
       loadMethod: body.template.loadMethod ?? '',
       fileFormat: body.template.fileFormat,
       ...(body.template.name ? { name: body.template.name } : {}),
+      ...(body.template.url ? { url: body.template.url } : {}),
+      ...(related.length > 0 ? { relatedItems: related } : {}),
     },
     data: {
       urn: body.data.urn,
@@ -130,8 +146,31 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
       locale: body.document.locale,
       timezone: body.document.timezone,
       saveOptions: parseSaveOptions(body.document).options,
+      ...drive.delivery,
     },
+    ...(Object.keys(connections).length > 0 ? { connections } : {}),
   };
+}
+
+/** template.relatedItems as the workflow reads them: each a name, a urn and a location (default: the main
+ *  template's), in a format the include directive can use. Problems are added to `problems`. */
+function relatedTemplates(body: GenerateRequest, problems: InnerError[]): RelatedTemplate[] {
+  const out: RelatedTemplate[] = [];
+  const names = new Set<string>();
+  for (const [i, item] of (body.template.relatedItems ?? []).entries()) {
+    const field = `template.relatedItems[${i}]`;
+    const name = item.name.trim();
+    if (name === '') problems.push(innerError('VALIDATION_ERROR', `${field}.name is required (the name the include directive uses)`));
+    else if (names.has(name)) problems.push(innerError('VALIDATION_ERROR', `${field}.name ${JSON.stringify(name)} is given twice`));
+    names.add(name);
+    if (!item.urn) problems.push(innerError('VALIDATION_ERROR', `${field}.urn is required`));
+    const loadMethod = item.loadMethod ?? body.template.loadMethod ?? '';
+    if (!item.loadMethod && !body.template.loadMethod) problems.push(innerError('VALIDATION_ERROR', `${field}.loadMethod is required`));
+    const fileFormat = item.fileFormat ?? body.template.fileFormat;
+    if (!isOfficeFormat(fileFormat)) problems.push(innerError('VALIDATION_ERROR', `${field}.fileFormat must be docx, xlsx or pptx`));
+    out.push({ name, urn: item.urn ?? '', loadMethod, fileFormat });
+  }
+  return out;
 }
 
 export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; locations: LocationRegistry }) {

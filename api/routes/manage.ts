@@ -4,9 +4,9 @@
 // and its error carries `externalErrors`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { LocationNeed, LocationRegistry } from '../../connectors/registry.ts';
+import { type LocationNeed, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
-import { type GenerateRequest, parseSaveOptions } from '../../core/generate.ts';
+import { driveOptionsKey, type GenerateRequest, LINK_FIELDS, parseDriveOptions, parseSaveOptions } from '../../core/generate.ts';
 import { checkManageRules, type ManageInput, type ManageRequestShape, parseCrmOptions } from '../../core/manage.ts';
 import type { Db } from '../../store/db.ts';
 import { readClientToken } from '../../security/client-token.ts';
@@ -82,6 +82,8 @@ export const ManageSuccess = Type.Object({
         name: Type.String(),
         fileFormat: Type.String(),
         urn: Type.String({ description: 'For Storage: download with GET /documents/storage/{urn}/content' }),
+        uri: Type.Optional(Type.String({ description: 'Drive targets: where the file opens' })),
+        ...Object.fromEntries(LINK_FIELDS.map((f) => [f, Type.Optional(Type.String({ description: 'Drive targets: a sharing link made for the file (targetDocument.options.driveA)' }))])),
         documentGuid: Type.String({ description: 'Extension: the document record (new for copy and convert, the moved record for move)' }),
       }),
     }),
@@ -128,6 +130,9 @@ export async function manageInput(
     ? parseSaveOptions({ ...tgt, timezone: '', locale: '' } as GenerateRequest['document'])
     : { options: {}, errors: [] as InnerError[] };
   for (const e of saved.errors) problems.push({ ...e, message: e.message.replace('document.', 'targetDocument.'), userMessage: e.userMessage.replace('document.', 'targetDocument.') });
+  const key = tgt ? driveOptionsKey(tgt.deliveryMethod) : undefined;
+  const drive = key ? parseDriveOptions(tgt?.options?.[key], `targetDocument.options.${key}`) : { delivery: {}, errors: [] };
+  problems.push(...drive.errors);
   if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
   const field = 'sourceDocument.loadMethod';
   const needs: LocationNeed[] =
@@ -137,9 +142,10 @@ export async function manageInput(
           { method: src.loadMethod, capability: 'readDocument', field },
           ...(remove !== 'none' ? [{ method: src.loadMethod, capability: 'remove' as const, field }] : []),
           { method: tgt!.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod', fileFormat: tgt!.fileFormat },
+          ...(drive.delivery.sharing ? [{ method: tgt!.deliveryMethod, capability: 'share' as const, field: `targetDocument.options.${key}` }] : []),
         ];
-  const unsupported = await locations.check(request.auth.subscriptionId, needs);
-  if (unsupported.length > 0) throw new ApiError('NOT_SUPPORTED', unsupported.map((p) => p.message).join('; '), unsupported);
+  const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
+  if (unsupported.length > 0) throw new ApiError(problemCode(unsupported), unsupported.map((p) => p.message).join('; '), unsupported);
   const embedded = body.data?.embedded;
   const service = headers.service;
   return {
@@ -158,11 +164,13 @@ export async function manageInput(
             deliveryMethod: tgt.deliveryMethod,
             path: tgt.path,
             saveOptions: saved.options,
+            ...drive.delivery,
             ...(crm && Object.keys(crm.options).length > 0 ? { options: { crm: crm.options } } : {}),
           },
         }
       : {}),
     ...(embedded ? { embedded } : {}),
+    ...(Object.keys(connections).length > 0 ? { connections } : {}),
   };
 }
 

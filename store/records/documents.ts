@@ -133,17 +133,38 @@ export interface NewDocument {
   path: string;
   fileFormat: string;
   deliveryMethod: string;
+  /** Where the file opens at a drive (its web URL); empty for Storage. */
+  url?: string;
+  /** Sharing links of a drive delivery, as the spec's fields (viewAnonymousLink, ...). */
+  links?: Partial<Record<keyof typeof LINKS, string>>;
+  /** Per-recipient sharing results (spec 2.5's e-mail lists). */
+  emails?: { succeededView: string[]; succeededEdit: string[]; failedView: string[]; failedEdit: string[] };
   /** X-Email of a manage request (spec 5.2). */
   initiatorEmail?: string;
 }
 
+/** The columns of a new record beyond its identity: url, links and e-mail lists ('' when absent). */
+function sharingColumns(d: NewDocument): [string[], string[]] {
+  const cols: string[] = ['url'];
+  const values: string[] = [d.url ?? ''];
+  for (const [f, col] of Object.entries(LINKS)) {
+    cols.push(col);
+    values.push(d.links?.[f as keyof typeof LINKS] ?? '');
+  }
+  const e = d.emails;
+  cols.push('succeeded_view_user_email_list', 'succeeded_edit_user_email_list', 'failed_view_user_email_list', 'failed_edit_user_email_list');
+  values.push(...[e?.succeededView, e?.succeededEdit, e?.failedView, e?.failedEdit].map((l) => (l ?? []).join(',')));
+  return [cols, values];
+}
+
 /** Idempotent per operation: a retried record step returns the first record instead of writing a second. */
 export async function recordDocument(db: Queryable, d: NewDocument): Promise<string> {
+  const [cols, values] = sharingColumns(d);
   await db.query(
-    `INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email)
-     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10)
+    `INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email, ${cols.join(', ')})
+     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, ${cols.map((_, i) => `$${11 + i}`).join(', ')})
      ON CONFLICT (subscription_guid, operation_id) DO NOTHING`,
-    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod, d.initiatorEmail ?? ''],
+    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod, d.initiatorEmail ?? '', ...values],
   );
   const r = await db.query<{ document_guid: string }>(
     'SELECT document_guid FROM documents WHERE subscription_guid = $1 AND operation_id = $2',
@@ -192,13 +213,15 @@ export async function recordDocumentWithConsumption(db: Db, d: NewDocument, cons
  *  without a live record gets a new record for the moved file. */
 export async function moveDocumentRecord(db: Db, fromUrn: string, d: NewDocument, consumption: Consumption[]): Promise<{ documentGuid: string; metered: Consumption[] }> {
   return db.transaction(async (tx) => {
+    // The moved file's url, links and sharing results replace the source's (another location, other links).
+    const [cols, values] = sharingColumns(d);
     const r = await tx.query<{ document_guid: string }>(
       `UPDATE documents SET urn = $3, title = $4, path = $5, file_format = $6, delivery_method = $7,
               last_modified_user_guid = $8, last_modified_date = now(),
-              initiator_email = CASE WHEN $9 = '' THEN initiator_email ELSE $9 END
+              initiator_email = CASE WHEN $9 = '' THEN initiator_email ELSE $9 END, ${cols.map((c, i) => `${c} = $${10 + i}`).join(', ')}
        WHERE subscription_guid = $1 AND urn IN ($2, $3) AND NOT is_deleted
        RETURNING document_guid`,
-      [d.subscriptionId, fromUrn, d.urn, d.title, d.path, d.fileFormat, d.deliveryMethod, d.userId, d.initiatorEmail ?? ''],
+      [d.subscriptionId, fromUrn, d.urn, d.title, d.path, d.fileFormat, d.deliveryMethod, d.userId, d.initiatorEmail ?? '', ...values],
     );
     const documentGuid = r.rows[0]?.document_guid ?? (await recordDocument(tx, d));
     const metered = await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);

@@ -211,6 +211,22 @@ describe('SDK against the running API', () => {
       },
       {
         method: 'GET',
+        path: '/common/connection/{kind}/get',
+        run: async () => {
+          await expectError(sdk.common.getConnection('driveA'), NotFoundError, 404);
+          const put = await sdk.common.putConnection('driveA', { tenantId: 't1', clientId: 'c1', clientSecret: 's3cr3t-value', driveId: 'd1' });
+          expect(put.secrets).toEqual(['clientSecret']);
+          const got = await sdk.common.getConnection('driveA');
+          expect(got.id).toBe(put.id);
+          expect(JSON.stringify(got)).not.toContain('s3cr3t-value');
+          expect((await sdk.common.listConnections()).map((c) => c.kind)).toContain('driveA');
+          await expectError(sdk.common.putConnection('driveA', { tenantId: 't1' }), ValidationError, 400, 'VALIDATION_ERROR');
+          await sdk.common.deleteConnection('driveA');
+          await expectError(sdk.common.deleteConnection('driveA'), NotFoundError, 404);
+        },
+      },
+      {
+        method: 'GET',
         path: '/common/folder/list',
         run: async () => {
           expect(Array.isArray(await sdk.common.listFolders({ top: 5, skip: 0, sort: 'Name', order: 'ASC' }))).toBe(true);
@@ -280,6 +296,11 @@ describe('SDK against the running API', () => {
         ...pending.map((c) => `${c.method} /v1${c.path}`),
         'POST /v1/common/client/token',
         'POST /v1/common/user/contact/create',
+        'PUT /v1/common/connection/driveA',
+        'PUT /v1/common/connection/driveB',
+        'PUT /v1/common/connection/crm',
+        'GET /v1/common/connection/list',
+        'DELETE /v1/common/connection/{kind}/delete',
         'POST /v1/common/folder/create',
         'POST /v1/signatures/envelope/create',
         'GET /v1/signatures/envelope/{envelopeId}/get',
