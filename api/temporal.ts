@@ -81,7 +81,7 @@ export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem
 export function toApiError(err: unknown, workflowId: string): ApiError {
   if (err instanceof WorkflowFailedError) {
     const r = renderFailure(err.cause, workflowId);
-    return new ApiError(r.code, r.message, r.innerErrors);
+    return new ApiError(r.code, r.message, r.innerErrors, r.externalErrors);
   }
   if (err instanceof ApiError) return err;
   throw err;

@@ -68,11 +68,14 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly innerErrors: InnerError[];
-  constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[]) {
+  /** Errors an external service reported (manage's error.externalErrors); empty otherwise. */
+  readonly externalErrors: unknown[];
+  constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[], externalErrors: unknown[] = []) {
     super(message ?? errorRegistry[code].message);
     this.code = code;
     this.status = errorRegistry[code].status;
     this.innerErrors = innerErrors ?? [innerError(code, message)];
+    this.externalErrors = externalErrors;
   }
 }
 
