@@ -77,7 +77,15 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     const other = await stack.credentials('tenant-ssrf');
     const res = await connect(other, { loginUrl: 'http://169.254.169.254', clientId: 'app-a', clientSecret: SECRET });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
-    expect(JSON.stringify(res.body.error)).toMatch(/connection\.loginUrl/);
+    expect(JSON.stringify(res.body.error)).toMatch(/connection\.loginUrl host 169\.254\.169\.254 is not one this service may call/);
+    // The flows: a secret, or a username with a private key; each problem names its field.
+    const none = await connect(other, { loginUrl: fake.url, clientId: 'app-a' });
+    expect(none.status).toBe(400);
+    expect(JSON.stringify(none.body.error)).toMatch(/connection\.clientSecret is required, or connection\.username with connection\.privateKey/);
+    const badKey = await connect(other, { loginUrl: fake.url, clientId: 'app-a', username: 'u@x.example', privateKey: 'not a key' });
+    expect(badKey.status).toBe(400);
+    expect(JSON.stringify(badKey.body.error)).toMatch(/connection\.privateKey is not a PEM private key/);
+    expect((await client(other).call('GET', '/common/connection/crm/get')).status).toBe(404);
   });
 
   it('Storage -> crm: a new file attached to the parent record, with owner and network; the urn is the ContentVersion id', async () => {

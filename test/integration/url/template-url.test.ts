@@ -14,22 +14,24 @@ const MAX = 256 * 1024;
 
 interface Served {
   url: string;
+  routes: Record<string, { status?: number; type?: string; body: Uint8Array | string; headers?: Record<string, string> }>;
   hits: string[];
   close(): Promise<void>;
 }
 
-/** A file server: each path answers a status, content type and body. */
-async function serve(host: string, routes: Record<string, { status?: number; type?: string; body: Uint8Array | string }>): Promise<Served> {
+/** A file server: each path answers a status, content type, body (and headers). */
+async function serve(host: string, routes: Record<string, { status?: number; type?: string; body: Uint8Array | string; headers?: Record<string, string> }>): Promise<Served> {
   const hits: string[] = [];
   const server = http.createServer((req, res) => {
     hits.push(req.url ?? '');
     const r = routes[req.url ?? ''];
     if (!r) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('no such file');
-    res.writeHead(r.status ?? 200, r.type ? { 'content-type': r.type } : {}).end(typeof r.body === 'string' ? r.body : Buffer.from(r.body));
+    res.writeHead(r.status ?? 200, { ...(r.type ? { 'content-type': r.type } : {}), ...r.headers }).end(typeof r.body === 'string' ? r.body : Buffer.from(r.body));
   });
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   return {
     url: `http://${host}:${(server.address() as AddressInfo).port}`,
+    routes,
     hits,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -55,6 +57,8 @@ describe('template.url', () => {
     });
     // 127.0.0.2 is loopback too, but OUTBOUND_ALLOW lists only 127.0.0.1.
     refused = await serve('127.0.0.2', { '/letter.docx': { type: DOCX, body: template } });
+    // A redirect is followed only after its target passes the same check.
+    files.routes['/moved.docx'] = { status: 302, body: '', headers: { location: `${refused.url}/letter.docx` } };
     stack = await startStack({ outboundAllow: ['127.0.0.1'], outboundMaxBytes: MAX });
     creds = await stack.credentials();
     api = client(creds);
@@ -103,6 +107,9 @@ describe('template.url', () => {
 
   it('a private address not listed in OUTBOUND_ALLOW is refused without a request: 400 TEMPLATE_NOT_FOUND', async () => {
     await expectRefused(`${refused.url}/letter.docx`, 'TEMPLATE_NOT_FOUND', /OUTBOUND_ALLOW/);
+    // Nor through a redirect from an allowed host.
+    await expectRefused(`${files.url}/moved.docx`, 'TEMPLATE_NOT_FOUND', /127\.0\.0\.2 is not reachable from this service/);
+    expect(files.hits).toContain('/moved.docx');
     expect(refused.hits).toEqual([]);
   });
 
