@@ -14,6 +14,9 @@
 // Errors are Salesforce's array body [{message, errorCode, fields}]. Faults: expireSessions() makes every
 // issued token answer 401 INVALID_SESSION_ID (a new token works), failNext() answers the next N data
 // requests with a status (503), jsonBodyLimit refuses larger JSON bodies with 413 like the real body limit.
+// Where the vendor documentation is silent, the fake is strict on purpose (marked as our reading, not
+// Salesforce's documented behaviour): a new version (ContentDocumentId) refuses FirstPublishLocationId and
+// NetworkId, the 413 status and REQUEST_ENTITY_TOO_LARGE code of an over-limit JSON body are this fake's.
 import { createPublicKey, randomBytes, verify as verifySignature } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
