@@ -82,10 +82,10 @@ export function urlLocation(deps: LocationDeps): Location {
           if (err.code === 'ETIMEOUT') throw notFound(`no complete answer within ${outbound.timeoutMs} ms (OUTBOUND_TIMEOUT_MS)`);
           throw notFound(err.message);
         }
-        // A connection closed mid-answer: the server's fault, maybe transient.
-        throw err;
+        // A connection closed mid-answer: the caller's server, not ours; retrying the same URL in the same
+        // request rarely helps, and the caller deserves the reason rather than a 500 after retries.
+        throw notFound((err as Error).message);
       }
-      if (res.status === 429 || res.status >= 500) throw new Error(`template.url ${url} answered ${res.status}`);
       if (res.status < 200 || res.status > 299) throw notFound(`the server answered HTTP ${res.status}`);
       const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (type && type !== contentTypeOf(fileFormat) && !GENERIC_TYPES.has(type)) {

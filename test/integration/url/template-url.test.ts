@@ -52,6 +52,7 @@ describe('template.url', () => {
       '/page.html': { type: 'text/html; charset=utf-8', body: '<html>login</html>' },
       '/not-a-zip.docx': { type: 'application/octet-stream', body: 'plain text, not a package' },
       '/gone.docx': { status: 410, type: 'text/plain', body: 'gone' },
+      '/busy.docx': { status: 503, type: 'text/plain', body: 'try later' },
       '/huge.docx': { type: DOCX, body: new Uint8Array(MAX + 1024) },
       '/sheet.docx': { type: DOCX, body: packageOf(['[Content_Types].xml', '_rels/.rels', 'xl/workbook.xml']) },
     });
@@ -119,6 +120,7 @@ describe('template.url', () => {
     await closed.close();
     await expectRefused(`http://127.0.0.1:${port}/letter.docx`, 'TEMPLATE_NOT_FOUND', /could not be reached \(ECONNREFUSED\)/);
     await expectRefused(`${files.url}/gone.docx`, 'TEMPLATE_NOT_FOUND', /HTTP 410/);
+    await expectRefused(`${files.url}/busy.docx`, 'TEMPLATE_NOT_FOUND', /HTTP 503/);
     await expectRefused(`${files.url}/missing.docx`, 'TEMPLATE_NOT_FOUND', /HTTP 404/);
   });
 
