@@ -24,7 +24,15 @@ export interface ManageWriteInput {
   target: NonNullable<ManageInput['target']>;
   embedded?: Record<string, string>;
   connections?: Record<string, string>;
+  /** A copy or move (not a convert): when the source is in the target's location and that location can
+   *  copy or move inside itself (DriveA, DriveB), that is used instead of writing the bytes again. */
+  within?: { sourceUrn: string; loadMethod: string; operation: 'copy' | 'move' };
 }
+
+export type ManageWritten = Written & {
+  /** The source itself was moved (moveWithin): there is nothing left to remove. */
+  movedSource?: boolean;
+};
 
 export interface ManageRecordInput {
   subscriptionId: string;
@@ -72,8 +80,29 @@ export function manageActivities(deps: ResolvedActivityDeps) {
 
     /** Writes the target. `data.embedded` on an office copy or move goes into the file's custom
      *  properties first (a scratch blob beside the run's others, removed once written). */
-    async manageWriteTarget(input: ManageWriteInput): Promise<Written> {
-      const { target } = input;
+    async manageWriteTarget(input: ManageWriteInput): Promise<ManageWritten> {
+      const { target, within } = input;
+      if (within && !input.embedded && within.loadMethod === target.deliveryMethod) {
+        const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
+        const inside = await atLocation(deps.locations, need, async (l): Promise<ManageWritten | undefined> => {
+          const req = {
+            urn: input.urn,
+            name: target.name,
+            path: target.path,
+            fileFormat: target.fileFormat,
+            ...(target.sharing ? { sharing: target.sharing } : {}),
+            ...(target.conflict ? { conflict: target.conflict } : {}),
+          };
+          const ctx = contextOf(input, target.deliveryMethod);
+          if (within.operation === 'move' && l.moveWithin) {
+            const moved = await l.moveWithin(ctx, within.sourceUrn, req);
+            return moved ? { ...moved, movedSource: true } : undefined;
+          }
+          if (within.operation === 'copy' && l.copyWithin) return l.copyWithin(ctx, within.sourceUrn, req);
+          return undefined;
+        });
+        if (inside) return inside;
+      }
       let source = input.source;
       let temporary: string | undefined;
       if (input.embedded && isOfficeFormat(target.fileFormat)) {

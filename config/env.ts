@@ -258,7 +258,7 @@ export const settings = {
     bytes,
     'Files larger than this go to Salesforce as a multipart request instead of one JSON body (the REST API refuses JSON bodies over about 50 MB, and base64 adds a third)',
   ),
-  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB (Drive, Docs, Sheets, Slides and uploads all go here)'),
+  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB: Drive and its uploads; when set to another root, Docs, Sheets and Slides go there too (by default they use their own googleapis.com hosts)'),
   driveBTokenUrl: setting('DRIVEB_TOKEN_URL', CD.driveBTokenUrl, requiredHttpUrl, 'Google OAuth token endpoint of DriveB connections'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;

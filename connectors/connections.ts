@@ -10,6 +10,7 @@ import { getConnectionById, getConnectionByKind, type StoredConnection } from '.
 import { unseal } from '../security/sealed.ts';
 import { crmConnection } from './crm/connection.ts';
 import { driveAConnection } from './driveA/connection.ts';
+import { driveBConnection } from './driveB/connection.ts';
 import { type LocationContext, LocationError } from './location.ts';
 
 export const CONNECTION_KIND_NAMES = ['driveA', 'driveB', 'crm'] as const;
@@ -59,6 +60,7 @@ export interface ConnectionKind {
 /** The kinds this deployment can connect. A connector adds its own line. */
 export const CONNECTION_KINDS: Partial<Record<ConnectionKindName, ConnectionKind>> = {
   driveA: driveAConnection,
+  driveB: driveBConnection,
   crm: crmConnection,
 };
 

@@ -108,6 +108,24 @@ export interface Location {
   write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;
   /** `delete` is soft (recoverable), `permanentDelete` is not; both make the urn stop resolving. */
   remove?(ctx: LocationContext, urn: string, mode: 'delete' | 'permanentDelete'): Promise<void>;
+  /** Manage inside one location (DriveB): copy or move the file itself, its bytes never passing through
+   *  docgen (a native Google file keeps everything an export would lose). */
+  copyWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written>;
+  /** undefined: this move cannot be done inside the location (the caller copies and removes instead). */
+  moveWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written | undefined>;
+  /** DriveB native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
+   *  into the target folder and merge its fields in place; `pages` is what the copy meters. */
+  nativeMerge?(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;
+}
+
+export interface NativeMergeRequest {
+  template: { urn: string; fileFormat: string };
+  /** The data file (JSON) in the blob store. */
+  data: BlobRef;
+  /** nativeImageMergeEnabled */
+  images: boolean;
+  /** Where the merged copy goes: urn chosen by the workflow, name, path, sharing. */
+  write: Omit<WriteRequest, 'source' | 'fileFormat'>;
 }
 
 /** A failure a location reports in the spec's terms (e.g. TEMPLATE_NOT_FOUND). Activities turn it into a

@@ -1,7 +1,7 @@
 // manageDocument (spec 4.8 manage): copy, move, convert (and delete, where a connector supports it) of a
 // delivered document, without changing its content. resolve source -> [convert] -> measure -> write target
 // -> record -> [remove source]. Deterministic code only: no Node built-ins; activities imported as types.
-import { ActivityFailure, ApplicationFailure, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { ManageInput, ManageResult } from '../core/manage.ts';
@@ -19,10 +19,8 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
       [{ subscriptionId: input.subscriptionId, source, ...connections }],
     );
-    // A source read from outside the service (crm) arrives as a scratch copy: discarded with the run's
-    // others. Storage sources are the stored file itself (never scratch), so histories of Storage-only
-    // runs, the only ones recorded before remote sources, replay with the same commands.
-    if (found.blob.key.startsWith('scratch/')) scratch.push(found.blob);
+    // A source read from an external location (DriveA) was downloaded into this run's scratch.
+    if (found.blob.key.startsWith('scratch/') && patched('manage-discard-downloaded-source')) scratch.push(found.blob);
     const embedded = input.embedded ? stringValues(JSON.parse(input.embedded) as Record<string, unknown>) : undefined;
     if (input.operation === 'delete' || !input.target) {
       // Delete: no target. Only connectors that can delete get here (the API refuses the others).
@@ -71,6 +69,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           target,
           ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
           ...connections,
+          ...(input.operation === 'copy' || input.operation === 'move'
+            ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation } }
+            : {}),
         },
       ],
     );
@@ -97,7 +98,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
         },
       ],
     );
-    if (source.remove !== 'none') {
+    // Moved inside its location (DriveA's PATCH): the source is the target now, nothing to remove.
+    const movedInside = written.movedSource === true && patched('manage-move-within');
+    if (source.remove !== 'none' && !movedInside) {
       await steps.manageRemoveSource.executeWithOptions({ summary: `${source.remove} source ${source.loadMethod}:${source.urn}` }, [
         {
           subscriptionId: input.subscriptionId,

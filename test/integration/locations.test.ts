@@ -35,7 +35,6 @@ describe('locations: unavailable methods are refused before queueing', () => {
 
   const cases: [string, (t: string, d: string) => Record<string, unknown>, RegExp][] = [
     ['document.deliveryMethod DriveA', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveA', path: '' } }), /document\.deliveryMethod DriveA is not available/],
-    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), /document\.deliveryMethod DriveB is not available/],
     ['data.loadMethod DriveA', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveA', urn: d } }), /data\.loadMethod DriveA is not available/],
     ['template.loadMethod DriveA', (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveA' } }), /template\.loadMethod DriveA is not available/],
     [
@@ -58,6 +57,29 @@ describe('locations: unavailable methods are refused before queueing', () => {
       const ok = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
       expect(ok.status, JSON.stringify(ok.body)).toBe(201);
       expect(ok.body.result.data.document.deliveryMethod).toBe('Storage');
+    });
+  }
+
+  // DriveB is implemented: without a connection it is CONNECTION_MISSING, before queueing, naming the field.
+  const unconnected: [string, (t: string, d: string) => Record<string, unknown>, RegExp][] = [
+    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), /document\.deliveryMethod DriveB: the subscription has no driveB connection/],
+    ['data.loadMethod DriveB', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveB', urn: 'sheet-id' } }), /data\.loadMethod DriveB: the subscription has no driveB connection/],
+    [
+      'template.loadMethod DriveB (gdoc)',
+      (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveB', fileFormat: 'gdoc', urn: 'doc-id' }, document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'gdoc' } }),
+      /template\.loadMethod DriveB: the subscription has no driveB connection.*PUT \/v1\/common\/connection\/driveB/,
+    ],
+  ];
+  for (const [name, body, message] of unconnected) {
+    it(`generate with ${name} and no connection: 400 CONNECTION_MISSING naming the field, no workflow, the uploads still usable`, async () => {
+      const { templateUrn, dataUrn } = await uploadPair();
+      const refused = await api.call('POST', '/documents/document/generate', { json: body(templateUrn, dataUrn) });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.innerErrors[0].code).toBe('CONNECTION_MISSING');
+      expect(refused.body.error.innerErrors.map((e: any) => e.message).join('\n')).toMatch(message);
+      expect(await workflowsOf(refused.body.operationId)).toBe(0);
+      const ok = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     });
   }
 
