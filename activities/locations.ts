@@ -8,7 +8,7 @@ export async function atLocation<T>(registry: LocationRegistry, need: LocationNe
   try {
     return await run(registry.require(need));
   } catch (err) {
-    if (err instanceof LocationError) throw callerFailure(err.code, err.message);
+    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors);
     throw err;
   }
 }

@@ -49,6 +49,8 @@ export interface ManageRecordInput {
   url?: string;
   links?: NewDocument['links'];
   emails?: NewDocument['emails'];
+  /** X-Email (spec 5.2). */
+  initiatorEmail?: string;
 }
 
 export interface ManageRemoveInput {
@@ -119,6 +121,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
             source,
             ...(target.sharing ? { sharing: target.sharing } : {}),
             ...(target.conflict ? { conflict: target.conflict } : {}),
+            ...(target.options?.crm ? { options: { crm: target.options.crm } } : {}),
           }),
         );
       } finally {
@@ -141,6 +144,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         ...(input.url ? { url: input.url } : {}),
         ...(input.links ? { links: input.links } : {}),
         ...(input.emails ? { emails: input.emails } : {}),
+        ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
       };
       const { documentGuid, metered } =
         input.operation === 'move'

@@ -7,6 +7,7 @@ import type { BlobRef } from '../core/blob.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { FileFormat, LocationMethod } from '../core/formats.ts';
 import type { ConflictBehavior, LinkField, SharingRequest } from '../core/generate.ts';
+import type { CrmTargetOptions } from '../core/manage.ts';
 import type { Db } from '../store/db.ts';
 import type { OutboundPolicy } from './http/address-policy.ts';
 import type { ConnectionKindName, ConnectionStore, ConnectorSettings } from './connections.ts';
@@ -77,6 +78,8 @@ export interface WriteRequest {
   sharing?: SharingRequest;
   /** What to do when the folder already holds a file of that name (drives; Storage has no names to clash). */
   conflict?: ConflictBehavior;
+  /** Location-specific options of the target (manage's targetDocument.options.crm). */
+  options?: { crm?: CrmTargetOptions };
 }
 
 
@@ -98,7 +101,8 @@ export interface Location {
   /** The connection kind it needs: the API refuses a request (CONNECTION_MISSING, naming the field) when the
    *  subscription has none, before anything is queued. */
   readonly connection?: ConnectionKindName;
-  readTemplate?(ctx: LocationContext, urn: string): Promise<BlobRef>;
+  /** `fileFormat`: the format the request declares (a location that cannot tell checks it against the bytes). */
+  readTemplate?(ctx: LocationContext, urn: string, fileFormat?: string): Promise<BlobRef>;
   readData?(ctx: LocationContext, urn: string): Promise<BlobRef>;
   readDocument?(ctx: LocationContext, urn: string): Promise<FoundFile>;
   write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;

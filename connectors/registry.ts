@@ -6,13 +6,17 @@ import { innerError } from '../core/errors.ts';
 import { type Capability, type Location, type LocationDeps, LocationError } from './location.ts';
 import { missingConnection } from './connections.ts';
 import { driveBLocation } from './driveB/location.ts';
+import { crmLocation } from './crm/location.ts';
 import { storageLocation } from './storage/location.ts';
+import { urlLocation } from './url/location.ts';
 
 export type { LocationDeps } from './location.ts';
 
 const LOCATIONS: Record<string, (deps: LocationDeps) => Location> = {
   Storage: storageLocation,
   DriveB: driveBLocation,
+  crm: crmLocation,
+  url: urlLocation,
 };
 
 /** One thing a request needs from a location, and the request field that asks for it. */

@@ -94,6 +94,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           ...(uri ? { url: uri } : {}),
           ...(links ? { links } : {}),
           ...(emails ? { emails } : {}),
+          ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
         },
       ],
     );

@@ -35,8 +35,11 @@ export function describeValidation(err: AjvError, context: string | undefined): 
   }
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, inner: InnerError[]) {
-  return reply.code(status).type('application/json').send(failure(request, status, message, inner));
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, inner: InnerError[], external: unknown[] = []) {
+  const body = failure(request, status, message, inner);
+  // An external location's own errors (manage's error.externalErrors; other operations' schemas drop them).
+  if (external.length > 0) (body.error as Record<string, unknown>).externalErrors = external;
+  return reply.code(status).type('application/json').send(body);
 }
 
 /** Logs an unexpected failure with the details the caller never sees; the eventId it returns goes into
@@ -53,7 +56,7 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
     // while its body was read: what matters is that no operation exists, not what was wrong with the body.
     if (request.is404) return notFound(request, reply);
     if (error instanceof ApiError) {
-      return sendError(request, reply, error.status, error.message, error.innerErrors);
+      return sendError(request, reply, error.status, error.message, error.innerErrors, error.externalErrors);
     }
     const fe = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
     if (fe.validation) {

@@ -4,6 +4,7 @@ import { m001 } from './001-initial.ts';
 import { m002 } from './002-records.ts';
 import { m003 } from './003-common.ts';
 import { m004 } from './004-connections.ts';
+import { m005 } from './005-document-initiator.ts';
 
 export interface Migration {
   readonly version: number;
@@ -11,4 +12,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005];

@@ -42,7 +42,6 @@ describe('locations: unavailable methods are refused before queueing', () => {
       (t, d) => generateBody(t, d, { template: { relatedItems: [{ name: 'footer', urn: 'x', fileFormat: 'docx', loadMethod: 'DriveA' }] } }),
       /template\.relatedItems\[0\]\.loadMethod DriveA is not available/,
     ],
-    ['template.url', (_t, d) => ({ ...generateBody('', d), template: { url: 'https://example.com/t.docx', fileFormat: 'docx' } }), /template\.url is not available/],
   ];
 
   for (const [name, body, message] of cases) {
@@ -109,8 +108,10 @@ describe('locations: unavailable methods are refused before queueing', () => {
     const toCrm = await api.call('POST', '/documents/document/manage', {
       json: { sourceDocument: { ...source, remove: 'none' }, targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'crm', path: '' } },
     });
+    // crm is available, but this subscription has not connected it (test/integration/crm covers a connected one).
     expect(toCrm.status).toBe(400);
-    expect(toCrm.body.error.innerErrors[0].message).toMatch(/targetDocument\.deliveryMethod crm is not available/);
+    expect(toCrm.body.error.innerErrors[0].code).toBe('CONNECTION_MISSING');
+    expect(toCrm.body.error.innerErrors[0].message).toMatch(/targetDocument\.deliveryMethod crm: the subscription has no crm connection/);
     expect(await workflowsOf(toDriveA.body.operationId)).toBe(0);
     expect(await workflowsOf(toCrm.body.operationId)).toBe(0);
     // The move did not happen: the document still downloads.
