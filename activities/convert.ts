@@ -4,6 +4,7 @@ import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import { type ConvertOptions, convert, isConvertError } from '../converter/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
+import { bytesFormatOf } from '../core/formats.ts';
 
 export interface ConvertInput {
   source: BlobRef;
@@ -31,7 +32,8 @@ export function convertActivity(deps: ActivityDeps) {
     let out: Uint8Array;
     try {
       out = await convert(bytes, {
-        from: input.from,
+        // A native format's bytes are its Office twin (exported from DriveB, or merged from the export).
+        from: bytesFormatOf(input.from),
         to: input.to,
         signal: ctx.cancellationSignal,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),

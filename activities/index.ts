@@ -14,6 +14,7 @@ import { manageActivities } from './manage.ts';
 import { resolveTemplateActivity } from './resolve-template.ts';
 import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
+import { nativeMergeActivities } from './native-merge.ts';
 
 export function createActivities(given: ActivityDeps) {
   const locations =
@@ -38,6 +39,7 @@ export function createActivities(given: ActivityDeps) {
     callbackAttempt: callbackActivity(deps),
     ...retentionActivities(deps),
     ...manageActivities(deps),
+    ...nativeMergeActivities(deps),
   };
 }
 

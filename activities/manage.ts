@@ -25,7 +25,7 @@ export interface ManageWriteInput {
   embedded?: Record<string, string>;
   connections?: Record<string, string>;
   /** A copy or move (not a convert): when the source is in the target's location and that location can
-   *  copy or move inside itself (DriveA), that is used instead of writing the bytes again. */
+   *  copy or move inside itself (DriveA, DriveB), that is used instead of writing the bytes again. */
   within?: { sourceUrn: string; loadMethod: string; operation: 'copy' | 'move' };
 }
 
@@ -49,6 +49,8 @@ export interface ManageRecordInput {
   url?: string;
   links?: NewDocument['links'];
   emails?: NewDocument['emails'];
+  /** X-Email (spec 5.2). */
+  initiatorEmail?: string;
 }
 
 export interface ManageRemoveInput {
@@ -80,23 +82,23 @@ export function manageActivities(deps: ResolvedActivityDeps) {
      *  properties first (a scratch blob beside the run's others, removed once written). */
     async manageWriteTarget(input: ManageWriteInput): Promise<ManageWritten> {
       const { target, within } = input;
-      const request = {
-        urn: input.urn,
-        name: target.name,
-        path: target.path,
-        fileFormat: target.fileFormat,
-        ...(target.sharing ? { sharing: target.sharing } : {}),
-        ...(target.conflict ? { conflict: target.conflict } : {}),
-      };
       if (within && !input.embedded && within.loadMethod === target.deliveryMethod) {
         const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
         const inside = await atLocation(deps.locations, need, async (l): Promise<ManageWritten | undefined> => {
+          const req = {
+            urn: input.urn,
+            name: target.name,
+            path: target.path,
+            fileFormat: target.fileFormat,
+            ...(target.sharing ? { sharing: target.sharing } : {}),
+            ...(target.conflict ? { conflict: target.conflict } : {}),
+          };
           const ctx = contextOf(input, target.deliveryMethod);
           if (within.operation === 'move' && l.moveWithin) {
-            const moved = await l.moveWithin(ctx, within.sourceUrn, request);
+            const moved = await l.moveWithin(ctx, within.sourceUrn, req);
             return moved ? { ...moved, movedSource: true } : undefined;
           }
-          if (within.operation === 'copy' && l.copyWithin) return l.copyWithin(ctx, within.sourceUrn, request);
+          if (within.operation === 'copy' && l.copyWithin) return l.copyWithin(ctx, within.sourceUrn, req);
           return undefined;
         });
         if (inside) return inside;
@@ -110,7 +112,18 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       }
       try {
         const need = { method: target.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod' } as const;
-        return await atLocation(deps.locations, need, (l) => l.write!(contextOf(input, target.deliveryMethod), { ...request, source }));
+        return await atLocation(deps.locations, need, (l) =>
+          l.write!(contextOf(input, target.deliveryMethod), {
+            urn: input.urn,
+            name: target.name,
+            path: target.path,
+            fileFormat: target.fileFormat,
+            source,
+            ...(target.sharing ? { sharing: target.sharing } : {}),
+            ...(target.conflict ? { conflict: target.conflict } : {}),
+            ...(target.options?.crm ? { options: { crm: target.options.crm } } : {}),
+          }),
+        );
       } finally {
         if (temporary) await deps.blobs.delete(temporary);
       }
@@ -131,6 +144,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         ...(input.url ? { url: input.url } : {}),
         ...(input.links ? { links: input.links } : {}),
         ...(input.emails ? { emails: input.emails } : {}),
+        ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
       };
       const { documentGuid, metered } =
         input.operation === 'move'

@@ -3,6 +3,7 @@ import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import { convert, isConvertError, pageCount } from '../converter/index.ts';
 import { remainingBudget } from './convert.ts';
 import type { ActivityDeps } from './deps.ts';
+import { bytesFormatOf } from '../core/formats.ts';
 
 export function measureActivity(deps: ActivityDeps) {
   /** The page count that `pages-generated` meters: exact for pdf, slides for pptx, a PDF rendition's
@@ -23,11 +24,11 @@ export function measureActivity(deps: ActivityDeps) {
       ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
     };
     try {
-      return (await pageCount(bytes, input.fileFormat, opts)).pages;
+      return (await pageCount(bytes, bytesFormatOf(input.fileFormat), opts)).pages;
     } catch (err) {
       if (isConvertError(err) && (err.code === 'TIMEOUT' || err.code === 'CRASHED') && !ctx.cancellationSignal.aborted) {
         ctx.log.warn('page count rendition failed; metering the estimate', { error: err.message });
-        return (await pageCount(bytes, input.fileFormat, { render: null })).pages;
+        return (await pageCount(bytes, bytesFormatOf(input.fileFormat), { render: null })).pages;
       }
       throw err;
     }

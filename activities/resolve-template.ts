@@ -18,6 +18,6 @@ export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
     const byUrl = Boolean(template.url);
     const method = byUrl ? 'url' : template.loadMethod;
     const need = { method, capability: 'readTemplate', field: byUrl ? `${field}.url` : `${field}.loadMethod`, fileFormat: template.fileFormat } as const;
-    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input, method), byUrl ? template.url! : template.urn));
+    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input, method), byUrl ? template.url! : template.urn, template.fileFormat));
   };
 }

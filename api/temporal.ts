@@ -201,7 +201,8 @@ export async function runManage(t: WorkflowStarter, input: ManageInput, idem?: I
       : `manage ${input.operation} ${input.source.loadMethod}:${input.source.urn}`,
     staticDetails: [
       `**operation** ${input.operationId} (${input.operation})`,
-      `**subscription** ${input.subscriptionId} · **user** ${input.userId}`,
+      `**subscription** ${input.subscriptionId} · **user** ${input.userId}${input.serviceUser ? ` (X-Service-Authorization: ${input.serviceUser.email})` : ''}`,
+      ...(input.initiatorEmail ? [`**initiator** ${input.initiatorEmail} (X-Email)`] : []),
       `**source** ${input.source.loadMethod}:${input.source.urn} (${input.source.fileFormat}), remove ${input.source.remove}`,
       ...(target ? [`**target** ${target.name} as ${target.fileFormat} to ${target.deliveryMethod}:${target.path}`] : []),
     ].join('\n'),

@@ -6,6 +6,8 @@ import { type CallInit, type QueryValue, type RequestOptions, Transport, type Tr
 import type {
   ClientClaims,
   ClientToken,
+  ServiceClaims,
+  ServiceToken,
   Configuration,
   Connection,
   ConnectionKind,
@@ -102,6 +104,11 @@ export class CommonClient extends Area {
   /** POST /common/client/token: the value for X-Client-Authorization (spec 5.3). */
   async createClientToken(claims: ClientClaims, opts?: RequestOptions): Promise<ClientToken> {
     return this.call('POST', '/common/client/token', callInit(opts, { json: claims }));
+  }
+  /** Extension: POST /common/service/token, the value for manage's X-Service-Authorization (spec 5.2): a
+   *  user without an account at the identity provider, who then acts in the manage requests that send it. */
+  async createServiceToken(claims: ServiceClaims, opts?: RequestOptions): Promise<ServiceToken> {
+    return this.call('POST', '/common/service/token', callInit(opts, { json: claims }));
   }
   async listContacts(opts?: RequestOptions): Promise<UserContact[]> {
     return (await this.call<{ userContacts: UserContact[] }>('GET', '/common/user/contact/list', callInit(opts))).userContacts;

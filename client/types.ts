@@ -3,7 +3,7 @@
 // envelopes' generic shapes, list paging, query parameters, and what the SDK itself adds (uploads,
 // downloads, headers).
 import type { Static } from 'typebox';
-import type { ClientClaimsBody, ClientTokenResult } from '../api/routes/client-token.ts';
+import type { ClientClaimsBody, ClientTokenResult, ServiceClaimsBody, ServiceTokenResult } from '../api/routes/client-token.ts';
 import type { Contact, Dashboard, Folder as FolderSchema, Setting } from '../api/routes/common.ts';
 import type { ConfigurationFieldName } from '../api/routes/configurations.ts';
 import type { Connection as ConnectionSchema } from '../api/routes/connections.ts';
@@ -206,6 +206,11 @@ export type DocumentUpdate = DocumentUpdateBody;
 export type ClientClaims = Static<typeof ClientClaimsBody>;
 
 export type ClientToken = Static<typeof ClientTokenResult>;
+
+/** Claims of a service-authorization token (manage's X-Service-Authorization, spec 5.2): sub is the user's id (a UUID). */
+export type ServiceClaims = Static<typeof ServiceClaimsBody>;
+
+export type ServiceToken = Static<typeof ServiceTokenResult>;
 
 export interface LimitsQuery {
   scope?: 'Global' | 'User' | 'Subscription' | 'Account' | (string & {});

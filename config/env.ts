@@ -126,7 +126,7 @@ const apiVersion: Parser<string> = (raw, name) => {
 const hostList: Parser<string[]> = (raw, name) => {
   const hosts = raw.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   for (const h of hosts) {
-    if (!/^(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/.test(h)) throw new ConfigError(`${name}: ${JSON.stringify(h)} is not a host name or *.domain`);
+    if (!/^(http:\/\/)?(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/.test(h)) throw new ConfigError(`${name}: ${JSON.stringify(h)} is not a host name or *.domain`);
   }
   return hosts;
 };
@@ -151,7 +151,7 @@ export const settings = {
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', 20 * 1024 * 1024, bytes, 'Maximum size of one uploaded file (e.g. 20MB)'),
   uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
   generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate waits for its workflow'),
-  clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token)'),
+  clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token) and of a service-authorization token (POST /common/service/token)'),
   converterSlots: setting(
     'CONVERTER_SLOTS',
     0,
@@ -250,9 +250,15 @@ export const settings = {
     'CRM_LOGIN_HOSTS',
     CD.crmLoginHosts,
     hostList,
-    'Hosts a crm connection\'s loginUrl may name (comma-separated, *.domain allowed): the tenant picks its org\'s login host, the service decides which hosts are Salesforce',
+    'Hosts a crm connection\'s loginUrl (and the org\'s instance URL) may name, https only (comma-separated, *.domain allowed; an entry http://host:port also allows plain http to exactly that, for local test servers): the tenant picks its org\'s login host, the service decides which hosts are Salesforce',
   ),
-  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB (Drive, Docs, Sheets, Slides and uploads all go here)'),
+  crmMultipartBytes: setting(
+    'CRM_MULTIPART_BYTES',
+    CD.crmMultipartBytes,
+    bytes,
+    'Files larger than this go to Salesforce as a multipart request instead of one JSON body (the REST API refuses JSON bodies over about 50 MB, and base64 adds a third)',
+  ),
+  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB: Drive and its uploads; when set to another root, Docs, Sheets and Slides go there too (by default they use their own googleapis.com hosts)'),
   driveBTokenUrl: setting('DRIVEB_TOKEN_URL', CD.driveBTokenUrl, requiredHttpUrl, 'Google OAuth token endpoint of DriveB connections'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
@@ -329,6 +335,7 @@ export function connectorSettingsOf(config: Config): ConnectorSettings {
     driveALoginUrl: config.driveALoginUrl,
     crmApiVersion: config.crmApiVersion,
     crmLoginHosts: config.crmLoginHosts,
+    crmMultipartBytes: config.crmMultipartBytes,
     driveBApiUrl: config.driveBApiUrl,
     driveBTokenUrl: config.driveBTokenUrl,
   };

@@ -8,7 +8,9 @@ import type { InnerError } from '../core/errors.ts';
 import type { Db } from '../store/db.ts';
 import { getConnectionById, getConnectionByKind, type StoredConnection } from '../store/connections.ts';
 import { unseal } from '../security/sealed.ts';
+import { crmConnection } from './crm/connection.ts';
 import { driveAConnection } from './driveA/connection.ts';
+import { driveBConnection } from './driveB/connection.ts';
 import { type LocationContext, LocationError } from './location.ts';
 
 export const CONNECTION_KIND_NAMES = ['driveA', 'driveB', 'crm'] as const;
@@ -27,6 +29,8 @@ export interface ConnectorSettings {
   crmApiVersion: string;
   /** Hosts a crm connection's loginUrl may name (`*.domain` allowed). */
   crmLoginHosts: string[];
+  /** Files larger than this go to Salesforce as multipart instead of JSON (base64). */
+  crmMultipartBytes: number;
   /** Google API root (Drive, Docs, Sheets, Slides, uploads). */
   driveBApiUrl: string;
   /** Google OAuth token endpoint. */
@@ -38,6 +42,7 @@ export const DEFAULT_CONNECTOR_SETTINGS: ConnectorSettings = {
   driveALoginUrl: 'https://login.microsoftonline.com',
   crmApiVersion: '62.0',
   crmLoginHosts: ['*.my.salesforce.com', 'login.salesforce.com', 'test.salesforce.com'],
+  crmMultipartBytes: 30 * 1024 * 1024,
   driveBApiUrl: 'https://www.googleapis.com/',
   driveBTokenUrl: 'https://oauth2.googleapis.com/token',
 };
@@ -55,6 +60,8 @@ export interface ConnectionKind {
 /** The kinds this deployment can connect. A connector adds its own line. */
 export const CONNECTION_KINDS: Partial<Record<ConnectionKindName, ConnectionKind>> = {
   driveA: driveAConnection,
+  driveB: driveBConnection,
+  crm: crmConnection,
 };
 
 export function isConnectionKindName(k: string): k is ConnectionKindName {

@@ -7,6 +7,7 @@ import type { BlobRef } from '../core/blob.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { FileFormat, LocationMethod } from '../core/formats.ts';
 import type { ConflictBehavior, LinkField, SharingRequest } from '../core/generate.ts';
+import type { CrmTargetOptions } from '../core/manage.ts';
 import type { Db } from '../store/db.ts';
 import type { OutboundPolicy } from './http/address-policy.ts';
 import type { ConnectionKindName, ConnectionStore, ConnectorSettings } from './connections.ts';
@@ -77,6 +78,8 @@ export interface WriteRequest {
   sharing?: SharingRequest;
   /** What to do when the folder already holds a file of that name (drives; Storage has no names to clash). */
   conflict?: ConflictBehavior;
+  /** Location-specific options of the target (manage's targetDocument.options.crm). */
+  options?: { crm?: CrmTargetOptions };
 }
 
 
@@ -98,19 +101,32 @@ export interface Location {
   /** The connection kind it needs: the API refuses a request (CONNECTION_MISSING, naming the field) when the
    *  subscription has none, before anything is queued. */
   readonly connection?: ConnectionKindName;
-  readTemplate?(ctx: LocationContext, urn: string): Promise<BlobRef>;
+  /** `fileFormat`: the format the request declares (a location that cannot tell checks it against the bytes). */
+  readTemplate?(ctx: LocationContext, urn: string, fileFormat?: string): Promise<BlobRef>;
   readData?(ctx: LocationContext, urn: string): Promise<BlobRef>;
   readDocument?(ctx: LocationContext, urn: string): Promise<FoundFile>;
   write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;
-  /** Copies a file of this location to another folder of it without the bytes passing through the
-   *  service (DriveA: Graph's asynchronous copy). `req.urn` keys retries as for write. */
-  copyWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written>;
-  /** Moves a file of this location (the same file afterwards: DriveA's PATCH of the parent), so the source
-   *  needs no removal. Undefined when it cannot (DriveA: the source is in another drive): the caller then
-   *  writes a copy and removes the source. */
-  moveWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written | undefined>;
   /** `delete` is soft (recoverable), `permanentDelete` is not; both make the urn stop resolving. */
   remove?(ctx: LocationContext, urn: string, mode: 'delete' | 'permanentDelete'): Promise<void>;
+  /** Manage inside one location (DriveA: Graph's asynchronous copy, PATCH of the parent; DriveB): copy or
+   *  move the file itself, its bytes never passing through docgen (a native Google file keeps everything an
+   *  export would lose). `req.urn` keys retries as for write. */
+  copyWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written>;
+  /** undefined: this move cannot be done inside the location (the caller copies and removes instead). */
+  moveWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written | undefined>;
+  /** DriveB native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
+   *  into the target folder and merge its fields in place; `pages` is what the copy meters. */
+  nativeMerge?(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;
+}
+
+export interface NativeMergeRequest {
+  template: { urn: string; fileFormat: string };
+  /** The data file (JSON) in the blob store. */
+  data: BlobRef;
+  /** nativeImageMergeEnabled */
+  images: boolean;
+  /** Where the merged copy goes: urn chosen by the workflow, name, path, sharing. */
+  write: Omit<WriteRequest, 'source' | 'fileFormat'>;
 }
 
 /** A failure a location reports in the spec's terms (e.g. TEMPLATE_NOT_FOUND). Activities turn it into a

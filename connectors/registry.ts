@@ -6,13 +6,19 @@ import { innerError } from '../core/errors.ts';
 import { type Capability, type Location, type LocationDeps, LocationError } from './location.ts';
 import { missingConnection } from './connections.ts';
 import { driveALocation } from './driveA/location.ts';
+import { driveBLocation } from './driveB/location.ts';
+import { crmLocation } from './crm/location.ts';
 import { storageLocation } from './storage/location.ts';
+import { urlLocation } from './url/location.ts';
 
 export type { LocationDeps } from './location.ts';
 
 const LOCATIONS: Record<string, (deps: LocationDeps) => Location> = {
   Storage: storageLocation,
   DriveA: driveALocation,
+  DriveB: driveBLocation,
+  crm: crmLocation,
+  url: urlLocation,
 };
 
 /** One thing a request needs from a location, and the request field that asks for it. */
@@ -39,7 +45,7 @@ export interface LocationRegistry {
 }
 
 function unsupported(need: LocationNeed, registered: boolean): string {
-  if (registered && need.capability === 'delete') return `Delete is supported for DriveA only (spec 4.8), not for ${need.field} ${need.method}`;
+  if (registered && need.capability === 'delete') return `Delete is supported for the drives only (spec 4.8: DriveA; DriveB too), not for ${need.field} ${need.method}`;
   if (need.method === 'url') return `${need.field} is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage`;
   const what: Record<Capability, string> = {
     readTemplate: 'to read templates from',

@@ -33,6 +33,7 @@ export const errorRegistry = {
   DATA_INVALID: { status: 400, message: 'The data is not a valid JSON document.' },
   TEMPLATE_ERROR: { status: 400, message: 'The template has errors.' },
   TEMPLATE_TOO_COMPLEX: { status: 400, message: 'The template or its data exceeds a limit of this service.' },
+  X_SERVICE_AUTH_ERROR: { status: 400, message: 'Invalid format' },
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
   CONNECTION_MISSING: { status: 400, message: 'The subscription has no connection to this location: connect it with PUT /common/connection/{kind}.' },
   CONNECTION_ERROR: { status: 400, message: 'The connection to this location was refused (credentials, permissions or the drive it names).' },
@@ -67,7 +68,7 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly innerErrors: InnerError[];
-  /** What an external location (a drive) answered, for manage's error.externalErrors. */
+  /** Errors an external service reported (manage's error.externalErrors); empty otherwise. */
   readonly externalErrors: unknown[];
   constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[], externalErrors: unknown[] = []) {
     super(message ?? errorRegistry[code].message);

@@ -5,13 +5,13 @@ import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { type ErrorCode, errorRegistry, type InnerError, innerError, isErrorCode } from './errors.ts';
 
 /** A failure the caller caused: the workflow must not retry it. */
-export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[], externalErrors: unknown[] = []): ApplicationFailure {
+export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[], externalErrors?: unknown[]): ApplicationFailure {
   return ApplicationFailure.create({
     type: code,
     message,
     nonRetryable: true,
-    // The second detail: what an external location answered (manage's error.externalErrors).
-    details: externalErrors.length > 0 ? [innerErrors ?? [innerError(code, message)], externalErrors] : [innerErrors ?? [innerError(code, message)]],
+    // The external service's own errors (a drive's, Salesforce's) travel as a second detail.
+    details: externalErrors?.length ? [innerErrors ?? [innerError(code, message)], externalErrors] : [innerErrors ?? [innerError(code, message)]],
   });
 }
 
@@ -20,6 +20,7 @@ export interface FailureRendering {
   status: number;
   message: string;
   innerErrors: InnerError[];
+  /** What an external location reported (manage's error.externalErrors). */
   externalErrors?: unknown[];
 }
 
@@ -28,8 +29,8 @@ export interface FailureRendering {
 export function renderFailure(cause: unknown, workflowId: string): FailureRendering {
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
     const inner = Array.isArray(cause.details?.[0]) ? (cause.details[0] as InnerError[]) : [innerError(cause.type, cause.message)];
-    const external = Array.isArray(cause.details?.[1]) ? (cause.details[1] as unknown[]) : [];
-    return { code: cause.type, status: errorRegistry[cause.type].status, message: cause.message, innerErrors: inner, ...(external.length > 0 ? { externalErrors: external } : {}) };
+    const external = Array.isArray(cause.details?.[1]) ? (cause.details[1] as unknown[]) : undefined;
+    return { code: cause.type, status: errorRegistry[cause.type].status, message: cause.message, innerErrors: inner, ...(external ? { externalErrors: external } : {}) };
   }
   if (cause instanceof TimeoutFailure) {
     return { code: 'GENERATION_TIMEOUT', status: 504, message: errorRegistry.GENERATION_TIMEOUT.message, innerErrors: [innerError('GENERATION_TIMEOUT')] };

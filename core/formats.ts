@@ -72,6 +72,16 @@ export function isNativeFormat(f: string | undefined): f is (typeof DRIVEB_NATIV
   return isFormat(f) && FORMATS[f].kind === 'native';
 }
 
+/** A DriveB-native format's Office twin: what Drive exports it to, what the engine merges and converts,
+ *  and what Drive converts back to the native type on upload. */
+export const NATIVE_OFFICE_TWIN = { gdoc: 'docx', gsheet: 'xlsx', gslide: 'pptx' } as const;
+
+/** The format whose bytes a file of `format` travels as between steps: the Office twin for a native
+ *  format, the format itself otherwise. */
+export function bytesFormatOf(format: string): string {
+  return isNativeFormat(format) ? NATIVE_OFFICE_TWIN[format] : format;
+}
+
 export function contentTypeOf(format: string): string {
   return isFormat(format) ? FORMATS[format].contentType : 'application/octet-stream';
 }

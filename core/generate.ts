@@ -96,6 +96,8 @@ export interface GenerateInput {
     /** Parsed from document.options.driveA / driveB, the one of the delivery's own drive. */
     sharing?: SharingRequest;
     conflict?: ConflictBehavior;
+    /** document.options.driveBGenerate: merge the native template in place (DriveB), images too if asked. */
+    nativeMerge?: { images: boolean };
   };
   /** Location method -> the id of the subscription's connection it uses (resolved by the API; the activity
    *  opens it, so no secret is ever in the workflow's input or history). */
@@ -204,6 +206,7 @@ export function checkGenerateRules(req: GenerateRequest): InnerError[] {
     errors.push(innerError('VALIDATION_ERROR', 'document.name must be a file name without slashes or control characters (1-255 characters)'));
   }
   errors.push(...parseSaveOptions(d).errors);
+  errors.push(...nativeMergeOf(req).errors);
   if (!isIn(DATA_LOAD_METHODS, req.data.loadMethod)) {
     errors.push(innerError('VALIDATION_ERROR', `data.loadMethod must be one of ${DATA_LOAD_METHODS.join(', ')}`));
   } else if (req.data.loadMethod === 'GraphQL') {
@@ -326,6 +329,49 @@ export function parseSaveOptions(document: GenerateRequest['document']): { optio
     }
   }
   return { options, errors };
+}
+
+/** document.options.driveBGenerate {nativeMergeEnabled, nativeImageMergeEnabled} (an object or JSON text;
+ *  booleans or "true"/"false"). Native merge copies a gdoc/gsheet/gslide template from DriveB and merges
+ *  it in place, so it produces that same native file in DriveB: anything else is refused here, before
+ *  anything is queued. */
+export function nativeMergeOf(req: Pick<GenerateRequest, 'template' | 'document'>): { merge?: { images: boolean }; errors: InnerError[] } {
+  const errors: InnerError[] = [];
+  const field = 'document.options.driveBGenerate';
+  let raw: unknown = req.document.options?.driveBGenerate;
+  if (raw === undefined || raw === null || raw === '') return { errors };
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      return { errors: [innerError('VALIDATION_ERROR', `${field} must be JSON text of an object`)] };
+    }
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { errors: [innerError('VALIDATION_ERROR', `${field} must be an object (or JSON text of one)`)] };
+  const o = raw as Record<string, unknown>;
+  const flag = (k: string): boolean => {
+    const v = o[k];
+    if (v === undefined || v === null || v === false || v === 'false' || v === '') return false;
+    if (v === true || v === 'true') return true;
+    errors.push(innerError('VALIDATION_ERROR', `${field}.${k} must be true or false`));
+    return false;
+  };
+  const enabled = flag('nativeMergeEnabled');
+  const images = flag('nativeImageMergeEnabled');
+  if (images && !enabled) errors.push(innerError('VALIDATION_ERROR', `${field}.nativeImageMergeEnabled needs ${field}.nativeMergeEnabled`));
+  if (!enabled) return { errors };
+  const t = req.template;
+  if (!isIn(['gdoc', 'gsheet', 'gslide'], t.fileFormat) || t.loadMethod !== 'DriveB') {
+    errors.push(innerError('VALIDATION_ERROR', `${field}.nativeMergeEnabled merges a gdoc, gsheet or gslide template loaded from DriveB in place (template is ${t.fileFormat} from ${t.loadMethod ?? t.url ?? 'nowhere'})`));
+  } else if (req.document.fileFormat !== t.fileFormat) {
+    errors.push(
+      innerError(
+        'VALIDATION_ERROR',
+        `${field}.nativeMergeEnabled produces the template's own format (${t.fileFormat}), not ${req.document.fileFormat}: for ${req.document.fileFormat}, leave native merge off (the default route exports, merges and converts)`,
+      ),
+    );
+  }
+  return errors.length > 0 ? { errors } : { merge: { images }, errors };
 }
 
 function isValidTimeZone(tz: string): boolean {

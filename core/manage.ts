@@ -16,15 +16,76 @@ export const MANAGE_LOCATIONS: readonly LocationMethod[] = ['Storage', 'DriveA',
 export interface ManageInput {
   operationId: string;
   subscriptionId: string;
+  /** The acting user: the bearer token's user, or the X-Service-Authorization token's (spec 5.2). */
   userId: string;
+  /** Who acted, when it was not the bearer token's user: the service token's user (spec 5.2). */
+  serviceUser?: { email: string; fullName?: string };
+  /** X-Email (spec 5.2): the e-mail of the user who started the process, recorded on the document. */
+  initiatorEmail?: string;
   operation: ManageOperation;
   source: { urn: string; fileFormat: string; loadMethod: string; remove: RemoveMode };
-  /** Absent for delete. sharing/conflict: targetDocument.options.driveA (or driveB) of the target's drive. */
-  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions } & DriveDelivery;
+  /** Absent for delete. sharing/conflict: targetDocument.options.driveA (or driveB) of the target's drive;
+   *  options.crm: targetDocument.options.crm, validated (parseCrmOptions), only when deliveryMethod is crm. */
+  target?: { name: string; fileFormat: string; deliveryMethod: string; path: string; saveOptions?: SaveOptions; options?: { crm?: CrmTargetOptions } } & DriveDelivery;
   /** data.embedded: JSON text of an object written to the output file's custom properties. */
   embedded?: string;
   /** Location method -> the connection it uses (resolved by the API; the activities open it). */
   connections?: Record<string, string>;
+}
+
+/** targetDocument.options.crm (spec 4.8): Salesforce ids, and fileType as a check of the format. */
+export interface CrmTargetOptions {
+  /** ContentVersion.NetworkId: the Experience Cloud site of a new file. */
+  networkId?: string;
+  /** The file to add a version to: its ContentDocument id (069...) or one of its ContentVersion ids (068...). */
+  fileId?: string;
+  /** Must agree with targetDocument.fileFormat (Salesforce derives FileType from the file name). */
+  fileType?: string;
+  /** ContentVersion.FirstPublishLocationId: the record (Account, Opportunity, user, library) a new file is attached to. */
+  fileParentId?: string;
+  /** ContentVersion.OwnerId. */
+  ownerId?: string;
+}
+
+const CRM_FIELDS = ['networkId', 'fileId', 'fileType', 'fileParentId', 'ownerId'] as const;
+const SALESFORCE_ID = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
+/** Salesforce's FileType for each format, accepted in fileType beside the format's own name. */
+export const CRM_FILE_TYPES: Record<string, string> = { docx: 'WORD_X', xlsx: 'EXCEL_X', pptx: 'POWER_POINT_X', pdf: 'PDF', csv: 'CSV' };
+
+/** Validates targetDocument.options.crm; every problem names its field. Empty strings count as absent. */
+export function parseCrmOptions(raw: unknown, fileFormat: string): { options: CrmTargetOptions; problems: InnerError[] } {
+  const problems: InnerError[] = [];
+  const options: CrmTargetOptions = {};
+  if (raw === undefined || raw === null) return { options, problems };
+  const field = (f: string) => `targetDocument.options.crm.${f}`;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push(innerError('VALIDATION_ERROR', 'targetDocument.options.crm must be an object {networkId, fileId, fileType, fileParentId, ownerId}'));
+    return { options, problems };
+  }
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    if (!(CRM_FIELDS as readonly string[]).includes(k)) {
+      problems.push(innerError('VALIDATION_ERROR', `${field(k)} is not a crm option (networkId, fileId, fileType, fileParentId, ownerId)`));
+      continue;
+    }
+    if (v === undefined || v === null || v === '') continue;
+    if (typeof v !== 'string') {
+      problems.push(innerError('VALIDATION_ERROR', `${field(k)} must be a string`));
+      continue;
+    }
+    const value = v.trim();
+    if (k === 'fileType') {
+      const want = CRM_FILE_TYPES[fileFormat];
+      if (value.toLowerCase() !== fileFormat.toLowerCase() && value.toUpperCase() !== want) {
+        problems.push(innerError('VALIDATION_ERROR', `${field(k)} ${value} does not match targetDocument.fileFormat ${fileFormat}${want ? ` (give ${fileFormat} or ${want}, or leave it out)` : ''}`));
+        continue;
+      }
+    } else if (!SALESFORCE_ID.test(value)) {
+      problems.push(innerError('VALIDATION_ERROR', `${field(k)} must be a Salesforce record id (15 or 18 letters and digits)`));
+      continue;
+    }
+    options[k as keyof CrmTargetOptions] = value;
+  }
+  return { options, problems };
 }
 
 export interface ManageResult {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isSvg, rasterise, readSvg, SvgError } from './svg.ts';
 
 /**
  * `{%image}` values: a data URL, raw bytes, an http(s) URL, or `{ data, width?, height? }` (pixels, a
@@ -11,7 +12,7 @@ export type UrlResolver = (url: string) => Uint8Array;
 
 export interface ImageData {
   bytes: Uint8Array;
-  ext: 'png' | 'jpeg' | 'gif' | 'bmp';
+  ext: 'png' | 'jpeg' | 'gif' | 'bmp' | 'svg';
   mime: string;
   widthPx: number;
   heightPx: number;
@@ -31,7 +32,7 @@ const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_BOX = { width: 600, height: 800 };
 export const EMU_PER_PX = 9525;
 
-function sniff(b: Uint8Array): ImageData['ext'] | undefined {
+function sniff(b: Uint8Array): Exclude<ImageData['ext'], 'svg'> | undefined {
   if (b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return 'png';
   if (b[0] === 0xff && b[1] === 0xd8) return 'jpeg';
   if (b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46) return 'gif';
@@ -39,7 +40,7 @@ function sniff(b: Uint8Array): ImageData['ext'] | undefined {
   return undefined;
 }
 
-function dimensions(b: Uint8Array, ext: ImageData['ext']): { w: number; h: number } | undefined {
+function dimensions(b: Uint8Array, ext: Exclude<ImageData['ext'], 'svg'>): { w: number; h: number } | undefined {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   try {
     switch (ext) {
@@ -84,7 +85,17 @@ function toBytes(v: unknown, resolveUrl?: UrlResolver): Uint8Array {
       }
       throw new ImageError('image_invalid', 'the image value is not a data URL');
     }
-    if (m[2] === undefined) throw new ImageError('image_invalid', 'the image data URL must be base64-encoded');
+    if (m[2] === undefined) {
+      // SVG is text: data:image/svg+xml,%3Csvg… (percent-encoded) is how it is usually written.
+      if (/^image\/svg\+xml$/i.test((m[1] ?? '').trim())) {
+        try {
+          return Buffer.from(decodeURIComponent(m[3] ?? ''), 'utf8');
+        } catch {
+          throw new ImageError('image_invalid', 'the SVG data URL is not correctly percent-encoded');
+        }
+      }
+      throw new ImageError('image_invalid', 'the image data URL must be base64-encoded');
+    }
     return Buffer.from(m[3] ?? '', 'base64');
   }
   throw new ImageError('image_invalid', 'the image value must be a data URL, bytes or {data, width, height}');
@@ -95,8 +106,14 @@ export interface ImageBox {
   heightPx: number;
 }
 
-/** Decodes an image value and computes its display size in pixels. */
-export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: ImageData; box: ImageBox } {
+/** Longest side of the PNG drawn for an SVG (twice the display size, for sharpness). */
+const MAX_FALLBACK_PX = 2048;
+
+/**
+ * Decodes an image value and computes its display size in pixels. An SVG comes back as `svg`
+ * with `image` its PNG rendering (the fallback every Office picture with an SVG carries).
+ */
+export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: ImageData; box: ImageBox; svg?: ImageData } {
   let data = value;
   let boxW: number | undefined;
   let boxH: number | undefined;
@@ -109,7 +126,8 @@ export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: Im
   const bytes = toBytes(data, resolveUrl);
   if (bytes.length > MAX_IMAGE_BYTES) throw new ImageError('image_too_large', `the image is larger than ${MAX_IMAGE_BYTES} bytes`);
   const ext = sniff(bytes);
-  if (ext === undefined) throw new ImageError('image_invalid', 'unsupported image format (use PNG, JPEG, GIF or BMP)');
+  if (ext === undefined && isSvg(bytes)) return loadSvg(bytes, boxW, boxH);
+  if (ext === undefined) throw new ImageError('image_invalid', 'unsupported image format (use PNG, JPEG, GIF, BMP or SVG)');
   const dim = dimensions(bytes, ext);
   if (dim === undefined || dim.w <= 0 || dim.h <= 0) throw new ImageError('image_invalid', 'cannot read the image dimensions');
   const image: ImageData = {
@@ -123,6 +141,35 @@ export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: Im
   return { image, box: fit(dim.w, dim.h, boxW, boxH) };
 }
 
+function loadSvg(bytes: Uint8Array, boxW: number | undefined, boxH: number | undefined): { image: ImageData; box: ImageBox; svg: ImageData } {
+  try {
+    const { svg, width, height } = readSvg(bytes);
+    const box = fit(width, height, boxW, boxH);
+    const scale = Math.min(2, MAX_FALLBACK_PX / Math.max(box.widthPx, box.heightPx));
+    const png = rasterise(svg, box.widthPx * scale);
+    const svgBytes = Buffer.from(svg, 'utf8');
+    const hash = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex').slice(0, 16);
+    const pngDim = dimensions(png, 'png');
+    return {
+      image: { bytes: png, ext: 'png', mime: 'image/png', widthPx: pngDim?.w ?? box.widthPx, heightPx: pngDim?.h ?? box.heightPx, hash: hash(png) },
+      box,
+      svg: { bytes: svgBytes, ext: 'svg', mime: 'image/svg+xml', widthPx: width, heightPx: height, hash: hash(svgBytes) },
+    };
+  } catch (e) {
+    if (e instanceof SvgError) throw new ImageError('image_invalid', e.message);
+    throw e;
+  }
+}
+
+/** `a:blip`, with the SVG extension (Office 2016+) when the picture is an SVG with a PNG fallback. */
+export function blipXml(rId: string, svgRId?: string, ns = ''): string {
+  if (svgRId === undefined) return `<a:blip${ns} r:embed="${rId}"/>`;
+  return (
+    `<a:blip${ns} r:embed="${rId}"><a:extLst><a:ext uri="{96DAC541-7B7A-43D3-8B79-37D633B846F1}">` +
+    `<asvg:svgBlip xmlns:asvg="http://schemas.microsoft.com/office/drawing/2016/SVG/main" r:embed="${svgRId}"/></a:ext></a:extLst></a:blip>`
+  );
+}
+
 /** Largest size with the image's aspect ratio inside the box (never upscaled without a box). */
 export function fit(w: number, h: number, boxW?: number, boxH?: number): ImageBox {
   if (boxW === undefined && boxH === undefined) {
@@ -133,7 +180,7 @@ export function fit(w: number, h: number, boxW?: number, boxH?: number): ImageBo
   return { widthPx: Math.max(1, Math.round(w * s)), heightPx: Math.max(1, Math.round(h * s)) };
 }
 
-export function docxDrawing(rId: string, id: number, box: ImageBox): string {
+export function docxDrawing(rId: string, id: number, box: ImageBox, svgRId?: string): string {
   const cx = box.widthPx * EMU_PER_PX;
   const cy = box.heightPx * EMU_PER_PX;
   return (
@@ -141,14 +188,14 @@ export function docxDrawing(rId: string, id: number, box: ImageBox): string {
     `<wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Picture ${id}"/>` +
     `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">` +
     `<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="${id}" name="Picture ${id}"/><pic:cNvPicPr/></pic:nvPicPr>` +
-    `<pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+    `<pic:blipFill>${blipXml(rId, svgRId, ' xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"')}<a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
     `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic>` +
     `</a:graphicData></a:graphic></wp:inline></w:drawing>`
   );
 }
 
 /** A picture that takes the place of a slide shape, fitted and centred in the shape's box. */
-export function pptxPicture(rId: string, id: number, image: ImageData, frame: { x: number; y: number; cx: number; cy: number }): string {
+export function pptxPicture(rId: string, id: number, image: ImageData, frame: { x: number; y: number; cx: number; cy: number }, svgRId?: string): string {
   const s = Math.min(frame.cx / image.widthPx, frame.cy / image.heightPx);
   const cx = Math.round(image.widthPx * s);
   const cy = Math.round(image.heightPx * s);
@@ -156,7 +203,7 @@ export function pptxPicture(rId: string, id: number, image: ImageData, frame: { 
   const y = frame.y + Math.round((frame.cy - cy) / 2);
   return (
     `<p:pic><p:nvPicPr><p:cNvPr id="${id}" name="Picture ${id}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr>` +
-    `<p:blipFill><a:blip r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></p:blipFill>` +
+    `<p:blipFill>${blipXml(rId, svgRId)}<a:stretch><a:fillRect/></a:stretch></p:blipFill>` +
     `<p:spPr><a:xfrm><a:off x="${x}" y="${y}"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>`
   );
 }

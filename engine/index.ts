@@ -8,6 +8,8 @@ import type { ImageNode } from './compile.ts';
 import type { Scopes } from './expression.ts';
 import { docxDrawing, EMU_PER_PX, ImageError, loadImage, pptxPicture } from './images.ts';
 import { DRAWING_REL, sheetDrawing, writeSheetImages } from './xlsx-images.ts';
+import type { SheetImage } from './xlsx-images.ts';
+import { prepareSvg, SvgNotReady } from './svg.ts';
 import type { SheetState } from './xlsx.ts';
 import { colToNum } from './xlsx-refs.ts';
 import type { UrlResolver } from './images.ts';
@@ -23,6 +25,10 @@ import type { LinkHookData } from './links.ts';
 import { includeOutputs, numberingState, renderInclude } from './include.ts';
 import type { IncludeEnv } from './include.ts';
 import { RenderSession } from './session.ts';
+import { relsPathOf } from './package.ts';
+import { SlideIncludes } from './include-slides.ts';
+import { SheetIncludes } from './include-sheets.ts';
+import type { SlideOut } from './include-slides.ts';
 import type { RenderContext } from './render.ts';
 import { getCompiled } from './template.ts';
 import type { CompiledTemplate } from './template.ts';
@@ -34,6 +40,7 @@ import type { OutEntry } from './zip.ts';
 export { describeLocation, TemplateError } from './errors.ts';
 export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
+export { prepareSvg } from './svg.ts';
 export type { InspectResult } from './inspect.ts';
 export { clearTemplateCache, templateCacheStats } from './template.ts';
 export { DEFAULT_TEMPLATE_LIMITS, LIMIT_EXCEEDED, LIMIT_SETTINGS } from './limits.ts';
@@ -240,7 +247,7 @@ function renderImage(
     return;
   }
   try {
-    const { image, box } = loadImage(v, urlResolver(remote));
+    const { image, box, svg } = loadImage(v, urlResolver(remote));
     if (format === 'xlsx') {
       const st = ctx.state as SheetState | undefined;
       const cell = /^([A-Z]{1,3})(\d+)$/.exec(node.tag.location.cell ?? '');
@@ -248,17 +255,24 @@ function renderImage(
         ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be in a cell of a sheet`, node.tag.location);
         return;
       }
-      st.images ??= sheetDrawing(session.pkgOf(), ctx.partName);
+      const pkg = session.pkgOf();
+      st.images ??= pkg.entries.has(ctx.partName)
+        ? sheetDrawing(pkg, ctx.partName)
+        : sheetDrawing(pkg, ctx.partName, { relsXml: session.texts.get(relsPathOf(ctx.partName)), taken: (n) => session.taken(n) });
+      if (!st.images.existing) session.reserve(st.images.part);
       const rId = session.addImage(st.images.part, image);
       // Inside row loops the picture goes to the row the cell was rendered to.
       const row = st.hasLoops && st.rows.curOut > 0 ? st.rows.curOut : Number(cell[2]);
-      st.images.images.push({ col: colToNum(cell[1] ?? 'A'), row, rId, cx: box.widthPx * EMU_PER_PX, cy: box.heightPx * EMU_PER_PX, id: session.docPrId++ });
+      const pic: SheetImage = { col: colToNum(cell[1] ?? 'A'), row, rId, cx: box.widthPx * EMU_PER_PX, cy: box.heightPx * EMU_PER_PX, id: session.docPrId++ };
+      if (svg !== undefined) pic.svgRId = session.addImage(st.images.part, svg);
+      st.images.images.push(pic);
       return;
     }
     const rId = session.addImage(ctx.partName, image);
-    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box)}</w:r>`));
-    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame));
-    else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box)}<w:t xml:space="preserve">`);
+    const svgRId = svg === undefined ? undefined : session.addImage(ctx.partName, svg);
+    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box, svgRId)}</w:r>`));
+    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame, svgRId));
+    else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box, svgRId)}<w:t xml:space="preserve">`);
     else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
   } catch (e) {
     if (e instanceof PendingImage) return;
@@ -279,6 +293,8 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     styles: new Map(),
     numbering: compiled.format === 'docx' ? numberingState(compiled.pkg) : null,
   };
+  const sheetIncludes = compiled.format === 'xlsx' ? new SheetIncludes(opts.related, includeEnv.compile, session, compiled.pkg) : undefined;
+  const slides = compiled.format === 'pptx' ? new SlideIncludes(opts.related, includeEnv.compile, session, compiled.pkg) : undefined;
   const ctx: RenderContext = {
     filter: opts.filter,
     errors,
@@ -292,7 +308,10 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
         renderImage(node, scopes, out, c, session, compiled.format, opts.remote);
       } else if (node.k === 'include') {
         if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
-        else errors.add('include_unsupported', `tag "${node.tag.source.trim()}": includes work in Word documents only`, node.tag.location);
+        else if (sheetIncludes !== undefined && c.state !== undefined) sheetIncludes.include(node, scopes, c);
+        else if (slides?.onInclude(node, scopes) !== true) {
+          errors.add('include_position', `tag "${node.tag.source.trim()}": ${slides === undefined ? 'a workbook include must be in a cell of a sheet' : 'a presentation include must be on a slide'}`, node.tag.location);
+        }
       } else if (node.k === 'hook' && node.name === 'html') {
         const d = node.data as HtmlHookData;
         const v = evalTag(d.expr, d.tag, scopes, c);
@@ -326,7 +345,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const scopes = [vars, data];
   const rendered = new Map<string, string>();
   const states = new Map<string, unknown>();
-  const slideCopies = new Map<string, string[]>();
+  const slideCopies = new Map<string, SlideOut[]>();
   const renderPart = (part: CompiledTemplate['parts'] extends Map<string, infer P> ? P : never, partScopes: Scopes): string => {
     const out: string[] = [];
     ctx.state = part.newState?.();
@@ -338,12 +357,20 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     if (ctx.state !== undefined) states.set(part.name, ctx.state);
     return xml;
   };
+  const isSlide = (name: string): boolean => slides !== undefined && /^ppt\/slides\/[^/]+\.xml$/.test(name);
   for (const part of compiled.parts.values()) {
     if (part.repeat !== undefined) {
       const v = evalTag(part.repeat.expr, part.repeat.tag, scopes, ctx);
       const items: unknown[] = !truthy(v) ? [] : Array.isArray(v) ? v : [v];
       const pushScope = Array.isArray(v) || typeof v === 'object';
-      slideCopies.set(part.name, items.map((item) => renderPart(part, pushScope ? [...scopes, item] : scopes)));
+      slideCopies.set(part.name, items.flatMap((item) => slides === undefined ? [{ xml: renderPart(part, pushScope ? [...scopes, item] : scopes) }] : slides.render(() => renderPart(part, pushScope ? [...scopes, item] : scopes), ctx)));
+      continue;
+    }
+    if (slides !== undefined && isSlide(part.name)) {
+      const outs = slides.render(() => renderPart(part, scopes), ctx);
+      const only = outs[0];
+      if (outs.length === 1 && only !== undefined && only.name === undefined) rendered.set(part.name, only.xml);
+      else slideCopies.set(part.name, outs);
       continue;
     }
     rendered.set(part.name, renderPart(part, scopes));
@@ -353,7 +380,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const newFiles = new Map<string, string>();
 
   const extra = new Map<string, string>();
-  const read = (name: string): string | undefined => extra.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
+  const read = (name: string): string | undefined => extra.get(name) ?? session.texts.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
   if (compiled.finalize !== undefined) {
     for (const [name, xml] of compiled.finalize(states, rendered)) {
       if (rendered.has(name)) rendered.set(name, xml);
@@ -365,20 +392,25 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     addCustomProps(read, rendered, extra, opts.embedded);
   }
 
+  if (sheetIncludes !== undefined) {
+    sheetIncludes.apply(extra, rendered, read);
+    for (const a of sheetIncludes.added) if (a.state !== undefined) states.set(a.part, a.state);
+  }
   if (compiled.format === 'xlsx') {
     for (const [part, st] of states as Map<string, SheetState>) {
       const imgs = st.images;
       if (imgs === undefined || imgs.images.length === 0) continue;
       const relId = imgs.existing ? undefined : session.addRel(part, DRAWING_REL, imgs.part);
       const w = writeSheetImages(rendered.get(part) ?? read(part) ?? '', imgs, read(imgs.part), relId, read('[Content_Types].xml') ?? '');
-      rendered.set(part, w.sheet);
+      if (extra.has(part)) extra.set(part, w.sheet);
+      else rendered.set(part, w.sheet);
       extra.set(imgs.part, w.drawing);
       extra.set('[Content_Types].xml', w.contentTypes);
     }
   }
   includeOutputs(includeEnv, extra);
   session.apply(extra, read);
-  expandSlides(compiled.pkg, slideCopies, rendered, extra, newFiles, removed);
+  expandSlides(compiled.pkg, slideCopies, rendered, extra, newFiles, removed, slides?.counter ?? { n: 0 });
 
   const entries: OutEntry[] = [];
   for (const [name, xml] of newFiles) extra.set(name, xml);
@@ -433,8 +465,19 @@ export function checkPackageLimits(template: Uint8Array, limits?: Partial<Templa
  */
 export async function render(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
   await Promise.resolve();
+  try {
+    return await renderAsync(template, data, options);
+  } catch (e) {
+    // The first SVG image loads the SVG renderer; the render then runs again.
+    if (!(e instanceof SvgNotReady)) throw e;
+    await prepareSvg();
+    return renderAsync(template, data, options);
+  }
+}
+
+async function renderAsync(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
   const fetchImage = options?.fetchImage;
-  if (typeof fetchImage !== 'function') return renderSync(template, data, options);
+  if (typeof fetchImage !== 'function') return renderWith(template, data, options, undefined);
   // Rendering is synchronous; image URLs are only known once their tags are evaluated. So: a first pass
   // collects the URLs (and is the result when there are none), the images are fetched, a second pass
   // renders with them. A fetch failure is a template error at its tag, never a crash.
@@ -457,8 +500,14 @@ export async function render(template: Uint8Array, data: unknown, options?: Rend
   return renderWith(template, data, options, remote);
 }
 
+/** Synchronous render. SVG images need the SVG renderer loaded first (`await prepareSvg()`). */
 export function renderSync(template: Uint8Array, data: unknown, options?: RenderOptions): Uint8Array {
-  return renderWith(template, data, options, undefined);
+  try {
+    return renderWith(template, data, options, undefined);
+  } catch (e) {
+    if (e instanceof SvgNotReady) throw TemplateError.single('image_invalid', 'SVG images need the SVG renderer: use render(), or await prepareSvg() before renderSync()');
+    throw e;
+  }
 }
 
 function renderWith(template: Uint8Array, data: unknown, options: RenderOptions | undefined, remote: RemoteImages | undefined): Uint8Array {

@@ -2,6 +2,8 @@ import type { CompileSpec } from './compile.ts';
 import type { LexOptions } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf, relsPathOf } from './package.ts';
+import type { SlideOut } from './include-slides.ts';
+import { relativeTarget } from './session.ts';
 
 /** PresentationML specifics. */
 
@@ -58,15 +60,18 @@ const SLIDE_CT = 'application/vnd.openxmlformats-officedocument.presentationml.s
 /**
  * `{:items}` on a slide repeats the slide once per item (removes it when there is none): copies
  * get their own part, relationships (minus the notes page, which belongs to one slide), an entry
- * in the presentation's slide list right after the original, and a content type.
+ * in the presentation's slide list right after the original, and a content type. Slides that came
+ * from an include (`name` set) are new parts whose relationships the render session wrote; a slide
+ * whose first output is one of them is replaced (its own part and relationships go).
  */
 export function expandSlides(
   pkg: OpcPackage,
-  copies: Map<string, string[]>,
+  copies: Map<string, SlideOut[]>,
   rendered: Map<string, string>,
   extra: Map<string, string>,
   newFiles: Map<string, string>,
   removed: Set<string>,
+  counter: { n: number },
 ): void {
   if (copies.size === 0) return;
   const presName = pkg.main;
@@ -76,11 +81,6 @@ export function expandSlides(
   let ct = extra.get('[Content_Types].xml') ?? pkg.text('[Content_Types].xml') ?? '';
   // (pptx packages have no compile-time replacements, so the original text is the base.)
   const rels = relsOf(pkg, presName);
-  let maxSlide = 0;
-  for (const name of pkg.entries.keys()) {
-    const m = /^ppt\/slides\/slide(\d+)\.xml$/.exec(name);
-    if (m) maxSlide = Math.max(maxSlide, Number(m[1]));
-  }
   let maxSldId = 255;
   for (const m of pres.matchAll(/<p:sldId\b[^>]*\sid="(\d+)"/g)) maxSldId = Math.max(maxSldId, Number(m[1]));
   let relN = 1;
@@ -88,34 +88,50 @@ export function expandSlides(
     while (presRels.includes(`Id="rIdSl${relN}"`)) relN++;
     return `rIdSl${relN++}`;
   };
-  for (const [part, xmls] of copies) {
+  const taken = (name: string): boolean => pkg.entries.has(name) || newFiles.has(name) || extra.has(name);
+  for (const [part, outs] of copies) {
     const rel = rels.find((r) => r.target === part && r.type === SLIDE_REL);
     if (rel === undefined) continue;
     const sldIdRe = new RegExp(`<p:sldId\\b[^>]*\\sr:id="${rel.id}"[^>]*/>`);
     const sldId = sldIdRe.exec(pres)?.[0];
     if (sldId === undefined) continue;
-    if (xmls.length === 0) {
-      pres = pres.replace(sldId, '');
+    const keep = outs[0] !== undefined && outs[0].name === undefined;
+    if (keep) rendered.set(part, outs[0]?.xml ?? '');
+    const slideRels = extra.get(relsPathOf(part)) ?? pkg.text(relsPathOf(part));
+    let added = '';
+    for (let k = keep ? 1 : 0; k < outs.length; k++) {
+      const o = outs[k];
+      if (o === undefined) continue;
+      let name = o.name;
+      if (name === undefined) {
+        do name = `ppt/slides/slide${++counter.n}.xml`;
+        while (taken(name));
+        if (slideRels !== undefined) newFiles.set(relsPathOf(name), slideRels.replace(/<Relationship\b[^>]*\/notesSlide"[^>]*\/>/g, ''));
+      }
+      newFiles.set(name, o.xml);
+      const id = newRelId();
+      presRels = presRels.replace('</Relationships>', `<Relationship Id="${id}" Type="${SLIDE_REL}" Target="${relativeTarget(presName, name)}"/></Relationships>`);
+      added += `<p:sldId id="${++maxSldId}" r:id="${id}"/>`;
+      ct = ct.replace('</Types>', `<Override PartName="/${name}" ContentType="${SLIDE_CT}"/></Types>`);
+    }
+    if (keep) {
+      pres = pres.replace(sldId, sldId + added);
+    } else {
+      pres = pres.replace(sldId, added);
       presRels = presRels.replace(new RegExp(`<Relationship\\b[^>]*\\sId="${rel.id}"[^>]*/>`), '');
       ct = ct.replace(new RegExp(`<Override\\b[^>]*PartName="/${part}"[^>]*/>`), '');
       removed.add(part);
       removed.add(relsPathOf(part));
       rendered.delete(part);
-      continue;
+      // Its notes page belongs to it alone (copies never take it): it goes too.
+      for (const r of relsOf(pkg, part)) {
+        if (!r.type.endsWith('/notesSlide') || r.external) continue;
+        removed.add(r.target);
+        removed.add(relsPathOf(r.target));
+        rendered.delete(r.target);
+        ct = ct.replace(new RegExp(`<Override\\b[^>]*PartName="/${r.target}"[^>]*/>`), '');
+      }
     }
-    rendered.set(part, xmls[0] ?? '');
-    const slideRels = extra.get(relsPathOf(part)) ?? pkg.text(relsPathOf(part));
-    let added = '';
-    for (let k = 1; k < xmls.length; k++) {
-      const name = `ppt/slides/slide${++maxSlide}.xml`;
-      newFiles.set(name, xmls[k] ?? '');
-      if (slideRels !== undefined) newFiles.set(relsPathOf(name), slideRels.replace(/<Relationship\b[^>]*\/notesSlide"[^>]*\/>/g, ''));
-      const id = newRelId();
-      presRels = presRels.replace('</Relationships>', `<Relationship Id="${id}" Type="${SLIDE_REL}" Target="slides/slide${maxSlide}.xml"/></Relationships>`);
-      added += `<p:sldId id="${++maxSldId}" r:id="${id}"/>`;
-      ct = ct.replace('</Types>', `<Override PartName="/${name}" ContentType="${SLIDE_CT}"/></Types>`);
-    }
-    pres = pres.replace(sldId, sldId + added);
   }
   extra.set(presName, pres);
   extra.set(presRelsName, presRels);

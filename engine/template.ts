@@ -18,7 +18,7 @@ import type { Expr, Scopes } from './expression.ts';
 import type { RenderContext } from './render.ts';
 import { addDateStyles, finishSheet, finishWorkbook, xlsxHook, xlsxLex, xlsxSpec, xlsxWorkbook } from './xlsx.ts';
 import type { SheetState } from './xlsx.ts';
-import { RowMap } from './xlsx-refs.ts';
+import { RowMap, unshareFormulas } from './xlsx-refs.ts';
 import { decodeXml, tokenize, XmlLimitError, XmlSyntaxError } from './xml.ts';
 import { DEFAULT_TEMPLATE_LIMITS, limitError } from './limits.ts';
 import type { TemplateLimits } from './limits.ts';
@@ -149,11 +149,12 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     const wb = xlsxWorkbook(pkg, start, end);
     const typedStyles = new Set<number>();
     for (const [name, xml] of wb.prepared) {
-      const hasLoops = new RegExp(`${escapeRe(start)}\\s*[#^]`).test(decodeXml(xml.replace(/<[^>]+>/g, '')));
+      const text = decodeXml(xml.replace(/<[^>]+>/g, ''));
+      const hasLoops = wb.delimiters.some((d) => new RegExp(`${escapeRe(d.start)}\\s*[#^]`).test(text));
       add(name, xlsxLex(name, start, end, wb.sheets.find((sh) => sh.part === name)?.name), xlsxSpec(hasLoops, typedStyles), {
         newState: (): SheetState => ({ rows: new RowMap(), hasLoops }),
         finish: (out, st) => finishSheet(out, st as SheetState),
-      }, xml);
+      }, hasLoops ? unshareFormulas(xml) : xml);
     }
     addDateStyles(pkg, wb.styles, typedStyles);
     if (wb.styles.replacement !== undefined) replace('xl/styles.xml', wb.styles.replacement);

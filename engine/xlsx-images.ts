@@ -1,5 +1,7 @@
 import type { OpcPackage } from './package.ts';
-import { relsOf } from './package.ts';
+import { relsOf, resolvePath } from './package.ts';
+import { getAttr } from './xml.ts';
+import { blipXml } from './images.ts';
 
 /**
  * `{%img}` in a spreadsheet cell: the picture is anchored at that cell (its top-left corner, the
@@ -7,7 +9,7 @@ import { relsOf } from './package.ts';
  * charts and shapes) or a new drawing part related to the sheet.
  */
 
-export interface SheetImage { col: number; row: number; rId: string; cx: number; cy: number; id: number }
+export interface SheetImage { col: number; row: number; rId: string; cx: number; cy: number; id: number; svgRId?: string }
 export interface SheetImages { part: string; existing: boolean; images: SheetImage[] }
 
 const XDR = 'http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing';
@@ -16,12 +18,24 @@ const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 export const DRAWING_REL = `${R}/drawing`;
 const DRAWING_CT = 'application/vnd.openxmlformats-officedocument.drawing+xml';
 
-export function sheetDrawing(pkg: OpcPackage, sheetPart: string): SheetImages {
+/**
+ * The drawing `{%img}` pictures of a sheet go to. `added` covers sheets this render created (an
+ * included sheet): its relationships and parts so far, and the names already taken.
+ */
+export function sheetDrawing(pkg: OpcPackage, sheetPart: string, added?: { relsXml: string | undefined; taken: (name: string) => boolean }): SheetImages {
+  if (added?.relsXml !== undefined) {
+    for (const m of added.relsXml.matchAll(/<Relationship\b[^>]*>/g)) {
+      if (getAttr(m[0], 'Type') !== DRAWING_REL || getAttr(m[0], 'TargetMode') === 'External') continue;
+      const dir = sheetPart.slice(0, sheetPart.lastIndexOf('/'));
+      return { part: resolvePath(dir, getAttr(m[0], 'Target') ?? ''), existing: true, images: [] };
+    }
+  }
   const rel = relsOf(pkg, sheetPart).find((r) => r.type === DRAWING_REL && !r.external && pkg.entries.has(r.target));
   if (rel !== undefined) return { part: rel.target, existing: true, images: [] };
   const base = sheetPart.slice(sheetPart.lastIndexOf('/') + 1).replace(/\.xml$/, '');
+  const taken = (name: string): boolean => pkg.entries.has(name) || added?.taken(name) === true;
   let name = `xl/drawings/docgen_${base}.xml`;
-  for (let n = 1; pkg.entries.has(name); n++) name = `xl/drawings/docgen_${base}_${n}.xml`;
+  for (let n = 1; taken(name); n++) name = `xl/drawings/docgen_${base}_${n}.xml`;
   return { part: name, existing: false, images: [] };
 }
 
@@ -30,7 +44,7 @@ function anchor(img: SheetImage): string {
   return (
     `<xdr:oneCellAnchor xmlns:xdr="${XDR}" xmlns:a="${A}" xmlns:r="${R}"><xdr:from><xdr:col>${img.col - 1}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>${img.row - 1}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>` +
     `<xdr:ext cx="${img.cx}" cy="${img.cy}"/><xdr:pic><xdr:nvPicPr><xdr:cNvPr id="${img.id}" name="Picture ${img.id}"/><xdr:cNvPicPr><a:picLocks noChangeAspect="1"/></xdr:cNvPicPr></xdr:nvPicPr>` +
-    `<xdr:blipFill><a:blip r:embed="${img.rId}"/><a:stretch><a:fillRect/></a:stretch></xdr:blipFill>` +
+    `<xdr:blipFill>${blipXml(img.rId, img.svgRId)}<a:stretch><a:fillRect/></a:stretch></xdr:blipFill>` +
     `<xdr:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${img.cx}" cy="${img.cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></xdr:spPr></xdr:pic><xdr:clientData/></xdr:oneCellAnchor>`
   );
 }

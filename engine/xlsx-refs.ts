@@ -215,3 +215,87 @@ export function expandRange(range: string, rows: RowMap): string[] {
   if (m[3] === undefined) return [`${m[1]}${a}`];
   return [`${m[1]}${a}:${m[3]}${b}`];
 }
+
+// ---- shared formulas ----
+
+// Pieces of a formula that are not references: string literals and quoted sheet names.
+const LITERALS = /"(?:[^"]|"")*"|'(?:[^']|'')*'/g;
+// A cell reference, or a whole-column / whole-row range (`A:C`, `$2:$5`), not a function name
+// (`LOG10(`), a name (`Rate1x`) or an unquoted sheet name (`Q1!`).
+const SHIFTABLE = /(?<![A-Za-z_\d.$])(?:(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})|(\$?)([A-Z]{1,3}):(\$?)([A-Z]{1,3})|(\$?)([1-9]\d{0,6}):(\$?)([1-9]\d{0,6}))(?![\d(A-Za-z_!])/g;
+
+/**
+ * The formula a follower cell of a shared formula stands for: the master's formula with its
+ * relative references moved by the follower's offset (absolute `$` parts stay), as Excel does.
+ */
+export function shiftFormula(formula: string, dRow: number, dCol: number): string {
+  if (dRow === 0 && dCol === 0) return formula;
+  const col = (abs: string, c: string): string => {
+    if (abs === '$') return `$${c}`;
+    const n = colToNum(c) + dCol;
+    return n < 1 || n > 16384 ? '#REF!' : numToCol(n);
+  };
+  const row = (abs: string, r: string): string => {
+    if (abs === '$') return `$${r}`;
+    const n = Number(r) + dRow;
+    return n < 1 || n > 1048576 ? '#REF!' : String(n);
+  };
+  const shift = (seg: string): string =>
+    seg.replace(SHIFTABLE, (m, a1?: string, c1?: string, a2?: string, r1?: string, b1?: string, cc1?: string, b2?: string, cc2?: string, d1?: string, rr1?: string, d2?: string, rr2?: string) => {
+      let out: string;
+      if (c1 !== undefined && r1 !== undefined) out = `${col(a1 ?? '', c1)}${row(a2 ?? '', r1)}`;
+      else if (cc1 !== undefined && cc2 !== undefined) out = `${col(b1 ?? '', cc1)}:${col(b2 ?? '', cc2)}`;
+      else if (rr1 !== undefined && rr2 !== undefined) out = `${row(d1 ?? '', rr1)}:${row(d2 ?? '', rr2)}`;
+      else return m;
+      return out.includes('#REF!') ? '#REF!' : out;
+    });
+  let out = '';
+  let pos = 0;
+  for (const m of formula.matchAll(LITERALS)) {
+    out += shift(formula.slice(pos, m.index)) + m[0];
+    pos = m.index + m[0].length;
+  }
+  return out + shift(formula.slice(pos));
+}
+
+/**
+ * Writes every shared formula of a sheet out as plain formulas (master and followers). A shared
+ * formula names its cells by a fixed range (`ref`) and an index (`si`); once rows are repeated or
+ * moved, copies of a master would share an index and the range would point at other cells. As
+ * plain formulas, each cell's references follow the rows like any other formula.
+ */
+export function unshareFormulas(xml: string): string {
+  if (xml.indexOf('t="shared"') < 0) return xml;
+  const masters = new Map<string, { col: number; row: number; text: string }>();
+  return xml.replace(/<c\b([^>]*)>([\s\S]*?)<\/c>/g, (cell, attrs: string, body: string) => {
+    if (body.indexOf('t="shared"') < 0) return cell;
+    const ref = /\sr="([A-Z]{1,3})(\d+)"/.exec(attrs);
+    if (ref === null) return cell;
+    const col = colToNum(ref[1] ?? 'A');
+    const row = Number(ref[2]);
+    const next = body.replace(/<f\b([^>]*)\bt="shared"([^>]*?)(?:\/>|>([^<]*)<\/f>)/, (f, x: string, y: string, text: string | undefined) => {
+      const other = `${x} ${y}`;
+      const si = /\bsi="(\d+)"/.exec(other)?.[1];
+      if (si === undefined) return f;
+      // Keep the other attributes (aca, ca…), drop the sharing ones.
+      const rest = other.replace(/\s*\b(?:si|ref)="[^"]*"/g, '').replace(/\s+/g, ' ').trim();
+      const open = rest === '' ? '<f>' : `<f ${rest}>`;
+      if (text !== undefined && text !== '') {
+        masters.set(si, { col, row, text });
+        return `${open}${text}</f>`;
+      }
+      const m = masters.get(si);
+      if (m === undefined) return f;
+      return `${open}${escapeXmlText(shiftFormula(decodeXmlText(m.text), row - m.row, col - m.col))}</f>`;
+    });
+    return next === body ? cell : `<c${attrs}>${next}</c>`;
+  });
+}
+
+function decodeXmlText(s: string): string {
+  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+}
+
+function escapeXmlText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

@@ -8,7 +8,7 @@ import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
 import { evalTag } from './render.ts';
 import type { RenderContext } from './render.ts';
-import { expandRange, rewriteRefs, rewriteSqref } from './xlsx-refs.ts';
+import { colToNum, expandRange, numToCol, rewriteRefs, rewriteSqref, unshareFormulas } from './xlsx-refs.ts';
 import type { RowMap, SheetMapper } from './xlsx-refs.ts';
 import { decodeXml, escapeXml, getAttr } from './xml.ts';
 import type { SheetImages } from './xlsx-images.ts';
@@ -29,6 +29,10 @@ export interface XlsxWorkbook {
   /** Prepared sheet XML (tagged shared strings inlined), for sheets that carry tags. */
   prepared: Map<string, string>;
   styles: StyleInfo;
+  /** The delimiter pairs the workbook uses (the option's, then those `{=<% %>=}` switches to). */
+  delimiters: Array<{ start: string; end: string }>;
+  /** Shared strings as text (chart caches are refreshed from the cells). */
+  strings: string[];
 }
 
 interface StyleInfo {
@@ -56,12 +60,16 @@ export function xlsxWorkbook(pkg: OpcPackage, start: string, end: string): XlsxW
   }
   const sstPart = rels.find((r) => r.type.endsWith('/sharedStrings'))?.target ?? 'xl/sharedStrings.xml';
   const sst = pkg.text(sstPart) ?? '';
-  const shared: Array<{ inner: string; tagged: boolean }> = [];
+  const shared: Array<{ inner: string; text: string; tagged: boolean }> = [];
   for (const m of sst.matchAll(MAIN_NS_SI)) {
     const inner = m[1] ?? '';
     const text = decodeXml(inner.replace(/<rPh\b[\s\S]*?<\/rPh>/g, '').replace(/<[^>]+>/g, ''));
-    shared.push({ inner, tagged: text.includes(start) || text.includes(end) });
+    shared.push({ inner, text, tagged: false });
   }
+  // `{=<% %>=}` switches delimiters for the rest of a sheet: cells written with any delimiters
+  // the workbook switches to are tags too (a string inlined for nothing renders the same).
+  const delimiters = delimiterPairs({ start, end }, shared.map((x) => x.text).join('\n'));
+  for (const x of shared) x.tagged = delimiters.some((d) => x.text.includes(d.start) || x.text.includes(d.end));
   const prepared = new Map<string, string>();
   for (const sheet of sheets) {
     const xml = pkg.text(sheet.part);
@@ -76,7 +84,26 @@ export function xlsxWorkbook(pkg: OpcPackage, start: string, end: string): XlsxW
     });
     if (tagged || /<is>[\s\S]*?<\/is>/.test(xml)) prepared.set(sheet.part, inlined);
   }
-  return { sheets, prepared, styles: readStyles(pkg) };
+  return { sheets, prepared, styles: readStyles(pkg), delimiters, strings: shared.map((x) => x.text) };
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The delimiters in use: the given pair and every pair a `{=<% %>=}` tag in `text` switches to. */
+export function delimiterPairs(first: { start: string; end: string }, text: string): Array<{ start: string; end: string }> {
+  const pairs = [first];
+  for (let k = 0; k < pairs.length && pairs.length < 16; k++) {
+    const d = pairs[k];
+    if (d === undefined) break;
+    const re = new RegExp(`${escapeRe(d.start)}\\s*=\\s*([^\\s=]+)\\s+([^\\s=]+)\\s*=\\s*${escapeRe(d.end)}`, 'g');
+    for (const m of text.matchAll(re)) {
+      const next = { start: m[1] ?? '', end: m[2] ?? '' };
+      if (!pairs.some((p) => p.start === next.start && p.end === next.end)) pairs.push(next);
+    }
+  }
+  return pairs;
 }
 
 // ---- styles ----
@@ -202,6 +229,11 @@ function emitSheet(items: Item[], errors: ErrorBag, spec: CompileSpec, hasLoops:
         const m = parts === null ? null : /^([A-Z]{1,3})(\d+)$/.exec(parts.ref);
         if (parts !== null && m) out.push({ k: 'hook', name: 'xlsx.cell', data: { before: parts.before, col: m[1] ?? '', orig: Number(m[2]), after: parts.after } satisfies CellHook });
         else out.push(text);
+        // `{>name}` alone in a cell: the included sheets come after this one; the cell stays empty.
+        for (let k = i + 1; k < close; k++) {
+          const t = items[k];
+          if (t?.k === 'tag') out.push(...tagNode(t.tag, spec, errors));
+        }
         i = close;
         continue;
       }
@@ -244,6 +276,7 @@ function emptyInlineCell(items: Item[], i: number): number {
     const it = items[k];
     if (it === undefined) continue;
     if (it.k === 'close' && it.name === 'c') return sawIs ? k : -1;
+    if (it.k === 'tag' && it.tag.kind === 'include') continue;
     if (it.k === 'text' || it.k === 'tag') return -1;
     if (it.k === 'raw') {
       if (it.text.trim() !== '') return -1;
@@ -455,9 +488,29 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
     });
     if (next !== xml) out.set(name, next);
   };
-  for (const s of wb.sheets) edit(s.part, rendered.get(s.part) ?? pkg.text(s.part), SHEET_FORMULAS);
+  // Cell values of a sheet as rendered (for chart caches), read once when a chart needs them.
+  const cellCache = new Map<string, Map<string, { num?: string; str?: string }>>();
+  const cellsOf = (sheet: string): Map<string, { num?: string; str?: string }> | undefined => {
+    const info = wb.sheets.find((x) => x.name.toLowerCase() === sheet.toLowerCase());
+    if (info === undefined) return undefined;
+    let cells = cellCache.get(info.part);
+    if (cells === undefined) {
+      cells = sheetValues(out.get(info.part) ?? rendered.get(info.part) ?? pkg.text(info.part) ?? '', wb.strings);
+      cellCache.set(info.part, cells);
+    }
+    return cells;
+  };
+  for (const s of wb.sheets) {
+    const xml = rendered.get(s.part) ?? pkg.text(s.part);
+    // Shared formulas name their followers by a fixed range: written out, each follows the rows.
+    edit(s.part, xml !== undefined && xml.indexOf('t="shared"') >= 0 && xml.indexOf('!') >= 0 ? unshareFormulas(xml) : xml, SHEET_FORMULAS);
+  }
   for (const name of pkg.entries.keys()) {
-    if (/^xl\/charts\/chart[^/]*\.xml$/.test(name)) edit(name, pkg.text(name), /(<(c:f|cx:f)\b[^>]*>)([^<]*)(<\/\2>)/g);
+    if (/^xl\/charts\/chart[^/]*\.xml$/.test(name)) {
+      edit(name, pkg.text(name), /(<(c:f|cx:f)\b[^>]*>)([^<]*)(<\/\2>)/g);
+      const moved = out.get(name);
+      if (moved !== undefined) out.set(name, refreshChartCaches(moved, cellsOf));
+    }
     else if (/^xl\/pivotCache\/pivotCacheDefinition[^/]*\.xml$/.test(name)) {
       const xml = pkg.text(name);
       if (xml === undefined) continue;
@@ -491,4 +544,78 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
     }
   }
   return out;
+}
+
+// ---- chart caches ----
+
+type CellValues = Map<string, { num?: string; str?: string }>;
+
+/** Values of a sheet's cells by reference: numbers (and booleans) as `num`, text as `str`. */
+function sheetValues(xml: string, strings: string[]): CellValues {
+  const out: CellValues = new Map();
+  for (const m of xml.matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
+    const attrs = m[1] ?? '';
+    const body = m[2] ?? '';
+    const ref = getAttr(`<c${attrs}>`, 'r');
+    if (ref === undefined || body === '') continue;
+    const t = getAttr(`<c${attrs}>`, 't');
+    const v = /<v>([^<]*)<\/v>/.exec(body)?.[1];
+    if (t === 'inlineStr') out.set(ref, { str: [...body.matchAll(/<t\b[^>]*>([^<]*)<\/t>/g)].map((x) => decodeXml(x[1] ?? '')).join('') });
+    else if (v === undefined || t === 'e') continue;
+    else if (t === 's') out.set(ref, { str: strings[Number(v)] ?? '' });
+    else if (t === 'str') out.set(ref, { str: decodeXml(v) });
+    else out.set(ref, { num: v });
+  }
+  return out;
+}
+
+const MAX_CACHE_POINTS = 100_000;
+
+/** Cells of a one-area range `'Sheet'!$A$2:$B$9`, row by row; undefined for anything else. */
+function rangeCells(f: string): { sheet: string; refs: string[] } | undefined {
+  const m = /^(?:'((?:[^']|'')+)'|([^'!()]+))!\$?([A-Z]{1,3})\$?(\d+)(?::\$?([A-Z]{1,3})\$?(\d+))?$/.exec(f.trim());
+  if (m === null) return undefined;
+  const c1 = colToNum(m[3] ?? 'A');
+  const r1 = Number(m[4]);
+  const c2 = m[5] === undefined ? c1 : colToNum(m[5]);
+  const r2 = m[6] === undefined ? r1 : Number(m[6]);
+  if (c2 < c1 || r2 < r1 || (c2 - c1 + 1) * (r2 - r1 + 1) > MAX_CACHE_POINTS) return undefined;
+  const refs: string[] = [];
+  for (let r = r1; r <= r2; r++) for (let c = c1; c <= c2; c++) refs.push(`${numToCol(c)}${r}`);
+  return { sheet: m[1] !== undefined ? m[1].replace(/''/g, "'") : (m[2] ?? ''), refs };
+}
+
+/**
+ * A chart keeps a copy of the values it plots (`c:numCache`/`c:strCache`), which viewers that do
+ * not recalculate draw as is. Series whose range moved with the rows get caches rebuilt from the
+ * rendered cells (formula cells contribute the value they carry; Excel refreshes them on open).
+ */
+export function refreshChartCaches(xml: string, cellsOf: (sheet: string) => CellValues | undefined): string {
+  return xml.replace(/<c:(numRef|strRef)>([\s\S]*?)<\/c:\1>/g, (m, kind: string, body: string) => {
+    const f = /<c:f>([^<]*)<\/c:f>/.exec(body);
+    if (f === null) return m;
+    const range = rangeCells(decodeXml(f[1] ?? ''));
+    const cells = range === undefined ? undefined : cellsOf(range.sheet);
+    if (range === undefined || cells === undefined) return m;
+    let cache: string;
+    if (kind === 'numRef') {
+      const fmt = /<c:formatCode>[\s\S]*?<\/c:formatCode>/.exec(body)?.[0] ?? '<c:formatCode>General</c:formatCode>';
+      const pts = range.refs.map((r, i) => {
+        const v = cells.get(r)?.num;
+        return v === undefined || !Number.isFinite(Number(v)) ? '' : `<c:pt idx="${i}"><c:v>${v}</c:v></c:pt>`;
+      });
+      cache = `<c:numCache>${fmt}<c:ptCount val="${range.refs.length}"/>${pts.join('')}</c:numCache>`;
+    } else {
+      const pts = range.refs.map((r, i) => {
+        const v = cells.get(r);
+        const text = v?.str ?? v?.num;
+        return text === undefined ? '' : `<c:pt idx="${i}"><c:v>${escapeXml(text)}</c:v></c:pt>`;
+      });
+      cache = `<c:strCache><c:ptCount val="${range.refs.length}"/>${pts.join('')}</c:strCache>`;
+    }
+    const tag = kind === 'numRef' ? 'numCache' : 'strCache';
+    const re = new RegExp(`<c:${tag}>[\\s\\S]*?</c:${tag}>|<c:${tag}/>`);
+    const next = re.test(body) ? body.replace(re, cache) : body.replace(f[0], `${f[0]}${cache}`);
+    return `<c:${kind}>${next}</c:${kind}>`;
+  });
 }

@@ -18,12 +18,16 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   const budget = { subscriptionId: input.subscriptionId, ...(deadline ? { deadline } : {}) };
   const scratch: BlobRef[] = [];
   try {
+    // DriveB native merge: the template is copied and merged in place (no export, merge or upload).
+    if (input.document.nativeMerge && patched('driveb-native-merge')) return await nativeMergeRun(input, input.document.nativeMerge, scratch);
     const { relatedItems, ...main } = input.template;
     const connections = input.connections ? { connections: input.connections } : {};
     const template = await steps.resolveTemplate.executeWithOptions(
       { summary: main.url ? `template ${main.url}` : `template ${main.name ?? main.urn} (${main.loadMethod})` },
       [{ subscriptionId: input.subscriptionId, template: main, ...connections }],
     );
+    // A template read from a drive is an export or download in scratch (an uploaded one is not).
+    if (template.key.startsWith('scratch/')) scratch.push(template);
     // Included templates ({>name}), one resolve each; runs recorded before relatedItems reached the
     // workflow never had any, so the patch only marks the change for the history.
     const related: Record<string, BlobRef> = {};
@@ -32,11 +36,9 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         related[item.name] = await steps.resolveTemplate.executeWithOptions({ summary: `included template ${item.name} (${item.loadMethod})` }, [
           { subscriptionId: input.subscriptionId, template: item, field: `template.relatedItems[${i}]`, ...connections },
         ]);
+        if (related[item.name]!.key.startsWith('scratch/')) scratch.push(related[item.name]!);
       }
     }
-    // Templates read from a drive were downloaded into this run's scratch: discarded with the rest.
-    const downloaded = [template, ...Object.values(related)].filter((t) => t.key.startsWith('scratch/'));
-    if (downloaded.length > 0 && patched('discard-downloaded-templates')) scratch.push(...downloaded);
     const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
       { subscriptionId: input.subscriptionId, data: input.data, ...connections },
     ]);
@@ -129,6 +131,63 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
     if (scratch.length > 0) await steps.discardScratch.executeWithOptions({ summary: 'discard scratch files' }, [scratch]);
     await consumeUploads(input);
   }
+}
+
+/** Native merge: load the data, then one step reads the template's tags (refusing, before anything is
+ *  written, a tag the Docs/Sheets/Slides APIs cannot express), copies the template into the target folder,
+ *  merges it and shares it; then the record. */
+async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, scratch: BlobRef[]): Promise<GenerateResult> {
+  const connections = input.connections ? { connections: input.connections } : {};
+  const data = await steps.loadData.executeWithOptions({ summary: `data ${input.data.urn} (${input.data.loadMethod})` }, [
+    { subscriptionId: input.subscriptionId, data: input.data, ...connections },
+  ]);
+  scratch.push(data);
+  // Chosen here, not in the activity, so that a retried step finds the copy its earlier attempt made.
+  const urn = uuid4();
+  const { document } = input;
+  const delivered = await steps.nativeMerge.executeWithOptions(
+    { summary: `native merge of ${input.template.loadMethod}:${input.template.urn} into ${document.deliveryMethod}:${document.path}` },
+    [
+      {
+        subscriptionId: input.subscriptionId,
+        userId: input.userId,
+        urn,
+        template: { urn: input.template.urn, loadMethod: input.template.loadMethod, fileFormat: input.template.fileFormat },
+        data,
+        images: merge.images,
+        document: { name: document.name, path: document.path, deliveryMethod: document.deliveryMethod },
+        ...(document.sharing ? { sharing: document.sharing } : {}),
+        ...(document.conflict ? { conflict: document.conflict } : {}),
+        ...connections,
+      },
+    ],
+  );
+  const { uri, links, emails } = delivered;
+  const consumption = [
+    { dimension: 'pages-generated', value: delivered.pages },
+    { dimension: 'documents-generated', value: 1 },
+  ];
+  const { documentGuid } = await steps.record.executeWithOptions({ summary: 'record document and metering' }, [
+    {
+      subscriptionId: input.subscriptionId,
+      userId: input.userId,
+      operationId: input.operationId,
+      urn: delivered.urn,
+      title: delivered.name,
+      path: delivered.path,
+      fileFormat: document.fileFormat,
+      deliveryMethod: document.deliveryMethod,
+      consumption,
+      ...(uri ? { url: uri } : {}),
+      ...(links ? { links } : {}),
+      ...(emails ? { emails } : {}),
+    },
+  ]);
+  return {
+    document: { deliveryMethod: document.deliveryMethod, name: delivered.name, fileFormat: document.fileFormat, urn: delivered.urn, ...(uri ? { uri } : {}), ...links },
+    documentGuid,
+    consumption,
+  };
 }
 
 /** Spec 3: a generate request that was accepted (its workflow ran) consumes the uploaded files it names,

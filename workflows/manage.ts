@@ -68,10 +68,10 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           source: output,
           target,
           ...(embedded && input.operation !== 'convert' ? { embedded } : {}),
+          ...connections,
           ...(input.operation === 'copy' || input.operation === 'move'
             ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation } }
             : {}),
-          ...connections,
         },
       ],
     );
@@ -94,6 +94,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           ...(uri ? { url: uri } : {}),
           ...(links ? { links } : {}),
           ...(emails ? { emails } : {}),
+          ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
         },
       ],
     );

@@ -37,6 +37,7 @@ export function describeValidation(err: AjvError, context: string | undefined): 
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, inner: InnerError[], external: unknown[] = []) {
   const body = failure(request, status, message, inner);
+  // An external location's own errors (manage's error.externalErrors; other operations' schemas drop them).
   if (external.length > 0) (body.error as Record<string, unknown>).externalErrors = external;
   return reply.code(status).type('application/json').send(body);
 }

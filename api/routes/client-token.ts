@@ -10,6 +10,7 @@ import type { Db } from '../../store/db.ts';
 import { type OutboundPolicy, outboundPolicy } from '../../connectors/http/address-policy.ts';
 import { checkOutboundTarget } from '../../connectors/http/safe-fetch.ts';
 import { callbackUrl, type ClientClaims, createClientToken } from '../../security/client-token.ts';
+import { createServiceToken, type ServiceClaims } from '../../security/service-token.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
 
@@ -20,6 +21,20 @@ export const ClientTokenResult = Type.Object({
   webhookSecret: Type.String({ description: 'Extension: Standard Webhooks secret of the callbacks' }),
   expiresAt: Type.String({ format: 'date-time', description: 'Extension: when the token stops being accepted by new requests' }),
 });
+
+export const ServiceTokenResult = Type.Object({
+  token: Type.String({ description: 'Value for the X-Service-Authorization header of manage' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'When the token stops being accepted' }),
+});
+
+export const ServiceClaimsBody = Type.Object(
+  {
+    sub: Type.String({ format: 'uuid', description: "The user's id in this subscription (a UUID): recorded as the owner of what the user's manage requests write" }),
+    email: claim("The user's e-mail address"),
+    full_name: Type.Optional(claim("The user's name")),
+  },
+  { additionalProperties: false, description: 'Timing claims (iat, exp) are set by the service and cannot be sent.' },
+);
 
 export const ClientClaimsBody = Type.Object(
   {
@@ -82,6 +97,28 @@ export default async function clientTokenRoutes(app: FastifyInstance, opts: { db
       await assertCallbackReachable(url, policy);
       const made = await createClientToken(opts.db, request.auth.subscriptionId, claims, opts.config.clientTokenTtlSeconds);
       return success(request, 200, { token: made.token, webhookSecret: made.webhookSecret, expiresAt: made.expiresAt.toISOString() });
+    },
+  );
+  app.post(
+    '/common/service/token',
+    {
+      schema: {
+        tags: ['Common'],
+        summary: 'Create a service-authorization token (extension)',
+        description: [
+          'Extension (spec 5.2 names the header, not how its value is made). For a user who has no account at the identity provider but may use the subscription: the subscription\'s backend vouches for the user with this token and sends it in the `X-Service-Authorization` header of `POST /documents/document/manage`; the user (sub) then acts: owner of the document record, metered user, user in the workflow summary.',
+          'Format: the claims (sub, email, full_name, sid = the subscription, iat, exp) signed as a JWS (ES256, typ `docgen-service+jwt`, the service signing key) inside a JWE (`dir` + `A256GCM`, kid = the signing key) whose key is derived from the service key under a label of its own. Lifetime: CLIENT_TOKEN_TTL_SECONDS.',
+        ].join('\n\n'),
+        body: ServiceClaimsBody,
+        response: {
+          200: successEnvelope(ServiceTokenResult),
+          ...errorResponses(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const made = await createServiceToken(opts.db, request.auth.subscriptionId, request.body as ServiceClaims, opts.config.clientTokenTtlSeconds);
+      return success(request, 200, { token: made.token, expiresAt: made.expiresAt.toISOString() });
     },
   );
 }

@@ -48,6 +48,7 @@ export const DocumentRecord = Type.Object({
   succeededEditUserEmailList: Type.String(),
   failedViewUserEmailList: Type.String(),
   failedEditUserEmailList: Type.String(),
+  initiatorEmail: Type.String({ description: 'Extension: the X-Email header of the manage request that made or moved the document (spec 5.2); empty otherwise' }),
   createdDate: Type.String({ format: 'date-time' }),
   lastModifiedDate: Type.String({ format: 'date-time' }),
   isDeleted: Type.Boolean(),

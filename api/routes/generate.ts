@@ -7,6 +7,7 @@ import { isOfficeFormat } from '../../core/formats.ts';
 import {
   checkGenerateRules,
   driveOptionsKey,
+  nativeMergeOf,
   type GenerateInput,
   type GenerateRequest,
   LINK_FIELDS,
@@ -147,6 +148,7 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
       timezone: body.document.timezone,
       saveOptions: parseSaveOptions(body.document).options,
       ...drive.delivery,
+      ...(nativeMergeOf(body).merge ? { nativeMerge: nativeMergeOf(body).merge! } : {}),
     },
     ...(Object.keys(connections).length > 0 ? { connections } : {}),
   };

@@ -5,11 +5,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { type LocationNeed, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
-import { ApiError, type InnerError } from '../../core/errors.ts';
+import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
 import { driveOptionsKey, type GenerateRequest, LINK_FIELDS, parseDriveOptions, parseSaveOptions } from '../../core/generate.ts';
-import { checkManageRules, type ManageInput, type ManageRequestShape } from '../../core/manage.ts';
+import { checkManageRules, type ManageInput, type ManageRequestShape, parseCrmOptions } from '../../core/manage.ts';
 import type { Db } from '../../store/db.ts';
 import { readClientToken } from '../../security/client-token.ts';
+import { readServiceToken, type ServiceToken } from '../../security/service-token.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { ExternalContext } from '../schemas.ts';
 import { idempotencyOf, runManage, type WorkflowStarter } from '../temporal.ts';
@@ -17,12 +18,22 @@ import { IdempotencyHeaders } from './generate.ts';
 
 const JsonObject = Type.Object({}, { additionalProperties: true });
 
+const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
+
+/** The validated optional headers of one request (spec 5.2). */
+const manageHeaders = new WeakMap<FastifyRequest, { service?: ServiceToken; email?: string }>();
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const raw = request.headers[name];
+  return Array.isArray(raw) ? raw[0] : raw;
+}
+
 export const ManageBody = Type.Object({
   externalContext: Type.Optional(ExternalContext),
   sourceDocument: Type.Object({
     urn: Type.String({ minLength: 1, description: 'For Storage: the urn of a delivered document (result.data.document.urn of generate or manage)' }),
     fileFormat: Type.String({ description: 'The format of the source file: docx, xlsx, pptx, pdf, csv, gdoc, gsheet, gslide' }),
-    loadMethod: Type.String({ description: 'Storage, DriveA or DriveB' }),
+    loadMethod: Type.String({ description: 'Storage, DriveA, DriveB or crm (urn: a ContentVersion id)' }),
     remove: Type.Optional(
       Type.String({
         description:
@@ -35,7 +46,7 @@ export const ManageBody = Type.Object({
     Type.Object({
       name: Type.String({ minLength: 1 }),
       fileFormat: Type.String({ description: 'Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)' }),
-      deliveryMethod: Type.String({ description: 'Storage, DriveA or DriveB' }),
+      deliveryMethod: Type.String({ description: 'Storage, DriveA, DriveB or crm (options.crm)' }),
       path: Type.String({ description: "'root' or 'root/<folder>' for Storage" }),
       options: Type.Optional(
         Type.Object(
@@ -95,11 +106,26 @@ const ManageError = Type.Object({
 
 /** Spec 4.8 table -> the operation, or every problem with the payload; then what the locations cannot do
  *  for this subscription. Throws the 400 the caller gets: nothing is queued. */
-export async function manageInput(request: FastifyRequest, locations: LocationRegistry): Promise<ManageInput> {
+export async function manageInput(
+  request: FastifyRequest,
+  locations: LocationRegistry,
+  headers: { service?: ServiceToken; email?: string } = {},
+): Promise<ManageInput> {
   const body = request.body as ManageRequestShape;
   const { operation, remove, problems } = checkManageRules(body);
   const src = body.sourceDocument;
   const tgt = body.targetDocument;
+  // targetDocument.options.crm is read when the target is crm (like driveA's sharing for DriveA).
+  const crm = tgt?.deliveryMethod === 'crm' ? parseCrmOptions(tgt.options?.crm, tgt.fileFormat) : undefined;
+  if (crm) problems.push(...crm.problems);
+  if (src.loadMethod === 'crm' && remove === 'permanentDelete') {
+    problems.push(
+      innerError(
+        'VALIDATION_ERROR',
+        'sourceDocument.remove permanentDelete is not available for crm: Salesforce keeps a deleted file in the org\'s recycle bin; use remove delete',
+      ),
+    );
+  }
   const saved = tgt
     ? parseSaveOptions({ ...tgt, timezone: '', locale: '' } as GenerateRequest['document'])
     : { options: {}, errors: [] as InnerError[] };
@@ -121,14 +147,27 @@ export async function manageInput(request: FastifyRequest, locations: LocationRe
   const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
   if (unsupported.length > 0) throw new ApiError(problemCode(unsupported), unsupported.map((p) => p.message).join('; '), unsupported);
   const embedded = body.data?.embedded;
+  const service = headers.service;
   return {
     operationId: request.ctx.operationId,
     subscriptionId: request.auth.subscriptionId,
-    userId: request.auth.userId,
+    userId: service ? service.claims.sub : request.auth.userId,
+    ...(service ? { serviceUser: { email: service.claims.email, ...(service.claims.full_name ? { fullName: service.claims.full_name } : {}) } } : {}),
+    ...(headers.email ? { initiatorEmail: headers.email } : {}),
     operation,
     source: { urn: src.urn, fileFormat: src.fileFormat, loadMethod: src.loadMethod, remove },
     ...(tgt
-      ? { target: { name: tgt.name, fileFormat: tgt.fileFormat, deliveryMethod: tgt.deliveryMethod, path: tgt.path, saveOptions: saved.options, ...drive.delivery } }
+      ? {
+          target: {
+            name: tgt.name,
+            fileFormat: tgt.fileFormat,
+            deliveryMethod: tgt.deliveryMethod,
+            path: tgt.path,
+            saveOptions: saved.options,
+            ...drive.delivery,
+            ...(crm && Object.keys(crm.options).length > 0 ? { options: { crm: crm.options } } : {}),
+          },
+        }
       : {}),
     ...(embedded ? { embedded } : {}),
     ...(Object.keys(connections).length > 0 ? { connections } : {}),
@@ -153,24 +192,45 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
         captureExternalContext(request);
         // Optional here (spec 5.2), but a value that is sent must be valid: the 5.3 table applies, so a
         // stale or foreign token is refused rather than silently ignored.
-        const raw = request.headers['x-client-authorization'];
-        const value = Array.isArray(raw) ? raw[0] : raw;
+        const value = header(request, 'x-client-authorization');
         if (value !== undefined && value.trim() !== '') await readClientToken(opts.db, value, { subscriptionId: request.auth.subscriptionId });
+        // Spec 5.2: a user without an account at the identity provider, vouched for by the service's own
+        // token; the same failure table as the client token.
+        const service = header(request, 'x-service-authorization');
+        if (service !== undefined && service.trim() !== '') {
+          manageHeaders.set(request, { service: await readServiceToken(opts.db, service, { subscriptionId: request.auth.subscriptionId }) });
+        }
+        const email = header(request, 'x-email')?.trim();
+        if (email) {
+          if (email.length > 320 || !EMAIL.test(email)) throw new ApiError('VALIDATION_ERROR', 'the X-Email header must be an e-mail address (name@domain)');
+          manageHeaders.set(request, { ...manageHeaders.get(request), email });
+        }
       },
       schema: {
         tags: ['Generation'],
         summary: 'Copy, move, convert or delete a delivered document',
         description: [
-          'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for DriveA only, so a Storage delete answers 400 NOT_SUPPORTED.',
+          'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for the drives only (DriveA, DriveB), so a Storage delete answers 400 NOT_SUPPORTED.',
           'Storage is the location available in this deployment; sourceDocument.urn is the urn of a document delivered to Storage. Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND.',
+          'crm (Salesforce Files, through the subscription\'s crm connection: PUT /common/connection/crm): as a target, a new ContentVersion with targetDocument.options.crm {fileParentId -> FirstPublishLocationId, networkId -> NetworkId, ownerId -> OwnerId, fileId -> a new version of that file (its ContentDocument id 069..., or a ContentVersion id 068... of it), fileType (optional, must match fileFormat)}; result.data.document.urn is the ContentVersion id. As a source, sourceDocument.urn is a ContentVersion id and remove delete deletes its file (ContentDocument) into the org\'s recycle bin. A refused connection is 400 CONNECTION_ERROR; a Salesforce refusal of a crm option is 400 VALIDATION_ERROR naming targetDocument.options.crm.<field>, with Salesforce\'s errors in error.externalErrors.',
           'Success: 201 with result.statusCode "201" (a string), result.data.document and consumption pages-managed / documents-managed. Failure: the error envelope with error.statusCode as a string and error.externalErrors. Optional `Idempotency-Key` as for generate.',
         ].join('\n\n'),
         headers: Type.Object({
           'x-client-authorization': Type.Optional(
             Type.String({ description: 'Optional (spec 5.2); when sent it is validated as for async generate (400 X_CLIENT_AUTH_ERROR, 401), though Storage needs no client side' }),
           ),
-          'x-service-authorization': Type.Optional(Type.String({ description: 'Accepted (spec 5.2); not needed for Storage' })),
-          'x-email': Type.Optional(Type.String({ description: 'E-mail of the user who starts the process (spec 5.2)' })),
+          'x-service-authorization': Type.Optional(
+            Type.String({
+              description:
+                'Optional (spec 5.2): a user without an account at the identity provider who may use the subscription. Made by POST /common/service/token (extension) from claims sub (the user id, a UUID), email and full_name: a JWS (ES256, typ docgen-service+jwt, the service signing key) encrypted as a JWE (dir + A256GCM, key derived from the service key under its own label, so a client token is not a service token). Validated like the client token (spec 5.3): undecryptable, tampered or bad base64 -> 400 X_SERVICE_AUTH_ERROR "Invalid format"; unsigned, wrongly signed, expired or of another subscription -> 401; a required claim missing -> 400 X_SERVICE_AUTH_ERROR naming it. When valid, its sub is the acting user: the owner (ownerGuid, lastModifiedUserGuid) of the document record, the metered user, and the user shown in the workflow summary.',
+            }),
+          ),
+          'x-email': Type.Optional(
+            Type.String({
+              description:
+                'Optional (spec 5.2): e-mail of the user who starts the process. Recorded as the initiator: initiatorEmail of the document record (extension column) and the workflow summary. Not an e-mail address -> 400 VALIDATION_ERROR.',
+            }),
+          ),
           ...IdempotencyHeaders.properties,
         }),
         body: ManageBody,
@@ -178,7 +238,7 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
       },
     },
     async (request, reply) => {
-      const input = await manageInput(request, opts.locations);
+      const input = await manageInput(request, opts.locations, manageHeaders.get(request));
       const result = await runManage(opts.temporal, input, idempotencyOf(request.headers, request.body));
       const body = success(request, 201, { document: { ...result.document, documentGuid: result.documentGuid } }, { consumption: result.consumption });
       (body.result as { statusCode: unknown }).statusCode = '201';

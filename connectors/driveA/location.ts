@@ -172,7 +172,7 @@ export function driveALocation(deps: LocationDeps): Location {
     return { graph, drive: driveBase(s) };
   }
 
-  async function download(ctx: LocationContext, urn: string, reading: Reading): Promise<{ item: DriveItem; blob: BlobRef }> {
+  async function download(ctx: LocationContext, urn: string, reading: Reading, fileFormat?: string): Promise<{ item: DriveItem; blob: BlobRef }> {
     try {
       const { graph, drive } = await connect(ctx);
       const address = itemAddress(drive, urn, reading);
@@ -181,6 +181,9 @@ export function driveALocation(deps: LocationDeps): Location {
       // Spec 4.8 rule 1: templates from DriveA are docx, xlsx or pptx.
       if (reading === 'template' && !isOfficeFormat(formatOfFileName(item.name))) {
         throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.urn ${urn} is ${item.name} in DriveA: only .docx, .xlsx and .pptx files are templates`);
+      }
+      if (reading === 'template' && fileFormat && formatOfFileName(item.name) !== fileFormat) {
+        throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.fileFormat is ${fileFormat} but ${urn} is ${item.name} in DriveA`);
       }
       const res = await graph.request('GET', `${address}/content`);
       let content: Response = res;
@@ -423,8 +426,8 @@ export function driveALocation(deps: LocationDeps): Location {
     connection: 'driveA',
     capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'], formats: FORMATS },
 
-    async readTemplate(ctx, urn) {
-      return (await download(ctx, urn, 'template')).blob;
+    async readTemplate(ctx, urn, fileFormat) {
+      return (await download(ctx, urn, 'template', fileFormat)).blob;
     },
 
     async readData(ctx, urn) {

@@ -4,7 +4,8 @@ import { m001 } from './001-initial.ts';
 import { m002 } from './002-records.ts';
 import { m003 } from './003-common.ts';
 import { m004 } from './004-connections.ts';
-import { m005 } from './005-location-writes.ts';
+import { m005 } from './005-document-initiator.ts';
+import { m006 } from './006-location-writes.ts';
 
 export interface Migration {
   readonly version: number;
@@ -12,4 +13,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006];

@@ -37,6 +37,8 @@ export type DocumentRecord = Record<keyof typeof DOCUMENT_UPDATABLE | keyof type
   subscriptionGuid: string;
   ownerGuid: string;
   lastModifiedUserGuid: string;
+  /** Extension: X-Email of the manage request that made the record (spec 5.2), else empty. */
+  initiatorEmail: string;
   createdDate: string;
   lastModifiedDate: string;
   isDeleted: boolean;
@@ -48,6 +50,7 @@ const SELECT = [
   'd.owner_guid',
   'd.last_modified_user_guid',
   ...STRING_FIELDS.map(([, col]) => `d.${col}`),
+  'd.initiator_email',
   'd.created_date',
   'd.last_modified_date',
   'd.is_deleted',
@@ -57,6 +60,7 @@ const pascal = (s: string) => (s[0]?.toUpperCase() ?? '') + s.slice(1);
 export const DOCUMENT_COLUMNS: readonly ColumnSpec[] = [
   { name: 'DocumentGuid', sql: 'd.document_guid::text', type: 'text' },
   ...Object.entries(DOCUMENT_UPDATABLE).map(([f, col]): ColumnSpec => ({ name: pascal(f), sql: `d.${col}`, type: 'text' })),
+  { name: 'InitiatorEmail', sql: 'd.initiator_email', type: 'text' },
   { name: 'CreatedDate', sql: 'd.created_date', type: 'date' },
   { name: 'LastModifiedDate', sql: 'd.last_modified_date', type: 'date' },
 ];
@@ -69,6 +73,7 @@ function toRecord(r: Record<string, unknown>): DocumentRecord {
     lastModifiedUserGuid: r.last_modified_user_guid,
   };
   for (const [f, col] of STRING_FIELDS) out[f] = r[col];
+  out.initiatorEmail = r.initiator_email ?? '';
   out.createdDate = iso(r.created_date as Date);
   out.lastModifiedDate = iso(r.last_modified_date as Date);
   out.isDeleted = r.is_deleted;
@@ -134,6 +139,8 @@ export interface NewDocument {
   links?: Partial<Record<keyof typeof LINKS, string>>;
   /** Per-recipient sharing results (spec 2.5's e-mail lists). */
   emails?: { succeededView: string[]; succeededEdit: string[]; failedView: string[]; failedEdit: string[] };
+  /** X-Email of a manage request (spec 5.2). */
+  initiatorEmail?: string;
 }
 
 /** The columns of a new record beyond its identity: url, links and e-mail lists ('' when absent). */
@@ -154,10 +161,10 @@ function sharingColumns(d: NewDocument): [string[], string[]] {
 export async function recordDocument(db: Queryable, d: NewDocument): Promise<string> {
   const [cols, values] = sharingColumns(d);
   await db.query(
-    `INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, ${cols.join(', ')})
-     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, ${cols.map((_, i) => `$${10 + i}`).join(', ')})
+    `INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email, ${cols.join(', ')})
+     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, ${cols.map((_, i) => `$${11 + i}`).join(', ')})
      ON CONFLICT (subscription_guid, operation_id) DO NOTHING`,
-    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod, ...values],
+    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod, d.initiatorEmail ?? '', ...values],
   );
   const r = await db.query<{ document_guid: string }>(
     'SELECT document_guid FROM documents WHERE subscription_guid = $1 AND operation_id = $2',
@@ -210,10 +217,11 @@ export async function moveDocumentRecord(db: Db, fromUrn: string, d: NewDocument
     const [cols, values] = sharingColumns(d);
     const r = await tx.query<{ document_guid: string }>(
       `UPDATE documents SET urn = $3, title = $4, path = $5, file_format = $6, delivery_method = $7,
-              last_modified_user_guid = $8, last_modified_date = now(), ${cols.map((c, i) => `${c} = $${9 + i}`).join(', ')}
+              last_modified_user_guid = $8, last_modified_date = now(),
+              initiator_email = CASE WHEN $9 = '' THEN initiator_email ELSE $9 END, ${cols.map((c, i) => `${c} = $${10 + i}`).join(', ')}
        WHERE subscription_guid = $1 AND urn IN ($2, $3) AND NOT is_deleted
        RETURNING document_guid`,
-      [d.subscriptionId, fromUrn, d.urn, d.title, d.path, d.fileFormat, d.deliveryMethod, d.userId, ...values],
+      [d.subscriptionId, fromUrn, d.urn, d.title, d.path, d.fileFormat, d.deliveryMethod, d.userId, d.initiatorEmail ?? '', ...values],
     );
     const documentGuid = r.rows[0]?.document_guid ?? (await recordDocument(tx, d));
     const metered = await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);

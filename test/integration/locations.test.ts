@@ -37,7 +37,6 @@ describe('locations: unavailable methods are refused before queueing', () => {
   const missing = (field: string) => new RegExp(`${field.replace(/[.[\]]/g, '\\$&')} DriveA: the subscription has no driveA connection: connect it with PUT /v1/common/connection/driveA`);
   const cases: [string, (t: string, d: string) => Record<string, unknown>, string, RegExp][] = [
     ['document.deliveryMethod DriveA', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveA', path: '' } }), 'CONNECTION_MISSING', missing('document.deliveryMethod')],
-    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), 'NOT_SUPPORTED', /document\.deliveryMethod DriveB is not available/],
     ['data.loadMethod DriveA', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveA', urn: d } }), 'CONNECTION_MISSING', missing('data.loadMethod')],
     ['template.loadMethod DriveA', (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveA' } }), 'CONNECTION_MISSING', missing('template.loadMethod')],
     [
@@ -46,7 +45,6 @@ describe('locations: unavailable methods are refused before queueing', () => {
       'CONNECTION_MISSING',
       missing('template.relatedItems[0].loadMethod'),
     ],
-    ['template.url', (_t, d) => ({ ...generateBody('', d), template: { url: 'https://example.com/t.docx', fileFormat: 'docx' } }), 'NOT_SUPPORTED', /template\.url is not available/],
   ];
 
   for (const [name, body, code, message] of cases) {
@@ -65,6 +63,29 @@ describe('locations: unavailable methods are refused before queueing', () => {
     });
   }
 
+  // DriveB is implemented: without a connection it is CONNECTION_MISSING, before queueing, naming the field.
+  const unconnected: [string, (t: string, d: string) => Record<string, unknown>, RegExp][] = [
+    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), /document\.deliveryMethod DriveB: the subscription has no driveB connection/],
+    ['data.loadMethod DriveB', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveB', urn: 'sheet-id' } }), /data\.loadMethod DriveB: the subscription has no driveB connection/],
+    [
+      'template.loadMethod DriveB (gdoc)',
+      (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveB', fileFormat: 'gdoc', urn: 'doc-id' }, document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'gdoc' } }),
+      /template\.loadMethod DriveB: the subscription has no driveB connection.*PUT \/v1\/common\/connection\/driveB/,
+    ],
+  ];
+  for (const [name, body, message] of unconnected) {
+    it(`generate with ${name} and no connection: 400 CONNECTION_MISSING naming the field, no workflow, the uploads still usable`, async () => {
+      const { templateUrn, dataUrn } = await uploadPair();
+      const refused = await api.call('POST', '/documents/document/generate', { json: body(templateUrn, dataUrn) });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.innerErrors[0].code).toBe('CONNECTION_MISSING');
+      expect(refused.body.error.innerErrors.map((e: any) => e.message).join('\n')).toMatch(message);
+      expect(await workflowsOf(refused.body.operationId)).toBe(0);
+      const ok = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    });
+  }
+
   it('sharing options of the delivery drive are a need of their own; another drive\'s are ignored', async () => {
     const { templateUrn, dataUrn } = await uploadPair();
     // Storage delivery: driveA sharing options are not read (spec 4.8), so they do not refuse the request.
@@ -74,7 +95,7 @@ describe('locations: unavailable methods are refused before queueing', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
 
-  it('manage to an unconnected or unavailable location: 400 CONNECTION_MISSING / NOT_SUPPORTED before queueing, the source untouched', async () => {
+  it('manage to an unconnected location: 400 CONNECTION_MISSING before queueing, the source untouched', async () => {
     const { templateUrn, dataUrn } = await uploadPair();
     const generated = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
     expect(generated.status).toBe(201);
@@ -90,8 +111,10 @@ describe('locations: unavailable methods are refused before queueing', () => {
     const toCrm = await api.call('POST', '/documents/document/manage', {
       json: { sourceDocument: { ...source, remove: 'none' }, targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'crm', path: '' } },
     });
+    // crm is available, but this subscription has not connected it (test/integration/crm covers a connected one).
     expect(toCrm.status).toBe(400);
-    expect(toCrm.body.error.innerErrors[0].message).toMatch(/targetDocument\.deliveryMethod crm is not available/);
+    expect(toCrm.body.error.innerErrors[0].code).toBe('CONNECTION_MISSING');
+    expect(toCrm.body.error.innerErrors[0].message).toMatch(/targetDocument\.deliveryMethod crm: the subscription has no crm connection/);
     expect(await workflowsOf(toDriveA.body.operationId)).toBe(0);
     expect(await workflowsOf(toCrm.body.operationId)).toBe(0);
     // The move did not happen: the document still downloads.

@@ -170,6 +170,28 @@ describe('SDK against the running API', () => {
       expect(queued.operationId).toBeTruthy();
     });
 
+    it('service token: manage with X-Service-Authorization and X-Email', async () => {
+      const guest = randomUUID();
+      const made = await sdk.common.createServiceToken({ sub: guest, email: 'guest@partner.example' });
+      expect(made.token).toBeTruthy();
+      const [t] = await sdk.uploads.templates([{ name: 'a.docx', content: makeDocx(['x']) }]);
+      const [d] = await sdk.uploads.data([{ name: 'd.json', content: '{}' }]);
+      const gen = await sdk.generation.generate(generateBody(t!.id, d!.id));
+      const copy = await sdk.generation.manage(
+        { sourceDocument: { urn: gen.result.data.document.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' }, targetDocument: { name: 'c', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root' } },
+        { serviceAuthorization: made.token, email: 'starter@client.example' },
+      );
+      const record = await sdk.documents.get(copy.result.data.document.documentGuid);
+      expect(record.ownerGuid).toBe(guest);
+      expect(record.initiatorEmail).toBe('starter@client.example');
+      await expectError(
+        sdk.generation.manage({ sourceDocument: { urn: gen.result.data.document.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' } }, { serviceAuthorization: 'garbage' }),
+        ValidationError,
+        400,
+        'X_SERVICE_AUTH_ERROR',
+      );
+    });
+
     // Routes being built elsewhere (spec 4.1 common, 4.2 signatures, 4.8 manage). Each case runs a real call
     // when its route is served, and otherwise asserts the route is absent from openapi.json.
     const pending: { method: string; path: string; run: () => Promise<void> }[] = [
@@ -295,6 +317,7 @@ describe('SDK against the running API', () => {
       const sdkRoutes = new Set([
         ...pending.map((c) => `${c.method} /v1${c.path}`),
         'POST /v1/common/client/token',
+        'POST /v1/common/service/token',
         'POST /v1/common/user/contact/create',
         'PUT /v1/common/connection/driveA',
         'PUT /v1/common/connection/driveB',

@@ -140,6 +140,8 @@ describe('generate with DriveA', () => {
     // Spec 4.8 rule 1: a DriveA template is an office file.
     fake.put(DRIVE_A, 'Templates/not-a-template.pdf', Buffer.from('%PDF-1.7'));
     expectError(await generate(body('root:/Templates/not-a-template.pdf:', 'pdf')), 'INVALID_TEMPLATE_FORMAT', /only \.docx, \.xlsx and \.pptx/);
+    const asXlsx = body('root:/Templates/small.docx:', 'xlsx');
+    expectError(await generate({ ...asXlsx, template: { ...asXlsx.template, fileFormat: 'xlsx' }, document: { ...asXlsx.document, fileFormat: 'xlsx' } }), 'INVALID_TEMPLATE_FORMAT', /template\.fileFormat is xlsx/);
     // What was downloaded went into each run's scratch and left with it.
     expect(await stack.blobs.list('scratch/')).toEqual([]);
 

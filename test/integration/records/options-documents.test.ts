@@ -149,8 +149,11 @@ describe('option values and document records', () => {
           'documentGuid', 'subscriptionGuid', 'ownerGuid', 'lastModifiedUserGuid', 'title', 'urn', 'url', 'path', 'fileFormat', 'deliveryMethod',
           'viewAnonymousLink', 'editAnonymousLink', 'viewUserLink', 'editUserLink', 'viewOrganizationLink', 'editOrganizationLink',
           'succeededViewUserEmailList', 'succeededEditUserEmailList', 'failedViewUserEmailList', 'failedEditUserEmailList', 'createdDate', 'lastModifiedDate', 'isDeleted',
+          // Extension: manage's X-Email (spec 5.2), empty for a generate.
+          'initiatorEmail',
         ].sort(),
       );
+      expect(doc.initiatorEmail).toBe('');
     });
 
     it('list (extension) finds it by urn; rowCount; another subscription sees none', async () => {

@@ -84,3 +84,19 @@ export async function textInLibreOffice(docxBytes: Uint8Array): Promise<string> 
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Converts a document to PDF in LibreOffice and returns its text (pdftotext) and page count (pdfinfo). */
+export async function pdfInLibreOffice(bytes: Uint8Array, ext: 'docx' | 'pptx' | 'xlsx'): Promise<{ text: string; pages: number; pdf: Uint8Array }> {
+  const dir = await mkdtemp(join(tmpdir(), 'docgen-engine-lo-'));
+  try {
+    const input = join(dir, `in.${ext}`);
+    await writeFile(input, bytes);
+    await run('soffice', [`-env:UserInstallation=${pathToFileURL(join(dir, 'profile')).href}`, '--headless', '--norestore', '--convert-to', 'pdf', '--outdir', join(dir, 'out'), input], { timeout: 120_000 });
+    const pdfPath = join(dir, 'out', 'in.pdf');
+    const text = (await run('pdftotext', ['-layout', pdfPath, '-'], { maxBuffer: 16 << 20 })).stdout;
+    const info = (await run('pdfinfo', [pdfPath])).stdout;
+    return { text, pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? NaN), pdf: new Uint8Array(await readFile(pdfPath)) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,8 +1,8 @@
 // The write journal of external locations (store/location-writes.ts): per subscription, location and the
 // urn the workflow chose for a write, what an earlier attempt already did (an upload session, the file's
 // external id, whether it has its final name), so a retried delivery finds its file instead of adding one.
-export const m005 = {
-  version: 5,
+export const m006 = {
+  version: 6,
   name: 'location-writes',
   sql: `
 CREATE TABLE location_writes (

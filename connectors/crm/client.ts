@@ -1,0 +1,110 @@
+// A Salesforce REST session for a crm connection, through @jsforce/jsforce-node: the token comes from the
+// connection's flow (client credentials, or a JWT bearer assertion signed with its private key), is cached
+// per connection (and per credentials, so a PUT with new secrets takes effect at once), and is renewed
+// once when Salesforce answers 401 INVALID_SESSION_ID (jsforce's refresh delegate re-runs the flow and
+// replays the request). Token refusals become LocationError CONNECTION_ERROR; everything else the caller
+// maps (crmFailure).
+import { createPrivateKey, createSign } from 'node:crypto';
+import { Connection, OAuth2 } from '@jsforce/jsforce-node';
+import { LocationError } from '../location.ts';
+import type { OpenedConnection } from '../connections.ts';
+import { type CrmSettings, loginUrlProblem } from './connection.ts';
+
+interface TokenResponse {
+  access_token: string;
+  instance_url: string;
+  id: string;
+}
+
+interface Cached {
+  accessToken: string;
+  instanceUrl: string;
+}
+
+const cache = new Map<string, Cached>();
+
+/** The connection's version changes whenever it is replaced (PUT), so new credentials take effect at once. */
+function cacheKey(c: OpenedConnection): string {
+  return c.version;
+}
+
+/** A JWT bearer assertion (RS256): iss = client id, sub = username, aud = the login URL, 3 minutes. */
+export function jwtAssertion(settings: CrmSettings, privateKeyPem: string, now = Date.now()): string {
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const head = b64({ alg: 'RS256', typ: 'JWT' });
+  const body = b64({ iss: settings.clientId, sub: settings.username, aud: settings.loginUrl, exp: Math.floor(now / 1000) + 180 });
+  const signature = createSign('RSA-SHA256').update(`${head}.${body}`).sign(createPrivateKey(privateKeyPem)).toString('base64url');
+  return `${head}.${body}.${signature}`;
+}
+
+const REFUSALS = /^(invalid_|unauthorized_client|unsupported_grant_type|inactive_|ERROR_HTTP_4\d\d)/;
+
+async function requestToken(c: OpenedConnection, settings: CrmSettings, allowedHosts: readonly string[]): Promise<Cached> {
+  const oauth2 = new OAuth2({ loginUrl: settings.loginUrl, clientId: settings.clientId, ...(c.secrets.clientSecret ? { clientSecret: c.secrets.clientSecret } : {}) });
+  let res: TokenResponse;
+  try {
+    res = (await oauth2.requestToken(
+      settings.flow === 'client_credentials'
+        ? { grant_type: 'client_credentials' }
+        : { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: jwtAssertion(settings, c.secrets.privateKey ?? '') },
+    )) as unknown as TokenResponse;
+  } catch (err) {
+    const e = err as Error;
+    if (REFUSALS.test(e.name)) {
+      throw new LocationError(
+        'CONNECTION_ERROR',
+        `Salesforce refused the crm connection's credentials (${e.name}: ${e.message}); update them with PUT /common/connection/crm`,
+        [{ error: e.name, error_description: e.message }],
+      );
+    }
+    throw err;
+  }
+  const problem = loginUrlProblem(res.instance_url, allowedHosts);
+  if (problem) throw new LocationError('CONNECTION_ERROR', `the crm connection's org answered with an instance URL this service may not call: ${problem}`);
+  return { accessToken: res.access_token, instanceUrl: res.instance_url };
+}
+
+/** Runs `work` with an authorized jsforce Connection for the opened crm connection. A refusal while
+ *  renewing the token is the LocationError CONNECTION_ERROR (jsforce would wrap it in a plain Error). */
+export async function withCrm<T>(
+  c: OpenedConnection,
+  opts: { apiVersion: string; loginHosts: readonly string[] },
+  work: (conn: Connection) => Promise<T>,
+): Promise<T> {
+  const settings = c.settings as unknown as CrmSettings;
+  const problem = loginUrlProblem(settings.loginUrl, opts.loginHosts);
+  if (problem) throw new LocationError('CONNECTION_ERROR', `the crm connection's loginUrl ${problem}`);
+  const key = cacheKey(c);
+  let session = cache.get(key);
+  if (!session) {
+    session = await requestToken(c, settings, opts.loginHosts);
+    cache.set(key, session);
+  }
+  let refusal: LocationError | undefined;
+  const conn = new Connection({
+    loginUrl: settings.loginUrl,
+    instanceUrl: session.instanceUrl,
+    accessToken: session.accessToken,
+    version: opts.apiVersion,
+    refreshFn: (self, callback) => {
+      cache.delete(key);
+      requestToken(c, settings, opts.loginHosts).then(
+        (fresh) => {
+          cache.set(key, fresh);
+          self.instanceUrl = fresh.instanceUrl;
+          callback(undefined, fresh.accessToken);
+        },
+        (err: unknown) => {
+          if (err instanceof LocationError) refusal = err;
+          callback(err as Error);
+        },
+      );
+    },
+  });
+  try {
+    return await work(conn);
+  } catch (err) {
+    if (refusal) throw refusal;
+    throw err;
+  }
+}

@@ -1,0 +1,375 @@
+// DriveB: Google Drive, through the subscription's driveB connection (connection.ts). urns are Drive file
+// ids; paths are folders from the drive's root (My Drive, or the connection's shared drive), created on
+// write.
+// - readTemplate: a Google Doc / Sheet / Slides deck is exported to its Office twin (docx / xlsx / pptx)
+//   so the engine merges it with the one template language; Office files stored in Drive are downloaded.
+// - readData: a JSON file, or a Google Sheet whose first row names the fields: {rows: [{field: value}]}.
+// - write: uploads into document.path; gdoc / gsheet / gslide upload the merged Office file converting it
+//   to the native type. Drive allows duplicate names, so the name is looked up first: rename (default:
+//   "name (1)"), replace (the old files are trashed once the new one exists) or fail. The workflow's urn is
+//   stored in the file's appProperties: a retried write finds the file its earlier attempt created
+//   (exactly one file per generation); a resumable upload that died mid-way created nothing.
+// - sharing: `anyone` reader/writer for the anonymous flags, `user` reader/writer per address without a
+//   notification e-mail (unless `notify`); links are the file's webViewLink; per-user results.
+// - remove: delete = trash (recoverable), permanentDelete = delete.
+// - copyWithin / moveWithin (manage inside DriveB: files.copy, addParents/removeParents) and nativeMerge.
+import { randomUUID } from 'node:crypto';
+import type { BlobRef } from '../../core/blob.ts';
+import type { ErrorCode } from '../../core/errors.ts';
+import { contentTypeOf, type FileFormat, isNativeFormat, outputFileName } from '../../core/formats.ts';
+import type { OpenedConnection } from '../connections.ts';
+import { type Location, type LocationContext, type LocationDeps, LocationError, type NativeMergeRequest, type SharingRequest, type WriteRequest, type Written } from '../location.ts';
+import { DEFAULT_RETRY, type GoogleApiError, googleClients, googleError, type RetryPolicy } from './client.ts';
+import { credentialsOf } from './connection.ts';
+import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME } from './drive.ts';
+import { nativeRequests, planNativeMerge } from './native-merge.ts';
+
+const FORMATS: readonly FileFormat[] = ['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'pptx', 'pdf', 'csv'];
+const TEMPLATE_FORMATS = new Set(['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'pptx']);
+
+/** What DriveB adds to the Location interface. */
+export interface DriveBLocation extends Location {
+  copyWithin(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written>;
+  moveWithin(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written | undefined>;
+  nativeMerge(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;
+}
+
+function asLocationError(err: unknown, notFound: ErrorCode, what: string): unknown {
+  if (err instanceof LocationError) return err;
+  const g: GoogleApiError = googleError(err);
+  const external = [{ status: g.status, reason: g.reason, message: g.message }];
+  if (g.retryable && !g.auth) return g; // transient: the activity is retried
+  if (g.auth || g.status === 401) {
+    return new LocationError('CONNECTION_ERROR', `Google refused the driveB connection (${g.message}): check it with PUT /v1/common/connection/driveB`, external);
+  }
+  if (g.reason === 'storageQuotaExceeded') {
+    return new LocationError(
+      'CONNECTION_ERROR',
+      `${what}: ${g.message} (a service account has no storage of its own: connect with subject (domain-wide delegation) or sharedDriveId)`,
+      external,
+    );
+  }
+  if (g.status === 404 || (g.status === 403 && notFound !== 'CONNECTION_ERROR')) {
+    return new LocationError(notFound, `${what} was not found in DriveB, or the driveB connection cannot see it (${g.message})`, external);
+  }
+  if (g.status === 403) return new LocationError('CONNECTION_ERROR', `${what}: the driveB connection is not allowed to do this (${g.message})`, external);
+  return new LocationError('VALIDATION_ERROR', `${what}: Google answered ${g.status} ${g.reason}: ${g.message}`, external);
+}
+
+/** The Drive name of a document: native files carry no extension. */
+function driveName(name: string, fileFormat: string): string {
+  return isNativeFormat(fileFormat) ? name : outputFileName(name, fileFormat);
+}
+
+function numbered(name: string, n: number, native: boolean): string {
+  const dot = name.lastIndexOf('.');
+  if (native || dot <= 0) return `${name} (${n})`;
+  return `${name.slice(0, dot)} (${n})${name.slice(dot)}`;
+}
+
+/** `{rows: [...]}` from a sheet's values: the first row names the fields (blank names are skipped); rows
+ *  that are entirely blank are dropped; numbers and booleans keep their type. */
+export function sheetRowsToData(values: unknown[][]): { rows: Record<string, unknown>[] } {
+  const [header = [], ...body] = values;
+  const names = header.map((h) => (h === null || h === undefined ? '' : String(h).trim()));
+  const rows: Record<string, unknown>[] = [];
+  for (const r of body) {
+    if (r.every((v) => v === '' || v === null || v === undefined)) continue;
+    const o: Record<string, unknown> = {};
+    names.forEach((n, i) => {
+      if (n) o[n] = r[i] ?? '';
+    });
+    rows.push(o);
+  }
+  return { rows };
+}
+
+const IMAGE_SNIFF: [number[], string][] = [
+  [[0x89, 0x50, 0x4e, 0x47], 'image/png'],
+  [[0xff, 0xd8, 0xff], 'image/jpeg'],
+  [[0x47, 0x49, 0x46], 'image/gif'],
+];
+
+/** An image value of the data: an http(s) URL (Google fetches it as is) or bytes (data URL, base64,
+ *  {data}) that docgen must make reachable. */
+function imageOf(value: unknown): { url: string } | { bytes: Buffer; contentType: string } | undefined {
+  const v = value && typeof value === 'object' && 'data' in value ? (value as { data: unknown }).data : value;
+  if (typeof v !== 'string' || v === '') return undefined;
+  if (/^https?:\/\//i.test(v)) return { url: v };
+  const m = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(v);
+  const bytes = Buffer.from(m ? m[3]! : v, m && !m[2] ? 'utf8' : 'base64');
+  const type = IMAGE_SNIFF.find(([sig]) => sig.every((b, i) => bytes[i] === b))?.[1];
+  return type ? { bytes, contentType: type } : undefined;
+}
+
+export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_RETRY): DriveBLocation {
+  const cache = new Map<string, { fingerprint: string; ops: DriveOps }>();
+
+  async function open(ctx: LocationContext): Promise<DriveOps> {
+    const c: OpenedConnection = await deps.connections.open(ctx, 'driveB');
+    const s = deps.settings;
+    const fingerprint = c.version;
+    const hit = cache.get(c.id);
+    if (hit?.fingerprint === fingerprint) return hit.ops;
+    const ops = new DriveOps(
+      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), retry),
+      typeof c.settings.sharedDriveId === 'string' ? c.settings.sharedDriveId : undefined,
+    );
+    cache.set(c.id, { fingerprint, ops });
+    return ops;
+  }
+
+  async function toScratch(name: string, bytes: Uint8Array, contentType: string): Promise<BlobRef> {
+    const key = `scratch/driveB-${randomUUID()}/${name}`;
+    const put = await deps.blobs.put(key, bytes);
+    return { key, sha256: put.sha256, size: put.size, contentType };
+  }
+
+  /** The file's bytes in docgen's terms: native files exported to their Office twin. */
+  async function fetchFile(ops: DriveOps, file: DriveFile): Promise<{ bytes: Uint8Array; format: string; contentType: string }> {
+    const format = formatOfMime(file.mimeType, file.name ?? '');
+    if (isNativeFormat(format)) {
+      const twin = NATIVE_TWIN[format];
+      return { bytes: await ops.bytesOf(file, OFFICE_MIME[twin]), format, contentType: OFFICE_MIME[twin] };
+    }
+    return { bytes: await ops.bytesOf(file), format, contentType: file.mimeType ?? contentTypeOf(format) };
+  }
+
+  /** Folder, then the name the clash policy gives, and the same-named files to trash for `replace`. */
+  async function placement(ops: DriveOps, req: { name: string; path: string; conflict?: 'rename' | 'replace' | 'fail' }, fileFormat: string) {
+    const folderId = (await ops.folder(req.path, true))!;
+    const wanted = driveName(req.name, fileFormat);
+    const clashes = await ops.byName(folderId, wanted);
+    const policy = req.conflict ?? 'rename';
+    if (clashes.length === 0 || policy === 'replace') return { folderId, name: wanted, replaced: clashes };
+    if (policy === 'fail') throw new LocationError('VALIDATION_ERROR', `document.name: ${wanted} already exists in ${req.path || 'the root folder'} of DriveB (conflict: fail)`);
+    for (let n = 1; n < 1000; n++) {
+      const candidate = numbered(wanted, n, isNativeFormat(fileFormat));
+      if ((await ops.byName(folderId, candidate)).length === 0) return { folderId, name: candidate, replaced: [] };
+    }
+    throw new LocationError('VALIDATION_ERROR', `document.name: no free name for ${wanted} in ${req.path}`);
+  }
+
+  /** Permissions for the sharing options; a refused one is reported, never fatal. */
+  async function share(ops: DriveOps, file: DriveFile, sharing: SharingRequest | undefined): Promise<Pick<Written, 'links' | 'emails' | 'externalErrors'>> {
+    if (!sharing) return {};
+    const link = file.webViewLink ?? '';
+    const notify = sharing.sendInvitation === true;
+    const links: NonNullable<Written['links']> = {};
+    const emails = { succeededView: [] as string[], succeededEdit: [] as string[], failedView: [] as string[], failedEdit: [] as string[] };
+    const externalErrors: unknown[] = [];
+    const attempt = async (p: Parameters<DriveOps['share']>[1]): Promise<boolean> => {
+      try {
+        await ops.share(file.id!, p, notify);
+        return true;
+      } catch (err) {
+        const g = googleError(err);
+        if (g.auth || g.status === 401) throw asLocationError(g, 'CONNECTION_ERROR', 'sharing');
+        externalErrors.push({ target: p.emailAddress ?? 'anyone', role: p.role, status: g.status, reason: g.reason, message: g.message });
+        return false;
+      }
+    };
+    // Drive has one link per file: the anonymous flags differ only by the `anyone` permission's role.
+    if (sharing.editAnonymous) {
+      if (await attempt({ type: 'anyone', role: 'writer' })) {
+        links.editAnonymousLink = link;
+        if (sharing.viewAnonymous) links.viewAnonymousLink = link;
+      }
+    } else if (sharing.viewAnonymous && (await attempt({ type: 'anyone', role: 'reader' }))) {
+      links.viewAnonymousLink = link;
+    }
+    for (const email of sharing.viewUsers ?? []) ((await attempt({ type: 'user', role: 'reader', emailAddress: email })) ? emails.succeededView : emails.failedView).push(email);
+    for (const email of sharing.editUsers ?? []) ((await attempt({ type: 'user', role: 'writer', emailAddress: email })) ? emails.succeededEdit : emails.failedEdit).push(email);
+    if (emails.succeededView.length > 0) links.viewUserLink = link;
+    if (emails.succeededEdit.length > 0) links.editUserLink = link;
+    const anyUsers = (sharing.viewUsers?.length ?? 0) + (sharing.editUsers?.length ?? 0) > 0;
+    return { links, ...(anyUsers ? { emails } : {}), ...(externalErrors.length > 0 ? { externalErrors } : {}) };
+  }
+
+  function written(file: DriveFile, path: string, extra: Pick<Written, 'links' | 'emails' | 'externalErrors'> = {}): Written {
+    return { urn: file.id!, name: file.name ?? '', path, ...(file.webViewLink ? { uri: file.webViewLink } : {}), ...extra };
+  }
+
+  return {
+    method: 'DriveB',
+    connection: 'driveB',
+    capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'], formats: FORMATS },
+
+    async readTemplate(ctx, urn) {
+      const ops = await open(ctx);
+      try {
+        const file = await ops.get(urn);
+        const format = formatOfMime(file.mimeType, file.name ?? '');
+        if (!TEMPLATE_FORMATS.has(format)) throw new LocationError('TEMPLATE_NOT_FOUND', `template.urn ${urn} is a ${file.mimeType} file in DriveB, not a template (gdoc, gsheet, gslide, docx, xlsx, pptx)`);
+        const got = await fetchFile(ops, file);
+        return await toScratch(`template.${isNativeFormat(format) ? NATIVE_TWIN[format] : format}`, got.bytes, got.contentType);
+      } catch (err) {
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `template.urn ${urn}`);
+      }
+    },
+
+    async readData(ctx, urn) {
+      const ops = await open(ctx);
+      try {
+        const file = await ops.get(urn);
+        if (file.mimeType === GOOGLE_MIME.gsheet) {
+          const data = sheetRowsToData(await ops.sheetRows(urn));
+          return await toScratch('data.json', Buffer.from(JSON.stringify(data), 'utf8'), 'application/json');
+        }
+        if (formatOfMime(file.mimeType, file.name ?? '') !== 'json') {
+          throw new LocationError('DATA_INVALID', `data.urn ${urn} is a ${file.mimeType} file: DriveB data must be a JSON file or a Google Sheet`);
+        }
+        return await toScratch('data.json', await ops.bytesOf(file), 'application/json');
+      } catch (err) {
+        throw asLocationError(err, 'DATA_NOT_FOUND', `data.urn ${urn}`);
+      }
+    },
+
+    async readDocument(ctx, urn) {
+      const ops = await open(ctx);
+      try {
+        const file = await ops.get(urn);
+        if (file.mimeType === GOOGLE_MIME.folder) throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} is a folder`);
+        const got = await fetchFile(ops, file);
+        const blob = await toScratch(`source.${isNativeFormat(got.format) ? NATIVE_TWIN[got.format as NativeFormat] : got.format}`, got.bytes, got.contentType);
+        return { urn, name: file.name ?? '', path: '', fileFormat: got.format, blob };
+      } catch (err) {
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn}`);
+      }
+    },
+
+    async write(ctx, req) {
+      const ops = await open(ctx);
+      try {
+        const mine = await ops.byWriteId(req.urn);
+        let file: DriveFile;
+        if (mine) {
+          file = mine;
+        } else {
+          const place = await placement(ops, req, req.fileFormat);
+          const bytes = await deps.blobs.get(req.source.key);
+          const native = isNativeFormat(req.fileFormat);
+          file = await ops.upload({
+            folderId: place.folderId,
+            name: place.name,
+            bytes,
+            contentType: native ? OFFICE_MIME[NATIVE_TWIN[req.fileFormat as NativeFormat]] : contentTypeOf(req.fileFormat),
+            ...(native ? { targetMime: GOOGLE_MIME[req.fileFormat as NativeFormat] } : {}),
+            appProperties: { docgenUrn: req.urn },
+          });
+          for (const old of place.replaced) await ops.trash(old.id!);
+        }
+        return written(file, req.path, await share(ops, file, req.sharing));
+      } catch (err) {
+        throw asLocationError(err, 'CONNECTION_ERROR', `document.path ${req.path || '(root)'}`);
+      }
+    },
+
+    async remove(ctx, urn, mode) {
+      const ops = await open(ctx);
+      try {
+        if (mode === 'permanentDelete') await ops.delete(urn);
+        else await ops.trash(urn);
+      } catch (err) {
+        // Already gone (a retried permanent delete) is done.
+        if (googleError(err).status === 404) return;
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn}`);
+      }
+    },
+
+    async copyWithin(ctx, sourceUrn, target) {
+      const ops = await open(ctx);
+      try {
+        const mine = await ops.byWriteId(target.urn);
+        if (mine) return written(mine, target.path);
+        const source = await ops.get(sourceUrn);
+        const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
+        const copy = await ops.copy(sourceUrn, place.folderId, place.name, { docgenUrn: target.urn });
+        for (const old of place.replaced) await ops.trash(old.id!);
+        return written(copy, target.path);
+      } catch (err) {
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`);
+      }
+    },
+
+    async moveWithin(ctx, sourceUrn, target) {
+      const ops = await open(ctx);
+      try {
+        const source = await ops.get(sourceUrn);
+        // A retried move finds the file marked with this move's urn: it is already in place.
+        if (source.appProperties?.docgenMove === target.urn) return written(source, target.path);
+        const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
+        const moved = await ops.move(source, place.folderId, place.name, { docgenMove: target.urn });
+        for (const old of place.replaced) if (old.id !== moved.id) await ops.trash(old.id!);
+        return written(moved, target.path);
+      } catch (err) {
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`);
+      }
+    },
+
+    async nativeMerge(ctx, req) {
+      const ops = await open(ctx);
+      const format = req.template.fileFormat as NativeFormat;
+      const scratch: string[] = [];
+      try {
+        const template = await ops.get(req.template.urn);
+        if (template.mimeType !== GOOGLE_MIME[format]) {
+          throw new LocationError('TEMPLATE_NOT_FOUND', `template.urn ${req.template.urn} is a ${template.mimeType} file, not a ${format} (native merge copies the Google file itself)`);
+        }
+        // Decide everything before writing: the tags, and whether each image can reach Google.
+        const { texts, pages } = await ops.nativeText(format, req.template.urn);
+        const data: unknown = JSON.parse(Buffer.from(await deps.blobs.get(req.data.key)).toString('utf8'));
+        const plan = planNativeMerge(format, texts, data, { images: req.images });
+        if (plan.refused.length > 0) {
+          throw new LocationError(
+            'NOT_SUPPORTED',
+            `document.options.driveBGenerate.nativeMergeEnabled: ${plan.refused.map((r) => `${r.tag} (${r.why})`).join(', ')}; merge this template without nativeMergeEnabled (the default route exports it, merges it with the full template language and uploads it back as ${format})`,
+          );
+        }
+        const urls = new Map<string, string>();
+        for (const [i, im] of plan.images.entries()) {
+          const img = imageOf(im.value);
+          if (!img) continue; // no image: the tag is cleared
+          if ('url' in img) {
+            urls.set(im.tag, img.url);
+            continue;
+          }
+          const key = `scratch/driveB-images-${req.write.urn}/${i}`;
+          await deps.blobs.put(key, img.bytes);
+          scratch.push(key);
+          const url = await deps.blobs.presignedGetUrl(key, { expiresInSeconds: 900, fileName: `image-${i}`, contentType: img.contentType });
+          if (!url) {
+            throw new LocationError(
+              'NOT_SUPPORTED',
+              `document.options.driveBGenerate.nativeImageMergeEnabled: ${im.tag} holds image bytes, which Google can only fetch from a URL: configure object storage (STORAGE_URL s3://...) so docgen can hand it a presigned URL, or put an https URL in the data`,
+            );
+          }
+          urls.set(im.tag, url);
+        }
+        const mine = await ops.byWriteId(req.write.urn);
+        let copy: DriveFile;
+        let replaced: DriveFile[] = [];
+        if (mine) {
+          copy = mine; // an earlier attempt copied; the replacements below are idempotent
+        } else {
+          const place = await placement(ops, req.write, format);
+          copy = await ops.copy(req.template.urn, place.folderId, place.name, { docgenUrn: req.write.urn });
+          replaced = place.replaced;
+        }
+        try {
+          await ops.batchUpdate(format, copy.id!, nativeRequests(format, plan, urls));
+        } catch (err) {
+          // A half-merged copy must not stay behind: a retry copies again.
+          await ops.trash(copy.id!).catch(() => undefined);
+          throw err;
+        }
+        for (const old of replaced) await ops.trash(old.id!);
+        return { ...written(copy, req.write.path, await share(ops, copy, req.write.sharing)), pages };
+      } catch (err) {
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `template.urn ${req.template.urn}`);
+      } finally {
+        for (const key of scratch) await deps.blobs.delete(key).catch(() => undefined);
+      }
+    },
+  };
+}
