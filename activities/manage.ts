@@ -12,6 +12,7 @@ import { markDocumentDeleted, moveDocumentRecord, type NewDocument, recordConsum
 import type { ResolvedActivityDeps } from './deps.ts';
 import { countMetering } from '../telemetry/metrics.ts';
 import { atLocation, contextOf } from './locations.ts';
+import { forgetLocationWrites } from '../store/location-writes.ts';
 import { scratchRunId } from './scratch.ts';
 
 export type SourceFile = FoundFile;
@@ -51,6 +52,8 @@ export interface ManageRecordInput {
   emails?: NewDocument['emails'];
   /** X-Email (spec 5.2). */
   initiatorEmail?: string;
+  /** The urn the workflow chose for the write: its journal entries are dropped once recorded. */
+  writeUrn?: string;
 }
 
 export interface ManageRemoveInput {
@@ -150,6 +153,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
         input.operation === 'move'
           ? await moveDocumentRecord(deps.db, input.sourceUrn, document, input.consumption)
           : await recordDocumentWithConsumption(deps.db, document, input.consumption);
+      if (input.writeUrn) await forgetLocationWrites(deps.db, input.subscriptionId, input.writeUrn);
       countMetering(metered);
       return { documentGuid };
     },

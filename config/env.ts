@@ -243,7 +243,7 @@ export const settings = {
     'Port of this process\'s Prometheus endpoint (/metrics, plus /health and /ready); unset = no metrics server, 0 = any free port',
   ),
   metricsHost: setting('METRICS_HOST', '127.0.0.1', str, 'Address the metrics endpoint listens on (0.0.0.0 in a container)'),
-  driveAGraphUrl: setting('DRIVEA_GRAPH_URL', CD.driveAGraphUrl, requiredHttpUrl, 'Microsoft Graph endpoint of DriveA (OneDrive / SharePoint), with its version; https only (the Graph client sends its token to https hosts only)'),
+  driveAGraphUrl: setting('DRIVEA_GRAPH_URL', CD.driveAGraphUrl, requiredHttpUrl, 'Microsoft Graph endpoint of DriveA (OneDrive / SharePoint), including the API version'),
   driveALoginUrl: setting('DRIVEA_LOGIN_URL', CD.driveALoginUrl, requiredHttpUrl, 'Microsoft Entra token endpoint host of DriveA connections ({tenant}/oauth2/v2.0/token is appended)'),
   crmApiVersion: setting('CRM_API_VERSION', CD.crmApiVersion, apiVersion, 'Salesforce REST API version of crm connections'),
   crmLoginHosts: setting(

@@ -34,3 +34,9 @@ export async function putLocationWrite(db: Queryable, subscriptionId: string, lo
 export async function deleteLocationWrite(db: Queryable, subscriptionId: string, location: string, urn: string): Promise<void> {
   await db.query('DELETE FROM location_writes WHERE subscription_id = $1 AND location = $2 AND urn = $3', [subscriptionId, location, urn]);
 }
+
+/** Forgets every journal entry of a write once its document is recorded: the write is final then, and no
+ *  retry of it can come (the record step runs after the delivery step completed). */
+export async function forgetLocationWrites(db: Queryable, subscriptionId: string, urn: string): Promise<void> {
+  await db.query('DELETE FROM location_writes WHERE subscription_id = $1 AND urn = $2', [subscriptionId, urn]);
+}

@@ -4,7 +4,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, patched, uuid4, wo
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
-import { conversion, type ConversionQueue, steps } from './steps.ts';
+import { conversion, type ConversionQueue, movingSteps, steps } from './steps.ts';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
   return runGeneration(input, 'main');
@@ -86,7 +86,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
     const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: to, ...budget }]);
     // Chosen here, not in the activity, so that a retried delivery writes the same file.
     const urn = uuid4();
-    const delivered = await steps.deliver.executeWithOptions(
+    const delivered = await movingSteps(input.document.deliveryMethod).deliver.executeWithOptions(
       { summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` },
       [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document, ...connections }],
     );
@@ -106,6 +106,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
         fileFormat: input.document.fileFormat,
         deliveryMethod: input.document.deliveryMethod,
         consumption,
+        writeUrn: urn,
         ...(uri ? { url: uri } : {}),
         ...(links ? { links } : {}),
         ...(emails ? { emails } : {}),
@@ -145,7 +146,7 @@ async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, 
   // Chosen here, not in the activity, so that a retried step finds the copy its earlier attempt made.
   const urn = uuid4();
   const { document } = input;
-  const delivered = await steps.nativeMerge.executeWithOptions(
+  const delivered = await movingSteps(document.deliveryMethod).nativeMerge.executeWithOptions(
     { summary: `native merge of ${input.template.loadMethod}:${input.template.urn} into ${document.deliveryMethod}:${document.path}` },
     [
       {
@@ -178,6 +179,7 @@ async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, 
       fileFormat: document.fileFormat,
       deliveryMethod: document.deliveryMethod,
       consumption,
+      writeUrn: urn,
       ...(uri ? { url: uri } : {}),
       ...(links ? { links } : {}),
       ...(emails ? { emails } : {}),

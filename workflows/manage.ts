@@ -5,7 +5,7 @@ import { ActivityFailure, ApplicationFailure, patched, uuid4, workflowInfo } fro
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { ManageInput, ManageResult } from '../core/manage.ts';
-import { conversion, steps } from './steps.ts';
+import { conversion, movingSteps, steps } from './steps.ts';
 
 export type { ManageInput, ManageResult } from '../core/manage.ts';
 
@@ -15,7 +15,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
   const { source } = input;
   const connections = input.connections ? { connections: input.connections } : {};
   try {
-    const found = await steps.manageResolveSource.executeWithOptions(
+    const found = await movingSteps(source.loadMethod).manageResolveSource.executeWithOptions(
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
       [{ subscriptionId: input.subscriptionId, source, ...connections }],
     );
@@ -58,7 +58,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     const consumption = managed(pages);
     // Chosen here, not in the activity, so that a retried write produces the same file.
     const urn = uuid4();
-    const written = await steps.manageWriteTarget.executeWithOptions(
+    const written = await movingSteps(target.deliveryMethod).manageWriteTarget.executeWithOptions(
       { summary: `write ${target.name} to ${target.deliveryMethod}:${target.path}` },
       [
         {
@@ -91,6 +91,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           fileFormat: target.fileFormat,
           deliveryMethod: target.deliveryMethod,
           consumption,
+          writeUrn: urn,
           ...(uri ? { url: uri } : {}),
           ...(links ? { links } : {}),
           ...(emails ? { emails } : {}),

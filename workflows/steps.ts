@@ -1,5 +1,5 @@
 // The activity proxies shared by the generate and manage workflows.
-import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 
@@ -11,6 +11,21 @@ export const steps = proxyLocalActivities<Activities>({
   startToCloseTimeout: '60 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
 });
+
+// Transfers to and from the drives and the CRM (a delivery to DriveA, a manage source read from DriveB...)
+// are normal activities: they can take minutes for a large file on a slow link, and they heartbeat
+// (activities/locations.ts), so a worker that dies mid-upload is noticed within 20 seconds and the step is
+// retried on another worker, where the location's write journal resumes it. Storage steps stay local.
+export const transfers = proxyActivities<Activities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+});
+
+/** The steps that move a file to or from `method`: local for Storage, `transfers` for the remote locations. */
+export function movingSteps(method: string): typeof steps {
+  return method === 'Storage' || !patched('remote-transfers') ? steps : transfers;
+}
 
 // Conversion is a normal activity: long, bound to the LibreOffice pool, heartbeating so that a crashed
 // worker's conversion is retried elsewhere within seconds. A killed LibreOffice instance fails the

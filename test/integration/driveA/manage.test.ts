@@ -66,6 +66,7 @@ describe('manage with DriveA', () => {
     const record = await api.call('GET', `/documents/document/${out.documentGuid}/get`);
     expect(record.body.result.data.document.viewAnonymousLink).toMatch(/^https:\/\/contoso\.example\/.*view-anonymous/);
     expect(fake.item(DRIVE_A, out.urn)?.permissions.map((p) => p.link?.scope)).toEqual(['anonymous']);
+    expect((await stack.service.db.query('SELECT urn FROM location_writes')).rows).toEqual([]);
     expect(res.body.consumption).toEqual([
       { dimension: 'pages-managed', value: 1 },
       { dimension: 'documents-managed', value: 1 },
