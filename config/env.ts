@@ -220,6 +220,12 @@ export const settings = {
     oneOf('auto', 'exact', 'document'),
     'How `pages-generated` counts docx/xlsx pages: exact = the pages of the PDF rendition (LibreOffice layout, no PDF written; needs a converter: a count that fails fails the step, which is retried); document = the document\'s own statistic (docProps/app.xml Pages for docx, worksheets for xlsx), nothing converted; auto = exact when a converter is available, else the statistic, and the statistic when an exact count times out or crashes (logged as a warning)',
   ),
+  authCacheSeconds: setting(
+    'AUTH_CACHE_SECONDS',
+    30,
+    int(0, 3_600),
+    'How long the API trusts a bearer token + API key pair it has verified without checking it again (in memory, per process, at most 10 000 pairs, never past the token\'s expiry); a revoked API key or a removed user is refused within this time; 0 = check every request',
+  ),
   rateLimitPerMinute: setting('RATE_LIMIT_PER_MINUTE', 1_200, int(0, 10_000_000), 'Requests per minute one API key may send (sustained); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; 0 = no limit'),
   rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one API key may send at once above the per-minute rate'),
   storageUrl: setting(
