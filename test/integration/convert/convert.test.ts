@@ -158,6 +158,15 @@ describe('same-format output and page metering', () => {
       expect(layout.pages).toBe(rendition.pages);
       expect(layout.pages).toBeGreaterThan(1);
     }
+ 
+    // A section that starts on an odd page: the layout inserts a blank page 2 (Writer's view has 3 pages);
+    // the PDF export skips it, and so does the count.
+    const oddSection = makeDocx(
+      para('one') + '<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr><w:r><w:t>end of one</w:t></w:r></w:p>' +
+        para('three') + '<w:sectPr><w:type w:val="oddPage"/><w:pgSz w:w="11906" w:h="16838"/></w:sectPr>',
+    );
+    expect(await pageCount(oddSection, 'docx', { count: null })).toMatchObject({ pages: 2, method: 'rendition' });
+    expect(await pageCount(oddSection, 'docx')).toMatchObject({ pages: 2, method: 'layout' });
   });
 });
 
