@@ -5,7 +5,7 @@
 // never depends on it: it is installed on first use outside the repository, into ~/.cache/docgen-bench-peers
 // (BENCH_PEERS_DIR), with `npm install carbone@3.8.2`, and loaded from there (the peers of ../shared/bench
 // use the same directory). It runs in its own process, as docgen does in the benchmark.
-//   node bench/carbone-peer.ts --serve   prints "listening <port>" when ready
+//   node bench/carbone-peer.ts --serve <dir>   prints "listening <port>" when ready
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -39,9 +39,8 @@ export function carboneTemplate(): Uint8Array {
   return makeDocx(['Dear {d.customer.name},', 'Order {d.order} total {d.total}']);
 }
 
-async function serve(): Promise<void> {
+async function serve(dir: string): Promise<void> {
   const carbone = loadCarbone();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-'));
   const templatePath = path.join(dir, 'template.docx');
   fs.writeFileSync(templatePath, carboneTemplate());
   // One warm LibreOffice, started now (not by the first request).
@@ -74,8 +73,6 @@ async function serve(): Promise<void> {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`));
   const stop = () => {
     server.close();
-    carbone.reset?.();
-    fs.rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   };
   process.on('SIGTERM', stop);
@@ -95,7 +92,9 @@ function which(cmd: string): string | undefined {
 export async function startCarbonePeer(): Promise<{ url: string; stop(): Promise<void> }> {
   // carbone looks for `soffice.bin` on PATH (Linux) and for a python3 that has `uno` (Debian's).
   const env = { ...process.env, PATH: [path.dirname(fs.realpathSync(which('soffice') ?? '/usr/bin/soffice')), '/usr/bin', process.env.PATH].filter(Boolean).join(':') };
-  const child: ChildProcess = spawn(process.execPath, [import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'], detached: true, env });
+  // Its files (template, LibreOffice profile, renders) live in a directory this process removes at the end.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-'));
+  const child: ChildProcess = spawn(process.execPath, [import.meta.filename, '--serve', dir], { stdio: ['pipe', 'pipe', 'inherit'], detached: true, env });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -124,8 +123,12 @@ export async function startCarbonePeer(): Promise<{ url: string; stop(): Promise
       }, 5000);
       await exited;
       clearTimeout(t);
+      // LibreOffice may still be writing its profile for a moment after the group is signalled.
+      await new Promise((r) => setTimeout(r, 500));
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-if (process.argv.includes('--serve')) await serve();
+const serveAt = process.argv.indexOf('--serve');
+if (serveAt >= 0) await serve(process.argv[serveAt + 1] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-')));
