@@ -29,6 +29,8 @@ export interface ActivityDeps {
   connectors?: ConnectorSettings;
   /** The converter the conversion and page-count steps use; absent = the converter module's default. */
   converter?: Converter;
+  /** How docx/xlsx pages are metered (PAGE_COUNT): auto (default), exact or document; see converter/pages.ts. */
+  pageCount?: 'auto' | 'exact' | 'document';
   /** Where merges run; absent = a shared pool with the default limits, created on first use. */
   merge?: MergePool;
 }

@@ -1,24 +1,31 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { convert, isConvertError, pageCount } from '../converter/index.ts';
+import { convert, countWith, isConvertError, pageCount } from '../converter/index.ts';
 import { remainingBudget } from './convert.ts';
 import type { ActivityDeps } from './deps.ts';
 import { bytesFormatOf } from '../core/formats.ts';
 
 export function measureActivity(deps: ActivityDeps) {
-  /** The page count that `pages-generated` meters: exact for pdf, slides for pptx, a PDF rendition's
-   *  pages for docx/xlsx when a converter is available (rules in converter/README.md). The rendition
-   *  gets what is left of the caller's budget and of this step's own time limit; when it times out or
-   *  crashes the count falls back to the estimate (the step is not retried into a second conversion). */
+  /** The page count that `pages-generated` meters, by PAGE_COUNT (rules in converter/pages.ts): exact for
+   *  pdf, slides for pptx; for docx/xlsx the pages of the PDF rendition (LibreOffice's layout count, no PDF
+   *  written; a Gotenberg converter makes the rendition) or the document's own statistic. The count gets
+   *  what is left of the caller's budget and of this step's own time limit. With `auto`, a count that
+   *  times out or crashes meters the statistic (the step is not retried into a second conversion); with
+   *  `exact` it fails the attempt, and the step's retries count again: never a count of another kind. */
   return async function measure(input: { blob: BlobRef; fileFormat: string; deadline?: number; subscriptionId?: string }): Promise<number> {
     const ctx = Context.current();
+    const mode = deps.pageCount ?? 'auto';
     const own = ctx.info.startToCloseTimeoutMs ? ctx.info.startToCloseTimeoutMs - 2_000 : undefined;
     const budget = remainingBudget(input.deadline);
     const timeoutMs = [own, budget].filter((x): x is number => x !== undefined).reduce((a, b) => Math.min(a, b), Infinity);
     const bytes = await deps.blobs.get(input.blob.key);
     const converter = deps.converter;
+    if (mode === 'exact' && !converter && needsConverter(input.fileFormat)) {
+      throw ApplicationFailure.nonRetryable('PAGE_COUNT=exact but this worker has no converter to count docx/xlsx pages', 'NOT_SUPPORTED');
+    }
     const opts = {
-      ...(converter ? { render: (b: Uint8Array, o: Parameters<typeof convert>[1]) => convert(b, o, converter) } : {}),
+      ...(converter ? { render: (b: Uint8Array, o: Parameters<typeof convert>[1]) => convert(b, o, converter), count: countWith(converter) } : {}),
+      statistic: mode === 'document' ? ('document' as const) : ('exact' as const),
       signal: ctx.cancellationSignal,
       ...(Number.isFinite(timeoutMs) ? { timeoutMs: Math.max(1_000, timeoutMs) } : {}),
       ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
@@ -26,11 +33,16 @@ export function measureActivity(deps: ActivityDeps) {
     try {
       return (await pageCount(bytes, bytesFormatOf(input.fileFormat), opts)).pages;
     } catch (err) {
-      if (isConvertError(err) && (err.code === 'TIMEOUT' || err.code === 'CRASHED') && !ctx.cancellationSignal.aborted) {
-        ctx.log.warn('page count rendition failed; metering the estimate', { error: err.message });
-        return (await pageCount(bytes, bytesFormatOf(input.fileFormat), { render: null })).pages;
+      if (mode === 'auto' && isConvertError(err) && (err.code === 'TIMEOUT' || err.code === 'CRASHED') && !ctx.cancellationSignal.aborted) {
+        ctx.log.warn('exact page count failed; metering the document statistic (PAGE_COUNT=auto)', { error: err.message });
+        return (await pageCount(bytes, bytesFormatOf(input.fileFormat), { render: null, count: null })).pages;
       }
       throw err;
     }
   };
+}
+
+function needsConverter(format: string): boolean {
+  const f = format.trim().toLowerCase();
+  return f === 'docx' || f === 'xlsx';
 }

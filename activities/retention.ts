@@ -2,7 +2,7 @@
 // or when its retention period ends, whichever comes first. Removing = the stored_files row gets
 // `removed_date` (its urn stops resolving) and the bytes are erased. Template and data-source records
 // that point at the urn are not touched: they survive, and their urn must be updated after a re-upload.
-import { markFileRemoved } from '../store/files.ts';
+import { markFileRemoved, markFilesRemoved } from '../store/files.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export interface ConsumeUploadsInput {
@@ -22,15 +22,11 @@ export function retentionActivities(deps: ActivityDeps) {
     /** Removes the uploads a generate request named; ids that are not live uploads of the subscription
      *  (unknown, another tenant's, a delivered document, already removed) are left alone. */
     async consumeUploads(input: ConsumeUploadsInput): Promise<{ removed: string[] }> {
-      const removed: string[] = [];
-      for (const urn of new Set(input.urns)) {
-        const key = await markFileRemoved(deps.db, input.subscriptionId, urn, ['template', 'data']);
-        if (key) {
-          await deps.blobs.delete(key);
-          removed.push(urn);
-        }
-      }
-      return { removed };
+      // One statement for all of them (a template and a data file, usually), then the bytes, in parallel.
+      const gone = await markFilesRemoved(deps.db, input.subscriptionId, input.urns, ['template', 'data']);
+      await Promise.all(gone.map((f) => deps.blobs.delete(f.blobKey)));
+      const ids = new Set(gone.map((f) => f.id.toLowerCase()));
+      return { removed: [...new Set(input.urns)].filter((u) => ids.has(u.toLowerCase())) };
     },
 
     /** The retention timer's end. Erases the bytes even when the row is gone or already removed (a

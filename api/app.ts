@@ -138,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         db: deps.db,
         verifyToken: deps.verifyToken,
         requireKnownUser: !deps.config.jwtJwksUrl,
+        cacheSeconds: deps.config.authCacheSeconds,
         publicPaths: (url: string) => PUBLIC.test(url) || url.startsWith(`/v1${ADMIN_PATH}`),
       });
       await v1.register(rateLimitPlugin, { perMinute: deps.config.rateLimitPerMinute, burst: deps.config.rateLimitBurst });

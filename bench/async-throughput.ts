@@ -20,6 +20,7 @@ import { verifyCallback } from '../client/webhooks.ts';
 import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx } from '../test/support/office.ts';
+import { medianSteps, type Step, stepsOf } from './breakdown.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +45,7 @@ for (const [name, v, min] of [['n', N, 1], ['concurrency', CONCURRENCY, 1], ['wa
 if (FORMAT !== 'docx' && FORMAT !== 'pdf') throw new Error('--format must be docx or pdf');
 
 const CALLBACK_PATH = '/cb';
+const BREAKDOWN_SAMPLE = 20;
 const CALLBACK_BEARER = 'bench';
 
 /** Nearest-rank percentile. */
@@ -322,6 +324,7 @@ try {
   const docs = await api.call('GET', '/documents/document/list?top=1');
   const documentRecords = docs.status === 200 ? (docs.body.result.data.rowCount as number) : undefined;
   const workflows: Record<string, number> = {};
+  const sampledSteps: Step[][] = [];
   try {
     const connection = await Connection.connect({ address: svc.temporalAddress });
     try {
@@ -329,6 +332,14 @@ try {
       for (const status of ['Running', 'Completed', 'Failed', 'TimedOut', 'Terminated']) {
         const c = await temporal.workflow.count(`WorkflowType = 'generateDocumentAsync' AND ExecutionStatus = '${status}'`);
         if (c.count > 0) workflows[status] = c.count;
+      }
+      // Where the time goes: the histories of up to BREAKDOWN_SAMPLE generations spread over the run.
+      const sample = jobs.filter((j) => j.operationId && firstCallbackOf(j) !== undefined);
+      const step = Math.max(1, Math.floor(sample.length / BREAKDOWN_SAMPLE));
+      for (let k = 0; k < sample.length; k += step) {
+        const j = sample[k] as Job;
+        const history = await temporal.workflow.getHandle(`generate-async-${j.operationId}`).fetchHistory();
+        sampledSteps.push(stepsOf(history, performance.timeOrigin + (j.sentAt as number), performance.timeOrigin + (firstCallbackOf(j) as number)));
       }
     } finally {
       await connection.close();
@@ -387,6 +398,16 @@ try {
   if (serviceLogs.length) {
     console.log('service log (first 5 lines):');
     for (const l of serviceLogs.slice(0, 5)) console.log(`  ${l.slice(0, 400)}`);
+    console.log('');
+  }
+  if (sampledSteps.length) {
+    console.log(`Where the time of one generation goes (medians over ${sampledSteps.length} sampled runs, from their histories; under load`);
+    console.log('most of it is waiting: for the API, a workflow task slot, a merge thread or a LibreOffice instance):');
+    console.log('');
+    console.log('| step | median ms |');
+    console.log('|---|---:|');
+    for (const st of medianSteps(sampledSteps)) console.log(`| ${st.name.replace('WorkflowExecutionCompleted -> response received (result fetch, response, HTTP)', 'WorkflowExecutionCompleted -> callback received')}${st.n < sampledSteps.length ? ` (in ${st.n} runs)` : ''} | ${f(st.median)} |`);
+    console.log(`| request -> callback (these runs) | ${f(pct(sampledSteps.map((r) => r.reduce((a, b) => a + b.ms, 0)), 50))} |`);
     console.log('');
   }
   console.log(problems.length ? `FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}` : 'OK: every generation called back exactly once, signed, with a success body.');

@@ -1,82 +1,172 @@
-// Benchmark (not a test): time from `docgen start` to ready, and the latency of a small synchronous docx
-// generate through the HTTP API, against the engine's in-process render of the same template as the peer
-// (the ratio is what orchestration - HTTP, auth, Temporal, storage, metering - adds).
-//   npm run bench [-- --runs 50 --warm-start]
+// Benchmark (not a test): time from `docgen start` to ready, and the latency of a small synchronous
+// generate through the HTTP API, against in-process peers of the same template measured in the same run:
+// the engine's render (docx), render + one warm LibreOffice conversion (pdf), and, with --carbone, a
+// minimal HTTP server that renders the same template with carbone (bench/carbone-peer.ts).
+// It then prints where the time of a generate goes, from the workflow histories of the timed runs
+// (bench/breakdown.ts), and two HTTP probes: the floor (/v1/health, no auth) and an authenticated
+// request that does one indexed lookup.
+//   npm run bench [-- --runs 50 --starts 3 --formats docx,pdf --carbone]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
 import { findTemporalCli } from '../cli/temporal-dev.ts';
+import { convert, createConverter, type Converter } from '../converter/index.ts';
 import { render } from '../engine/index.ts';
 import { makeDocx } from '../test/support/office.ts';
 import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
+import { median, medianSteps, type Step, stepsOf, wallNow } from './breakdown.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '50' }, starts: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '50' },
+    starts: { type: 'string', default: '3' },
+    formats: { type: 'string', default: 'docx' },
+    carbone: { type: 'boolean', default: false },
+  },
+});
 const runs = Number(values.runs);
 const starts = Number(values.starts);
+const formats = values.formats.split(',').map((f) => f.trim());
+for (const f of formats) if (f !== 'docx' && f !== 'pdf') throw new Error('--formats: docx and/or pdf');
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
 const iqr = (xs: number[]) => (pct(xs, 75) - pct(xs, 25)) / 2 / median(xs);
 
-async function startOnce(dataDir: string) {
+async function startOnce(dataDir: string, extra: Record<string, string>) {
   const cli = findTemporalCli(process.env.TEMPORAL_CLI);
-  return spawnDocgenStart(await docgenStartEnv(dataDir, cli ? { TEMPORAL_CLI: cli } : {}), { pollMs: 20, timeoutMs: 600_000 });
+  return spawnDocgenStart(await docgenStartEnv(dataDir, { ...extra, ...(cli ? { TEMPORAL_CLI: cli } : {}) }), { pollMs: 20, timeoutMs: 600_000 });
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-'));
+let converter: Converter | undefined;
+let carbone: { url: string; stop(): Promise<void> } | undefined;
 try {
+  const loadBefore = os.loadavg();
   // Start-up: the first start creates the databases (cold); later starts reuse them (warm).
   const readies: number[] = [];
-  let svc = await startOnce(dataDir);
+  // One API key sends every request: the per-key rate limit is not what this measures.
+  const extra = { RATE_LIMIT_PER_MINUTE: '0' };
+  let svc = await startOnce(dataDir, extra);
   const first = svc.readyMs;
   for (let i = 1; i < starts; i++) {
     await svc.stop();
-    svc = await startOnce(dataDir);
+    svc = await startOnce(dataDir, extra);
     readies.push(svc.readyMs);
   }
-  const api = client(await docgenCredentials(svc.env));
+  const creds = await docgenCredentials(svc.env);
+  const api = client(creds);
   const template = makeDocx(['Dear {customer.name},', 'Order {order} total {total}']);
   const data = { customer: { name: 'ACME & Co.' }, order: 'A-42', total: 99.5 };
+  if (formats.includes('pdf')) {
+    // The in-process pdf peer: the same engine and one warm LibreOffice instance, no HTTP, no Temporal.
+    converter = createConverter({ kind: 'libreoffice', pool: { size: 1, log: () => {} } });
+    await converter.start();
+  }
+  if (values.carbone) {
+    const { startCarbonePeer } = await import('./carbone-peer.ts');
+    carbone = await startCarbonePeer();
+  }
 
-  const apiMs: number[] = [];
-  const engineMs: number[] = [];
-  for (let i = 0; i < runs + 5; i++) {
-    // Uploads are outside the timed region: the figure is the generate call alone.
-    const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
-    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
-    const body = generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id);
-    const a0 = performance.now();
-    const res = await api.call('POST', '/documents/document/generate', { json: body });
-    const a1 = performance.now();
-    if (res.status !== 201) throw new Error(`generate failed: ${JSON.stringify(res.body)}`);
-    const e0 = performance.now();
-    await render(template, data, { locale: 'fr-FR', timezone: 'Europe/Paris' });
-    const e1 = performance.now();
-    if (i >= 5) {
-      apiMs.push(a1 - a0);
-      engineMs.push(e1 - e0);
+  interface Result { api: number[]; peer: number[]; carbone: number[]; steps: Step[][]; ids: { id: string; sentAt: number; receivedAt: number }[] }
+  const results: Record<string, Result> = {};
+  const healthMs: number[] = [];
+  const authMs: number[] = [];
+  for (const format of formats) {
+    const r: Result = { api: [], peer: [], carbone: [], steps: [], ids: [] };
+    results[format] = r;
+    for (let i = 0; i < runs + 5; i++) {
+      // Uploads are outside the timed region: the figure is the generate call alone.
+      const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
+      const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
+      const body = generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { document: { fileFormat: format } });
+      const sentAt = wallNow();
+      const a0 = performance.now();
+      const res = await api.call('POST', '/documents/document/generate', { json: body });
+      const a1 = performance.now();
+      const receivedAt = wallNow();
+      if (res.status !== 201) throw new Error(`generate failed: ${JSON.stringify(res.body)}`);
+      const e0 = performance.now();
+      const merged = await render(template, data, { locale: 'fr-FR', timezone: 'Europe/Paris' });
+      if (format === 'pdf') await convert(merged, { from: 'docx', to: 'pdf' }, converter);
+      const e1 = performance.now();
+      let c = NaN;
+      if (carbone) {
+        const c0 = performance.now();
+        const cr = await fetch(`${carbone.url}/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ data, convertTo: format }) });
+        const out = new Uint8Array(await cr.arrayBuffer());
+        c = performance.now() - c0;
+        if (cr.status !== 200 || out.byteLength === 0) throw new Error(`carbone peer answered ${cr.status}`);
+      }
+      // The HTTP probes, interleaved with the generates so they see the same load.
+      const h0 = performance.now();
+      await fetch(`${creds.baseUrl}/health`);
+      const h1 = performance.now();
+      await api.call('GET', `/common/user/contact/00000000-0000-4000-8000-000000000000/get`);
+      const h2 = performance.now();
+      if (i >= 5) {
+        r.api.push(a1 - a0);
+        r.peer.push(e1 - e0);
+        if (carbone) r.carbone.push(c);
+        healthMs.push(h1 - h0);
+        authMs.push(h2 - h1);
+        r.ids.push({ id: res.headers.get('x-operation-id') ?? '', sentAt, receivedAt });
+      }
     }
+  }
+  const loadEnd = os.loadavg();
+
+  // The histories, read after the timed phase.
+  const connection = await Connection.connect({ address: `127.0.0.1:${svc.env.TEMPORAL_PORT}` });
+  try {
+    const temporal = new Client({ connection });
+    for (const r of Object.values(results)) {
+      for (const { id, sentAt, receivedAt } of r.ids) {
+        const history = await temporal.workflow.getHandle(`generate-${id}`).fetchHistory();
+        r.steps.push(stepsOf(history, sentAt, receivedAt));
+      }
+    }
+  } finally {
+    await connection.close();
   }
   await svc.stop();
 
-  const f = (n: number) => n.toFixed(n < 10 ? 2 : 0);
-  console.log(`node ${process.version}, ${os.cpus().length} cores, ${runs} generate runs`);
+  const f = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 0) : '-');
+  const row = (label: string, xs: number[]) => `| ${label} | ${f(median(xs))} | ${f(pct(xs, 95))} | ${(iqr(xs) * 100).toFixed(0)}% |`;
+  const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  console.log(`node ${process.version}, ${os.cpus().length} cores, ${runs} generate runs per format`);
+  console.log(`load average (1/5/15 min): before ${la(loadBefore)} | end ${la(loadEnd)}`);
   console.log('');
   console.log('| measure | median ms | p95 ms | ±IQR/2 |');
   console.log('|---|---:|---:|---:|');
   console.log(`| docgen start -> ready, first start (creates databases) | ${f(first)} | | |`);
-  if (readies.length) console.log(`| docgen start -> ready, warm (${readies.length} restarts) | ${f(median(readies))} | ${f(pct(readies, 95))} | ${(iqr(readies) * 100).toFixed(0)}% |`);
-  console.log(`| sync docx generate via HTTP API | ${f(median(apiMs))} | ${f(pct(apiMs, 95))} | ${(iqr(apiMs) * 100).toFixed(0)}% |`);
-  console.log(`| peer: engine render in-process | ${f(median(engineMs))} | ${f(pct(engineMs, 95))} | ${(iqr(engineMs) * 100).toFixed(0)}% |`);
+  if (readies.length) console.log(row(`docgen start -> ready, warm (${readies.length} restarts)`, readies));
+  for (const [format, r] of Object.entries(results)) {
+    console.log(row(`sync ${format} generate via HTTP API`, r.api));
+    console.log(row(format === 'pdf' ? 'peer: engine render + warm LibreOffice conversion in-process' : 'peer: engine render in-process', r.peer));
+    if (carbone) console.log(row(`peer: carbone HTTP server (${format})`, r.carbone));
+  }
+  console.log(row('probe: GET /v1/health (HTTP, no auth)', healthMs));
+  console.log(row('probe: authenticated GET of an absent contact (HTTP + auth + 1 lookup)', authMs));
   console.log('');
-  console.log(`orchestration overhead (API median - render median): ${f(median(apiMs) - median(engineMs))} ms`);
+  for (const [format, r] of Object.entries(results)) {
+    console.log(`${format}: API median / in-process peer median = ${(median(r.api) / median(r.peer)).toFixed(2)}; orchestration overhead ${f(median(r.api) - median(r.peer))} ms`);
+    if (carbone) console.log(`${format}: docgen / carbone (medians) = ${(median(r.api) / median(r.carbone)).toFixed(2)}`);
+  }
+  for (const [format, r] of Object.entries(results)) {
+    console.log('');
+    console.log(`Where a sync ${format} generate's time goes (medians over ${r.steps.length} runs, from the workflow histories):`);
+    console.log('');
+    console.log('| step | median ms |');
+    console.log('|---|---:|');
+    for (const s of medianSteps(r.steps)) console.log(`| ${s.name}${s.n < r.steps.length ? ` (in ${s.n} runs)` : ''} | ${f(s.median)} |`);
+    console.log(`| total (client) | ${f(median(r.api))} |`);
+  }
 } finally {
+  await converter?.stop();
+  await carbone?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -104,6 +104,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
           merge: mergePool,
           connectors: connectorSettingsOf(config),
+          pageCount: config.pageCount,
           // Created here, started below with the worker: the activities convert with this instance.
           ...(converterAvailable().available ? { converter: getDefaultConverter() } : {}),
         },

@@ -214,6 +214,18 @@ export const settings = {
     int(0, 1_048_576),
     'Address-space limit of each LibreOffice instance in MB (RLIMIT_AS); a conversion that needs more fails and its instance restarts; 0 = no limit',
   ),
+  pageCount: setting(
+    'PAGE_COUNT',
+    'auto',
+    oneOf('auto', 'exact', 'document'),
+    'How `pages-generated` counts docx/xlsx pages: exact = the pages of the PDF rendition (LibreOffice layout, no PDF written; needs a converter: a count that fails fails the step, which is retried); document = the document\'s own statistic (docProps/app.xml Pages for docx, worksheets for xlsx), nothing converted; auto = exact when a converter is available, else the statistic, and the statistic when an exact count times out or crashes (logged as a warning)',
+  ),
+  authCacheSeconds: setting(
+    'AUTH_CACHE_SECONDS',
+    30,
+    int(0, 3_600),
+    'How long the API trusts a bearer token + API key pair it has verified without checking it again (in memory, per process, at most 10 000 pairs, never past the token\'s expiry); a revoked API key or a removed user is refused within this time; 0 = check every request',
+  ),
   rateLimitPerMinute: setting('RATE_LIMIT_PER_MINUTE', 1_200, int(0, 10_000_000), 'Requests per minute one API key may send (sustained); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; 0 = no limit'),
   rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one API key may send at once above the per-minute rate'),
   storageUrl: setting(
@@ -280,6 +292,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!/^(ES(256|384|512)|RS(256|384|512)|PS(256|384|512)|EdDSA)$/.test(alg)) {
       throw new ConfigError(`JWT_ALGORITHMS: ${JSON.stringify(alg)} is not an accepted asymmetric algorithm`);
     }
+  }
+  if (config.pageCount === 'exact' && config.converterMode === 'none') {
+    throw new ConfigError('PAGE_COUNT=exact needs a converter, and CONVERTER=none disables it: set PAGE_COUNT=auto or document, or enable a converter');
   }
   return config;
 }

@@ -19,6 +19,7 @@ import type { GotenbergOptions } from './gotenberg.ts';
 import { setOfficeCustomProperties } from './office-props.ts';
 import { planConversion } from './options.ts';
 import { pageCount as pageCountImpl } from './pages.ts';
+import { pdfPageCount } from './pdf.ts';
 import type { PageCount, PageCountOptions } from './pages.ts';
 import { LibreOfficePool, libreOfficeAvailable, networkIsolationPrefix } from './pool.ts';
 import type { PoolOptions } from './pool.ts';
@@ -147,8 +148,22 @@ export async function convert(input: Uint8Array, options: ConvertOptions, conver
 
 /** Page count of a delivered file by the documented rule (converter/pages.ts). */
 export function pageCount(bytes: Uint8Array, format: string, opts: PageCountOptions = {}): Promise<PageCount> {
-  const render = opts.render !== undefined ? opts.render : converterAvailable().available ? convert : null;
-  return pageCountImpl(bytes, format, { ...opts, render });
+  const available = opts.render === undefined || opts.count === undefined ? converterAvailable().available : false;
+  const render = opts.render !== undefined ? opts.render : available ? convert : null;
+  // The layout count of the default converter (created when first needed), unless the caller chose.
+  const count = opts.count !== undefined ? opts.count : opts.render === undefined && available ? defaultCount : null;
+  return pageCountImpl(bytes, format, { ...opts, render, count });
+}
+
+/** A converter's layout page count as PageCountOptions.count, or null when it has none (Gotenberg). */
+export function countWith(converter: Converter): PageCountOptions['count'] {
+  return converter.pageCount ? (input, options) => converter.pageCount!(input, options) : null;
+}
+
+/** The default converter's layout count, or the pages of its rendition when it has none. */
+async function defaultCount(input: Uint8Array, options: Omit<ConvertOptions, 'to'>): Promise<number> {
+  const c = getDefaultConverter();
+  return c.pageCount ? c.pageCount(input, options) : pdfPageCount(await c.convert(input, { ...options, to: 'pdf' }));
 }
 
 export async function countPages(bytes: Uint8Array, format: string, opts: PageCountOptions = {}): Promise<number> {

@@ -20,8 +20,10 @@ export interface Job {
   timeoutMs: number;
   input: Uint8Array;
   plan: ConversionPlan;
+  /** Count the pages a PDF export would have instead of converting (the result is a number). */
+  count?: boolean;
   signal: AbortSignal | undefined;
-  resolve: (out: Uint8Array) => void;
+  resolve: (out: Uint8Array | number) => void;
   reject: (e: Error) => void;
   settled: boolean;
   onAbort?: () => void;
@@ -31,6 +33,8 @@ export interface Reply {
   id?: number;
   ok?: boolean;
   ms?: number;
+  /** The page count of a `count` request. */
+  pages?: number;
   error?: string;
   fatal?: boolean;
   ready?: boolean;

@@ -5,8 +5,8 @@
  * |---|---|---|
  * | pdf  | the page tree's /Count | yes |
  * | pptx | slides listed in ppt/presentation.xml (hidden ones included: they are delivered) | yes |
- * | docx | pages of its PDF rendition when a converter is available, else docProps/app.xml `<Pages>` (what the last editor saved; stale after templating), else 1 | rendition: yes (LibreOffice's layout); else estimate |
- * | xlsx | pages of its PDF rendition (print layout) when a converter is available, else the number of worksheets | rendition: yes; else estimate |
+ * | docx | the pages its PDF rendition has: LibreOffice's layout count (`layout`, no PDF written), or the pages of a rendition (`rendition`, Gotenberg); without a converter, or with `statistic: 'document'`, docProps/app.xml `<Pages>` (what the last editor saved; stale after templating), else 1 | layout/rendition: yes; else the document's statistic |
+ * | xlsx | the same for its print layout; the document statistic is the number of worksheets | layout/rendition: yes; else the document's statistic |
  * | csv  | 1 (a csv has no pages; one file is one page) | by definition |
  */
 import { ConvertError } from './errors.ts';
@@ -15,7 +15,7 @@ import { pdfPageCount } from './pdf.ts';
 import type { ConvertOptions } from './types.ts';
 import { entryText, readZip } from './zip.ts';
 
-export type PageCountMethod = 'pdf' | 'slides' | 'rendition' | 'app.xml' | 'sheets' | 'csv' | 'fallback';
+export type PageCountMethod = 'pdf' | 'slides' | 'layout' | 'rendition' | 'app.xml' | 'sheets' | 'csv' | 'fallback';
 
 export interface PageCount {
   pages: number;
@@ -29,7 +29,14 @@ export interface PageCountOptions {
    * Pass null to never convert (cheap estimate only).
    */
   render?: ((input: Uint8Array, options: ConvertOptions) => Promise<Uint8Array>) | null;
-  signal?: AbortSignal;
+  /**
+   * How to count a docx/xlsx's rendition pages without making the rendition (Converter.pageCount);
+   * preferred over `render` when given. Default: none (index.ts passes the converter's).
+   */
+  count?: ((input: Uint8Array, options: Omit<ConvertOptions, 'to'>) => Promise<number>) | null;
+  /** 'exact' (default): the rendition's pages when `count` or `render` is available; 'document': always
+   *  the document's own statistic (app.xml Pages, worksheets), nothing converted. */
+  statistic?: 'exact' | 'document';  signal?: AbortSignal;
   /** Passed to the rendition's conversion (ConvertOptions). */
   timeoutMs?: number;
   tenant?: string;
@@ -54,16 +61,15 @@ export async function pageCount(bytes: Uint8Array, format: string, opts: PageCou
     }
     case 'docx':
     case 'xlsx': {
-      if (opts.render) {
-        const pdf = await opts.render(bytes, {
-          from: f,
-          to: 'pdf',
-          ...(opts.signal ? { signal: opts.signal } : {}),
-          ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-          ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
-        });
-        return { pages: pdfPageCount(pdf), method: 'rendition', exact: true };
-      }
+      const exact = opts.statistic !== 'document';
+      const how = {
+        from: f,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+        ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
+      };
+      if (exact && opts.count) return { pages: await opts.count(bytes, how), method: 'layout', exact: true };
+      if (exact && opts.render) return { pages: pdfPageCount(await opts.render(bytes, { ...how, to: 'pdf' })), method: 'rendition', exact: true };
       if (f === 'docx') {
         const app = part(bytes, 'docProps/app.xml');
         const n = app === undefined ? undefined : /<(?:\w+:)?Pages>\s*(\d+)\s*</.exec(app)?.[1];

@@ -213,6 +213,18 @@ export class LibreOfficePool implements Converter, InstanceHost {
   async convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array> {
     const plan = planConversion(options);
     if (plan.to === plan.from) throw new ConvertError('UNSUPPORTED', 'same-format output is handled by convert(), not the pool');
+    return (await this.enqueue(input, plan, options, false)) as Uint8Array;
+  }
+
+  /** The pages a PDF export of this docx/xlsx/pptx would have, from LibreOffice's layout without writing
+   *  the PDF (about the cost of loading the document; the export itself is skipped). Same queue, limits,
+   *  sanitising and failures as convert(). */
+  async pageCount(input: Uint8Array, options: Omit<ConvertOptions, 'to'>): Promise<number> {
+    const plan = planConversion({ ...options, to: 'pdf' });
+    return (await this.enqueue(input, plan, options, true)) as number;
+  }
+
+  private async enqueue(input: Uint8Array, plan: ConversionPlan, options: Omit<ConvertOptions, 'to'>, count: boolean): Promise<Uint8Array | number> {
     if (this.stopping) throw new ConvertError('SHUTDOWN', 'the converter has been stopped');
     options.signal?.throwIfAborted();
     const bytes = this.skipSanitize ? input : sanitizeOoxml(input, plan.from).bytes;
@@ -229,8 +241,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
     }
     const tenant = options.tenant ?? '';
     const timeoutMs = Math.max(1, Math.min(this.timeoutMs, options.timeoutMs ?? Infinity));
-    return new Promise<Uint8Array>((resolve, reject) => {
-      const job: Job = { id: ++this.jobSeq, tenant, timeoutMs, input: bytes, plan, signal: options.signal, resolve, reject, settled: false };
+    return new Promise<Uint8Array | number>((resolve, reject) => {
+      const job: Job = { id: ++this.jobSeq, tenant, timeoutMs, input: bytes, plan, ...(count ? { count } : {}), signal: options.signal, resolve, reject, settled: false };
       if (options.signal) {
         job.onAbort = () => {
           if (this.queue.remove(tenant, job)) {
@@ -246,7 +258,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     });
   }
 
-  private settle(job: Job, result: Uint8Array | Error): void {
+  private settle(job: Job, result: Uint8Array | number | Error): void {
     if (job.settled) return;
     job.settled = true;
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
@@ -298,7 +310,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
           else job.signal.addEventListener('abort', abortListener, { once: true });
         }
       });
-      const req: Record<string, unknown> = { id: job.id, in: inPath, out: outPath, filter: job.plan.filter };
+      const req: Record<string, unknown> = job.count ? { id: job.id, in: inPath, count: true } : { id: job.id, in: inPath, out: outPath, filter: job.plan.filter };
       if (job.plan.filterData) req.filterData = job.plan.filterData;
       if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
       if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
@@ -320,6 +332,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
       }
       inst.conversions++;
       inst.sinceStart++;
+      if (job.count) {
+        if (!Number.isInteger(reply.pages) || reply.pages! < 0) throw new ConvertError('CONVERSION_FAILED', 'LibreOffice returned no page count');
+        this.settle(job, reply.pages!);
+        return;
+      }
       const out = new Uint8Array(await fsp.readFile(outPath));
       this.settle(job, this.postProcess(out, job.plan));
     } catch (e) {

@@ -62,6 +62,9 @@ export interface ConverterStatus {
 export interface Converter {
   readonly kind: 'libreoffice' | 'gotenberg';
   convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array>;
+  /** The pages a PDF rendition would have, without making it (LibreOffice's layout); absent = count the
+   *  pages of a rendition made with convert(). */
+  pageCount?(input: Uint8Array, options: Omit<ConvertOptions, 'to'>): Promise<number>;
   /** Starts the instances (idempotent) and resolves when the converter can take work. */
   start(): Promise<void>;
   /** Resolves when ready; rejects with CONVERTER_UNAVAILABLE if it cannot become ready. */

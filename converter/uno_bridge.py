@@ -18,6 +18,8 @@ Protocol, one JSON object per line:
   -> {"id": 1, "in": "/abs/in.docx", "out": "/abs/out.pdf", "filter": "writer_pdf_Export",
       "filterData": {...}, "filterOptions": "...", "csvSheet": "name"|1}
   <- {"id": 1, "ok": true, "ms": 12.3}  |  {"id": 1, "ok": false, "error": "...", "fatal": bool}
+  -> {"id": 2, "in": "/abs/in.docx", "count": true}     the page count of the PDF export, without exporting
+  <- {"id": 2, "ok": true, "ms": 4.1, "pages": 3}
 A fatal error means the office connection is gone: the bridge exits right after replying.
 """
 import argparse
@@ -155,8 +157,17 @@ def office_alive(office, desktop):
         return False
 
 
+def rendered_pages(doc):
+    """The pages a PDF export of `doc` would have: XRenderable.getRendererCount with the options the PDF
+    export passes (filter/source/pdf/pdfexport.cxx: all pages, no notes pages, automatically inserted
+    blank pages skipped, which is the export's default). The layout runs; nothing is written."""
+    opts = {'ExportNotesPages': False, 'IsFirstPage': True, 'IsLastPage': False, 'IsSkipEmptyPages': True, 'PageRange': ''}
+    return int(doc.getRendererCount(doc, props(opts)))
+
+
 def convert(desktop, req):
     t0 = time.perf_counter()
+    pages = None
     load = {
         'Hidden': True,
         'ReadOnly': True,
@@ -168,6 +179,8 @@ def convert(desktop, req):
     if doc is None:
         raise ValueError('LibreOffice could not load the document')
     try:
+        if req.get('count'):
+            return (time.perf_counter() - t0) * 1000.0, rendered_pages(doc)
         store = {'FilterName': req['filter'], 'Overwrite': True}
         if req.get('filterData'):
             store['FilterData'] = filter_data(req['filterData'])
@@ -204,7 +217,7 @@ def convert(desktop, req):
             doc.close(True)
         except Exception:  # noqa: BLE001  (a document that failed half-way may refuse to close)
             doc.dispose()
-    return (time.perf_counter() - t0) * 1000.0
+    return (time.perf_counter() - t0) * 1000.0, pages
 
 
 def main():
@@ -239,7 +252,8 @@ def main():
             break
         rid = req.get('id')
         try:
-            emit({'id': rid, 'ok': True, 'ms': convert(desktop, req)})
+            ms, pages = convert(desktop, req)
+            emit({'id': rid, 'ok': True, 'ms': ms, **({'pages': pages} if pages is not None else {})})
         except Exception as e:  # noqa: BLE001
             # Whether the office survived decides between "this document failed" and "restart me";
             # the exception type alone does not tell (a killed soffice.bin surfaces as anything from

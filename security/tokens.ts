@@ -53,6 +53,8 @@ export async function issueAccessToken(
 export interface VerifiedToken {
   userId: string;
   subscriptionId?: string;
+  /** The token's `exp`, in milliseconds since the epoch. */
+  expiresAt?: number;
 }
 
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
@@ -95,6 +97,7 @@ export async function createTokenVerifier(db: Db, config: TokenSettings): Promis
     });
     const out: VerifiedToken = { userId: String(payload.sub) };
     if (typeof payload.sid === 'string') out.subscriptionId = payload.sid;
+    if (typeof payload.exp === 'number') out.expiresAt = payload.exp * 1000;
     return out;
   };
 }

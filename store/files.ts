@@ -79,6 +79,19 @@ export async function getFile(db: Queryable, subscriptionId: string, id: string,
   return row ? toFile(row) : undefined;
 }
 
+/** markFileRemoved for several ids in one statement: the ids and blob keys of the live files it removed. */
+export async function markFilesRemoved(db: Queryable, subscriptionId: string, ids: string[], kinds: FileKind[]): Promise<{ id: string; blobKey: string }[]> {
+  const valid = [...new Set(ids.filter(isUuid))];
+  if (valid.length === 0) return [];
+  const r = await db.query<{ id: string; blob_key: string }>(
+    `UPDATE stored_files SET removed_date = now()
+     WHERE id = ANY($1::uuid[]) AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
+     RETURNING id, blob_key`,
+    [valid, subscriptionId, kinds],
+  );
+  return r.rows.map((row) => ({ id: String(row.id), blobKey: row.blob_key }));
+}
+
 export function isUuid(s: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 }

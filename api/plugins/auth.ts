@@ -1,5 +1,6 @@
 // Spec 5.1: every operation needs a bearer JWT and an API key (header X-Api-Key or query `apiKey`).
 // The API key names the subscription; the token names the user, who must belong to it.
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../../core/errors.ts';
@@ -15,6 +16,62 @@ export interface AuthOptions {
   requireKnownUser: boolean;
   /** Paths (after /v1) that need no credentials: the API's own documentation. */
   publicPaths: (url: string) => boolean;
+  /** How long a verified pair (bearer token + API key) is trusted without checking it again, in seconds
+   *  (AUTH_CACHE_SECONDS); 0 = check every request. Never past the token's own expiry. */
+  cacheSeconds?: number;
+  /** Most pairs remembered at once (least recently used first out). */
+  cacheEntries?: number;
+}
+
+interface Verified {
+  subscriptionId: string;
+  userId: string;
+  /** Date.now() past which the entry is not used. */
+  until: number;
+}
+
+/**
+ * Verified credentials, remembered for a short time: a bounded LRU (a Map in use order) keyed by the SHA-256
+ * of the exact API key and bearer token, so only a pair that passed every check is ever found, and the
+ * secrets themselves are not kept. Failures are never remembered (they are rare, and a flood of wrong
+ * pairs must not evict the good ones). A revoked API key, a removed user or a rotated signing key is
+ * noticed within `ttlMs`; an entry never outlives its token's `exp`.
+ */
+export class AuthCache {
+  private readonly entries = new Map<string, Verified>();
+  private readonly ttlMs: number;
+  private readonly max: number;
+
+  constructor(ttlMs: number, max: number) {
+    this.ttlMs = ttlMs;
+    this.max = max;
+  }
+
+  static key(apiKey: string, bearer: string): string {
+    return createHash('sha256').update(apiKey).update('\0').update(bearer).digest('base64');
+  }
+
+  get(key: string, now = Date.now()): Verified | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    if (e.until <= now) return undefined;
+    this.entries.set(key, e); // most recently used last
+    return e;
+  }
+
+  set(key: string, v: { subscriptionId: string; userId: string }, tokenExpiresAt: number | undefined, now = Date.now()): void {
+    if (this.ttlMs <= 0 || this.max <= 0) return;
+    const until = Math.min(now + this.ttlMs, tokenExpiresAt ?? Infinity);
+    if (until <= now) return;
+    this.entries.delete(key);
+    this.entries.set(key, { ...v, until });
+    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
 declare module 'fastify' {
@@ -32,6 +89,7 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
 
 export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
   app.decorateRequest('auth', null as never);
+  const cache = new AuthCache((opts.cacheSeconds ?? 0) * 1000, opts.cacheEntries ?? 10_000);
   app.addHook('onRequest', async (request) => {
     if (opts.publicPaths(request.url)) return;
     const authz = request.headers.authorization;
@@ -46,6 +104,14 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
             ? 'Authorization: Bearer <token> is required'
             : 'an API key is required (X-Api-Key header or apiKey query parameter)',
       );
+    }
+    const cacheKey = AuthCache.key(apiKey, bearer);
+    const known = cache.get(cacheKey);
+    if (known) {
+      request.auth = { subscriptionId: known.subscriptionId, userId: known.userId };
+      request.ctx.userId = known.userId;
+      request.ctx.subscriptionId = known.subscriptionId;
+      return;
     }
     const owner = await findApiKey(opts.db, apiKey);
     if (!owner) throw new ApiError('UNAUTHORIZED', 'the API key is not valid');
@@ -64,6 +130,7 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
       throw new ApiError('UNAUTHORIZED', 'the bearer token names a user unknown to this subscription');
     }
     request.auth = { subscriptionId: owner.subscriptionId, userId: token.userId };
+    cache.set(cacheKey, request.auth, token.expiresAt);
     request.ctx.userId = token.userId;
     request.ctx.subscriptionId = owner.subscriptionId;
   });

@@ -86,6 +86,24 @@ describe('HTTP API', () => {
       await expect401({ authorization: `Bearer ${creds.accessToken}`, 'x-api-key': other.apiKey });
     });
 
+    it('trusts a verified pair for AUTH_CACHE_SECONDS, and only that exact pair', async () => {
+      const other = await stack.credentials('tenant-auth-cache');
+      const url = `${base}/documents/storage/00000000-0000-4000-8000-000000000000/content`;
+      const get = (token: string) => fetch(url, { headers: { authorization: `Bearer ${token}`, 'x-api-key': other.apiKey } });
+      expect((await get(other.accessToken)).status).toBe(404); // verified: remembered
+      await stack.service.db.query('UPDATE api_keys SET revoked_date = now() WHERE subscription_id = $1', [other.subscriptionId]);
+      // The revoked key still works with the token it was verified with, for up to AUTH_CACHE_SECONDS (30 s
+      // here, the default)...
+      expect(stack.config.authCacheSeconds).toBe(30);
+      expect((await get(other.accessToken)).status).toBe(404);
+      // ...but never with another token, even a valid one for the same user: that pair is checked, and refused.
+      const second = await issueAccessToken(stack.service.db, stack.config, { userId: other.userId, subscriptionId: other.subscriptionId }, '29d');
+      expect(second).not.toBe(other.accessToken);
+      expect((await get(second)).status).toBe(401);
+      // A refused pair is not remembered either: a wrong token for a good key is refused every time.
+      await expect401({ authorization: `Bearer ${other.accessToken}x`, 'x-api-key': creds.apiKey });
+    });
+
     it('accepts the API key as the apiKey query parameter', async () => {
       const res = await fetch(`${base}/documents/storage/00000000-0000-4000-8000-000000000000/content?apiKey=${encodeURIComponent(creds.apiKey)}`, {
         headers: { authorization: `Bearer ${creds.accessToken}` },

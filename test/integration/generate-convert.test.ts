@@ -1,7 +1,7 @@
 // Generate with conversion through the API: pdf and PDF/A from docx, csv from xlsx, real LibreOffice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
-import { pdfaIdentification, pdfPageCount } from '../../converter/index.ts';
+import { convert, pdfaIdentification, pdfPageCount } from '../../converter/index.ts';
 import { makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
@@ -41,6 +41,24 @@ describe('generate with conversion', () => {
     expect(pdfaIdentification(file.bytes)).toEqual({ part: 2, conformance: 'B' });
     expect(res.body.consumption).toEqual([
       { dimension: 'pages-generated', value: pdfPageCount(file.bytes) },
+      { dimension: 'documents-generated', value: 1 },
+    ]);
+  });
+
+  // A letter whose loop runs it over several pages (test/integration/page-count-document.test.ts meters the
+  // same letter with PAGE_COUNT=document).
+  const longLetter = () => makeDocx(['Dear {name},', '{#lines}', 'Line {.} of a long letter that fills page after page.', '{/lines}']);
+  const longData = { name: 'Ada', lines: Array.from({ length: 160 }, (_, i) => i) };
+
+  it('meters a docx by the pages its PDF rendition has (PAGE_COUNT=auto, a converter at hand)', async () => {
+    const { t, d } = await upload('t.docx', longLetter(), longData);
+    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(t, d) });
+    expect(res.status).toBe(201);
+    const file = await api.download(res.body.result.data.document.urn);
+    const rendition = pdfPageCount(await convert(file.bytes, { from: 'docx', to: 'pdf' }));
+    expect(rendition).toBeGreaterThan(1);
+    expect(res.body.consumption).toEqual([
+      { dimension: 'pages-generated', value: rendition },
       { dimension: 'documents-generated', value: 1 },
     ]);
   });

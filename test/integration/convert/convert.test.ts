@@ -134,11 +134,39 @@ describe('same-format output and page metering', () => {
 
   it('counts by the documented rule', async () => {
     expect(await pageCount(makePptx(['a', 'b']), 'pptx')).toEqual({ pages: 2, method: 'slides', exact: true });
-    expect(await pageCount(pagedDocx(4), 'docx')).toEqual({ pages: 4, method: 'rendition', exact: true });
+    expect(await pageCount(pagedDocx(4), 'docx')).toEqual({ pages: 4, method: 'layout', exact: true });
     const stale = makeDocx({ body: para('one page'), app: '<Pages>7</Pages>' });
-    expect(await pageCount(stale, 'docx', { render: null })).toEqual({ pages: 7, method: 'app.xml', exact: false });
-    expect(await pageCount(stale, 'docx')).toMatchObject({ pages: 1, method: 'rendition' });
+    expect(await pageCount(stale, 'docx', { render: null, count: null })).toEqual({ pages: 7, method: 'app.xml', exact: false });
+    expect(await pageCount(stale, 'docx')).toMatchObject({ pages: 1, method: 'layout' });
+    // PAGE_COUNT=document: the document's own statistic even with a converter at hand.
+    expect(await pageCount(stale, 'docx', { statistic: 'document' })).toEqual({ pages: 7, method: 'app.xml', exact: false });
     expect(await pageCount(new TextEncoder().encode('a,b\n'), 'csv')).toMatchObject({ pages: 1 });
+  });
+
+  it('counts the pages of the layout as many as the PDF rendition has, without writing the PDF', async () => {
+    const rows = Array.from({ length: 150 }, (_, i) => [`row ${i}`, i]);
+    const cases: [Uint8Array, 'docx' | 'xlsx'][] = [
+      [pagedDocx(3, 'Chapter'), 'docx'],
+      [makeDocx(Array.from({ length: 120 }, (_, i) => para(`Line ${i} of a long letter`)).join('')), 'docx'],
+      [makeXlsx([{ name: 'Data', rows }, { name: 'More', rows: [['x', 1]] }]), 'xlsx'],
+    ];
+    for (const [doc, from] of cases) {
+      const layout = await pageCount(doc, from);
+      const rendition = await pageCount(doc, from, { count: null });
+      expect(layout.method).toBe('layout');
+      expect(rendition.method).toBe('rendition');
+      expect(layout.pages).toBe(rendition.pages);
+      expect(layout.pages).toBeGreaterThan(1);
+    }
+ 
+    // A section that starts on an odd page: the layout inserts a blank page 2 (Writer's view has 3 pages);
+    // the PDF export skips it, and so does the count.
+    const oddSection = makeDocx(
+      para('one') + '<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr><w:r><w:t>end of one</w:t></w:r></w:p>' +
+        para('three') + '<w:sectPr><w:type w:val="oddPage"/><w:pgSz w:w="11906" w:h="16838"/></w:sectPr>',
+    );
+    expect(await pageCount(oddSection, 'docx', { count: null })).toMatchObject({ pages: 2, method: 'rendition' });
+    expect(await pageCount(oddSection, 'docx')).toMatchObject({ pages: 2, method: 'layout' });
   });
 });
 

@@ -198,6 +198,20 @@ describe('office outputs', () => {
     expect(await pageCount(makeXlsx([{ name: 'a', rows: [] }, { name: 'b', rows: [] }]), 'xlsx', { render: null })).toEqual({ pages: 2, method: 'sheets', exact: false });
     expect(await pageCount(tinyPdf(3), 'PDF')).toMatchObject({ pages: 3, exact: true });
   });
+
+  it('prefers the layout count to a rendition, and the document statistic when told to', async () => {
+    const docx = makeDocx(para('x'));
+    const calls: string[] = [];
+    const count = async (_: Uint8Array, o: { from: string; tenant?: string }) => (calls.push(`count ${o.from} ${o.tenant}`), 5);
+    const render = async () => (calls.push('render'), tinyPdf(4));
+    expect(await pageCount(docx, 'docx', { count, render, tenant: 't1' })).toEqual({ pages: 5, method: 'layout', exact: true });
+    expect(await pageCount(docx, 'docx', { count: null, render })).toEqual({ pages: 4, method: 'rendition', exact: true });
+    expect(calls).toEqual(['count docx t1', 'render']);
+    // PAGE_COUNT=document: nothing is counted or rendered, whatever is at hand.
+    expect(await pageCount(docx, 'docx', { count, render, statistic: 'document' })).toEqual({ pages: 1, method: 'fallback', exact: false });
+    expect(await pageCount(makeXlsx([{ name: 'a', rows: [] }]), 'xlsx', { count, render, statistic: 'document' })).toEqual({ pages: 1, method: 'sheets', exact: false });
+    expect(calls).toHaveLength(2);
+  });
 });
 
 describe('availability', () => {
