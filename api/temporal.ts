@@ -1,4 +1,5 @@
 // Starting workflows and turning their outcome into API results or ApiErrors.
+import { displayUrl } from '../core/display-url.ts';
 import { createHash } from 'node:crypto';
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions, WorkflowFailedError } from '@temporalio/client';
 import { TypedSearchAttributes, type Workflow } from '@temporalio/common';
@@ -37,7 +38,8 @@ export function generateWorkflowId(operationId: string): string {
 
 /** What an operator sees of a generate run in the Temporal UI: search attributes, summary, details. */
 function describeGenerate(input: GenerateInput, extraDetails: string[] = []) {
-  const templateLabel = input.template.name ?? input.template.urn;
+  const url = input.template.url ? displayUrl(input.template.url) : undefined;
+  const templateLabel = input.template.name ?? url ?? input.template.urn;
   return {
     typedSearchAttributes: new TypedSearchAttributes([
       { key: SA.subscription, value: input.subscriptionId },
@@ -49,7 +51,7 @@ function describeGenerate(input: GenerateInput, extraDetails: string[] = []) {
     staticDetails: [
       `**operation** ${input.operationId}`,
       `**subscription** ${input.subscriptionId} · **user** ${input.userId}`,
-      `**template** ${input.template.loadMethod}:${input.template.urn} (${input.template.fileFormat})`,
+      url ? `**template** url ${url} (${input.template.fileFormat})` : `**template** ${input.template.loadMethod}:${input.template.urn} (${input.template.fileFormat})`,
       `**data** ${input.data.loadMethod}:${input.data.urn}`,
       `**document** ${input.document.name} as ${input.document.fileFormat} to ${input.document.deliveryMethod}:${input.document.path}`,
       `**locale** ${input.document.locale} · **timezone** ${input.document.timezone}`,

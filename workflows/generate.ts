@@ -2,6 +2,7 @@
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
+import { displayUrl } from '../core/display-url.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
 import { conversion, type ConversionQueue, movingSteps, steps } from './steps.ts';
@@ -23,7 +24,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
     const { relatedItems, ...main } = input.template;
     const connections = input.connections ? { connections: input.connections } : {};
     const template = await steps.resolveTemplate.executeWithOptions(
-      { summary: main.url ? `template ${main.url}` : `template ${main.name ?? main.urn} (${main.loadMethod})` },
+      { summary: main.url ? `template ${displayUrl(main.url)}` : `template ${main.name ?? main.urn} (${main.loadMethod})` },
       [{ subscriptionId: input.subscriptionId, template: main, ...connections }],
     );
     // A template read from a drive is an export or download in scratch (an uploaded one is not).

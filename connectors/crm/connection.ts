@@ -44,7 +44,8 @@ export function loginUrlProblem(raw: string, allowed: readonly string[]): string
     if (url.protocol !== 'https:') return false;
     const h = e.replace(/^https:\/\//, '').replace(/\/+$/, '');
     if (h.startsWith('*.')) return host.endsWith(h.slice(1)) && host.length > h.length - 1;
-    return host === h || url.hostname.toLowerCase() === h;
+    // host includes a non-default port: an entry without one allows the standard https port only.
+    return host === h;
   });
   return ok ? undefined : `host ${url.host} is not one this service may call (CRM_LOGIN_HOSTS: ${allowed.join(', ')})`;
 }

@@ -404,14 +404,16 @@ export function driveALocation(deps: LocationDeps): Location {
     return item;
   }
 
-  async function placeAs(graph: GraphClient, drive: string, item: DriveItem, name: string, conflict: Conflict, parentId?: string): Promise<DriveItem> {
+  /** Gives `item` its final name (and folder). `ours`: the item is docgen's temporary upload or copy, so a
+   *  refused name (conflict `fail`) deletes it; a user's own file being moved is never deleted. */
+  async function placeAs(graph: GraphClient, drive: string, item: DriveItem, name: string, conflict: Conflict, ours: boolean, parentId?: string): Promise<DriveItem> {
     try {
       return await graph.json<DriveItem>('PATCH', `${drive}/items/${encodeURIComponent(item.id)}`, {
         json: { name, ...(parentId ? { parentReference: { id: parentId } } : {}) },
         query: { '@microsoft.graph.conflictBehavior': conflict },
       });
     } catch (err) {
-      if (err instanceof GraphError && err.status === 409 && conflict === 'fail') {
+      if (ours && err instanceof GraphError && err.status === 409 && conflict === 'fail') {
         // Nothing stays behind: the temporary file goes for good.
         await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`).catch(() => undefined);
       }
@@ -452,7 +454,7 @@ export function driveALocation(deps: LocationDeps): Location {
         const item = await journaled(ctx, req.urn, graph, drive, {
           temporaryName: conflict === 'replace' ? '' : tmp,
           make: async (journal) => upload(graph, drive, await folder(graph, drive, segments), tmp, req.source, journal),
-          place: (i) => placeAs(graph, drive, i, name, conflict),
+          place: (i) => placeAs(graph, drive, i, name, conflict, true),
         });
         const address = `${drive}/items/${encodeURIComponent(item.id)}`;
         const shared = req.sharing ? await share(graph, address, item, req.sharing) : {};
@@ -495,7 +497,7 @@ export function driveALocation(deps: LocationDeps): Location {
             await journal.write({ state: 'uploading', itemId: null, uploadUrl: monitor });
             return graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(await copied(graph, monitor))}`);
           },
-          place: (i) => placeAs(graph, drive, i, name, conflict),
+          place: (i) => placeAs(graph, drive, i, name, conflict, true),
         });
         const shared = req.sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, req.sharing) : {};
         return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
@@ -520,7 +522,7 @@ export function driveALocation(deps: LocationDeps): Location {
           const own = await graph.json<{ id: string }>('GET', drive);
           // Graph moves inside one drive only; across drives the caller copies and removes.
           if (source.parentReference?.driveId && source.parentReference.driveId !== own.id) return undefined;
-          item = await placeAs(graph, drive, source, name, conflict, await folder(graph, drive, segments));
+          item = await placeAs(graph, drive, source, name, conflict, false, await folder(graph, drive, segments));
           await putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn, { state: 'placed', itemId: item.id, uploadUrl: null });
         }
         const shared = req.sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, req.sharing) : {};

@@ -123,6 +123,9 @@ export interface GoogleClients {
   retry: RetryPolicy;
 }
 
+/** Time limit of one Google call (a 256 KiB-multiple chunk, an export, a metadata call). */
+const REQUEST_TIMEOUT_MS = 120_000;
+
 function normalizeRoot(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
 }
@@ -146,6 +149,8 @@ export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentia
       }
       const host = new URL(String(o.url)).host;
       if (!allowed.has(host)) throw new Error(`request to ${host} refused by docgen: only DRIVEB_API_URL and DRIVEB_TOKEN_URL hosts are used`);
+      // gaxios waits forever by default: a hung socket must fail the call (and be retried), not hold the step.
+      if (!o.timeout) o.timeout = REQUEST_TIMEOUT_MS;
       return o;
     },
   });

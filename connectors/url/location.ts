@@ -6,6 +6,7 @@
 // part). A fetch that fails is 400 TEMPLATE_NOT_FOUND naming the reason; a body that is not the declared
 // format is 400 INVALID_TEMPLATE_FORMAT. The bytes land in a scratch blob (claim check).
 import { randomUUID } from 'node:crypto';
+import { displayUrl } from '../../core/display-url.ts';
 import { contentTypeOf, type FileFormat } from '../../core/formats.ts';
 import { outboundPolicy } from '../http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../http/safe-fetch.ts';
@@ -65,7 +66,7 @@ export function urlLocation(deps: LocationDeps): Location {
     capabilities: { can: ['readTemplate'], formats: FORMATS },
 
     async readTemplate(ctx, url, fileFormat = 'docx') {
-      const notFound = (why: string) => new LocationError('TEMPLATE_NOT_FOUND', `template.url ${url} could not be fetched: ${why}`);
+      const notFound = (why: string) => new LocationError('TEMPLATE_NOT_FOUND', `template.url ${displayUrl(url)} could not be fetched: ${why}`);
       let res;
       try {
         res = await safeFetch(url, {
@@ -89,10 +90,10 @@ export function urlLocation(deps: LocationDeps): Location {
       if (res.status < 200 || res.status > 299) throw notFound(`the server answered HTTP ${res.status}`);
       const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (type && type !== contentTypeOf(fileFormat) && !GENERIC_TYPES.has(type)) {
-        throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.url ${url} answered with content type ${type}, not a ${fileFormat} file (${contentTypeOf(fileFormat)})`);
+        throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.url ${displayUrl(url)} answered with content type ${type}, not a ${fileFormat} file (${contentTypeOf(fileFormat)})`);
       }
       const problem = packageProblem(res.body, fileFormat);
-      if (problem) throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.url ${url} ${problem}`);
+      if (problem) throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.url ${displayUrl(url)} ${problem}`);
       const key = `scratch/url-${ctx.subscriptionId}-${randomUUID()}.${fileFormat}`;
       const put = await deps.blobs.put(key, res.body);
       return { key, sha256: put.sha256, size: put.size, contentType: contentTypeOf(fileFormat) };

@@ -86,6 +86,21 @@ describe('manage with DriveA', () => {
     expect(await records('urn = $2', [doc.urn])).toEqual([expect.objectContaining({ title: 'moved.docx', is_deleted: false })]);
   });
 
+  it('a move inside DriveA onto a taken name with conflictBehavior fail is a 400 that leaves both files as they were', async () => {
+    const taken = await generated('DriveA', 'taken');
+    const doc = await generated('DriveA', 'keepme');
+    const res = await manage({
+      sourceDocument: driveA(doc.urn, 'delete'),
+      targetDocument: { ...toDriveA('taken', 'Source'), options: { driveA: { conflictBehavior: 'fail' } } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    // The user's own file is not docgen's temporary upload: refusing the name must not delete it.
+    expect(fake.item(DRIVE_A, doc.urn)?.state).toBe('live');
+    expect(fake.item(DRIVE_A, doc.urn)?.name).toBe('keepme.docx');
+    expect(fake.item(DRIVE_A, taken.urn)?.state).toBe('live');
+    expect(await records('urn = $2', [doc.urn])).toEqual([expect.objectContaining({ title: 'keepme.docx', is_deleted: false })]);
+  });
+
   it('Storage -> DriveA (copy) and DriveA -> Storage (move, permanentDelete)', async () => {
     const stored = await generated('Storage', 'fromstorage');
     const up = await manage({ sourceDocument: { urn: stored.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' }, targetDocument: toDriveA('up', 'FromStorage') });
