@@ -2,6 +2,7 @@
 // Deterministic code only: no Node built-ins, no I/O; activities are imported as types.
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
+import type { Delivered } from '../activities/deliver.ts';
 import { displayUrl } from '../core/display-url.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
@@ -91,40 +92,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
       { summary: `deliver ${input.document.name} to ${input.document.deliveryMethod}:${input.document.path}` },
       [{ source: output, subscriptionId: input.subscriptionId, userId: input.userId, urn, document: input.document, ...connections }],
     );
-    const { uri, links, emails } = delivered;
-    const consumption = [
-      { dimension: 'pages-generated', value: pages },
-      { dimension: 'documents-generated', value: 1 },
-    ];
-    const { documentGuid } = await steps.record.executeWithOptions({ summary: 'record document and metering' }, [
-      {
-        subscriptionId: input.subscriptionId,
-        userId: input.userId,
-        operationId: input.operationId,
-        urn: delivered.urn,
-        title: delivered.name,
-        path: delivered.path,
-        fileFormat: input.document.fileFormat,
-        deliveryMethod: input.document.deliveryMethod,
-        consumption,
-        writeUrn: urn,
-        ...(uri ? { url: uri } : {}),
-        ...(links ? { links } : {}),
-        ...(emails ? { emails } : {}),
-      },
-    ]);
-    return {
-      document: {
-        deliveryMethod: input.document.deliveryMethod,
-        name: delivered.name,
-        fileFormat: input.document.fileFormat,
-        urn: delivered.urn,
-        ...(uri ? { uri } : {}),
-        ...links,
-      },
-      documentGuid,
-      consumption,
-    };
+    return await recordGenerated(input, urn, delivered, pages);
   } catch (err) {
     // Surface the activity's own failure (code + inner errors) rather than the ActivityFailure wrapper.
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
@@ -164,9 +132,16 @@ async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, 
       },
     ],
   );
+  return recordGenerated(input, urn, delivered, delivered.pages);
+}
+
+/** The record step of both routes (document record + metering, the write journal dropped) and the
+ *  workflow's result: the delivered file, with its uri and sharing links for a drive. */
+async function recordGenerated(input: GenerateInput, writeUrn: string, delivered: Delivered, pages: number): Promise<GenerateResult> {
+  const { document } = input;
   const { uri, links, emails } = delivered;
   const consumption = [
-    { dimension: 'pages-generated', value: delivered.pages },
+    { dimension: 'pages-generated', value: pages },
     { dimension: 'documents-generated', value: 1 },
   ];
   const { documentGuid } = await steps.record.executeWithOptions({ summary: 'record document and metering' }, [
@@ -180,7 +155,7 @@ async function nativeMergeRun(input: GenerateInput, merge: { images: boolean }, 
       fileFormat: document.fileFormat,
       deliveryMethod: document.deliveryMethod,
       consumption,
-      writeUrn: urn,
+      writeUrn,
       ...(uri ? { url: uri } : {}),
       ...(links ? { links } : {}),
       ...(emails ? { emails } : {}),
