@@ -53,7 +53,7 @@ describe('manage between DriveA and DriveB', () => {
     expect(converted.status, JSON.stringify(converted.body)).toBe(201);
     const inB = google.files.get(converted.body.result.data.document.urn as string);
     expect(inB).toMatchObject({ name: 'letter.pdf', mimeType: 'application/pdf', trashed: false });
-    expect(await pdfPageCount(new Uint8Array(inB!.content))).toBe(1);
+    expect(pdfPageCount(new Uint8Array(inB!.content))).toBe(1);
     expect(graph.item(DRIVE_A, inA)?.state).toBe('live');
 
     const moved = await manage({
