@@ -280,13 +280,15 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
     async copyWithin(ctx, sourceUrn, target) {
       const ops = await open(ctx);
       try {
-        const mine = await ops.byWriteId(target.urn);
-        if (mine) return written(mine, target.path);
-        const source = await ops.get(sourceUrn);
-        const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
-        const copy = await ops.copy(sourceUrn, place.folderId, place.name, { docgenUrn: target.urn });
-        for (const old of place.replaced) await ops.trash(old.id!);
-        return written(copy, target.path);
+        let copy = await ops.byWriteId(target.urn);
+        if (!copy) {
+          const source = await ops.get(sourceUrn);
+          const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
+          copy = await ops.copy(sourceUrn, place.folderId, place.name, { docgenUrn: target.urn });
+          for (const old of place.replaced) await ops.trash(old.id!);
+        }
+        // targetDocument.options.driveB shares the copy, as write does.
+        return written(copy, target.path, await share(ops, copy, target.sharing));
       } catch (err) {
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`);
       }
@@ -297,11 +299,13 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
       try {
         const source = await ops.get(sourceUrn);
         // A retried move finds the file marked with this move's urn: it is already in place.
-        if (source.appProperties?.docgenMove === target.urn) return written(source, target.path);
-        const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
-        const moved = await ops.move(source, place.folderId, place.name, { docgenMove: target.urn });
-        for (const old of place.replaced) if (old.id !== moved.id) await ops.trash(old.id!);
-        return written(moved, target.path);
+        let moved = source;
+        if (source.appProperties?.docgenMove !== target.urn) {
+          const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
+          moved = await ops.move(source, place.folderId, place.name, { docgenMove: target.urn });
+          for (const old of place.replaced) if (old.id !== moved.id) await ops.trash(old.id!);
+        }
+        return written(moved, target.path, await share(ops, moved, target.sharing));
       } catch (err) {
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`);
       }

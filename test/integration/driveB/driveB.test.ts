@@ -220,10 +220,16 @@ describe('DriveB through the HTTP API', () => {
     expect(poppler('pdftotext', (await api.download(gdocPdf.body.result.data.document.urn)).bytes)).toMatch(/Memo text/);
     // Inside DriveB: a copy is files.copy (the Google Doc itself), a move changes its parents, keeping its id.
     const before = fake.requests.length;
-    const copied = await manage({ sourceDocument: { urn: gdoc.id, fileFormat: 'gdoc', loadMethod: 'DriveB' }, targetDocument: { name: 'Memo copy', fileFormat: 'gdoc', deliveryMethod: 'DriveB', path: 'Copies' } });
+    const copied = await manage({
+      sourceDocument: { urn: gdoc.id, fileFormat: 'gdoc', loadMethod: 'DriveB' },
+      targetDocument: { name: 'Memo copy', fileFormat: 'gdoc', deliveryMethod: 'DriveB', path: 'Copies', options: { driveB: { viewAnonymous: true } } },
+    });
     expect(copied.status, JSON.stringify(copied.body)).toBe(201);
     const copy = fake.files.get(copied.body.result.data.document.urn)!;
     expect(copy.mimeType).toBe(MIME.document);
+    // The copy is shared as targetDocument.options.driveB asks, and the answer carries its link.
+    expect(copy.permissions.map((p) => `${p.type}:${p.role}`)).toContain('anyone:reader');
+    expect(copied.body.result.data.document.viewAnonymousLink).toBeTruthy();
     expect(folderPath(copy)).toBe('Copies');
     expect(fake.requests.slice(before).some((r) => r.method === 'POST' && r.path === `/drive/v3/files/${gdoc.id}/copy`)).toBe(true);
     const moved = await manage({
