@@ -36,7 +36,7 @@ export const IdempotencyHeaders = Type.Object({
 
 export const GenerateBody = Type.Object({
   template: Type.Object({
-    urn: Type.Optional(Type.String({ description: 'Id of an uploaded template (with loadMethod) ' })),
+    urn: Type.Optional(Type.String({ description: 'With loadMethod: an uploaded template (Storage), a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id' })),
     loadMethod: Type.Optional(Type.String({ description: 'Storage, DriveA or DriveB' })),
     url: Type.Optional(Type.String({ description: 'Alternative to urn + loadMethod' })),
     name: Type.Optional(Type.String()),
@@ -55,8 +55,8 @@ export const GenerateBody = Type.Object({
     ),
   }),
   data: Type.Object({
-    loadMethod: Type.String({ description: 'Storage (uploaded JSON file) or GraphQL' }),
-    urn: Type.String({ description: 'Id of an uploaded data file, or the GraphQL endpoint' }),
+    loadMethod: Type.String({ description: 'Storage (uploaded JSON file), GraphQL, DriveA (a JSON file) or DriveB (a JSON file, or a Google Sheet read as rows)' }),
+    urn: Type.String({ description: 'Id of an uploaded data file, the GraphQL endpoint, or the file at the drive (DriveA item id / driveId!itemId / root:/path:, DriveB file id)' }),
     variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: Type.String() }))),
     query: Type.Optional(Type.String()),
     embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })),

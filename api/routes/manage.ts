@@ -31,7 +31,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 export const ManageBody = Type.Object({
   externalContext: Type.Optional(ExternalContext),
   sourceDocument: Type.Object({
-    urn: Type.String({ minLength: 1, description: 'For Storage: the urn of a delivered document (result.data.document.urn of generate or manage)' }),
+    urn: Type.String({ minLength: 1, description: 'The urn the location gave: Storage, a delivered document (result.data.document.urn of generate or manage); DriveA an item id, driveId!itemId or root:/path:; DriveB a file id; crm a ContentVersion id' }),
     fileFormat: Type.String({ description: 'The format of the source file: docx, xlsx, pptx, pdf, csv, gdoc, gsheet, gslide' }),
     loadMethod: Type.String({ description: 'Storage, DriveA, DriveB or crm (urn: a ContentVersion id)' }),
     remove: Type.Optional(
@@ -47,7 +47,7 @@ export const ManageBody = Type.Object({
       name: Type.String({ minLength: 1 }),
       fileFormat: Type.String({ description: 'Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)' }),
       deliveryMethod: Type.String({ description: 'Storage, DriveA, DriveB or crm (options.crm)' }),
-      path: Type.String({ description: "'root' or 'root/<folder>' for Storage" }),
+      path: Type.String({ description: "'root' or 'root/<folder>' for Storage; a folder path from the drive root for DriveA and DriveB ('' = the root; folders are created); ignored by crm" }),
       options: Type.Optional(
         Type.Object(
           {
@@ -211,13 +211,13 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
         summary: 'Copy, move, convert or delete a delivered document',
         description: [
           'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for the drives only (DriveA, DriveB), so a Storage delete answers 400 NOT_SUPPORTED.',
-          'Storage is the location available in this deployment; sourceDocument.urn is the urn of a document delivered to Storage. Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND.',
+          'Locations: Storage, DriveA, DriveB and crm (Salesforce Files); the drives and crm are connected per subscription with PUT /common/connection/{kind} (400 CONNECTION_MISSING otherwise). sourceDocument.urn is the urn the location gave: a Storage document urn, a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id, a crm ContentVersion id. Inside one drive a copy or move acts on the file itself (Graph copy/PATCH, Drive copy/parents). Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND; errors the drive or Salesforce reported are in error.externalErrors.',
           'crm (Salesforce Files, through the subscription\'s crm connection: PUT /common/connection/crm): as a target, a new ContentVersion with targetDocument.options.crm {fileParentId -> FirstPublishLocationId, networkId -> NetworkId, ownerId -> OwnerId, fileId -> a new version of that file (its ContentDocument id 069..., or a ContentVersion id 068... of it), fileType (optional, must match fileFormat)}; result.data.document.urn is the ContentVersion id. As a source, sourceDocument.urn is a ContentVersion id and remove delete deletes its file (ContentDocument) into the org\'s recycle bin. A refused connection is 400 CONNECTION_ERROR; a Salesforce refusal of a crm option is 400 VALIDATION_ERROR naming targetDocument.options.crm.<field>, with Salesforce\'s errors in error.externalErrors.',
           'Success: 201 with result.statusCode "201" (a string), result.data.document and consumption pages-managed / documents-managed. Failure: the error envelope with error.statusCode as a string and error.externalErrors. Optional `Idempotency-Key` as for generate.',
         ].join('\n\n'),
         headers: Type.Object({
           'x-client-authorization': Type.Optional(
-            Type.String({ description: 'Optional (spec 5.2); when sent it is validated as for async generate (400 X_CLIENT_AUTH_ERROR, 401), though Storage needs no client side' }),
+            Type.String({ description: 'Optional (spec 5.2); when sent it is validated as for async generate (400 X_CLIENT_AUTH_ERROR, 401), though no location needs a client side' }),
           ),
           'x-service-authorization': Type.Optional(
             Type.String({
