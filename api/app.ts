@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { type Config, connectorSettingsOf, templateLimits } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
 import { failure, redactUrl } from './envelope.ts';
-import { connectionStore } from '../connectors/connections.ts';
+import { connectionStore } from '../connectors/connection-store.ts';
 import { createLocationRegistry, type LocationRegistry } from '../connectors/registry.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';

@@ -1,17 +1,10 @@
 // Connections: how a subscription reaches its drives and its CRM. One connection per subscription and kind
 // (PUT /common/connection/{kind}); its secrets are sealed at rest with the service key, never returned,
 // never logged, never in a workflow's input or history: a workflow carries the connection's id and the
-// activity that talks to the drive opens it here. Endpoints are service settings (ConnectorSettings), never
+// activity that talks to the drive opens it (connection-store.ts). This file holds the contracts only. Endpoints are service settings (ConnectorSettings), never
 // values a tenant sends, so a connection cannot point the service at an arbitrary host.
 import type { TSchema } from 'typebox';
 import type { InnerError } from '../core/errors.ts';
-import type { Db } from '../store/db.ts';
-import { getConnectionById, getConnectionByKind, type StoredConnection } from '../store/connections.ts';
-import { unseal } from '../security/sealed.ts';
-import { crmConnection } from './crm/connection.ts';
-import { driveAConnection } from './driveA/connection.ts';
-import { driveBConnection } from './driveB/connection.ts';
-import { type LocationContext, LocationError } from './location.ts';
 
 export const CONNECTION_KIND_NAMES = ['driveA', 'driveB', 'crm'] as const;
 export type ConnectionKindName = (typeof CONNECTION_KIND_NAMES)[number];
@@ -57,13 +50,6 @@ export interface ConnectionKind {
   parse(body: Record<string, unknown>, settings: ConnectorSettings): { settings: Record<string, unknown>; secrets: Record<string, string> } | { errors: InnerError[] };
 }
 
-/** The kinds this deployment can connect. A connector adds its own line. */
-export const CONNECTION_KINDS: Partial<Record<ConnectionKindName, ConnectionKind>> = {
-  driveA: driveAConnection,
-  driveB: driveBConnection,
-  crm: crmConnection,
-};
-
 export function isConnectionKindName(k: string): k is ConnectionKindName {
   return (CONNECTION_KIND_NAMES as readonly string[]).includes(k);
 }
@@ -77,35 +63,6 @@ export interface OpenedConnection {
   version: string;
 }
 
-export interface ConnectionStore {
-  /** The subscription's connection of that kind (by ctx.connectionId when the workflow carries one), secrets
-   *  unsealed; a LocationError CONNECTION_MISSING when there is none. */
-  open(ctx: LocationContext, kind: ConnectionKindName): Promise<OpenedConnection>;
-  /** The id of the subscription's connection of that kind, or undefined (the API's check before queueing). */
-  idOf(subscriptionId: string, kind: ConnectionKindName): Promise<string | undefined>;
-}
-
 export function missingConnection(kind: ConnectionKindName): string {
   return `the subscription has no ${kind} connection: connect it with PUT /v1/common/connection/${kind}`;
-}
-
-export function connectionStore(db: Db): ConnectionStore {
-  return {
-    async open(ctx, kind) {
-      let row: StoredConnection | undefined;
-      if (ctx.connectionId) {
-        row = await getConnectionById(db, ctx.subscriptionId, ctx.connectionId);
-        if (row && row.kind !== kind) row = undefined;
-        if (!row) throw new LocationError('CONNECTION_MISSING', `the ${kind} connection this request was started with was deleted: connect it again with PUT /v1/common/connection/${kind}`);
-      } else {
-        row = await getConnectionByKind(db, ctx.subscriptionId, kind);
-        if (!row) throw new LocationError('CONNECTION_MISSING', missingConnection(kind));
-      }
-      const secrets = JSON.parse(await unseal(db, ctx.subscriptionId, row.sealedSecrets)) as Record<string, string>;
-      return { id: row.id, kind, settings: row.settings, secrets, version: `${row.id}:${row.lastModifiedDate}` };
-    },
-    async idOf(subscriptionId, kind) {
-      return (await getConnectionByKind(db, subscriptionId, kind))?.id;
-    },
-  };
 }

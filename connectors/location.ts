@@ -10,8 +10,17 @@ import type { ConflictBehavior, LinkField, SharingRequest } from '../core/genera
 import type { CrmTargetOptions } from '../core/manage.ts';
 import type { Db } from '../store/db.ts';
 import type { OutboundPolicy } from './http/address-policy.ts';
-import type { ConnectionKindName, ConnectionStore, ConnectorSettings } from './connections.ts';
+import type { ConnectionKindName, ConnectorSettings, OpenedConnection } from './connections.ts';
 import type { BlobStore } from './storage/blob-store.ts';
+
+/** How a location opens the connection of the subscription it serves (connection-store.ts). */
+export interface ConnectionStore {
+  /** The subscription's connection of that kind (by ctx.connectionId when the workflow carries one), secrets
+   *  unsealed; a LocationError CONNECTION_MISSING when there is none. */
+  open(ctx: LocationContext, kind: ConnectionKindName): Promise<OpenedConnection>;
+  /** The id of the subscription's connection of that kind, or undefined (the API's check before queueing). */
+  idOf(subscriptionId: string, kind: ConnectionKindName): Promise<string | undefined>;
+}
 
 /** What locations are built from: the process's database and blob store, the connectors' service settings
  *  (endpoints) and the subscriptions' connections. */

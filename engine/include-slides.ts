@@ -6,6 +6,7 @@ import type { Scopes } from './expression.ts';
 import { truthy } from './expression.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf, relsPathOf } from './package.ts';
+import type { SlideOut } from './pptx.ts';
 import { evalTag, renderNodes } from './render.ts';
 import type { RenderContext } from './render.ts';
 import type { RenderSession } from './session.ts';
@@ -21,11 +22,6 @@ import { getAttr } from './xml.ts';
  * with their relationships and content types; notes and comments are left behind.
  */
 
-/** One output slide: a copy of the template slide, or a new part (`name`) from an include. */
-export interface SlideOut {
-  xml: string;
-  name?: string;
-}
 
 interface Layout {
   part: string;

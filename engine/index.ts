@@ -28,7 +28,7 @@ import { RenderSession } from './session.ts';
 import { relsPathOf } from './package.ts';
 import { SlideIncludes } from './include-slides.ts';
 import { SheetIncludes } from './include-sheets.ts';
-import type { SlideOut } from './include-slides.ts';
+import type { SlideOut } from './pptx.ts';
 import type { RenderContext } from './render.ts';
 import { getCompiled } from './template.ts';
 import type { CompiledTemplate } from './template.ts';

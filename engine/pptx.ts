@@ -2,8 +2,13 @@ import type { CompileSpec } from './compile.ts';
 import type { LexOptions } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf, relsPathOf } from './package.ts';
-import type { SlideOut } from './include-slides.ts';
 import { relativeTarget } from './session.ts';
+
+/** One output slide: a copy of the template slide, or a new part (`name`) from an include (include-slides.ts). */
+export interface SlideOut {
+  xml: string;
+  name?: string;
+}
 
 /** PresentationML specifics. */
 

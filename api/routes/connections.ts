@@ -4,9 +4,9 @@
 // before anything is queued (connectors/registry.ts).
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import { CONNECTION_KINDS } from '../../connectors/connection-store.ts';
 import {
   CONNECTION_KIND_NAMES,
-  CONNECTION_KINDS,
   type ConnectionKind,
   type ConnectorSettings,
   isConnectionKindName,

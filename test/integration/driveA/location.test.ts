@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config/env.ts';
-import { connectionStore } from '../../../connectors/connections.ts';
+import { connectionStore } from '../../../connectors/connection-store.ts';
 import { driveALocation, UPLOAD_CHUNK } from '../../../connectors/driveA/location.ts';
 import { type Location, LocationError, type WriteRequest } from '../../../connectors/location.ts';
 import type { BlobStore } from '../../../connectors/storage/blob-store.ts';
