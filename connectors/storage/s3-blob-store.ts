@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
+  ListMultipartUploadsCommand,
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -111,11 +113,22 @@ export class S3BlobStore implements BlobStore {
       body.destroy();
       await upload.abort().catch(() => undefined);
       await uploaded.catch(() => undefined);
+      await this.abortPendingUploads(objectKey).catch(() => undefined);
       // Drain the rest of the source so the HTTP request can complete with our error response.
       source.resume();
       throw err;
     }
     return meter.result();
+  }
+
+  /** Aborting the Upload cancels its requests, but a CreateMultipartUpload the server had already
+   *  accepted when it was cancelled leaves an upload the client never learned the id of: find the key's
+   *  pending uploads and abort them (every putStream key is its own, so none belongs to anyone else). */
+  private async abortPendingUploads(objectKey: string): Promise<void> {
+    const pending = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: objectKey }));
+    for (const u of pending.Uploads ?? []) {
+      if (u.Key === objectKey && u.UploadId) await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, UploadId: u.UploadId }));
+    }
   }
 
   async get(key: string): Promise<Uint8Array> {
