@@ -4,11 +4,11 @@
 // secrets are derived with HKDF-SHA256 from the private part of that signing key, which lives in the
 // database: every API and worker process of a deployment derives the same keys and nothing new is stored.
 // The JWE header names the signing key (kid), so tokens stay readable after a new key is added.
-import * as jose from 'jose';
 import { ApiError } from '../core/errors.ts';
 import { listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
 import { webhookSecret } from './webhooks.ts';
+import { NestedTokenFormatError, NestedTokenSignatureError, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
 import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
 
 export const REQUIRED_CLIENT_CLAIMS = ['sub', 'iss', 'dest'] as const;
@@ -64,7 +64,7 @@ export function callbackUrl(iss: string, dest: string): string {
 
 const derive = (key: StoredSigningKey, info: string) => deriveFromSigningKey(key, 'docgen client token', info);
 
-const encryptionKey = (key: StoredSigningKey) => derive(key, 'jwe A256GCM');
+const KIND = { typ: TYP, label: 'docgen client token' };
 
 /** The secret that signs the callbacks of tokens made with this key for this subscription (`whsec_...`). */
 export function webhookSecretFor(key: StoredSigningKey, subscriptionId: string): string {
@@ -72,10 +72,8 @@ export function webhookSecretFor(key: StoredSigningKey, subscriptionId: string):
 }
 
 /** Encrypts an already signed inner token with the service key (exported for tests of the 5.3 table). */
-export async function sealClientJws(key: StoredSigningKey, jws: string): Promise<string> {
-  return new jose.CompactEncrypt(new TextEncoder().encode(jws))
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.kid, cty: 'JWT' })
-    .encrypt(encryptionKey(key));
+export function sealClientJws(key: StoredSigningKey, jws: string): Promise<string> {
+  return sealNestedJws(KIND, key, jws);
 }
 
 export async function createClientToken(
@@ -91,11 +89,7 @@ export async function createClientToken(
   for (const name of [...REQUIRED_CLIENT_CLAIMS, ...OPTIONAL_CLIENT_CLAIMS]) {
     if (claims[name] !== undefined) payload[name] = claims[name];
   }
-  const jws = await new jose.SignJWT(payload)
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: TYP })
-    .setIssuedAt(now)
-    .setExpirationTime(now + ttlSeconds)
-    .sign(await jose.importJWK(key.privateJwk as jose.JWK, key.alg));
+  const jws = await signNestedJws(KIND, key, { ...payload, iat: now, exp: now + ttlSeconds });
   return { token: await sealClientJws(key, jws), webhookSecret: webhookSecretFor(key, subscriptionId), expiresAt: new Date((now + ttlSeconds) * 1000) };
 }
 
@@ -114,33 +108,14 @@ export async function readClientToken(
   if (value === undefined || value.trim() === '') {
     throw new ApiError('X_CLIENT_AUTH_ERROR', 'the X-Client-Authorization header is missing (it is required for async operations)');
   }
-  const keys = await listSigningKeys(db);
-  let jws: string;
-  let key: StoredSigningKey | undefined;
-  try {
-    const { plaintext, protectedHeader } = await jose.compactDecrypt(
-      value.trim(),
-      async (header) => {
-        key = keys.find((k) => k.kid === header.kid);
-        if (!key) throw new Error('unknown key');
-        return encryptionKey(key);
-      },
-      { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] },
-    );
-    if (protectedHeader.cty !== 'JWT') throw new Error('not a nested JWT');
-    jws = new TextDecoder('utf-8', { fatal: true }).decode(plaintext);
-  } catch {
-    throw new ApiError('X_CLIENT_AUTH_ERROR', INVALID_FORMAT);
-  }
   let payload: Record<string, unknown>;
+  let key: StoredSigningKey;
   try {
-    const verified = await jose.compactVerify(jws, jose.createLocalJWKSet({ keys: keys.map((k) => k.publicJwk as jose.JWK) }), { algorithms: ['ES256'] });
-    if (verified.protectedHeader.typ !== TYP) throw new Error('not a client token');
-    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
-    if (typeof payload.exp !== 'number') throw new Error('no expiry');
-    if (!opts.ignoreExpiry && payload.exp <= Date.now() / 1000) throw new Error('expired');
-  } catch {
-    throw new ApiError('UNAUTHORIZED', 'the client authorization token is not signed by this service, or has expired');
+    ({ payload, key } = await readNestedToken(KIND, await listSigningKeys(db), value, opts.ignoreExpiry ? { ignoreExpiry: true } : {}));
+  } catch (err) {
+    if (err instanceof NestedTokenFormatError) throw new ApiError('X_CLIENT_AUTH_ERROR', INVALID_FORMAT);
+    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the client authorization token is not signed by this service, or has expired');
+    throw err;
   }
   if (payload.sid !== opts.subscriptionId) {
     throw new ApiError('UNAUTHORIZED', 'the client authorization token was issued to another subscription');
@@ -160,7 +135,7 @@ export async function readClientToken(
   } catch (err) {
     throw new ApiError('X_CLIENT_AUTH_ERROR', `the client authorization token has no usable callback: ${(err as Error).message}`);
   }
-  return { claims: c, callbackUrl: url, kid: (key as StoredSigningKey | undefined)?.kid ?? '', subscriptionId: opts.subscriptionId, expiresAt: new Date((payload.exp as number) * 1000) };
+  return { claims: c, callbackUrl: url, kid: key.kid, subscriptionId: opts.subscriptionId, expiresAt: new Date((payload.exp as number) * 1000) };
 }
 
 /** The key a token was made with, for deriving its webhook secret in the worker. */

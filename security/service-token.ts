@@ -6,11 +6,11 @@
 // service token nor the other way round. Claims: sub (the user's id in this subscription, a UUID: it is
 // recorded as the document's owner), email (required), full_name (optional), sid (the subscription), iat,
 // exp. The same failure table as the client token (spec 5.3), with code X_SERVICE_AUTH_ERROR for the 400s.
-import * as jose from 'jose';
 import { ApiError } from '../core/errors.ts';
 import { listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
-import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
+import { NestedTokenFormatError, NestedTokenSignatureError, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
+import { localSigningKey } from './tokens.ts';
 
 export const REQUIRED_SERVICE_CLAIMS = ['sub', 'email'] as const;
 export const OPTIONAL_SERVICE_CLAIMS = ['full_name'] as const;
@@ -30,20 +30,16 @@ export interface ServiceToken {
 const TYP = 'docgen-service+jwt';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const encryptionKey = (key: StoredSigningKey) => deriveFromSigningKey(key, 'docgen service token', 'jwe A256GCM');
+const KIND = { typ: TYP, label: 'docgen service token' };
 
 /** Encrypts an already signed inner token with the service key (exported for tests of the 5.3 table). */
-export async function sealServiceJws(key: StoredSigningKey, jws: string): Promise<string> {
-  return new jose.CompactEncrypt(new TextEncoder().encode(jws))
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.kid, cty: 'JWT' })
-    .encrypt(encryptionKey(key));
+export function sealServiceJws(key: StoredSigningKey, jws: string): Promise<string> {
+  return sealNestedJws(KIND, key, jws);
 }
 
 /** Signs a payload as a service token's inner JWS (exported for tests: unsigned, expired, missing claims). */
-export async function signServiceJws(key: StoredSigningKey, payload: Record<string, unknown>): Promise<string> {
-  return new jose.SignJWT(payload)
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: TYP })
-    .sign(await jose.importJWK(key.privateJwk as jose.JWK, key.alg));
+export function signServiceJws(key: StoredSigningKey, payload: Record<string, unknown>): Promise<string> {
+  return signNestedJws(KIND, key, payload);
 }
 
 export async function createServiceToken(db: Db, subscriptionId: string, claims: ServiceClaims, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
@@ -64,32 +60,13 @@ export async function createServiceToken(db: Db, subscriptionId: string, claims:
  * a required claim missing (or sub not a UUID) -> 400 X_SERVICE_AUTH_ERROR naming the claims.
  */
 export async function readServiceToken(db: Db, value: string, opts: { subscriptionId: string }): Promise<ServiceToken> {
-  const keys = await listSigningKeys(db);
-  let jws: string;
-  try {
-    const { plaintext, protectedHeader } = await jose.compactDecrypt(
-      value.trim(),
-      async (header) => {
-        const key = keys.find((k) => k.kid === header.kid);
-        if (!key) throw new Error('unknown key');
-        return encryptionKey(key);
-      },
-      { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] },
-    );
-    if (protectedHeader.cty !== 'JWT') throw new Error('not a nested JWT');
-    jws = new TextDecoder('utf-8', { fatal: true }).decode(plaintext);
-  } catch {
-    throw new ApiError('X_SERVICE_AUTH_ERROR', 'Invalid format');
-  }
   let payload: Record<string, unknown>;
   try {
-    const verified = await jose.compactVerify(jws, jose.createLocalJWKSet({ keys: keys.map((k) => k.publicJwk as jose.JWK) }), { algorithms: ['ES256'] });
-    if (verified.protectedHeader.typ !== TYP) throw new Error('not a service token');
-    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
-    if (typeof payload.exp !== 'number') throw new Error('no expiry');
-    if (payload.exp <= Date.now() / 1000) throw new Error('expired');
-  } catch {
-    throw new ApiError('UNAUTHORIZED', 'the service authorization token is not signed by this service, or has expired');
+    ({ payload } = await readNestedToken(KIND, await listSigningKeys(db), value));
+  } catch (err) {
+    if (err instanceof NestedTokenFormatError) throw new ApiError('X_SERVICE_AUTH_ERROR', 'Invalid format');
+    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the service authorization token is not signed by this service, or has expired');
+    throw err;
   }
   if (payload.sid !== opts.subscriptionId) throw new ApiError('UNAUTHORIZED', 'the service authorization token was issued to another subscription');
   const missing = REQUIRED_SERVICE_CLAIMS.filter((c) => typeof payload[c] !== 'string' || payload[c] === '');

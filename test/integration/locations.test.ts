@@ -1,5 +1,5 @@
 // Where files come from and go to (connectors/registry.ts): a request that asks a location for something it
-// cannot do (not implemented here, or not connected) is refused by the API before any workflow starts, so a
+// cannot do (a capability it lacks, or a connection the subscription has not made) is refused by the API before any workflow starts, so a
 // 400 means nothing was queued and nothing consumed: the uploads it named still resolve afterwards.
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
