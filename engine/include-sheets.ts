@@ -1,7 +1,7 @@
+import { compiledInclude } from './include.ts';
 import { carryRels, dropRefs } from './carry.ts';
 import type { Rel } from './carry.ts';
 import type { IncludeNode } from './compile.ts';
-import { TemplateError } from './errors.ts';
 import type { Scopes } from './expression.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
@@ -9,7 +9,6 @@ import { renderNodes } from './render.ts';
 import type { RenderContext } from './render.ts';
 import type { RenderSession } from './session.ts';
 import { relativeTarget } from './session.ts';
-import { getCompiled } from './template.ts';
 import type { CompileOptions, CompiledTemplate } from './template.ts';
 import type { SheetState } from './xlsx.ts';
 import { decodeXml, escapeXml, getAttr } from './xml.ts';
@@ -28,7 +27,6 @@ import type { SheetMapper } from './xlsx-refs.ts';
 
 const WORKSHEET_CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml';
 const WORKSHEET_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet';
-const MAX_DEPTH = 5;
 
 interface AddedSheet {
   /** Host sheet part the include tag was in (the new sheet goes after it). */
@@ -142,36 +140,8 @@ export class SheetIncludes {
 
   include(node: IncludeNode, scopes: Scopes, ctx: RenderContext): void {
     const name = node.name;
-    const loc = node.tag.location;
-    if (!Object.hasOwn(this.related, name)) {
-      ctx.errors.add('include_missing', `include "${name}" has no matching related template`, loc);
-      return;
-    }
-    if (this.stack.includes(name) || this.stack.length >= MAX_DEPTH) {
-      ctx.errors.add('include_cycle', `include "${name}" is nested too deeply or includes itself`, loc);
-      return;
-    }
-    const bytes = this.related[name];
-    if (!(bytes instanceof Uint8Array)) {
-      ctx.errors.add('include_invalid', `related template "${name}" is not bytes`, loc);
-      return;
-    }
-    let compiled: CompiledTemplate;
-    try {
-      compiled = getCompiled(bytes, this.compile);
-    } catch (e) {
-      if (e instanceof TemplateError) {
-        for (const entry of e.errors) ctx.errors.add(entry.id, `included template "${name}": ${entry.message}`, entry.location ?? loc);
-        return;
-      }
-      throw e;
-    }
-    if (compiled.format !== 'xlsx') {
-      ctx.errors.add('include_format', `included template "${name}" must be an Excel workbook (sheets are included into workbooks)`, loc);
-      return;
-    }
-    for (const entry of compiled.errors) ctx.errors.add(entry.id, `included template "${name}": ${entry.message}`, entry.location ?? loc);
-    if (compiled.errors.length > 0) return;
+    const compiled = compiledInclude(node, ctx, { related: this.related, stack: this.stack, compile: this.compile }, 'xlsx', 'an Excel workbook (sheets are included into workbooks)');
+    if (!compiled) return;
 
     const src = compiled.pkg;
     const sheets = workbookSheets(src, src.text(src.main) ?? '').filter((s) => src.entries.has(s.part));

@@ -1,7 +1,7 @@
+import { compiledInclude } from './include.ts';
 import { carryRels, dropRefs } from './carry.ts';
 import type { Rel } from './carry.ts';
 import type { IncludeNode } from './compile.ts';
-import { TemplateError } from './errors.ts';
 import type { Scopes } from './expression.ts';
 import { truthy } from './expression.ts';
 import type { OpcPackage } from './package.ts';
@@ -10,8 +10,7 @@ import type { SlideOut } from './pptx.ts';
 import { evalTag, renderNodes } from './render.ts';
 import type { RenderContext } from './render.ts';
 import type { RenderSession } from './session.ts';
-import { getCompiled } from './template.ts';
-import type { CompileOptions, CompiledTemplate } from './template.ts';
+import type { CompileOptions } from './template.ts';
 import { getAttr } from './xml.ts';
 
 /**
@@ -29,7 +28,6 @@ interface Layout {
   type: string;
 }
 
-const MAX_DEPTH = 5;
 
 function layoutInfo(pkg: OpcPackage, part: string): Layout {
   const xml = pkg.text(part) ?? '';
@@ -129,36 +127,8 @@ export class SlideIncludes {
 
   private includeDeck(node: IncludeNode, scopes: Scopes, ctx: RenderContext): SlideOut[] {
     const name = node.name;
-    const loc = node.tag.location;
-    if (!Object.hasOwn(this.related, name)) {
-      ctx.errors.add('include_missing', `include "${name}" has no matching related template`, loc);
-      return [];
-    }
-    if (this.stack.includes(name) || this.stack.length >= MAX_DEPTH) {
-      ctx.errors.add('include_cycle', `include "${name}" is nested too deeply or includes itself`, loc);
-      return [];
-    }
-    const bytes = this.related[name];
-    if (!(bytes instanceof Uint8Array)) {
-      ctx.errors.add('include_invalid', `related template "${name}" is not bytes`, loc);
-      return [];
-    }
-    let compiled: CompiledTemplate;
-    try {
-      compiled = getCompiled(bytes, this.compile);
-    } catch (e) {
-      if (e instanceof TemplateError) {
-        for (const entry of e.errors) ctx.errors.add(entry.id, `included template "${name}": ${entry.message}`, entry.location ?? loc);
-        return [];
-      }
-      throw e;
-    }
-    if (compiled.format !== 'pptx') {
-      ctx.errors.add('include_format', `included template "${name}" must be a PowerPoint presentation (slides are included into slides)`, loc);
-      return [];
-    }
-    for (const entry of compiled.errors) ctx.errors.add(entry.id, `included template "${name}": ${entry.message}`, entry.location ?? loc);
-    if (compiled.errors.length > 0) return [];
+    const compiled = compiledInclude(node, ctx, { related: this.related, stack: this.stack, compile: this.compile }, 'pptx', 'a PowerPoint presentation (slides are included into slides)');
+    if (!compiled) return [];
 
     const src = compiled.pkg;
     // Plan first: every copy gets its name before any renders, so links between slides resolve.

@@ -6,7 +6,7 @@ import { renderNodes } from './render.ts';
 import type { RenderContext } from './render.ts';
 import type { RenderSession } from './session.ts';
 import { getCompiled } from './template.ts';
-import type { CompileOptions } from './template.ts';
+import type { CompiledTemplate, CompileOptions } from './template.ts';
 import { inflateEntry } from './zip.ts';
 import { TemplateError } from './errors.ts';
 
@@ -30,38 +30,53 @@ export interface IncludeEnv {
 
 const MAX_DEPTH = 5;
 
-export function renderInclude(node: IncludeNode, scopes: Scopes, out: string[], ctx: RenderContext, env: IncludeEnv): void {
+/** The related template an include names, compiled and of the host's format, or undefined with the reason
+ *  recorded in ctx.errors: no such related item, a cycle or too deep, not bytes, compile errors, another
+ *  format. Shared by the docx, pptx (include-slides.ts) and xlsx (include-sheets.ts) includes. */
+export function compiledInclude(
+  node: IncludeNode,
+  ctx: RenderContext,
+  env: { related: Record<string, Uint8Array>; stack: string[]; compile: CompileOptions },
+  format: CompiledTemplate['format'],
+  what: string,
+): CompiledTemplate | undefined {
   const name = node.name;
   const loc = node.tag.location;
   if (!Object.hasOwn(env.related, name)) {
     ctx.errors.add('include_missing', `include "${name}" has no matching related template`, loc);
-    return;
+    return undefined;
   }
   if (env.stack.includes(name) || env.stack.length >= MAX_DEPTH) {
     ctx.errors.add('include_cycle', `include "${name}" is nested too deeply or includes itself`, loc);
-    return;
+    return undefined;
   }
   const bytes = env.related[name];
   if (!(bytes instanceof Uint8Array)) {
     ctx.errors.add('include_invalid', `related template "${name}" is not bytes`, loc);
-    return;
+    return undefined;
   }
-  let compiled;
+  let compiled: CompiledTemplate;
   try {
     compiled = getCompiled(bytes, env.compile);
   } catch (e) {
     if (e instanceof TemplateError) {
       for (const entry of e.errors) ctx.errors.add(entry.id, `included template "${name}": ${entry.message}`, entry.location ?? loc);
-      return;
+      return undefined;
     }
     throw e;
   }
-  if (compiled.format !== 'docx') {
-    ctx.errors.add('include_format', `included template "${name}" must be a Word document`, loc);
-    return;
+  if (compiled.format !== format) {
+    ctx.errors.add('include_format', `included template "${name}" must be ${what}`, loc);
+    return undefined;
   }
   for (const entry of compiled.errors) ctx.errors.add(entry.id, `included template "${name}": ${entry.message}`, entry.location ?? loc);
-  if (compiled.errors.length > 0) return;
+  return compiled.errors.length > 0 ? undefined : compiled;
+}
+
+export function renderInclude(node: IncludeNode, scopes: Scopes, out: string[], ctx: RenderContext, env: IncludeEnv): void {
+  const name = node.name;
+  const compiled = compiledInclude(node, ctx, env, 'docx', 'a Word document');
+  if (!compiled) return;
 
   const mainName = compiled.pkg.main;
   const part = compiled.parts.get(mainName);
