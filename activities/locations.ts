@@ -4,6 +4,7 @@ import { type LocationNeed, type LocationRegistry } from '../connectors/registry
 import { type Location, type LocationContext, LocationError } from '../connectors/location.ts';
 import { Context } from '@temporalio/activity';
 import { callerFailure } from '../core/failures.ts';
+import { scratchRunId } from './scratch.ts';
 
 export async function atLocation<T>(registry: LocationRegistry, need: LocationNeed, run: (location: Location) => Promise<T>): Promise<T> {
   const stopHeartbeats = heartbeatWhileRunning();
@@ -39,5 +40,10 @@ function heartbeatWhileRunning(): () => void {
 /** Who asks a location: the subscription, the acting user, and the connection the API resolved for it. */
 export function contextOf(input: { subscriptionId: string; userId?: string; connections?: Record<string, string> | undefined }, method: string): LocationContext {
   const connectionId = input.connections?.[method];
-  return { subscriptionId: input.subscriptionId, ...(input.userId ? { userId: input.userId } : {}), ...(connectionId ? { connectionId } : {}) };
+  return {
+    subscriptionId: input.subscriptionId,
+    ...(input.userId ? { userId: input.userId } : {}),
+    ...(connectionId ? { connectionId } : {}),
+    scratch: `scratch/${scratchRunId()}/`,
+  };
 }

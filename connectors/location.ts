@@ -64,6 +64,9 @@ export interface LocationContext {
   /** The connection the request was started with (the API resolved it before queueing); absent: the
    *  subscription's connection of the location's kind. */
   connectionId?: string;
+  /** Where this step may put blobs it downloads (`scratch/<run>/`): the workflow discards them with the run's
+   *  other scratch files. */
+  scratch?: string;
 }
 
 export interface FoundFile {

@@ -21,7 +21,6 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../../core/blob.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { contentTypeOf, type FileFormat, formatOfFileName, isOfficeFormat, outputFileName } from '../../core/formats.ts';
@@ -107,17 +106,6 @@ function mapped(err: unknown, what: { reading?: Reading; urn?: string; field?: s
   return err;
 }
 
-/** The running activity's scratch folder (discardScratch removes it with the run's other blobs). */
-function scratchKey(name: string): string {
-  let run = 'adhoc';
-  try {
-    run = Context.current().info.workflowExecution?.workflowId ?? run;
-  } catch {
-    // not inside an activity (tests, tools)
-  }
-  return `scratch/${run.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]/, 'x')}/${name}`;
-}
-
 /** Reads a blob from `offset`, in exact-size pieces. */
 class BlobReader {
   private iterator: AsyncIterator<Buffer> | undefined;
@@ -194,7 +182,7 @@ export function driveALocation(deps: LocationDeps): Location {
         if (!content.ok) throw new Error(`the DriveA download URL answered ${content.status}`);
       }
       if (!content.body) throw new Error('DriveA sent no content');
-      const key = scratchKey(`drivea-${randomUUID()}`);
+      const key = `${ctx.scratch ?? 'scratch/adhoc/'}drivea-${randomUUID()}`;
       const put = await deps.blobs.putStream(key, Readable.fromWeb(content.body as never), { maxBytes: MAX_READ_BYTES });
       const format = formatOfFileName(item.name);
       const contentType = reading === 'data' ? 'application/json' : (item.file.mimeType ?? (format ? contentTypeOf(format as FileFormat) : 'application/octet-stream'));
@@ -406,6 +394,12 @@ export function driveALocation(deps: LocationDeps): Location {
 
   /** Gives `item` its final name (and folder). `ours`: the item is docgen's temporary upload or copy, so a
    *  refused name (conflict `fail`) deletes it; a user's own file being moved is never deleted. */
+  /** What a write, copy or move answers: the item in its folder, shared as asked. */
+  async function placed(graph: GraphClient, drive: string, item: DriveItem, segments: string[], sharing: SharingRequest | undefined): Promise<Written> {
+    const shared = sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, sharing) : {};
+    return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
+  }
+
   async function placeAs(graph: GraphClient, drive: string, item: DriveItem, name: string, conflict: Conflict, ours: boolean, parentId?: string): Promise<DriveItem> {
     try {
       return await graph.json<DriveItem>('PATCH', `${drive}/items/${encodeURIComponent(item.id)}`, {
@@ -456,9 +450,7 @@ export function driveALocation(deps: LocationDeps): Location {
           make: async (journal) => upload(graph, drive, await folder(graph, drive, segments), tmp, req.source, journal),
           place: (i) => placeAs(graph, drive, i, name, conflict, true),
         });
-        const address = `${drive}/items/${encodeURIComponent(item.id)}`;
-        const shared = req.sharing ? await share(graph, address, item, req.sharing) : {};
-        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
+        return await placed(graph, drive, item, segments, req.sharing);
       } catch (err) {
         throw mapped(err, { field: 'document.name' });
       }
@@ -499,8 +491,7 @@ export function driveALocation(deps: LocationDeps): Location {
           },
           place: (i) => placeAs(graph, drive, i, name, conflict, true),
         });
-        const shared = req.sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, req.sharing) : {};
-        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
+        return await placed(graph, drive, item, segments, req.sharing);
       } catch (err) {
         throw mapped(err, { field: 'targetDocument.name' });
       }
@@ -525,8 +516,7 @@ export function driveALocation(deps: LocationDeps): Location {
           item = await placeAs(graph, drive, source, name, conflict, false, await folder(graph, drive, segments));
           await putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn, { state: 'placed', itemId: item.id, uploadUrl: null });
         }
-        const shared = req.sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, req.sharing) : {};
-        return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
+        return await placed(graph, drive, item, segments, req.sharing);
       } catch (err) {
         throw mapped(err, { field: 'targetDocument.name', reading: undefined });
       }
