@@ -155,7 +155,8 @@ async function recordGenerated(input: GenerateInput, writeUrn: string, delivered
       fileFormat: document.fileFormat,
       deliveryMethod: document.deliveryMethod,
       consumption,
-      writeUrn,
+      // Only the remote locations journal their writes (store/location-writes.ts).
+      ...(document.deliveryMethod !== 'Storage' ? { writeUrn } : {}),
       ...(uri ? { url: uri } : {}),
       ...(links ? { links } : {}),
       ...(emails ? { emails } : {}),

@@ -91,7 +91,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           fileFormat: target.fileFormat,
           deliveryMethod: target.deliveryMethod,
           consumption,
-          writeUrn: urn,
+          ...(target.deliveryMethod !== 'Storage' ? { writeUrn: urn } : {}),
           ...(uri ? { url: uri } : {}),
           ...(links ? { links } : {}),
           ...(emails ? { emails } : {}),

@@ -6,6 +6,7 @@ import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
 import { isOfficeFormat } from '../../core/formats.ts';
 import {
   checkGenerateRules,
+  type DriveDelivery,
   driveOptionsKey,
   nativeMergeOf,
   type GenerateInput,
@@ -85,7 +86,7 @@ export const GeneratedDocument = Type.Object({
 
 /** What a generate request asks of the locations: read the template (and its related items) and the data
  *  file, write the document, share it when the delivery's sharing options ask. */
-export function generateNeeds(body: GenerateRequest): LocationNeed[] {
+export function generateNeeds(body: GenerateRequest, delivery: DriveDelivery): LocationNeed[] {
   const needs: LocationNeed[] = [];
   const t = body.template;
   if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
@@ -99,9 +100,7 @@ export function generateNeeds(body: GenerateRequest): LocationNeed[] {
   needs.push({ method: d.deliveryMethod, capability: 'write', field: 'document.deliveryMethod', fileFormat: d.fileFormat });
   // Only the sharing options of the delivery's own drive are read (spec 4.8); Storage has none.
   const key = driveOptionsKey(d.deliveryMethod);
-  if (key && parseDriveOptions(d.options?.[key], `document.options.${key}`).delivery.sharing) {
-    needs.push({ method: d.deliveryMethod, capability: 'share', field: `document.options.${key}` });
-  }
+  if (key && delivery.sharing) needs.push({ method: d.deliveryMethod, capability: 'share', field: `document.options.${key}` });
   return needs;
 }
 
@@ -117,7 +116,7 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
   if (problems.length > 0) {
     throw new ApiError(problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
   }
-  const { problems: unavailable, connections } = await locations.check(request.auth.subscriptionId, generateNeeds(body));
+  const { problems: unavailable, connections } = await locations.check(request.auth.subscriptionId, generateNeeds(body, drive.delivery));
   if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
   return {
     operationId: request.ctx.operationId,
