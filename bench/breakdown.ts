@@ -3,11 +3,14 @@
 // A generate's history, with eager start and local activities, is short:
 //   WorkflowExecutionStarted -> WorkflowTaskScheduled -> WorkflowTaskStarted -> [WorkflowTaskCompleted ->
 //   MarkerRecorded (one per local activity)]... -> WorkflowExecutionCompleted
-// Each local-activity marker carries its own schedule and completion times (the worker's clock, the same
-// machine). Its `original_schedule_time` is not when the workflow scheduled it (it reads later than its
-// own `complete_time`), so each step is measured from the previous step's completion (or the workflow
-// task's start) to its own `complete_time`: the activity plus the workflow code that scheduled it. Server event times and the client's wall clock are
-// on the same machine, so the client's send/receive times line up with them (to a millisecond).
+// The markers are written when the task completes, so their event times say nothing of when each step ran.
+// Their payload does: `original_schedule_time` is when the worker scheduled the local activity (the worker's
+// clock, the same machine). Its `complete_time` is not usable: it is the workflow's own clock (the task's
+// start plus the activities' run times), which stands still while the workflow code runs, so it reads
+// earlier than the next step's schedule time. Each local activity is therefore measured from its schedule
+// time to the next point (the next step's schedule time, or the task's completion): the activity plus the
+// workflow activation that follows it. Server event times and the client's wall clock are on the same
+// machine, so the client's send/receive times line up with them (to a millisecond).
 import type { temporal } from '@temporalio/proto';
 
 type Ts = { seconds?: unknown; nanos?: number | null } | null | undefined;
@@ -43,51 +46,48 @@ function payloadJson(p: temporal.api.common.v1.IPayload | undefined): any {
 
 /**
  * The steps of one run: `request -> workflow started` (HTTP, auth, validation, the start call), `workflow
- * started -> first task` (eager start: ~0), one entry per local activity (its own duration) and the gaps
- * between them, `last step -> workflow completed` (the task completion round trip and its commit),
- * `workflow completed -> response` (the result fetch, the response and HTTP). Local activities that run
- * in parallel are not expected here (a generate runs them one after another).
+ * started -> first task` (eager start: ~0), `first task -> first step` (creating the workflow in the
+ * worker's sandbox), one entry per local activity (the activity and the workflow activation after it; the
+ * last one also holds sending the task's completion and the server's commit), `workflow completed ->
+ * response` (the result fetch, the response and HTTP). Local activities
+ * that run in parallel are not expected here (a generate runs them one after another).
  */
 export function stepsOf(history: temporal.api.history.v1.IHistory, sentAt: number, receivedAt: number): Step[] {
   const events = history.events ?? [];
-  // A timeline of points; each step is the time from the point before it.
+  // A timeline of points; each names the interval that *starts* there (set below when it is known).
   const points: { t: number; name: string }[] = [];
   let tasks = 0;
   const scheduledType = new Map<number, string>();
   for (const e of events) {
     const t = tsMs(e.eventTime);
-    if (e.workflowExecutionStartedEventAttributes) points.push({ t, name: 'HTTP + auth + checks + start call (request -> WorkflowExecutionStarted)' });
+    if (e.workflowExecutionStartedEventAttributes) points.push({ t, name: tasks === 0 ? 'workflow started -> first workflow task started' : '' });
     else if (e.workflowTaskStartedEventAttributes) {
       tasks++;
-      points.push({ t, name: tasks === 1 ? 'workflow started -> first workflow task started' : 'workflow task dispatch (-> task started)' });
-    } else if (e.workflowTaskCompletedEventAttributes) points.push({ t, name: 'workflow task completion (-> WorkflowTaskCompleted)' });
+      points.push({ t, name: tasks === 1 ? 'first workflow task -> first step scheduled (creating the workflow)' : 'workflow task started -> next point' });
+    } else if (e.workflowTaskCompletedEventAttributes) points.push({ t, name: 'WorkflowTaskCompleted -> next point' });
+    else if (e.workflowTaskScheduledEventAttributes && tasks > 0) points.push({ t, name: 'workflow task dispatch (-> task started)' });
     else if (e.activityTaskScheduledEventAttributes) {
       const type = e.activityTaskScheduledEventAttributes.activityType?.name ?? 'activity';
       scheduledType.set(Number(e.eventId), type);
-      points.push({ t, name: `-> activity ${type} scheduled` });
+      points.push({ t, name: `activity ${type} dispatch (scheduled -> started)` });
     } else if (e.activityTaskStartedEventAttributes) {
-      points.push({ t, name: `activity ${scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? ''} dispatch (-> started)` });
+      points.push({ t, name: `activity ${scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? ''} (started -> completed)` });
     } else if (e.activityTaskCompletedEventAttributes) {
-      points.push({ t, name: `activity ${scheduledType.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId)) ?? ''} (started -> completed)` });
+      points.push({ t, name: `activity ${scheduledType.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId)) ?? ''} completed -> next point` });
     } else if (e.workflowExecutionCompletedEventAttributes || e.workflowExecutionFailedEventAttributes) {
-      points.push({ t, name: 'last point -> WorkflowExecutionCompleted' });
+      points.push({ t, name: 'WorkflowExecutionCompleted -> response received (result fetch, response, HTTP)' });
     }
     const m = e.markerRecordedEventAttributes;
     if (m?.markerName === 'core_local_activity') {
       const data = payloadJson(m.details?.data?.payloads?.[0]);
-      const done = tsMs(data?.complete_time ?? data?.completeTime);
-      if (Number.isFinite(done)) points.push({ t: done, name: `local activity ${String(data.activity_type ?? data.activityType)} (+ workflow code before it)` });
+      const scheduled = tsMs(data?.original_schedule_time ?? data?.originalScheduleTime);
+      if (Number.isFinite(scheduled)) points.push({ t: scheduled, name: `local activity ${String(data.activity_type ?? data.activityType)} (+ the workflow activation after it)` });
     }
   }
   points.sort((x, y) => x.t - y.t);
-  const steps: Step[] = [];
-  let prev = sentAt;
-  for (const p of points) {
-    steps.push({ name: p.name, ms: p.t - prev });
-    prev = p.t;
-  }
-  steps.push({ name: 'WorkflowExecutionCompleted -> response received (result fetch, response, HTTP)', ms: receivedAt - prev });
-  return steps;
+  const steps: Step[] = [{ name: 'HTTP + auth + checks + start call (request -> WorkflowExecutionStarted)', ms: (points[0]?.t ?? receivedAt) - sentAt }];
+  for (const [i, p] of points.entries()) steps.push({ name: p.name, ms: (points[i + 1]?.t ?? receivedAt) - p.t });
+  return steps.filter((s) => s.name !== '');
 }
 
 /** Medians per step name over many runs, in the order of first appearance. */
