@@ -4,7 +4,7 @@ import { type LocationNeed, type LocationRegistry } from '../connectors/registry
 import { type Location, type LocationContext, LocationError } from '../connectors/location.ts';
 import { Context } from '@temporalio/activity';
 import { callerFailure } from '../core/failures.ts';
-import { scratchRunId } from './scratch.ts';
+import { currentRun, scratchRunId } from './scratch.ts';
 
 export async function atLocation<T>(registry: LocationRegistry, need: LocationNeed, run: (location: Location) => Promise<T>): Promise<T> {
   const stopHeartbeats = heartbeatWhileRunning();
@@ -37,13 +37,16 @@ function heartbeatWhileRunning(): () => void {
   return () => clearInterval(timer);
 }
 
-/** Who asks a location: the subscription, the acting user, and the connection the API resolved for it. */
+/** Who asks a location: the subscription, the acting user, the connection the API resolved for it, and the
+ *  run (its run id) for the uploads it consumed itself. */
 export function contextOf(input: { subscriptionId: string; userId?: string; connections?: Record<string, string> | undefined }, method: string): LocationContext {
   const connectionId = input.connections?.[method];
+  const run = currentRun();
   return {
     subscriptionId: input.subscriptionId,
     ...(input.userId ? { userId: input.userId } : {}),
     ...(connectionId ? { connectionId } : {}),
     scratch: `scratch/${scratchRunId()}/`,
+    ...(run ? { consumer: run.runId } : {}),
   };
 }

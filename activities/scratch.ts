@@ -13,15 +13,18 @@ export function scratchActivities(deps: ActivityDeps) {
   };
 }
 
+/** The running workflow execution (ids); undefined outside an activity (scripts, tests of a location alone). */
+export function currentRun(): { workflowId: string; runId: string } | undefined {
+  try {
+    return Context.current().info.workflowExecution;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The running workflow's id in a blob-key-safe form: a step's scratch blobs go under scratch/<this>/,
  *  beside the run's others. */
 export function scratchRunId(): string {
-  let id: string | undefined;
-  try {
-    id = Context.current().info.workflowExecution?.workflowId;
-  } catch {
-    id = undefined;
-  }
-  id ??= `adhoc-${Date.now()}`;
+  const id = currentRun()?.workflowId ?? `adhoc-${Date.now()}`;
   return id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]/, 'x');
 }

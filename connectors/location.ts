@@ -67,6 +67,9 @@ export interface LocationContext {
   /** Where this step may put blobs it downloads (`scratch/<run>/`): the workflow discards them with the run's
    *  other scratch files. */
   scratch?: string;
+  /** The run that reads (a generate's workflow run id): a Storage upload that this same run consumed still
+   *  resolves for it, so a step run again after a lost workflow task reads what the first execution read. */
+  consumer?: string;
 }
 
 export interface FoundFile {

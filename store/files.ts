@@ -66,28 +66,32 @@ export async function insertFile(db: Queryable, f: Omit<StoredFile, 'createdDate
   return toFile(row);
 }
 
-/** A live (not removed, not expired) file of the subscription; another tenant's id reads as absent. */
-export async function getFile(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[]): Promise<StoredFile | undefined> {
+/** A live (not removed, not expired) file of the subscription; another tenant's id reads as absent.
+ *  `consumedBy`: an upload that this run consumed (consumeFiles) still resolves for it. */
+export async function getFile(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[], consumedBy?: string): Promise<StoredFile | undefined> {
   if (!isUuid(id)) return undefined;
   const r = await db.query<Row>(
     `SELECT ${COLUMNS} FROM stored_files
-     WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
+     WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[])
+       AND (removed_date IS NULL OR (consumed_by IS NOT NULL AND consumed_by = $4))
        AND (expires_date IS NULL OR expires_date > now())`,
-    [id, subscriptionId, kinds],
+    [id, subscriptionId, kinds, consumedBy ?? null],
   );
   const row = r.rows[0];
   return row ? toFile(row) : undefined;
 }
 
-/** markFileRemoved for several ids in one statement: the ids and blob keys of the live files it removed. */
-export async function markFilesRemoved(db: Queryable, subscriptionId: string, ids: string[], kinds: FileKind[]): Promise<{ id: string; blobKey: string }[]> {
+/** Consumes uploads (spec 3) in one statement: the live files among `ids` stop resolving for everyone but
+ *  `consumedBy` (the consuming run, see getFile); their bytes stay until the retention timer erases them.
+ *  Returns the ids it consumed; a second call by the same run finds nothing left to do. */
+export async function consumeFiles(db: Queryable, subscriptionId: string, ids: string[], kinds: FileKind[], consumedBy: string): Promise<{ id: string; blobKey: string }[]> {
   const valid = [...new Set(ids.filter(isUuid))];
   if (valid.length === 0) return [];
   const r = await db.query<{ id: string; blob_key: string }>(
-    `UPDATE stored_files SET removed_date = now()
+    `UPDATE stored_files SET removed_date = now(), consumed_by = $4
      WHERE id = ANY($1::uuid[]) AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
      RETURNING id, blob_key`,
-    [valid, subscriptionId, kinds],
+    [valid, subscriptionId, kinds, consumedBy],
   );
   return r.rows.map((row) => ({ id: String(row.id), blobKey: row.blob_key }));
 }

@@ -9,8 +9,8 @@ import { type Location, type LocationDeps, LocationError } from '../location.ts'
 const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
 
 export function storageLocation(deps: LocationDeps): Location {
-  async function find(subscriptionId: string, urn: string, kind: FileKind) {
-    const file = await getFile(deps.db, subscriptionId, urn, [kind]);
+  async function find(subscriptionId: string, urn: string, kind: FileKind, consumer?: string) {
+    const file = await getFile(deps.db, subscriptionId, urn, [kind], consumer);
     if (!file || !(await deps.blobs.exists(file.blobKey))) return undefined;
     return file;
   }
@@ -26,7 +26,7 @@ export function storageLocation(deps: LocationDeps): Location {
     capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'remove'], formats: FORMATS },
 
     async readTemplate(ctx, urn) {
-      const file = await find(ctx.subscriptionId, urn, 'template');
+      const file = await find(ctx.subscriptionId, urn, 'template', ctx.consumer);
       if (!file) {
         throw new LocationError(
           'TEMPLATE_NOT_FOUND',
@@ -37,7 +37,7 @@ export function storageLocation(deps: LocationDeps): Location {
     },
 
     async readData(ctx, urn) {
-      const file = await find(ctx.subscriptionId, urn, 'data');
+      const file = await find(ctx.subscriptionId, urn, 'data', ctx.consumer);
       if (!file) {
         throw new LocationError(
           'DATA_NOT_FOUND',

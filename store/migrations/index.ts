@@ -6,6 +6,7 @@ import { m003 } from './003-common.ts';
 import { m004 } from './004-connections.ts';
 import { m005 } from './005-document-initiator.ts';
 import { m006 } from './006-location-writes.ts';
+import { m007 } from './007-consumed-by.ts';
 
 export interface Migration {
   readonly version: number;
@@ -13,4 +14,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007];

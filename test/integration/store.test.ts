@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, digestApiKey, ensureFirstUser, ensureSubscription, findApiKey } from '../../store/accounts.ts';
 import { type Db, openDb } from '../../store/db.ts';
 import { recordConsumption, recordDocument } from '../../store/records/documents.ts';
-import { getFile, insertFile } from '../../store/files.ts';
+import { consumeFiles, getFile, insertFile } from '../../store/files.ts';
 import { migrate } from '../../store/migrate.ts';
 import { migrations } from '../../store/migrations/index.ts';
 import { createPgDatabase } from '../support/stack.ts';
@@ -62,6 +62,23 @@ describe.each(backends)('store on $name', ({ open }) => {
     const expired = randomUUID();
     await insertFile(db, { ...file, id: expired, expiresDate: new Date(Date.now() - 1000) });
     expect(await getFile(db, a.id, expired, ['template'])).toBeUndefined();
+  });
+
+  it('a consumed upload resolves for the run that consumed it only, and is consumed once', async () => {
+    const a = await ensureSubscription(db, 'tenant-consume');
+    const b = await ensureSubscription(db, 'tenant-consume-b');
+    const ua = await ensureFirstUser(db, a);
+    const id = randomUUID();
+    await insertFile(db, { id, subscriptionId: a.id, ownerId: ua.id, kind: 'data', fileName: 'd.json', path: '', contentType: 'x', size: 2, sha256: 'ab', blobKey: `k/${id}`, expiresDate: null });
+    // Another subscription's run consumes nothing.
+    expect(await consumeFiles(db, b.id, [id], ['data'], 'run-b')).toEqual([]);
+    expect(await consumeFiles(db, a.id, [id, 'not-a-uuid'], ['data'], 'run-1')).toEqual([{ id, blobKey: `k/${id}` }]);
+    expect(await consumeFiles(db, a.id, [id], ['data'], 'run-1')).toEqual([]);
+    expect(await consumeFiles(db, a.id, [id], ['data'], 'run-2')).toEqual([]);
+    expect((await getFile(db, a.id, id, ['data'], 'run-1'))?.fileName).toBe('d.json');
+    expect(await getFile(db, a.id, id, ['data'], 'run-2')).toBeUndefined();
+    expect(await getFile(db, a.id, id, ['data'])).toBeUndefined();
+    expect(await getFile(db, b.id, id, ['data'], 'run-1')).toBeUndefined();
   });
 
   it('records a document and its metering once per operation, and rolls back a failed transaction', async () => {

@@ -1,6 +1,8 @@
 // Upload retention (spec 3, 8) against the real worker, Temporal and database: an uploaded template or data
 // file is removed when a generate consumes it (success or failure) or when UPLOAD_RETENTION_SECONDS have
-// passed, whichever comes first; the template record naming it survives and its urn stops resolving.
+// passed, whichever comes first; the template record naming it survives and its urn stops resolving. A
+// consumed upload's bytes stay (readable by the consuming run alone, should a step of it run again after a
+// lost workflow task) until its retention timer erases them.
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
@@ -31,8 +33,8 @@ describe('upload retention', () => {
 
   const uploadPair = () => api.uploadPair();
   async function row(id: string) {
-    const r = await stack.service.db.query<{ removed_date: Date | null; expires_date: Date; blob_key: string }>(
-      'SELECT removed_date, expires_date, blob_key FROM stored_files WHERE id = $1',
+    const r = await stack.service.db.query<{ removed_date: Date | null; expires_date: Date; blob_key: string; consumed_by: string | null }>(
+      'SELECT removed_date, expires_date, blob_key, consumed_by FROM stored_files WHERE id = $1',
       [id],
     );
     const found = r.rows[0];
@@ -52,11 +54,14 @@ describe('upload retention', () => {
     const { templateUrn, dataUrn } = await uploadPair();
     const gen = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
     expect(gen.status, JSON.stringify(gen.body)).toBe(201);
+    const run = await temporal.workflow.getHandle(`generate-${gen.body.operationId}`).describe();
     for (const id of [templateUrn, dataUrn]) {
       const r = await row(id);
       expect(r.removed_date).not.toBeNull();
       expect(r.removed_date!.getTime()).toBeLessThan(r.expires_date.getTime());
-      expect(r.blobExists).toBe(false);
+      // Consumed by this run; the bytes wait for the retention timer.
+      expect(r.consumed_by).toBe(run.runId);
+      expect(r.blobExists).toBe(true);
     }
     const again = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
     expect(again.status).toBe(400);
@@ -72,7 +77,7 @@ describe('upload retention', () => {
     expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
     const r = await row(dataUrn);
     expect(r.removed_date).not.toBeNull();
-    expect(r.blobExists).toBe(false);
+    expect(r.consumed_by).not.toBeNull();
   });
 
   it('a request rejected by validation (no workflow) consumes nothing', async () => {
@@ -120,9 +125,11 @@ describe('upload retention', () => {
     expect(kept.body.result.data.documentTemplate.urn).toBe(templateUrn);
   });
 
-  it("a consumed upload's timer ends without anything left to remove", async () => {
+  it("a consumed upload's timer erases its bytes (the row was removed by the generate)", async () => {
     const { templateUrn, dataUrn } = await uploadPair();
     expect((await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) })).status).toBe(201);
+    expect((await row(dataUrn)).blobExists).toBe(true);
     expect(await temporal.workflow.getHandle(`upload-retention-${dataUrn}`).result()).toEqual({ removed: false });
+    expect((await row(dataUrn)).blobExists).toBe(false);
   });
 });
