@@ -16,6 +16,7 @@ import { resolveTemplateActivity } from './resolve-template.ts';
 import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 import { nativeMergeActivities } from './native-merge.ts';
+import { generationActivities } from './generation.ts';
 
 export function createActivities(given: ActivityDeps) {
   const locations =
@@ -28,17 +29,23 @@ export function createActivities(given: ActivityDeps) {
       outbound: outboundOf(given),
     });
   const deps = { ...given, locations };
-  return {
+  const single = {
     resolveTemplate: resolveTemplateActivity(deps),
     loadData: loadDataActivity(deps),
     merge: mergeActivity(deps),
-    convertDocument: convertActivity(deps),
     measure: measureActivity(deps),
     deliver: deliverActivity(deps),
     record: recordActivity(deps),
     ...scratchActivities(deps),
-    callbackAttempt: callbackActivity(deps),
     ...retentionActivities(deps),
+  };
+  return {
+    // The single steps: manage, native merge and drive deliveries use some, and runs recorded before the
+    // grouping (activities/generation.ts) replay them all.
+    ...single,
+    ...generationActivities(single),
+    convertDocument: convertActivity(deps),
+    callbackAttempt: callbackActivity(deps),
     ...manageActivities(deps),
     ...nativeMergeActivities(deps),
   };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { findTemporalCli } from '../cli/temporal-dev.ts';
+import { findTemporalCli, freePort } from '../cli/temporal-dev.ts';
 import { convert, createConverter, type Converter } from '../converter/index.ts';
 import { render } from '../engine/index.ts';
 import { makeDocx } from '../test/support/office.ts';
@@ -41,6 +41,18 @@ async function startOnce(dataDir: string, extra: Record<string, string>) {
   return spawnDocgenStart(await docgenStartEnv(dataDir, { ...extra, ...(cli ? { TEMPORAL_CLI: cli } : {}) }), { pollMs: 20, timeoutMs: 600_000 });
 }
 
+/** docgen_activity_duration_seconds sum and count per activity (outcome ok) from the service's metrics. */
+async function activityTotals(port: number): Promise<Map<string, { sum: number; count: number }>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const out = new Map<string, { sum: number; count: number }>();
+  for (const m of text.matchAll(/^docgen_activity_duration_seconds_(sum|count)\{activity="([^"]+)",outcome="ok"\} (\S+)$/gm)) {
+    const t = out.get(m[2]!) ?? { sum: 0, count: 0 };
+    t[m[1] as 'sum' | 'count'] = Number(m[3]);
+    out.set(m[2]!, t);
+  }
+  return out;
+}
+
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-'));
 let converter: Converter | undefined;
 let carbone: { url: string; stop(): Promise<void> } | undefined;
@@ -49,7 +61,9 @@ try {
   // Start-up: the first start creates the databases (cold); later starts reuse them (warm).
   const readies: number[] = [];
   // One API key sends every request: the per-key rate limit is not what this measures.
-  const extra = { RATE_LIMIT_PER_MINUTE: '0' };
+  // The worker's metrics give the time of each step inside the grouped local activities.
+  const metricsPort = await freePort();
+  const extra = { RATE_LIMIT_PER_MINUTE: '0', METRICS_PORT: String(metricsPort) };
   let svc = await startOnce(dataDir, extra);
   const first = svc.readyMs;
   for (let i = 1; i < starts; i++) {
@@ -71,13 +85,14 @@ try {
     carbone = await startCarbonePeer();
   }
 
-  interface Result { api: number[]; peer: number[]; carbone: number[]; steps: Step[][]; ids: { id: string; sentAt: number; receivedAt: number }[] }
+  interface Result { api: number[]; peer: number[]; carbone: number[]; steps: Step[][]; ids: { id: string; sentAt: number; receivedAt: number }[]; inner: Map<string, { sum: number; count: number }> }
   const results: Record<string, Result> = {};
   const healthMs: number[] = [];
   const authMs: number[] = [];
   for (const format of formats) {
-    const r: Result = { api: [], peer: [], carbone: [], steps: [], ids: [] };
+    const r: Result = { api: [], peer: [], carbone: [], steps: [], ids: [], inner: new Map() };
     results[format] = r;
+    const before = await activityTotals(metricsPort);
     for (let i = 0; i < runs + 5; i++) {
       // Uploads are outside the timed region: the figure is the generate call alone.
       const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
@@ -115,6 +130,10 @@ try {
         authMs.push(h2 - h1);
         r.ids.push({ id: res.headers.get('x-operation-id') ?? '', sentAt, receivedAt });
       }
+    }
+    for (const [name, t] of await activityTotals(metricsPort)) {
+      const b = before.get(name) ?? { sum: 0, count: 0 };
+      if (t.count > b.count) r.inner.set(name, { sum: t.sum - b.sum, count: t.count - b.count });
     }
   }
   const loadEnd = os.loadavg();
@@ -164,6 +183,12 @@ try {
     console.log('|---|---:|');
     for (const s of medianSteps(r.steps)) console.log(`| ${s.name}${s.n < r.steps.length ? ` (in ${s.n} runs)` : ''} | ${f(s.median)} |`);
     console.log(`| total (client) | ${f(median(r.api))} |`);
+    console.log('');
+    console.log(`Each step's mean time in the worker (from docgen_activity_duration_seconds, warm-up runs included; a grouped activity's steps are inside its time):`);
+    console.log('');
+    console.log('| activity or step | calls | mean ms |');
+    console.log('|---|---:|---:|');
+    for (const [name, t] of r.inner) console.log(`| ${name} | ${t.count} | ${f((t.sum / t.count) * 1000)} |`);
   }
 } finally {
   await converter?.stop();

@@ -7,6 +7,14 @@ export interface Consumption {
   value: number;
 }
 
+/** What one generate meters (spec: pages-generated, documents-generated). */
+export function generatedConsumption(pages: number): Consumption[] {
+  return [
+    { dimension: 'pages-generated', value: pages },
+    { dimension: 'documents-generated', value: 1 },
+  ];
+}
+
 /** The fields every envelope ends with. */
 export interface EnvelopeTail {
   externalContext?: Record<string, unknown>;

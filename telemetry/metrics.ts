@@ -29,7 +29,7 @@ export const httpDuration = new Histogram({
 
 export const activityDuration = new Histogram({
   name: 'docgen_activity_duration_seconds',
-  help: 'Duration of one activity attempt (a generation step), by activity and outcome (ok, failed)',
+  help: 'Duration of one activity attempt, or of one step inside a grouped activity (e.g. merge inside prepareGeneration), by activity and outcome (ok, failed)',
   labelNames: ['activity', 'outcome'] as const,
   buckets: SECONDS,
   registers: [registry],
@@ -52,6 +52,19 @@ export function observeRequest(route: string, method: string, status: number, se
 /** Counts consumption rows that were actually inserted (a retried step inserts nothing). */
 export function countMetering(items: { dimension: string; value: number }[]): void {
   for (const c of items) metering.inc({ dimension: c.dimension }, c.value);
+}
+
+/** Times one step that runs inside a grouped activity (activities/generation.ts) under its own name. */
+export async function timedStep<T>(activity: string, run: () => Promise<T>): Promise<T> {
+  const end = activityDuration.startTimer({ activity });
+  try {
+    const result = await run();
+    end({ outcome: 'ok' });
+    return result;
+  } catch (err) {
+    end({ outcome: 'failed' });
+    throw err;
+  }
 }
 
 /** Times every activity attempt (normal and local) of the worker it is given to. */

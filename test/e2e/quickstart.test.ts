@@ -103,7 +103,8 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       expect(described.typedSearchAttributes.get(SA.outputFormat)).toBe('docx');
       expect(await described.staticSummary()).toContain('letter');
       const history = await handle.fetchHistory();
-      // The short steps are local activities: one marker per step, carrying its type and summary.
+      // The short steps are local activities, grouped in two (activities/generation.ts): one marker per
+      // group, carrying its type and a summary that names its steps.
       const steps = (history.events ?? [])
         .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
         .map((e) => {
@@ -112,9 +113,9 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
           const summary = e.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(e.userMetadata.summary)) : '';
           return { type: data.activity_type, summary };
         });
-      expect(steps.map((s) => s.type)).toEqual(['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch', 'consumeUploads']);
-      expect(steps.every((s) => s.summary.length > 0)).toBe(true);
-      expect(steps.find((s) => s.type === 'deliver')?.summary).toBe('deliver letter to Storage:root');
+      expect(steps.map((s) => s.type)).toEqual(['prepareGeneration', 'finishGeneration']);
+      expect(steps[0]!.summary).toMatch(/^template .+ \(Storage\); data .+ \(Storage\); merge into docx$/);
+      expect(steps[1]!.summary).toBe('count pages; deliver letter to Storage:root; record document and metering; consume uploads');
       const found = await temporal.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}"`);
       expect(found.count).toBeGreaterThanOrEqual(1);
     } finally {
@@ -154,7 +155,7 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       const text = await page.innerText('body');
       expect(text).toContain('Completed');
       expect(text).toContain('generateDocument');
-      for (const step of ['resolveTemplate', 'loadData', 'merge', 'measure', 'deliver', 'record', 'discardScratch']) expect(text).toContain(step);
+      for (const step of ['prepareGeneration', 'finishGeneration']) expect(text).toContain(step);
       expect(text).toContain('template ui-template (Storage)');
       expect(text).toContain('record document and metering');
       // The README's pictures: this run in the Temporal UI, and the API docs page.
