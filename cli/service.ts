@@ -110,6 +110,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         },
         logLevel: config.logLevel,
         officeSlots: config.converterSlots || 2 * defaultPoolSize(),
+        workflowDebugAids: config.workflowDebugAids === 'on',
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());

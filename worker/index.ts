@@ -5,6 +5,7 @@ import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Runtime, Work
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
+import { withLeanWorkflowThread } from './sandbox.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -48,6 +49,8 @@ export interface WorkerOptions {
   shutdownGraceTime?: string;
   /** Concurrent activities taken from the office task queue (the conversions of async generations). */
   officeSlots: number;
+  /** Keep the SDK's workflow-sandbox timeout and stack traces (WORKFLOW_DEBUG_AIDS=on; worker/sandbox.ts). */
+  workflowDebugAids?: boolean;
 }
 
 export interface RunningWorker {
@@ -61,15 +64,18 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   installRuntime(opts.logLevel ?? 'info');
   const activities = createActivities(opts.deps);
   const shutdownGraceTime = (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds';
-  const worker = await Worker.create({
-    connection: opts.connection,
-    namespace: opts.namespace,
-    taskQueue: opts.taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities,
-    interceptors: { activity: [activityMetrics] },
-    shutdownGraceTime,
-  });
+  const code = await workflowBundle();
+  const worker = await withLeanWorkflowThread(opts.workflowDebugAids ?? false, () =>
+    Worker.create({
+      connection: opts.connection,
+      namespace: opts.namespace,
+      taskQueue: opts.taskQueue,
+      workflowBundle: code,
+      activities,
+      interceptors: { activity: [activityMetrics] },
+      shutdownGraceTime,
+    }),
+  );
   // Activities only, and no more at once than the converter takes: the backlog waits in Temporal.
   const office = await Worker.create({
     connection: opts.connection,

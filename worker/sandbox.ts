@@ -1,0 +1,46 @@
+// The Temporal SDK runs workflow code on its own thread, inside a vm context, with two debugging aids that
+// cost more than our workflows themselves: a 5 s timeout on every call into the context (node's vm starts a
+// watchdog thread per call with a timeout, and the SDK makes three or more calls per activation), and a
+// promise hook that captures a source-mapped stack trace for every promise a workflow creates (shown in the
+// Temporal UI's "Stack Trace" tab while a workflow runs). Measured on a sync docx generate (2 cores, dev
+// server): ~10 ms of ~77 ms, and most of the workflow thread's CPU under load (`npm run bench`).
+//
+// Our workflows are short and ours (no tenant code runs in them; what a tenant controls runs in activities,
+// under the engine's and the converter's own limits), so by default the worker starts that thread with
+// worker/workflow-thread.ts preloaded, which turns both off there. WORKFLOW_DEBUG_AIDS=on keeps the SDK's
+// behaviour (a workflow stuck in a loop fails its task after 5 s; stack traces in the UI, which are empty
+// otherwise).
+//
+// The SDK gives no option for either, so this hooks the one place it starts that thread: while
+// Worker.create runs, a `new Worker(<the SDK's workflow-worker-thread.js>)` gets the preload (`--import`) in its execArgv.
+// If a later SDK starts the thread elsewhere, nothing is preloaded and only the speed is lost;
+// test/integration/sandbox.test.ts notices (it reads a running workflow's stack trace).
+import { createRequire } from 'node:module';
+import type { Worker as ThreadWorker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const PRELOAD = new URL('./workflow-thread.ts', import.meta.url).href;
+const SDK_THREAD = /[\\/]@temporalio[\\/]worker[\\/]lib[\\/]workflow[\\/]workflow-worker-thread\.js$/;
+
+type WorkerCtor = typeof ThreadWorker;
+
+/** Runs `create` (the SDK's Worker.create) so that the workflow thread it starts gets the preload. */
+export async function withLeanWorkflowThread<T>(debugAids: boolean, create: () => Promise<T>): Promise<T> {
+  if (debugAids) return create();
+  // The CommonJS exports object of node:worker_threads, the one the SDK reads `Worker` from.
+  const threads = require('node:worker_threads') as { Worker: WorkerCtor };
+  const Original = threads.Worker;
+  class LeanWorkflowThread extends Original {
+    constructor(file: string | URL, options?: ConstructorParameters<WorkerCtor>[1]) {
+      const path = file instanceof URL ? fileURLToPath(file) : String(file);
+      super(file, SDK_THREAD.test(path) ? { ...options, execArgv: [...(options?.execArgv ?? process.execArgv), '--import', PRELOAD] } : options);
+    }
+  }
+  threads.Worker = LeanWorkflowThread;
+  try {
+    return await create();
+  } finally {
+    threads.Worker = Original;
+  }
+}
