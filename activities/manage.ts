@@ -8,7 +8,7 @@ import { isOfficeFormat } from '../core/formats.ts';
 import type { ManageInput, ManageOperation } from '../core/manage.ts';
 import { callerFailure } from '../core/failures.ts';
 import { setOfficeCustomProperties } from '../converter/index.ts';
-import { markDocumentDeleted, moveDocumentRecord, type NewDocument, recordConsumption, recordDocumentWithConsumption } from '../store/records/documents.ts';
+import { markDocumentDeleted, moveDocumentRecord, type NewDocument, recordConsumption, recordDocumentWithConsumption, recordedManage } from '../store/records/documents.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { countMetering } from '../telemetry/metrics.ts';
 import { atLocation, contextOf } from './locations.ts';
@@ -65,6 +65,15 @@ export interface ManageRemoveInput {
   /** Metering, recorded with the removal when the operation is a Delete. */
   consumption?: Consumption[];
   connections?: Record<string, string>;
+}
+
+/** What an earlier execution of a manage operation recorded: its record and metering. */
+export interface RecordedManage {
+  documentGuid: string;
+  /** The written file's name and folder, as the record holds them. */
+  name: string;
+  path: string;
+  consumption: Consumption[];
 }
 
 export function manageActivities(deps: ResolvedActivityDeps) {
@@ -170,6 +179,14 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       const documentGuid = input.markRecordDeleted ? await markDocumentDeleted(deps.db, input.subscriptionId, source.urn, input.userId) : undefined;
       if (input.consumption) countMetering(await recordConsumption(deps.db, input.subscriptionId, input.userId, input.operationId, input.consumption));
       return documentGuid ? { documentGuid } : {};
+    },
+
+    /** The outcome of an earlier execution of this operation whose workflow task was lost after its record
+     *  step (worker killed, task timed out): null when it never recorded. Asked only after a step before
+     *  the record failed on the second execution (the source already removed, a scratch file discarded). */
+    async manageRecordedOutcome(input: { subscriptionId: string; operationId: string; urn: string }): Promise<RecordedManage | null> {
+      const found = await recordedManage(deps.db, input.subscriptionId, input.operationId, input.urn);
+      return found ? { documentGuid: found.documentGuid, name: found.title, path: found.path, consumption: found.consumption } : null;
     },
   };
 }

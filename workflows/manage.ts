@@ -1,6 +1,12 @@
 // manageDocument (spec 4.8 manage): copy, move, convert (and delete, where a connector supports it) of a
 // delivered document, without changing its content. resolve source -> [convert] -> measure -> write target
 // -> record -> [remove source]. Deterministic code only: no Node built-ins; activities imported as types.
+//
+// Storage steps are local activities, all in the workflow task that runs them. If that task is lost (the
+// worker killed, the task timed out), the next worker runs them all again: each must then end as the first
+// execution did. Up to the record, each is repeatable while its inputs exist; when they no longer do
+// because the lost task went past the record (a move's source removed, a converted file's scratch copy
+// discarded), the failing step is answered with what that execution recorded (`recordedOutcome`).
 import { ActivityFailure, ApplicationFailure, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
@@ -14,6 +20,15 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
   const scratch: BlobRef[] = [];
   const { source } = input;
   const connections = input.connections ? { connections: input.connections } : {};
+  // The target's urn, chosen here and not in the activity so that a retried or repeated write produces
+  // the same file. It is the run's first random draw, hence the same value in every execution of the run
+  // (and the value earlier code drew after the measure step).
+  const urn = uuid4();
+  let recorded = false;
+  const removeSource = (markRecordDeleted: boolean) =>
+    steps.manageRemoveSource.executeWithOptions({ summary: `${source.remove} source ${source.loadMethod}:${source.urn}` }, [
+      { subscriptionId: input.subscriptionId, userId: input.userId, operationId: input.operationId, source, markRecordDeleted, ...connections },
+    ]);
   try {
     const found = await movingSteps(source.loadMethod).manageResolveSource.executeWithOptions(
       { summary: `resolve ${source.loadMethod}:${source.urn} (${source.fileFormat})` },
@@ -56,8 +71,6 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     }
     const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: target.fileFormat }]);
     const consumption = managed(pages);
-    // Chosen here, not in the activity, so that a retried write produces the same file.
-    const urn = uuid4();
     const written = await movingSteps(target.deliveryMethod).manageWriteTarget.executeWithOptions(
       { summary: `write ${target.name} to ${target.deliveryMethod}:${target.path}` },
       [
@@ -99,33 +112,50 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
         },
       ],
     );
+    recorded = true;
     // Moved inside its location (DriveA's PATCH): the source is the target now, nothing to remove.
     const movedInside = written.movedSource === true && patched('manage-move-within');
-    if (source.remove !== 'none' && !movedInside) {
-      await steps.manageRemoveSource.executeWithOptions({ summary: `${source.remove} source ${source.loadMethod}:${source.urn}` }, [
-        {
-          subscriptionId: input.subscriptionId,
-          userId: input.userId,
-          operationId: input.operationId,
-          source,
-          // A move carries the record over to the new file; a convert that removes its source leaves the
-          // source's record soft-deleted.
-          markRecordDeleted: input.operation !== 'move',
-          ...connections,
-        },
-      ]);
-    }
+    // A move carries the record over to the new file; a convert that removes its source leaves the
+    // source's record soft-deleted.
+    if (source.remove !== 'none' && !movedInside) await removeSource(input.operation !== 'move');
     return {
       document: { deliveryMethod: target.deliveryMethod, name: written.name, fileFormat: target.fileFormat, urn: written.urn, ...(uri ? { uri } : {}), ...links },
       documentGuid,
       consumption,
     };
   } catch (err) {
+    // A step before the record failed (a local activity's failure arrives as the ApplicationFailure
+    // itself). Only a Storage target's write and record run in the task of the steps whose inputs the
+    // task destroys; a remote write is a normal activity, whose recorded result is never run again.
+    const stepFailed = err instanceof ActivityFailure || err instanceof ApplicationFailure;
+    if (!recorded && stepFailed && input.target?.deliveryMethod === 'Storage' && patched('manage-recorded-outcome')) {
+      const outcome = await recordedOutcome(input, urn, removeSource);
+      if (outcome) return outcome;
+    }
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
     throw err;
   } finally {
     if (scratch.length > 0) await steps.discardScratch.executeWithOptions({ summary: 'discard scratch files' }, [scratch]);
   }
+}
+
+/** The outcome of an earlier execution of this operation whose workflow task was lost after its record
+ *  step: its record (at the urn this run chose) and its metering, once the removal it may not have finished
+ *  is done (removing again what is gone is a no-op). Undefined when it never recorded: then the failure
+ *  stands. */
+async function recordedOutcome(input: ManageInput, urn: string, removeSource: (markRecordDeleted: boolean) => Promise<unknown>): Promise<ManageResult | undefined> {
+  const target = input.target!;
+  const found = await steps.manageRecordedOutcome.executeWithOptions({ summary: `find the record an earlier execution made at Storage:${urn}` }, [
+    { subscriptionId: input.subscriptionId, operationId: input.operationId, urn },
+  ]);
+  if (!found) return undefined;
+  if (input.source.remove !== 'none') await removeSource(input.operation !== 'move');
+  const pages = found.consumption.find((c) => c.dimension === 'pages-managed')?.value ?? 0;
+  return {
+    document: { deliveryMethod: target.deliveryMethod, name: found.name, fileFormat: target.fileFormat, urn },
+    documentGuid: found.documentGuid,
+    consumption: managed(pages),
+  };
 }
 
 function managed(pages: number) {

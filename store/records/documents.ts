@@ -238,3 +238,26 @@ export async function markDocumentDeleted(db: Queryable, subscriptionId: string,
   );
   return r.rows[0]?.document_guid;
 }
+
+/** What a manage operation recorded for the file it wrote at `urn` (a urn only its workflow run chose):
+ *  the live record there and the operation's metering, both written by its record step in one
+ *  transaction; undefined when that step never committed. Read only when a workflow task was lost after
+ *  the record and the steps before it, run again, can no longer succeed (workflows/manage.ts). */
+export async function recordedManage(
+  db: Queryable,
+  subscriptionId: string,
+  operationId: string,
+  urn: string,
+): Promise<{ documentGuid: string; title: string; path: string; consumption: Consumption[] } | undefined> {
+  const doc = await db.query<{ document_guid: string; title: string; path: string }>(
+    'SELECT document_guid, title, path FROM documents WHERE subscription_guid = $1 AND urn = $2 AND NOT is_deleted',
+    [subscriptionId, urn],
+  );
+  const metered = await db.query<{ dimension: string; value: number }>('SELECT dimension, value FROM consumption WHERE subscription_id = $1 AND operation_id = $2', [
+    subscriptionId,
+    operationId,
+  ]);
+  const row = doc.rows[0];
+  if (!row || metered.rows.length === 0) return undefined;
+  return { documentGuid: row.document_guid, title: row.title, path: row.path, consumption: metered.rows.map((r) => ({ dimension: r.dimension, value: Number(r.value) })) };
+}

@@ -14,6 +14,9 @@ import { makeDocx } from '../support/office.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'generate-local-measure.json');
+// manageDocument runs recorded before its recovery of a lost workflow task (patch 'manage-recorded-outcome'):
+// a Storage move, a move whose source does not resolve (the failure the patch now looks behind), a convert.
+const manageFixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'manage-before-recorded-outcome.json');
 
 function eventTypes(history: temporal.api.history.v1.IHistory): (temporal.api.enums.v1.EventType | null | undefined)[] {
   return (history.events ?? []).map((e) => e.eventType);
@@ -36,6 +39,17 @@ describe('workflow replay', () => {
       // The pdf run converted in a normal activity, on the main task queue then.
       if (format === 'pdf') expect(eventTypes(history)).toContain(temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
       await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `replay-${format}`)).resolves.toBeUndefined();
+    }
+  });
+
+  it('replays manage runs recorded by earlier code (move, a move whose source does not resolve, convert)', async () => {
+    const recorded = JSON.parse(fs.readFileSync(manageFixture, 'utf8')) as Record<string, object>;
+    expect(Object.keys(recorded).sort()).toEqual(['convert-removing-source', 'move', 'move-missing-source']);
+    for (const [name, raw] of Object.entries(recorded)) {
+      const history = temporal.api.history.v1.History.fromObject(raw);
+      const closed = name === 'move-missing-source' ? 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED' : 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED';
+      expect(eventTypes(history)).toContain(temporal.api.enums.v1.EventType[closed]);
+      await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `replay-manage-${name}`)).resolves.toBeUndefined();
     }
   });
 

@@ -1,0 +1,67 @@
+// A synchronous generate (Storage template and data) whose workflow task is lost after it consumed its
+// uploads: the worker is SIGKILLed while the S3 DELETE of the run's scratch file (the scratch discard, the
+// task's last step, after the uploads were consumed) has been applied but not answered
+// (test/support/s3-hold.ts). Every step of that task ran as a local activity, so the second worker runs
+// them all again, the template and data resolution included: the caller must still get its 201, with one
+// document record and the delivered bytes, and the uploads stay consumed for everyone else.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docxParagraphs, makeDocx } from '../../support/office.ts';
+import { type Crashable, startCrashable } from './support.ts';
+
+describe('a worker killed after a generate consumed its uploads', () => {
+  let c: Crashable;
+  beforeAll(async () => {
+    c = await startCrashable('generate-crash');
+  });
+  afterAll(async () => {
+    await c?.close();
+  });
+
+  const body = (templateUrn: string, dataUrn: string) => ({
+    template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
+    data: { loadMethod: 'Storage', urn: dataUrn },
+    document: { name: 'survivor', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-US' },
+    externalContext: { run: 'generate-crash' },
+  });
+
+  it('answers 201 with one document record and the delivered bytes; the uploads stay consumed', async () => {
+    const { sdk } = c;
+    const { templateUrn, dataUrn } = await sdk.uploadPair(makeDocx(['Dear {name}']), { name: 'Ada' });
+    const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`), { when: 'answer', drop: true });
+    const answer = sdk.call('POST', '/documents/document/generate', { json: body(templateUrn, dataUrn) });
+    answer.catch(() => undefined); // the test may fail (and the processes stop) before it is awaited
+    await held.arrived;
+    // The kill lands after the uploads were consumed: their rows are already marked removed.
+    const consumed = await c.sql<{ id: string; removed: boolean }>('SELECT id::text, removed_date IS NOT NULL AS removed FROM stored_files WHERE id = ANY($1::uuid[]) ORDER BY id', [
+      [templateUrn, dataUrn],
+    ]);
+    expect(consumed, 'uploads consumed before the scratch discard').toEqual([templateUrn, dataUrn].sort().map((id) => ({ id, removed: true })));
+    await c.crashAndReplace(held);
+
+    const res = await answer;
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const doc = res.body.result.data.document;
+    expect(doc).toMatchObject({ deliveryMethod: 'Storage', name: 'survivor.docx', fileFormat: 'docx' });
+    expect(res.body.consumption).toEqual([
+      { dimension: 'pages-generated', value: 1 },
+      { dimension: 'documents-generated', value: 1 },
+    ]);
+    expect(res.body.externalContext).toEqual({ run: 'generate-crash' });
+    const list = await sdk.call('GET', '/documents/document/list');
+    expect(list.body.result.data.rowCount).toBe(1);
+    expect(await c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [res.body.operationId])).toEqual([
+      { dimension: 'documents-generated', value: 1 },
+      { dimension: 'pages-generated', value: 1 },
+    ]);
+    expect(docxParagraphs((await sdk.download(doc.urn)).bytes)).toEqual(['Dear Ada']);
+
+    // Consumed for everyone else: another generate naming them does not resolve them.
+    const again = await sdk.call('POST', '/documents/document/generate', { json: body(templateUrn, dataUrn) });
+    expect(again.status, JSON.stringify(again.body)).toBe(400);
+    expect(again.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+    const fresh = await sdk.uploadPair();
+    const dataAgain = await sdk.call('POST', '/documents/document/generate', { json: body(fresh.templateUrn, dataUrn) });
+    expect(dataAgain.status, JSON.stringify(dataAgain.body)).toBe(400);
+    expect(dataAgain.body.error.innerErrors[0].code).toBe('DATA_NOT_FOUND');
+  }, 120_000);
+});
