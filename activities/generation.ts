@@ -66,7 +66,10 @@ export interface Finished {
   documentGuid: string;
 }
 
-export function generationActivities(single: Steps) {
+/** The outcome an earlier execution of this operation recorded at `urn` (store/records/documents.ts). */
+export type RecordedLookup = (subscriptionId: string, operationId: string, urn: string) => Promise<{ title: string; path: string; documentGuid: string; consumption: { dimension: string; value: number }[] } | undefined>;
+
+export function generationActivities(single: Steps, recorded: RecordedLookup) {
   // Each step keeps its own duration metric (docgen_activity_duration_seconds{activity="merge"}).
   const steps = Object.fromEntries(
     Object.entries(single).map(([name, run]) => [name, (input: never) => timedStep(name, () => (run as (i: never) => Promise<unknown>)(input))]),
@@ -105,9 +108,21 @@ export function generationActivities(single: Steps) {
      *  operation) -> consume the uploads -> discard scratch. The count comes before the write, so a count
      *  that fails leaves nothing written. */
     async finishGeneration(input: FinishInput): Promise<Finished> {
-      const pages = input.pages ?? (input.measure ? await steps.measure(input.measure) : undefined);
+      let pages: number | undefined;
+      let delivered: Delivered | undefined;
+      try {
+        pages = input.pages ?? (input.measure ? await steps.measure(input.measure) : undefined);
+        delivered = input.delivered ?? (input.deliver ? await steps.deliver(input.deliver) : undefined);
+      } catch (err) {
+        // Run again after its workflow task was lost past the end (a converted file's task: this step
+        // alone), the file it counts is gone with the scratch it discarded. What it recorded then stands.
+        const before = input.deliver ? await recorded(input.record.subscriptionId, input.record.operationId, input.deliver.urn) : undefined;
+        if (!before) throw err;
+        const counted = before.consumption.find((c) => c.dimension === 'pages-generated')?.value ?? 0;
+        await endGeneration(input);
+        return { delivered: { urn: input.deliver!.urn, name: before.title, path: before.path }, pages: counted, documentGuid: before.documentGuid };
+      }
       if (pages === undefined) throw new Error('finishGeneration needs the page count or what to measure');
-      const delivered = input.delivered ?? (input.deliver ? await steps.deliver(input.deliver) : undefined);
       if (!delivered) throw new Error('finishGeneration needs the delivery or what to deliver');
       const { uri, links, emails } = delivered;
       const { documentGuid } = await steps.record({

@@ -17,6 +17,7 @@ import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 import { nativeMergeActivities } from './native-merge.ts';
 import { generationActivities } from './generation.ts';
+import { recordedOperation } from '../store/records/documents.ts';
 
 export function createActivities(given: ActivityDeps) {
   const locations =
@@ -43,7 +44,7 @@ export function createActivities(given: ActivityDeps) {
     // The single steps: manage, native merge and drive deliveries use some, and runs recorded before the
     // grouping (activities/generation.ts) replay them all.
     ...single,
-    ...generationActivities(single),
+    ...generationActivities(single, (subscriptionId, operationId, urn) => recordedOperation(given.db, subscriptionId, operationId, urn)),
     convertDocument: convertActivity(deps),
     callbackAttempt: callbackActivity(deps),
     ...manageActivities(deps),

@@ -8,7 +8,7 @@ import { isOfficeFormat } from '../core/formats.ts';
 import type { ManageInput, ManageOperation } from '../core/manage.ts';
 import { callerFailure } from '../core/failures.ts';
 import { setOfficeCustomProperties } from '../converter/index.ts';
-import { markDocumentDeleted, moveDocumentRecord, type NewDocument, recordConsumption, recordDocumentWithConsumption, recordedManage } from '../store/records/documents.ts';
+import { markDocumentDeleted, moveDocumentRecord, type NewDocument, recordConsumption, recordDocumentWithConsumption, recordedOperation } from '../store/records/documents.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { countMetering } from '../telemetry/metrics.ts';
 import { atLocation, contextOf } from './locations.ts';
@@ -185,7 +185,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
      *  step (worker killed, task timed out): null when it never recorded. Asked only after a step before
      *  the record failed on the second execution (the source already removed, a scratch file discarded). */
     async manageRecordedOutcome(input: { subscriptionId: string; operationId: string; urn: string }): Promise<RecordedManage | null> {
-      const found = await recordedManage(deps.db, input.subscriptionId, input.operationId, input.urn);
+      const found = await recordedOperation(deps.db, input.subscriptionId, input.operationId, input.urn);
       return found ? { documentGuid: found.documentGuid, name: found.title, path: found.path, consumption: found.consumption } : null;
     },
   };

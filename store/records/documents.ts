@@ -239,11 +239,12 @@ export async function markDocumentDeleted(db: Queryable, subscriptionId: string,
   return r.rows[0]?.document_guid;
 }
 
-/** What a manage operation recorded for the file it wrote at `urn` (a urn only its workflow run chose):
- *  the live record there and the operation's metering, both written by its record step in one
+/** What a generate or manage operation recorded for the file it wrote at `urn` (a urn only its workflow
+ *  run chose): the live record there and the operation's metering, both written by its record step in one
  *  transaction; undefined when that step never committed. Read only when a workflow task was lost after
- *  the record and the steps before it, run again, can no longer succeed (workflows/manage.ts). */
-export async function recordedManage(
+ *  the record and the steps before it, run again, can no longer succeed (a scratch file already
+ *  discarded, a source already removed: activities/generation.ts, workflows/manage.ts). */
+export async function recordedOperation(
   db: Queryable,
   subscriptionId: string,
   operationId: string,

@@ -64,4 +64,32 @@ describe('a worker killed after a generate consumed its uploads', () => {
     expect(dataAgain.status, JSON.stringify(dataAgain.body)).toBe(400);
     expect(dataAgain.body.error.innerErrors[0].code).toBe('DATA_NOT_FOUND');
   }, 120_000);
+
+  it('a pdf generate killed after its converted file was discarded answers with what it recorded', async () => {
+    // The conversion is a normal activity: the steps after it (count, deliver, record, consume, discard) are
+    // the last workflow task, run again alone by the second worker; the pdf they count is gone by then.
+    const { sdk } = c;
+    const { templateUrn, dataUrn } = await sdk.uploadPair(makeDocx(['Dear {name}']), { name: 'Grace' });
+    const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`) && r.path.endsWith('/output.pdf'), { when: 'answer', drop: true });
+    const pdfBody = { ...body(templateUrn, dataUrn), document: { ...body(templateUrn, dataUrn).document, name: 'converted', fileFormat: 'pdf' } };
+    const answer = sdk.call('POST', '/documents/document/generate', { json: pdfBody });
+    answer.catch(() => undefined);
+    await held.arrived;
+    await c.crashAndReplace(held);
+
+    const res = await answer;
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const doc = res.body.result.data.document;
+    expect(doc).toMatchObject({ deliveryMethod: 'Storage', name: 'converted.pdf', fileFormat: 'pdf' });
+    expect(res.body.consumption).toEqual([
+      { dimension: 'pages-generated', value: 1 },
+      { dimension: 'documents-generated', value: 1 },
+    ]);
+    expect(await c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [res.body.operationId])).toEqual([
+      { dimension: 'documents-generated', value: 1 },
+      { dimension: 'pages-generated', value: 1 },
+    ]);
+    const pdf = (await sdk.download(doc.urn)).bytes;
+    expect(Buffer.from(pdf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  }, 120_000);
 });
