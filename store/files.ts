@@ -112,3 +112,14 @@ export async function markFileRemoved(db: Queryable, subscriptionId: string, id:
   );
   return r.rows[0]?.blob_key;
 }
+
+/** The blob key of a file already marked removed: a retried permanent delete erases the bytes that an
+ *  earlier attempt, stopped between marking the row and erasing, left behind. */
+export async function removedFileKey(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[]): Promise<string | undefined> {
+  if (!isUuid(id)) return undefined;
+  const r = await db.query<{ blob_key: string }>(
+    'SELECT blob_key FROM stored_files WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NOT NULL',
+    [id, subscriptionId, kinds],
+  );
+  return r.rows[0]?.blob_key;
+}

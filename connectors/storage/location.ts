@@ -3,7 +3,7 @@
 // caller's subscription; another tenant's urn reads as absent.
 import { type FileFormat, formatOfFileName, outputFileName } from '../../core/formats.ts';
 import type { BlobRef } from '../../core/blob.ts';
-import { type FileKind, getFile, insertFile, markFileRemoved } from '../../store/files.ts';
+import { type FileKind, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
 const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
@@ -80,7 +80,10 @@ export function storageLocation(deps: LocationDeps): Location {
      *  recover; `permanentDelete` also erases the bytes. */
     async remove(ctx, urn, mode) {
       const key = await markFileRemoved(deps.db, ctx.subscriptionId, urn, ['document']);
-      if (key && mode === 'permanentDelete') await deps.blobs.delete(key);
+      if (mode !== 'permanentDelete') return;
+      // Run again (a retried step, a replayed workflow task) after the row was marked: erase anyway.
+      const erase = key ?? (await removedFileKey(deps.db, ctx.subscriptionId, urn, ['document']));
+      if (erase) await deps.blobs.delete(erase);
     },
   };
 }

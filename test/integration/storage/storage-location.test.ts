@@ -1,0 +1,67 @@
+// The Storage location's removal on PGlite and the directory store: a permanent delete that runs again
+// after an earlier attempt marked the row but stopped before erasing (a retried step, a replayed workflow
+// task) still erases the bytes; a soft delete keeps them.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../config/env.ts';
+import { DEFAULT_CONNECTOR_SETTINGS } from '../../../connectors/connections.ts';
+import { connectionStore } from '../../../connectors/connection-store.ts';
+import type { BlobStore } from '../../../connectors/storage/blob-store.ts';
+import { storageLocation } from '../../../connectors/storage/location.ts';
+import { openBlobStore } from '../../../connectors/storage/open.ts';
+import { ensureFirstUser, ensureSubscription } from '../../../store/accounts.ts';
+import { type Db, openDb } from '../../../store/db.ts';
+import { getFile, insertFile, markFileRemoved } from '../../../store/files.ts';
+import { migrate } from '../../../store/migrate.ts';
+
+describe('Storage location: removing a document', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-storage-location-'));
+  let db: Db;
+  let blobs: BlobStore;
+  let subscriptionId: string;
+  let ownerId: string;
+  beforeAll(async () => {
+    db = await openDb({ dataDir: path.join(dir, 'db') });
+    await migrate(db);
+    blobs = openBlobStore(loadConfig({}, { dataDir: dir }));
+    const sub = await ensureSubscription(db, 'storage-location');
+    subscriptionId = sub.id;
+    ownerId = (await ensureFirstUser(db, sub)).id;
+  });
+  afterAll(async () => {
+    await db?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function document(): Promise<{ urn: string; key: string }> {
+    const urn = randomUUID();
+    const key = `subscriptions/${subscriptionId}/documents/${urn}`;
+    await blobs.put(key, new TextEncoder().encode('bytes'));
+    await insertFile(db, { id: urn, subscriptionId, ownerId, kind: 'document', fileName: 'd.docx', path: 'root', contentType: 'x', size: 5, sha256: 'ab', blobKey: key, expiresDate: null });
+    return { urn, key };
+  }
+  const location = () => storageLocation({ db, blobs, settings: DEFAULT_CONNECTOR_SETTINGS, connections: connectionStore(db) });
+
+  it('a permanent delete run again after the row was marked still erases the bytes', async () => {
+    const { urn, key } = await document();
+    // An earlier attempt marked the row and stopped before erasing.
+    expect(await markFileRemoved(db, subscriptionId, urn, ['document'])).toBe(key);
+    expect(await blobs.exists(key)).toBe(true);
+    await location().remove!({ subscriptionId }, urn, 'permanentDelete');
+    expect(await blobs.exists(key)).toBe(false);
+    expect(await getFile(db, subscriptionId, urn, ['document'])).toBeUndefined();
+  });
+
+  it('a delete keeps the bytes; another subscription removes nothing', async () => {
+    const { urn, key } = await document();
+    await location().remove!({ subscriptionId: randomUUID() }, urn, 'permanentDelete');
+    expect(await blobs.exists(key)).toBe(true);
+    expect((await getFile(db, subscriptionId, urn, ['document']))?.id).toBe(urn);
+    await location().remove!({ subscriptionId }, urn, 'delete');
+    expect(await blobs.exists(key)).toBe(true);
+    expect(await getFile(db, subscriptionId, urn, ['document'])).toBeUndefined();
+  });
+});
