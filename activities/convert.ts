@@ -22,13 +22,14 @@ export interface ConvertInput {
 }
 
 export function convertActivity(deps: ActivityDeps) {
-  /** A normal (not local) activity: conversions are long and bound to the LibreOffice pool, so they
-   *  heartbeat, and a cancelled or timed-out attempt kills its conversion. */
+  /** A normal activity for an async generate and manage (long, bound to the LibreOffice pool: it
+   *  heartbeats) and a local one for a sync generate (workflows/steps.ts); a cancelled or timed-out attempt
+   *  kills its conversion. */
   return async function convertDocument(input: ConvertInput): Promise<BlobRef> {
     const ctx = Context.current();
     const timeoutMs = remainingBudget(input.deadline);
     const bytes = await deps.blobs.get(input.source.key);
-    const beat = setInterval(() => ctx.heartbeat(), 2_000);
+    const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 2_000);
     let out: Uint8Array;
     try {
       out = await convert(bytes, {

@@ -8,7 +8,7 @@ import { displayUrl } from '../core/display-url.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import { generatedConsumption } from '../core/envelope.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
-import { conversion, type ConversionQueue, movingSteps, steps } from './steps.ts';
+import { conversion, type ConversionQueue, generateConversion, movingSteps, steps } from './steps.ts';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
   return runGeneration(input, 'main');
@@ -48,7 +48,7 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
     scratch.push(...prepared.scratch);
     let output = prepared.merged;
     if (to !== from) {
-      output = await convertStep(input, conversionQueue, budget, output, workflowId);
+      output = await convertStep(input, generateConversion(conversionQueue), budget, output, workflowId);
       scratch.push(output);
     }
     // Chosen here, not in the activity, so that a retried delivery writes the same file.
@@ -125,7 +125,7 @@ async function singleSteps(input: GenerateInput, conversionQueue: ConversionQueu
   scratch.push(merged);
   let output = merged;
   if (input.document.fileFormat !== input.template.fileFormat) {
-    output = await convertStep(input, conversionQueue, budget, merged, workflowId);
+    output = await convertStep(input, conversion(conversionQueue), budget, merged, workflowId);
     scratch.push(output);
   }
   const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: output, fileFormat: input.document.fileFormat, ...budget }]);
@@ -154,12 +154,12 @@ function mergeOptions(input: GenerateInput, workflowId: string) {
   };
 }
 
-async function convertStep(input: GenerateInput, queue: ConversionQueue, budget: { subscriptionId: string; deadline?: number }, source: BlobRef, workflowId: string): Promise<BlobRef> {
+async function convertStep(input: GenerateInput, proxy: Pick<typeof steps, 'convertDocument'>, budget: { subscriptionId: string; deadline?: number }, source: BlobRef, workflowId: string): Promise<BlobRef> {
   const from = input.template.fileFormat;
   const to = input.document.fileFormat;
   const save = input.document.saveOptions ?? {};
   const embedded = input.data.embedded ? stringValues(JSON.parse(input.data.embedded) as Record<string, unknown>) : undefined;
-  return conversion(queue).convertDocument.executeWithOptions({ summary: `convert ${from} to ${to}${save.pdf?.conformance ? ` (${save.pdf.conformance})` : ''}` }, [
+  return proxy.convertDocument.executeWithOptions({ summary: `convert ${from} to ${to}${save.pdf?.conformance ? ` (${save.pdf.conformance})` : ''}` }, [
     {
       source,
       from,

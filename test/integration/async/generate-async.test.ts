@@ -184,7 +184,7 @@ describe('POST /documents/document/generate/async', () => {
     });
   });
 
-  it('converts on the office task queue (bounded by the converter), where a sync generate converts on the main one', async () => {
+  it('converts on the office task queue (bounded by the converter), where a sync generate converts in a local activity', async () => {
     const convertQueue = async (workflowId: string) => {
       const events = (await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
       return events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'convertDocument').map((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name);
@@ -198,7 +198,12 @@ describe('POST /documents/document/generate/async', () => {
 
     const sync = await api.call('POST', '/documents/document/generate', { json: await freshBody({ document: { fileFormat: 'pdf' } }) });
     expect(sync.status, JSON.stringify(sync.body)).toBe(201);
-    expect(await convertQueue(`generate-${sync.body.operationId}`)).toEqual([stack.config.taskQueue]);
+    expect(await convertQueue(`generate-${sync.body.operationId}`)).toEqual([]);
+    const markers = ((await temporal.workflow.getHandle(`generate-${sync.body.operationId}`).fetchHistory()).events ?? [])
+      .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data)
+      .filter((d): d is Uint8Array => d instanceof Uint8Array)
+      .map((d) => (JSON.parse(new TextDecoder().decode(d)) as { activity_type?: string }).activity_type);
+    expect(markers).toContain('convertDocument');
   });
 
   it('succeeds: 201 with an empty body, then the synchronous 201 body at iss+dest, signed', async () => {
