@@ -5,11 +5,11 @@
 // database: every API and worker process of a deployment derives the same keys and nothing new is stored.
 // The JWE header names the signing key (kid), so tokens stay readable after a new key is added.
 import { ApiError } from '../core/errors.ts';
-import { listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
+import type { StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
 import { webhookSecret } from './webhooks.ts';
-import { NestedTokenFormatError, NestedTokenSignatureError, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
-import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
+import { NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
+import { deriveFromSigningKey, localSigningKey, signingKeys } from './tokens.ts';
 
 export const REQUIRED_CLIENT_CLAIMS = ['sub', 'iss', 'dest'] as const;
 export const OPTIONAL_CLIENT_CLAIMS = ['oid', 'client_id', 'full_name', 'email', 'locale', 'zoneinfo'] as const;
@@ -111,7 +111,7 @@ export async function readClientToken(
   let payload: Record<string, unknown>;
   let key: StoredSigningKey;
   try {
-    ({ payload, key } = await readNestedToken(KIND, await listSigningKeys(db), value, opts.ignoreExpiry ? { ignoreExpiry: true } : {}));
+    ({ payload, key } = await readNestedToken(KIND, await signingKeys(db, nestedTokenKid(value)), value, opts.ignoreExpiry ? { ignoreExpiry: true } : {}));
   } catch (err) {
     if (err instanceof NestedTokenFormatError) throw new ApiError('X_CLIENT_AUTH_ERROR', INVALID_FORMAT);
     if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the client authorization token is not signed by this service, or has expired');
@@ -140,5 +140,5 @@ export async function readClientToken(
 
 /** The key a token was made with, for deriving its webhook secret in the worker. */
 export async function signingKeyById(db: Db, kid: string): Promise<StoredSigningKey | undefined> {
-  return (await listSigningKeys(db)).find((k) => k.kid === kid);
+  return (await signingKeys(db, kid)).find((k) => k.kid === kid);
 }

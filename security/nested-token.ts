@@ -28,6 +28,18 @@ export async function sealNestedJws(kind: NestedTokenKind, key: StoredSigningKey
   return new jose.CompactEncrypt(new TextEncoder().encode(jws)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.kid, cty: 'JWT' }).encrypt(encryptionKey(kind, key));
 }
 
+/** The key id a token names (its JWE header), to fetch the keys it needs; undefined when unreadable. */
+export function nestedTokenKid(value: string): string | undefined {
+  try {
+    const kid = jose.decodeProtectedHeader(value.trim()).kid;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const keySets = new WeakMap<StoredSigningKey[], ReturnType<typeof jose.createLocalJWKSet>>();
+
 /** Decrypts and verifies a token; the payload and the signing key it was encrypted with. */
 export async function readNestedToken(
   kind: NestedTokenKind,
@@ -53,7 +65,9 @@ export async function readNestedToken(
     throw new NestedTokenFormatError((err as Error).message);
   }
   try {
-    const verified = await jose.compactVerify(jws, jose.createLocalJWKSet({ keys: keys.map((k) => k.publicJwk as jose.JWK) }), { algorithms: ['ES256'] });
+    let keySet = keySets.get(keys);
+    if (!keySet) keySets.set(keys, (keySet = jose.createLocalJWKSet({ keys: keys.map((k) => k.publicJwk as jose.JWK) })));
+    const verified = await jose.compactVerify(jws, keySet, { algorithms: ['ES256'] });
     if (verified.protectedHeader.typ !== kind.typ) throw new Error(`not a ${kind.typ}`);
     const payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
     if (typeof payload.exp !== 'number') throw new Error('no expiry');

@@ -5,9 +5,10 @@
 // the subscription is bound in the protected header, so one tenant's sealed value cannot be replayed by
 // another.
 import * as jose from 'jose';
-import { listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
+import type { StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
-import { deriveFromSigningKey, localSigningKey } from './tokens.ts';
+import { nestedTokenKid } from './nested-token.ts';
+import { deriveFromSigningKey, localSigningKey, signingKeys } from './tokens.ts';
 
 const PREFIX = 'sealed:';
 
@@ -30,8 +31,11 @@ async function sealWith(key: StoredSigningKey, subscriptionId: string, value: st
 
 export class SealedValueError extends Error {}
 
+/** The signing key a sealed value was made with (its JWE header), so a key added by another process is found. */
+const kidOf = (sealed: string) => (isSealed(sealed) ? nestedTokenKid(sealed.slice(PREFIX.length)) : undefined);
+
 export async function unseal(db: Db, subscriptionId: string, sealed: string): Promise<string> {
-  return openWith(await listSigningKeys(db), subscriptionId, sealed);
+  return openWith(await signingKeys(db, kidOf(sealed)), subscriptionId, sealed);
 }
 
 async function openWith(keys: StoredSigningKey[], subscriptionId: string, sealed: string): Promise<string> {
@@ -66,6 +70,6 @@ export async function sealHeaderVariables<V extends { type: string; value: unkno
 export async function unsealHeaderVariables<V extends { type: string; value: unknown }>(db: Db, subscriptionId: string, variables: V[]): Promise<V[]> {
   const sealed = (v: V) => v.type === 'header' && isSealed(v.value);
   if (!variables.some(sealed)) return variables;
-  const keys = await listSigningKeys(db);
+  const keys = await signingKeys(db, kidOf(String(variables.find(sealed)?.value)));
   return Promise.all(variables.map(async (v) => (sealed(v) ? { ...v, value: await openWith(keys, subscriptionId, v.value as string) } : v)));
 }

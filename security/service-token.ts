@@ -7,10 +7,10 @@
 // recorded as the document's owner), email (required), full_name (optional), sid (the subscription), iat,
 // exp. The same failure table as the client token (spec 5.3), with code X_SERVICE_AUTH_ERROR for the 400s.
 import { ApiError } from '../core/errors.ts';
-import { listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
+import type { StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
-import { NestedTokenFormatError, NestedTokenSignatureError, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
-import { localSigningKey } from './tokens.ts';
+import { NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
+import { localSigningKey, signingKeys } from './tokens.ts';
 
 export const REQUIRED_SERVICE_CLAIMS = ['sub', 'email'] as const;
 export const OPTIONAL_SERVICE_CLAIMS = ['full_name'] as const;
@@ -62,7 +62,7 @@ export async function createServiceToken(db: Db, subscriptionId: string, claims:
 export async function readServiceToken(db: Db, value: string, opts: { subscriptionId: string }): Promise<ServiceToken> {
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await readNestedToken(KIND, await listSigningKeys(db), value));
+    ({ payload } = await readNestedToken(KIND, await signingKeys(db, nestedTokenKid(value)), value));
   } catch (err) {
     if (err instanceof NestedTokenFormatError) throw new ApiError('X_SERVICE_AUTH_ERROR', 'Invalid format');
     if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the service authorization token is not signed by this service, or has expired');

@@ -3,20 +3,52 @@
 import { hkdfSync, randomUUID } from 'node:crypto';
 import * as jose from 'jose';
 import { insertSigningKey, listSigningKeys, type StoredSigningKey } from '../store/accounts.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 
 const LOCAL_ALG = 'ES256';
 
+const derived = new Map<string, Uint8Array>();
+
 /** A 32-byte key derived (HKDF-SHA256) from the private part of a signing key, so every process of a
- *  deployment derives the same keys and nothing new is stored. `salt` names the purpose family. */
+ *  deployment derives the same keys and nothing new is stored. `salt` names the purpose family. Kept in
+ *  memory once derived (at most 10 000 of them: then forgotten and derived again). */
 export function deriveFromSigningKey(key: StoredSigningKey, salt: string, info: string): Uint8Array {
+  const id = `${key.kid}\u0000${salt}\u0000${info}`;
+  const known = derived.get(id);
+  if (known) return known;
   const d = key.privateJwk.d;
   if (typeof d !== 'string') throw new Error(`signing key ${key.kid} has no private part`);
-  return new Uint8Array(hkdfSync('sha256', Buffer.from(d, 'base64url'), salt, info, 32));
+  const out = new Uint8Array(hkdfSync('sha256', Buffer.from(d, 'base64url'), salt, info, 32));
+  if (derived.size >= 10_000) derived.clear();
+  derived.set(id, out);
+  return out;
+}
+
+const KEYS_MAX_AGE_MS = 60_000;
+const keysOf = new WeakMap<Queryable, { at: number; keys: Promise<StoredSigningKey[]> }>();
+
+/** The signing keys (newest first), read from the database at most once a minute per process: every
+ *  token and sealed value of a request needs them. `kid`: a key this process has not seen yet (added by
+ *  another process) makes it read them again at once (at most once a second). */
+export async function signingKeys(db: Queryable, kid?: string): Promise<StoredSigningKey[]> {
+  const now = Date.now();
+  const cached = keysOf.get(db);
+  if (cached && now - cached.at < KEYS_MAX_AGE_MS) {
+    const keys = await cached.keys.catch(() => undefined);
+    if (keys && (kid === undefined || keys.some((k) => k.kid === kid) || now - cached.at < 1_000)) return keys;
+  }
+  const fresh = { at: now, keys: listSigningKeys(db) };
+  keysOf.set(db, fresh);
+  try {
+    return await fresh.keys;
+  } catch (err) {
+    if (keysOf.get(db) === fresh) keysOf.delete(db);
+    throw err;
+  }
 }
 
 export async function localSigningKey(db: Db): Promise<StoredSigningKey> {
-  const existing = (await listSigningKeys(db)).find((k) => k.alg === LOCAL_ALG);
+  const existing = (await signingKeys(db)).find((k) => k.alg === LOCAL_ALG);
   if (existing) return existing;
   const { privateKey, publicKey } = await jose.generateKeyPair(LOCAL_ALG, { extractable: true });
   const kid = randomUUID();
@@ -27,7 +59,8 @@ export async function localSigningKey(db: Db): Promise<StoredSigningKey> {
     publicJwk: { ...(await jose.exportJWK(publicKey)), kid, alg: LOCAL_ALG, use: 'sig' },
   });
   // Another process may have won the race; everyone uses the newest key.
-  const again = (await listSigningKeys(db)).find((k) => k.alg === LOCAL_ALG);
+  keysOf.delete(db);
+  const again = (await signingKeys(db)).find((k) => k.alg === LOCAL_ALG);
   if (!again) throw new Error('signing key was not stored');
   return again;
 }
