@@ -160,15 +160,17 @@ function sharingColumns(d: NewDocument): [string[], string[]] {
 /** Idempotent per operation: a retried record step returns the first record instead of writing a second. */
 export async function recordDocument(db: Queryable, d: NewDocument): Promise<string> {
   const [cols, values] = sharingColumns(d);
-  await db.query(
-    `INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email, ${cols.join(', ')})
-     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, ${cols.map((_, i) => `$${11 + i}`).join(', ')})
-     ON CONFLICT (subscription_guid, operation_id) DO NOTHING`,
-    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod, d.initiatorEmail ?? '', ...values],
-  );
+  // One statement: the new record's guid, or (a retried step) the guid the operation already has.
   const r = await db.query<{ document_guid: string }>(
-    'SELECT document_guid FROM documents WHERE subscription_guid = $1 AND operation_id = $2',
-    [d.subscriptionId, d.operationId],
+    `WITH inserted AS (
+       INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email, ${cols.join(', ')})
+       VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, ${cols.map((_, i) => `$${11 + i}`).join(', ')})
+       ON CONFLICT (subscription_guid, operation_id) DO NOTHING
+       RETURNING document_guid)
+     SELECT document_guid FROM inserted
+     UNION ALL SELECT document_guid FROM documents WHERE subscription_guid = $2 AND operation_id = $4
+     LIMIT 1`,
+    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod, d.initiatorEmail ?? '', ...values],
   );
   const row = r.rows[0];
   if (!row) throw new Error('document record vanished');
@@ -186,16 +188,15 @@ export async function recordConsumption(
   operationId: string,
   items: Consumption[],
 ): Promise<Consumption[]> {
-  const inserted: Consumption[] = [];
-  for (const c of items) {
-    const r = await db.query(
-      `INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING dimension`,
-      [subscriptionId, userId, operationId, c.dimension, c.value],
-    );
-    if (r.rows.length) inserted.push(c);
-  }
-  return inserted;
+  if (items.length === 0) return [];
+  const r = await db.query<{ dimension: string }>(
+    `INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value)
+     SELECT $1, $2, $3, dimension, value FROM unnest($4::text[], $5::integer[]) AS item(dimension, value)
+     ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING dimension`,
+    [subscriptionId, userId, operationId, items.map((c) => c.dimension), items.map((c) => c.value)],
+  );
+  const inserted = new Set(r.rows.map((row) => row.dimension));
+  return items.filter((c) => inserted.has(c.dimension));
 }
 
 /** A new document record and its metering in one transaction; idempotent per operation. `metered` is the
