@@ -15,6 +15,7 @@ import type { ResolveTemplateInput } from './resolve-template.ts';
 import type { ConsumeUploadsInput } from './retention.ts';
 import { generatedConsumption } from '../core/envelope.ts';
 import type { GenerateInput } from '../core/generate.ts';
+import type { recordedOperation } from '../store/records/documents.ts';
 import { timedStep } from '../telemetry/metrics.ts';
 
 /** The single steps the groups are made of (activities/index.ts builds them once). */
@@ -67,7 +68,7 @@ export interface Finished {
 }
 
 /** The outcome an earlier execution of this operation recorded at `urn` (store/records/documents.ts). */
-export type RecordedLookup = (subscriptionId: string, operationId: string, urn: string) => Promise<{ title: string; path: string; documentGuid: string; consumption: { dimension: string; value: number }[] } | undefined>;
+export type RecordedLookup = (subscriptionId: string, operationId: string, urn: string) => ReturnType<typeof recordedOperation>;
 
 export function generationActivities(single: Steps, recorded: RecordedLookup) {
   // Each step keeps its own duration metric (docgen_activity_duration_seconds{activity="merge"}).
