@@ -4,6 +4,8 @@
 // (test/support/s3-hold.ts). Every step of that task ran as a local activity, so the second worker runs
 // them all again, the template and data resolution included: the caller must still get its 201, with one
 // document record and the delivered bytes, and the uploads stay consumed for everyone else.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { type Crashable, startCrashable } from './support.ts';
@@ -70,9 +72,9 @@ describe('a worker killed after a generate consumed its uploads', () => {
     expect(dataAgain.body.error.innerErrors[0].code).toBe('DATA_NOT_FOUND');
   }, 120_000);
 
-  it('a pdf generate killed after its converted file was discarded answers with what it recorded', async () => {
-    // The conversion is a normal activity: the steps after it (count, deliver, record, consume, discard) are
-    // the last workflow task, run again alone by the second worker; the pdf they count is gone by then.
+  it('a sync pdf generate killed after its converted file was discarded answers 201', async () => {
+    // A sync generate converts in a local activity: the second worker runs every step of the lost task
+    // again, the conversion included, with the uploads it consumed.
     const { sdk } = c;
     const { templateUrn, dataUrn } = await sdk.uploadPair(makeDocx(['Dear {name}']), { name: 'Grace' });
     const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`) && r.path.endsWith('/output.pdf'), { when: 'answer', drop: true });
@@ -86,5 +88,55 @@ describe('a worker killed after a generate consumed its uploads', () => {
     await expectGenerated(res, { name: 'converted.pdf', fileFormat: 'pdf' });
     const pdf = (await sdk.download(res.body.result.data.document.urn)).bytes;
     expect(Buffer.from(pdf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  }, 120_000);
+
+  it('an async pdf generate killed after its converted file was discarded calls back with what it recorded', async () => {
+    // Async: the conversion is a normal activity on the office queue, so the steps after it (count,
+    // deliver, record, consume, discard) are a workflow task of their own; the second worker runs that
+    // task alone, the pdf it counts is gone, and the finish step answers with the record it made.
+    const bodies: unknown[] = [];
+    const receiver = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d: Buffer) => (raw += d.toString('utf8')));
+      req.on('end', () => {
+        bodies.push(JSON.parse(raw));
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const { sdk } = c;
+      const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+      const token = await sdk.call('POST', '/common/client/token', { json: { sub: 'receiver-secret', iss: base, dest: '/done' } });
+      expect(token.status, JSON.stringify(token.body)).toBe(200);
+      const { templateUrn, dataUrn } = await sdk.uploadPair(makeDocx(['Dear {name}']), { name: 'Hopper' });
+      const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`) && r.path.endsWith('/output.pdf'), { when: 'answer', drop: true });
+      const queued = await sdk.call('POST', '/documents/document/generate/async', {
+        headers: { 'x-client-authorization': token.body.result.data.token },
+        json: { ...body(templateUrn, dataUrn), document: { ...body(templateUrn, dataUrn).document, name: 'queued', fileFormat: 'pdf' } },
+      });
+      expect(queued.status, JSON.stringify(queued.body)).toBe(201);
+      await held.arrived;
+      await c.crashAndReplace(held);
+      for (let i = 0; i < 600 && bodies.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      // One callback, the success body: the pdf, metered once.
+      expect(bodies).toHaveLength(1);
+      const called = bodies[0] as { result: { statusCode: number; data: { document: { urn: string; name: string; fileFormat: string } } }; consumption: unknown; operationId: string };
+      expect(called, JSON.stringify(called)).toHaveProperty('result.statusCode', 201);
+      expect(called.result.data.document).toMatchObject({ deliveryMethod: 'Storage', name: 'queued.pdf', fileFormat: 'pdf' });
+      expect(called.consumption).toEqual([
+        { dimension: 'pages-generated', value: 1 },
+        { dimension: 'documents-generated', value: 1 },
+      ]);
+      expect(await c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [called.operationId])).toEqual([
+        { dimension: 'documents-generated', value: 1 },
+        { dimension: 'pages-generated', value: 1 },
+      ]);
+      const pdf = (await sdk.download(called.result.data.document.urn)).bytes;
+      expect(Buffer.from(pdf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
   }, 120_000);
 });
