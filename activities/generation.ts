@@ -87,22 +87,29 @@ export function generationActivities(single: Steps, recorded: RecordedLookup) {
      *  input that failed, as the single steps did). */
     async prepareGeneration(input: PrepareInput): Promise<Prepared> {
       const scratch: BlobRef[] = [];
-      const template = await steps.resolveTemplate(input.template);
-      // A template read from a drive is an export or download in scratch (an uploaded one is not).
-      if (template.key.startsWith('scratch/')) scratch.push(template);
-      let related: Record<string, BlobRef> | undefined;
-      for (const item of input.related ?? []) {
-        const { name, ...resolve } = item;
-        const ref = await steps.resolveTemplate(resolve);
-        if (ref.key.startsWith('scratch/')) scratch.push(ref);
-        (related ??= {})[name] = ref;
+      try {
+        const template = await steps.resolveTemplate(input.template);
+        // A template read from a drive is an export or download in scratch (an uploaded one is not).
+        if (template.key.startsWith('scratch/')) scratch.push(template);
+        let related: Record<string, BlobRef> | undefined;
+        for (const item of input.related ?? []) {
+          const { name, ...resolve } = item;
+          const ref = await steps.resolveTemplate(resolve);
+          if (ref.key.startsWith('scratch/')) scratch.push(ref);
+          (related ??= {})[name] = ref;
+        }
+        const data = await steps.loadData(input.data);
+        // A GraphQL result is written to scratch; an uploaded file is not (discard only removes scratch/ keys).
+        scratch.push(data);
+        const merged = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
+        scratch.push(merged);
+        return { merged, scratch };
+      } catch (err) {
+        // The workflow never learns what a failed step left in scratch (a download, a GraphQL result): it
+        // goes now. A discard that fails is not the caller's error: the original failure stands.
+        if (scratch.length > 0) await steps.discardScratch(scratch).catch(() => undefined);
+        throw err;
       }
-      const data = await steps.loadData(input.data);
-      // A GraphQL result is written to scratch; an uploaded file is not (discard only removes scratch/ keys).
-      scratch.push(data);
-      const merged = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
-      scratch.push(merged);
-      return { merged, scratch };
     },
 
     /** [count pages -> write to Storage] -> record (document + metering, one transaction, idempotent per

@@ -187,6 +187,15 @@ describe('generate with GraphQL data and images from URLs', () => {
     }
   });
 
+  it('leaves no scratch file when the merge fails after the query ran', async () => {
+    const urn = await template(['{#customer}{name}']);
+    const res = await generate(body(urn, { loadMethod: 'GraphQL', urn: `${gql.url}/graphql`, query: QUERY, variables: [{ name: 'id', value: 'c1', type: 'graphql' }] }));
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_ERROR');
+    // The query's result was written to the run's scratch before the merge failed.
+    expect(await stack.blobs.list(`scratch/generate-${res.body.operationId}/`)).toEqual([]);
+  });
+
   it("answers 400 with the GraphQL server's messages", async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ query: QUERY, variables: [{ name: 'id', value: 'nobody', type: 'graphql' }] }, /no customer with id nobody/],
