@@ -6,7 +6,7 @@
 // signed, another kind, expired).
 import * as jose from 'jose';
 import type { StoredSigningKey } from '../store/accounts.ts';
-import { deriveFromSigningKey } from './tokens.ts';
+import { deriveFromSigningKey, publicKeySet } from './tokens.ts';
 
 export interface NestedTokenKind {
   /** The JWS `typ` header. */
@@ -38,8 +38,6 @@ export function nestedTokenKid(value: string): string | undefined {
   }
 }
 
-const keySets = new WeakMap<StoredSigningKey[], ReturnType<typeof jose.createLocalJWKSet>>();
-
 /** Decrypts and verifies a token; the payload and the signing key it was encrypted with. */
 export async function readNestedToken(
   kind: NestedTokenKind,
@@ -65,9 +63,7 @@ export async function readNestedToken(
     throw new NestedTokenFormatError((err as Error).message);
   }
   try {
-    let keySet = keySets.get(keys);
-    if (!keySet) keySets.set(keys, (keySet = jose.createLocalJWKSet({ keys: keys.map((k) => k.publicJwk as jose.JWK) })));
-    const verified = await jose.compactVerify(jws, keySet, { algorithms: ['ES256'] });
+    const verified = await jose.compactVerify(jws, publicKeySet(keys), { algorithms: ['ES256'] });
     if (verified.protectedHeader.typ !== kind.typ) throw new Error(`not a ${kind.typ}`);
     const payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
     if (typeof payload.exp !== 'number') throw new Error('no expiry');

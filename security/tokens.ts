@@ -47,6 +47,15 @@ export async function signingKeys(db: Queryable, kid?: string): Promise<StoredSi
   }
 }
 
+const keySets = new WeakMap<StoredSigningKey[], ReturnType<typeof jose.createLocalJWKSet>>();
+
+/** The public keys of `keys` as a JWK set for verification, made once per list signingKeys returns. */
+export function publicKeySet(keys: StoredSigningKey[]): ReturnType<typeof jose.createLocalJWKSet> {
+  let set = keySets.get(keys);
+  if (!set) keySets.set(keys, (set = jose.createLocalJWKSet({ keys: keys.map((k) => k.publicJwk as jose.JWK) })));
+  return set;
+}
+
 export async function localSigningKey(db: Db): Promise<StoredSigningKey> {
   const existing = (await signingKeys(db)).find((k) => k.alg === LOCAL_ALG);
   if (existing) return existing;
@@ -107,19 +116,9 @@ export async function createTokenVerifier(db: Db, config: TokenSettings): Promis
     keys = jose.createRemoteJWKSet(new URL(config.jwtJwksUrl));
   } else {
     await localSigningKey(db);
-    let local = jose.createLocalJWKSet({ keys: (await listSigningKeys(db)).map((k) => k.publicJwk as jose.JWK) });
-    let loadedAt = Date.now();
-    // Pick up keys added by another process (rotation) without a restart.
-    keys = async (header, token) => {
-      try {
-        return await local(header, token);
-      } catch (err) {
-        if (Date.now() - loadedAt < 5_000) throw err;
-        local = jose.createLocalJWKSet({ keys: (await listSigningKeys(db)).map((k) => k.publicJwk as jose.JWK) });
-        loadedAt = Date.now();
-        return local(header, token);
-      }
-    };
+    // A key added by another process (rotation) is found without a restart: signingKeys reads again for a
+    // kid it has not seen.
+    keys = async (header, token) => publicKeySet(await signingKeys(db, header.kid))(header, token);
   }
   return async (token) => {
     const { payload } = await jose.jwtVerify(token, keys, {
