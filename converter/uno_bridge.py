@@ -33,6 +33,8 @@ import threading
 import time
 
 import uno
+from com.sun.star.awt import Rectangle, WindowDescriptor
+from com.sun.star.awt.WindowClass import TOP
 from com.sun.star.beans import PropertyValue
 from com.sun.star.connection import NoConnectException
 
@@ -110,7 +112,7 @@ def connect(office, pipe, timeout):
     while True:
         try:
             ctx = resolver.resolve(url)
-            return ctx.ServiceManager.createInstanceWithContext('com.sun.star.frame.Desktop', ctx)
+            return ctx, ctx.ServiceManager.createInstanceWithContext('com.sun.star.frame.Desktop', ctx)
         except NoConnectException:
             if office.poll() is not None:
                 raise RuntimeError('soffice exited with code %s before accepting' % office.returncode)
@@ -165,7 +167,52 @@ def rendered_pages(doc):
     return int(doc.getRendererCount(doc, props(opts)))
 
 
-def convert(desktop, req, closing):
+class Frame:
+    """The hidden frame every document is loaded into, made once and reused.
+
+    Loading into a new frame ('_blank') makes a window, a frame and the frame's UI (layout manager,
+    toolbars, menus) for every document, about a third of a small document's load. This frame has no
+    layout manager, so no UI element is ever made; after a document it is emptied (setComponent) and the
+    document closed. Any failure while it holds a document drops it, and the next document gets a new one.
+    """
+
+    def __init__(self, ctx, desktop):
+        self.ctx = ctx
+        self.desktop = desktop
+        self.frame = None
+
+    def get(self):
+        if self.frame is None:
+            smgr = self.ctx.ServiceManager
+            toolkit = smgr.createInstanceWithContext('com.sun.star.awt.Toolkit', self.ctx)
+            d = WindowDescriptor()
+            d.Type = TOP
+            d.WindowServiceName = ''
+            d.ParentIndex = -1
+            d.Bounds = Rectangle(0, 0, 1024, 768)
+            d.WindowAttributes = 0   # not shown: the window stays invisible
+            window = toolkit.createWindow(d)
+            frame = smgr.createInstanceWithContext('com.sun.star.frame.Frame', self.ctx)
+            frame.initialize(window)
+            frame.setPropertyValue('LayoutManager', None)
+            frame.setCreator(self.desktop)
+            self.desktop.getFrames().append(frame)
+            self.frame = frame
+        return self.frame
+
+    def drop(self):
+        frame, self.frame = self.frame, None
+        if frame is not None:
+            try:
+                frame.close(True)
+            except Exception:  # noqa: BLE001  (a frame in a bad state may refuse; dispose it)
+                try:
+                    frame.dispose()
+                except Exception:  # noqa: BLE001  (the office is gone: the caller finds out)
+                    pass
+
+
+def convert(frames, req, closing):
     """Loads, then counts or stores. The document is closed by the caller after the reply (`closing`
     receives it): closing takes a few ms that nobody needs to wait for."""
     t0 = time.perf_counter()
@@ -177,10 +224,13 @@ def convert(desktop, req, closing):
         'MacroExecutionMode': 0,   # MacroExecMode.NEVER_EXECUTE
         'UpdateDocMode': 0,        # UpdateDocMode.NO_UPDATE
     }
-    doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(req['in']), '_blank', 0, props(load))
+    frame = frames.get()
+    # Until the document is in `closing`, a failure leaves the frame in an unknown state: drop it.
+    closing.append(None)
+    doc = frame.loadComponentFromURL(uno.systemPathToFileUrl(req['in']), '_self', 0, props(load))
     if doc is None:
         raise ValueError('LibreOffice could not load the document')
-    closing.append(doc)
+    closing[-1] = doc
     if req.get('count'):
         return (time.perf_counter() - t0) * 1000.0, rendered_pages(doc)
     store = {'FilterName': req['filter'], 'Overwrite': True}
@@ -217,16 +267,23 @@ def convert(desktop, req, closing):
     return (time.perf_counter() - t0) * 1000.0, pages
 
 
-def close_all(closing):
+def close_all(frames, closing):
+    """Empties the frame and closes its document; a load that failed half-way (None), or a document
+    that will not go, drops the frame instead."""
     while closing:
         doc = closing.pop()
         try:
+            if doc is None:
+                raise RuntimeError('no document')
+            frames.frame.setComponent(None, None)
             doc.close(True)
         except Exception:  # noqa: BLE001  (a document that failed half-way may refuse to close)
-            try:
-                doc.dispose()
-            except Exception:  # noqa: BLE001  (the office is gone: the caller finds out)
-                pass
+            frames.drop()
+            if doc is not None:
+                try:
+                    doc.dispose()
+                except Exception:  # noqa: BLE001  (the office is gone: the caller finds out)
+                    pass
 
 
 def main():
@@ -243,7 +300,8 @@ def main():
     t0 = time.perf_counter()
     office = start_office(a)
     try:
-        desktop = connect(office, a.pipe, a.start_timeout)
+        ctx, desktop = connect(office, a.pipe, a.start_timeout)
+        frames = Frame(ctx, desktop)
     except Exception as e:  # noqa: BLE001
         emit({'ready': False, 'error': 'start: %s' % e})
         kill_group()
@@ -262,11 +320,11 @@ def main():
         rid = req.get('id')
         closing = []
         try:
-            ms, pages = convert(desktop, req, closing)
+            ms, pages = convert(frames, req, closing)
             emit({'id': rid, 'ok': True, 'ms': ms, **({'pages': pages} if pages is not None else {})})
-            close_all(closing)
+            close_all(frames, closing)
         except Exception as e:  # noqa: BLE001
-            close_all(closing)
+            close_all(frames, closing)
             # Whether the office survived decides between "this document failed" and "restart me";
             # the exception type alone does not tell (a killed soffice.bin surfaces as anything from
             # DisposedException to a plain RuntimeException while oosplash is still alive).

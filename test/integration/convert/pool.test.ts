@@ -7,9 +7,9 @@ import { longDocx, makeDocx, para, poppler } from './fixtures.ts';
 
 let pool: LibreOfficePool;
 const small = makeDocx(para('small document'));
-// ~450 pages: LibreOffice needs 5+ s here, so a cancel or the 3 s deadline lands mid-conversion,
+// ~900 pages: LibreOffice needs 6+ s here, so a cancel or the 3 s deadline lands mid-conversion,
 // while the small document converts in well under the deadline even on a loaded machine.
-const big = longDocx(12000);
+const big = longDocx(24000);
 
 async function rejection(p: Promise<unknown>): Promise<ConvertError> {
   try {
