@@ -2,10 +2,12 @@
 // or when its retention period ends, whichever comes first. Removing = the stored_files row gets
 // `removed_date` (its urn stops resolving). The bytes are erased when the retention period ends, not when a
 // generate consumes the file: the consuming run may have to read it again (a local activity runs again
-// when its workflow task was lost), and only that run can (store/files.ts consumeFiles). Template and
+// when its workflow task was lost), and only that run can (store/files.ts consumeFiles). The periodic sweep
+// (workflows/retention.ts uploadSweeper) erases them; resolution already refuses an upload whose period is
+// over (store/files.ts getFile), so the sweep's interval delays only the erasure. Template and
 // data-source records that point at the urn are not touched: they survive, and their urn must be updated
 // after a re-upload.
-import { consumeFiles, markFileRemoved } from '../store/files.ts';
+import { consumeFiles, expiredUploads, markFileRemoved, markUploadsErased } from '../store/files.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentRun } from './scratch.ts';
 
@@ -21,6 +23,14 @@ export interface ExpireUploadInput {
   blobKey: string;
 }
 
+export interface SweepUploadsInput {
+  /** At most this many uploads per call. */
+  limit: number;
+}
+
+/** Blob deletions in flight at once during a sweep. */
+const ERASE_CONCURRENCY = 8;
+
 export function retentionActivities(deps: ActivityDeps) {
   return {
     /** Consumes the uploads a generate request named (one statement); ids that are not live uploads of the
@@ -33,8 +43,24 @@ export function retentionActivities(deps: ActivityDeps) {
       return { removed: [...new Set(input.urns)].filter((u) => ids.has(u.toLowerCase())) };
     },
 
-    /** The retention timer's end. Erases the bytes even when the row is gone or already removed (a
-     *  consumed upload, or an upload whose record was rolled back after its timer started). */
+    /** One batch of the upload sweep: erases the bytes of uploads whose retention period is over, then marks
+     *  their rows erased (and removed, unless a generate consumed them first). Bytes first: a sweep stopped
+     *  in between finds the rows again and erases nothing twice that matters (deleting a missing key is a
+     *  no-op). Returns how many it erased; fewer than `limit` means none is left. */
+    async sweepUploads(input: SweepUploadsInput): Promise<{ erased: number }> {
+      const due = await expiredUploads(deps.db, input.limit);
+      let next = 0;
+      const lane = async () => {
+        while (next < due.length) await deps.blobs.delete(due[next++]!.blobKey);
+      };
+      await Promise.all(Array.from({ length: Math.min(ERASE_CONCURRENCY, due.length) }, lane));
+      await markUploadsErased(deps.db, due.map((f) => f.id));
+      return { erased: due.length };
+    },
+
+    /** The end of a per-upload retention timer (uploadRetention workflows started before the sweep). Erases
+     *  the bytes even when the row is gone or already removed (a consumed upload, or an upload whose record
+     *  was rolled back after its timer started). */
     async expireUpload(input: ExpireUploadInput): Promise<{ removed: boolean }> {
       const key = await markFileRemoved(deps.db, input.subscriptionId, input.fileId, ['template', 'data']);
       await deps.blobs.delete(key ?? input.blobKey);

@@ -147,7 +147,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         blobs: deps.blobs,
         maxBytes: deps.config.uploadMaxBytes,
         retentionSeconds: deps.config.uploadRetentionSeconds,
-        temporal: deps.temporal,
         templateLimits: templateLimits(deps.config),
       });
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });

@@ -10,7 +10,7 @@ import type { AsyncGenerateInput, generateDocumentAsync } from '../workflows/gen
 import type { generateDocument } from '../workflows/generate.ts';
 import type { ManageInput, ManageResult } from '../core/manage.ts';
 import type { manageDocument } from '../workflows/manage.ts';
-import type { UploadRetentionInput, uploadRetention } from '../workflows/retention.ts';
+import type { UploadSweeperInput, uploadSweeper } from '../workflows/retention.ts';
 import { SA } from '../core/search-attributes.ts';
 
 export interface WorkflowStarter {
@@ -218,20 +218,19 @@ export async function runManage(t: WorkflowStarter, input: ManageInput, idem?: I
 
 // --- upload retention (spec 3) -------------------------------------------------------------------------
 
-export function retentionWorkflowId(fileId: string): string {
-  return `upload-retention-${fileId}`;
+export function uploadSweeperId(taskQueue: string): string {
+  return `upload-sweeper-${taskQueue}`;
 }
 
-/** Starts the durable timer that removes an upload when its retention period ends. */
-export async function startUploadRetention(t: WorkflowStarter, input: UploadRetentionInput): Promise<void> {
-  await t.client.workflow.start<typeof uploadRetention>('uploadRetention', {
+/** Starts this task queue's upload sweeper, or hands the running one these settings (signal-with-start:
+ *  every API process calls it at start-up, and there is still one sweeper). */
+export async function ensureUploadSweeper(t: Pick<WorkflowStarter, 'client' | 'taskQueue'>, input: UploadSweeperInput): Promise<void> {
+  await t.client.workflow.signalWithStart<typeof uploadSweeper, [UploadSweeperInput]>('uploadSweeper', {
     taskQueue: t.taskQueue,
-    workflowId: retentionWorkflowId(input.fileId),
+    workflowId: uploadSweeperId(t.taskQueue),
     args: [input],
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: SA.subscription, value: input.subscriptionId },
-      { key: SA.template, value: input.fileId },
-    ]),
-    staticSummary: `retention of uploaded ${input.kind} ${input.fileName} (${input.fileId})`,
+    signal: 'sweepSettings',
+    signalArgs: [input],
+    staticSummary: `erases uploaded templates and data files whose retention period is over, every ${input.intervalMs / 1000} s`,
   });
 }

@@ -7,6 +7,7 @@
 //   npm run bench:async [-- --n 200 --concurrency 16 --format docx|pdf]
 // Uploaded templates and data files are consumed by the generate that names them, so one pair is uploaded
 // per generation before the timed phase; uploads, warm-up and token creation are outside the timing.
+// --with-uploads: each timed generation uploads its pair first (the whole flow a caller runs).
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     timeout: { type: 'string', default: '600' },
     grace: { type: 'string', default: '3' },
     'keep-data': { type: 'boolean', default: false },
+    'with-uploads': { type: 'boolean', default: false },
   },
 });
 const N = Number(values.n);
@@ -224,13 +226,14 @@ try {
   const p0 = performance.now();
   const warmJobs: Job[] = Array.from({ length: WARMUP }, (_, k) => ({ i: -(k + 1), body: undefined as never }));
   const jobs: Job[] = Array.from({ length: N }, (_, i) => ({ i, body: undefined as never }));
-  await pool([...warmJobs, ...jobs], Math.max(CONCURRENCY, 4), async (job) => {
+  const prepare = async (job: Job) => {
     const t = await api.upload('template', [{ name: `t${job.i}.docx`, bytes: template }]);
     const d = await api.upload('data', [{ name: `d${job.i}.json`, bytes: JSON.stringify(dataOf(job.i)) }]);
     if (t.status !== 201 || d.status !== 201) throw new Error(`upload failed: ${t.status} ${JSON.stringify(t.body)} / ${d.status} ${JSON.stringify(d.body)}`);
     const body = generateBody(t.body.result.data.files[0].id as string, d.body.result.data.files[0].id as string, { document });
     job.body = { ...body, externalContext: job.i < 0 ? { warmup: -job.i } : { i: job.i } };
-  });
+  };
+  await pool(values['with-uploads'] ? warmJobs : [...warmJobs, ...jobs], Math.max(CONCURRENCY, 4), prepare);
   const prepareMs = performance.now() - p0;
 
   const send = async (job: Job) => {
@@ -264,7 +267,7 @@ try {
 
   // Timed phase.
   const t0 = performance.now();
-  await pool(jobs, CONCURRENCY, send);
+  await pool(jobs, CONCURRENCY, values['with-uploads'] ? async (job) => send(await prepare(job).then(() => job)) : send);
   const tAcked = performance.now();
   const accepted = jobs.filter((j) => j.status === 201);
   const timedDeliveries = () => receiver.deliveries.slice(warmDeliveries);
@@ -373,7 +376,8 @@ try {
   console.log('');
   console.log(`docgen async throughput: node ${process.version}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}`);
   console.log(`n=${N} concurrency=${CONCURRENCY} format=${FORMAT} (docx template -> ${FORMAT}${FORMAT === 'pdf' ? ' via LibreOffice' : ''}), warm-up ${WARMUP}, grace ${GRACE_MS / 1000} s`);
-  console.log(`service ready in ${f(startMs)} ms; prepared ${2 * (N + WARMUP)} uploads in ${f(prepareMs)} ms (not timed)`);
+  const prepared = values['with-uploads'] ? WARMUP : N + WARMUP;
+  console.log(`service ready in ${f(startMs)} ms; prepared ${2 * prepared} uploads in ${f(prepareMs)} ms (not timed)${values['with-uploads'] ? '; each timed generation uploads its pair first' : ''}`);
   console.log(`load average (1/5/15 min): before start ${la(loadBefore)} | timed phase start ${la(loadAtStart)} | end ${la(loadAtEnd)}`);
   console.log('');
   console.log('| measure | value |');
@@ -417,6 +421,8 @@ try {
       n: N,
       concurrency: CONCURRENCY,
       format: FORMAT,
+      withUploads: values['with-uploads'],
+      uploadsPerSecondUntimed: prepareMs > 0 ? Number(((2 * (values['with-uploads'] ? WARMUP : N + WARMUP)) / (prepareMs / 1000)).toFixed(1)) : null,
       cores: os.cpus().length,
       loadavg: { before: loadBefore, start: loadAtStart, end: loadAtEnd },
       workflowsPerSecond: Number.isFinite(wps) ? Number(wps.toFixed(3)) : null,

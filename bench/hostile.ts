@@ -147,8 +147,8 @@ try {
   await phase(`two concurrent generates ${FORMAT} of the 1,000,000-paragraph docx`, async () =>
     (await Promise.all([generate(million, '{"name":"B"}'), generate(million, '{"name":"B"}')])).join(' | '));
 
-  // Idle RSS against sleeping workflows: every upload starts an uploadRetention workflow that sleeps the
-  // retention period (24 h) and stays in the worker's workflow cache meanwhile.
+  // Idle RSS after 300 uploads (each used to start a sleeping retention workflow that stayed in the worker's
+  // workflow cache; now one sweeper serves them all).
   await new Promise((r) => setTimeout(r, 5_000));
   const before = treeRss(pid).service;
   for (let i = 0; i < 300; i++) await a.upload('data', [{ name: 'x.json', bytes: '{}' }]);

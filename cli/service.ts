@@ -6,6 +6,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/app.ts';
+import { ensureUploadSweeper } from '../api/temporal.ts';
 import { configureConverter, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config, connectorSettingsOf, converterSettingsOf, templateLimits } from '../config/env.ts';
@@ -160,6 +161,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         ...(opts.adminToken ? { adminToken: opts.adminToken } : {}),
         ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
       });
+      await ensureUploadSweeper({ client, taskQueue: config.taskQueue }, { intervalMs: config.uploadSweepSeconds * 1000, batch: 200 });
       await app.listen({ port: config.port, host: config.host });
       const addr = app.server.address();
       if (addr && typeof addr === 'object') url = baseUrl(config, addr.port);

@@ -150,6 +150,7 @@ export const settings = {
   jwtAlgorithms: setting('JWT_ALGORITHMS', 'ES256,RS256', str, 'Accepted JWT algorithms (comma-separated; `none` and HMAC are never accepted)'),
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', 20 * 1024 * 1024, bytes, 'Maximum size of one uploaded file (e.g. 20MB)'),
   uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
+  uploadSweepSeconds: setting('UPLOAD_SWEEP_SECONDS', 60, int(1, 86_400), 'How often the upload sweeper erases the bytes of uploads whose retention period is over (they stop resolving at the end of the period, whatever this is)'),
   generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate waits for its workflow'),
   clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token) and of a service-authorization token (POST /common/service/token)'),
   converterSlots: setting(

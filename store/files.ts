@@ -82,7 +82,7 @@ export async function getFile(db: Queryable, subscriptionId: string, id: string,
 }
 
 /** Consumes uploads (spec 3) in one statement: the live files among `ids` stop resolving for everyone but
- *  `consumedBy` (the consuming run, see getFile); their bytes stay until the retention timer erases them.
+ *  `consumedBy` (the consuming run, see getFile); their bytes stay until the upload sweep erases them (after the retention period).
  *  Returns the ids it consumed; a second call by the same run finds nothing left to do. */
 export async function consumeFiles(db: Queryable, subscriptionId: string, ids: string[], kinds: FileKind[], consumedBy: string): Promise<{ id: string; blobKey: string }[]> {
   const valid = [...new Set(ids.filter(isUuid))];
@@ -111,6 +111,29 @@ export async function markFileRemoved(db: Queryable, subscriptionId: string, id:
     [id, subscriptionId, kinds],
   );
   return r.rows[0]?.blob_key;
+}
+
+/** Uploads (templates, data files) whose retention period is over and whose bytes are not erased yet, oldest
+ *  first, across all subscriptions: the upload sweep's next batch. */
+export async function expiredUploads(db: Queryable, limit: number): Promise<{ id: string; blobKey: string }[]> {
+  const r = await db.query<{ id: string; blob_key: string }>(
+    `SELECT id, blob_key FROM stored_files
+     WHERE erased_date IS NULL AND expires_date IS NOT NULL AND expires_date <= now() AND kind IN ('template', 'data')
+     ORDER BY expires_date LIMIT $1`,
+    [limit],
+  );
+  return r.rows.map((row) => ({ id: String(row.id), blobKey: row.blob_key }));
+}
+
+/** After their bytes are erased: the rows are marked erased, and removed when a generate had not consumed
+ *  them first (the removal date of a consumed upload stays the consumption's). */
+export async function markUploadsErased(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE stored_files SET erased_date = now(), removed_date = COALESCE(removed_date, now())
+     WHERE id = ANY($1::uuid[]) AND erased_date IS NULL`,
+    [ids],
+  );
 }
 
 /** The blob key of a file already marked removed: a retried permanent delete erases the bytes that an

@@ -253,7 +253,7 @@ function uploadsOf(input: GenerateInput): string[] {
 }
 
 /** A run that did not finish (it failed, or native merge) consumes its uploads and discards its scratch
- *  here. If this step fails, the uploads' retention timers remove them later. */
+ *  here. If this step fails, the upload sweep removes them after their retention period. */
 async function endGeneration(input: GenerateInput, scratch: BlobRef[]): Promise<void> {
   const urns = uploadsOf(input);
   if (urns.length === 0 && scratch.length === 0) return;
@@ -269,7 +269,7 @@ async function endGeneration(input: GenerateInput, scratch: BlobRef[]): Promise<
 /** Spec 3: a generate request that was accepted (its workflow ran) consumes the uploaded files it names,
  *  whether it succeeds or fails, and at whichever step it fails: even a request whose template does not
  *  resolve consumes its data file. A request rejected by validation before queueing started no workflow
- *  and consumes nothing. If this step fails the upload's retention timer removes the files later. */
+ *  and consumes nothing. If this step fails the upload sweep removes the files after their retention period. */
 async function consumeUploads(input: GenerateInput): Promise<void> {
   const urns = uploadsOf(input);
   if (urns.length === 0) return;

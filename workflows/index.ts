@@ -2,4 +2,4 @@
 export { generateDocument } from './generate.ts';
 export { generateDocumentAsync } from './generate-async.ts';
 export { manageDocument } from './manage.ts';
-export { uploadRetention } from './retention.ts';
+export { uploadRetention, uploadSweeper } from './retention.ts';

@@ -1,8 +1,47 @@
-// uploadRetention: one per uploaded template or data file. A durable timer (it survives worker and server
-// restarts) that removes the upload once its retention period is over, unless a generate consumed it
-// first; in that case the removal finds nothing left to do. Deterministic code only.
-import { proxyLocalActivities, sleep } from '@temporalio/workflow';
+// Upload retention (spec 3). uploadSweeper: one per task queue, started (or handed new settings) by the API
+// at start-up: every `intervalMs` it erases the uploads whose retention period is over, in batches, then
+// sleeps; a run continues as new after a number of rounds to keep its history short. Resolution refuses an
+// expired upload by itself (store/files.ts getFile), so the interval only delays the erasure of the bytes.
+// uploadRetention: the former one-workflow-per-upload timer, kept so that the timers a deployment started
+// before the sweep still end (each costs a workflow per upload; none is started any more). Deterministic
+// code only.
+import { condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+
+export interface UploadSweeperInput {
+  intervalMs: number;
+  /** Uploads erased per local activity. */
+  batch: number;
+}
+
+/** New settings for a running sweeper (the API signals them at start-up): a round runs at once with them. */
+export const sweepSettings = defineSignal<[UploadSweeperInput]>('sweepSettings');
+
+const ROUNDS_PER_RUN = 200;
+
+const steps = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+export async function uploadSweeper(input: UploadSweeperInput): Promise<never> {
+  let settings = input;
+  let changed = false;
+  setHandler(sweepSettings, (next) => {
+    settings = next;
+    changed = true;
+  });
+  for (let round = 0; round < ROUNDS_PER_RUN; round++) {
+    for (;;) {
+      const { batch } = settings;
+      const { erased } = await steps.sweepUploads.executeWithOptions({ summary: 'erase uploads whose retention period is over' }, [{ limit: batch }]);
+      if (erased < batch) break;
+    }
+    changed = false;
+    await condition(() => changed, settings.intervalMs);
+  }
+  return continueAsNew<typeof uploadSweeper>(settings);
+}
 
 export interface UploadRetentionInput {
   subscriptionId: string;
@@ -13,14 +52,15 @@ export interface UploadRetentionInput {
   retentionMs: number;
 }
 
-const steps = proxyLocalActivities<Activities>({
+// Its options as they were when these timers started.
+const expiry = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 export async function uploadRetention(input: UploadRetentionInput): Promise<{ removed: boolean }> {
   await sleep(input.retentionMs, { summary: `keep ${input.kind} ${input.fileName} until its retention period ends` });
-  return steps.expireUpload.executeWithOptions({ summary: `remove expired ${input.kind} ${input.fileId}` }, [
+  return expiry.expireUpload.executeWithOptions({ summary: `remove expired ${input.kind} ${input.fileId}` }, [
     { subscriptionId: input.subscriptionId, fileId: input.fileId, blobKey: input.blobKey },
   ]);
 }

@@ -12,7 +12,6 @@ import { checkPackageLimits, type TemplateLimits } from '../../engine/index.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
-import { startUploadRetention, type WorkflowStarter } from '../temporal.ts';
 
 const TEMPLATE_EXTENSIONS: Record<string, string> = {
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
@@ -26,8 +25,6 @@ export interface UploadRouteOptions {
   blobs: BlobStore;
   maxBytes: number;
   retentionSeconds: number;
-  /** Starts each upload's retention timer (workflow uploadRetention). */
-  temporal: WorkflowStarter;
   /** Template package limits checked at upload (what the central directory tells, nothing inflated). */
   templateLimits?: TemplateLimits;
 }
@@ -158,18 +155,6 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
             sha256: f.sha256,
             blobKey: f.key,
             expiresDate,
-          });
-        }
-        // Inside the transaction: an upload whose timer could not be started is not kept. A timer whose
-        // row is then rolled back only erases bytes that are already gone.
-        for (const f of stored) {
-          await startUploadRetention(opts.temporal, {
-            subscriptionId,
-            fileId: f.id,
-            fileName: f.fileName,
-            kind,
-            blobKey: f.key,
-            retentionMs: opts.retentionSeconds * 1000,
           });
         }
       });

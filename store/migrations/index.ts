@@ -7,6 +7,7 @@ import { m004 } from './004-connections.ts';
 import { m005 } from './005-document-initiator.ts';
 import { m006 } from './006-location-writes.ts';
 import { m007 } from './007-consumed-by.ts';
+import { m008 } from './008-upload-sweep.ts';
 
 export interface Migration {
   readonly version: number;
@@ -14,4 +15,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008];

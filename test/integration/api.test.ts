@@ -218,8 +218,7 @@ describe('HTTP API', () => {
       const connection = await Connection.connect({ address: inject('temporalAddress') });
       try {
         const c = new Client({ connection });
-        // Upload retention timers (uploadRetention) run by design until their period ends.
-        return (await c.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}" AND ExecutionStatus = "Running" AND WorkflowType != "uploadRetention"`)).count;
+        return (await c.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}" AND ExecutionStatus = "Running"`)).count;
       } finally {
         await connection.close();
       }

@@ -28,9 +28,9 @@ describe('locations: unavailable methods are refused before queueing', () => {
 
   const uploadPair = () => api.uploadPair();
 
-  /** Workflows other than upload retention timers that this operation started. */
+  /** Workflows that this operation started. */
   async function workflowsOf(operationId: string): Promise<number> {
-    return (await temporal.workflow.count(`DocgenOperationId = "${operationId}" AND WorkflowType != "uploadRetention"`)).count;
+    return (await temporal.workflow.count(`DocgenOperationId = "${operationId}"`)).count;
   }
 
   // DriveA exists but needs the subscription's connection (none here): CONNECTION_MISSING, naming the field.

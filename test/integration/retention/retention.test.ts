@@ -2,10 +2,14 @@
 // file is removed when a generate consumes it (success or failure) or when UPLOAD_RETENTION_SECONDS have
 // passed, whichever comes first; the template record naming it survives and its urn stops resolving. A
 // consumed upload's bytes stay (readable by the consuming run alone, should a step of it run again after a
-// lost workflow task) until its retention timer erases them.
+// lost workflow task) until the upload sweeper (one workflow per task queue, every UPLOAD_SWEEP_SECONDS)
+// erases them after the retention period.
+import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
+import { ensureUploadSweeper, uploadSweeperId } from '../../../api/temporal.ts';
+import { insertFile } from '../../../store/files.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 
@@ -20,7 +24,7 @@ describe('upload retention', () => {
   let temporal: Client;
 
   beforeAll(async () => {
-    stack = await startStack({ uploadRetentionSeconds: RETENTION_S });
+    stack = await startStack({ uploadRetentionSeconds: RETENTION_S, uploadSweepSeconds: 1 });
     creds = await stack.credentials();
     api = client(creds);
     connection = await Connection.connect({ address: inject('temporalAddress') });
@@ -104,17 +108,18 @@ describe('upload retention', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const recordId: string = created.body.result.data.documentTemplate.id;
-    // The durable timer of each upload is a workflow an operator can find.
-    const handle = temporal.workflow.getHandle(`upload-retention-${templateUrn}`);
-    const described = await handle.describe();
-    expect(described.type).toBe('uploadRetention');
-    expect(described.status.name).toBe('RUNNING');
-    expect(await described.staticSummary()).toContain('t.docx');
+    // No workflow per upload: one sweeper per task queue, which an operator can find.
+    expect((await temporal.workflow.count(`WorkflowId = "upload-retention-${templateUrn}"`)).count).toBe(0);
+    const sweeper = await temporal.workflow.getHandle(uploadSweeperId(stack.config.taskQueue)).describe();
+    expect(sweeper.type).toBe('uploadSweeper');
+    expect(sweeper.status.name).toBe('RUNNING');
+    expect(await sweeper.staticSummary()).toContain('every 1 s');
+    expect((await row(templateUrn)).removed_date).toBeNull();
 
-    expect(await handle.result()).toEqual({ removed: true });
     for (const id of [templateUrn, dataUrn]) {
       const r = await until(() => row(id), (v) => v.removed_date !== null && !v.blobExists);
       expect(r.removed_date).not.toBeNull();
+      expect(r.removed_date!.getTime()).toBeGreaterThanOrEqual(r.expires_date.getTime());
       expect(r.blobExists).toBe(false);
     }
     const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
@@ -125,11 +130,64 @@ describe('upload retention', () => {
     expect(kept.body.result.data.documentTemplate.urn).toBe(templateUrn);
   });
 
-  it("a consumed upload's timer erases its bytes (the row was removed by the generate)", async () => {
+  it("a consumed upload's bytes are erased by the sweep after its retention period (the row was removed by the generate)", async () => {
     const { templateUrn, dataUrn } = await uploadPair();
     expect((await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) })).status).toBe(201);
-    expect((await row(dataUrn)).blobExists).toBe(true);
-    expect(await temporal.workflow.getHandle(`upload-retention-${dataUrn}`).result()).toEqual({ removed: false });
-    expect((await row(dataUrn)).blobExists).toBe(false);
+    const consumed = await row(dataUrn);
+    expect(consumed.blobExists).toBe(true);
+    const r = await until(() => row(dataUrn), (v) => !v.blobExists);
+    expect(r.blobExists).toBe(false);
+    expect(Date.now()).toBeGreaterThanOrEqual(r.expires_date.getTime());
+    // The removal date stays the consumption's.
+    expect(r.removed_date!.getTime()).toBe(consumed.removed_date!.getTime());
+  });
+
+  it('an API that starts again hands its settings to the running sweeper, which sweeps with them at once', async () => {
+    const handle = temporal.workflow.getHandle(uploadSweeperId(stack.config.taskQueue));
+    const before = await handle.describe();
+    // A sweep every minute, one upload per batch: the round these settings start finds nothing to erase.
+    const slow = { intervalMs: 60_000, batch: 1 };
+    await ensureUploadSweeper({ client: temporal, taskQueue: stack.config.taskQueue }, slow);
+    const after = await handle.describe();
+    expect(after.runId).toBe(before.runId);
+    expect(after.status.name).toBe('RUNNING');
+    await new Promise((r) => setTimeout(r, 1_000));
+    // Four uploads whose period is over (as if uploaded a day ago), swept only when the next settings come:
+    // one round takes four batches of one.
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const id = randomUUID();
+      const blobKey = `subscriptions/${creds.subscriptionId}/uploads/${id}`;
+      const put = await stack.blobs.put(blobKey, new TextEncoder().encode('{}'));
+      await insertFile(stack.service.db, {
+        id, subscriptionId: creds.subscriptionId, ownerId: creds.userId, kind: 'data', fileName: `old-${i}.json`, path: '',
+        contentType: 'application/json', size: put.size, sha256: put.sha256, blobKey, expiresDate: new Date(Date.now() - 1_000),
+      });
+      ids.push(id);
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+    for (const id of ids) expect((await row(id)).blobExists).toBe(true);
+    await ensureUploadSweeper({ client: temporal, taskQueue: stack.config.taskQueue }, slow);
+    for (const id of ids) {
+      const r = await until(() => row(id), (v) => !v.blobExists, 5_000);
+      expect(r.blobExists).toBe(false);
+      expect(r.removed_date).not.toBeNull();
+    }
+    await ensureUploadSweeper({ client: temporal, taskQueue: stack.config.taskQueue }, { intervalMs: 1_000, batch: 200 });
+  });
+
+  it('a per-upload retention timer started before the sweep existed still ends and erases its upload', async () => {
+    const { templateUrn } = await uploadPair();
+    const r0 = await row(templateUrn);
+    const handle = await temporal.workflow.start('uploadRetention', {
+      taskQueue: stack.config.taskQueue,
+      workflowId: `upload-retention-${templateUrn}`,
+      args: [{ subscriptionId: creds.subscriptionId, fileId: templateUrn, fileName: 't.docx', kind: 'template', blobKey: r0.blob_key, retentionMs: 200 }],
+    });
+    expect(await handle.result()).toEqual({ removed: true });
+    const r = await row(templateUrn);
+    expect(r.removed_date).not.toBeNull();
+    expect(r.removed_date!.getTime()).toBeLessThan(r.expires_date.getTime());
+    expect(r.blobExists).toBe(false);
   });
 });
