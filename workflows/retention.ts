@@ -1,11 +1,11 @@
 // Upload retention (spec 3). uploadSweeper: one per task queue, started (or handed new settings) by the API
-// at start-up: every `intervalMs` it erases the uploads whose retention period is over, in batches, then
-// sleeps; a run continues as new after a number of rounds to keep its history short. Resolution refuses an
+// at start-up: every `intervalMs` it erases the uploads whose retention period is over, in batches (an
+// activity each), then sleeps; a run continues as new after a number of rounds to keep its history short. Resolution refuses an
 // expired upload by itself (store/files.ts getFile), so the interval only delays the erasure of the bytes.
 // uploadRetention: the former one-workflow-per-upload timer, kept so that the timers a deployment started
 // before the sweep still end (each costs a workflow per upload; none is started any more). Deterministic
 // code only.
-import { condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 
 export interface UploadSweeperInput {
@@ -19,7 +19,9 @@ export const sweepSettings = defineSignal<[UploadSweeperInput]>('sweepSettings')
 
 const ROUNDS_PER_RUN = 200;
 
-const steps = proxyLocalActivities<Activities>({
+// A normal activity: its retries (say, while the database is down) wait in Temporal, where a local
+// activity's would hold the worker's shutdown until the database came back.
+const steps = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
