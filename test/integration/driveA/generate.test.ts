@@ -9,6 +9,7 @@ import { CHUNK_UNIT, type GraphFake, startGraphFake } from '../../fakes/graph/se
 import { client, generateBody } from '../../support/http.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
+import { workflowFailures } from '../../support/workflow-failure.ts';
 import { bigTemplate, connect, DRIVE_A, DRIVE_B } from './support.ts';
 
 describe('generate with DriveA', () => {
@@ -149,6 +150,8 @@ describe('generate with DriveA', () => {
 
     const before = fake.log.length;
     const res = await generate(body('root:/Templates/big.docx:', 'big'));
+    // Seen twice in full local runs (never alone, never in CI): a 500 from inside the workflow. Say what.
+    if (res.status === 500) expect.fail(`${JSON.stringify(res.body)}\n${await workflowFailures(res.body.error.innerErrors[0].eventId)}`);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const out = fake.item(DRIVE_A, res.body.result.data.document.urn)!;
     expect(out.content!.length).toBeGreaterThan(10 * 1024 * 1024);
