@@ -82,8 +82,8 @@ export async function getFile(db: Queryable, subscriptionId: string, id: string,
 }
 
 /** Consumes uploads (spec 3) in one statement: the live files among `ids` stop resolving for everyone but
- *  `consumedBy` (the consuming run, see getFile); their bytes stay until the upload sweep erases them (after the retention period).
- *  Returns the ids it consumed; a second call by the same run finds nothing left to do. */
+ *  `consumedBy` (the consuming run, see getFile); their bytes stay until the upload sweep erases them after
+ *  the retention period. Returns the ids it consumed; a second call by the same run finds nothing left to do. */
 export async function consumeFiles(db: Queryable, subscriptionId: string, ids: string[], kinds: FileKind[], consumedBy: string): Promise<{ id: string; blobKey: string }[]> {
   const valid = [...new Set(ids.filter(isUuid))];
   if (valid.length === 0) return [];

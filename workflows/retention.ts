@@ -1,7 +1,8 @@
 // Upload retention (spec 3). uploadSweeper: one per task queue, started (or handed new settings) by the API
 // at start-up: every `intervalMs` it erases the uploads whose retention period is over, in batches (an
-// activity each), then sleeps; a run continues as new after a number of rounds to keep its history short. Resolution refuses an
-// expired upload by itself (store/files.ts getFile), so the interval only delays the erasure of the bytes.
+// activity each), then sleeps; a run continues as new after a number of rounds to keep its history short.
+// Resolution refuses an expired upload by itself (store/files.ts getFile), so the interval only delays the
+// erasure of the bytes.
 // uploadRetention: the former one-workflow-per-upload timer, kept so that the timers a deployment started
 // before the sweep still end (each costs a workflow per upload; none is started any more). Deterministic
 // code only.
@@ -10,7 +11,7 @@ import type { Activities } from '../activities/index.ts';
 
 export interface UploadSweeperInput {
   intervalMs: number;
-  /** Uploads erased per local activity. */
+  /** Uploads erased per activity. */
   batch: number;
 }
 
@@ -34,12 +35,13 @@ export async function uploadSweeper(input: UploadSweeperInput): Promise<never> {
     changed = true;
   });
   for (let round = 0; round < ROUNDS_PER_RUN; round++) {
+    // Settings that arrive during this round start the next one at once.
+    changed = false;
     for (;;) {
       const { batch } = settings;
       const { erased } = await steps.sweepUploads.executeWithOptions({ summary: 'erase uploads whose retention period is over' }, [{ limit: batch }]);
       if (erased < batch) break;
     }
-    changed = false;
     await condition(() => changed, settings.intervalMs);
   }
   return continueAsNew<typeof uploadSweeper>(settings);
