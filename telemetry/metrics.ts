@@ -54,7 +54,8 @@ export function countMetering(items: { dimension: string; value: number }[]): vo
   for (const c of items) metering.inc({ dimension: c.dimension }, c.value);
 }
 
-/** Times one step that runs inside a grouped activity (activities/generation.ts) under its own name. */
+/** Times one activity attempt, or one step inside a grouped activity (activities/generation.ts), under its
+ *  own name. */
 export async function timedStep<T>(activity: string, run: () => Promise<T>): Promise<T> {
   const end = activityDuration.startTimer({ activity });
   try {
@@ -70,17 +71,7 @@ export async function timedStep<T>(activity: string, run: () => Promise<T>): Pro
 /** Times every activity attempt (normal and local) of the worker it is given to. */
 export const activityMetrics: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
-    async execute(input, next) {
-      const end = activityDuration.startTimer({ activity: ctx.info.activityType });
-      try {
-        const result = await next(input);
-        end({ outcome: 'ok' });
-        return result;
-      } catch (err) {
-        end({ outcome: 'failed' });
-        throw err;
-      }
-    },
+    execute: (input, next) => timedStep(ctx.info.activityType, () => next(input)),
   },
 });
 
