@@ -73,7 +73,7 @@ export async function getFile(db: Queryable, subscriptionId: string, id: string,
   const r = await db.query<Row>(
     `SELECT ${COLUMNS} FROM stored_files
      WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[])
-       AND (removed_date IS NULL OR (consumed_by IS NOT NULL AND consumed_by = $4))
+       AND (removed_date IS NULL OR consumed_by = $4)
        AND (expires_date IS NULL OR expires_date > now())`,
     [id, subscriptionId, kinds, consumedBy ?? null],
   );
