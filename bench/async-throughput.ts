@@ -422,7 +422,7 @@ try {
       concurrency: CONCURRENCY,
       format: FORMAT,
       withUploads: values['with-uploads'],
-      uploadsPerSecondUntimed: prepareMs > 0 ? Number(((2 * (values['with-uploads'] ? WARMUP : N + WARMUP)) / (prepareMs / 1000)).toFixed(1)) : null,
+      uploadsPerSecondUntimed: prepareMs > 0 ? Number(((2 * prepared) / (prepareMs / 1000)).toFixed(1)) : null,
       cores: os.cpus().length,
       loadavg: { before: loadBefore, start: loadAtStart, end: loadAtEnd },
       workflowsPerSecond: Number.isFinite(wps) ? Number(wps.toFixed(3)) : null,
