@@ -8,6 +8,8 @@
 // Uploaded templates and data files are consumed by the generate that names them, so one pair is uploaded
 // per generation before the timed phase; uploads, warm-up and token creation are outside the timing.
 // --with-uploads: each timed generation uploads its pair first (the whole flow a caller runs).
+// --page-count auto|exact|document: the service's PAGE_COUNT (default: its own default, auto).
+// It also prints the CPU each generation cost the service's processes (docgen, Temporal, LibreOffice).
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +24,7 @@ import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/sup
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx } from '../test/support/office.ts';
 import { medianSteps, type Step, stepsOf } from './breakdown.ts';
+import { cpuSpent, treeCpuMs } from './cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     grace: { type: 'string', default: '3' },
     'keep-data': { type: 'boolean', default: false },
     'with-uploads': { type: 'boolean', default: false },
+    'page-count': { type: 'string' },
   },
 });
 const N = Number(values.n);
@@ -69,6 +73,8 @@ interface Service {
   logsSince(mark: number): string[];
   tail(): string;
   stop(): Promise<number | null>;
+  /** CPU ms of the service's process tree so far, per kind of process (bench/cpu.ts). */
+  cpu(): Map<string, number>;
 }
 
 let stopService: (() => Promise<unknown>) | undefined;
@@ -77,7 +83,12 @@ async function startService(dataDir: string): Promise<Service> {
   const temporalCli = findTemporalCli(process.env.TEMPORAL_CLI);
   // One API key sends the whole burst (uploads and generates): the per-key rate limit would turn that into
   // 429s, and this measures the pipeline's throughput, not the limiter.
-  const env = await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', ...(temporalCli ? { TEMPORAL_CLI: temporalCli } : {}) });
+  const env = await docgenStartEnv(dataDir, {
+    OUTBOUND_ALLOW: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...(temporalCli ? { TEMPORAL_CLI: temporalCli } : {}),
+    ...(values['page-count'] ? { PAGE_COUNT: values['page-count'] } : {}),
+  });
   const started = await spawnDocgenStart(env, { timeoutMs: 180_000 });
   stopService = () => started.stop();
   await sleep(200); // the banner printed with the ready line
@@ -94,6 +105,7 @@ async function startService(dataDir: string): Promise<Service> {
         .filter(Boolean),
     tail: () => started.output().slice(-4000),
     stop: () => started.stop(),
+    cpu: () => treeCpuMs(started.child.pid!),
   };
 }
 
@@ -266,6 +278,7 @@ try {
   const loadAtStart = os.loadavg();
 
   // Timed phase.
+  const cpuAtStart = svc.cpu();
   const t0 = performance.now();
   await pool(jobs, CONCURRENCY, values['with-uploads'] ? async (job) => send(await prepare(job).then(() => job)) : send);
   const tAcked = performance.now();
@@ -277,6 +290,9 @@ try {
   };
   const complete = await receiver.until(allArrived, TIMEOUT_MS);
   const loadAtEnd = os.loadavg();
+  // What the service spent per generation: the ceiling the machine puts on throughput is cores / this.
+  const cpuPerWorkflow = [...cpuSpent(cpuAtStart, svc.cpu())].filter(([, ms]) => ms > 0).map(([group, ms]) => ({ group, ms: ms / N }));
+  const cpuTotal = cpuPerWorkflow.reduce((a, c) => a + c.ms, 0);
   // Stragglers and duplicates: keep listening a little longer.
   await sleep(GRACE_MS);
 
@@ -375,7 +391,7 @@ try {
   const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   console.log('');
   console.log(`docgen async throughput: node ${process.version}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}`);
-  console.log(`n=${N} concurrency=${CONCURRENCY} format=${FORMAT} (docx template -> ${FORMAT}${FORMAT === 'pdf' ? ' via LibreOffice' : ''}), warm-up ${WARMUP}, grace ${GRACE_MS / 1000} s`);
+  console.log(`n=${N} concurrency=${CONCURRENCY} format=${FORMAT} (docx template -> ${FORMAT}${FORMAT === 'pdf' ? ' via LibreOffice' : ''}), warm-up ${WARMUP}, grace ${GRACE_MS / 1000} s${values['page-count'] ? `, PAGE_COUNT=${values['page-count']}` : ''}`);
   const prepared = values['with-uploads'] ? WARMUP : N + WARMUP;
   console.log(`service ready in ${f(startMs)} ms; prepared ${2 * prepared} uploads in ${f(prepareMs)} ms (not timed)${values['with-uploads'] ? '; each timed generation uploads its pair first' : ''}`);
   console.log(`load average (1/5/15 min): before start ${la(loadBefore)} | timed phase start ${la(loadAtStart)} | end ${la(loadAtEnd)}`);
@@ -398,6 +414,13 @@ try {
   console.log(`| document records (expected ${N + WARMUP}) | ${documentRecords ?? '-'} |`);
   console.log(`| Temporal generateDocumentAsync runs | ${Object.entries(workflows).map(([k, v]) => `${k} ${v}`).join(', ') || '-'} |`);
   console.log(`| service log lines (warn+) from uploads to the end | ${serviceLogs.length} |`);
+  console.log('');
+  console.log(`CPU per generation in the timed phase (the service's processes, from /proc; ${os.cpus().length} cores at 100% allow at most ${(os.cpus().length * 1000 / cpuTotal).toFixed(1)} workflows/s at this cost):`);
+  console.log('');
+  console.log('| process | CPU ms per generation |');
+  console.log('|---|---:|');
+  for (const c of cpuPerWorkflow.sort((a, b) => b.ms - a.ms)) console.log(`| ${c.group} | ${f(c.ms)} |`);
+  console.log(`| total | ${f(cpuTotal)} |`);
   console.log('');
   if (serviceLogs.length) {
     console.log('service log (first 5 lines):');
@@ -422,11 +445,13 @@ try {
       concurrency: CONCURRENCY,
       format: FORMAT,
       withUploads: values['with-uploads'],
+      pageCount: values['page-count'] ?? 'default',
       uploadsPerSecondUntimed: prepareMs > 0 ? Number(((2 * prepared) / (prepareMs / 1000)).toFixed(1)) : null,
       cores: os.cpus().length,
       loadavg: { before: loadBefore, start: loadAtStart, end: loadAtEnd },
       workflowsPerSecond: Number.isFinite(wps) ? Number(wps.toFixed(3)) : null,
       wallMs: Math.round(wallMs),
+      cpuMsPerWorkflow: Object.fromEntries([...cpuPerWorkflow.map((c) => [c.group, Number(c.ms.toFixed(2))]), ['total', Number(cpuTotal.toFixed(2))]]),
       ackedAllMs: Math.round(tAcked - t0),
       drainPerSecond: afterAcks > 0 ? Number(drainPerSecond.toFixed(3)) : null,
       callbackMs: { p50: Math.round(pct(e2e, 50)), p95: Math.round(pct(e2e, 95)), max: Math.round(pct(e2e, 100)) },

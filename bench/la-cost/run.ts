@@ -1,45 +1,74 @@
-// Benchmark (not a test): what one local activity costs the workflow, with nothing of docgen in the way.
-// A Temporal dev server (in memory) and one worker in this process; a workflow runs n no-op local
-// activities, one after another or two at a time (Promise.all), started eagerly as docgen does. Prints the
-// median start -> result time per shape, and the time from the workflow task's start to the last
-// activity's scheduling (its marker's original_schedule_time: the worker's clock; the marker's
+// Benchmark (not a test): the orchestration floor under docgen's figures. Temporal's dev server, started
+// exactly as `docgen start` starts it (cli/temporal-dev.ts: SQLite file in WAL mode, eager workflow start
+// and eager activities), and one worker in this process with docgen's lean workflow thread
+// (worker/sandbox.ts), run workflows of no-op steps in docgen's shapes (bench/la-cost/workflows.ts),
+// started eagerly as docgen does. Nothing of docgen (HTTP, auth, database, storage, engine, converter) runs.
+//
+// Latency: the median start -> result time per shape, and the time from the workflow task's start to the
+// last local activity's scheduling (its marker's original_schedule_time: the worker's clock; the marker's
 // complete_time is the workflow's own clock and cannot be used, see bench/breakdown.ts).
-//   node bench/la-cost/run.ts [--runs 8]
-import { type ChildProcess, spawn } from 'node:child_process';
+// Throughput: --n workflows of a shape, --concurrency at a time, like bench/async-throughput.ts; prints
+// workflows/s and the CPU each workflow costs the server process and this process (worker + client).
+//   node bench/la-cost/run.ts [--runs 30] [--n 400] [--concurrency 16]
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { findTemporalCli, freePort } from '../../cli/temporal-dev.ts';
+import { findTemporalCli, freePort, startDevServer } from '../../cli/temporal-dev.ts';
+import { withLeanWorkflowThread } from '../../worker/sandbox.ts';
 import { median, tsMs } from '../breakdown.ts';
+import { processCpuMs } from '../cpu.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '8' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '30' }, n: { type: 'string', default: '400' }, concurrency: { type: 'string', default: '16' } },
+});
 const runs = Number(values.runs);
+const n = Number(values.n);
+const concurrency = Number(values.concurrency);
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const cli = findTemporalCli(process.env.TEMPORAL_CLI);
 if (!cli) throw new Error('no Temporal CLI (set TEMPORAL_CLI)');
-const port = await freePort();
-const server: ChildProcess = spawn(cli, ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--dynamic-config-value', 'system.enableEagerWorkflowStart=true'], { stdio: 'ignore' });
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'la-cost-'));
+const server = await startDevServer({ cli, port: await freePort(), dbFile: path.join(dir, 'temporal.db'), headless: true });
+
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+type Shape = { type: 'sequential' | 'pairs' | 'pdf' | 'callback'; arg?: number; label: string };
+const latencyShapes: Shape[] = [
+  { type: 'sequential', arg: 0, label: 'no step' },
+  { type: 'sequential', arg: 1, label: '1 local activity' },
+  { type: 'sequential', arg: 2, label: '2 local activities (a sync docx generate)' },
+  { type: 'sequential', arg: 4, label: '4 local activities' },
+  { type: 'sequential', arg: 8, label: '8 local activities' },
+  { type: 'pairs', arg: 8, label: '8 local activities, two at a time' },
+  { type: 'pdf', label: 'local activity, activity, local activity (a sync pdf generate)' },
+  { type: 'callback', label: '2 local activities, then an activity (an async generate with its callback)' },
+];
+const throughputShapes: Shape[] = [latencyShapes[2]!, latencyShapes[7]!];
+
 try {
-  let connection: NativeConnection | undefined;
-  for (let i = 0; i < 100 && !connection; i++) {
-    connection = await NativeConnection.connect({ address: `127.0.0.1:${port}` }).catch(async () => {
-      await new Promise((r) => setTimeout(r, 200));
-      return undefined;
-    });
-  }
-  if (!connection) throw new Error('the dev server did not start');
-  const worker = await Worker.create({ connection, taskQueue: 'la-cost', workflowsPath: new URL('./workflows.ts', import.meta.url).pathname, activities: { noop: async () => 1 } });
+  const connection = await NativeConnection.connect({ address: server.address });
+  const taskQueue = 'la-cost';
+  const worker = await withLeanWorkflowThread(false, () =>
+    Worker.create({ connection, taskQueue, workflowsPath: new URL('./workflows.ts', import.meta.url).pathname, activities: { noop: async () => 1 } }),
+  );
   const running = worker.run();
   const client = new Client({ connection });
-  const rows: string[] = [];
+  const start = (s: Shape, id: string) => client.workflow.start(s.type, { taskQueue, workflowId: id, args: s.arg === undefined ? [] : [s.arg], requestEagerStart: true });
   const la0 = os.loadavg();
-  for (const [type, n] of [['sequential', 0], ['sequential', 1], ['sequential', 2], ['sequential', 4], ['sequential', 8], ['pairs', 8]] as const) {
+
+  const latency: string[] = [];
+  for (const s of latencyShapes) {
     const totals: number[] = [];
     const tails: number[] = [];
     for (let k = 0; k < runs + 2; k++) {
       const t0 = performance.now();
-      const h = await client.workflow.start(type, { taskQueue: 'la-cost', workflowId: `${type}-${n}-${k}-${Date.now()}`, args: [n], requestEagerStart: true });
+      const h = await start(s, `${s.type}-${s.arg ?? ''}-${k}-${Date.now()}`);
       await h.result();
       const total = performance.now() - t0;
       const events = (await h.fetchHistory()).events ?? [];
@@ -50,18 +79,45 @@ try {
         .map((e) => tsMs(JSON.parse(new TextDecoder().decode(e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data ?? new Uint8Array())).original_schedule_time));
       if (k < 2) continue; // warm-up
       totals.push(total);
-      tails.push((scheduled.length ? Math.max(...scheduled) : taskCompleted) - taskStarted);
+      tails.push((scheduled.length ? scheduled[0]! : taskCompleted) - taskStarted);
     }
-    rows.push(`| ${type} | ${n} | ${median(totals).toFixed(1)} | ${median(tails).toFixed(1)} |`);
+    latency.push(`| ${s.label} | ${median(totals).toFixed(1)} | ${median(tails).toFixed(1)} |`);
   }
+
+  const throughput: string[] = [];
+  for (const s of throughputShapes) {
+    let next = 0;
+    const serverCpu0 = processCpuMs(server.process.pid!);
+    const ownCpu0 = ownCpuMs();
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let i = next++; i < n; i = next++) await (await start(s, `tp-${s.type}-${i}-${Date.now()}`)).result();
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const serverMs = (processCpuMs(server.process.pid!) - serverCpu0) / n;
+    const ownMs = (ownCpuMs() - ownCpu0) / n;
+    throughput.push(`| ${s.label} | ${(n / seconds).toFixed(1)} | ${serverMs.toFixed(1)} | ${ownMs.toFixed(1)} | ${(serverMs + ownMs).toFixed(1)} |`);
+  }
+
   worker.shutdown();
   await running;
   await connection.close();
-  console.log(`node ${process.version}, ${os.cpus().length} cores, load average ${la0.map((x) => x.toFixed(2)).join(' ')} -> ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}, ${runs} runs per row`);
+  console.log(`node ${process.version}, ${os.cpus().length} cores, load average ${la0.map((x) => x.toFixed(2)).join(' ')} -> ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log('');
-  console.log('| shape | local activities | start -> result median ms | workflow task started -> last activity scheduled median ms |');
-  console.log('|---|---:|---:|---:|');
-  for (const r of rows) console.log(r);
+  console.log(`Latency, one workflow at a time (medians of ${runs} runs):`);
+  console.log('');
+  console.log('| shape | start -> result ms | workflow task started -> first local activity scheduled ms |');
+  console.log('|---|---:|---:|');
+  for (const r of latency) console.log(r);
+  console.log('');
+  console.log(`Throughput, ${n} workflows, ${concurrency} at a time (CPU per workflow from /proc and process.cpuUsage):`);
+  console.log('');
+  console.log('| shape | workflows/s | server CPU ms/workflow | worker + client CPU ms/workflow | total CPU ms/workflow |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of throughput) console.log(r);
 } finally {
-  server.kill();
+  await server.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
 }

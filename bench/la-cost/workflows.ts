@@ -1,8 +1,12 @@
-// Workflows of bench/la-cost/run.ts: n no-op local activities, one after another or two at a time.
-import { proxyLocalActivities } from '@temporalio/workflow';
+// Workflows of bench/la-cost/run.ts: no-op steps in the shapes docgen's workflows have, with nothing of
+// docgen in them.
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 
-const la = proxyLocalActivities<{ noop(): Promise<number> }>({ startToCloseTimeout: '10 seconds' });
+type Noop = { noop(): Promise<number> };
+const la = proxyLocalActivities<Noop>({ startToCloseTimeout: '10 seconds' });
+const activity = proxyActivities<Noop>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } });
 
+/** n local activities one after another (a sync docx generate is 2: prepareGeneration, finishGeneration). */
 export async function sequential(n: number): Promise<number> {
   let s = 0;
   for (let i = 0; i < n; i++) s += await la.noop();
@@ -13,4 +17,14 @@ export async function pairs(n: number): Promise<number> {
   let s = 0;
   for (let i = 0; i < n; i += 2) s += (await Promise.all([la.noop(), la.noop()])).reduce((a, b) => a + b, 0);
   return s;
+}
+
+/** A sync pdf generate: a local activity, the conversion as a normal activity, a local activity. */
+export async function pdf(): Promise<number> {
+  return (await la.noop()) + (await activity.noop()) + (await la.noop());
+}
+
+/** An async docx generate: two local activities, then the callback attempt as a normal activity. */
+export async function callback(): Promise<number> {
+  return (await la.noop()) + (await la.noop()) + (await activity.noop());
 }

@@ -1,0 +1,67 @@
+// CPU time from /proc (Linux), for benchmarks that divide it by the work done: a process's own, or that
+// of a process and all its descendants grouped by what they are (docgen's node process, the Temporal dev
+// server, LibreOffice, the Python bridges). Clock ticks are taken as 10 ms (CLK_TCK 100, Linux's default).
+import fs from 'node:fs';
+
+const TICK_MS = 10;
+
+interface Stat {
+  pid: number;
+  ppid: number;
+  comm: string;
+  cpuMs: number;
+}
+
+function stat(pid: number): Stat | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone meanwhile
+  }
+  // "pid (comm) state ppid ... utime stime ...": comm may hold spaces and parentheses.
+  const close = text.lastIndexOf(')');
+  const fields = text.slice(close + 2).split(' ');
+  return { pid, ppid: Number(fields[1]), comm: text.slice(text.indexOf('(') + 1, close), cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+}
+
+/** utime + stime of one process, in ms. */
+export function processCpuMs(pid: number): number {
+  return stat(pid)?.cpuMs ?? NaN;
+}
+
+const GROUPS: [RegExp, string][] = [
+  [/^temporal/, 'Temporal dev server'],
+  [/^(soffice|oosplash)/, 'LibreOffice'],
+  [/^python/, 'LibreOffice bridges (python)'],
+  [/^(node|MainThread)/, 'docgen (node)'],
+];
+
+/** CPU ms of `rootPid` and its descendants, summed per group. Processes that exited are not counted. */
+export function treeCpuMs(rootPid: number): Map<string, number> {
+  const all: Stat[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const s = stat(Number(name));
+    if (s) all.push(s);
+  }
+  const children = new Map<number, Stat[]>();
+  for (const s of all) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
+  const out = new Map<string, number>();
+  const root = all.find((s) => s.pid === rootPid);
+  const todo = root ? [root] : [];
+  while (todo.length > 0) {
+    const s = todo.pop()!;
+    const group = GROUPS.find(([re]) => re.test(s.comm))?.[1] ?? `other (${s.comm})`;
+    out.set(group, (out.get(group) ?? 0) + s.cpuMs);
+    todo.push(...(children.get(s.pid) ?? []));
+  }
+  return out;
+}
+
+/** What each group spent between two treeCpuMs readings. */
+export function cpuSpent(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [group, ms] of after) out.set(group, ms - (before.get(group) ?? 0));
+  return out;
+}
