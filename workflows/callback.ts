@@ -1,7 +1,15 @@
 // Callback delivery for the async generate (spec 6): the retry schedule lives here, as durable timers
-// between attempts, and each attempt is one activity with Temporal retries disabled, so the history (and
-// the UI) shows every attempt and every wait with a summary. Deterministic code only.
-import { ActivityFailure, proxyActivities, sleep } from '@temporalio/workflow';
+// between attempts, and each attempt is one local activity with Temporal retries disabled, so the history
+// (and the UI) shows every attempt and every wait with a summary. Deterministic code only.
+//
+// Local, not a normal activity: an attempt is one signed POST, and as a normal activity it cost the
+// server a task dispatch and a second workflow task, ~7 of the ~70 ms of CPU an async generation costs on
+// the embedded stack (bench/async-throughput.ts prints CPU per generation). As a local activity the first
+// attempt runs in the same workflow task as the generation. What does not change: at least once per
+// attempt (a worker that dies mid-attempt repeats it, with the same webhook-id, as a timed-out activity
+// did), the waits are durable timers, and the attempt's outcome is in the history (a marker with the
+// summary). Runs that scheduled their attempts as activities before this keep doing so on replay.
+import { ActivityFailure, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities, CallbackAttemptResult } from '../activities/index.ts';
 
 export interface CallbackPlan {
@@ -25,10 +33,8 @@ export interface CallbackOutcome {
 }
 
 function attemptProxy(timeoutMs: number) {
-  return proxyActivities<Activities>({
-    startToCloseTimeout: timeoutMs + 10_000,
-    retry: { maximumAttempts: 1 },
-  });
+  const options = { startToCloseTimeout: timeoutMs + 10_000, retry: { maximumAttempts: 1 } };
+  return patched('local-callback-attempts') ? proxyLocalActivities<Activities>(options) : proxyActivities<Activities>(options);
 }
 
 function human(ms: number): string {

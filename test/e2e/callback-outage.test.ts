@@ -12,6 +12,7 @@ import { freePort } from '../../cli/temporal-dev.ts';
 import { startReceiver, type Receiver } from '../integration/async/receiver.ts';
 import { expectOneDocument, processEnv, queueAsyncGeneration, startGraphqlEndpoint } from '../support/async-e2e.ts';
 import { docgenCredentials } from '../support/docgen-start.ts';
+import { localActivities } from '../support/history.ts';
 import { client } from '../support/http.ts';
 import { runDocgen, stopProcess } from '../support/service-process.ts';
 
@@ -93,13 +94,8 @@ describe('durability: callback receiver down, then up', () => {
     const droppedDeliveries = [...dropping.seen];
     dropping = undefined;
     // Down, phase 2: nothing listens; wait until an attempt has been refused (a third completed attempt).
-    const completedAttempts = async () => {
-      const events = (await handle.fetchHistory()).events ?? [];
-      const attemptIds = new Set(
-        events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callbackAttempt').map((e) => String(e.eventId)),
-      );
-      return events.filter((e) => attemptIds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? ''))).length;
-    };
+    // Each attempt is a local activity (workflows/callback.ts): one marker per completed attempt.
+    const completedAttempts = async () => localActivities((await handle.fetchHistory()).events).filter((a) => a.type === 'callbackAttempt').length;
     await until('a refused attempt', async () => (await completedAttempts()) >= 3);
     // While the receiver is down the run is still there, running, for an operator to see.
     expect((await handle.describe()).status.name).toBe('RUNNING');

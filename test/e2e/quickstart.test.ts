@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SA } from '../../core/search-attributes.ts';
+import { localActivities } from '../support/history.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { repoRoot, type StartedService, startDocgen } from '../support/service-process.ts';
@@ -105,14 +105,7 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       const history = await handle.fetchHistory();
       // The short steps are local activities, grouped in two (activities/generation.ts): one marker per
       // group, carrying its type and a summary that names its steps.
-      const steps = (history.events ?? [])
-        .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
-        .map((e) => {
-          const payload = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0];
-          const data = payload ? (defaultPayloadConverter.fromPayload(payload) as { activity_type?: string }) : {};
-          const summary = e.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(e.userMetadata.summary)) : '';
-          return { type: data.activity_type, summary };
-        });
+      const steps = localActivities(history.events);
       expect(steps.map((s) => s.type)).toEqual(['prepareGeneration', 'finishGeneration']);
       expect(steps[0]!.summary).toMatch(/^template .+ \(Storage\); data .+ \(Storage\); merge into docx$/);
       expect(steps[1]!.summary).toBe('count pages; deliver letter to Storage:root; record document and metering; consume uploads');

@@ -17,6 +17,9 @@ const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'g
 // manageDocument runs recorded before its recovery of a lost workflow task (patch 'manage-recorded-outcome'):
 // a Storage move, a move whose source does not resolve (the failure the patch now looks behind), a convert.
 const manageFixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'manage-before-recorded-outcome.json');
+// A generateDocumentAsync run recorded while callback attempts were normal activities (before the patch
+// 'local-callback-attempts'): a 503, a 503, then a 200, with the two waits between them.
+const asyncFixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'generate-async-activity-callbacks.json');
 
 function eventTypes(history: temporal.api.history.v1.IHistory): (temporal.api.enums.v1.EventType | null | undefined)[] {
   return (history.events ?? []).map((e) => e.eventType);
@@ -51,6 +54,16 @@ describe('workflow replay', () => {
       expect(eventTypes(history)).toContain(temporal.api.enums.v1.EventType[closed]);
       await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `replay-manage-${name}`)).resolves.toBeUndefined();
     }
+  });
+
+  it('replays an async run whose callback attempts were activities (three attempts, two waits)', async () => {
+    const recorded = JSON.parse(fs.readFileSync(asyncFixture, 'utf8')) as Record<string, object>;
+    expect(Object.keys(recorded)).toEqual(['docx-callback-retried']);
+    const history = temporal.api.history.v1.History.fromObject(recorded['docx-callback-retried']!);
+    const attempts = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callbackAttempt');
+    expect(attempts).toHaveLength(3);
+    expect(eventTypes(history).filter((t) => t === temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_FIRED)).toHaveLength(2);
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'replay-async-activity-callbacks')).resolves.toBeUndefined();
   });
 
   it('replays a run of the current code', async () => {
