@@ -71,6 +71,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly python: string;
   readonly isolation: string[] | null;
   readonly baseDir: string;
+  /** The per-instance job directories made so far (see run). */
+  private readonly jobDirs = new Set<string>();
   readonly maxMemoryMb: number;
   /** `prlimit --as=N --` when a memory cap applies, else empty. */
   readonly memoryLimitPrefix: string[];
@@ -293,14 +295,21 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async run(inst: Instance, job: Job): Promise<void> {
     inst.state = 'busy';
     this.running++;
-    const dir = path.join(this.baseDir, 'jobs', String(job.id));
-    const inPath = path.join(dir, `in.${job.plan.from}`);
-    const outPath = path.join(dir, `out.${job.plan.to}`);
+    // One directory per instance, made once; a job's files are named by its id (an instance runs one job at
+    // a time, and a late unlink of an earlier job's files can never touch a later one's). A directory per
+    // job cost a mkdir and a recursive rm (lstat, readdir, rmdir) on the event loop for every count.
+    const dir = path.join(this.baseDir, 'jobs', String(inst.index));
+    const inPath = path.join(dir, `${job.id}-in.${job.plan.from}`);
+    const outPath = path.join(dir, `${job.id}-out.${job.plan.to}`);
     let restartWhy: string | null = null;
+    let failed = false;
     let timer: NodeJS.Timeout | undefined;
     let abortListener: (() => void) | undefined;
     try {
-      await fsp.mkdir(dir, { recursive: true });
+      if (!this.jobDirs.has(dir)) {
+        await fsp.mkdir(dir, { recursive: true });
+        this.jobDirs.add(dir);
+      }
       await fsp.writeFile(inPath, job.input);
       const interrupted = new Promise<'timeout' | 'aborted'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), job.timeoutMs);
@@ -340,6 +349,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       const out = new Uint8Array(await fsp.readFile(outPath));
       this.settle(job, this.postProcess(out, job.plan));
     } catch (e) {
+      failed = true;
       let err = e instanceof ConvertError ? e : new ConvertError('CONVERSION_FAILED', (e as Error).message, { cause: e });
       if (this.stopping) err = new ConvertError('SHUTDOWN', 'the converter was stopped during the conversion', { cause: err });
       this.settle(job, err);
@@ -347,7 +357,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       clearTimeout(timer);
       if (abortListener) job.signal?.removeEventListener('abort', abortListener);
       this.running--;
-      fsp.rm(dir, { recursive: true, force: true }).catch(() => {});
+      for (const f of [inPath, outPath]) fsp.unlink(f).catch(() => {});
       // Not 'busy' any more means the bridge already exited and onInstanceExit is restarting it;
       // a second restart here would kill the replacement while it starts.
       if (inst.state === 'busy') {
@@ -355,6 +365,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
         else if (inst.sinceStart >= this.recycleAfter) await this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
         else inst.state = 'idle';
       }
+      // A failed job may leave more than its two files (a timed-out export still writing until its instance
+      // was killed, a csv export's per-sheet file): everything named by its id goes.
+      if (failed) await removeJobFiles(dir, job.id);
       this.keepAlive();
       this.dispatch();
     }
@@ -406,4 +419,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
   instancePid(i: number): number | null {
     return this.instances[i]?.proc?.pid ?? null;
   }
+}
+
+async function removeJobFiles(dir: string, jobId: number): Promise<void> {
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n.startsWith(`${jobId}-`)).map((n) => fsp.rm(path.join(dir, n), { force: true, recursive: true }).catch(() => {})));
 }

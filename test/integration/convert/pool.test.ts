@@ -1,6 +1,8 @@
 // The pool's failure handling with real LibreOffice: timeouts, cancellation, crashes, back-pressure,
 // and an honest "unavailable" when LibreOffice is missing. One single-instance pool for the file.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConvertError, LibreOfficePool } from '../../../converter/index.ts';
 import { longDocx, makeDocx, para, poppler } from './fixtures.ts';
@@ -115,6 +117,16 @@ describe('LibreOfficePool', () => {
     expect(e.message).toMatch(/not installed.*install-converter\.sh.*GOTENBERG_URL/);
     await expect(missing.ready()).rejects.toThrow(/no converter available/);
     await missing.stop();
+  });
+
+  it('leaves no document behind: after the successes, timeouts, cancellations and crashes above, the job directories are empty', async () => {
+    await pool.pageCount(small, { from: 'docx' });
+    const jobs = path.join(pool.baseDir, 'jobs');
+    const left = () => fs.readdirSync(jobs).flatMap((d) => fs.readdirSync(path.join(jobs, d)).map((f) => `${d}/${f}`));
+    // Each job's two files are unlinked without waiting; give those a moment.
+    for (let i = 0; i < 50 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(fs.readdirSync(jobs)).toEqual(['0']);
+    expect(left()).toEqual([]);
   });
 
   it('leaves no process behind after stop()', async () => {
