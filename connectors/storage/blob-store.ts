@@ -99,12 +99,35 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.root, ...key.split('/'));
   }
 
+  /** Directories this store made or found, so that a write into one skips the mkdir (a recursive mkdir is
+   *  a few syscalls and ~0.3 ms of the event loop per write). A directory removed behind our back (a run's
+   *  scratch directory, see delete) costs one failed write and a retry (inDirectory). Bounded. */
+  private readonly knownDirs = new Set<string>();
+
+  /** Runs `write` (which creates a file in `dir`), making `dir` first when it is not known to exist, and
+   *  again when the write found it gone. */
+  private async inDirectory<T>(dir: string, write: () => Promise<T>): Promise<T> {
+    if (!this.knownDirs.has(dir)) await this.makeDirectory(dir);
+    try {
+      return await write();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || fs.existsSync(dir)) throw err;
+      await this.makeDirectory(dir);
+      return await write();
+    }
+  }
+
+  private async makeDirectory(dir: string): Promise<void> {
+    await fsp.mkdir(dir, { recursive: true });
+    if (this.knownDirs.size >= 10_000) this.knownDirs.clear();
+    this.knownDirs.add(dir);
+  }
+
   async put(key: string, bytes: Uint8Array): Promise<PutResult> {
     const target = this.file(key);
-    await fsp.mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${randomUUID()}.tmp`;
     try {
-      await fsp.writeFile(tmp, bytes);
+      await this.inDirectory(path.dirname(target), () => fsp.writeFile(tmp, bytes));
       await fsp.rename(tmp, target);
     } catch (err) {
       await fsp.rm(tmp, { force: true });
@@ -150,7 +173,21 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await fsp.rm(this.file(key), { force: true });
+    const file = this.file(key);
+    try {
+      // unlink: one syscall, where rm() first lstats the path.
+      await fsp.unlink(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    // A run's scratch directory (scratch/<run>/) goes with its last file; otherwise every workflow run left
+    // one empty directory behind, for ever. rmdir refuses while other files remain.
+    const parts = key.split('/');
+    if (parts.length === 3 && parts[0] === 'scratch') {
+      const dir = path.dirname(file);
+      this.knownDirs.delete(dir);
+      await fsp.rmdir(dir).catch(() => {});
+    }
   }
 
   async exists(key: string): Promise<boolean> {
@@ -165,10 +202,9 @@ export class FsBlobStore implements BlobStore {
   async copy(from: string, to: string): Promise<void> {
     const source = this.file(from);
     const target = this.file(to);
-    await fsp.mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${randomUUID()}.tmp`;
     try {
-      await fsp.copyFile(source, tmp);
+      await this.inDirectory(path.dirname(target), () => fsp.copyFile(source, tmp));
       await fsp.rename(tmp, target);
     } catch (err) {
       await fsp.rm(tmp, { force: true });

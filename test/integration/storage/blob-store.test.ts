@@ -146,3 +146,41 @@ describe.each(stores)('blob store: $name', ({ name, open }) => {
     await expect(broken.check()).rejects.toThrow();
   });
 });
+
+describe('blob store: directory layout', () => {
+  function store(): FsBlobStore {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-blobs-'));
+    dirs.push(dir);
+    return new FsBlobStore(dir);
+  }
+
+  it("removes a run's scratch directory with its last file, and only then", async () => {
+    const blobs = store();
+    await blobs.put('scratch/run-1/merged.docx', new Uint8Array([1]));
+    await blobs.put('scratch/run-1/data.json', new Uint8Array([2]));
+    await blobs.put('scratch/loose-file.bin', new Uint8Array([3]));
+    await blobs.delete('scratch/run-1/merged.docx');
+    expect(fs.readdirSync(path.join(blobs.root, 'scratch')).sort()).toEqual(['loose-file.bin', 'run-1']);
+    await blobs.delete('scratch/run-1/data.json');
+    await blobs.delete('scratch/loose-file.bin');
+    // The scratch/ folder itself stays; so do the folders of stored documents.
+    expect(fs.readdirSync(path.join(blobs.root, 'scratch'))).toEqual([]);
+    await blobs.put('subscriptions/s1/doc.docx', new Uint8Array([4]));
+    await blobs.delete('subscriptions/s1/doc.docx');
+    expect(fs.readdirSync(path.join(blobs.root, 'subscriptions'))).toEqual(['s1']);
+    await expect(blobs.delete('scratch/run-1/gone.docx')).resolves.toBeUndefined();
+  });
+
+  it('writes into a directory that was removed after an earlier write there (put and copy)', async () => {
+    const blobs = store();
+    await blobs.put('scratch/run-2/a.bin', new Uint8Array([1]));
+    await blobs.put('subscriptions/s2/a.bin', new Uint8Array([1]));
+    fs.rmSync(path.join(blobs.root, 'scratch', 'run-2'), { recursive: true });
+    fs.rmSync(path.join(blobs.root, 'subscriptions', 's2'), { recursive: true });
+    await blobs.put('scratch/run-2/b.bin', new Uint8Array([2]));
+    expect([...(await blobs.get('scratch/run-2/b.bin'))]).toEqual([2]);
+    await blobs.copy('scratch/run-2/b.bin', 'subscriptions/s2/b.bin');
+    expect([...(await blobs.get('subscriptions/s2/b.bin'))]).toEqual([2]);
+    await expect(blobs.copy('scratch/run-2/missing.bin', 'subscriptions/s3/c.bin')).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+});
