@@ -151,7 +151,14 @@ describe('upload retention', () => {
     const after = await handle.describe();
     expect(after.runId).toBe(before.runId);
     expect(after.status.name).toBe('RUNNING');
-    await new Promise((r) => setTimeout(r, 1_000));
+    // The round these settings start has swept (a sweepUploads scheduled after the last signal completed);
+    // the next one is a minute away.
+    const sweptSinceSignal = async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const signalled = Math.max(...events.filter((e) => e.workflowExecutionSignaledEventAttributes).map((e) => Number(e.eventId)));
+      return events.some((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? 0) > signalled);
+    };
+    expect(await until(sweptSinceSignal, (done) => done)).toBe(true);
     // Four uploads whose period is over (as if uploaded a day ago), swept only when the next settings come:
     // one round takes four batches of one.
     const ids: string[] = [];
@@ -169,7 +176,8 @@ describe('upload retention', () => {
     for (const id of ids) expect((await row(id)).blobExists).toBe(true);
     await ensureUploadSweeper({ client: temporal, taskQueue: stack.config.taskQueue }, slow);
     for (const id of ids) {
-      const r = await until(() => row(id), (v) => !v.blobExists, 5_000);
+      // The sweep erases the bytes, then marks the rows: wait for both (PostgreSQL showed the gap).
+      const r = await until(() => row(id), (v) => !v.blobExists && v.removed_date !== null, 5_000);
       expect(r.blobExists).toBe(false);
       expect(r.removed_date).not.toBeNull();
     }
