@@ -38,7 +38,7 @@ const ownCpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-type Shape = { type: 'sequential' | 'pairs' | 'pdf' | 'callback'; arg?: number; label: string };
+type Shape = { type: 'sequential' | 'pairs' | 'pdf' | 'callback' | 'callbackActivity'; arg?: number; label: string };
 const latencyShapes: Shape[] = [
   { type: 'sequential', arg: 0, label: 'no step' },
   { type: 'sequential', arg: 1, label: '1 local activity' },
@@ -46,10 +46,11 @@ const latencyShapes: Shape[] = [
   { type: 'sequential', arg: 4, label: '4 local activities' },
   { type: 'sequential', arg: 8, label: '8 local activities' },
   { type: 'pairs', arg: 8, label: '8 local activities, two at a time' },
-  { type: 'pdf', label: 'local activity, activity, local activity (a sync pdf generate)' },
-  { type: 'callback', label: '2 local activities, then an activity (an async generate with its callback)' },
+  { type: 'pdf', label: 'local activity, activity, local activity (a conversion as an activity, as in an async pdf generate)' },
+  { type: 'callback', label: '3 local activities (a sync pdf generate; an async docx generate with its callback)' },
+  { type: 'callbackActivity', label: '2 local activities, then an activity (the same with the callback as an activity, before)' },
 ];
-const throughputShapes: Shape[] = [latencyShapes[2]!, latencyShapes[7]!];
+const throughputShapes: Shape[] = [latencyShapes[2]!, latencyShapes[7]!, latencyShapes[8]!];
 
 try {
   const connection = await NativeConnection.connect({ address: server.address });

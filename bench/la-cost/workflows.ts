@@ -19,12 +19,19 @@ export async function pairs(n: number): Promise<number> {
   return s;
 }
 
-/** A sync pdf generate: a local activity, the conversion as a normal activity, a local activity. */
+/** A conversion as a normal activity between two local activities, as in an async pdf generate (office
+ *  queue). A sync pdf generate converts in a local activity: three in a row, the shape of `callback`. */
 export async function pdf(): Promise<number> {
   return (await la.noop()) + (await activity.noop()) + (await la.noop());
 }
 
-/** An async docx generate: two local activities, then the callback attempt as a normal activity. */
+/** An async docx generate: two local activities, then the callback attempt, a local activity too
+ *  (workflows/callback.ts). */
 export async function callback(): Promise<number> {
+  return (await la.noop()) + (await la.noop()) + (await la.noop());
+}
+
+/** The same before its callback attempts became local activities: the attempt as a normal activity. */
+export async function callbackActivity(): Promise<number> {
   return (await la.noop()) + (await la.noop()) + (await activity.noop());
 }
