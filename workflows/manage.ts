@@ -2,16 +2,17 @@
 // delivered document, without changing its content. resolve source -> [convert] -> measure -> write target
 // -> record -> [remove source]. Deterministic code only: no Node built-ins; activities imported as types.
 //
-// Storage steps are local activities, all in the workflow task that runs them. If that task is lost (the
-// worker killed, the task timed out), the next worker runs them all again: each must then end as the first
-// execution did. Up to the record, each is repeatable while its inputs exist; when they no longer do
+// Storage steps and the conversion are local activities, all in the workflow task that runs them (before
+// patch 'manage-local-conversion' the conversion was a normal activity, which ended a task). If that task is
+// lost (the worker killed, the task timed out), the next worker runs them all again: each must then end as
+// the first execution did. Up to the record, each is repeatable while its inputs exist; when they no longer do
 // because the lost task went past the record (a move's source removed, a converted file's scratch copy
 // discarded), the failing step is answered with what that execution recorded (`recordedOutcome`).
 import { ActivityFailure, ApplicationFailure, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { BlobRef } from '../core/blob.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { ManageInput, ManageResult } from '../core/manage.ts';
-import { conversion, movingSteps, steps } from './steps.ts';
+import { manageConversion, movingSteps, steps } from './steps.ts';
 
 export type { ManageInput, ManageResult } from '../core/manage.ts';
 
@@ -55,7 +56,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     let output = found.blob;
     if (input.operation === 'convert') {
       const save = target.saveOptions ?? {};
-      output = await conversion('main').convertDocument.executeWithOptions({ summary: `convert ${source.fileFormat} to ${target.fileFormat}` }, [
+      output = await manageConversion().convertDocument.executeWithOptions({ summary: `convert ${source.fileFormat} to ${target.fileFormat}` }, [
         {
           source: found.blob,
           from: source.fileFormat,

@@ -30,11 +30,11 @@ export function movingSteps(method: string): typeof steps {
 // Conversion is a normal activity: long, bound to the LibreOffice pool, heartbeating so that a crashed
 // worker's conversion is retried elsewhere within seconds. A killed LibreOffice instance fails the
 // attempt with a retryable error; the pool restarts the instance.
-// Where it runs: a caller that waits (sync generate, manage) gets the main task queue, where the
-// activity is dispatched eagerly to the worker that scheduled it (the office queue's extra hop costs
-// ~35 ms per sync pdf generate). Background work (async generate) goes to the office task queue
-// (core/task-queues.ts), whose workers take only as many as the converter can run, so a burst waits in
-// Temporal instead of overflowing the pool's queue.
+// Where it runs: a caller that waits (sync generate, manage) gets a local activity (below); runs recorded
+// before that converted on the main task queue, where the activity is dispatched eagerly to the worker that
+// scheduled it. Background work (async generate) goes to the office task queue (core/task-queues.ts), whose
+// workers take only as many as the converter can run, so a burst waits in Temporal instead of overflowing
+// the pool's queue.
 const CONVERSION = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
@@ -53,6 +53,13 @@ const localConversion = proxyLocalActivities<Activities>({ startToCloseTimeout: 
  *  for an async one. Runs recorded before the change converted on the main queue as a normal activity. */
 export function generateConversion(queue: ConversionQueue) {
   return queue === 'main' && patched('sync-local-conversion') ? localConversion : conversion(queue);
+}
+
+/** The conversion of a manage (its caller waits): local, as a sync generate's. As a normal activity it
+ *  cost ~30 ms per sync convert (bench/la-cost: LA, activity, LA = 47 ms; three LAs = 17 ms). Runs recorded
+ *  before the change converted on the main queue as a normal activity. */
+export function manageConversion() {
+  return patched('manage-local-conversion') ? localConversion : conversion('main');
 }
 
 export function conversion(queue: ConversionQueue) {

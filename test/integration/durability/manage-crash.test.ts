@@ -4,9 +4,12 @@
 // document; one record; metering once; the source gone; the written bytes intact).
 //  - move: resolve, measure, write, record and remove all run as local activities in ONE task; the held
 //    DELETE erases the source's bytes (permanentDelete), so the second execution cannot resolve the source.
-//  - convert that removes its source: the task after the conversion runs measure, write, record, remove and
-//    the scratch discard; the held DELETE erases the converted file's scratch copy, which the second
-//    execution's measure and write read.
+//  - convert that removes its source: resolve, the conversion, measure, write, record, remove and the
+//    scratch discard all run in ONE task too (the conversion is a local activity for a waiting caller); the
+//    held DELETE erases the converted file's scratch copy, the source is removed, so the second execution
+//    cannot resolve the source and answers with what the first recorded. (Before patch
+//    'manage-local-conversion' the conversion ended a task, and the second execution's measure and write
+//    read the discarded scratch copy: the same recovery answered.)
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pdfPageCount } from '../../../converter/index.ts';

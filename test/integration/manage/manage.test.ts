@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { pdfPageCount } from '../../../converter/index.ts';
 import { SA } from '../../../core/search-attributes.ts';
+import { localActivities } from '../../support/history.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
@@ -118,6 +119,16 @@ describe('POST /documents/document/manage', () => {
     ]);
     expect((await record('urn = $2', [out.urn]))[0]).toMatchObject({ file_format: 'pdf', title: 'as-pdf.pdf' });
     expect((await api.download(doc.urn)).status).toBe(200);
+    // The caller waits: the conversion is a local activity (workflows/steps.ts manageConversion), in the
+    // same workflow task as the steps around it, with no activity task to dispatch.
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const events = (await new Client({ connection }).workflow.getHandle(`manage-${res.body.operationId}`).fetchHistory()).events ?? [];
+      expect(localActivities(events).filter((a) => a.type === 'convertDocument').map((a) => a.summary)).toEqual(['convert docx to pdf']);
+      expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    } finally {
+      await connection.close();
+    }
 
     const removing = await manage({ sourceDocument: source(doc.urn, 'permanentDelete'), targetDocument: target('as-pdf-2', 'pdf') });
     expect(removing.status, JSON.stringify(removing.body)).toBe(201);
