@@ -145,20 +145,24 @@ describe('upload retention', () => {
   it('an API that starts again hands its settings to the running sweeper, which sweeps with them at once', async () => {
     const handle = temporal.workflow.getHandle(uploadSweeperId(stack.config.taskQueue));
     const before = await handle.describe();
-    // A sweep every minute, one upload per batch: the round these settings start finds nothing to erase.
+    // A sweep every minute, one upload per batch.
     const slow = { intervalMs: 60_000, batch: 1 };
     await ensureUploadSweeper({ client: temporal, taskQueue: stack.config.taskQueue }, slow);
     const after = await handle.describe();
     expect(after.runId).toBe(before.runId);
     expect(after.status.name).toBe('RUNNING');
-    // The round these settings start has swept (a sweepUploads scheduled after the last signal completed);
-    // the next one is a minute away.
-    const sweptSinceSignal = async () => {
+    // The round these settings start is over: its last sweepUploads (scheduled after the signal) completed and
+    // found nothing left (erased 0; uploads of the earlier tests may expire meanwhile, one batch each), so the
+    // sweeper sleeps for a minute.
+    const roundOver = async () => {
       const events = (await handle.fetchHistory()).events ?? [];
       const signalled = Math.max(...events.filter((e) => e.workflowExecutionSignaledEventAttributes).map((e) => Number(e.eventId)));
-      return events.some((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? 0) > signalled);
+      const last = events.filter((e) => e.activityTaskScheduledEventAttributes && Number(e.eventId) > signalled).at(-1);
+      const done = last && events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(last.eventId));
+      const result = done?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+      return result ? (JSON.parse(new TextDecoder().decode(result)) as { erased: number }).erased === 0 : false;
     };
-    expect(await until(sweptSinceSignal, (done) => done)).toBe(true);
+    expect(await until(roundOver, (done) => done)).toBe(true);
     // Four uploads whose period is over (as if uploaded a day ago), swept only when the next settings come:
     // one round takes four batches of one.
     const ids: string[] = [];
