@@ -93,8 +93,8 @@ async function startService(dataDir: string): Promise<Service> {
   stopService = () => started.stop();
   await sleep(200); // the banner printed with the ready line
   return {
-    env,
-    temporalAddress: `127.0.0.1:${env.TEMPORAL_PORT}`,
+    env: started.env,
+    temporalAddress: `127.0.0.1:${started.env.TEMPORAL_PORT}`,
     mark: () => started.output().length,
     logsSince: (mark) =>
       started

@@ -62,8 +62,7 @@ try {
   const readies: number[] = [];
   // One API key sends every request: the per-key rate limit is not what this measures.
   // The worker's metrics give the time of each step inside the grouped local activities.
-  const metricsPort = await freePort();
-  const extra = { RATE_LIMIT_PER_MINUTE: '0', METRICS_PORT: String(metricsPort) };
+  const extra = { RATE_LIMIT_PER_MINUTE: '0', METRICS_PORT: String(await freePort()) };
   let svc = await startOnce(dataDir, extra);
   const first = svc.readyMs;
   for (let i = 1; i < starts; i++) {
@@ -92,7 +91,7 @@ try {
   for (const format of formats) {
     const r: Result = { api: [], peer: [], carbone: [], steps: [], ids: [], inner: new Map() };
     results[format] = r;
-    const before = await activityTotals(metricsPort);
+    const before = await activityTotals(Number(svc.env.METRICS_PORT));
     for (let i = 0; i < runs + 5; i++) {
       // Uploads are outside the timed region: the figure is the generate call alone.
       const t = await api.upload('template', [{ name: 't.docx', bytes: template }]);
@@ -131,7 +130,7 @@ try {
         r.ids.push({ id: res.headers.get('x-operation-id') ?? '', sentAt, receivedAt });
       }
     }
-    for (const [name, t] of await activityTotals(metricsPort)) {
+    for (const [name, t] of await activityTotals(Number(svc.env.METRICS_PORT))) {
       const b = before.get(name) ?? { sum: 0, count: 0 };
       if (t.count > b.count) r.inner.set(name, { sum: t.sum - b.sum, count: t.count - b.count });
     }

@@ -57,7 +57,7 @@ describe('docgen start and its Temporal dev server', () => {
     }
     await until('the dev server of the killed docgen exits', () => devServersOn(dbFile).length === 0);
 
-    const second = await spawnDocgenStart(env);
+    const second = await spawnDocgenStart(first.env);
     try {
       expect(second.output()).not.toContain('is taken');
       expect(devServersOn(dbFile)).toHaveLength(1);
@@ -98,6 +98,24 @@ describe('docgen start and its Temporal dev server', () => {
       }
     } finally {
       await leftover.stop();
+    }
+  }, 300_000);
+
+  it("the tests' harness: an API port taken after the environment was made, docgen starts again on fresh ports", async () => {
+    const env = await docgenStartEnv(tmp(), { TEMPORAL_CLI: inject('temporalCli') });
+    // What another process's outgoing connection does to a port picked free a moment before.
+    const squatter = net.createServer((s) => s.end());
+    await new Promise<void>((r) => squatter.listen(Number(env.PORT), '127.0.0.1', r));
+    try {
+      const started = await spawnDocgenStart(env);
+      try {
+        expect(started.env.PORT).not.toBe(env.PORT);
+        expect((await fetch(`http://127.0.0.1:${started.env.PORT}/v1/health`)).status).toBe(200);
+      } finally {
+        await started.stop();
+      }
+    } finally {
+      await new Promise((r) => squatter.close(r));
     }
   }, 300_000);
 

@@ -50,6 +50,7 @@ describe('README walk-through, run from the README text', () => {
     // This process's Node (24) first on PATH, as `npm start`/`npx` arrange through node_modules/.bin.
     env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ''}`;
     svc = await spawnDocgenStart(env);
+    env = svc.env; // the ports it started on (spawnDocgenStart picks fresh ones if one was taken meanwhile)
   });
   afterAll(async () => {
     await svc?.stop();

@@ -48,7 +48,22 @@ export async function docgenStartEnv(dataDir: string, extra: Record<string, stri
   return env;
 }
 
+/** Runs `docgen start` and waits for its ready line. A port that was free when the environment was made can
+ *  be taken by the time docgen listens (another process's outgoing connection gets it as its ephemeral port):
+ *  then it starts again, up to twice, on fresh ports; the returned `env` is the one that worked. */
 export async function spawnDocgenStart(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number } = {}): Promise<DocgenStart> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(env, opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof Error) || !/EADDRINUSE/.test(err.message)) throw err;
+      env = { ...env };
+      for (const key of ['PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'METRICS_PORT']) if (env[key]) env[key] = String(await freePort());
+    }
+  }
+}
+
+async function spawnOnce(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number }): Promise<DocgenStart> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [docgenBin, 'start'], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

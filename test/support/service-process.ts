@@ -20,8 +20,8 @@ export interface StartedService {
 
 export async function startDocgen(extraEnv: Record<string, string> = {}): Promise<StartedService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-e2e-'));
-  const env = await docgenStartEnv(dataDir, { TEMPORAL_CLI: inject('temporalCli'), ...extraEnv });
-  const started = await spawnDocgenStart(env);
+  const started = await spawnDocgenStart(await docgenStartEnv(dataDir, { TEMPORAL_CLI: inject('temporalCli'), ...extraEnv }));
+  const { env } = started;
   return {
     env,
     child: started.child,
