@@ -71,8 +71,6 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly python: string;
   readonly isolation: string[] | null;
   readonly baseDir: string;
-  /** The per-instance job directories made so far (see run). */
-  private readonly jobDirs = new Set<string>();
   readonly maxMemoryMb: number;
   /** `prlimit --as=N --` when a memory cap applies, else empty. */
   readonly memoryLimitPrefix: string[];
@@ -116,7 +114,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
     liveDirs.add(this.baseDir);
     installExitHook();
-    for (let i = 0; i < this.size; i++) this.instances.push(new Instance(this, i));
+    for (let i = 0; i < this.size; i++) {
+      this.instances.push(new Instance(this, i));
+      // Each instance's job directory (see run), made once here rather than checked on every job.
+      fs.mkdirSync(path.join(this.baseDir, 'jobs', String(i)), { recursive: true });
+    }
   }
 
   start(): Promise<void> {
@@ -295,9 +297,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async run(inst: Instance, job: Job): Promise<void> {
     inst.state = 'busy';
     this.running++;
-    // One directory per instance, made once; a job's files are named by its id (an instance runs one job at
-    // a time, and a late unlink of an earlier job's files can never touch a later one's). A directory per
-    // job cost a mkdir and a recursive rm (lstat, readdir, rmdir) on the event loop for every count.
+    // One directory per instance, made by the constructor; a job's files are named by its id (an instance
+    // runs one job at a time, and a late unlink of an earlier job's files can never touch a later one's). A
+    // directory per job cost a mkdir and a recursive rm (lstat, readdir, rmdir) on the event loop per count.
     const dir = path.join(this.baseDir, 'jobs', String(inst.index));
     const inPath = path.join(dir, `${job.id}-in.${job.plan.from}`);
     const outPath = path.join(dir, `${job.id}-out.${job.plan.to}`);
@@ -306,10 +308,6 @@ export class LibreOfficePool implements Converter, InstanceHost {
     let timer: NodeJS.Timeout | undefined;
     let abortListener: (() => void) | undefined;
     try {
-      if (!this.jobDirs.has(dir)) {
-        await fsp.mkdir(dir, { recursive: true });
-        this.jobDirs.add(dir);
-      }
       await fsp.writeFile(inPath, job.input);
       const interrupted = new Promise<'timeout' | 'aborted'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), job.timeoutMs);
