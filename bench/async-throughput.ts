@@ -24,7 +24,7 @@ import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/sup
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx } from '../test/support/office.ts';
 import { medianSteps, type Step, stepsOf } from './breakdown.ts';
-import { cpuSpent, treeCpuMs } from './cpu.ts';
+import { cpuSpent, treeCpuMs } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -73,7 +73,7 @@ interface Service {
   logsSince(mark: number): string[];
   tail(): string;
   stop(): Promise<number | null>;
-  /** CPU ms of the service's process tree so far, per kind of process (bench/cpu.ts). */
+  /** CPU ms of the service's process tree so far, per kind of process (bench/processes.ts). */
   cpu(): Map<string, number>;
 }
 

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx, para } from '../test/integration/convert/fixtures.ts';
+import { processTree } from './processes.ts';
 
 const { values } = parseArgs({ options: { format: { type: 'string', default: 'pdf' }, 'quiet-seconds': { type: 'string', default: '20' } } });
 const FORMAT = values.format;
@@ -18,35 +19,25 @@ const FORMAT = values.format;
 /** RSS (MB) of a process and its descendants, split by whether the command is the Temporal CLI; `node`
  *  is the docgen process alone, `office` its LibreOffice processes. */
 function treeRss(root: number): { service: number; temporal: number; node: number; office: number } {
-  const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
+  const out = { service: 0, temporal: 0, node: 0, office: 0 };
+  // The dev server and everything under it count as Temporal; a parent comes before its children.
   const temporal = new Set<number>();
-  const office = new Set<number>();
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+  for (const p of processTree(root)) {
+    let rss: number;
+    let cmd: string;
     try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(f[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-      const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${name}/status`, 'latin1'))?.[1];
-      rss.set(Number(name), Number(kb ?? 0) / 1024);
-      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (cmd.includes('server\0start-dev')) temporal.add(Number(name));
-      if (cmd.includes('soffice') || cmd.includes('oosplash') || cmd.includes('uno_bridge')) office.add(Number(name));
+      rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p.pid}/status`, 'latin1'))?.[1] ?? 0) / 1024;
+      cmd = fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
     } catch {
-      /* gone */
+      continue; // gone
     }
+    if (p.pid === root) out.node = rss;
+    if (temporal.has(p.ppid) || cmd.includes('server\0start-dev')) {
+      temporal.add(p.pid);
+      out.temporal += rss;
+    } else out.service += rss;
+    if (cmd.includes('soffice') || cmd.includes('oosplash') || cmd.includes('uno_bridge')) out.office += rss;
   }
-  const out = { service: 0, temporal: 0, node: rss.get(root) ?? 0, office: 0 };
-  const walk = (pid: number, inTemporal: boolean) => {
-    const t = inTemporal || temporal.has(pid);
-    if (t) out.temporal += rss.get(pid) ?? 0;
-    else out.service += rss.get(pid) ?? 0;
-    if (office.has(pid)) out.office += rss.get(pid) ?? 0;
-    for (const c of children.get(pid) ?? []) walk(c, t);
-  };
-  walk(root, false);
   return out;
 }
 

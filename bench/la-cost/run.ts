@@ -19,7 +19,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { findTemporalCli, freePort, startDevServer } from '../../cli/temporal-dev.ts';
 import { withLeanWorkflowThread } from '../../worker/sandbox.ts';
 import { median, tsMs } from '../breakdown.ts';
-import { processCpuMs } from '../cpu.ts';
+import { processCpuMs } from '../processes.ts';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '30' }, n: { type: 'string', default: '400' }, concurrency: { type: 'string', default: '16' } },

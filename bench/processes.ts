@@ -1,11 +1,11 @@
-// CPU time from /proc (Linux), for benchmarks that divide it by the work done: a process's own, or that
-// of a process and all its descendants grouped by what they are (docgen's node process, the Temporal dev
-// server, LibreOffice, the Python bridges). Clock ticks are taken as 10 ms (CLK_TCK 100, Linux's default).
+// A process tree from /proc (Linux), for benchmarks: a process and its descendants, and their CPU time, a
+// process's own or summed by what they are (docgen's node process, the Temporal dev server, LibreOffice, the
+// Python bridges). Clock ticks are taken as 10 ms (CLK_TCK 100, Linux's default).
 import fs from 'node:fs';
 
 const TICK_MS = 10;
 
-interface Stat {
+export interface Stat {
   pid: number;
   ppid: number;
   comm: string;
@@ -37,8 +37,8 @@ const GROUPS: [RegExp, string][] = [
   [/^(node|MainThread)/, 'docgen (node)'],
 ];
 
-/** CPU ms of `rootPid` and its descendants, summed per group. Processes that exited are not counted. */
-export function treeCpuMs(rootPid: number): Map<string, number> {
+/** `rootPid` and its live descendants, each after its parent. */
+export function processTree(rootPid: number): Stat[] {
   const all: Stat[] = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -47,14 +47,23 @@ export function treeCpuMs(rootPid: number): Map<string, number> {
   }
   const children = new Map<number, Stat[]>();
   for (const s of all) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
-  const out = new Map<string, number>();
+  const out: Stat[] = [];
   const root = all.find((s) => s.pid === rootPid);
   const todo = root ? [root] : [];
   while (todo.length > 0) {
     const s = todo.pop()!;
+    out.push(s);
+    todo.push(...(children.get(s.pid) ?? []));
+  }
+  return out;
+}
+
+/** CPU ms of `rootPid` and its descendants, summed per group. Processes that exited are not counted. */
+export function treeCpuMs(rootPid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of processTree(rootPid)) {
     const group = GROUPS.find(([re]) => re.test(s.comm))?.[1] ?? `other (${s.comm})`;
     out.set(group, (out.get(group) ?? 0) + s.cpuMs);
-    todo.push(...(children.get(s.pid) ?? []));
   }
   return out;
 }
