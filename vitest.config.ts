@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { WASM_CODE_GC_OFF, wasmCodeGcAffected } from './cli/node-runtime.ts';
 
 // Fakes of HTTPS-only services (test/support/https.ts) use a certificate from the test CA. Node reads
 // NODE_EXTRA_CA_CERTS at start-up, so it is set here, before the test processes are forked (children that
@@ -24,6 +25,8 @@ export default defineConfig({
     exclude: ['test/cluster/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    // Test processes run PGlite, resvg and undici in-process: same V8 setting as the service (cli/node-runtime.ts).
+    execArgv: wasmCodeGcAffected() ? [WASM_CODE_GC_OFF] : [],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     // Two cores: integration files each bundle workflows and run LibreOffice/Temporal work.

@@ -9,4 +9,6 @@ if (major < 24) {
   );
   process.exit(1);
 }
+// V8 settings first: they must be in place before any WebAssembly is compiled (cli/node-runtime.ts).
+await import('./node-runtime.ts');
 await import('./main.ts');

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { WASM_CODE_GC_OFF, wasmCodeGcAffected } from '../../cli/node-runtime.ts';
 
 export default defineConfig({
   root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'),
@@ -11,6 +12,7 @@ export default defineConfig({
     include: ['test/cluster/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    execArgv: wasmCodeGcAffected() ? [WASM_CODE_GC_OFF] : [],
     testTimeout: 600_000,
     hookTimeout: 300_000,
   },
