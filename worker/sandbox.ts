@@ -34,7 +34,23 @@ export async function withLeanWorkflowThread<T>(debugAids: boolean, create: () =
   class LeanWorkflowThread extends Original {
     constructor(file: string | URL, options?: ConstructorParameters<WorkerCtor>[1]) {
       const path = file instanceof URL ? fileURLToPath(file) : String(file);
-      super(file, SDK_THREAD.test(path) ? { ...options, execArgv: [...(options?.execArgv ?? process.execArgv), '--import', PRELOAD] } : options);
+      if (!SDK_THREAD.test(path)) {
+        super(file, options);
+        return;
+      }
+      const inherited = options?.execArgv ?? threadArgv ?? process.execArgv;
+      try {
+        super(file, { ...options, execArgv: [...inherited, '--import', PRELOAD] });
+      } catch (e) {
+        // A thread inherits the process's options when given none, but refuses V8 and process-wide ones
+        // (`node --max-old-space-size=4096 ...`, `--no-wasm-code-gc`) when they are listed: those hold
+        // for every thread anyway, so they are left out. (A failed super() leaves `this` unbound: a
+        // second call is allowed.)
+        const refused = invalidExecArgv(e);
+        if (!refused) throw e;
+        threadArgv = inherited.filter((arg) => !refused.has(arg));
+        super(file, { ...options, execArgv: [...threadArgv, '--import', PRELOAD] });
+      }
     }
   }
   threads.Worker = LeanWorkflowThread;
@@ -43,4 +59,14 @@ export async function withLeanWorkflowThread<T>(debugAids: boolean, create: () =
   } finally {
     threads.Worker = Original;
   }
+}
+
+/** The process's options a workflow thread accepts, once a thread has refused some. */
+let threadArgv: string[] | undefined;
+
+/** The options named by node's ERR_WORKER_INVALID_EXEC_ARGV ("... invalid execArgv flags: a, b"). */
+function invalidExecArgv(e: unknown): Set<string> | undefined {
+  if ((e as { code?: unknown } | null)?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') return undefined;
+  const listed = /flags: (.*)$/s.exec((e as Error).message)?.[1];
+  return listed ? new Set(listed.split(', ')) : undefined;
 }
