@@ -363,9 +363,12 @@ export class LibreOfficePool implements Converter, InstanceHost {
         else if (inst.sinceStart >= this.recycleAfter) await this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
         else inst.state = 'idle';
       }
-      // A failed job may leave more than its two files (a timed-out export still writing until its instance
-      // was killed, a csv export's per-sheet file): everything named by its id goes.
-      if (failed) await removeJobFiles(dir, job.id);
+      // A failed job may leave more than its two files: a csv export's per-sheet files, and an export killed
+      // mid-write (timeout, cancel, crash) LibreOffice's lock file (`.~lock.<name>#`) and its temporary
+      // (`lu*.tmp`), which names no job. Everything named by this or an earlier job goes; what names no job
+      // goes when no LibreOffice runs in this directory (the instance is restarting). A later job's files,
+      // once this instance is idle again and another takes it, stay.
+      if (failed) await removeJobFiles(dir, job.id, () => inst.state !== 'idle' && inst.state !== 'busy');
       this.keepAlive();
       this.dispatch();
     }
@@ -419,7 +422,14 @@ export class LibreOfficePool implements Converter, InstanceHost {
   }
 }
 
-async function removeJobFiles(dir: string, jobId: number): Promise<void> {
+const JOB_FILE = /^(?:\.~lock\.)?(\d+)-/;
+
+async function removeJobFiles(dir: string, jobId: number, officeStopped: () => boolean): Promise<void> {
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.filter((n) => n.startsWith(`${jobId}-`)).map((n) => fsp.rm(path.join(dir, n), { force: true, recursive: true }).catch(() => {})));
+  const stopped = officeStopped();
+  const gone = names.filter((n) => {
+    const owner = JOB_FILE.exec(n);
+    return owner ? Number(owner[1]) <= jobId : stopped;
+  });
+  await Promise.all(gone.map((n) => fsp.rm(path.join(dir, n), { force: true, recursive: true }).catch(() => {})));
 }
