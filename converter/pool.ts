@@ -368,7 +368,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       // (`lu*.tmp`), which names no job. Everything named by this or an earlier job goes; what names no job
       // goes when no LibreOffice runs in this directory (the instance is restarting). A later job's files,
       // once this instance is idle again and another takes it, stay.
-      if (failed) await removeJobFiles(dir, job.id, () => inst.state !== 'idle' && inst.state !== 'busy');
+      if (failed) await removeJobFiles(dir, job.id, inst.state !== 'idle' && inst.state !== 'busy');
       this.keepAlive();
       this.dispatch();
     }
@@ -424,12 +424,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
 
 const JOB_FILE = /^(?:\.~lock\.)?(\d+)-/;
 
-async function removeJobFiles(dir: string, jobId: number, officeStopped: () => boolean): Promise<void> {
+async function removeJobFiles(dir: string, jobId: number, officeStopped: boolean): Promise<void> {
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
-  const stopped = officeStopped();
   const gone = names.filter((n) => {
     const owner = JOB_FILE.exec(n);
-    return owner ? Number(owner[1]) <= jobId : stopped;
+    return owner ? Number(owner[1]) <= jobId : officeStopped;
   });
   await Promise.all(gone.map((n) => fsp.rm(path.join(dir, n), { force: true, recursive: true }).catch(() => {})));
 }
