@@ -75,11 +75,15 @@ describe('the fake Microsoft Graph', () => {
     expect(value.map((v) => v.error?.code ?? 'ok')).toEqual(['ok', 'notAllowed']);
   });
 
-  it('injects 429 with Retry-After and an expired token once', async () => {
+  it('injects 429 with Retry-After (enforced) and an expired token once', async () => {
     fake.inject({ status: 429, retryAfter: 2 });
     const throttled = await api('/root');
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('2');
+    // As Graph does, a request that does not wait for the Retry-After is throttled again.
+    expect((await api('/root')).status).toBe(429);
+    expect(fake.earlyRetries()).toBe(1);
+    fake.clearFaults();
     fake.expireTokens();
     const expired = await api('/root');
     expect(expired.status).toBe(401);

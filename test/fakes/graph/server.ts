@@ -92,7 +92,10 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   >();
   const copies = new Map<string, { polls: number; driveId: string; parentId: string; name: string; conflict: string; content?: Buffer; result?: FakeItem; failed?: string }>();
   const downloads = new Map<string, { driveId: string; itemId: string }>();
-  const faults: (Fault & { left: number })[] = [];
+  // A throttling answer's Retry-After is enforced as Graph does: a matching request that comes sooner is
+  // throttled again (and counted), so a client that does not wait shows in the request count.
+  const faults: (Fault & { left: number; until?: number })[] = [];
+  let earlyRetries = 0;
   const log: LoggedRequest[] = [];
   const invites: { recipients: string[]; roles: string[]; requireSignIn?: boolean; sendInvitation?: boolean }[] = [];
   let counter = 0;
@@ -249,14 +252,19 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
         }
       }
       // Faults apply to API calls, or to any path (uploads, monitors, the token endpoint) a fault names.
-      const fault = faults.find(
-        (f) =>
-          f.left > 0 &&
-          (!f.method || f.method === method) &&
-          (f.path ? (typeof f.path === 'string' ? url.pathname.includes(f.path) : f.path.test(url.pathname)) : url.pathname.startsWith('/v1.0/')),
-      );
+      const matches = (f: Fault) =>
+        (!f.method || f.method === method) &&
+        (f.path ? (typeof f.path === 'string' ? url.pathname.includes(f.path) : f.path.test(url.pathname)) : url.pathname.startsWith('/v1.0/'));
+      const early = faults.find((f) => f.until !== undefined && Date.now() < f.until && matches(f));
+      if (early) {
+        earlyRetries++;
+        await body(req);
+        return send(res, 429, graphError('TooManyRequests', 'retried before Retry-After'), { 'retry-after': String(Math.ceil((early.until! - Date.now()) / 1000)) });
+      }
+      const fault = faults.find((f) => f.left > 0 && matches(f));
       if (fault) {
         fault.left--;
+        if (fault.status === 429 && fault.retryAfter) fault.until = Date.now() + fault.retryAfter * 1000;
         await body(req);
         if (fault.status === 401) return send(res, 401, graphError('InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'));
         return send(res, fault.status, graphError(fault.status === 429 ? 'TooManyRequests' : 'serviceNotAvailable', 'injected fault'), fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
@@ -534,6 +542,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     clearFaults() {
       faults.length = 0;
     },
+    /** Requests that came before the Retry-After of the throttling answer they followed. */
+    earlyRetries: () => earlyRetries,
     /** The next API call with any token answers 401 InvalidAuthenticationToken (the token expired). */
     expireTokens() {
       for (const t of tokens.values()) t.expired = true;

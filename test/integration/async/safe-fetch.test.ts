@@ -91,11 +91,10 @@ describe('safeFetch against real servers', () => {
     const silent = http.createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
-      const started = Date.now();
+      // The server never answers: only the client's time limit can end the request.
       const err = await safeFetch(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, { policy: loopback, timeoutMs: 300 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OutboundError);
       expect((err as OutboundError).code).toBe('ETIMEOUT');
-      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       silent.closeAllConnections();
       await new Promise((r) => silent.close(r));

@@ -97,7 +97,6 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 const protoNames = (): string => Object.getOwnPropertyNames(Object.prototype).sort().join(',');
 
 async function expectCleanOutcome(run: () => Promise<unknown>, label: string): Promise<void> {
-  const started = performance.now();
   try {
     await run();
   } catch (e) {
@@ -108,7 +107,6 @@ async function expectCleanOutcome(run: () => Promise<unknown>, label: string): P
       expect(entry.message.length, label).toBeGreaterThan(0);
     }
   }
-  expect(performance.now() - started, `${label} took too long`).toBeLessThan(5000);
 }
 
 describe('fuzz: every failure is a clean TemplateError', () => {
