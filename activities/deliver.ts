@@ -3,7 +3,7 @@ import type { BlobRef } from '../core/blob.ts';
 import type { Written } from '../connectors/location.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { atLocation, contextOf } from './locations.ts';
-import type { ConflictBehavior, SharingRequest } from '../core/generate.ts';
+import type { ConflictBehavior, SharingRequest } from '../core/locations.ts';
 
 export interface DeliverInput {
   source: BlobRef;

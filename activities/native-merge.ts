@@ -1,7 +1,7 @@
 // DriveB's native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
 // into the target folder and merge its fields in place, instead of export -> merge -> upload.
 import type { SharingRequest, Written } from '../connectors/location.ts';
-import type { ConflictBehavior } from '../core/generate.ts';
+import type { ConflictBehavior } from '../core/locations.ts';
 import { LocationError } from '../connectors/location.ts';
 import type { BlobRef } from '../core/blob.ts';
 import type { ResolvedActivityDeps } from './deps.ts';

@@ -1,21 +1,10 @@
-// The connection store the locations open connections with (ConnectionStore, connectors/location.ts), and
-// the table of the kinds this deployment can connect. Secrets are unsealed here, inside the activity that
-// talks to the drive, never earlier.
+// The connection store the locations open connections with (ConnectionStore, connectors/location.ts).
+// Secrets are unsealed here, inside the activity that talks to the drive, never earlier.
 import type { Db } from '../store/db.ts';
 import { getConnectionById, getConnectionByKind, type StoredConnection } from '../store/connections.ts';
 import { unseal } from '../security/sealed.ts';
-import { type ConnectionKind, type ConnectionKindName, missingConnection } from './connections.ts';
-import { crmConnection } from './crm/connection.ts';
-import { driveAConnection } from './driveA/connection.ts';
-import { driveBConnection } from './driveB/connection.ts';
+import { missingConnection } from './connections.ts';
 import { type ConnectionStore, LocationError } from './location.ts';
-
-/** The kinds this deployment can connect. A connector adds its own line. */
-export const CONNECTION_KINDS: Partial<Record<ConnectionKindName, ConnectionKind>> = {
-  driveA: driveAConnection,
-  driveB: driveBConnection,
-  crm: crmConnection,
-};
 
 export function connectionStore(db: Db): ConnectionStore {
   return {

@@ -6,11 +6,9 @@
 import type { TSchema } from 'typebox';
 import type { InnerError } from '../core/errors.ts';
 
-export const CONNECTION_KIND_NAMES = ['driveA', 'driveB', 'crm'] as const;
-export type ConnectionKindName = (typeof CONNECTION_KIND_NAMES)[number];
-
-/** The location method each connection kind serves. */
-export const LOCATION_OF_KIND: Record<ConnectionKindName, string> = { driveA: 'DriveA', driveB: 'DriveB', crm: 'crm' };
+/** A connection kind's name (PUT /common/connection/{kind}): driveA, driveB, crm. The kinds are those the
+ *  registered locations need (registry.ts CONNECTION_KINDS). */
+export type ConnectionKindName = string;
 
 /** Service settings of the connectors (config/env.ts connectorSettingsOf). */
 export interface ConnectorSettings {
@@ -48,10 +46,6 @@ export interface ConnectionKind {
   /** Splits a PUT body into public settings (returned by GET) and secrets (sealed, never returned), or every
    *  problem, each naming its field as `connection.<field>`. */
   parse(body: Record<string, unknown>, settings: ConnectorSettings): { settings: Record<string, unknown>; secrets: Record<string, string> } | { errors: InnerError[] };
-}
-
-export function isConnectionKindName(k: string): k is ConnectionKindName {
-  return (CONNECTION_KIND_NAMES as readonly string[]).includes(k);
 }
 
 export interface OpenedConnection {

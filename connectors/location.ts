@@ -1,17 +1,27 @@
 // Where files come from and go to. Every place a template, a data file or a document can be read from or
-// written to (Storage; DriveA, DriveB, crm and `url` next) is a Location, reached through the registry
+// written to (Storage, DriveA, DriveB, crm, template.url) is a Location, reached through the registry
 // (registry.ts) by generate and manage alike. A location reads into and writes from blob references
-// (claim check), never raw bytes in a workflow, and declares what it can do, so the API refuses a request
-// that asks for something unavailable before anything is queued or consumed.
+// (claim check), never raw bytes in a workflow. Each connector registers itself (LocationRegistration: what
+// it can do, the formats it holds, its connection and options), so the API refuses a request that asks
+// for something unavailable before anything is queued or consumed.
 import type { BlobRef } from '../core/blob.ts';
 import type { ErrorCode } from '../core/errors.ts';
-import type { FileFormat, LocationMethod } from '../core/formats.ts';
-import type { ConflictBehavior, LinkField, SharingRequest } from '../core/generate.ts';
-import type { CrmTargetOptions } from '../core/manage.ts';
+import type { ConflictBehavior, CrmTargetOptions, LinkField, LocationEntry, SharingRequest } from '../core/locations.ts';
 import type { Db } from '../store/db.ts';
 import type { OutboundPolicy } from './http/address-policy.ts';
-import type { ConnectionKindName, ConnectorSettings, OpenedConnection } from './connections.ts';
+import type { ConnectionKind, ConnectionKindName, ConnectorSettings, OpenedConnection } from './connections.ts';
 import type { BlobStore } from './storage/blob-store.ts';
+
+export type { Capability } from '../core/locations.ts';
+
+/** A connector's registration (one line in registry.ts): what the request rules know of it (core's
+ *  LocationEntry), the connection kind it needs, and how to build it for a process. */
+export interface LocationRegistration extends Omit<LocationEntry, 'connection'> {
+  /** The connection kind it needs: the API refuses a request (CONNECTION_MISSING, naming the field) when
+   *  the subscription has none, before anything is queued; PUT /common/connection/{kind} makes one. */
+  readonly connection?: ConnectionKind;
+  create(deps: LocationDeps): Location;
+}
 
 /** How a location opens the connection of the subscription it serves (connection-store.ts). */
 export interface ConnectionStore {
@@ -31,29 +41,6 @@ export interface LocationDeps {
   connections: ConnectionStore;
   /** Outbound HTTP to addresses a request names (template.url): the worker's allow-list and limits. */
   outbound?: { policy: OutboundPolicy; timeoutMs: number; maxResponseBytes: number };
-}
-
-/** What a location can be asked to do. */
-export type Capability =
-  /** read a template (generate's template, relatedItems) */
-  | 'readTemplate'
-  /** read a data file (generate's data) */
-  | 'readData'
-  /** read a delivered document (manage's source) */
-  | 'readDocument'
-  /** write a file (generate's delivery, manage's target) */
-  | 'write'
-  /** sharing links and invitations on the written file (document.options.driveA / driveB) */
-  | 'share'
-  /** remove the source of a Move (sourceDocument.remove delete / permanentDelete with a target) */
-  | 'remove'
-  /** the Delete operation of manage (source only, no target) */
-  | 'delete';
-
-export interface LocationCapabilities {
-  readonly can: readonly Capability[];
-  /** Formats it holds natively: what it reads and what it may be given to write. */
-  readonly formats: readonly FileFormat[];
 }
 
 /** Who is asking: every read and write is scoped to the caller's subscription (and its connection). */
@@ -80,7 +67,7 @@ export interface FoundFile {
   blob: BlobRef;
 }
 
-export type { ConflictBehavior, SharingRequest } from '../core/generate.ts';
+export type { ConflictBehavior, SharingRequest } from '../core/locations.ts';
 
 export interface WriteRequest {
   /** Chosen by the workflow, so a retried write finds or overwrites the same file instead of adding one. */
@@ -110,12 +97,8 @@ export interface Written {
   externalErrors?: unknown[];
 }
 
+/** A location as one process uses it (LocationRegistration.create); what it can do is its registration's. */
 export interface Location {
-  readonly method: LocationMethod | 'url';
-  readonly capabilities: LocationCapabilities;
-  /** The connection kind it needs: the API refuses a request (CONNECTION_MISSING, naming the field) when the
-   *  subscription has none, before anything is queued. */
-  readonly connection?: ConnectionKindName;
   /** `fileFormat`: the format the request declares (a location that cannot tell checks it against the bytes). */
   readTemplate?(ctx: LocationContext, urn: string, fileFormat?: string): Promise<BlobRef>;
   readData?(ctx: LocationContext, urn: string): Promise<BlobRef>;

@@ -1,33 +1,33 @@
-// The one registry of locations. Adding a location = its folder plus one line in LOCATIONS. The API asks
-// `check` before it starts a workflow (a 400 then means nothing was queued and nothing consumed); the
-// activities ask `require` for the location they use.
+// The one registry of locations. Adding a location = its folder (its Location and its registration) plus
+// one line in REGISTRATIONS: every list of location methods, the request rules' catalog (core/locations.ts)
+// and the connection kinds derive from it. The API asks `check` before it starts a workflow (a 400 then
+// means nothing was queued and nothing consumed); the activities ask `require` for the location they use.
 import type { InnerError } from '../core/errors.ts';
 import { innerError } from '../core/errors.ts';
-import { type Capability, type Location, type LocationDeps, LocationError } from './location.ts';
-import { missingConnection } from './connections.ts';
-import { driveALocation } from './driveA/location.ts';
-import { driveBLocation } from './driveB/location.ts';
-import { crmLocation } from './crm/location.ts';
-import { storageLocation } from './storage/location.ts';
-import { urlLocation } from './url/location.ts';
+import { holds, type LocationCatalog, type LocationNeed } from '../core/locations.ts';
+import { type Capability, type Location, type LocationDeps, LocationError, type LocationRegistration } from './location.ts';
+import { type ConnectionKind, missingConnection } from './connections.ts';
+import { crm } from './crm/index.ts';
+import { driveA } from './driveA/index.ts';
+import { driveB } from './driveB/index.ts';
+import { storage } from './storage/index.ts';
+import { url } from './url/index.ts';
 
 export type { LocationDeps } from './location.ts';
+export type { LocationNeed } from '../core/locations.ts';
 
-const LOCATIONS: Record<string, (deps: LocationDeps) => Location> = {
-  Storage: storageLocation,
-  DriveA: driveALocation,
-  DriveB: driveBLocation,
-  crm: crmLocation,
-  url: urlLocation,
-};
+const REGISTRATIONS: readonly LocationRegistration[] = [storage, driveA, driveB, crm, url];
 
-/** One thing a request needs from a location, and the request field that asks for it. */
-export interface LocationNeed {
-  method: string;
-  capability: Capability;
-  field: string;
-  fileFormat?: string;
-}
+/** What the request rules know of the locations (core/locations.ts), in registration order. */
+export const LOCATION_CATALOG: LocationCatalog = REGISTRATIONS.map(({ create: _create, connection, ...entry }) => ({
+  ...entry,
+  ...(connection ? { connection: connection.kind } : {}),
+}));
+
+/** The connection kinds of the registered locations (PUT /common/connection/{kind}), by kind. */
+export const CONNECTION_KINDS: ReadonlyMap<string, { kind: ConnectionKind; method: string }> = new Map(
+  REGISTRATIONS.filter((r) => r.connection).map((r) => [r.connection!.kind, { kind: r.connection!, method: r.method }]),
+);
 
 /** The registry's answer to the API: what cannot be done (NOT_SUPPORTED, CONNECTION_MISSING, naming the
  *  field), and the connection each connected location will use (method -> connection id) for the workflow. */
@@ -66,21 +66,21 @@ export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTI
 
 export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
   const built = new Map<string, Location>();
+  const registration = (method: string) => REGISTRATIONS.find((r) => r.method === method);
   const get = (method: string): Location | undefined => {
-    if (!Object.hasOwn(LOCATIONS, method)) return undefined;
+    const r = registration(method);
+    if (!r) return undefined;
     let l = built.get(method);
     if (!l) {
-      l = LOCATIONS[method]!(deps);
+      l = r.create(deps);
       built.set(method, l);
     }
     return l;
   };
   const problem = (need: LocationNeed): string | undefined => {
-    const l = get(need.method);
-    if (!l || !l.capabilities.can.includes(need.capability)) return unsupported(need, l !== undefined);
-    if (need.fileFormat !== undefined && !(l.capabilities.formats as readonly string[]).includes(need.fileFormat)) {
-      return `${need.field} ${need.method} does not hold ${need.fileFormat} files`;
-    }
+    const r = registration(need.method);
+    if (!r || !r.can.includes(need.capability)) return unsupported(need, r !== undefined);
+    if (need.fileFormat !== undefined && !holds(r, need.capability, need.fileFormat)) return `${need.field} ${need.method} does not hold ${need.fileFormat} files`;
     return undefined;
   };
   return {
@@ -95,7 +95,7 @@ export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
           problems.push(innerError('NOT_SUPPORTED', p));
           continue;
         }
-        const kind = get(need.method)!.connection;
+        const kind = registration(need.method)!.connection?.kind;
         if (!kind || asked.has(need.method)) continue;
         asked.add(need.method);
         const id = await deps.connections.idOf(subscriptionId, kind);

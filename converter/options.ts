@@ -2,6 +2,7 @@
  * Validates a ConvertOptions and turns it into what LibreOffice needs (export filter, FilterData,
  * FilterOptions). Shared by the pool and the Gotenberg adapter so both refuse the same things.
  */
+import type { CsvEncoding } from '../core/save-options.ts';
 import { ConvertError } from './errors.ts';
 import type { ConvertOptions, OfficeFormat } from './types.ts';
 
@@ -39,10 +40,10 @@ const CONFORMANCE: Record<string, { select: number; part?: number; ua?: boolean 
 const VERSION: Record<string, number> = { '1.5': 15, '1.6': 16, '1.7': 17 };
 
 /**
- * rtl_TextEncoding numbers (include/rtl/textenc.h) for the CSV filter's third token. Names follow
- * the WHATWG/IANA labels a caller is likely to send.
+ * rtl_TextEncoding numbers (include/rtl/textenc.h) for the CSV filter's third token, for each label the
+ * API accepts (core/save-options.ts CSV_ENCODINGS: the type keeps the two lists equal).
  */
-export const CSV_ENCODINGS: Record<string, number> = {
+export const CSV_ENCODINGS: Record<CsvEncoding, number> = {
   'utf-8': 76,
   utf8: 76,
   'utf-16': 65535,
@@ -105,7 +106,7 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
     const sep = csv.separator ?? ',';
     if ([...sep].length !== 1) throw new ConvertError('BAD_OPTIONS', `csv separator must be one character, got '${sep}'`);
     const encName = (csv.encoding ?? 'utf-8').trim().toLowerCase();
-    const enc = CSV_ENCODINGS[encName];
+    const enc = (CSV_ENCODINGS as Record<string, number>)[encName];
     if (enc === undefined) {
       throw new ConvertError('BAD_OPTIONS', `csv encoding '${csv.encoding}' is not supported; use one of ${Object.keys(CSV_ENCODINGS).join(', ')}`);
     }

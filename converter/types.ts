@@ -1,27 +1,9 @@
+// The save options are the API's (core/save-options.ts checks them before anything is queued): one type.
+import type { CsvOptions, PdfOptions } from '../core/save-options.ts';
+
+export type { CsvOptions, PdfConformance, PdfOptions } from '../core/save-options.ts';
 export type OfficeFormat = 'docx' | 'xlsx' | 'pptx';
 export type OutputFormat = OfficeFormat | 'pdf' | 'csv';
-
-/**
- * PDF conformance names as used in `pdfSaveOptions.pdfConformanceLevel` / the configuration's
- * `pdfConformanceLevel`. LibreOffice produces the B ("basic") levels of PDF/A and PDF/UA-1; the A/U
- * levels are refused rather than silently downgraded.
- */
-export type PdfConformance = 'PdfA1B' | 'PdfA2B' | 'PdfA3B' | 'PdfUa1' | 'Pdf15' | 'Pdf16' | 'Pdf17' | (string & {});
-
-export interface PdfOptions {
-  conformance?: PdfConformance;
-  /** '1.5' | '1.6' | '1.7'; ignored when a PDF/A conformance fixes the version. */
-  version?: string;
-}
-
-export interface CsvOptions {
-  /** 1-based sheet number or sheet name; default the first sheet. */
-  sheet?: number | string;
-  /** One character; default ','. */
-  separator?: string;
-  /** 'utf-8' (default), 'utf-16', 'windows-1252', 'iso-8859-1', ... (see CSV_ENCODINGS). */
-  encoding?: string;
-}
 
 export interface ConvertOptions {
   from: string;

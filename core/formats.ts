@@ -1,9 +1,7 @@
-// The table of file formats (spec 2.3, 4.4, 4.8): extension, content type, what converts to what, and
-// which location may read or receive each format. One copy, read by the API's checks, the workflows
-// (content types of scratch files), the activities and the locations.
-
-export const LOCATION_METHODS = ['Storage', 'DriveA', 'DriveB', 'crm'] as const;
-export type LocationMethod = (typeof LOCATION_METHODS)[number];
+// The table of file formats (spec 2.3, 4.4, 4.8): extension, content type, what converts to what. One
+// copy, read by the API's checks, the workflows (content types of scratch files), the activities and the
+// locations. Which location reads or receives which format is each location's registration
+// (core/locations.ts, connectors/registry.ts).
 
 export type FormatKind = 'office' | 'native' | 'output';
 
@@ -12,43 +10,29 @@ export interface FormatSpec {
   readonly contentType: string;
   /** Formats our converter produces from this one (spec 4.8 rule 2 and the manage Convert operation). */
   readonly convertsTo: readonly string[];
-  /** Spec 4.4 rule 2 / 4.8 rule 1: where a template of this format may be loaded from (empty: not a template format). */
-  readonly templateFrom: readonly LocationMethod[];
-  /** Spec 4.8 rule 3: where a document of this format may be delivered. */
-  readonly deliverTo: readonly LocationMethod[];
 }
-
-const OFFICE_TEMPLATE_FROM: readonly LocationMethod[] = ['Storage', 'DriveA'];
-const OFFICE_DELIVER_TO: readonly LocationMethod[] = ['Storage', 'DriveA', 'crm'];
-const ANYWHERE: readonly LocationMethod[] = ['Storage', 'DriveA', 'DriveB', 'crm'];
 
 export const FORMATS = {
   docx: {
     kind: 'office',
     contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     convertsTo: ['pdf'],
-    templateFrom: OFFICE_TEMPLATE_FROM,
-    deliverTo: OFFICE_DELIVER_TO,
   },
   xlsx: {
     kind: 'office',
     contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     convertsTo: ['pdf', 'csv'],
-    templateFrom: OFFICE_TEMPLATE_FROM,
-    deliverTo: OFFICE_DELIVER_TO,
   },
   pptx: {
     kind: 'office',
     contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
     convertsTo: ['pdf'],
-    templateFrom: OFFICE_TEMPLATE_FROM,
-    deliverTo: OFFICE_DELIVER_TO,
   },
-  gdoc: { kind: 'native', contentType: 'application/vnd.google-apps.document', convertsTo: ['pdf'], templateFrom: ['DriveB'], deliverTo: ['DriveB'] },
-  gsheet: { kind: 'native', contentType: 'application/vnd.google-apps.spreadsheet', convertsTo: ['pdf'], templateFrom: ['DriveB'], deliverTo: ['DriveB'] },
-  gslide: { kind: 'native', contentType: 'application/vnd.google-apps.presentation', convertsTo: ['pdf'], templateFrom: ['DriveB'], deliverTo: ['DriveB'] },
-  pdf: { kind: 'output', contentType: 'application/pdf', convertsTo: [], templateFrom: [], deliverTo: ANYWHERE },
-  csv: { kind: 'output', contentType: 'text/csv', convertsTo: [], templateFrom: [], deliverTo: ANYWHERE },
+  gdoc: { kind: 'native', contentType: 'application/vnd.google-apps.document', convertsTo: ['pdf'] },
+  gsheet: { kind: 'native', contentType: 'application/vnd.google-apps.spreadsheet', convertsTo: ['pdf'] },
+  gslide: { kind: 'native', contentType: 'application/vnd.google-apps.presentation', convertsTo: ['pdf'] },
+  pdf: { kind: 'output', contentType: 'application/pdf', convertsTo: [] },
+  csv: { kind: 'output', contentType: 'text/csv', convertsTo: [] },
 } as const satisfies Record<string, FormatSpec>;
 
 export type FileFormat = keyof typeof FORMATS;

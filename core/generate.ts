@@ -1,15 +1,12 @@
-// The generate request (spec 4.8) as the workflow sees it, and the combination rules that are checked
-// before any workflow starts (a 400 means nothing was queued and nothing written).
+// The generate request (spec 4.8) as the API receives it and as the workflow sees it, and the rules checked
+// before any workflow starts (a 400 means nothing was queued, nothing written and nothing consumed).
 import { parse as parseGraphql } from 'graphql';
+import Type, { type Static } from 'typebox';
 import { type InnerError, innerError } from './errors.ts';
-import { ALL_FORMATS, canConvert, FORMATS, isFormat, type LocationMethod, TEMPLATE_FORMATS } from './formats.ts';
-
-export const OUTPUT_FORMATS = ALL_FORMATS;
-export const LOAD_METHODS = ['Storage', 'DriveA', 'DriveB'] as const;
-export const DELIVERY_METHODS = ['Storage', 'DriveA', 'DriveB'] as const;
-/** data.loadMethod values: a file at a location, or a GraphQL query run at generation time. Whether a
- *  location is available (implemented, connected) is the location registry's answer (connectors/). */
-export const DATA_LOAD_METHODS = ['Storage', 'GraphQL', 'DriveA', 'DriveB'] as const;
+import { canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
+import { entryOf, holds, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
+import { jsonObject } from './save-options.ts';
+import { parseTarget, type Target } from './target.ts';
 
 export interface Variable {
   name: string;
@@ -17,55 +14,61 @@ export interface Variable {
   type: string;
 }
 
-export interface GenerateRequest {
-  template: {
-    urn?: string;
-    loadMethod?: string;
-    url?: string;
-    name?: string;
-    fileFormat: string;
-    options?: Record<string, unknown>;
-    relatedItems?: { name: string; urn?: string; fileFormat?: string; loadMethod?: string; options?: unknown }[];
-  };
-  data: {
-    loadMethod: string;
-    urn: string;
-    variables?: Variable[];
-    query?: string;
-    embedded?: string;
-  };
-  document: {
-    timezone: string;
-    locale: string;
-    name: string;
-    fileFormat: string;
-    deliveryMethod: string;
-    path: string;
-    options?: Record<string, unknown>;
-  };
-  externalContext?: Record<string, unknown>;
+/** The location methods each field of the request may name (from the location registry), for the
+ *  descriptions of the request's schema. */
+export interface GenerateMethods {
+  template: readonly string[];
+  data: readonly string[];
+  delivery: readonly string[];
 }
 
-/** document.options.driveA / driveB (spec 4.8): who gets links or invitations to the delivered file. */
-export interface SharingRequest {
-  viewAnonymous?: boolean;
-  editAnonymous?: boolean;
-  viewUsers?: string[];
-  editUsers?: string[];
-  /** Extension: e-mail the invited users (the drive's own invitation mail); default false. */
-  sendInvitation?: boolean;
+const JsonObject = Type.Object({}, { additionalProperties: true });
+const or = (list: readonly string[]) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : (list[0] ?? ''));
+
+/** The body of generate and async generate (spec 4.8) but externalContext (the API's, as every operation's),
+ *  its descriptions naming the registered locations. */
+export function generateRequestSchema(methods: GenerateMethods) {
+  return Type.Object({
+    template: Type.Object({
+      urn: Type.Optional(Type.String({ description: 'With loadMethod: an uploaded template (Storage), a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id' })),
+      loadMethod: Type.Optional(Type.String({ description: or(methods.template) })),
+      url: Type.Optional(Type.String({ description: 'Alternative to urn + loadMethod' })),
+      name: Type.Optional(Type.String()),
+      fileFormat: Type.String({ description: TEMPLATE_FORMATS.join(', ') }),
+      options: Type.Optional(JsonObject),
+      relatedItems: Type.Optional(
+        Type.Array(
+          Type.Object({
+            name: Type.String(),
+            urn: Type.Optional(Type.String()),
+            fileFormat: Type.Optional(Type.String()),
+            loadMethod: Type.Optional(Type.String()),
+            options: Type.Optional(Type.Unknown()),
+          }),
+        ),
+      ),
+    }),
+    data: Type.Object({
+      loadMethod: Type.String({ description: `${or(methods.data)}: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query` }),
+      urn: Type.String({ description: 'Id of an uploaded data file, the GraphQL endpoint, or the file at the drive (DriveA item id / driveId!itemId / root:/path:, DriveB file id)' }),
+      variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: Type.String() }))),
+      query: Type.Optional(Type.String()),
+      embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })),
+    }),
+    document: Type.Object({
+      timezone: Type.String({ description: 'IANA time zone, e.g. Europe/Paris' }),
+      locale: Type.String({ description: 'BCP 47 locale, e.g. en-US' }),
+      name: Type.String({ minLength: 1 }),
+      fileFormat: Type.String({ description: 'docx, xlsx, pptx, gdoc, gsheet, gslide, pdf, csv' }),
+      deliveryMethod: Type.String({ description: or(methods.delivery) }),
+      path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
+      options: Type.Optional(JsonObject),
+    }),
+  });
 }
 
-/** Name clash policy of drive writes: rename (default: the drive picks "name 1.docx"), replace the
- *  existing file, or fail. Extension field `conflictBehavior` of document.options.driveA / driveB. */
-export type ConflictBehavior = 'rename' | 'replace' | 'fail';
-export const CONFLICT_BEHAVIORS: readonly ConflictBehavior[] = ['rename', 'replace', 'fail'];
-
-/** What a drive delivery reads from its options object. */
-export interface DriveDelivery {
-  sharing?: SharingRequest;
-  conflict?: ConflictBehavior;
-}
+/** A generate request as its schema admits it. */
+export type GenerateRequest = Static<ReturnType<typeof generateRequestSchema>>;
 
 /** A template pulled in by an include directive ({>name}), located like the main template. */
 export interface RelatedTemplate {
@@ -84,18 +87,10 @@ export interface GenerateInput {
   template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; relatedItems?: RelatedTemplate[] };
   /** For GraphQL: urn is the endpoint URL and query the GraphQL document (see graphqlRequestOf). */
   data: { urn: string; loadMethod: string; variables?: Variable[]; query?: string; embedded?: string };
-  document: {
-    name: string;
-    fileFormat: string;
-    deliveryMethod: string;
-    path: string;
+  /** The target (core/target.ts), and how the template renders: its locale and time zone. */
+  document: Target & {
     locale: string;
     timezone: string;
-    /** Parsed from document.options.pdfSaveOptions / csvSaveOptions (only the one matching the format). */
-    saveOptions?: SaveOptions;
-    /** Parsed from document.options.driveA / driveB, the one of the delivery's own drive. */
-    sharing?: SharingRequest;
-    conflict?: ConflictBehavior;
     /** document.options.driveBGenerate: merge the native template in place (DriveB), images too if asked. */
     nativeMerge?: { images: boolean };
   };
@@ -103,14 +98,6 @@ export interface GenerateInput {
    *  opens it, so no secret is ever in the workflow's input or history). */
   connections?: Record<string, string>;
 }
-
-export interface SaveOptions {
-  pdf?: { conformance?: string; version?: string };
-  csv?: { sheet?: number | string; separator?: string; encoding?: string };
-}
-
-export const LINK_FIELDS = ['viewAnonymousLink', 'editAnonymousLink', 'viewUserLink', 'editUserLink', 'viewOrganizationLink', 'editOrganizationLink'] as const;
-export type LinkField = (typeof LINK_FIELDS)[number];
 
 export interface GeneratedDocument {
   deliveryMethod: string;
@@ -133,202 +120,124 @@ export interface GenerateResult {
   consumption: { dimension: string; value: number }[];
 }
 
-const isIn = (list: readonly string[], v: string | undefined): boolean => v !== undefined && list.includes(v);
+/** A request checked by parseGenerateRequest: the workflow input less who asks (operation, subscription,
+ *  user) and the connections, `header` variables not yet sealed; what it asks of the locations; or every
+ *  problem with it. */
+export interface ParsedGenerate {
+  input: Omit<GenerateInput, 'operationId' | 'subscriptionId' | 'userId' | 'connections'>;
+  needs: LocationNeed[];
+  problems: InnerError[];
+}
 
-/** Section 4.8 "Validated combinations" plus the template-locating rule. Returns every problem at once. */
-export function checkGenerateRules(req: GenerateRequest): InnerError[] {
-  const errors: InnerError[] = [];
+/** Every rule of spec 4.8 for generate (template location, the three combination rules, the target, the
+ *  data source, the included templates), each field parsed once. Returns every problem at once. */
+export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCatalog): ParsedGenerate {
+  const problems: InnerError[] = [];
+  const bad = (message: string) => problems.push(innerError('VALIDATION_ERROR', message));
   const t = req.template;
   const d = req.document;
   const hasUrnPair = Boolean(t.urn) || Boolean(t.loadMethod);
   if (!t.url && !(t.urn && t.loadMethod)) {
-    errors.push(
+    problems.push(
       innerError(
         'TEMPLATE_NOT_FOUND',
-        hasUrnPair
-          ? 'template.urn and template.loadMethod must be given together'
-          : 'template: give either template.urn with template.loadMethod, or template.url',
+        hasUrnPair ? 'template.urn and template.loadMethod must be given together' : 'template: give either template.urn with template.loadMethod, or template.url',
       ),
     );
   } else if (t.url && hasUrnPair) {
-    errors.push(innerError('VALIDATION_ERROR', 'template: give either template.urn with template.loadMethod, or template.url, not both'));
+    bad('template: give either template.urn with template.loadMethod, or template.url, not both');
   }
-  if (!isIn(TEMPLATE_FORMATS, t.fileFormat)) {
-    errors.push(innerError('VALIDATION_ERROR', `template.fileFormat must be one of ${TEMPLATE_FORMATS.join(', ')}`));
+  const templateFormat = (TEMPLATE_FORMATS as readonly string[]).includes(t.fileFormat);
+  if (!templateFormat) bad(`template.fileFormat must be one of ${TEMPLATE_FORMATS.join(', ')}`);
+  const templateMethods = methodsFor(catalog, 'generate', 'readTemplate');
+  if (t.loadMethod !== undefined && !templateMethods.includes(t.loadMethod)) bad(`template.loadMethod must be one of ${templateMethods.join(', ')}`);
+  // Rule 1: a template format loads only from the locations that hold it as a template.
+  const from = entryOf(catalog, t.loadMethod);
+  if (t.loadMethod && templateFormat && from && templateMethods.includes(t.loadMethod) && !holds(from, 'readTemplate', t.fileFormat)) {
+    bad(`template.fileFormat ${t.fileFormat} loads only from ${methodsFor(catalog, 'generate', 'readTemplate', t.fileFormat).join(' or ')} (template.loadMethod is ${t.loadMethod})`);
   }
-  if (t.loadMethod !== undefined && !isIn(LOAD_METHODS, t.loadMethod)) {
-    errors.push(innerError('VALIDATION_ERROR', `template.loadMethod must be one of ${LOAD_METHODS.join(', ')}`));
+  const { target, needs: targetNeeds, problems: targetProblems } = parseTarget(d, { field: 'document', request: 'generate' }, catalog);
+  problems.push(...targetProblems);
+  // Rule 2: the template's own format, or one the converter makes from it (pdf from anything, csv from xlsx).
+  if (isFormat(d.fileFormat) && templateFormat && d.fileFormat !== t.fileFormat && !canConvert(t.fileFormat, d.fileFormat)) {
+    bad(
+      d.fileFormat === 'csv'
+        ? `document.fileFormat csv can only be produced from an xlsx template (template.fileFormat is ${t.fileFormat})`
+        : `document.fileFormat must equal template.fileFormat (${t.fileFormat}), or be pdf${t.fileFormat === 'xlsx' ? ' or csv' : ''}`,
+    );
   }
-  // Rule 1: native formats only from DriveB, office formats only from Storage or DriveA.
-  if (t.loadMethod && isIn(TEMPLATE_FORMATS, t.fileFormat) && isIn(LOAD_METHODS, t.loadMethod) && isFormat(t.fileFormat)) {
-    const from: readonly LocationMethod[] = FORMATS[t.fileFormat].templateFrom;
-    if (!from.includes(t.loadMethod as LocationMethod)) {
-      errors.push(
-        innerError('VALIDATION_ERROR', `template.fileFormat ${t.fileFormat} loads only from ${from.join(' or ')} (template.loadMethod is ${t.loadMethod})`),
-      );
-    }
-  }
-  if (!isIn(OUTPUT_FORMATS, d.fileFormat)) {
-    errors.push(innerError('VALIDATION_ERROR', `document.fileFormat must be one of ${OUTPUT_FORMATS.join(', ')}`));
-  } else if (isIn(TEMPLATE_FORMATS, t.fileFormat)) {
-    // Rule 2: same format, except pdf from anything and csv only from xlsx.
-    if (d.fileFormat !== t.fileFormat && !canConvert(t.fileFormat, d.fileFormat)) {
-      errors.push(
-        innerError(
-          'VALIDATION_ERROR',
-          d.fileFormat === 'csv'
-            ? `document.fileFormat csv can only be produced from an xlsx template (template.fileFormat is ${t.fileFormat})`
-            : `document.fileFormat must equal template.fileFormat (${t.fileFormat}), or be pdf${t.fileFormat === 'xlsx' ? ' or csv' : ''}`,
-        ),
-      );
-    }
-  }
-  if (!isIn(DELIVERY_METHODS, d.deliveryMethod)) {
-    errors.push(innerError('VALIDATION_ERROR', `document.deliveryMethod must be one of ${DELIVERY_METHODS.join(', ')}`));
-  } else if (isIn(OUTPUT_FORMATS, d.fileFormat)) {
-    // Rule 3: native formats only to DriveB; office formats to Storage or DriveA; pdf and csv anywhere.
-    const to: readonly LocationMethod[] = FORMATS[d.fileFormat as keyof typeof FORMATS].deliverTo;
-    if (!to.includes(d.deliveryMethod as LocationMethod)) {
-      const targets = to.filter((m) => isIn(DELIVERY_METHODS, m));
-      errors.push(innerError('VALIDATION_ERROR', `document.fileFormat ${d.fileFormat} can be delivered to ${targets.join(' or ')}, not ${d.deliveryMethod}`));
-    }
-  }
-  if (d.deliveryMethod === 'Storage' && d.path !== 'root' && !d.path.startsWith('root/')) {
-    errors.push(innerError('VALIDATION_ERROR', "document.path must be 'root' or start with 'root/' for Storage delivery"));
-  }
-  if (!isValidTimeZone(d.timezone)) {
-    errors.push(innerError('VALIDATION_ERROR', `document.timezone ${JSON.stringify(d.timezone)} is not an IANA time zone`));
-  }
-  if (!isValidLocale(d.locale)) {
-    errors.push(innerError('VALIDATION_ERROR', `document.locale ${JSON.stringify(d.locale)} is not a BCP 47 locale`));
-  }
-  if (d.name.trim() === '' || /[\\/\u0000-\u001f]/.test(d.name) || d.name.length > 255) {
-    errors.push(innerError('VALIDATION_ERROR', 'document.name must be a file name without slashes or control characters (1-255 characters)'));
-  }
-  errors.push(...parseSaveOptions(d).errors);
-  errors.push(...nativeMergeOf(req).errors);
-  if (!isIn(DATA_LOAD_METHODS, req.data.loadMethod)) {
-    errors.push(innerError('VALIDATION_ERROR', `data.loadMethod must be one of ${DATA_LOAD_METHODS.join(', ')}`));
-  } else if (req.data.loadMethod === 'GraphQL') {
-    errors.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
-  }
-  if (req.data.embedded !== undefined) {
-    try {
-      const parsed: unknown = JSON.parse(req.data.embedded);
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-    } catch {
-      errors.push(innerError('VALIDATION_ERROR', 'data.embedded must be JSON text of an object'));
-    }
-  }
-  return errors;
-}
+  if (!isValidTimeZone(d.timezone)) bad(`document.timezone ${JSON.stringify(d.timezone)} is not an IANA time zone`);
+  if (!isValidLocale(d.locale)) bad(`document.locale ${JSON.stringify(d.locale)} is not a BCP 47 locale`);
+  const native = nativeMergeOf(req);
+  problems.push(...native.errors);
+  const dataMethods = [...methodsFor(catalog, 'generate', 'readData'), 'GraphQL'];
+  if (!dataMethods.includes(req.data.loadMethod)) bad(`data.loadMethod must be one of ${dataMethods.join(', ')}`);
+  else if (req.data.loadMethod === 'GraphQL') problems.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
+  if (req.data.embedded !== undefined && !isJsonObjectText(req.data.embedded)) bad('data.embedded must be JSON text of an object');
+  const related = relatedTemplates(req, problems);
 
-/** document.options.driveA / driveB (prefix names the object in messages): sharing flags, e-mail lists
- *  (arrays, or comma-separated text as the records spell them), and the extension fields conflictBehavior
- *  and sendInvitation. Every problem at once. */
-export function parseDriveOptions(raw: unknown, prefix: string): { delivery: DriveDelivery; errors: InnerError[] } {
-  const errors: InnerError[] = [];
-  const delivery: DriveDelivery = {};
-  if (raw === undefined || raw === null) return { delivery, errors };
-  if (typeof raw !== 'object' || Array.isArray(raw)) return { delivery, errors: [innerError('VALIDATION_ERROR', `${prefix} must be an object`)] };
-  const o = raw as Record<string, unknown>;
-  const sharing: SharingRequest = {};
-  for (const flag of ['viewAnonymous', 'editAnonymous', 'sendInvitation'] as const) {
-    const v = o[flag];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'boolean') errors.push(innerError('VALIDATION_ERROR', `${prefix}.${flag} must be true or false`));
-    else if (v) sharing[flag] = true;
+  const needs: LocationNeed[] = [];
+  if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
+  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat });
+  for (const [i, item] of related.entries()) {
+    // Its format is checked above (an included template is docx, xlsx or pptx wherever the main one is).
+    if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
   }
-  for (const list of ['viewUsers', 'editUsers'] as const) {
-    const v = o[list];
-    if (v === undefined || v === null || v === '') continue;
-    const items = typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v : undefined;
-    if (!items || items.some((e) => typeof e !== 'string')) {
-      errors.push(innerError('VALIDATION_ERROR', `${prefix}.${list} must be an array of e-mail addresses`));
-      continue;
-    }
-    const emails = (items as string[]).map((e) => e.trim()).filter(Boolean);
-    const bad = emails.filter((e) => !/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(e));
-    if (bad.length > 0) errors.push(innerError('VALIDATION_ERROR', `${prefix}.${list}: ${bad.map((b) => JSON.stringify(b.slice(0, 80))).join(', ')} is not an e-mail address`));
-    else if (emails.length > 100) errors.push(innerError('VALIDATION_ERROR', `${prefix}.${list}: at most 100 addresses`));
-    else if (emails.length > 0) sharing[list] = [...new Set(emails.map((e) => e.toLowerCase()))];
-  }
-  if (Object.keys(sharing).some((k) => k !== 'sendInvitation')) delivery.sharing = sharing;
-  const c = o.conflictBehavior;
-  if (c !== undefined && c !== null && c !== '') {
-    if (typeof c !== 'string' || !(CONFLICT_BEHAVIORS as readonly string[]).includes(c)) {
-      errors.push(innerError('VALIDATION_ERROR', `${prefix}.conflictBehavior must be one of ${CONFLICT_BEHAVIORS.join(', ')}`));
-    } else delivery.conflict = c as ConflictBehavior;
-  }
-  return { delivery, errors };
-}
-
-/** The options object of a delivery's own drive (spec 4.8: the other drive's is ignored). */
-export function driveOptionsKey(deliveryMethod: string): 'driveA' | 'driveB' | undefined {
-  return deliveryMethod === 'DriveA' ? 'driveA' : deliveryMethod === 'DriveB' ? 'driveB' : undefined;
-}
-
-/** Save options are JSON text (spec 4.8) or, leniently, an object; only the property matching the output
- *  format is read. pdfSaveOptions: {pdfConformanceLevel: PdfA1B|PdfA2B|PdfA3B|PdfUa1|Pdf15|Pdf16|Pdf17, pdfVersion: 1.5|1.6|1.7};
- *  csvSaveOptions: {sheet: index or name, separator: one character, encoding: e.g. utf-8}. */
-export function parseSaveOptions(document: GenerateRequest['document']): { options: SaveOptions; errors: InnerError[] } {
-  const errors: InnerError[] = [];
-  const options: SaveOptions = {};
-  const read = (name: string): Record<string, unknown> | undefined => {
-    const raw = document.options?.[name];
-    if (raw === undefined || raw === null || raw === '') return undefined;
-    let value: unknown = raw;
-    if (typeof raw === 'string') {
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        errors.push(innerError('VALIDATION_ERROR', `document.options.${name} must be JSON text of an object`));
-        return undefined;
-      }
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      errors.push(innerError('VALIDATION_ERROR', `document.options.${name} must be an object (or JSON text of one)`));
-      return undefined;
-    }
-    return value as Record<string, unknown>;
+  if (req.data.loadMethod !== 'GraphQL') needs.push({ method: req.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
+  needs.push(...targetNeeds);
+  return {
+    input: {
+      template: {
+        urn: t.urn ?? '',
+        loadMethod: t.loadMethod ?? '',
+        fileFormat: t.fileFormat,
+        ...(t.name ? { name: t.name } : {}),
+        ...(t.url ? { url: t.url } : {}),
+        ...(related.length > 0 ? { relatedItems: related } : {}),
+      },
+      data: {
+        urn: req.data.urn,
+        loadMethod: req.data.loadMethod,
+        ...(req.data.variables ? { variables: req.data.variables } : {}),
+        ...(req.data.query ? { query: req.data.query } : {}),
+        ...(req.data.embedded ? { embedded: req.data.embedded } : {}),
+      },
+      document: { ...target, locale: d.locale, timezone: d.timezone, ...(native.merge ? { nativeMerge: native.merge } : {}) },
+    },
+    needs,
+    problems,
   };
-  if (document.fileFormat === 'pdf') {
-    const o = read('pdfSaveOptions');
-    if (o) {
-      const conformance = o.pdfConformanceLevel ?? o.conformance;
-      const version = o.pdfVersion ?? o.version;
-      if (conformance !== undefined && (typeof conformance !== 'string' || !/^(PdfA[123]B|PdfUa1|Pdf1[567])$/i.test(conformance))) {
-        errors.push(innerError('VALIDATION_ERROR', 'document.options.pdfSaveOptions.pdfConformanceLevel must be one of PdfA1B, PdfA2B, PdfA3B, PdfUa1, Pdf15, Pdf16, Pdf17'));
-      }
-      if (version !== undefined && !['1.5', '1.6', '1.7'].includes(String(version))) {
-        errors.push(innerError('VALIDATION_ERROR', 'document.options.pdfSaveOptions.pdfVersion must be 1.5, 1.6 or 1.7'));
-      }
-      options.pdf = {
-        ...(typeof conformance === 'string' ? { conformance } : {}),
-        ...(version !== undefined ? { version: String(version) } : {}),
-      };
-    }
+}
+
+/** template.relatedItems as the workflow reads them: each a name, a urn and a location (default: the main
+ *  template's), in a format the include directive can use. Problems are added to `problems`. */
+function relatedTemplates(req: GenerateRequest, problems: InnerError[]): RelatedTemplate[] {
+  const out: RelatedTemplate[] = [];
+  const names = new Set<string>();
+  for (const [i, item] of (req.template.relatedItems ?? []).entries()) {
+    const field = `template.relatedItems[${i}]`;
+    const name = item.name.trim();
+    if (name === '') problems.push(innerError('VALIDATION_ERROR', `${field}.name is required (the name the include directive uses)`));
+    else if (names.has(name)) problems.push(innerError('VALIDATION_ERROR', `${field}.name ${JSON.stringify(name)} is given twice`));
+    names.add(name);
+    if (!item.urn) problems.push(innerError('VALIDATION_ERROR', `${field}.urn is required`));
+    const loadMethod = item.loadMethod ?? req.template.loadMethod ?? '';
+    if (!item.loadMethod && !req.template.loadMethod) problems.push(innerError('VALIDATION_ERROR', `${field}.loadMethod is required`));
+    const fileFormat = item.fileFormat ?? req.template.fileFormat;
+    if (!isOfficeFormat(fileFormat)) problems.push(innerError('VALIDATION_ERROR', `${field}.fileFormat must be docx, xlsx or pptx`));
+    out.push({ name, urn: item.urn ?? '', loadMethod, fileFormat });
   }
-  if (document.fileFormat === 'csv') {
-    const o = read('csvSaveOptions');
-    if (o) {
-      if (o.sheet !== undefined && typeof o.sheet !== 'string' && !(Number.isInteger(o.sheet) && (o.sheet as number) >= 0)) {
-        errors.push(innerError('VALIDATION_ERROR', 'document.options.csvSaveOptions.sheet must be a sheet name or a 0-based index'));
-      }
-      if (o.separator !== undefined && (typeof o.separator !== 'string' || [...o.separator].length !== 1)) {
-        errors.push(innerError('VALIDATION_ERROR', 'document.options.csvSaveOptions.separator must be one character'));
-      }
-      if (o.encoding !== undefined && typeof o.encoding !== 'string') {
-        errors.push(innerError('VALIDATION_ERROR', 'document.options.csvSaveOptions.encoding must be a string such as utf-8'));
-      }
-      options.csv = {
-        ...(o.sheet !== undefined ? { sheet: o.sheet as number | string } : {}),
-        ...(typeof o.separator === 'string' ? { separator: o.separator } : {}),
-        ...(typeof o.encoding === 'string' ? { encoding: o.encoding } : {}),
-      };
-    }
+  return out;
+}
+
+/** JSON text of an object (data.embedded: the output's custom properties). */
+export function isJsonObjectText(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  } catch {
+    return false;
   }
-  return { options, errors };
 }
 
 /** document.options.driveBGenerate {nativeMergeEnabled, nativeImageMergeEnabled} (an object or JSON text;
@@ -338,17 +247,8 @@ export function parseSaveOptions(document: GenerateRequest['document']): { optio
 export function nativeMergeOf(req: Pick<GenerateRequest, 'template' | 'document'>): { merge?: { images: boolean }; errors: InnerError[] } {
   const errors: InnerError[] = [];
   const field = 'document.options.driveBGenerate';
-  let raw: unknown = req.document.options?.driveBGenerate;
-  if (raw === undefined || raw === null || raw === '') return { errors };
-  if (typeof raw === 'string') {
-    try {
-      raw = JSON.parse(raw);
-    } catch {
-      return { errors: [innerError('VALIDATION_ERROR', `${field} must be JSON text of an object`)] };
-    }
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { errors: [innerError('VALIDATION_ERROR', `${field} must be an object (or JSON text of one)`)] };
-  const o = raw as Record<string, unknown>;
+  const o = jsonObject((req.document.options as Record<string, unknown> | undefined)?.driveBGenerate, field, errors);
+  if (!o) return { errors };
   const flag = (k: string): boolean => {
     const v = o[k];
     if (v === undefined || v === null || v === false || v === 'false' || v === '') return false;
@@ -361,7 +261,7 @@ export function nativeMergeOf(req: Pick<GenerateRequest, 'template' | 'document'
   if (images && !enabled) errors.push(innerError('VALIDATION_ERROR', `${field}.nativeImageMergeEnabled needs ${field}.nativeMergeEnabled`));
   if (!enabled) return { errors };
   const t = req.template;
-  if (!isIn(['gdoc', 'gsheet', 'gslide'], t.fileFormat) || t.loadMethod !== 'DriveB') {
+  if (!['gdoc', 'gsheet', 'gslide'].includes(t.fileFormat) || t.loadMethod !== 'DriveB') {
     errors.push(innerError('VALIDATION_ERROR', `${field}.nativeMergeEnabled merges a gdoc, gsheet or gslide template loaded from DriveB in place (template is ${t.fileFormat} from ${t.loadMethod ?? t.url ?? 'nowhere'})`));
   } else if (req.document.fileFormat !== t.fileFormat) {
     errors.push(

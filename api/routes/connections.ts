@@ -4,14 +4,8 @@
 // before anything is queued (connectors/registry.ts).
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { CONNECTION_KINDS } from '../../connectors/connection-store.ts';
-import {
-  CONNECTION_KIND_NAMES,
-  type ConnectionKind,
-  type ConnectorSettings,
-  isConnectionKindName,
-  LOCATION_OF_KIND,
-} from '../../connectors/connections.ts';
+import type { ConnectionKind, ConnectorSettings } from '../../connectors/connections.ts';
+import { CONNECTION_KINDS } from '../../connectors/registry.ts';
 import { ApiError } from '../../core/errors.ts';
 import { deleteConnection, getConnectionByKind, listConnections, putConnection, type StoredConnection } from '../../store/connections.ts';
 import type { Db } from '../../store/db.ts';
@@ -20,10 +14,12 @@ import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
 
 const TAG = 'Connections';
+/** The kinds the registered locations need (connectors/registry.ts). */
+const KIND_NAMES = [...CONNECTION_KINDS.keys()];
 
 export const Connection = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Stays the same when the connection is replaced' }),
-  kind: Type.String({ description: CONNECTION_KIND_NAMES.join(', ') }),
+  kind: Type.String({ description: KIND_NAMES.join(', ') }),
   settings: Type.Object({}, { additionalProperties: true, description: 'What was sent, without the secrets' }),
   secrets: Type.Array(Type.String(), { description: 'Names of the stored secrets (their values are never returned)' }),
   createdDate: Type.String({ format: 'date-time' }),
@@ -31,7 +27,7 @@ export const Connection = Type.Object({
   lastModifiedUserGuid: Type.String({ format: 'uuid' }),
 });
 
-const KindParam = Type.Object({ kind: Type.String({ maxLength: 40, description: CONNECTION_KIND_NAMES.join(', ') }) });
+const KindParam = Type.Object({ kind: Type.String({ maxLength: 40, description: KIND_NAMES.join(', ') }) });
 
 function view(c: StoredConnection) {
   return {
@@ -46,9 +42,8 @@ function view(c: StoredConnection) {
 }
 
 function kindOf(raw: string): ConnectionKind {
-  if (!isConnectionKindName(raw)) throw new ApiError('VALIDATION_ERROR', `kind: ${JSON.stringify(raw.slice(0, 40))} is not one of ${CONNECTION_KIND_NAMES.join(', ')}`);
-  const kind = CONNECTION_KINDS[raw];
-  if (!kind) throw new ApiError('NOT_SUPPORTED', `kind: ${raw} connections are not available in this deployment yet`);
+  const kind = CONNECTION_KINDS.get(raw)?.kind;
+  if (!kind) throw new ApiError('VALIDATION_ERROR', `kind: ${JSON.stringify(raw.slice(0, 40))} is not one of ${KIND_NAMES.join(', ')}`);
   return kind;
 }
 
@@ -56,34 +51,32 @@ export default async function connectionRoutes(app: FastifyInstance, opts: { db:
   const { db } = opts;
   // One PUT per kind (not a path parameter): each documents its own body, and /common/connection/list
   // stays a path with GET only.
-  for (const name of CONNECTION_KIND_NAMES) {
-    const kind = CONNECTION_KINDS[name];
-    const fields = kind ? Object.keys((kind.body as { properties?: Record<string, unknown> }).properties ?? {}) : [];
+  for (const [name, { kind, method }] of CONNECTION_KINDS) {
+    const fields = Object.keys((kind.body as { properties?: Record<string, unknown> }).properties ?? {});
     app.put(
       `/common/connection/${name}`,
       {
         schema: {
           tags: [TAG],
-          summary: `Connect ${LOCATION_OF_KIND[name]} (extension)`,
+          summary: `Connect ${method} (extension)`,
           description: [
             `Creates or replaces the subscription's ${name} connection; body \`{connection: {...}}\`. Answers 201 when created, 200 when replaced (the id stays).`,
-            kind ? `${(kind.body as { description?: string }).description ?? ''}. Fields: ${fields.join(', ')}.` : `${name} connections are not available in this deployment yet: 400 NOT_SUPPORTED.`,
+            `${(kind.body as { description?: string }).description ?? ''}. Fields: ${fields.join(', ')}.`,
             'Secrets (client secrets, private keys, refresh tokens) are sealed with the service key at rest, never returned, never logged and never put into a workflow: a generate or manage carries the connection id and the step that talks to the drive opens it. Endpoints are service settings (DRIVEA_GRAPH_URL, DRIVEA_LOGIN_URL, DRIVEB_API_URL, DRIVEB_TOKEN_URL, CRM_LOGIN_HOSTS), never values of a connection.',
             'A missing or malformed field answers 400 VALIDATION_ERROR naming it (`connection.<field>`).',
           ].join('\n\n'),
-          body: Type.Object({ connection: kind ? kind.body : Type.Object({}, { additionalProperties: true }) }),
+          body: Type.Object({ connection: kind.body }),
           response: { 200: successEnvelope(Type.Object({ connection: Connection })), 201: successEnvelope(Type.Object({ connection: Connection })), ...errorResponses(400, 401, 500) },
         },
       },
       async (request, reply) => {
-        const k = kindOf(name);
-        const parsed = k.parse((request.body as { connection: Record<string, unknown> }).connection, opts.settings);
+        const parsed = kind.parse((request.body as { connection: Record<string, unknown> }).connection, opts.settings);
         if ('errors' in parsed) throw new ApiError('VALIDATION_ERROR', parsed.errors.map((e) => e.message).join('; '), parsed.errors);
         const { subscriptionId, userId } = request.auth;
         const { connection, created } = await putConnection(db, {
           subscriptionId,
           userId,
-          kind: k.kind,
+          kind: kind.kind,
           settings: parsed.settings,
           sealedSecrets: await seal(db, subscriptionId, JSON.stringify(parsed.secrets)),
           secretNames: Object.keys(parsed.secrets).sort(),

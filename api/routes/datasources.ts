@@ -2,7 +2,9 @@
 // add-to-solution link.
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { ApiError } from '../../core/errors.ts';
+import { methodsFor } from '../../core/locations.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import { addDataSourceToSolution, createDataSource, DATA_SOURCE_COLUMNS, deleteDataSource, listDataSources } from '../../store/records/datasources.ts';
@@ -14,8 +16,9 @@ import { SolutionRef } from './solutions.ts';
 
 const TAG = 'Data source';
 
-/** The spec names Storage and GraphQL of four methods; the other two are taken to be the two drives. */
-export const DATA_LOAD_METHODS = ['Storage', 'GraphQL', 'DriveA', 'DriveB'] as const;
+/** The spec names Storage and GraphQL of four methods; the others are the locations generate reads data
+ *  from (the location catalog): the two drives. */
+const DATA_LOAD_METHODS = [...methodsFor(LOCATION_CATALOG, 'generate', 'readData'), 'GraphQL'];
 
 export const DataSourceBody = Type.Object({
   dataSource: Type.Object(

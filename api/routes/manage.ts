@@ -4,10 +4,10 @@
 // and its error carries `externalErrors`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { type LocationNeed, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
-import { ApiError, type InnerError, innerError } from '../../core/errors.ts';
-import { driveOptionsKey, type GenerateRequest, LINK_FIELDS, parseDriveOptions, parseSaveOptions } from '../../core/generate.ts';
-import { checkManageRules, type ManageInput, type ManageRequestShape, parseCrmOptions } from '../../core/manage.ts';
+import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
+import { ApiError } from '../../core/errors.ts';
+import { LINK_FIELDS, methodsFor } from '../../core/locations.ts';
+import { type ManageInput, type ManageRequest, manageRequestSchema, parseManageRequest } from '../../core/manage.ts';
 import type { Db } from '../../store/db.ts';
 import { readClientToken } from '../../security/client-token.ts';
 import { readServiceToken, type ServiceToken } from '../../security/service-token.ts';
@@ -15,8 +15,6 @@ import { captureExternalContext, success } from '../envelope.ts';
 import { ExternalContext } from '../schemas.ts';
 import { idempotencyOf, runManage, type WorkflowStarter } from '../temporal.ts';
 import { IdempotencyHeaders } from './generate.ts';
-
-const JsonObject = Type.Object({}, { additionalProperties: true });
 
 const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
@@ -28,41 +26,13 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(raw) ? raw[0] : raw;
 }
 
-export const ManageBody = Type.Object({
-  externalContext: Type.Optional(ExternalContext),
-  sourceDocument: Type.Object({
-    urn: Type.String({ minLength: 1, description: 'The urn the location gave: Storage, a delivered document (result.data.document.urn of generate or manage); DriveA an item id, driveId!itemId or root:/path:; DriveB a file id; crm a ContentVersion id' }),
-    fileFormat: Type.String({ description: 'The format of the source file: docx, xlsx, pptx, pdf, csv, gdoc, gsheet, gslide' }),
-    loadMethod: Type.String({ description: 'Storage, DriveA, DriveB or crm (urn: a ContentVersion id)' }),
-    remove: Type.Optional(
-      Type.String({
-        description:
-          'none (default), delete or permanentDelete. Storage: delete makes the urn stop resolving and soft-deletes the record, keeping the bytes for an operator; permanentDelete also erases the bytes.',
-      }),
-    ),
-    options: Type.Optional(JsonObject),
-  }),
-  targetDocument: Type.Optional(
-    Type.Object({
-      name: Type.String({ minLength: 1 }),
-      fileFormat: Type.String({ description: 'Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)' }),
-      deliveryMethod: Type.String({ description: 'Storage, DriveA, DriveB or crm (options.crm)' }),
-      path: Type.String({ description: "'root' or 'root/<folder>' for Storage; a folder path from the drive root for DriveA and DriveB ('' = the root; folders are created); ignored by crm" }),
-      options: Type.Optional(
-        Type.Object(
-          {
-            pdfSaveOptions: Type.Optional(Type.Unknown({ description: 'JSON text, read when fileFormat is pdf' })),
-            docxSaveOptions: Type.Optional(Type.Unknown()),
-            crm: Type.Optional(JsonObject),
-            driveA: Type.Optional(JsonObject),
-          },
-          { additionalProperties: true },
-        ),
-      ),
-    }),
-  ),
-  data: Type.Optional(Type.Object({ embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })) })),
+const manageSchema = manageRequestSchema({
+  source: methodsFor(LOCATION_CATALOG, 'manage', 'readDocument'),
+  target: methodsFor(LOCATION_CATALOG, 'manage', 'write'),
 });
+
+/** The body of manage (core/manage.ts), with externalContext. */
+export const ManageBody = Type.Object({ externalContext: Type.Optional(ExternalContext), ...manageSchema.properties });
 
 const common = {
   externalContext: Type.Optional(ExternalContext),
@@ -104,49 +74,17 @@ const ManageError = Type.Object({
   ...common,
 });
 
-/** Spec 4.8 table -> the operation, or every problem with the payload; then what the locations cannot do
- *  for this subscription. Throws the 400 the caller gets: nothing is queued. */
+/** Spec 4.8 table -> the operation and its target, or every problem with the payload (core/manage.ts); then
+ *  what the locations cannot do for this subscription. Throws the 400 the caller gets: nothing is queued. */
 export async function manageInput(
   request: FastifyRequest,
   locations: LocationRegistry,
   headers: { service?: ServiceToken; email?: string } = {},
 ): Promise<ManageInput> {
-  const body = request.body as ManageRequestShape;
-  const { operation, remove, problems } = checkManageRules(body);
-  const src = body.sourceDocument;
-  const tgt = body.targetDocument;
-  // targetDocument.options.crm is read when the target is crm (like driveA's sharing for DriveA).
-  const crm = tgt?.deliveryMethod === 'crm' ? parseCrmOptions(tgt.options?.crm, tgt.fileFormat) : undefined;
-  if (crm) problems.push(...crm.problems);
-  if (src.loadMethod === 'crm' && remove === 'permanentDelete') {
-    problems.push(
-      innerError(
-        'VALIDATION_ERROR',
-        'sourceDocument.remove permanentDelete is not available for crm: Salesforce keeps a deleted file in the org\'s recycle bin; use remove delete',
-      ),
-    );
-  }
-  const saved = tgt
-    ? parseSaveOptions({ ...tgt, timezone: '', locale: '' } as GenerateRequest['document'])
-    : { options: {}, errors: [] as InnerError[] };
-  for (const e of saved.errors) problems.push({ ...e, message: e.message.replace('document.', 'targetDocument.'), userMessage: e.userMessage.replace('document.', 'targetDocument.') });
-  const key = tgt ? driveOptionsKey(tgt.deliveryMethod) : undefined;
-  const drive = key ? parseDriveOptions(tgt?.options?.[key], `targetDocument.options.${key}`) : { delivery: {}, errors: [] };
-  problems.push(...drive.errors);
+  const { input, needs, problems } = parseManageRequest(request.body as ManageRequest, LOCATION_CATALOG);
   if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
-  const field = 'sourceDocument.loadMethod';
-  const needs: LocationNeed[] =
-    operation === 'delete'
-      ? [{ method: src.loadMethod, capability: 'delete', field }]
-      : [
-          { method: src.loadMethod, capability: 'readDocument', field },
-          ...(remove !== 'none' ? [{ method: src.loadMethod, capability: 'remove' as const, field }] : []),
-          { method: tgt!.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod', fileFormat: tgt!.fileFormat },
-          ...(drive.delivery.sharing ? [{ method: tgt!.deliveryMethod, capability: 'share' as const, field: `targetDocument.options.${key}` }] : []),
-        ];
   const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
   if (unsupported.length > 0) throw new ApiError(problemCode(unsupported), unsupported.map((p) => p.message).join('; '), unsupported);
-  const embedded = body.data?.embedded;
   const service = headers.service;
   return {
     operationId: request.ctx.operationId,
@@ -154,22 +92,7 @@ export async function manageInput(
     userId: service ? service.claims.sub : request.auth.userId,
     ...(service ? { serviceUser: { email: service.claims.email, ...(service.claims.full_name ? { fullName: service.claims.full_name } : {}) } } : {}),
     ...(headers.email ? { initiatorEmail: headers.email } : {}),
-    operation,
-    source: { urn: src.urn, fileFormat: src.fileFormat, loadMethod: src.loadMethod, remove },
-    ...(tgt
-      ? {
-          target: {
-            name: tgt.name,
-            fileFormat: tgt.fileFormat,
-            deliveryMethod: tgt.deliveryMethod,
-            path: tgt.path,
-            saveOptions: saved.options,
-            ...drive.delivery,
-            ...(crm && Object.keys(crm.options).length > 0 ? { options: { crm: crm.options } } : {}),
-          },
-        }
-      : {}),
-    ...(embedded ? { embedded } : {}),
+    ...input,
     ...(Object.keys(connections).length > 0 ? { connections } : {}),
   };
 }

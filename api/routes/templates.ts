@@ -3,8 +3,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../core/errors.ts';
-import { FORMATS, type LocationMethod, TEMPLATE_FORMATS } from '../../core/formats.ts';
-import { LOAD_METHODS } from '../../core/generate.ts';
+import { TEMPLATE_FORMATS } from '../../core/formats.ts';
+import { methodsFor } from '../../core/locations.ts';
+import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import { findSolutions } from '../../store/records/solutions.ts';
@@ -15,6 +16,8 @@ import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts'
 import { SolutionRef } from './solutions.ts';
 
 const TAG = 'Document template';
+/** Where a template may be loaded from (spec 4.4: as generate's template.loadMethod). */
+const LOAD_METHODS = methodsFor(LOCATION_CATALOG, 'generate', 'readTemplate');
 
 const SolutionIds = Type.Array(Type.Object({ id: Type.String() }, { description: 'Only id is read' }), {
   maxItems: 100,
@@ -101,9 +104,9 @@ function checkTemplate(t: Body['documentTemplate']): TemplateInput {
   const loadMethod = loadMethodRaw ? canonical(loadMethodRaw, LOAD_METHODS, 'loadMethod') : '';
   const fileFormat = t.fileFormat?.trim() ? canonical(t.fileFormat, TEMPLATE_FORMATS, 'fileFormat') : '';
   if (loadMethod && fileFormat) {
-    // Spec 4.4 rule 2, from the one table of formats.
-    const from: readonly LocationMethod[] = FORMATS[fileFormat as (typeof TEMPLATE_FORMATS)[number]].templateFrom;
-    if (!from.includes(loadMethod as LocationMethod)) {
+    // Spec 4.4 rule 2: the locations that hold this format as a template (the location catalog).
+    const from = methodsFor(LOCATION_CATALOG, 'generate', 'readTemplate', fileFormat);
+    if (!from.includes(loadMethod)) {
       throw new ApiError('VALIDATION_ERROR', `documentTemplate.fileFormat ${fileFormat} loads only with loadMethod ${from.join(' or ')}, not ${loadMethod}`);
     }
   }

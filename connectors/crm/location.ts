@@ -9,12 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Connection } from '@jsforce/jsforce-node';
-import { contentTypeOf, type FileFormat, formatOfFileName, outputFileName } from '../../core/formats.ts';
-import type { CrmTargetOptions } from '../../core/manage.ts';
+import { contentTypeOf, formatOfFileName, outputFileName } from '../../core/formats.ts';
+import type { CrmTargetOptions } from '../../core/locations.ts';
 import { type Location, type LocationContext, type LocationDeps, LocationError } from '../location.ts';
 import { withCrm } from './client.ts';
 
-const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
 
 /** Salesforce record ids: 15 case-sensitive or 18 case-insensitive characters. */
 export const SALESFORCE_ID = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
@@ -73,10 +72,6 @@ export function crmLocation(deps: LocationDeps): Location {
   }
 
   return {
-    method: 'crm',
-    connection: 'crm',
-    capabilities: { can: ['readDocument', 'write', 'remove'], formats: FORMATS },
-
     /** The ContentVersion's data (VersionData), streamed into a scratch blob. */
     async readDocument(ctx, urn) {
       return run(ctx, `reading the ContentVersion ${urn}`, async (conn) => {

@@ -31,7 +31,6 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { type DriveASettings, driveBase } from './connection.ts';
 import { type DriveItem, GraphClient, GraphError, TokenError } from './graph.ts';
 
-const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
 /** Files up to this size go up in one PUT; larger ones through an upload session. */
 export const SIMPLE_UPLOAD_MAX = 4 * 1024 * 1024;
 /** Upload session fragments: a multiple of 320 KiB (Graph's rule), 4.8 MiB. */
@@ -418,10 +417,6 @@ export function driveALocation(deps: LocationDeps): Location {
   const temporaryName = (urn: string, format: string) => `.docgen-${urn.replace(/[^A-Za-z0-9-]/g, '')}.${format}`;
 
   return {
-    method: 'DriveA',
-    connection: 'driveA',
-    capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'], formats: FORMATS },
-
     async readTemplate(ctx, urn, fileFormat) {
       return (await download(ctx, urn, 'template', fileFormat)).blob;
     },

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobRef } from '../../core/blob.ts';
 import type { ErrorCode } from '../../core/errors.ts';
-import { contentTypeOf, type FileFormat, isNativeFormat, outputFileName } from '../../core/formats.ts';
+import { contentTypeOf, isNativeFormat, outputFileName } from '../../core/formats.ts';
 import type { OpenedConnection } from '../connections.ts';
 import { type Location, type LocationContext, type LocationDeps, LocationError, type NativeMergeRequest, type SharingRequest, type WriteRequest, type Written } from '../location.ts';
 import { DEFAULT_RETRY, type GoogleApiError, googleClients, googleError, type RetryPolicy } from './client.ts';
@@ -24,7 +24,6 @@ import { credentialsOf } from './connection.ts';
 import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME } from './drive.ts';
 import { nativeRequests, planNativeMerge } from './native-merge.ts';
 
-const FORMATS: readonly FileFormat[] = ['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'pptx', 'pdf', 'csv'];
 const TEMPLATE_FORMATS = new Set(['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'pptx']);
 
 /** What DriveB adds to the Location interface. */
@@ -191,10 +190,6 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
   }
 
   return {
-    method: 'DriveB',
-    connection: 'driveB',
-    capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'], formats: FORMATS },
-
     async readTemplate(ctx, urn) {
       const ops = await open(ctx);
       try {

@@ -1,12 +1,11 @@
 // Storage: the service's own location. Uploaded templates and data files, and delivered documents, are
 // stored_files rows (store/files.ts) plus their bytes in the blob store. Every lookup is scoped to the
 // caller's subscription; another tenant's urn reads as absent.
-import { type FileFormat, formatOfFileName, outputFileName } from '../../core/formats.ts';
+import { formatOfFileName, outputFileName } from '../../core/formats.ts';
 import type { BlobRef } from '../../core/blob.ts';
 import { type FileKind, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
-const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
 
 export function storageLocation(deps: LocationDeps): Location {
   async function find(subscriptionId: string, urn: string, kind: FileKind, consumer?: string) {
@@ -22,9 +21,6 @@ export function storageLocation(deps: LocationDeps): Location {
   });
 
   return {
-    method: 'Storage',
-    capabilities: { can: ['readTemplate', 'readData', 'readDocument', 'write', 'remove'], formats: FORMATS },
-
     async readTemplate(ctx, urn) {
       const file = await find(ctx.subscriptionId, urn, 'template', ctx.consumer);
       if (!file) {

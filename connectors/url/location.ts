@@ -7,12 +7,11 @@
 // format is 400 INVALID_TEMPLATE_FORMAT. The bytes land in a scratch blob (claim check).
 import { randomUUID } from 'node:crypto';
 import { displayUrl } from '../../core/display-url.ts';
-import { contentTypeOf, type FileFormat } from '../../core/formats.ts';
+import { contentTypeOf } from '../../core/formats.ts';
 import { outboundPolicy } from '../http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../http/safe-fetch.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
-const FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx'];
 
 /** The part every package of the format has (the main document part at its conventional name). */
 const MAIN_PART: Record<string, string> = { docx: 'word/document.xml', xlsx: 'xl/workbook.xml', pptx: 'ppt/presentation.xml' };
@@ -62,9 +61,6 @@ export function packageProblem(bytes: Buffer, fileFormat: string): string | unde
 export function urlLocation(deps: LocationDeps): Location {
   const outbound = deps.outbound ?? { policy: outboundPolicy([]), timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
   return {
-    method: 'url',
-    capabilities: { can: ['readTemplate'], formats: FORMATS },
-
     async readTemplate(ctx, url, fileFormat = 'docx') {
       const notFound = (why: string) => new LocationError('TEMPLATE_NOT_FOUND', `template.url ${displayUrl(url)} could not be fetched: ${why}`);
       let res;

@@ -79,6 +79,31 @@ describe('generate with conversion', () => {
     expect(csv.trim().split(/\r?\n/)).toEqual(['Name;Qty', 'bolt;3', 'nut;5']);
   });
 
+  it('refuses a csv sheet the converter cannot pick before anything is queued or consumed (sheets count from 1)', async () => {
+    const template = xlsx({ strings: ['Name', '{name}'], rows: row(1, [['A1', 's:0'], ['B1', 's:1']]) });
+    const { t, d } = await upload('t.xlsx', template, { name: 'bolt' });
+    const csvBody = (options: Record<string, unknown>) =>
+      generateBody(t, d, { template: { fileFormat: 'xlsx' }, document: { fileFormat: 'csv', name: 'items', options: { csvSaveOptions: options } } });
+    for (const sheet of [0, '0', -1, 1.5, '']) {
+      const res = await api.call('POST', '/documents/document/generate', { json: csvBody({ sheet }) });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.innerErrors).toEqual([
+        expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringContaining('document.options.csvSaveOptions.sheet must be a sheet name or a sheet number from 1') }),
+      ]);
+    }
+    // An encoding the converter does not know is refused the same way, with the others at once.
+    const both = await api.call('POST', '/documents/document/generate', { json: csvBody({ sheet: 0, encoding: 'klingon-8' }) });
+    expect(both.status).toBe(400);
+    expect(both.body.error.innerErrors.map((e: { message: string }) => e.message.split(' ')[0])).toEqual([
+      'document.options.csvSaveOptions.sheet',
+      'document.options.csvSaveOptions.encoding',
+    ]);
+    // Nothing was consumed: the same uploads still generate, from the first sheet.
+    const ok = await api.call('POST', '/documents/document/generate', { json: csvBody({ sheet: 1, encoding: 'utf-8' }) });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(Buffer.from((await api.download(ok.body.result.data.document.urn)).bytes).toString('utf8').trim()).toBe('Name,bolt');
+  });
+
   it('rejects unknown save options before queueing, naming the field', async () => {
     const body = generateBody('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', {
       document: { fileFormat: 'pdf', options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfA9Z"}' } },

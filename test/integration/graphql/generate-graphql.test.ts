@@ -250,7 +250,7 @@ describe('generate with GraphQL data and images from URLs', () => {
     }
     const unknown = await generate(body('3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11', { loadMethod: 'Ftp', urn: 'x' }));
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.message).toMatch(/data\.loadMethod must be one of Storage, GraphQL/);
+    expect(unknown.body.error.message).toMatch(/data\.loadMethod must be one of Storage, DriveA, DriveB, GraphQL/);
     expect(gql.hits.length).toBe(before);
   });
 

@@ -1,0 +1,18 @@
+// crm's registration (registry.ts): Salesforce Files through the subscription's crm connection; manage's
+// source and target (spec 4.8 names it for manage only).
+import { crmOptions } from '../../core/location-options.ts';
+import { OFFICE_FORMATS } from '../../core/formats.ts';
+import type { LocationRegistration } from '../location.ts';
+import { crmConnection } from './connection.ts';
+import { crmLocation } from './location.ts';
+
+export const crm: LocationRegistration = {
+  method: 'crm',
+  can: ['readDocument', 'write', 'remove'],
+  formats: { templates: [], writes: [...OFFICE_FORMATS, 'pdf', 'csv'] },
+  requests: ['manage'],
+  connection: crmConnection,
+  transfer: 'remote',
+  targetOptions: crmOptions,
+  create: crmLocation,
+};

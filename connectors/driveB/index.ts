@@ -1,0 +1,18 @@
+// DriveB's registration (registry.ts): Google Drive through the subscription's driveB connection. Its own
+// formats (gdoc, gsheet, gslide) load and deliver only here (spec 4.8 rules 1 and 3).
+import { driveOptions } from '../../core/location-options.ts';
+import { DRIVEB_NATIVE_FORMATS } from '../../core/formats.ts';
+import type { LocationRegistration } from '../location.ts';
+import { driveBConnection } from './connection.ts';
+import { driveBLocation } from './location.ts';
+
+export const driveB: LocationRegistration = {
+  method: 'DriveB',
+  can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'],
+  formats: { templates: DRIVEB_NATIVE_FORMATS, writes: [...DRIVEB_NATIVE_FORMATS, 'pdf', 'csv'] },
+  requests: ['generate', 'manage'],
+  connection: driveBConnection,
+  transfer: 'remote',
+  targetOptions: driveOptions('driveB'),
+  create: (deps) => driveBLocation(deps),
+};
