@@ -1,23 +1,22 @@
-// The workflows' steps: generate's, and the async generate's callback attempt. Each is a thin adapter
-// between Temporal and the engine, connectors and store; workflows import this file's type only.
+// The workflows' steps: generate's, manage's, and the async generate's callback attempt. Each is a thin
+// adapter between Temporal and the engine, connectors and store; workflows import this file's type only.
 import { callbackActivity } from './callback.ts';
 import { convertActivity } from './convert.ts';
 import { createLocationRegistry } from '../connectors/registry.ts';
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { connectionStore } from '../connectors/connection-store.ts';
 import { DEFAULT_CONNECTOR_SETTINGS } from '../connectors/connections.ts';
-import { deliverActivity } from './deliver.ts';
+import { writeActivities } from './deliver.ts';
 import { loadDataActivity } from './load-data.ts';
 import { mergeActivity } from './merge.ts';
 import { measureActivity } from './measure.ts';
-import { recordActivity } from './record.ts';
+import { recordActivities } from './record.ts';
 import { manageActivities } from './manage.ts';
 import { resolveTemplateActivity } from './resolve-template.ts';
 import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 import { nativeMergeActivities } from './native-merge.ts';
-import { generationActivities } from './generation.ts';
-import { recordedOperation } from '../store/records/documents.ts';
+import { groupActivities } from './groups.ts';
 
 export function createActivities(given: ActivityDeps) {
   const locations =
@@ -35,16 +34,17 @@ export function createActivities(given: ActivityDeps) {
     loadData: loadDataActivity(deps),
     merge: mergeActivity(deps),
     measure: measureActivity(deps),
-    deliver: deliverActivity(deps),
-    record: recordActivity(deps),
+    ...writeActivities(deps),
+    ...recordActivities(deps),
     ...scratchActivities(deps),
     ...retentionActivities(deps),
   };
   return {
-    // The single steps: manage, native merge and drive deliveries use some, and runs recorded before the
-    // grouping (activities/generation.ts) replay them all.
+    // The single steps: the groups are made of them, and the workflows use some on their own (a remote
+    // target's count, a native merge's data).
     ...single,
-    ...generationActivities(single, (subscriptionId, operationId, urn) => recordedOperation(given.db, subscriptionId, operationId, urn)),
+    // A write can overlap the count where its location can undo it (Location.discard).
+    ...groupActivities(single, (method) => Boolean(locations.get(method)?.discard)),
     convertDocument: convertActivity(deps),
     callbackAttempt: callbackActivity(deps),
     ...manageActivities(deps),

@@ -4,19 +4,25 @@ import { GraphqlEndpointError, GraphqlResponseError, runGraphqlQuery } from '../
 import type { BlobRef } from '../core/blob.ts';
 import { innerError } from '../core/errors.ts';
 import { type GenerateInput, graphqlRequestOf } from '../core/generate.ts';
+import type { RunContext } from '../core/run.ts';
 import { type ActivityDeps, outboundOf, type ResolvedActivityDeps } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { atLocation, contextOf } from './locations.ts';
 import { scratchRunId } from './scratch.ts';
 
+export interface LoadDataInput {
+  run: RunContext;
+  data: GenerateInput['data'];
+}
+
 export function loadDataActivity(deps: ResolvedActivityDeps) {
   /** Resolves the data file and checks it is JSON, so a bad file fails here with a clear cause rather
    *  than deep inside the merge. For GraphQL, runs the query and keeps its `data` as a scratch blob. */
-  return async function loadData(input: Pick<GenerateInput, 'subscriptionId' | 'data' | 'connections'>): Promise<BlobRef> {
-    const { data } = input;
-    if (data.loadMethod === 'GraphQL') return loadGraphql(deps, input.subscriptionId, data);
+  return async function loadData(input: LoadDataInput): Promise<BlobRef> {
+    const { data, run } = input;
+    if (data.loadMethod === 'GraphQL') return loadGraphql(deps, run.subscriptionId, data);
     const need = { method: data.loadMethod, capability: 'readData', field: 'data.loadMethod' } as const;
-    const ref = await atLocation(deps.locations, need, (l) => l.readData!(contextOf(input, data.loadMethod), data.urn));
+    const ref = await atLocation(deps.locations, need, (l) => l.readData!(contextOf(run, data.loadMethod), data.urn));
     const bytes = await deps.blobs.get(ref.key);
     try {
       JSON.parse(Buffer.from(bytes).toString('utf8'));

@@ -1,25 +1,22 @@
 // DriveB's native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
 // into the target folder and merge its fields in place, instead of export -> merge -> upload.
-import type { SharingRequest, Written } from '../connectors/location.ts';
-import type { ConflictBehavior } from '../core/locations.ts';
+import type { Written } from '../connectors/location.ts';
+import type { RunContext } from '../core/run.ts';
+import type { Target } from '../core/target.ts';
 import { LocationError } from '../connectors/location.ts';
 import type { BlobRef } from '../core/blob.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { atLocation, contextOf } from './locations.ts';
 
 export interface NativeMergeInput {
-  subscriptionId: string;
-  userId: string;
+  run: RunContext;
   /** Chosen by the workflow: a retried step finds the copy its earlier attempt made. */
   urn: string;
   template: { urn: string; loadMethod: string; fileFormat: string };
   data: BlobRef;
   images: boolean;
-  document: { name: string; path: string; deliveryMethod: string };
-  /** The delivery drive's sharing options, as the default route's write gets them. */
-  sharing?: SharingRequest;
-  conflict?: ConflictBehavior;
-  connections?: Record<string, string>;
+  /** Where the merged copy goes, with the delivery drive's sharing options, as the default route's write. */
+  target: Target;
 }
 
 export function nativeMergeActivities(deps: ResolvedActivityDeps) {
@@ -30,21 +27,19 @@ export function nativeMergeActivities(deps: ResolvedActivityDeps) {
       const need = { method: input.template.loadMethod, capability: 'write', field: 'document.options.driveBGenerate.nativeMergeEnabled' } as const;
       return atLocation(deps.locations, need, (l) => {
         if (!l.nativeMerge) throw new LocationError('NOT_SUPPORTED', `document.options.driveBGenerate.nativeMergeEnabled is not available for ${input.template.loadMethod}`);
-        return l.nativeMerge(
-          contextOf(input, input.template.loadMethod),
-          {
-            template: { urn: input.template.urn, fileFormat: input.template.fileFormat },
-            data: input.data,
-            images: input.images,
-            write: {
-              urn: input.urn,
-              name: input.document.name,
-              path: input.document.path,
-              ...(input.sharing ? { sharing: input.sharing } : {}),
-              ...(input.conflict ? { conflict: input.conflict } : {}),
-            },
+        const { target } = input;
+        return l.nativeMerge(contextOf(input.run, input.template.loadMethod), {
+          template: { urn: input.template.urn, fileFormat: input.template.fileFormat },
+          data: input.data,
+          images: input.images,
+          write: {
+            urn: input.urn,
+            name: target.name,
+            path: target.path,
+            ...(target.sharing ? { sharing: target.sharing } : {}),
+            ...(target.conflict ? { conflict: target.conflict } : {}),
           },
-        );
+        });
       });
     },
   };

@@ -1,34 +1,71 @@
+// The record of a written file, for generate and manage alike: the document record (a new one, or the
+// source's carried over by a move) and the metering in one transaction, idempotent per operation; the
+// write journal of a remote write dropped once recorded. And what an earlier execution recorded, for the
+// lost-task recovery of both workflows.
 import type { Consumption } from '../core/envelope.ts';
+import { isRemote, type RunContext } from '../core/run.ts';
+import type { Target } from '../core/target.ts';
 import { forgetLocationWrites } from '../store/location-writes.ts';
-import { type NewDocument, recordDocumentWithConsumption } from '../store/records/documents.ts';
+import { moveDocumentRecord, recordDocumentWithConsumption, recordedOperation } from '../store/records/documents.ts';
 import { countMetering } from '../telemetry/metrics.ts';
+import type { Written } from './deliver.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export interface RecordInput {
-  subscriptionId: string;
-  userId: string;
-  operationId: string;
+  run: RunContext;
+  /** The urn the workflow chose for the write: a remote write's journal entries (store/location-writes.ts)
+   *  are dropped once recorded. */
   urn: string;
-  title: string;
-  path: string;
-  fileFormat: string;
-  deliveryMethod: string;
+  /** The file as its location wrote it (its urn may be the location's own, e.g. a DriveA item id). */
+  written: Pick<Written, 'urn' | 'name' | 'path' | 'uri' | 'links' | 'emails'>;
+  target: Pick<Target, 'fileFormat' | 'deliveryMethod'>;
   consumption: Consumption[];
-  /** Drive deliveries: the file's web URL, sharing links and per-recipient results (spec 2.5). */
-  url?: string;
-  links?: NewDocument['links'];
-  emails?: NewDocument['emails'];
-  /** The urn the workflow chose for the write: its journal entries (store/location-writes.ts) are dropped. */
-  writeUrn?: string;
+  /** A move: the source's record (at this urn) is carried over to the written file. */
+  movedFrom?: string;
+  /** X-Email of a manage request (spec 5.2). */
+  initiatorEmail?: string;
 }
 
-export function recordActivity(deps: ActivityDeps) {
-  /** Writes the document record and the metering in one transaction; idempotent per operation. */
-  return async function record(input: RecordInput): Promise<{ documentGuid: string }> {
-    const { consumption, writeUrn, ...document } = input;
-    const { documentGuid, metered } = await recordDocumentWithConsumption(deps.db, document, consumption);
-    if (writeUrn) await forgetLocationWrites(deps.db, input.subscriptionId, writeUrn);
-    countMetering(metered);
-    return { documentGuid };
+/** What an earlier execution of an operation recorded at the urn its run chose. */
+export interface RecordedOutcome {
+  documentGuid: string;
+  /** The written file's name and folder, as the record holds them. */
+  name: string;
+  path: string;
+  consumption: Consumption[];
+}
+
+export function recordActivities(deps: ActivityDeps) {
+  return {
+    async record(input: RecordInput): Promise<{ documentGuid: string }> {
+      const { run, written } = input;
+      const document = {
+        subscriptionId: run.subscriptionId,
+        userId: run.userId,
+        operationId: run.operationId,
+        title: written.name,
+        urn: written.urn,
+        path: written.path,
+        fileFormat: input.target.fileFormat,
+        deliveryMethod: input.target.deliveryMethod,
+        ...(written.uri ? { url: written.uri } : {}),
+        ...(written.links ? { links: written.links } : {}),
+        ...(written.emails ? { emails: written.emails } : {}),
+        ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
+      };
+      const { documentGuid, metered } = input.movedFrom
+        ? await moveDocumentRecord(deps.db, input.movedFrom, document, input.consumption)
+        : await recordDocumentWithConsumption(deps.db, document, input.consumption);
+      if (isRemote(run, input.target.deliveryMethod)) await forgetLocationWrites(deps.db, run.subscriptionId, input.urn);
+      countMetering(metered);
+      return { documentGuid };
+    },
+
+    /** The outcome an earlier execution of this operation recorded at `urn` (its workflow task was lost after
+     *  the record: the worker killed, the task timed out), or null when it never recorded. */
+    async recordedOutcome(input: { run: Pick<RunContext, 'subscriptionId' | 'operationId'>; urn: string }): Promise<RecordedOutcome | null> {
+      const found = await recordedOperation(deps.db, input.run.subscriptionId, input.run.operationId, input.urn);
+      return found ? { documentGuid: found.documentGuid, name: found.title, path: found.path, consumption: found.consumption } : null;
+    },
   };
 }

@@ -1,9 +1,11 @@
 import type { BlobRef } from '../core/blob.ts';
 import type { GenerateInput } from '../core/generate.ts';
+import type { RunContext } from '../core/run.ts';
 import type { ResolvedActivityDeps } from './deps.ts';
 import { atLocation, contextOf } from './locations.ts';
 
-export interface ResolveTemplateInput extends Pick<GenerateInput, 'subscriptionId' | 'connections'> {
+export interface ResolveTemplateInput {
+  run: RunContext;
   template: Pick<GenerateInput['template'], 'urn' | 'loadMethod' | 'fileFormat' | 'url'>;
   /** The request field the template came from (template, or template.relatedItems[i]); default template. */
   field?: string;
@@ -18,6 +20,6 @@ export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
     const byUrl = Boolean(template.url);
     const method = byUrl ? 'url' : template.loadMethod;
     const need = { method, capability: 'readTemplate', field: byUrl ? `${field}.url` : `${field}.loadMethod`, fileFormat: template.fileFormat } as const;
-    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input, method), byUrl ? template.url! : template.urn, template.fileFormat));
+    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input.run, method), byUrl ? template.url! : template.urn, template.fileFormat));
   };
 }

@@ -6,9 +6,7 @@ export function scratchActivities(deps: ActivityDeps) {
   return {
     /** Removes a run's intermediate blobs once the run is over, whatever its outcome. */
     async discardScratch(refs: BlobRef[]): Promise<void> {
-      for (const ref of refs) {
-        if (ref.key.startsWith('scratch/')) await deps.blobs.delete(ref.key);
-      }
+      await Promise.all(refs.filter((ref) => ref.key.startsWith('scratch/')).map((ref) => deps.blobs.delete(ref.key)));
     },
   };
 }

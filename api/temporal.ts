@@ -38,19 +38,20 @@ export function generateWorkflowId(operationId: string): string {
 
 /** What an operator sees of a generate run in the Temporal UI: search attributes, summary, details. */
 function describeGenerate(input: GenerateInput, extraDetails: string[] = []) {
+  const { run } = input;
   const url = input.template.url ? displayUrl(input.template.url) : undefined;
   const templateLabel = input.template.name ?? url ?? input.template.urn;
   return {
     typedSearchAttributes: new TypedSearchAttributes([
-      { key: SA.subscription, value: input.subscriptionId },
-      { key: SA.operation, value: input.operationId },
+      { key: SA.subscription, value: run.subscriptionId },
+      { key: SA.operation, value: run.operationId },
       { key: SA.template, value: templateLabel },
       { key: SA.outputFormat, value: input.document.fileFormat },
     ]),
     staticSummary: `generate ${templateLabel} -> ${input.document.name} (${input.document.fileFormat}, ${input.document.deliveryMethod})`,
     staticDetails: [
-      `**operation** ${input.operationId}`,
-      `**subscription** ${input.subscriptionId} · **user** ${input.userId}`,
+      `**operation** ${run.operationId}`,
+      `**subscription** ${run.subscriptionId} · **user** ${run.userId}`,
       url ? `**template** url ${url} (${input.template.fileFormat})` : `**template** ${input.template.loadMethod}:${input.template.urn} (${input.template.fileFormat})`,
       `**data** ${input.data.loadMethod}:${input.data.urn}`,
       `**document** ${input.document.name} as ${input.document.fileFormat} to ${input.document.deliveryMethod}:${input.document.path}`,
@@ -64,7 +65,7 @@ export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem
   assertCanConvert(t, input);
   const handle = await startOnce<typeof generateDocument>(t, 'generateDocument', idem, {
     taskQueue: t.taskQueue,
-    workflowId: idem ? idempotentWorkflowId('generate', input.subscriptionId, idem) : generateWorkflowId(input.operationId),
+    workflowId: idem ? idempotentWorkflowId('generate', input.run.subscriptionId, idem) : generateWorkflowId(input.run.operationId),
     args: [input],
     // A synchronous caller gives up at this point; the server then ends the run so nothing is left behind.
     workflowExecutionTimeout: t.generateTimeoutMs,
@@ -99,7 +100,7 @@ export async function startGenerateAsync(t: WorkflowStarter, input: AsyncGenerat
   const described = describeGenerate(input.generate, [`**callback** POST ${input.callback.url} · **webhook-id** ${input.callback.webhookId}`]);
   await startOnce<typeof generateDocumentAsync>(t, 'generateDocumentAsync', idem, {
     taskQueue: t.taskQueue,
-    workflowId: idem ? idempotentWorkflowId('generate-async', input.generate.subscriptionId, idem) : asyncGenerateWorkflowId(input.generate.operationId),
+    workflowId: idem ? idempotentWorkflowId('generate-async', input.generate.run.subscriptionId, idem) : asyncGenerateWorkflowId(input.generate.run.operationId),
     args: [input],
     ...(t.eagerStart ? { requestEagerStart: true } : {}),
     ...described,
@@ -185,16 +186,16 @@ export function manageWorkflowId(operationId: string): string {
 }
 
 export async function runManage(t: WorkflowStarter, input: ManageInput, idem?: Idempotency): Promise<ManageResult> {
-  const target = input.target;
+  const { target, run } = input;
   const handle = await startOnce<typeof manageDocument>(t, 'manageDocument', idem, {
     taskQueue: t.taskQueue,
-    workflowId: idem ? idempotentWorkflowId('manage', input.subscriptionId, idem) : manageWorkflowId(input.operationId),
+    workflowId: idem ? idempotentWorkflowId('manage', run.subscriptionId, idem) : manageWorkflowId(run.operationId),
     args: [input],
     workflowExecutionTimeout: t.generateTimeoutMs,
     ...(t.eagerStart ? { requestEagerStart: true } : {}),
     typedSearchAttributes: new TypedSearchAttributes([
-      { key: SA.subscription, value: input.subscriptionId },
-      { key: SA.operation, value: input.operationId },
+      { key: SA.subscription, value: run.subscriptionId },
+      { key: SA.operation, value: run.operationId },
       { key: SA.template, value: input.source.urn },
       { key: SA.outputFormat, value: target?.fileFormat ?? input.source.fileFormat },
     ]),
@@ -202,8 +203,8 @@ export async function runManage(t: WorkflowStarter, input: ManageInput, idem?: I
       ? `manage ${input.operation} ${input.source.loadMethod}:${input.source.urn} -> ${target.name} (${target.fileFormat}, ${target.deliveryMethod})`
       : `manage ${input.operation} ${input.source.loadMethod}:${input.source.urn}`,
     staticDetails: [
-      `**operation** ${input.operationId} (${input.operation})`,
-      `**subscription** ${input.subscriptionId} · **user** ${input.userId}${input.serviceUser ? ` (X-Service-Authorization: ${input.serviceUser.email})` : ''}`,
+      `**operation** ${run.operationId} (${input.operation})`,
+      `**subscription** ${run.subscriptionId} · **user** ${run.userId}${input.serviceUser ? ` (X-Service-Authorization: ${input.serviceUser.email})` : ''}`,
       ...(input.initiatorEmail ? [`**initiator** ${input.initiatorEmail} (X-Email)`] : []),
       `**source** ${input.source.loadMethod}:${input.source.urn} (${input.source.fileFormat}), remove ${input.source.remove}`,
       ...(target ? [`**target** ${target.name} as ${target.fileFormat} to ${target.deliveryMethod}:${target.path}`] : []),

@@ -104,6 +104,9 @@ export interface Location {
   readData?(ctx: LocationContext, urn: string): Promise<BlobRef>;
   readDocument?(ctx: LocationContext, urn: string): Promise<FoundFile>;
   write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;
+  /** Undoes a write nothing has recorded yet (the step that made it failed after it): the file and every
+   *  trace of it go. A location with it may have its writes overlap the page count (activities/groups.ts). */
+  discard?(ctx: LocationContext, urn: string): Promise<void>;
   /** `delete` is soft (recoverable), `permanentDelete` is not; both make the urn stop resolving. */
   remove?(ctx: LocationContext, urn: string, mode: 'delete' | 'permanentDelete'): Promise<void>;
   /** Manage inside one location (DriveA: Graph's asynchronous copy, PATCH of the parent; DriveB): copy or

@@ -15,6 +15,14 @@ export function generatedConsumption(pages: number): Consumption[] {
   ];
 }
 
+/** What one manage meters (spec: pages-managed, documents-managed). */
+export function managedConsumption(pages: number): Consumption[] {
+  return [
+    { dimension: 'pages-managed', value: pages },
+    { dimension: 'documents-managed', value: 1 },
+  ];
+}
+
 /** The fields every envelope ends with. */
 export interface EnvelopeTail {
   externalContext?: Record<string, unknown>;

@@ -6,6 +6,7 @@ import { type InnerError, innerError } from './errors.ts';
 import { canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
 import { entryOf, holds, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
 import { jsonObject } from './save-options.ts';
+import type { RunContext } from './run.ts';
 import { parseTarget, type Target } from './target.ts';
 
 export interface Variable {
@@ -80,9 +81,7 @@ export interface RelatedTemplate {
 
 /** What the generate workflow receives: references and settings, never document bytes. */
 export interface GenerateInput {
-  operationId: string;
-  subscriptionId: string;
-  userId: string;
+  run: RunContext;
   /** `url` (template.url) replaces urn + loadMethod; relatedItems feed the include directive. */
   template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; relatedItems?: RelatedTemplate[] };
   /** For GraphQL: urn is the endpoint URL and query the GraphQL document (see graphqlRequestOf). */
@@ -94,9 +93,9 @@ export interface GenerateInput {
     /** document.options.driveBGenerate: merge the native template in place (DriveB), images too if asked. */
     nativeMerge?: { images: boolean };
   };
-  /** Location method -> the id of the subscription's connection it uses (resolved by the API; the activity
-   *  opens it, so no secret is ever in the workflow's input or history). */
-  connections?: Record<string, string>;
+  /** The uploads the request names (template, data, relatedItems at a location whose reads are uploads):
+   *  the run consumes them, whether it succeeds or fails (spec 3). */
+  uploads: string[];
 }
 
 export interface GeneratedDocument {
@@ -120,11 +119,10 @@ export interface GenerateResult {
   consumption: { dimension: string; value: number }[];
 }
 
-/** A request checked by parseGenerateRequest: the workflow input less who asks (operation, subscription,
- *  user) and the connections, `header` variables not yet sealed; what it asks of the locations; or every
- *  problem with it. */
+/** A request checked by parseGenerateRequest: the workflow input less its run (who asks, the connections),
+ *  `header` variables not yet sealed; what it asks of the locations; or every problem with it. */
 export interface ParsedGenerate {
-  input: Omit<GenerateInput, 'operationId' | 'subscriptionId' | 'userId' | 'connections'>;
+  input: Omit<GenerateInput, 'run'>;
   needs: LocationNeed[];
   problems: InnerError[];
 }
@@ -203,10 +201,16 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
         ...(req.data.embedded ? { embedded: req.data.embedded } : {}),
       },
       document: { ...target, locale: d.locale, timezone: d.timezone, ...(native.merge ? { nativeMerge: native.merge } : {}) },
+      uploads: uploadsOf(catalog, [[t.loadMethod, t.urn], [req.data.loadMethod, req.data.urn], ...related.map((r): [string, string] => [r.loadMethod, r.urn])]),
     },
     needs,
     problems,
   };
+}
+
+/** The urns read at locations whose reads are uploads (Storage), once each. */
+function uploadsOf(catalog: LocationCatalog, reads: [string | undefined, string | undefined][]): string[] {
+  return [...new Set(reads.filter(([method, urn]) => urn && entryOf(catalog, method)?.uploads).map(([, urn]) => urn!))];
 }
 
 /** template.relatedItems as the workflow reads them: each a name, a urn and a location (default: the main

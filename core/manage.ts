@@ -6,6 +6,7 @@ import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, isFormat } from './formats.ts';
 import { isJsonObjectText } from './generate.ts';
 import { type LinkField, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
+import type { RunContext } from './run.ts';
 import { parseTarget, type Target } from './target.ts';
 
 export type ManageOperation = 'copy' | 'move' | 'delete' | 'convert';
@@ -15,10 +16,8 @@ export const REMOVE_MODES: readonly RemoveMode[] = ['none', 'delete', 'permanent
 
 /** What the manage workflow receives (validated by the API): references, never bytes. */
 export interface ManageInput {
-  operationId: string;
-  subscriptionId: string;
-  /** The acting user: the bearer token's user, or the X-Service-Authorization token's (spec 5.2). */
-  userId: string;
+  /** Its user is the acting user: the bearer token's user, or the X-Service-Authorization token's (spec 5.2). */
+  run: RunContext;
   /** Who acted, when it was not the bearer token's user: the service token's user (spec 5.2). */
   serviceUser?: { email: string; fullName?: string };
   /** X-Email (spec 5.2): the e-mail of the user who started the process, recorded on the document. */
@@ -29,8 +28,6 @@ export interface ManageInput {
   target?: Target;
   /** data.embedded: JSON text of an object written to the output file's custom properties. */
   embedded?: string;
-  /** Location method -> the connection it uses (resolved by the API; the activities open it). */
-  connections?: Record<string, string>;
 }
 
 const JsonObject = Type.Object({}, { additionalProperties: true });
@@ -77,8 +74,8 @@ export function manageRequestSchema(methods: { source: readonly string[]; target
 /** A manage request as its schema admits it. */
 export type ManageRequest = Static<ReturnType<typeof manageRequestSchema>>;
 
-/** A request checked by parseManageRequest: the workflow input less who asks and the connections; what
- *  it asks of the locations; or every problem with it. */
+/** A request checked by parseManageRequest: the workflow input less its run (who asks, the connections);
+ *  what it asks of the locations; or every problem with it. */
 export interface ParsedManage {
   input: Pick<ManageInput, 'operation' | 'source' | 'target' | 'embedded'>;
   needs: LocationNeed[];

@@ -115,3 +115,11 @@ export function jsonObject(raw: unknown, field: string, problems: InnerError[]):
   }
   return value as Record<string, unknown>;
 }
+
+/** data.embedded (JSON text of an object) as the output's custom properties, which are text: strings as
+ *  written, anything else as JSON. */
+export function customProperties(embedded: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(JSON.parse(embedded) as Record<string, unknown>)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
+}

@@ -113,6 +113,14 @@ export async function markFileRemoved(db: Queryable, subscriptionId: string, id:
   return r.rows[0]?.blob_key;
 }
 
+/** Deletes the row of a file nothing refers to yet (a write undone by the step that made it), returning
+ *  its blob key; undefined when there was none. */
+export async function deleteFile(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[]): Promise<string | undefined> {
+  if (!isUuid(id)) return undefined;
+  const r = await db.query<{ blob_key: string }>('DELETE FROM stored_files WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) RETURNING blob_key', [id, subscriptionId, kinds]);
+  return r.rows[0]?.blob_key;
+}
+
 /** Uploads (templates, data files) whose retention period is over and whose bytes are not erased yet, oldest
  *  first, across all subscriptions: the upload sweep's next batch. */
 export async function expiredUploads(db: Queryable, limit: number): Promise<{ id: string; blobKey: string }[]> {

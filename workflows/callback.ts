@@ -3,13 +3,11 @@
 // (and the UI) shows every attempt and every wait with a summary. Deterministic code only.
 //
 // Local, not a normal activity: an attempt is one signed POST, and as a normal activity it cost the
-// server a task dispatch and a second workflow task, ~7 of the ~70 ms of CPU an async generation costs on
-// the embedded stack (bench/async-throughput.ts prints CPU per generation). As a local activity the first
-// attempt runs in the same workflow task as the generation. What does not change: at least once per
-// attempt (a worker that dies mid-attempt repeats it, with the same webhook-id, as a timed-out activity
-// did), the waits are durable timers, and the attempt's outcome is in the history (a marker with the
-// summary). Runs that scheduled their attempts as activities before this keep doing so on replay.
-import { ActivityFailure, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+// server a task dispatch and a second workflow task (bench/async-throughput.ts prints the CPU per
+// generation). As a local activity the first attempt runs in the same workflow task as the generation.
+// At least once per attempt (a worker that dies mid-attempt repeats it, with the same webhook-id), the
+// waits are durable timers, and the attempt's outcome is in the history (a marker with the summary).
+import { ActivityFailure, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities, CallbackAttemptResult } from '../activities/index.ts';
 
 export interface CallbackPlan {
@@ -33,8 +31,7 @@ export interface CallbackOutcome {
 }
 
 function attemptProxy(timeoutMs: number) {
-  const options = { startToCloseTimeout: timeoutMs + 10_000, retry: { maximumAttempts: 1 } };
-  return patched('local-callback-attempts') ? proxyLocalActivities<Activities>(options) : proxyActivities<Activities>(options);
+  return proxyLocalActivities<Activities>({ startToCloseTimeout: timeoutMs + 10_000, retry: { maximumAttempts: 1 } });
 }
 
 function human(ms: number): string {

@@ -28,8 +28,8 @@ function envelopeTail(input: AsyncGenerateInput): EnvelopeTail {
     ...(input.envelope.externalContext !== undefined ? { externalContext: input.envelope.externalContext } : {}),
     origin: input.envelope.origin,
     dateTime: new Date().toISOString(),
-    operationId: input.generate.operationId,
-    userId: input.generate.userId,
+    operationId: input.generate.run.operationId,
+    userId: input.generate.run.userId,
   };
 }
 

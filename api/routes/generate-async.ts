@@ -64,10 +64,10 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
         generate: input,
         envelope: { origin: origin(request), ...(request.ctx.externalContext !== undefined ? { externalContext: request.ctx.externalContext } : {}) },
         callback: {
-          subscriptionId: input.subscriptionId,
+          subscriptionId: input.run.subscriptionId,
           url: client.token.callbackUrl,
           clientToken: client.value,
-          webhookId: `msg_${input.operationId}`,
+          webhookId: `msg_${input.run.operationId}`,
           scheduleMs: opts.config.callbackRetryScheduleMs,
           outbound: { allow: opts.config.outboundAllow, timeoutMs: opts.config.callbackTimeoutMs },
         },

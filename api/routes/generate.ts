@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../../core/errors.ts';
 import { type GenerateInput, type GenerateRequest, generateRequestSchema, parseGenerateRequest } from '../../core/generate.ts';
-import { LINK_FIELDS, methodsFor } from '../../core/locations.ts';
+import { entryOf, LINK_FIELDS, type LocationNeed, methodsFor } from '../../core/locations.ts';
+import type { RunContext } from '../../core/run.ts';
 import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { sealHeaderVariables } from '../../security/sealed.ts';
@@ -54,14 +55,18 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
   if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
   const { variables } = input.data;
   return {
-    operationId: request.ctx.operationId,
-    subscriptionId,
-    userId,
+    run: runContext({ operationId: request.ctx.operationId, subscriptionId, userId }, needs, connections),
     ...input,
     // Credentials for the data endpoint are sealed here, so the workflow history never shows them.
     data: { ...input.data, ...(variables ? { variables: await sealHeaderVariables(db, subscriptionId, variables) } : {}) },
-    ...(Object.keys(connections).length > 0 ? { connections } : {}),
   };
+}
+
+/** The run of a checked request: who asks, the connections its locations use, and which of them are remote
+ *  transfers (each location's registered answer). */
+export function runContext(who: Pick<RunContext, 'operationId' | 'subscriptionId' | 'userId'>, needs: LocationNeed[], connections: Record<string, string>): RunContext {
+  const remote = [...new Set(needs.map((n) => n.method))].filter((m) => entryOf(LOCATION_CATALOG, m)?.transfer === 'remote');
+  return { ...who, ...(Object.keys(connections).length > 0 ? { connections } : {}), ...(remote.length > 0 ? { remote } : {}) };
 }
 
 export default async function generateRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; locations: LocationRegistry }) {

@@ -14,7 +14,7 @@ import { readServiceToken, type ServiceToken } from '../../security/service-toke
 import { captureExternalContext, success } from '../envelope.ts';
 import { ExternalContext } from '../schemas.ts';
 import { idempotencyOf, runManage, type WorkflowStarter } from '../temporal.ts';
-import { IdempotencyHeaders } from './generate.ts';
+import { IdempotencyHeaders, runContext } from './generate.ts';
 
 const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
@@ -86,14 +86,12 @@ export async function manageInput(
   const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
   if (unsupported.length > 0) throw new ApiError(problemCode(unsupported), unsupported.map((p) => p.message).join('; '), unsupported);
   const service = headers.service;
+  const who = { operationId: request.ctx.operationId, subscriptionId: request.auth.subscriptionId, userId: service ? service.claims.sub : request.auth.userId };
   return {
-    operationId: request.ctx.operationId,
-    subscriptionId: request.auth.subscriptionId,
-    userId: service ? service.claims.sub : request.auth.userId,
+    run: runContext(who, needs, connections),
     ...(service ? { serviceUser: { email: service.claims.email, ...(service.claims.full_name ? { fullName: service.claims.full_name } : {}) } } : {}),
     ...(headers.email ? { initiatorEmail: headers.email } : {}),
     ...input,
-    ...(Object.keys(connections).length > 0 ? { connections } : {}),
   };
 }
 

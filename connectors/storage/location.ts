@@ -3,7 +3,7 @@
 // caller's subscription; another tenant's urn reads as absent.
 import { formatOfFileName, outputFileName } from '../../core/formats.ts';
 import type { BlobRef } from '../../core/blob.ts';
-import { type FileKind, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
+import { deleteFile, type FileKind, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
 
@@ -70,6 +70,12 @@ export function storageLocation(deps: LocationDeps): Location {
         expiresDate: null,
       });
       return { urn: req.urn, name, path: req.path };
+    },
+
+    /** A document written by a step that then failed, before anything recorded it: row and bytes go. */
+    async discard(ctx, urn) {
+      const key = await deleteFile(deps.db, ctx.subscriptionId, urn, ['document']);
+      if (key) await deps.blobs.delete(key);
     },
 
     /** `delete` marks the row removed (the urn stops resolving) and keeps the bytes for an operator to

@@ -106,7 +106,7 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       // The short steps are local activities, grouped in two (activities/generation.ts): one marker per
       // group, carrying its type and a summary that names its steps.
       const steps = localActivities(history.events);
-      expect(steps.map((s) => s.type)).toEqual(['prepareGeneration', 'finishGeneration']);
+      expect(steps.map((s) => s.type)).toEqual(['prepareGeneration', 'writeAndRecord']);
       expect(steps[0]!.summary).toMatch(/^template .+ \(Storage\); data .+ \(Storage\); merge into docx$/);
       expect(steps[1]!.summary).toBe('count pages; deliver letter to Storage:root; record document and metering; consume uploads');
       const found = await temporal.workflow.count(`DocgenSubscriptionId = "${creds.subscriptionId}"`);
@@ -148,7 +148,7 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       const text = await page.innerText('body');
       expect(text).toContain('Completed');
       expect(text).toContain('generateDocument');
-      for (const step of ['prepareGeneration', 'finishGeneration']) expect(text).toContain(step);
+      for (const step of ['prepareGeneration', 'writeAndRecord']) expect(text).toContain(step);
       expect(text).toContain('template ui-template (Storage)');
       expect(text).toContain('record document and metering');
       // The README's pictures: this run in the Temporal UI, and the API docs page.

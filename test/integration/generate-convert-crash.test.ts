@@ -6,13 +6,13 @@
 //
 // The pool has one instance here (CONVERTER_POOL_SIZE=1), so the retry can only succeed on the
 // replacement: the test proves the restart, not merely that a second instance was idle.
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
 import { converterStatus, getDefaultConverter, LibreOfficePool, pdfPageCount } from '../../converter/index.ts';
 import { makeDocx, pageBreak, para } from './convert/fixtures.ts';
 import { client, generateBody } from '../support/http.ts';
-import { instanceProcesses } from '../support/office-processes.ts';
+import { instanceProcesses, killBusyInstance } from '../support/office-processes.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 
@@ -25,7 +25,6 @@ const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do e
 const TEMPLATE = makeDocx(para('Report for {name}') + para('{#pages}') + pageBreak + para('Page {n}') + para('{text}') + para('{/pages}'));
 const DATA = { name: 'Ada', pages: Array.from({ length: PAGES }, (_, i) => ({ n: i + 1, text: LOREM.repeat(12) })) };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a LibreOffice instance killed during the convert activity of a generate', () => {
   let stack: Stack;
@@ -66,38 +65,10 @@ describe('a LibreOffice instance killed during the convert activity of a generat
     const { t, d } = await upload('report.docx', TEMPLATE, DATA);
     const body = generateBody(t, d, { document: { fileFormat: 'pdf', name: 'report' } });
 
-    let answered = false;
-    const request = api.call('POST', '/documents/document/generate', { json: body }).finally(() => {
-      answered = true;
-    });
-    // Waits for `check` to return a value; fails early (with the response) if the generate answers first.
-    async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const v = await check();
-        if (v !== undefined) return v;
-        if (answered) throw new Error(`the generate answered before ${what}: ${JSON.stringify((await request).body)}`);
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await sleep(50);
-      }
-    }
-
-    // 1. The generate's workflow is running ...
-    const query = `TaskQueue = "${stack.config.taskQueue}" AND WorkflowType = "generateDocument" AND ExecutionStatus = "Running"`;
-    const handle = await until<WorkflowHandle>('the generate to run', async () => {
-      for await (const wf of temporal.workflow.list({ query })) return temporal.workflow.getHandle(wf.workflowId, wf.runId);
-      return undefined;
-    });
-    // 2. ... and the pool's only instance is busy with it. Half a second in, it is deep in a
-    // multi-second conversion.
-    const pgid = await until('the pool to be converting', () => {
-      const s = pool.status();
-      return s.running === 1 && s.instances[0]!.state === 'busy' ? (s.instances[0]!.pid ?? undefined) : undefined;
-    });
-    await sleep(500);
-    const victims = instanceProcesses(pool.baseDir, 0, { pgid });
+    const request = api.call('POST', '/documents/document/generate', { json: body });
+    // The generate's run, and the pool's only instance busy with its conversion, half a second in.
+    const { handle, pgid, victims } = await killBusyInstance({ temporal, taskQueue: stack.config.taskQueue, workflowType: 'generateDocument', pool, request });
     expect(victims.length, 'soffice processes of the busy instance').toBeGreaterThan(0);
-    for (const pid of victims) process.kill(pid, 'SIGKILL');
 
     const res = await request;
     expect(res.status, JSON.stringify(res.body)).toBe(201);

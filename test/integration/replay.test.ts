@@ -1,7 +1,11 @@
-// Workflow code changes must replay the histories of runs already in flight (or go behind `patched()`).
-// The fixture holds two generateDocument histories (docx and pdf output) recorded before conversions
-// moved to the office task queue; the current code must replay them without a nondeterminism error, and
-// replay a run of its own. Record a new fixture whenever a workflow's shape changes.
+// Workflow code must replay the histories of runs already in flight. test/fixtures/histories/current.json
+// holds histories recorded from the current code, one per path through the workflows (sync and async
+// generate, a failure, a remote delivery, native merge, each manage operation and its lost-task lookup);
+// this test replays them with the workflow bundle as it is now, so a change that would break a run in
+// flight fails here. How a deliberate change is versioned is in ARCHITECTURE.md ("Changing a workflow"):
+// behind `patched()` with a fixture of the old shape kept here until the patch is removed, or on a new
+// Worker Deployment version. After such a change, record the fixtures again:
+//   DOCGEN_RECORD_HISTORIES=1 npx vitest run test/integration/replay.test.ts
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -9,75 +13,157 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { workflowBundle } from '../../worker/index.ts';
+import { type GraphFake, startGraphFake } from '../fakes/graph/server.ts';
+import { type GoogleFake, MIME } from '../fakes/google/server.ts';
 import { client, generateBody } from '../support/http.ts';
 import { makeDocx } from '../support/office.ts';
 import { type Stack, startStack } from '../support/stack.ts';
+import { type Receiver, startReceiver } from './async/receiver.ts';
+import { connect as connectDriveA, DRIVE_A } from './driveA/support.ts';
+import { ADA, connect as connectDriveB, driveBBody, startFakeGoogle } from './driveB/setup.ts';
 
-const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'generate-local-measure.json');
-// manageDocument runs recorded before its recovery of a lost workflow task (patch 'manage-recorded-outcome'):
-// a Storage move, a move whose source does not resolve (the failure the patch now looks behind), a convert.
-const manageFixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'manage-before-recorded-outcome.json');
-// A generateDocumentAsync run recorded while callback attempts were normal activities (before the patch
-// 'local-callback-attempts'): a 503, a 503, then a 200, with the two waits between them.
-const asyncFixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'generate-async-activity-callbacks.json');
+const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'current.json');
+const RECORD = process.env.DOCGEN_RECORD_HISTORIES === '1';
+type History = temporal.api.history.v1.IHistory;
 
-function eventTypes(history: temporal.api.history.v1.IHistory): (temporal.api.enums.v1.EventType | null | undefined)[] {
-  return (history.events ?? []).map((e) => e.eventType);
+/** The paths through the workflows a fixture must hold, and how each one ends. */
+const EXPECTED: Record<string, 'COMPLETED' | 'FAILED'> = {
+  'generate-docx': 'COMPLETED',
+  'generate-pdf': 'COMPLETED',
+  'generate-template-error': 'FAILED',
+  'generate-to-drivea': 'COMPLETED',
+  'generate-native-merge': 'COMPLETED',
+  'generate-async-pdf-callback-retried': 'COMPLETED',
+  'manage-copy': 'COMPLETED',
+  'manage-move': 'COMPLETED',
+  'manage-convert-to-drivea': 'COMPLETED',
+  'manage-move-missing-source': 'FAILED',
+};
+
+/** A failure's stack trace names the files of the machine that recorded it; replay does not read it. */
+function withoutStacks<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(withoutStacks) as T;
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'stackTrace').map(([k, x]) => [k, withoutStacks(x)])) as T;
 }
+
+const closedAs = (h: History) =>
+  (h.events ?? []).some((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)
+    ? 'COMPLETED'
+    : (h.events ?? []).some((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED)
+      ? 'FAILED'
+      : 'OPEN';
 
 describe('workflow replay', () => {
   let stack: Stack;
+  // The drives' fakes and a callback receiver, for recording only.
+  let graph: GraphFake;
+  let google: { fake: GoogleFake; restoreEnv(): void; settings: { driveBApiUrl: string; driveBTokenUrl: string } };
+  let receiver: Receiver;
+  let connection: Connection;
+  let api: ReturnType<typeof client>;
+
   beforeAll(async () => {
-    stack = await startStack();
+    if (RECORD) [graph, google, receiver] = await Promise.all([startGraphFake(), startFakeGoogle(), startReceiver('127.0.0.1')]);
+    stack = await startStack(
+      RECORD
+        ? { driveAGraphUrl: graph.graphUrl, driveALoginUrl: graph.loginUrl, ...google.settings, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 150, 150], callbackTimeoutMs: 2_000 }
+        : {},
+    );
+    api = client(await stack.credentials());
+    connection = await Connection.connect({ address: inject('temporalAddress') });
   });
   afterAll(async () => {
+    await connection?.close();
     await stack?.stop();
+    await graph?.close();
+    await google?.fake.close();
+    google?.restoreEnv();
+    await receiver?.close();
   });
 
-  it('replays runs recorded by earlier code (docx and pdf output)', async () => {
-    const recorded = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Record<string, object>;
-    expect(Object.keys(recorded).sort()).toEqual(['docx', 'pdf']);
-    for (const [format, raw] of Object.entries(recorded)) {
-      const history = temporal.api.history.v1.History.fromObject(raw);
-      // The pdf run converted in a normal activity, on the main task queue then.
-      if (format === 'pdf') expect(eventTypes(history)).toContain(temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
-      await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `replay-${format}`)).resolves.toBeUndefined();
+  const history = (workflowId: string) => new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
+  async function upload(kind: 'template' | 'data', name: string, bytes: Uint8Array | string): Promise<string> {
+    const res = await api.upload(kind, [{ name, bytes }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.result.data.files[0].id as string;
+  }
+  const pair = async (template = makeDocx(['Hello {name}'])) => [await upload('template', 't.docx', template), await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }))] as const;
+  async function generate(body: unknown, status = 201): Promise<History> {
+    const res = await api.call('POST', '/documents/document/generate', { json: body });
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    return history(`generate-${res.body.operationId}`);
+  }
+  async function manage(body: unknown, status = 201): Promise<History> {
+    const res = await api.call('POST', '/documents/document/manage', { json: body });
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    return history(`manage-${res.body.operationId}`);
+  }
+  const delivered = async () => {
+    const [t, d] = await pair();
+    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(t, d) });
+    expect(res.status).toBe(201);
+    return res.body.result.data.document.urn as string;
+  };
+  const source = (urn: string, remove = 'none') => ({ urn, fileFormat: 'docx', loadMethod: 'Storage', remove });
+  const target = (over: Record<string, unknown> = {}) => ({ name: 'copy', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', ...over });
+
+  /** One run per path through the workflows, by the current code. */
+  async function recordRuns(): Promise<Record<string, History>> {
+    const runs: Record<string, History> = {};
+    runs['generate-docx'] = await generate(generateBody(...(await pair())));
+    runs['generate-pdf'] = await generate(generateBody(...(await pair()), { document: { fileFormat: 'pdf' } }));
+    runs['generate-template-error'] = await generate(generateBody(...(await pair(makeDocx(['{#never closed'])))), 400);
+    graph.addDrive(DRIVE_A);
+    await connectDriveA(api, graph);
+    runs['generate-to-drivea'] = await generate(generateBody(...(await pair()), { document: { deliveryMethod: 'DriveA', path: 'Replay' } }));
+    await connectDriveB(api, ADA);
+    const gdoc = google.fake.put({ name: 'Letter', mimeType: MIME.document, parent: google.fake.rootOf('ada@example.com'), owner: 'ada@example.com', content: makeDocx(['Dear {name}']) });
+    const nativeData = await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }));
+    runs['generate-native-merge'] = await generate(driveBBody({ urn: gdoc.id, fileFormat: 'gdoc' }, { urn: nativeData }, { options: { driveBGenerate: { nativeMergeEnabled: true } } }));
+
+    const token = await api.call('POST', '/common/client/token', { json: { sub: 'replay', iss: `${receiver.url}/hooks`, dest: 'done', client_id: 'tests' } });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    receiver.script('/hooks/done', [{ status: 503 }]);
+    const queued = await api.call('POST', '/documents/document/generate/async', {
+      json: generateBody(...(await pair()), { document: { fileFormat: 'pdf' } }),
+      headers: { 'x-client-authorization': token.body.result.data.token },
+    });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(201);
+    const handle = new Client({ connection }).workflow.getHandle(`generate-async-${queued.headers.get('x-operation-id')}`);
+    expect(await handle.result()).toMatchObject({ generated: true, callback: { delivered: true, attempts: 2 } });
+    runs['generate-async-pdf-callback-retried'] = await handle.fetchHistory();
+
+    runs['manage-copy'] = await manage({ sourceDocument: source(await delivered()), targetDocument: target() });
+    runs['manage-move'] = await manage({ sourceDocument: source(await delivered(), 'delete'), targetDocument: target({ name: 'moved' }) });
+    runs['manage-convert-to-drivea'] = await manage({ sourceDocument: source(await delivered()), targetDocument: target({ fileFormat: 'pdf', deliveryMethod: 'DriveA', path: 'Replay' }) });
+    runs['manage-move-missing-source'] = await manage({ sourceDocument: source('3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11', 'delete'), targetDocument: target() }, 400);
+    return runs;
+  }
+
+  it(RECORD ? 'records the fixture histories from the current code' : 'replays the histories recorded from the current code, one per path through the workflows', async () => {
+    let recorded: Record<string, object>;
+    if (RECORD) {
+      const runs = await recordRuns();
+      recorded = Object.fromEntries(
+        Object.entries(runs).map(([name, h]) => [name, withoutStacks(temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String }))]),
+      );
+      fs.mkdirSync(path.dirname(fixture), { recursive: true });
+      fs.writeFileSync(fixture, `${JSON.stringify(recorded, null, 1)}\n`);
+    } else {
+      recorded = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Record<string, object>;
     }
-  });
-
-  it('replays manage runs recorded by earlier code (move, a move whose source does not resolve, convert)', async () => {
-    const recorded = JSON.parse(fs.readFileSync(manageFixture, 'utf8')) as Record<string, object>;
-    expect(Object.keys(recorded).sort()).toEqual(['convert-removing-source', 'move', 'move-missing-source']);
+    expect(Object.keys(recorded).sort()).toEqual(Object.keys(EXPECTED).sort());
+    const bundle = await workflowBundle();
     for (const [name, raw] of Object.entries(recorded)) {
-      const history = temporal.api.history.v1.History.fromObject(raw);
-      const closed = name === 'move-missing-source' ? 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED' : 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED';
-      expect(eventTypes(history)).toContain(temporal.api.enums.v1.EventType[closed]);
-      await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `replay-manage-${name}`)).resolves.toBeUndefined();
+      const h = temporal.api.history.v1.History.fromObject(raw);
+      expect(closedAs(h), name).toBe(EXPECTED[name]);
+      await expect(Worker.runReplayHistory({ workflowBundle: bundle }, h, `replay-${name}`), name).resolves.toBeUndefined();
     }
-  });
-
-  it('replays an async run whose callback attempts were activities (three attempts, two waits)', async () => {
-    const recorded = JSON.parse(fs.readFileSync(asyncFixture, 'utf8')) as Record<string, object>;
-    expect(Object.keys(recorded)).toEqual(['docx-callback-retried']);
-    const history = temporal.api.history.v1.History.fromObject(recorded['docx-callback-retried']!);
-    const attempts = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callbackAttempt');
-    expect(attempts).toHaveLength(3);
-    expect(eventTypes(history).filter((t) => t === temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_FIRED)).toHaveLength(2);
-    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'replay-async-activity-callbacks')).resolves.toBeUndefined();
   });
 
   it('replays a run of the current code', async () => {
-    const api = client(await stack.credentials());
-    const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Hello {name}']) }]);
-    const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'World' }) }]);
-    const gen = await api.call('POST', '/documents/document/generate', { json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id) });
-    expect(gen.status, JSON.stringify(gen.body)).toBe(201);
-    const connection = await Connection.connect({ address: inject('temporalAddress') });
-    try {
-      const history = await new Client({ connection }).workflow.getHandle(`generate-${gen.body.operationId}`).fetchHistory();
-      await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'replay-current')).resolves.toBeUndefined();
-    } finally {
-      await connection.close();
-    }
+    const h = await generate(generateBody(...(await pair())));
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, h, 'replay-current')).resolves.toBeUndefined();
   });
 });

@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { LibreOfficePool } from '../../converter/index.ts';
 
 /**
  * Live (non-zombie) pids of instance `index` of the pool in `baseDir`: its soffice (oosplash) and
@@ -28,4 +30,42 @@ export function instanceProcesses(baseDir: string, index: number, opts: { pgid?:
     }
   }
   return found;
+}
+
+/** Kills the only instance of `pool` while it works for the run of `workflowType` that `request` started:
+ *  waits for that run and for the instance to be busy, lets it work half a second (deep in a multi-second
+ *  job), then SIGKILLs its processes. Fails early, with the answer, if the request is answered first.
+ *  Returns the run and the killed process group. */
+export async function killBusyInstance(opts: {
+  temporal: Client;
+  taskQueue: string;
+  workflowType: string;
+  pool: LibreOfficePool;
+  request: Promise<{ body: unknown }>;
+}): Promise<{ handle: WorkflowHandle; pgid: number; victims: number[] }> {
+  let answered = false;
+  void opts.request.finally(() => (answered = true)).catch(() => undefined);
+  async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await check();
+      if (v !== undefined) return v;
+      if (answered) throw new Error(`the request was answered before ${what}: ${JSON.stringify((await opts.request).body)}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const query = `TaskQueue = "${opts.taskQueue}" AND WorkflowType = "${opts.workflowType}" AND ExecutionStatus = "Running"`;
+  const handle = await until<WorkflowHandle>('the run to start', async () => {
+    for await (const wf of opts.temporal.workflow.list({ query })) return opts.temporal.workflow.getHandle(wf.workflowId, wf.runId);
+    return undefined;
+  });
+  const pgid = await until('the pool to be busy', () => {
+    const s = opts.pool.status();
+    return s.running === 1 && s.instances[0]!.state === 'busy' ? (s.instances[0]!.pid ?? undefined) : undefined;
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const victims = instanceProcesses(opts.pool.baseDir, 0, { pgid });
+  for (const pid of victims) process.kill(pid, 'SIGKILL');
+  return { handle, pgid, victims };
 }

@@ -7,9 +7,7 @@
 //  - convert that removes its source: resolve, the conversion, measure, write, record, remove and the
 //    scratch discard all run in ONE task too (the conversion is a local activity for a waiting caller); the
 //    held DELETE erases the converted file's scratch copy, the source is removed, so the second execution
-//    cannot resolve the source and answers with what the first recorded. (Before patch
-//    'manage-local-conversion' the conversion ended a task, and the second execution's measure and write
-//    read the discarded scratch copy: the same recovery answered.)
+//    cannot resolve the source and answers with what the first recorded.
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pdfPageCount } from '../../../converter/index.ts';

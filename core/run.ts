@@ -1,0 +1,19 @@
+// Who runs an operation, and what the API resolved for it: the one context every step of a generate or a
+// manage receives, instead of copies of its ids in each step's input.
+export interface RunContext {
+  operationId: string;
+  subscriptionId: string;
+  /** The acting user: the owner of what is written, the user metered. */
+  userId: string;
+  /** Location method -> the subscription's connection it uses (resolved by the API; the activity opens it,
+   *  so no secret is ever in a workflow's input or history). */
+  connections?: Record<string, string>;
+  /** The locations the run names whose steps are remote transfers (core/locations.ts `transfer`): normal
+   *  activities that heartbeat, with journaled writes. The others' steps are local activities. */
+  remote?: string[];
+}
+
+/** Whether the run's steps at `method` are remote transfers (the location's answer, carried by the run). */
+export function isRemote(run: Pick<RunContext, 'remote'>, method: string): boolean {
+  return run.remote?.includes(method) ?? false;
+}
