@@ -4,7 +4,7 @@ import type { ResolvedActivityDeps } from './deps.ts';
 import { atLocation, contextOf } from './locations.ts';
 
 export interface ResolveTemplateInput extends Pick<GenerateInput, 'subscriptionId' | 'connections'> {
-  template: Pick<GenerateInput['template'], 'urn' | 'loadMethod' | 'fileFormat' | 'url'>;
+  template: Pick<GenerateInput['template'], 'urn' | 'loadMethod' | 'fileFormat' | 'url' | 'sealedUrl'>;
   /** The request field the template came from (template, or template.relatedItems[i]); default template. */
   field?: string;
 }
@@ -18,6 +18,8 @@ export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
     const byUrl = Boolean(template.url);
     const method = byUrl ? 'url' : template.loadMethod;
     const need = { method, capability: 'readTemplate', field: byUrl ? `${field}.url` : `${field}.loadMethod`, fileFormat: template.fileFormat } as const;
-    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input, method), byUrl ? template.url! : template.urn, template.fileFormat));
+    // template.url: the url location opens the sealed URL (inputs recorded before sealing carry it in url).
+    const at = byUrl ? (template.sealedUrl ?? template.url!) : template.urn;
+    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input, method), at, template.fileFormat));
   };
 }

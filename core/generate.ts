@@ -80,8 +80,9 @@ export interface GenerateInput {
   operationId: string;
   subscriptionId: string;
   userId: string;
-  /** `url` (template.url) replaces urn + loadMethod; relatedItems feed the include directive. */
-  template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; relatedItems?: RelatedTemplate[] };
+  /** `url` (template.url) replaces urn + loadMethod: its display form (no query, user-info or fragment),
+   *  the URL itself sealed in `sealedUrl` (connectors/url); relatedItems feed the include directive. */
+  template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; sealedUrl?: string; relatedItems?: RelatedTemplate[] };
   /** For GraphQL: urn is the endpoint URL and query the GraphQL document (see graphqlRequestOf). */
   data: { urn: string; loadMethod: string; variables?: Variable[]; query?: string; embedded?: string };
   document: {

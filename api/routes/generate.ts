@@ -19,6 +19,7 @@ import {
 import { type LocationNeed, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { sealHeaderVariables } from '../../security/sealed.ts';
+import { sealTemplateUrl } from '../../connectors/url/location.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
 import { idempotencyOf, runGenerate, type WorkflowStarter } from '../temporal.ts';
@@ -127,7 +128,7 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
       loadMethod: body.template.loadMethod ?? '',
       fileFormat: body.template.fileFormat,
       ...(body.template.name ? { name: body.template.name } : {}),
-      ...(body.template.url ? { url: body.template.url } : {}),
+      ...(body.template.url ? await sealTemplateUrl(db, request.auth.subscriptionId, body.template.url) : {}),
       ...(related.length > 0 ? { relatedItems: related } : {}),
     },
     data: {
