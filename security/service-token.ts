@@ -9,7 +9,7 @@
 import { ApiError } from '../core/errors.ts';
 import type { StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
-import { NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
+import { NestedTokenExpiredError, NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
 import { localSigningKey, signingKeys } from './tokens.ts';
 
 export const REQUIRED_SERVICE_CLAIMS = ['sub', 'email'] as const;
@@ -65,7 +65,10 @@ export async function readServiceToken(db: Db, value: string, opts: { subscripti
     ({ payload } = await readNestedToken(KIND, await signingKeys(db, nestedTokenKid(value)), value));
   } catch (err) {
     if (err instanceof NestedTokenFormatError) throw new ApiError('X_SERVICE_AUTH_ERROR', 'Invalid format');
-    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the service authorization token is not signed by this service, or has expired');
+    if (err instanceof NestedTokenExpiredError) {
+      throw new ApiError('UNAUTHORIZED', `the service authorization token expired at ${err.expiredAt.toISOString()}: make a new one with POST /common/service/token`);
+    }
+    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the service authorization token is not signed by this service');
     throw err;
   }
   if (payload.sid !== opts.subscriptionId) throw new ApiError('UNAUTHORIZED', 'the service authorization token was issued to another subscription');

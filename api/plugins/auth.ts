@@ -87,6 +87,14 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   return typeof q?.apiKey === 'string' && q.apiKey ? q.apiKey : undefined;
 }
 
+/** When a verifier's error is jose's JWTExpired (a well-signed token past its `exp`): when it expired. */
+function expiryOf(err: unknown): { at?: Date } | undefined {
+  const e = err as { code?: unknown; payload?: { exp?: unknown } } | null;
+  if (e?.code !== 'ERR_JWT_EXPIRED') return undefined;
+  const at = new Date(typeof e.payload?.exp === 'number' ? e.payload.exp * 1000 : NaN);
+  return Number.isNaN(at.getTime()) ? {} : { at };
+}
+
 export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
   app.decorateRequest('auth', null as never);
   const cache = new AuthCache((opts.cacheSeconds ?? 0) * 1000, opts.cacheEntries ?? 10_000);
@@ -120,7 +128,11 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
       token = await opts.verifyToken(bearer);
     } catch (err) {
       request.log.info({ reason: (err as Error).message }, 'bearer token rejected');
-      throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid (signature, issuer, audience or expiry)');
+      // jose checks the signature before the claims: only a token we (or the identity provider) signed
+      // is said to have expired.
+      const expired = expiryOf(err);
+      if (expired) throw new ApiError('UNAUTHORIZED', `the bearer token expired${expired.at ? ` at ${expired.at.toISOString()}` : ''}: get a new access token`);
+      throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid (signature, issuer or audience)');
     }
     if (token.subscriptionId !== undefined && token.subscriptionId !== owner.subscriptionId) {
       throw new ApiError('UNAUTHORIZED', 'the bearer token and the API key belong to different subscriptions');

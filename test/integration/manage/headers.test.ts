@@ -149,9 +149,12 @@ describe('manage: X-Service-Authorization and X-Email', () => {
         await new jose.SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-service+jwt' }).setExpirationTime('1h').sign(privateKey),
       );
       const expired = await sealServiceJws(key, await signServiceJws(key, { ...claims, exp: now - 5 }));
-      for (const value of [unsigned, forged, expired]) {
-        expect(await expectRefused(value, 401, 'UNAUTHORIZED', /not signed by this service, or has expired/)).toBe(0);
+      for (const value of [unsigned, forged]) {
+        expect(await expectRefused(value, 401, 'UNAUTHORIZED', /^the service authorization token is not signed by this service$/)).toBe(0);
       }
+      // Expired says so, and when (issue 32).
+      const at = new Date((now - 5) * 1000).toISOString();
+      expect(await expectRefused(expired, 401, 'UNAUTHORIZED', new RegExp(`^the service authorization token expired at ${at.replace(/\./g, '\\.')}: make a new one with POST /common/service/token$`))).toBe(0);
       const theirs = await serviceToken(undefined, await stack.credentials('tenant-b'));
       expect(await expectRefused(theirs, 401, 'UNAUTHORIZED', /another subscription/)).toBe(0);
       // The same construction with a future expiry is accepted, so the rows above fail for the stated reason.
