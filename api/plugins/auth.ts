@@ -8,6 +8,7 @@ import { findApiKey, findUser } from '../../store/accounts.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import type { TokenVerifier } from '../../security/tokens.ts';
+import type { RateLimits } from './rate-limit.ts';
 
 export interface AuthOptions {
   db: Db;
@@ -21,6 +22,9 @@ export interface AuthOptions {
   cacheSeconds?: number;
   /** Most pairs remembered at once (least recently used first out). */
   cacheEntries?: number;
+  /** Failed authentications per client address (api/plugins/rate-limit.ts): an address out of them is
+   *  refused before its credentials cost a key lookup or a signature check. */
+  limits?: Pick<RateLimits, 'beforeAuthentication' | 'failedAuthentication'>;
 }
 
 interface Verified {
@@ -98,12 +102,31 @@ function expiryOf(err: unknown): { at?: Date } | undefined {
 export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
   app.decorateRequest('auth', null as never);
   const cache = new AuthCache((opts.cacheSeconds ?? 0) * 1000, opts.cacheEntries ?? 10_000);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (opts.publicPaths(request.url)) return;
     const authz = request.headers.authorization;
     const bearer = typeof authz === 'string' && /^Bearer\s+\S+$/i.test(authz) ? authz.replace(/^Bearer\s+/i, '') : undefined;
     const apiKey = apiKeyOf(request);
-    if (!bearer || !apiKey) {
+    const cacheKey = bearer && apiKey ? AuthCache.key(apiKey, bearer) : undefined;
+    const known = cacheKey ? cache.get(cacheKey) : undefined;
+    if (known) {
+      request.auth = { subscriptionId: known.subscriptionId, userId: known.userId };
+      request.ctx.userId = known.userId;
+      request.ctx.subscriptionId = known.subscriptionId;
+      return;
+    }
+    opts.limits?.beforeAuthentication(reply, request.ip);
+    try {
+      await authenticate(request, bearer, apiKey, cacheKey);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'UNAUTHORIZED') opts.limits?.failedAuthentication(request.ip);
+      throw err;
+    }
+  });
+
+  /** The full check of credentials that are not remembered; throws 401 UNAUTHORIZED naming what failed. */
+  async function authenticate(request: FastifyRequest, bearer: string | undefined, apiKey: string | undefined, cacheKey: string | undefined): Promise<void> {
+    if (!bearer || !apiKey || !cacheKey) {
       throw new ApiError(
         'UNAUTHORIZED',
         !bearer && !apiKey
@@ -112,14 +135,6 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
             ? 'Authorization: Bearer <token> is required'
             : 'an API key is required (X-Api-Key header or apiKey query parameter)',
       );
-    }
-    const cacheKey = AuthCache.key(apiKey, bearer);
-    const known = cache.get(cacheKey);
-    if (known) {
-      request.auth = { subscriptionId: known.subscriptionId, userId: known.userId };
-      request.ctx.userId = known.userId;
-      request.ctx.subscriptionId = known.subscriptionId;
-      return;
     }
     const owner = await findApiKey(opts.db, apiKey);
     if (!owner) throw new ApiError('UNAUTHORIZED', 'the API key is not valid');
@@ -145,5 +160,5 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
     cache.set(cacheKey, request.auth, token.expiresAt);
     request.ctx.userId = token.userId;
     request.ctx.subscriptionId = owner.subscriptionId;
-  });
+  }
 });

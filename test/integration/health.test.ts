@@ -50,8 +50,9 @@ describe('health and readiness', () => {
       expect(doc.paths[p].get.summary).toContain('(extension)');
       expect(doc.paths[p].get.security).toEqual([]);
     }
-    // 200 and 503 are its own answers; 400 and 431 (malformed or oversized request) every route documents.
-    expect(Object.keys(doc.paths['/v1/ready'].get.responses).sort()).toEqual(['200', '400', '431', '503']);
+    // 200 and 503 are its own answers; 400, 431 (malformed or oversized request) and 429 (rate limit: per
+    // client address here) every route documents.
+    expect(Object.keys(doc.paths['/v1/ready'].get.responses).sort()).toEqual(['200', '400', '429', '431', '503']);
   });
 });
 
