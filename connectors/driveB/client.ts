@@ -74,9 +74,17 @@ export function googleError(err: unknown): GoogleApiError {
   const status = e.response?.status ?? (typeof e.status === 'number' ? e.status : 0);
   let data = e.response?.data as unknown;
   if (data instanceof ArrayBuffer || ArrayBuffer.isView(data) || typeof data === 'string') {
-    // An error answer to a binary or streamed request arrives as bytes or text.
+    // An error answer to a binary request arrives as bytes or text.
     try {
       data = JSON.parse(typeof data === 'string' ? data : Buffer.from(data as ArrayBuffer).toString('utf8'));
+    } catch {
+      data = undefined;
+    }
+  }
+  if (data === undefined && e.response && typeof e.message === 'string' && e.message.startsWith('{')) {
+    // To a streamed request gaxios keeps the error body only as the error's message.
+    try {
+      data = JSON.parse(e.message);
     } catch {
       data = undefined;
     }

@@ -196,23 +196,11 @@ export class DriveOps {
     return (await g.call(() => g.drive.files.get({ fileId: file.id!, alt: 'media', supportsAllDrives: true }, stream))) as unknown as Readable;
   }
 
-  /** A native file exported to `mimeType` (over 10 MB Drive refuses export: then its exportLinks, which
-   *  have no cap), or a binary file's bytes. */
+  /** A file's bytes in memory (small files: what streamOf streams). */
   async bytesOf(file: DriveFile, exportMime?: string): Promise<Uint8Array> {
-    const g = this.g;
-    if (exportMime) {
-      try {
-        const data = await g.call(() => g.drive.files.export({ fileId: file.id!, mimeType: exportMime }, { ...g.opts('drive'), responseType: 'arraybuffer' }));
-        return new Uint8Array(data as unknown as ArrayBuffer);
-      } catch (err) {
-        const link = file.exportLinks?.[exportMime];
-        if ((err as { reason?: string }).reason !== 'exportSizeLimitExceeded' || !link) throw err;
-        const res = await g.call(async () => g.request<ArrayBuffer>({ url: link, responseType: 'arraybuffer' }));
-        return new Uint8Array(res);
-      }
-    }
-    const data = await g.call(() => g.drive.files.get({ fileId: file.id!, alt: 'media', supportsAllDrives: true }, { ...g.opts('drive'), responseType: 'arraybuffer' }));
-    return new Uint8Array(data as unknown as ArrayBuffer);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.streamOf(file, exportMime)) chunks.push(Buffer.from(chunk as Uint8Array));
+    return new Uint8Array(Buffer.concat(chunks));
   }
 
   async share(fileId: string, permission: { type: 'anyone' | 'user'; role: 'reader' | 'writer'; emailAddress?: string }, notify: boolean): Promise<void> {
