@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startHttps } from '../../support/https.ts';
+import { barriers } from '../shared.ts';
 
 export const CHUNK_UNIT = 320 * 1024;
 
@@ -105,7 +106,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   let refuseAnonymousLinks = false;
   const refusedRecipients = new Set<string>();
   let hold: { match: (method: string, path: string) => boolean; hit: () => void; released: Promise<void>; drop: boolean } | undefined;
-  const barriers: { match: (method: string, path: string) => boolean; left: number; waiting: (() => void)[]; arrived: () => void }[] = [];
+  const meeting = barriers<{ method: string; path: string }>();
 
   const newId = () => `01FAKE${String(++counter).padStart(6, '0')}${randomUUID().slice(0, 8).toUpperCase()}`;
   const now = () => new Date().toISOString();
@@ -271,17 +272,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
           return;
         }
       }
-      const barrier = barriers.find((b) => b.left > 0 && b.match(method, url.pathname));
-      if (barrier) {
-        // Held until the barrier's last request has arrived, then all answered together.
-        barrier.left--;
-        const go = new Promise<void>((r) => barrier.waiting.push(r));
-        if (barrier.left === 0) {
-          barrier.arrived();
-          for (const w of barrier.waiting) w();
-        }
-        await go;
-      }
+      // Held until the barrier's last request has arrived, then all answered together.
+      await meeting.pass({ method, path: url.pathname });
       // Faults apply to API calls, or to any path (uploads, monitors, the token endpoint) a fault names.
       const fault = faults.find(
         (f) =>
@@ -594,10 +586,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     /** Holds the first `n` requests matching until all `n` have arrived, then answers them together:
      *  concurrent deliveries all get past the point before any goes on. `arrived` resolves then. */
     barrier(n: number, match: (method: string, path: string) => boolean) {
-      let arrived!: () => void;
-      const all = new Promise<void>((r) => (arrived = r));
-      barriers.push({ match, left: n, waiting: [], arrived });
-      return { arrived: all };
+      return meeting.add(n, (r) => match(r.method, r.path));
     },
     count(method: string, path: string | RegExp) {
       return log.filter((e) => e.method === method && (typeof path === 'string' ? e.path.includes(path) : path.test(e.path))).length;

@@ -24,6 +24,7 @@
 import { createPublicKey, randomBytes, verify as verifySignature } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendGenerated } from '../shared.ts';
 
 export interface SalesforceClient {
   clientId: string;
@@ -401,22 +402,8 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
       const row = fake.versions.get(cv[1]!);
       if (!row) return fail(404, 'NOT_FOUND', 'The requested resource does not exist');
       if (cv[2] && row.generated) {
-        const g = row.generated;
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(g.size) });
         entry.status = 200;
-        const piece = Buffer.alloc(64 * 1024, 0x25);
-        let left = g.size;
-        const pump = () => {
-          while (left > 0 && !res.destroyed) {
-            const n = Math.min(piece.length, left);
-            left -= n;
-            g.sent += n;
-            if (!res.write(n === piece.length ? piece : piece.subarray(0, n))) return void res.once('drain', pump);
-          }
-          if (left === 0) res.end();
-        };
-        res.on('close', () => (left = 0));
-        return pump();
+        return sendGenerated(res, 'application/octet-stream', row.generated);
       }
       if (cv[2]) return send(200, row.data);
       const { data: _bytes, uploadedVia: _via, createdByClient: _by, generated: _gen, ...fields } = row;
