@@ -144,7 +144,13 @@ export class DriveOps {
 
   /** The file an earlier attempt of the same write created (docgen's write id in appProperties). */
   async byWriteId(writeId: string): Promise<DriveFile | undefined> {
-    return (await this.list(`appProperties has { key='docgenUrn' and value=${lit(writeId)} } and trashed = false`))[0];
+    return (await this.allByWriteId(writeId))[0];
+  }
+
+  /** Every file (not trashed) carrying docgen's write id: a write that replaced a file in place and died
+   *  before deleting its temporary upload has two. */
+  allByWriteId(writeId: string): Promise<DriveFile[]> {
+    return this.list(`appProperties has { key='docgenUrn' and value=${lit(writeId)} } and trashed = false`);
   }
 
   /** Creates a file from bytes; `targetMime` a native type converts the upload (Drive does the conversion). */

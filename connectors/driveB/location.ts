@@ -308,8 +308,11 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         const conflict = req.conflict ?? 'rename';
         const contentType = native ? OFFICE_MIME[NATIVE_TWIN[req.fileFormat as NativeFormat]] : contentTypeOf(req.fileFormat);
         const tag = { docgenUrn: req.urn };
-        // An earlier attempt of this write may have uploaded (or replaced) the file already.
-        let file = await ops.byWriteId(req.urn);
+        // An earlier attempt of this write may have uploaded (or replaced) the file already; one that
+        // replaced a file in place may have died before deleting its temporary upload.
+        const earlier = await ops.allByWriteId(req.urn);
+        let file = earlier.find((f) => f.name !== temporary) ?? earlier[0];
+        if (file && file.name !== temporary) for (const left of earlier.filter((f) => f.name === temporary)) await ops.delete(left.id!);
         if (!file || file.name === temporary) {
           const folderId = (await ops.folder(req.path, true))!;
           const wanted = driveName(req.name, req.fileFormat);
@@ -384,11 +387,10 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
             let name = wanted;
             if (clashes.length > 0 && conflict === 'fail') throw new LocationError('VALIDATION_ERROR', `targetDocument.name: ${wanted} already exists in ${target.path || 'the root folder'} of DriveB (conflict: fail)`);
             if (clashes.length > 0 && conflict === 'replace') for (const old of clashes) await ops.trash(old.id!);
-            if (clashes.length > 0 && conflict === 'rename') {
-              for (let n = 1; ; n++) {
-                name = numbered(wanted, n, isNativeFormat(format));
-                if ((await ops.byName(folderId, name)).length === 0) break;
-              }
+            for (let n = 1; clashes.length > 0 && conflict === 'rename' && name === wanted; n++) {
+              if (n >= 1000) throw new LocationError('VALIDATION_ERROR', `targetDocument.name: no free name for ${wanted} in ${target.path}`);
+              const candidate = numbered(wanted, n, isNativeFormat(format));
+              if ((await ops.byName(folderId, candidate)).length === 0) name = candidate;
             }
             return ops.move(source, folderId, name, { docgenMove: target.urn });
           });

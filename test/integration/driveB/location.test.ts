@@ -121,6 +121,17 @@ describe('the DriveB location', () => {
     expect((await location.write!(ctx(), bigReplace)).urn).toBe(first.urn);
     expect(fake.requests.filter((r) => r.path.startsWith('/upload/')).length).toBe(uploadsBefore);
 
+    // A replace that died after writing into the file but before deleting its temporary upload: run again,
+    // it answers with the replaced file and deletes the leftover.
+    const interrupted = await request({ path: 'Replace', conflict: 'replace' });
+    const folderId = fake.files.get(first.urn)!.parents[0]!;
+    const leftover = fake.put({ name: `.docgen-${interrupted.urn}.pdf`, mimeType: 'application/pdf', parent: folderId, owner: ADA_USER, content: '%PDF-1.7 two' });
+    leftover.appProperties.docgenUrn = interrupted.urn;
+    fake.files.get(first.urn)!.appProperties.docgenUrn = interrupted.urn;
+    expect((await location.write!(ctx(), interrupted)).urn).toBe(first.urn);
+    expect(fake.files.has(leftover.id)).toBe(false);
+    expect(fake.childrenOf(folderId).map((f) => f.name)).toEqual(['report.pdf']);
+
     // A Google Doc replaced by a merged docx: Drive converts it again, in the same file.
     const doc = await location.write!(ctx(), await request({ path: 'Replace', name: 'letter', fileFormat: 'gdoc', bytes: makeDocx(para('Version one')), contentType: MIME.docx }));
     const doc2 = await location.write!(ctx(), await request({ path: 'Replace', name: 'letter', fileFormat: 'gdoc', conflict: 'replace', bytes: makeDocx(para('Version two')), contentType: MIME.docx }));
