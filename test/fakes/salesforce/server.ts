@@ -11,8 +11,8 @@
 //   GET  /services/data/vNN.N/query?q=SELECT f1, f2 FROM ContentVersion WHERE Field = '...' [AND IsLatest = true]
 //   GET  /services/data/vNN.N/sobjects/ContentVersion/{id}[/VersionData]
 //   DELETE /services/data/vNN.N/sobjects/ContentDocument/{id}   (all versions)
-// ContentVersion.ReasonForChange is stored and may be a WHERE field (a filterable string in Salesforce's
-// object reference). Errors are Salesforce's array body [{message, errorCode, fields}]. Faults: expireSessions() makes every
+// ContentVersion.ReasonForChange is stored and may be a WHERE field (a string field of the object
+// reference; that it is filterable is our reading, as for every plain string field). Errors are Salesforce's array body [{message, errorCode, fields}]. Faults: expireSessions() makes every
 // issued token answer 401 INVALID_SESSION_ID (a new token works), failNext() answers the next N data
 // requests with a status (503), dropAnswerNext() applies the next matching request and then drops the
 // connection unanswered (an answer lost on the way), jsonBodyLimit refuses larger JSON bodies with 413 like
