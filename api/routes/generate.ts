@@ -98,7 +98,7 @@ export function generateNeeds(body: GenerateRequest, delivery: DriveDelivery): L
   }
   if (body.data.loadMethod !== 'GraphQL') needs.push({ method: body.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
   const d = body.document;
-  needs.push({ method: d.deliveryMethod, capability: 'write', field: 'document.deliveryMethod', fileFormat: d.fileFormat });
+  needs.push({ method: d.deliveryMethod, capability: 'write', field: 'document.deliveryMethod', fileFormat: d.fileFormat, target: { name: d.name, path: d.path, field: 'document' } });
   // Only the sharing options of the delivery's own drive are read (spec 4.8); Storage has none.
   const key = driveOptionsKey(d.deliveryMethod);
   if (key && delivery.sharing) needs.push({ method: d.deliveryMethod, capability: 'share', field: `document.options.${key}` });

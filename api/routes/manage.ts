@@ -141,7 +141,7 @@ export async function manageInput(
       : [
           { method: src.loadMethod, capability: 'readDocument', field },
           ...(remove !== 'none' ? [{ method: src.loadMethod, capability: 'remove' as const, field }] : []),
-          { method: tgt!.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod', fileFormat: tgt!.fileFormat },
+          { method: tgt!.deliveryMethod, capability: 'write', field: 'targetDocument.deliveryMethod', fileFormat: tgt!.fileFormat, target: { name: tgt!.name, path: tgt!.path, field: 'targetDocument' } },
           ...(drive.delivery.sharing ? [{ method: tgt!.deliveryMethod, capability: 'share' as const, field: `targetDocument.options.${key}` }] : []),
         ];
   const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
