@@ -6,7 +6,7 @@ import { atLocation, contextOf } from './locations.ts';
 
 export interface ResolveTemplateInput {
   run: RunContext;
-  template: Pick<GenerateInput['template'], 'urn' | 'loadMethod' | 'fileFormat' | 'url'>;
+  template: Pick<GenerateInput['template'], 'urn' | 'loadMethod' | 'fileFormat' | 'url' | 'sealedUrl'>;
   /** The request field the template came from (template, or template.relatedItems[i]); default template. */
   field?: string;
 }
@@ -20,6 +20,8 @@ export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
     const byUrl = Boolean(template.url);
     const method = byUrl ? 'url' : template.loadMethod;
     const need = { method, capability: 'readTemplate', field: byUrl ? `${field}.url` : `${field}.loadMethod`, fileFormat: template.fileFormat } as const;
-    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input.run, method), byUrl ? template.url! : template.urn, template.fileFormat));
+    // template.url: the url location opens the sealed URL (inputs recorded before sealing carry it in url).
+    const at = byUrl ? (template.sealedUrl ?? template.url!) : template.urn;
+    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input.run, method), at, template.fileFormat));
   };
 }

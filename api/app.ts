@@ -32,7 +32,7 @@ import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
 import templateRoutes from './routes/templates.ts';
 import uploadRoutes from './routes/uploads.ts';
-import rateLimitPlugin from './plugins/rate-limit.ts';
+import rateLimitPlugin, { publicRouteLimit, RateLimits } from './plugins/rate-limit.ts';
 import type { WorkflowStarter } from './temporal.ts';
 
 export interface AppDeps {
@@ -85,6 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'operationId' }),
     bodyLimit: 5 * 1024 * 1024,
+    // request.ip: the client's address as TRUST_PROXY allows it to be known (per-address limits, logs).
+    trustProxy: deps.config.trustProxy ?? false,
     // Routes are case-sensitive and exact, as the spec writes them.
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
@@ -107,6 +109,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(errorsPlugin);
+  const limits = new RateLimits({
+    perMinute: deps.config.rateLimitPerMinute,
+    burst: deps.config.rateLimitBurst,
+    failuresPerMinute: deps.config.authFailuresPerMinute,
+    failuresBurst: deps.config.authFailuresBurst,
+  });
+  // Every route, before any other work: requests that carry no verified credentials count per address.
+  await app.register(publicRouteLimit, { limits });
   await app.register(openapiPlugin, { serverUrl: () => `${deps.baseUrl()}` });
   await app.register(multipart, { limits: { fileSize: deps.config.uploadMaxBytes } });
 
@@ -140,8 +150,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         requireKnownUser: !deps.config.jwtJwksUrl,
         cacheSeconds: deps.config.authCacheSeconds,
         publicPaths: (url: string) => PUBLIC.test(url) || url.startsWith(`/v1${ADMIN_PATH}`),
+        limits,
       });
-      await v1.register(rateLimitPlugin, { perMinute: deps.config.rateLimitPerMinute, burst: deps.config.rateLimitBurst });
+      await v1.register(rateLimitPlugin, { limits });
       await v1.register(uploadRoutes, {
         db: deps.db,
         blobs: deps.blobs,

@@ -17,14 +17,37 @@ declare module 'fastify' {
   }
 }
 
-/** The query parameter that may carry the API key (spec 5.1), compared as the query parser sees it. */
-const API_KEY_PARAM = 'apikey';
+/**
+ * Query parameter names that carry a credential, compared after `keyLikeName`: the API key under the name
+ * the service reads (`apiKey`, spec 5.1) and the spellings clients send by mistake (`api_key`, `apiKey[]`,
+ * `x-api-key`, `key`, `token`, `access_token`...). The service refuses those, but a refused request is
+ * echoed (`origin` of the 401) and logged like any other, so they are removed as well.
+ */
+const KEY_LIKE = new Set(['apikey', 'xapikey', 'key', 'apitoken', 'token', 'accesstoken', 'authorization']);
+
+/** A query parameter's name reduced to what matters: percent-decoded (twice-encoded too), lower case,
+ *  without bracket suffixes (`[]`, `[0]`) and without separators (`_`, `-`, `.`, spaces). */
+function keyLikeName(raw: string): string {
+  let name = raw.replace(/\+/g, ' ');
+  for (let i = 0; i < 3 && name.includes('%'); i++) {
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      break;
+    }
+  }
+  return name
+    .toLowerCase()
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/[^a-z0-9]/g, '');
+}
 
 /**
- * A request URL (path and query) without the API key: `?apiKey=` is a documented way to send it, and the
- * key must never leave the process (issue 11 §3), so every URL that is echoed (`origin`), stored (workflow
- * inputs, the callback body) or logged goes through here. The parameter name is compared decoded and in
- * any case (`apiKey`, `APIKEY`, `api%4Bey` are all dropped); the rest of the query is kept byte for byte.
+ * A request URL (path and query) without credentials: `?apiKey=` is a documented way to send the key, and
+ * the key must never leave the process (issue 11 §3), so every URL that is echoed (`origin`), stored
+ * (workflow inputs, the callback body) or logged goes through here. Every key-like parameter is dropped
+ * (KEY_LIKE, however spelled: `apiKey`, `APIKEY`, `api%4Bey`, `api_key`, `apiKey[]`...); the rest of the
+ * query is kept byte for byte.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -32,16 +55,7 @@ export function redactUrl(url: string): string {
   const kept = url
     .slice(q + 1)
     .split('&')
-    .filter((pair) => {
-      const rawName = pair.split('=', 1)[0] ?? '';
-      let name: string;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        name = rawName;
-      }
-      return name.trim().toLowerCase() !== API_KEY_PARAM;
-    });
+    .filter((pair) => !KEY_LIKE.has(keyLikeName(pair.split('=', 1)[0] ?? '')));
   return kept.length === 0 || (kept.length === 1 && kept[0] === '') ? url.slice(0, q) : `${url.slice(0, q)}?${kept.join('&')}`;
 }
 

@@ -143,12 +143,12 @@ export function unexpectedAs(code: ErrorCode) {
 
 /**
  * The configuration get and list failures as the spec documents them: a bare `{code, message}` body
- * (`eventId` added for 500) instead of the error envelope. Credential failures (401/403) happen before
- * the operation and keep the envelope, as everywhere else.
+ * (`eventId` added for 500) instead of the error envelope. Credential failures (401/403) and rate limits
+ * (429) happen before the operation and keep the envelope, as everywhere else.
  */
 export function bareErrors(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   if (error instanceof ApiError) {
-    if (error.code === 'UNAUTHORIZED' || error.code === 'AUTHORIZATION_ERROR') throw error;
+    if (error.code === 'UNAUTHORIZED' || error.code === 'AUTHORIZATION_ERROR' || error.code === 'TOO_MANY_REQUESTS') throw error;
     reply.code(error.status).send({ code: error.code, message: error.message });
     return;
   }

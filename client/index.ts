@@ -366,7 +366,8 @@ export interface ReadinessReport {
   status: 'ready' | 'not ready';
   /** Names of the failed checks (database, temporal, storage, converter). */
   notReady: string[];
-  checks: Record<string, { ready: boolean; detail: string }>;
+  /** Whether each check passes; the reasons are in the service log (and its METRICS_PORT /ready). */
+  checks: Record<string, { ready: boolean }>;
 }
 
 export class OperationsClient extends Area {

@@ -1,5 +1,6 @@
 // One validated configuration, parsed once at start-up. A bad value fails fast and names the variable.
 // The same table feeds `docgen config` and the README's configuration table, so docs cannot drift.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { AllowListError, outboundPolicy } from '../connectors/http/address-policy.ts';
 import { DEFAULT_TEMPLATE_LIMITS as TL, type TemplateLimits } from '../engine/limits.ts';
@@ -131,6 +132,21 @@ const hostList: Parser<string[]> = (raw, name) => {
   return hosts;
 };
 const optionalPort: Parser<number | undefined> = (raw, name) => (raw === '' ? undefined : int(0, 65535)(raw, name));
+/** TRUST_PROXY: addresses and CIDR ranges (and proxy-addr's names loopback, linklocal, uniquelocal) of the
+ *  proxies whose X-Forwarded-For is believed. */
+const trustedProxies: Parser<string[] | undefined> = (raw, name) => {
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  if (entries.length === 0) return undefined;
+  for (const e of entries) {
+    const [address = '', prefix, extra] = e.split('/');
+    const family = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!['loopback', 'linklocal', 'uniquelocal'].includes(e) && (family === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(`${name}: ${JSON.stringify(e)} is not an address, a CIDR range (10.0.0.0/8), loopback, linklocal or uniquelocal`);
+    }
+  }
+  return entries;
+};
 
 export const settings = {
   host: setting('HOST', '127.0.0.1', str, 'Address the HTTP API listens on'),
@@ -233,8 +249,26 @@ export const settings = {
     int(0, 3_600),
     'How long the API trusts a bearer token + API key pair it has verified without checking it again (in memory, per process, at most 10 000 pairs, never past the token\'s expiry); a revoked API key or a removed user is refused within this time; 0 = check every request',
   ),
-  rateLimitPerMinute: setting('RATE_LIMIT_PER_MINUTE', 1_200, int(0, 10_000_000), 'Requests per minute one API key may send (sustained); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; 0 = no limit'),
-  rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one API key may send at once above the per-minute rate'),
+  rateLimitPerMinute: setting(
+    'RATE_LIMIT_PER_MINUTE',
+    1_200,
+    int(0, 10_000_000),
+    'Requests per minute one subscription may send (sustained, all its API keys together), and one client address to the routes that need no credentials (health, readiness, API docs); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; counted per API process; 0 = no limit',
+  ),
+  rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one subscription (or one client address, to the public routes) may send at once above the per-minute rate'),
+  authFailuresPerMinute: setting(
+    'AUTH_FAILURES_PER_MINUTE',
+    30,
+    int(0, 10_000_000),
+    'Failed authentications per minute one client address may make (sustained; an IPv6 address counts by its /64); past it every request from that address whose credentials are not already verified (AUTH_CACHE_SECONDS) answers 429 TOO_MANY_REQUESTS with Retry-After, before any key lookup or signature check; 0 = no limit',
+  ),
+  authFailuresBurst: setting('AUTH_FAILURES_BURST', 30, int(1, 10_000_000), 'Failed authentications one client address may make at once above AUTH_FAILURES_PER_MINUTE'),
+  trustProxy: setting(
+    'TRUST_PROXY',
+    undefined,
+    trustedProxies,
+    "Reverse proxies in front of the API whose X-Forwarded-For names the client: their addresses or CIDR ranges, comma-separated (also loopback, linklocal, uniquelocal); unset = the connection's address is the client's. The client address is what the per-address limits count and what the request log shows: behind a proxy, unset, every client shares the proxy's",
+  ),
   storageUrl: setting(
     'STORAGE_URL',
     undefined,

@@ -115,6 +115,10 @@ export interface Location {
   copyWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written>;
   /** undefined: this move cannot be done inside the location (the caller copies and removes instead). */
   moveWithin?(ctx: LocationContext, sourceUrn: string, req: Omit<WriteRequest, 'source'>): Promise<Written | undefined>;
+  /** Whether this location accepts the name and folder of a file to write (`name` as the request gives
+   *  it, before the format's extension is added): undefined when it does, else which one it refuses and
+   *  why (DriveA: SharePoint's naming rules). The registry's check asks before anything is queued. */
+  nameProblem?(target: { name: string; path: string; fileFormat: string }): { field: 'name' | 'path'; reason: string } | undefined;
   /** DriveB native merge (document.options.driveBGenerate.nativeMergeEnabled): copy the native template
    *  into the target folder and merge its fields in place; `pages` is what the copy meters. */
   nativeMerge?(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;

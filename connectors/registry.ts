@@ -60,8 +60,9 @@ function unsupported(need: LocationNeed, registered: boolean): string {
 }
 
 /** The most telling code of a check's problems: the API answers with it. */
-export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' {
-  return problems.every((p) => p.code === 'CONNECTION_MISSING') ? 'CONNECTION_MISSING' : 'NOT_SUPPORTED';
+export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' | 'VALIDATION_ERROR' {
+  for (const code of ['CONNECTION_MISSING', 'VALIDATION_ERROR'] as const) if (problems.every((p) => p.code === code)) return code;
+  return 'NOT_SUPPORTED';
 }
 
 export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
@@ -95,6 +96,9 @@ export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
           problems.push(innerError('NOT_SUPPORTED', p));
           continue;
         }
+        const t = need.target;
+        const refused = t && need.fileFormat !== undefined ? get(need.method)!.nameProblem?.({ name: t.name, path: t.path, fileFormat: need.fileFormat }) : undefined;
+        if (t && refused) problems.push(innerError('VALIDATION_ERROR', `${t.field}.${refused.field} ${JSON.stringify(t[refused.field])}: ${refused.reason}`));
         const kind = registration(need.method)!.connection?.kind;
         if (!kind || asked.has(need.method)) continue;
         asked.add(need.method);

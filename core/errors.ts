@@ -41,7 +41,7 @@ export const errorRegistry = {
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used with a different request.' },
-  TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests for this API key; retry after the time in Retry-After.', retryable: true },
+  TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests; retry after the time in Retry-After.', retryable: true },
   GENERATION_TIMEOUT: { status: 504, message: 'The generation did not finish in time; nothing was delivered.', retryable: true },
 } as const satisfies Record<string, ErrorSpec>;
 

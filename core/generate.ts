@@ -82,8 +82,9 @@ export interface RelatedTemplate {
 /** What the generate workflow receives: references and settings, never document bytes. */
 export interface GenerateInput {
   run: RunContext;
-  /** `url` (template.url) replaces urn + loadMethod; relatedItems feed the include directive. */
-  template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; relatedItems?: RelatedTemplate[] };
+  /** `url` (template.url) replaces urn + loadMethod: its display form (no query, user-info or fragment),
+   *  the URL itself sealed in `sealedUrl` (connectors/url); relatedItems feed the include directive. */
+  template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; sealedUrl?: string; relatedItems?: RelatedTemplate[] };
   /** For GraphQL: urn is the endpoint URL and query the GraphQL document (see graphqlRequestOf). */
   data: { urn: string; loadMethod: string; variables?: Variable[]; query?: string; embedded?: string };
   /** The target (core/target.ts), and how the template renders: its locale and time zone. */

@@ -102,6 +102,9 @@ export interface LocationNeed {
   capability: Capability;
   field: string;
   fileFormat?: string;
+  /** A write's file: its name and folder as the request gives them, and the object naming them
+   *  ('document', 'targetDocument'), checked against the location's naming rules (Location.nameProblem). */
+  target?: { name: string; path: string; field: string };
 }
 
 export function entryOf(catalog: LocationCatalog, method: string | undefined): LocationEntry | undefined {

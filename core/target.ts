@@ -71,7 +71,9 @@ export function parseTarget(req: TargetRequest, at: { field: string; request: 'g
   problems.push(...saved.problems);
   const target: Target = { name: req.name, fileFormat: req.fileFormat, deliveryMethod: req.deliveryMethod, path: req.path };
   if (Object.keys(saved.options).length > 0) target.saveOptions = saved.options;
-  const needs: LocationNeed[] = [{ method: req.deliveryMethod, capability: 'write', field: `${field}.deliveryMethod`, fileFormat: req.fileFormat }];
+  const needs: LocationNeed[] = [
+    { method: req.deliveryMethod, capability: 'write', field: `${field}.deliveryMethod`, fileFormat: req.fileFormat, target: { name: req.name, path: req.path, field } },
+  ];
   // Only the options object of the target's own location is read (spec 4.8: the other drive's is ignored).
   const own = location?.targetOptions;
   if (own) {

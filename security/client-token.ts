@@ -8,7 +8,7 @@ import { ApiError } from '../core/errors.ts';
 import type { StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
 import { webhookSecret } from './webhooks.ts';
-import { NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
+import { NestedTokenExpiredError, NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
 import { deriveFromSigningKey, localSigningKey, signingKeys } from './tokens.ts';
 
 export const REQUIRED_CLIENT_CLAIMS = ['sub', 'iss', 'dest'] as const;
@@ -114,7 +114,10 @@ export async function readClientToken(
     ({ payload, key } = await readNestedToken(KIND, await signingKeys(db, nestedTokenKid(value)), value, opts.ignoreExpiry ? { ignoreExpiry: true } : {}));
   } catch (err) {
     if (err instanceof NestedTokenFormatError) throw new ApiError('X_CLIENT_AUTH_ERROR', INVALID_FORMAT);
-    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the client authorization token is not signed by this service, or has expired');
+    if (err instanceof NestedTokenExpiredError) {
+      throw new ApiError('UNAUTHORIZED', `the client authorization token expired at ${err.expiredAt.toISOString()}: make a new one with POST /common/client/token`);
+    }
+    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the client authorization token is not signed by this service');
     throw err;
   }
   if (payload.sid !== opts.subscriptionId) {

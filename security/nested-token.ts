@@ -3,7 +3,7 @@
 // A256GCM, kid = the signing key) with a key derived by HKDF-SHA256 from that signing key under a label per
 // kind, so one kind of token is never accepted as the other. Each kind maps these failures to its own row of
 // the 5.3 table: NestedTokenFormatError (not decryptable) and NestedTokenSignatureError (unsigned, wrongly
-// signed, another kind, expired).
+// signed, another kind), of which NestedTokenExpiredError (signed by us, but expired) says when it expired.
 import * as jose from 'jose';
 import type { StoredSigningKey } from '../store/accounts.ts';
 import { deriveFromSigningKey, publicKeySet } from './tokens.ts';
@@ -17,6 +17,14 @@ export interface NestedTokenKind {
 
 export class NestedTokenFormatError extends Error {}
 export class NestedTokenSignatureError extends Error {}
+/** Signed by this service, of the right kind, but past its `exp` (the same 401 row of 5.3, said plainly). */
+export class NestedTokenExpiredError extends NestedTokenSignatureError {
+  readonly expiredAt: Date;
+  constructor(exp: number) {
+    super('expired');
+    this.expiredAt = new Date(exp * 1000);
+  }
+}
 
 const encryptionKey = (kind: NestedTokenKind, key: StoredSigningKey) => deriveFromSigningKey(key, kind.label, 'jwe A256GCM');
 
@@ -67,9 +75,10 @@ export async function readNestedToken(
     if (verified.protectedHeader.typ !== kind.typ) throw new Error(`not a ${kind.typ}`);
     const payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
     if (typeof payload.exp !== 'number') throw new Error('no expiry');
-    if (!opts.ignoreExpiry && payload.exp <= Date.now() / 1000) throw new Error('expired');
+    if (!opts.ignoreExpiry && payload.exp <= Date.now() / 1000) throw new NestedTokenExpiredError(payload.exp);
     return { payload, key: key! };
   } catch (err) {
+    if (err instanceof NestedTokenExpiredError) throw err;
     throw new NestedTokenSignatureError((err as Error).message);
   }
 }

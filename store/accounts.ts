@@ -86,6 +86,21 @@ export async function findUser(db: Queryable, subscriptionId: string, userId: st
   return row ? { ...row, subscriptionId } : undefined;
 }
 
+/**
+ * Makes `user.id` a user of the subscription unless it is one already (manage's service-token users, who
+ * have no API key or bearer token of their own). The id of another subscription's user is never taken
+ * over: the answer is then false, and nothing is written.
+ */
+export async function registerUser(db: Queryable, user: User): Promise<boolean> {
+  await db.query('INSERT INTO users (id, subscription_id, name, email) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [
+    user.id,
+    user.subscriptionId,
+    user.name,
+    user.email,
+  ]);
+  return (await findUser(db, user.subscriptionId, user.id)) !== undefined;
+}
+
 export interface StoredSigningKey {
   kid: string;
   alg: string;

@@ -8,6 +8,7 @@ import { findApiKey, findUser } from '../../store/accounts.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import type { TokenVerifier } from '../../security/tokens.ts';
+import type { RateLimits } from './rate-limit.ts';
 
 export interface AuthOptions {
   db: Db;
@@ -21,6 +22,9 @@ export interface AuthOptions {
   cacheSeconds?: number;
   /** Most pairs remembered at once (least recently used first out). */
   cacheEntries?: number;
+  /** Failed authentications per client address (api/plugins/rate-limit.ts): an address out of them is
+   *  refused before its credentials cost a key lookup or a signature check. */
+  limits?: Pick<RateLimits, 'beforeAuthentication' | 'failedAuthentication'>;
 }
 
 interface Verified {
@@ -87,15 +91,42 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   return typeof q?.apiKey === 'string' && q.apiKey ? q.apiKey : undefined;
 }
 
+/** When a verifier's error is jose's JWTExpired (a well-signed token past its `exp`): when it expired. */
+function expiryOf(err: unknown): { at?: Date } | undefined {
+  const e = err as { code?: unknown; payload?: { exp?: unknown } } | null;
+  if (e?.code !== 'ERR_JWT_EXPIRED') return undefined;
+  const at = new Date(typeof e.payload?.exp === 'number' ? e.payload.exp * 1000 : NaN);
+  return Number.isNaN(at.getTime()) ? {} : { at };
+}
+
 export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
   app.decorateRequest('auth', null as never);
   const cache = new AuthCache((opts.cacheSeconds ?? 0) * 1000, opts.cacheEntries ?? 10_000);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (opts.publicPaths(request.url)) return;
     const authz = request.headers.authorization;
     const bearer = typeof authz === 'string' && /^Bearer\s+\S+$/i.test(authz) ? authz.replace(/^Bearer\s+/i, '') : undefined;
     const apiKey = apiKeyOf(request);
-    if (!bearer || !apiKey) {
+    const cacheKey = bearer && apiKey ? AuthCache.key(apiKey, bearer) : undefined;
+    const known = cacheKey ? cache.get(cacheKey) : undefined;
+    if (known) {
+      request.auth = { subscriptionId: known.subscriptionId, userId: known.userId };
+      request.ctx.userId = known.userId;
+      request.ctx.subscriptionId = known.subscriptionId;
+      return;
+    }
+    opts.limits?.beforeAuthentication(reply, request.ip);
+    try {
+      await authenticate(request, bearer, apiKey, cacheKey);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'UNAUTHORIZED') opts.limits?.failedAuthentication(request.ip);
+      throw err;
+    }
+  });
+
+  /** The full check of credentials that are not remembered; throws 401 UNAUTHORIZED naming what failed. */
+  async function authenticate(request: FastifyRequest, bearer: string | undefined, apiKey: string | undefined, cacheKey: string | undefined): Promise<void> {
+    if (!bearer || !apiKey || !cacheKey) {
       throw new ApiError(
         'UNAUTHORIZED',
         !bearer && !apiKey
@@ -105,14 +136,6 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
             : 'an API key is required (X-Api-Key header or apiKey query parameter)',
       );
     }
-    const cacheKey = AuthCache.key(apiKey, bearer);
-    const known = cache.get(cacheKey);
-    if (known) {
-      request.auth = { subscriptionId: known.subscriptionId, userId: known.userId };
-      request.ctx.userId = known.userId;
-      request.ctx.subscriptionId = known.subscriptionId;
-      return;
-    }
     const owner = await findApiKey(opts.db, apiKey);
     if (!owner) throw new ApiError('UNAUTHORIZED', 'the API key is not valid');
     let token: Awaited<ReturnType<TokenVerifier>>;
@@ -120,7 +143,11 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
       token = await opts.verifyToken(bearer);
     } catch (err) {
       request.log.info({ reason: (err as Error).message }, 'bearer token rejected');
-      throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid (signature, issuer, audience or expiry)');
+      // jose checks the signature before the claims: only a token we (or the identity provider) signed
+      // is said to have expired.
+      const expired = expiryOf(err);
+      if (expired) throw new ApiError('UNAUTHORIZED', `the bearer token expired${expired.at ? ` at ${expired.at.toISOString()}` : ''}: get a new access token`);
+      throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid (signature, issuer or audience)');
     }
     if (token.subscriptionId !== undefined && token.subscriptionId !== owner.subscriptionId) {
       throw new ApiError('UNAUTHORIZED', 'the bearer token and the API key belong to different subscriptions');
@@ -133,5 +160,5 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
     cache.set(cacheKey, request.auth, token.expiresAt);
     request.ctx.userId = token.userId;
     request.ctx.subscriptionId = owner.subscriptionId;
-  });
+  }
 });

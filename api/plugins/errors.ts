@@ -88,11 +88,14 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
   // Allow (RFC 9110 15.5.6), not a 404.
   const routes: { method: string; pattern: RegExp }[] = [];
   app.addHook('onRoute', (route) => {
-    // Every documented operation can answer 400 (a malformed URL, a NUL character, an invalid body) and
-    // 431 (a URL or headers over the server's limit): say so in its OpenAPI responses.
+    // Every documented operation can answer 400 (a malformed URL, a NUL character, an invalid body), 431
+    // (a URL or headers over the server's limit) and 429 (a rate limit, api/plugins/rate-limit.ts, with
+    // Retry-After): say so in its OpenAPI responses. A 429 comes before the operation, like a 401, so it
+    // has the body the route gives a 401 (manage's own envelope), else the error envelope.
     const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
     if (schema?.response && !schema.hide) {
       for (const status of [400, 431]) if (!(status in schema.response)) schema.response[status] = ErrorEnvelope;
+      if (!(429 in schema.response)) schema.response[429] = tooManyRequests(schema.response[401] ?? ErrorEnvelope);
     }
     const pattern = new RegExp(`^${route.url.replace(/\/+$/, '').split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`);
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: method.toUpperCase(), pattern });
@@ -113,6 +116,19 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
     return sendError(request, reply, 404, msg, [innerError('ROUTE_NOT_FOUND', msg)]);
   }
 });
+
+/** The 429 response of an operation: its error body and the Retry-After header (OpenAPI `headers`, which
+ *  @fastify/swagger reads from the response schema). */
+function tooManyRequests(body: unknown): Record<string, unknown> {
+  return {
+    ...(body as Record<string, unknown>),
+    description:
+      'TOO_MANY_REQUESTS: the subscription sent more than RATE_LIMIT_PER_MINUTE requests per minute (bursts of RATE_LIMIT_BURST, all its API keys together); or, from one client address, more than AUTH_FAILURES_PER_MINUTE failed authentications (AUTH_FAILURES_BURST), or more than RATE_LIMIT_PER_MINUTE requests to the routes that need no credentials. Retry after Retry-After seconds.',
+    headers: {
+      'Retry-After': { type: 'integer', minimum: 1, description: 'Whole seconds until one request is allowed again' },
+    },
+  };
+}
 
 /**
  * Fastify's clientErrorHandler: a request the HTTP parser refused before any route or hook could see it

@@ -12,7 +12,7 @@ export default fp(async function openapiPlugin(app: FastifyInstance, opts: { ser
         title: 'docgen API',
         version: '1.0.0',
         description:
-          'Document generation and management. Every operation needs a bearer token (`Authorization: Bearer ...`) and an API key (`X-Api-Key` header or `apiKey` query parameter): run `npx docgen credentials` on the server to get both. Operations marked (extension) are not in the interface specification; they fill its "not shown" gaps. Every operation may answer 429 TOO_MANY_REQUESTS with a Retry-After header (seconds) when an API key exceeds RATE_LIMIT_BURST requests at once or RATE_LIMIT_PER_MINUTE sustained.',
+          'Document generation and management. Every operation needs a bearer token (`Authorization: Bearer ...`) and an API key (`X-Api-Key` header or `apiKey` query parameter): run `npx docgen credentials` on the server to get both. Operations marked (extension) are not in the interface specification; they fill its "not shown" gaps. Every operation may answer 429 TOO_MANY_REQUESTS with a Retry-After header (seconds): per subscription past RATE_LIMIT_BURST requests at once or RATE_LIMIT_PER_MINUTE sustained (all its API keys together); per client address past AUTH_FAILURES_BURST / AUTH_FAILURES_PER_MINUTE failed authentications, or past the RATE_LIMIT_* numbers on the routes that need no credentials.',
       },
       components: {
         securitySchemes: {

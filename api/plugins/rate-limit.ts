@@ -1,74 +1,206 @@
-// Per-API-key rate limit: a token bucket per key (RATE_LIMIT_BURST requests at once, refilled at
-// RATE_LIMIT_PER_MINUTE). Past it: 429 TOO_MANY_REQUESTS in the error envelope with `Retry-After` (whole
-// seconds until one request is allowed again). Runs after authentication, so only valid keys have
-// buckets; keys are held as digests, never as given.
-import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Rate limits, three token buckets, each answering 429 TOO_MANY_REQUESTS in the error envelope with
+// `Retry-After` (whole seconds until one request is allowed again):
+// - per subscription, after authentication: RATE_LIMIT_BURST requests at once, refilled at
+//   RATE_LIMIT_PER_MINUTE, shared by every API key of the subscription (a second key does not double it);
+// - failed authentication per client address: AUTH_FAILURES_BURST failures at once, refilled at
+//   AUTH_FAILURES_PER_MINUTE. Only failures spend; once an address has none left, every request from it
+//   whose credentials are not already verified (api/plugins/auth.ts AuthCache) is refused before the key
+//   lookup and the signature check, so guessing costs the service a map lookup;
+// - the public routes (health, readiness, the API docs, unknown paths) per client address, with the
+//   RATE_LIMIT_* numbers.
+// A client address is `request.ip` (the connection's, or X-Forwarded-For from a TRUST_PROXY proxy), an
+// IPv6 address counted by its /64 (one host's usual allocation). Memory is bounded: each limiter holds at
+// most MAX_TRACKED keys; when full it first drops the buckets that are full again (they carry nothing),
+// then the least recently used.
+import { isIPv6 } from 'node:net';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../../core/errors.ts';
 
-export interface RateLimitOptions {
-  /** Sustained requests per minute per key; 0 = no limit. */
+export interface RateLimitSettings {
+  /** RATE_LIMIT_PER_MINUTE: per subscription and, for the public routes, per client address; 0 = off. */
   perMinute: number;
-  /** Requests a key may send at once. */
+  /** RATE_LIMIT_BURST. */
   burst: number;
-  /** Clock (tests). */
-  now?: () => number;
+  /** AUTH_FAILURES_PER_MINUTE: failed authentications per client address; 0 = off. */
+  failuresPerMinute: number;
+  /** AUTH_FAILURES_BURST. */
+  failuresBurst: number;
 }
+
+/** Keys one limiter remembers at most: about 210 bytes each, so at most ~11 MB per limiter (three). */
+export const MAX_TRACKED = 50_000;
 
 interface Bucket {
   tokens: number;
   at: number;
 }
 
-/** Buckets are swept of idle (full) keys every this many requests, so the map stays bounded by the active keys. */
-const SWEEP_EVERY = 10_000;
+/** Token buckets by key, at most `maxKeys` of them. */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly perMs: number;
+  private readonly burst: number;
+  private readonly maxKeys: number;
+  private readonly now: () => number;
 
-function apiKeyOf(request: FastifyRequest): string | undefined {
-  const h = request.headers['x-api-key'];
-  if (typeof h === 'string' && h) return h;
-  const q = request.query as Record<string, unknown> | undefined;
-  return typeof q?.apiKey === 'string' && q.apiKey ? q.apiKey : undefined;
-}
+  constructor(perMinute: number, burst: number, maxKeys = MAX_TRACKED, now: () => number = Date.now) {
+    this.perMs = perMinute / 60_000;
+    this.burst = burst;
+    this.maxKeys = maxKeys;
+    this.now = now;
+  }
 
-export default fp(async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
-  if (opts.perMinute <= 0) return;
-  const now = opts.now ?? Date.now;
-  const perMs = opts.perMinute / 60_000;
-  const buckets = new Map<string, Bucket>();
-  let seen = 0;
-  const refill = (b: Bucket, t: number) => {
-    b.tokens = Math.min(opts.burst, b.tokens + (t - b.at) * perMs);
-    b.at = t;
-  };
-  app.addHook('onRequest', async (request, reply) => {
-    // Public paths (health, docs) carry no authenticated key.
-    if (!request.auth) return;
-    const key = apiKeyOf(request);
-    if (!key) return;
-    const id = createHash('sha256').update(key).digest('base64url');
-    const t = now();
-    if (++seen % SWEEP_EVERY === 0) {
-      for (const [k, b] of buckets) {
-        refill(b, t);
-        if (b.tokens >= opts.burst) buckets.delete(k);
-      }
-    }
-    let b = buckets.get(id);
-    if (!b) {
-      b = { tokens: opts.burst, at: t };
-      buckets.set(id, b);
-    }
-    refill(b, t);
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /** Spends one token of `key`: undefined when there was one, else the seconds until there is. */
+  take(key: string): number | undefined {
+    const b = this.bucket(key, true)!;
     if (b.tokens >= 1) {
       b.tokens -= 1;
-      return;
+      return undefined;
     }
-    const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000));
-    reply.header('retry-after', String(retryAfter));
-    throw new ApiError(
-      'TOO_MANY_REQUESTS',
-      `this API key sent more than ${opts.perMinute} requests per minute (bursts up to ${opts.burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST): retry after ${retryAfter} s`,
+    return this.secondsUntilOne(b);
+  }
+
+  /** Whether `key` has a token, without spending it: undefined when it has, else the seconds until it has. */
+  wait(key: string): number | undefined {
+    const b = this.bucket(key, false);
+    return !b || b.tokens >= 1 ? undefined : this.secondsUntilOne(b);
+  }
+
+  private secondsUntilOne(b: Bucket): number {
+    return Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000));
+  }
+
+  private refill(b: Bucket, t: number): void {
+    b.tokens = Math.min(this.burst, b.tokens + (t - b.at) * this.perMs);
+    b.at = t;
+  }
+
+  private bucket(key: string, create: boolean): Bucket | undefined {
+    const t = this.now();
+    let b = this.buckets.get(key);
+    if (b) {
+      this.buckets.delete(key); // most recently used last
+      this.buckets.set(key, b);
+    } else {
+      if (!create) return undefined;
+      if (this.buckets.size >= this.maxKeys) this.makeRoom(t);
+      b = { tokens: this.burst, at: t };
+      this.buckets.set(key, b);
+    }
+    this.refill(b, t);
+    return b;
+  }
+
+  /** Full buckets first (they hold nothing a new bucket would not), then the least recently used, down to
+   *  90% of the bound, so a flood of new keys costs O(1) per key on average. */
+  private makeRoom(t: number): void {
+    for (const [k, b] of this.buckets) {
+      this.refill(b, t);
+      if (b.tokens >= this.burst) this.buckets.delete(k);
+    }
+    const target = Math.floor(this.maxKeys * 0.9);
+    for (const k of this.buckets.keys()) {
+      if (this.buckets.size <= target) break;
+      this.buckets.delete(k);
+    }
+  }
+}
+
+/**
+ * The client address a limit counts: IPv4 as is (also when IPv4-mapped), IPv6 by its /64 prefix, since a
+ * single host usually holds a whole /64 and could otherwise rotate through it.
+ */
+export function clientKey(ip: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const bare = ip.split('%', 1)[0]!;
+  if (!isIPv6(bare)) return ip;
+  const groups = (part: string) => (part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])));
+  const [head = '', tail] = bare.split('::');
+  const h = groups(head);
+  const all = tail === undefined ? h : [...h, ...Array<string>(Math.max(0, 8 - h.length - groups(tail).length)).fill('0'), ...groups(tail)];
+  return `${all
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}
+
+/** A 429 for the caller, with its Retry-After. */
+function tooMany(reply: FastifyReply, retryAfter: number, message: string): ApiError {
+  void reply.header('retry-after', String(retryAfter));
+  return new ApiError('TOO_MANY_REQUESTS', `${message}: retry after ${retryAfter} s`);
+}
+
+/** The limits of one API process (each process counts its own requests). */
+export class RateLimits {
+  private readonly subscriptions?: TokenBuckets;
+  private readonly anonymous?: TokenBuckets;
+  private readonly failures?: TokenBuckets;
+  private readonly settings: RateLimitSettings;
+
+  constructor(settings: RateLimitSettings, opts: { maxKeys?: number; now?: () => number } = {}) {
+    this.settings = settings;
+    const { maxKeys, now } = opts;
+    if (settings.perMinute > 0) {
+      this.subscriptions = new TokenBuckets(settings.perMinute, settings.burst, maxKeys, now);
+      this.anonymous = new TokenBuckets(settings.perMinute, settings.burst, maxKeys, now);
+    }
+    if (settings.failuresPerMinute > 0) this.failures = new TokenBuckets(settings.failuresPerMinute, settings.failuresBurst, maxKeys, now);
+  }
+
+  /** One request of an authenticated subscription (all its API keys together). */
+  subscription(reply: FastifyReply, subscriptionId: string): void {
+    const wait = this.subscriptions?.take(subscriptionId);
+    if (wait === undefined) return;
+    const { perMinute, burst } = this.settings;
+    throw tooMany(reply, wait, `this subscription sent more than ${perMinute} requests per minute, all its API keys together (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`);
+  }
+
+  /** One request to a route that needs no credentials. */
+  publicRoute(reply: FastifyReply, address: string): void {
+    const wait = this.anonymous?.take(clientKey(address));
+    if (wait === undefined) return;
+    const { perMinute, burst } = this.settings;
+    throw tooMany(reply, wait, `this address sent more than ${perMinute} requests per minute to the routes that need no credentials (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`);
+  }
+
+  /** Before checking credentials that are not already verified: refuses an address out of failures. */
+  beforeAuthentication(reply: FastifyReply, address: string): void {
+    const wait = this.failures?.wait(clientKey(address));
+    if (wait === undefined) return;
+    const { failuresPerMinute, failuresBurst } = this.settings;
+    throw tooMany(
+      reply,
+      wait,
+      `too many failed authentications from this address: more than ${failuresPerMinute} per minute (bursts up to ${failuresBurst}; AUTH_FAILURES_PER_MINUTE, AUTH_FAILURES_BURST)`,
     );
+  }
+
+  /** A failed authentication from `address`. */
+  failedAuthentication(address: string): void {
+    this.failures?.take(clientKey(address));
+  }
+}
+
+/**
+ * Registers the public-route limit for the whole app (a preParsing hook: it runs after every onRequest
+ * hook, so a request the auth plugin authenticated is known by `request.auth`), and the subscription limit
+ * in the scope it is registered in, after the auth plugin.
+ */
+export const publicRouteLimit = fp(async function publicRouteLimit(app: FastifyInstance, opts: { limits: RateLimits }) {
+  app.addHook('preParsing', async (request, reply) => {
+    if (!request.auth) opts.limits.publicRoute(reply, request.ip);
+  });
+});
+
+export default fp(async function subscriptionLimit(app: FastifyInstance, opts: { limits: RateLimits }) {
+  app.addHook('onRequest', async (request, reply) => {
+    // Routes the auth plugin lets through without credentials count as public (publicRouteLimit).
+    if (request.auth) opts.limits.subscription(reply, request.auth.subscriptionId);
   });
 });

@@ -29,8 +29,12 @@ export const ServiceTokenResult = Type.Object({
 
 export const ServiceClaimsBody = Type.Object(
   {
-    sub: Type.String({ format: 'uuid', description: "The user's id in this subscription (a UUID): recorded as the owner of what the user's manage requests write" }),
-    email: claim("The user's e-mail address"),
+    sub: Type.String({
+      format: 'uuid',
+      description:
+        "The user's id in this subscription (a UUID): recorded as the owner of what the user's manage requests write. A new UUID becomes a user of the subscription with its first token; another subscription's user id or the nil UUID is a 400",
+    }),
+    email: claim("The user's e-mail address (name@domain, as the X-Email header of manage)"),
     full_name: Type.Optional(claim("The user's name")),
   },
   { additionalProperties: false, description: 'Timing claims (iat, exp) are set by the service and cannot be sent.' },
@@ -107,6 +111,7 @@ export default async function clientTokenRoutes(app: FastifyInstance, opts: { db
         summary: 'Create a service-authorization token (extension)',
         description: [
           'Extension (spec 5.2 names the header, not how its value is made). For a user who has no account at the identity provider but may use the subscription: the subscription\'s backend vouches for the user with this token and sends it in the `X-Service-Authorization` header of `POST /documents/document/manage`; the user (sub) then acts: owner of the document record, metered user, user in the workflow summary.',
+          'The user (sub) is a user of the subscription: the first token made for a new UUID registers it (a user without an API key or bearer token of its own), later tokens name the same user. The id of another subscription\'s user and the nil UUID answer 400 VALIDATION_ERROR naming sub; an email that is not an e-mail address, 400 naming email. A manage whose token names a user the subscription does not know answers 401.',
           'Format: the claims (sub, email, full_name, sid = the subscription, iat, exp) signed as a JWS (ES256, typ `docgen-service+jwt`, the service signing key) inside a JWE (`dir` + `A256GCM`, kid = the signing key) whose key is derived from the service key under a label of its own. Lifetime: CLIENT_TOKEN_TTL_SECONDS.',
         ].join('\n\n'),
         body: ServiceClaimsBody,

@@ -9,6 +9,7 @@ import type { RunContext } from '../../core/run.ts';
 import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { sealHeaderVariables } from '../../security/sealed.ts';
+import { sealTemplateUrl } from '../../connectors/url/location.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
 import { idempotencyOf, runGenerate, type WorkflowStarter } from '../temporal.ts';
@@ -57,6 +58,8 @@ export async function generateInput(request: FastifyRequest, db: Db, locations: 
   return {
     run: runContext({ operationId: request.ctx.operationId, subscriptionId, userId }, needs, connections),
     ...input,
+    // template.url may itself be a credential (a presigned URL): the workflow gets its display form and the URL sealed.
+    template: { ...input.template, ...(input.template.url ? await sealTemplateUrl(db, subscriptionId, input.template.url) : {}) },
     // Credentials for the data endpoint are sealed here, so the workflow history never shows them.
     data: { ...input.data, ...(variables ? { variables: await sealHeaderVariables(db, subscriptionId, variables) } : {}) },
   };

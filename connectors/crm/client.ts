@@ -3,8 +3,10 @@
 // per connection (and per credentials, so a PUT with new secrets takes effect at once), and is renewed
 // once when Salesforce answers 401 INVALID_SESSION_ID (jsforce's refresh delegate re-runs the flow and
 // replays the request). Token refusals become LocationError CONNECTION_ERROR; everything else the caller
-// maps (crmFailure).
+// maps (crmFailure). Binary fields are downloaded as a stream (jsforce's own blob() reads the whole answer
+// into memory as well), with the same one renewal on 401.
 import { createPrivateKey, createSign } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { Connection, OAuth2 } from '@jsforce/jsforce-node';
 import { LocationError } from '../location.ts';
 import type { OpenedConnection } from '../connections.ts';
@@ -64,12 +66,21 @@ async function requestToken(c: OpenedConnection, settings: CrmSettings, allowedH
   return { accessToken: res.access_token, instanceUrl: res.instance_url };
 }
 
+/** What `work` gets beside the jsforce Connection. */
+export interface CrmSession {
+  /** A binary field of a record (e.g. ContentVersion VersionData) as a stream, read as it arrives. */
+  blob(sobject: string, id: string, field: string): Promise<Readable>;
+}
+
+/** Time limit of a binary download (connect to last byte). */
+const DOWNLOAD_TIMEOUT_MS = 300_000;
+
 /** Runs `work` with an authorized jsforce Connection for the opened crm connection. A refusal while
  *  renewing the token is the LocationError CONNECTION_ERROR (jsforce would wrap it in a plain Error). */
 export async function withCrm<T>(
   c: OpenedConnection,
   opts: { apiVersion: string; loginHosts: readonly string[] },
-  work: (conn: Connection) => Promise<T>,
+  work: (conn: Connection, session: CrmSession) => Promise<T>,
 ): Promise<T> {
   const settings = c.settings as unknown as CrmSettings;
   const problem = loginUrlProblem(settings.loginUrl, opts.loginHosts);
@@ -101,8 +112,35 @@ export async function withCrm<T>(
       );
     },
   });
+  const binary: CrmSession = {
+    async blob(sobject, id, field) {
+      for (let renewed = false; ; renewed = true) {
+        const url = `${conn.instanceUrl}/services/data/v${opts.apiVersion}/sobjects/${encodeURIComponent(sobject)}/${encodeURIComponent(id)}/${encodeURIComponent(field)}`;
+        const res = await fetch(url, { headers: { authorization: `Bearer ${conn.accessToken}` }, redirect: 'error', signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+        if (res.ok && res.body) return Readable.fromWeb(res.body as never);
+        const text = await res.text().catch(() => '');
+        if (res.status === 401 && !renewed) {
+          cache.delete(key);
+          const fresh = await requestToken(c, settings, opts.loginHosts);
+          cache.set(key, fresh);
+          conn.accessToken = fresh.accessToken;
+          conn.instanceUrl = fresh.instanceUrl;
+          continue;
+        }
+        // Salesforce's error body: [{errorCode, message}]; 5xx and 429 are transient for the caller.
+        let first: { errorCode?: string; message?: string } | undefined;
+        try {
+          first = (JSON.parse(text) as { errorCode?: string; message?: string }[])[0];
+        } catch {
+          first = undefined;
+        }
+        const errorCode = res.status >= 500 || res.status === 429 ? `ERROR_HTTP_${res.status}` : (first?.errorCode ?? `ERROR_HTTP_${res.status}`);
+        throw Object.assign(new Error(first?.message ?? `HTTP ${res.status}`), { errorCode, data: first ? [first] : undefined });
+      }
+    },
+  };
   try {
-    return await work(conn);
+    return await work(conn, binary);
   } catch (err) {
     if (refusal) throw refusal;
     throw err;

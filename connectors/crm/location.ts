@@ -6,14 +6,24 @@
 //   and network stay), PathOnClient = the name with the format's extension (Salesforce derives FileType).
 // Small files go as JSON (VersionData base64), larger ones (CRM_MULTIPART_BYTES) as multipart, as the
 // REST API's JSON body limit requires. The result's urn is the new ContentVersion id.
+// Salesforce has no idempotency key for inserts: each version carries the workflow's urn for the write in
+// ReasonForChange ("docgen write <urn>"), and a write first looks for a version with it, so an insert
+// retried after its answer was lost (the worker died, the connection dropped) finds the version instead of
+// storing a second one. Reads stream VersionData into the blob store, up to MAX_READ_BYTES.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Connection } from '@jsforce/jsforce-node';
 import { contentTypeOf, formatOfFileName, outputFileName } from '../../core/formats.ts';
 import type { CrmTargetOptions } from '../../core/locations.ts';
 import { type Location, type LocationContext, type LocationDeps, LocationError } from '../location.ts';
-import { withCrm } from './client.ts';
+import { BlobTooLargeError } from '../storage/blob-store.ts';
+import { type CrmSession, withCrm } from './client.ts';
 
+/** The largest file read from Salesforce into the service. */
+export const MAX_READ_BYTES = 512 * 1024 * 1024;
+
+/** The ReasonForChange that marks the version a write stored (the workflow's urn for it). */
+export const writeTag = (urn: string) => `docgen write ${urn}`;
 
 /** Salesforce record ids: 15 case-sensitive or 18 case-insensitive characters. */
 export const SALESFORCE_ID = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
@@ -52,9 +62,10 @@ function failure(err: unknown, what: string): unknown {
   return new LocationError('VALIDATION_ERROR', `Salesforce refused ${what}${named}: ${code}: ${e.message}`, external);
 }
 
-export function crmLocation(deps: LocationDeps): Location {
+export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number } = {}): Location {
+  const maxReadBytes = limits.maxReadBytes ?? MAX_READ_BYTES;
   const settings = () => ({ apiVersion: deps.settings.crmApiVersion, loginHosts: deps.settings.crmLoginHosts });
-  async function run<T>(ctx: LocationContext, what: string, work: (conn: Connection) => Promise<T>): Promise<T> {
+  async function run<T>(ctx: LocationContext, what: string, work: (conn: Connection, session: CrmSession) => Promise<T>): Promise<T> {
     const opened = await deps.connections.open(ctx, 'crm');
     try {
       return await withCrm(opened, settings(), work);
@@ -74,13 +85,20 @@ export function crmLocation(deps: LocationDeps): Location {
   return {
     /** The ContentVersion's data (VersionData), streamed into a scratch blob. */
     async readDocument(ctx, urn) {
-      return run(ctx, `reading the ContentVersion ${urn}`, async (conn) => {
+      return run(ctx, `reading the ContentVersion ${urn}`, async (conn, session) => {
         const found = await version(conn, urn);
         if (!found) throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} is not a ContentVersion id of the crm connection's org`);
         const fileFormat = (found.FileExtension || formatOfFileName(found.PathOnClient)).toLowerCase();
         const key = `scratch/crm-${randomUUID()}.${fileFormat || 'bin'}`;
-        const stream = conn.sobject('ContentVersion').record(found.Id).blob('VersionData') as unknown as Readable;
-        const put = await deps.blobs.putStream(key, stream);
+        const stream: Readable = await session.blob('ContentVersion', found.Id, 'VersionData');
+        let put;
+        try {
+          put = await deps.blobs.putStream(key, stream, { maxBytes: maxReadBytes });
+        } catch (err) {
+          stream.destroy();
+          if (err instanceof BlobTooLargeError) throw new LocationError('VALIDATION_ERROR', `sourceDocument.urn ${urn} is larger than the ${maxReadBytes} bytes this service reads from Salesforce`);
+          throw err;
+        }
         return {
           urn: found.Id,
           name: found.PathOnClient,
@@ -104,11 +122,16 @@ export function crmLocation(deps: LocationDeps): Location {
           }
           if (!documentId) throw new LocationError('VALIDATION_ERROR', `targetDocument.options.crm.fileId ${crm.fileId} does not name a file (ContentDocument) of the crm connection's org`);
         }
+        // Stored by an earlier attempt whose answer was lost: that version is the write.
+        const tag = writeTag(req.urn);
+        const earlier = await conn.query<{ Id: string }>(`SELECT Id, ContentDocumentId FROM ContentVersion WHERE ReasonForChange = '${tag.replace(/['\\]/g, '\\$&')}'`);
+        if (earlier.records[0]) return { urn: earlier.records[0].Id, name, path: req.path };
         const bytes = Buffer.from(await deps.blobs.get(req.source.key));
         const record: Record<string, string> = {
           Title: name.replace(/\.[^.]+$/, ''),
           PathOnClient: name,
           VersionData: bytes.toString('base64'),
+          ReasonForChange: tag,
         };
         if (documentId) {
           // A new version: the file keeps its first version's parent record and network.

@@ -18,16 +18,22 @@
 // when the request asks (WriteRequest.conflict; `fail` answers VALIDATION_ERROR and leaves nothing).
 // `replace` uploads straight to the final name (conflictBehavior replace is repeatable by itself), so
 // the replaced file keeps its id, its versions and its sharing.
+//
+// Names: the API refuses, before queueing, a name or folder SharePoint would refuse (nameProblem); should
+// Graph refuse a final name all the same (a rule we cannot see from here, such as the site's share of the
+// 400-character path), the temporary file or copy is deleted for good: a failed write leaves nothing. The
+// journal's upload-session and copy-monitor URLs are bearer credentials: they are stored sealed.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BlobRef } from '../../core/blob.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { contentTypeOf, type FileFormat, formatOfFileName, isOfficeFormat, outputFileName } from '../../core/formats.ts';
-import { getLocationWrite, type LocationWrite, putLocationWrite } from '../../store/location-writes.ts';
+import { deleteLocationWrite, getLocationWrite, type LocationWrite, putLocationWrite } from '../../store/location-writes.ts';
+import { isSealed, seal, unseal } from '../../security/sealed.ts';
 import type { Location, LocationContext, LocationDeps, SharingRequest, WriteRequest, Written } from '../location.ts';
 import { LocationError } from '../location.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
+import { type BlobStore, BlobTooLargeError } from '../storage/blob-store.ts';
 import { type DriveASettings, driveBase } from './connection.ts';
 import { type DriveItem, GraphClient, GraphError, TokenError } from './graph.ts';
 
@@ -38,6 +44,8 @@ export const UPLOAD_CHUNK = 15 * 320 * 1024;
 /** The largest file read from DriveA into the service. */
 const MAX_READ_BYTES = 512 * 1024 * 1024;
 const JOURNAL = 'DriveA';
+/** Graph's answers that refuse a name for good (invalid, too long, taken with conflict fail). */
+const REFUSALS = new Set([400, 409, 413]);
 
 type Conflict = 'rename' | 'replace' | 'fail';
 type Reading = 'template' | 'data' | 'document';
@@ -65,21 +73,68 @@ export function itemAddress(drive: string, urn: string, reading: Reading): strin
   return `${drive}/items/${encodeURIComponent(u)}`;
 }
 
+/** Why OneDrive / SharePoint refuse a file or folder name (Microsoft's "Restrictions and limitations in
+ *  OneDrive and SharePoint"), or undefined. CON, PRN, ... are refused with an extension too ("CON.docx"),
+ *  as Windows does: a synced copy of such a file could not exist on a Windows machine. */
+export function driveANameRule(name: string): string | undefined {
+  if (name === '' || /["*:<>?/\\|]/.test(name) || /[\u0000-\u001f]/.test(name)) return 'OneDrive and SharePoint refuse the characters " * : < > ? / \\ | (and control characters) in names';
+  if (name !== name.trim()) return 'OneDrive and SharePoint refuse names that start or end with a space';
+  if (/^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i.test(name) || /^(\.lock|desktop\.ini)$/i.test(name)) {
+    return `${name} is a name OneDrive and SharePoint reserve (.lock, CON, PRN, AUX, NUL, COM0-COM9, LPT0-LPT9, desktop.ini)`;
+  }
+  if (name.startsWith('~$')) return 'OneDrive and SharePoint refuse names that start with ~$';
+  if (/_vti_/i.test(name)) return 'OneDrive and SharePoint refuse names that contain _vti_';
+  if (name === '.' || name === '..') return '. and .. are not names';
+  return undefined;
+}
+
+/** SharePoint's limit for a decoded path, the site and library included: a path from the drive root
+ *  longer than this is refused whatever the site. */
+const MAX_PATH = 400;
+
+/** Why a folder of document.path is refused, or undefined. */
+function folderRule(name: string, depth: number): string | undefined {
+  const why = driveANameRule(name) ?? (name.startsWith('~') ? 'SharePoint refuses folder names that start with ~' : undefined);
+  if (why) return why;
+  return depth === 0 && name.toLowerCase() === 'forms' ? 'SharePoint reserves forms at the root of a library' : undefined;
+}
+
+const segmentsOf = (path: string) => path.split('/').map((s) => s.trim()).filter(Boolean);
+
 /** document.path: folders below the drive root, "/"-separated; empty text is the root. */
 export function folderSegments(path: string, field = 'document.path'): string[] {
-  const segments = path.split('/').map((s) => s.trim()).filter(Boolean);
-  for (const s of segments) {
-    if (s === '.' || s === '..' || /["*:<>?\\|]/.test(s)) {
-      throw new LocationError('VALIDATION_ERROR', `${field} ${JSON.stringify(path)}: the folder name ${JSON.stringify(s)} is not allowed in DriveA (no . or .., none of " * : < > ? \\ |)`);
-    }
+  const segments = segmentsOf(path);
+  for (const [i, s] of segments.entries()) {
+    const why = folderRule(s, i);
+    if (why) throw new LocationError('VALIDATION_ERROR', `${field} ${JSON.stringify(path)}: the folder name ${JSON.stringify(s)} is not allowed in DriveA: ${why}`);
   }
   return segments;
+}
+
+/** Location.nameProblem of DriveA: the file's name (with its extension) and its folders. */
+export function driveANameProblem(target: { name: string; path: string; fileFormat: string }): { field: 'name' | 'path'; reason: string } | undefined {
+  const segments = segmentsOf(target.path);
+  for (const [i, s] of segments.entries()) {
+    const why = folderRule(s, i);
+    if (why) return { field: 'path', reason: `the folder name ${JSON.stringify(s)} is not allowed in DriveA: ${why}` };
+  }
+  const file = outputFileName(target.name, target.fileFormat);
+  const why = driveANameRule(file);
+  if (why) return { field: 'name', reason: `the file name ${JSON.stringify(file)} is not allowed in DriveA: ${why}` };
+  const length = [...segments, file].join('/').length;
+  if (length > MAX_PATH) return { field: 'name', reason: `folders and file name make a path of ${length} characters, over the ${MAX_PATH} OneDrive and SharePoint allow` };
+  return undefined;
 }
 
 /** Turns what Graph or the token endpoint said into the caller's error; transient failures pass through
  *  unchanged (plain errors: the activity is retried). */
 function mapped(err: unknown, what: { reading?: Reading; urn?: string; field?: string }): unknown {
   if (err instanceof LocationError) return err;
+  if (err instanceof BlobTooLargeError && what.reading) {
+    // Not transient: a retry would download the same bytes again.
+    const { field } = NOT_FOUND[what.reading];
+    return new LocationError(what.reading === 'document' ? 'VALIDATION_ERROR' : 'TEMPLATE_TOO_COMPLEX', `${field} ${what.urn ?? ''} is larger than the ${MAX_READ_BYTES} bytes this service reads from DriveA`);
+  }
   if (err instanceof TokenError) {
     return new LocationError(
       'CONNECTION_ERROR',
@@ -370,8 +425,9 @@ export function driveALocation(deps: LocationDeps): Location {
       temporaryName: string;
     },
   ): Promise<DriveItem> {
-    const write = (w: LocationWrite) => putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn, w);
-    const earlier = await getLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn);
+    const write = async (w: LocationWrite) =>
+      putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn, { ...w, uploadUrl: w.uploadUrl ? await seal(deps.db, ctx.subscriptionId, w.uploadUrl) : null });
+    const earlier = await openedJournal(ctx, urn);
     let item: DriveItem | undefined;
     if (earlier?.itemId) {
       try {
@@ -386,37 +442,49 @@ export function driveALocation(deps: LocationDeps): Location {
       await write({ state: 'uploaded', itemId: item.id, uploadUrl: null });
     }
     // Renamed already when it no longer has the temporary name (the answer to that PATCH was lost).
-    if (item.name === steps.temporaryName) item = await steps.place(item);
+    if (item.name === steps.temporaryName) {
+      try {
+        item = await steps.place(item);
+      } catch (err) {
+        if (err instanceof GraphError && REFUSALS.has(err.status)) {
+          // The final name is refused (or taken, with conflict fail): nothing stays behind, the temporary
+          // file goes for good and the journal forgets it.
+          await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`).catch(() => undefined);
+          await deleteLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn);
+        }
+        throw err;
+      }
+    }
     await write({ state: 'placed', itemId: item.id, uploadUrl: null });
     return item;
   }
 
-  /** Gives `item` its final name (and folder). `ours`: the item is docgen's temporary upload or copy, so a
-   *  refused name (conflict `fail`) deletes it; a user's own file being moved is never deleted. */
   /** What a write, copy or move answers: the item in its folder, shared as asked. */
   async function placed(graph: GraphClient, drive: string, item: DriveItem, segments: string[], sharing: SharingRequest | undefined): Promise<Written> {
     const shared = sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, sharing) : {};
     return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
   }
 
-  async function placeAs(graph: GraphClient, drive: string, item: DriveItem, name: string, conflict: Conflict, ours: boolean, parentId?: string): Promise<DriveItem> {
-    try {
-      return await graph.json<DriveItem>('PATCH', `${drive}/items/${encodeURIComponent(item.id)}`, {
-        json: { name, ...(parentId ? { parentReference: { id: parentId } } : {}) },
-        query: { '@microsoft.graph.conflictBehavior': conflict },
-      });
-    } catch (err) {
-      if (ours && err instanceof GraphError && err.status === 409 && conflict === 'fail') {
-        // Nothing stays behind: the temporary file goes for good.
-        await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`).catch(() => undefined);
-      }
-      throw err;
-    }
+  /** Gives `item` its final name (and folder), with the clash policy. */
+  async function placeAs(graph: GraphClient, drive: string, item: DriveItem, name: string, conflict: Conflict, parentId?: string): Promise<DriveItem> {
+    return graph.json<DriveItem>('PATCH', `${drive}/items/${encodeURIComponent(item.id)}`, {
+      json: { name, ...(parentId ? { parentReference: { id: parentId } } : {}) },
+      query: { '@microsoft.graph.conflictBehavior': conflict },
+    });
+  }
+
+  /** The journal entry of a write, its URL opened (rows of older versions hold it in plain text). */
+  async function openedJournal(ctx: LocationContext, urn: string): Promise<LocationWrite | undefined> {
+    const w = await getLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn);
+    if (!w?.uploadUrl || !isSealed(w.uploadUrl)) return w;
+    return { ...w, uploadUrl: await unseal(deps.db, ctx.subscriptionId, w.uploadUrl) };
   }
 
   const temporaryName = (urn: string, format: string) => `.docgen-${urn.replace(/[^A-Za-z0-9-]/g, '')}.${format}`;
 
   return {
+    nameProblem: driveANameProblem,
+
     async readTemplate(ctx, urn, fileFormat) {
       return (await download(ctx, urn, 'template', fileFormat)).blob;
     },
@@ -443,7 +511,7 @@ export function driveALocation(deps: LocationDeps): Location {
         const item = await journaled(ctx, req.urn, graph, drive, {
           temporaryName: conflict === 'replace' ? '' : tmp,
           make: async (journal) => upload(graph, drive, await folder(graph, drive, segments), tmp, req.source, journal),
-          place: (i) => placeAs(graph, drive, i, name, conflict, true),
+          place: (i) => placeAs(graph, drive, i, name, conflict),
         });
         return await placed(graph, drive, item, segments, req.sharing);
       } catch (err) {
@@ -484,7 +552,7 @@ export function driveALocation(deps: LocationDeps): Location {
             await journal.write({ state: 'uploading', itemId: null, uploadUrl: monitor });
             return graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(await copied(graph, monitor))}`);
           },
-          place: (i) => placeAs(graph, drive, i, name, conflict, true),
+          place: (i) => placeAs(graph, drive, i, name, conflict),
         });
         return await placed(graph, drive, item, segments, req.sharing);
       } catch (err) {
@@ -508,7 +576,7 @@ export function driveALocation(deps: LocationDeps): Location {
           const own = await graph.json<{ id: string }>('GET', drive);
           // Graph moves inside one drive only; across drives the caller copies and removes.
           if (source.parentReference?.driveId && source.parentReference.driveId !== own.id) return undefined;
-          item = await placeAs(graph, drive, source, name, conflict, false, await folder(graph, drive, segments));
+          item = await placeAs(graph, drive, source, name, conflict, await folder(graph, drive, segments));
           await putLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn, { state: 'placed', itemId: item.id, uploadUrl: null });
         }
         return await placed(graph, drive, item, segments, req.sharing);

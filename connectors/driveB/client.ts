@@ -9,6 +9,8 @@
 //   (256 KiB-multiple chunks, 308 Resume Incomplete accepted, resume from the server's Range).
 // Rate limits (403 userRateLimitExceeded / rateLimitExceeded, 429) and 5xx are retried with exponential
 // back-off (Retry-After honoured); the generated clients' own retries are off so this is the one policy.
+// An API call answered 401 (the access token expired early or was revoked) gets one fresh token and one
+// more try: the auth clients refresh only a token they believe expired.
 import { docs as docsApi, type docs_v1 } from '@googleapis/docs';
 import { drive as driveApi, type drive_v3 } from '@googleapis/drive';
 import { sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
@@ -25,7 +27,7 @@ const GOOGLE_HOSTS = ['docs.googleapis.com', 'sheets.googleapis.com', 'slides.go
 export const UPLOAD_CHUNK = 256 * 1024;
 /** Uploads above this size are resumable (Drive's advice: 5 MB). */
 export const RESUMABLE_ABOVE = 5 * 1024 * 1024;
-export const FILE_FIELDS = 'id,name,mimeType,parents,trashed,driveId,size,webViewLink,exportLinks,appProperties';
+export const FILE_FIELDS = 'id,name,mimeType,parents,trashed,driveId,size,webViewLink,exportLinks,appProperties,createdTime';
 
 export type GoogleCredentials =
   | { kind: 'oauth'; clientId: string; clientSecret: string; refreshToken: string }
@@ -71,9 +73,18 @@ export function googleError(err: unknown): GoogleApiError {
   const e = err as { status?: number; code?: unknown; message?: string; response?: { status?: number; data?: unknown; headers?: unknown } };
   const status = e.response?.status ?? (typeof e.status === 'number' ? e.status : 0);
   let data = e.response?.data as unknown;
-  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data) || typeof data === 'string') {
+    // An error answer to a binary request arrives as bytes or text.
     try {
-      data = JSON.parse(Buffer.from(data as ArrayBuffer).toString('utf8'));
+      data = JSON.parse(typeof data === 'string' ? data : Buffer.from(data as ArrayBuffer).toString('utf8'));
+    } catch {
+      data = undefined;
+    }
+  }
+  if (data === undefined && e.response && typeof e.message === 'string' && e.message.startsWith('{')) {
+    // To a streamed request gaxios keeps the error body only as the error's message.
+    try {
+      data = JSON.parse(e.message);
     } catch {
       data = undefined;
     }
@@ -119,8 +130,10 @@ export interface GoogleClients {
   /** One API call with the retry policy. */
   call<T>(fn: () => Promise<{ data: T }>): Promise<T>;
   /** A raw authorized request (export links, resumable uploads). */
-  request<T>(opts: { url: string; method?: string; headers?: Record<string, string>; data?: unknown; responseType?: 'json' | 'arraybuffer'; validateStatus?: (s: number) => boolean }): Promise<{ status: number; data: T; headers: Headers }>;
+  request<T>(opts: { url: string; method?: string; headers?: Record<string, string>; data?: unknown; responseType?: 'json' | 'arraybuffer' | 'stream'; validateStatus?: (s: number) => boolean }): Promise<{ status: number; data: T; headers: Headers }>;
   retry: RetryPolicy;
+  /** Access tokens renewed because an API call was answered 401 (for tests and logs). */
+  readonly refreshes: number;
 }
 
 /** Time limit of one Google call (a 256 KiB-multiple chunk, an export, a metadata call). */
@@ -156,6 +169,21 @@ export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentia
   });
   // The generated clients take the auth client of their own google-auth-library copy: same interface.
   const a = auth as never;
+  // One fresh token and one more try when Google answers 401 to a token the auth client still trusts (its
+  // expiry date has not come: revoked, or expired early). Marking the token expired makes the OAuth
+  // client use its refresh token, and the service account's JWT client ask for a new token.
+  let refreshes = 0;
+  async function authorized<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const g = googleError(err);
+      if (g.status !== 401 || g.auth) throw err;
+      refreshes++;
+      auth.credentials.expiry_date = 1;
+      return fn();
+    }
+  }
   const drive = driveApi({ version: 'v3', auth: a, rootUrl: apiRoot });
   const docs = docsApi({ version: 'v1', auth: a, ...(googleRoot ? {} : { rootUrl: apiRoot }) });
   const sheets = sheetsApi({ version: 'v4', auth: a, ...(googleRoot ? {} : { rootUrl: apiRoot }) });
@@ -167,30 +195,35 @@ export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentia
     sheets,
     slides,
     retry,
-    opts: (api) => ({ ...(api === 'drive' || !googleRoot ? { rootUrl: apiRoot } : {}), retry: false }),
-    call: (fn) => withRetry(retry, async () => (await fn()).data),
-    async request(o) {
-      const res = await auth.request({ ...o, retry: false, maxRedirects: 0 } as never);
-      return { status: res.status, data: res.data as never, headers: res.headers as unknown as Headers };
+    get refreshes() {
+      return refreshes;
     },
+    opts: (api) => ({ ...(api === 'drive' || !googleRoot ? { rootUrl: apiRoot } : {}), retry: false }),
+    call: (fn) => authorized(() => withRetry(retry, async () => (await fn()).data)),
+    request: (o) =>
+      authorized(async () => {
+        const res = await auth.request({ ...o, retry: false, maxRedirects: 0 } as never);
+        return { status: res.status, data: res.data as never, headers: res.headers as unknown as Headers };
+      }),
   };
 }
 
 /** Uploads in 256 KiB-multiple chunks through a resumable session; resumes from the server's Range after a
- *  failed chunk. Returns the created File. */
+ *  failed chunk. Returns the created File, or with `fileId` the file whose content it replaced. */
 export async function resumableUpload(
   g: GoogleClients,
   meta: Record<string, unknown>,
   bytes: Uint8Array,
   contentType: string,
   chunkBytes = UPLOAD_CHUNK * 4,
+  fileId?: string,
 ): Promise<drive_v3.Schema$File> {
   if (chunkBytes % UPLOAD_CHUNK !== 0) throw new Error('resumable chunks must be multiples of 256 KiB');
   const size = bytes.length;
   const start = await withRetry(g.retry, () =>
     g.request<unknown>({
-      url: `${g.apiRoot}upload/drive/v3/files?uploadType=resumable&supportsAllDrives=true&fields=${encodeURIComponent(FILE_FIELDS)}`,
-      method: 'POST',
+      url: `${g.apiRoot}upload/drive/v3/files${fileId ? `/${encodeURIComponent(fileId)}` : ''}?uploadType=resumable&supportsAllDrives=true&fields=${encodeURIComponent(FILE_FIELDS)}`,
+      method: fileId ? 'PATCH' : 'POST',
       headers: { 'content-type': 'application/json; charset=UTF-8', 'x-upload-content-type': contentType, 'x-upload-content-length': String(size) },
       data: meta,
     }),

@@ -1,7 +1,15 @@
 // What the DriveB location does with Drive, on top of the clients (client.ts): folders by path, look-ups
 // by name and by docgen's own write id, uploads (multipart up to 5 MB, resumable above, converting to a
-// native type when asked), export and download, sharing, copy / move / trash / delete, and the Docs,
-// Sheets and Slides reads and batch updates of native merge and Sheet data.
+// native type when asked) and content replaced in place, export and download as streams, sharing, copy /
+// move / rename / trash / delete, and the Docs, Sheets and Slides reads and batch updates of native merge
+// and Sheet data.
+//
+// Drive allows any number of files of one name in a folder: nothing stops two deliveries that both look a
+// name up, find nothing and create it. Folder creation therefore runs under `lock` (the location makes it
+// a lock per connection and parent folder, across processes: store/location-writes.ts), looks again once
+// it holds it, and after creating looks a third time: should a folder of that name have been made
+// meanwhile without the lock, every delivery uses the oldest (createdTime, then id) and an empty one of ours
+// goes. The location allocates file names under the same kind of lock.
 import { Readable } from 'node:stream';
 import type { drive_v3 } from '@googleapis/drive';
 import { FILE_FIELDS, type GoogleClients, RESUMABLE_ABOVE, resumableUpload } from './client.ts';
@@ -56,13 +64,25 @@ export type DriveFile = drive_v3.Schema$File;
 /** Drive query string literal. */
 const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
+/** Runs `fn` holding the lock named `key` (a folder's children: 'folder:<id>', its names: 'names:<id>'). */
+export type DriveLock = <T>(key: string, fn: () => Promise<T>) => Promise<T>;
+
+const unlocked: DriveLock = (_key, fn) => fn();
+
+/** The file that came first of several of one name: every process picks the same one. */
+export function oldest(files: DriveFile[]): DriveFile | undefined {
+  return [...files].sort((a, b) => (a.createdTime ?? '').localeCompare(b.createdTime ?? '') || (a.id ?? '').localeCompare(b.id ?? ''))[0];
+}
+
 export class DriveOps {
   readonly g: GoogleClients;
   /** Shared drive id when the connection names one; else My Drive ('root'). */
   readonly sharedDriveId: string | undefined;
-  constructor(g: GoogleClients, sharedDriveId?: string) {
+  readonly lock: DriveLock;
+  constructor(g: GoogleClients, sharedDriveId?: string, lock: DriveLock = unlocked) {
     this.g = g;
     this.sharedDriveId = sharedDriveId || undefined;
+    this.lock = lock;
   }
 
   get rootId(): string {
@@ -93,17 +113,26 @@ export class DriveOps {
     if (segments[0] === 'root') segments.shift();
     let parent = this.rootId;
     for (const name of segments) {
-      const found = await this.list(`name = ${lit(name)} and ${lit(parent)} in parents and mimeType = ${lit(GOOGLE_MIME.folder)} and trashed = false`);
-      if (found[0]?.id) {
-        parent = found[0].id;
+      const q = `name = ${lit(name)} and ${lit(parent)} in parents and mimeType = ${lit(GOOGLE_MIME.folder)} and trashed = false`;
+      // Usually there already: no lock needed to find it.
+      const found = oldest(await this.list(q));
+      if (found?.id) {
+        parent = found.id;
         continue;
       }
       if (!create) return undefined;
-      const g = this.g;
-      const made = await g.call(() =>
-        g.drive.files.create({ requestBody: { name, mimeType: GOOGLE_MIME.folder, parents: [parent] }, fields: 'id', supportsAllDrives: true }, g.opts('drive')),
-      );
-      parent = made.id!;
+      const under = parent;
+      parent = await this.lock(`folder:${under}`, async () => {
+        const again = oldest(await this.list(q));
+        if (again?.id) return again.id;
+        const g = this.g;
+        const made = await g.call(() =>
+          g.drive.files.create({ requestBody: { name, mimeType: GOOGLE_MIME.folder, parents: [under] }, fields: FILE_FIELDS, supportsAllDrives: true }, g.opts('drive')),
+        );
+        const keep = oldest(await this.list(q)) ?? made;
+        if (keep.id !== made.id && (await this.list(`${lit(made.id!)} in parents`)).length === 0) await this.delete(made.id!).catch(() => undefined);
+        return keep.id!;
+      });
     }
     return parent;
   }
@@ -115,7 +144,13 @@ export class DriveOps {
 
   /** The file an earlier attempt of the same write created (docgen's write id in appProperties). */
   async byWriteId(writeId: string): Promise<DriveFile | undefined> {
-    return (await this.list(`appProperties has { key='docgenUrn' and value=${lit(writeId)} } and trashed = false`))[0];
+    return (await this.allByWriteId(writeId))[0];
+  }
+
+  /** Every file (not trashed) carrying docgen's write id: a write that replaced a file in place and died
+   *  before deleting its temporary upload has two. */
+  allByWriteId(writeId: string): Promise<DriveFile[]> {
+    return this.list(`appProperties has { key='docgenUrn' and value=${lit(writeId)} } and trashed = false`);
   }
 
   /** Creates a file from bytes; `targetMime` a native type converts the upload (Drive does the conversion). */
@@ -131,23 +166,47 @@ export class DriveOps {
     );
   }
 
-  /** A native file exported to `mimeType` (over 10 MB Drive refuses export: then its exportLinks, which
-   *  have no cap), or a binary file's bytes. */
-  async bytesOf(file: DriveFile, exportMime?: string): Promise<Uint8Array> {
+  /** Replaces a file's content in place (files.update with media; resumable above 5 MB): the same id, link
+   *  and permissions. A native file takes its Office twin (`contentType`) and Drive converts it again. */
+  async updateContent(fileId: string, req: { bytes: Uint8Array; contentType: string; appProperties?: Record<string, string> }): Promise<DriveFile> {
+    const meta = { ...(req.appProperties ? { appProperties: req.appProperties } : {}) };
     const g = this.g;
+    if (req.bytes.length > RESUMABLE_ABOVE) return resumableUpload(g, meta, req.bytes, req.contentType, undefined, fileId);
+    return g.call(() =>
+      g.drive.files.update(
+        { fileId, requestBody: meta, media: { mimeType: req.contentType, body: Readable.from([Buffer.from(req.bytes)]) }, fields: FILE_FIELDS, supportsAllDrives: true },
+        g.opts('drive'),
+      ),
+    );
+  }
+
+  async rename(fileId: string, name: string): Promise<DriveFile> {
+    const g = this.g;
+    return g.call(() => g.drive.files.update({ fileId, requestBody: { name }, fields: FILE_FIELDS, supportsAllDrives: true }, g.opts('drive')));
+  }
+
+  /** The bytes of a file as a stream: a native file exported to `exportMime` (over 10 MB Drive refuses
+   *  export: then its exportLinks, which have no cap), or a binary file's content. */
+  async streamOf(file: DriveFile, exportMime?: string): Promise<Readable> {
+    const g = this.g;
+    const stream = { ...g.opts('drive'), responseType: 'stream' as const };
     if (exportMime) {
       try {
-        const data = await g.call(() => g.drive.files.export({ fileId: file.id!, mimeType: exportMime }, { ...g.opts('drive'), responseType: 'arraybuffer' }));
-        return new Uint8Array(data as unknown as ArrayBuffer);
+        return (await g.call(() => g.drive.files.export({ fileId: file.id!, mimeType: exportMime }, stream))) as unknown as Readable;
       } catch (err) {
         const link = file.exportLinks?.[exportMime];
         if ((err as { reason?: string }).reason !== 'exportSizeLimitExceeded' || !link) throw err;
-        const res = await g.call(async () => g.request<ArrayBuffer>({ url: link, responseType: 'arraybuffer' }));
-        return new Uint8Array(res);
+        return (await g.call(async () => g.request<Readable>({ url: link, responseType: 'stream' }))) as Readable;
       }
     }
-    const data = await g.call(() => g.drive.files.get({ fileId: file.id!, alt: 'media', supportsAllDrives: true }, { ...g.opts('drive'), responseType: 'arraybuffer' }));
-    return new Uint8Array(data as unknown as ArrayBuffer);
+    return (await g.call(() => g.drive.files.get({ fileId: file.id!, alt: 'media', supportsAllDrives: true }, stream))) as unknown as Readable;
+  }
+
+  /** A file's bytes in memory (small files: what streamOf streams). */
+  async bytesOf(file: DriveFile, exportMime?: string): Promise<Uint8Array> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.streamOf(file, exportMime)) chunks.push(Buffer.from(chunk as Uint8Array));
+    return new Uint8Array(Buffer.concat(chunks));
   }
 
   async share(fileId: string, permission: { type: 'anyone' | 'user'; role: 'reader' | 'writer'; emailAddress?: string }, notify: boolean): Promise<void> {

@@ -5,26 +5,39 @@
 //   so the engine merges it with the one template language; Office files stored in Drive are downloaded.
 // - readData: a JSON file, or a Google Sheet whose first row names the fields: {rows: [{field: value}]}.
 // - write: uploads into document.path; gdoc / gsheet / gslide upload the merged Office file converting it
-//   to the native type. Drive allows duplicate names, so the name is looked up first: rename (default:
-//   "name (1)"), replace (the old files are trashed once the new one exists) or fail. The workflow's urn is
-//   stored in the file's appProperties: a retried write finds the file its earlier attempt created
-//   (exactly one file per generation); a resumable upload that died mid-way created nothing.
+//   to the native type. Drive allows duplicate names, so docgen allocates them: the file goes up under a
+//   temporary name (".docgen-<urn>"), then, holding the folder's names lock (one delivery at a time per
+//   connection and folder, across processes: store/location-writes.ts withLocationLock), the name is
+//   looked up and the file renamed: rename (default: "name (1)"), fail (the temporary file is deleted) or
+//   replace. Replace writes the new content into the existing file in place (files.update with media),
+//   keeping its id, link and permissions. The workflow's urn is stored in the file's appProperties: a
+//   retried write finds the file its earlier attempt created or replaced (exactly one file per generation);
+//   a resumable upload that died mid-way created nothing. Folders are created under a lock too (drive.ts).
+// - reads stream into the blob store, up to MAX_READ_BYTES.
 // - sharing: `anyone` reader/writer for the anonymous flags, `user` reader/writer per address without a
 //   notification e-mail (unless `notify`); links are the file's webViewLink; per-user results.
 // - remove: delete = trash (recoverable), permanentDelete = delete.
 // - copyWithin / moveWithin (manage inside DriveB: files.copy, addParents/removeParents) and nativeMerge.
 import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { BlobRef } from '../../core/blob.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { contentTypeOf, isNativeFormat, outputFileName } from '../../core/formats.ts';
+import { withLocationLock } from '../../store/location-writes.ts';
 import type { OpenedConnection } from '../connections.ts';
 import { type Location, type LocationContext, type LocationDeps, LocationError, type NativeMergeRequest, type SharingRequest, type WriteRequest, type Written } from '../location.ts';
+import { BlobTooLargeError } from '../storage/blob-store.ts';
 import { DEFAULT_RETRY, type GoogleApiError, googleClients, googleError, type RetryPolicy } from './client.ts';
 import { credentialsOf } from './connection.ts';
-import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME } from './drive.ts';
+import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME, oldest } from './drive.ts';
 import { nativeRequests, planNativeMerge } from './native-merge.ts';
 
-const TEMPLATE_FORMATS = new Set(['gdoc', 'gsheet', 'gslide', 'docx', 'xlsx', 'pptx']);
+/** Spec 4.4 rule 2 / 4.8 rule 1: only the native formats are templates from DriveB. */
+const TEMPLATE_FORMATS = new Set(['gdoc', 'gsheet', 'gslide']);
+/** The largest file read from DriveB into the service (a template, data, a manage source). */
+export const MAX_READ_BYTES = 512 * 1024 * 1024;
+
+type Conflict = 'rename' | 'replace' | 'fail';
 
 /** What DriveB adds to the Location interface. */
 export interface DriveBLocation extends Location {
@@ -101,8 +114,15 @@ function imageOf(value: unknown): { url: string } | { bytes: Buffer; contentType
   return type ? { bytes, contentType: type } : undefined;
 }
 
-export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_RETRY): DriveBLocation {
+/** The temporary name of a write's file until its name is allocated (native files carry no extension). */
+function temporaryName(urn: string, fileFormat: string): string {
+  const base = `.docgen-${urn.replace(/[^A-Za-z0-9-]/g, '')}`;
+  return isNativeFormat(fileFormat) ? base : `${base}.${fileFormat}`;
+}
+
+export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_RETRY, limits: { maxReadBytes?: number } = {}): DriveBLocation {
   const cache = new Map<string, { fingerprint: string; ops: DriveOps }>();
+  const maxReadBytes = limits.maxReadBytes ?? MAX_READ_BYTES;
 
   async function open(ctx: LocationContext): Promise<DriveOps> {
     const c: OpenedConnection = await deps.connections.open(ctx, 'driveB');
@@ -113,6 +133,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
     const ops = new DriveOps(
       googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), retry),
       typeof c.settings.sharedDriveId === 'string' ? c.settings.sharedDriveId : undefined,
+      (key, fn) => withLocationLock(deps.db, `DriveB ${c.id} ${key}`, fn),
     );
     cache.set(c.id, { fingerprint, ops });
     return ops;
@@ -124,29 +145,72 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
     return { key, sha256: put.sha256, size: put.size, contentType };
   }
 
-  /** The file's bytes in docgen's terms: native files exported to their Office twin. */
-  async function fetchFile(ops: DriveOps, file: DriveFile): Promise<{ bytes: Uint8Array; format: string; contentType: string }> {
+  /** Streams a download into a scratch blob, refusing past maxReadBytes (nothing is left then). */
+  async function streamToScratch(name: string, stream: Readable, contentType: string, what: string, tooLarge: ErrorCode): Promise<BlobRef> {
+    const key = `scratch/driveB-${randomUUID()}/${name}`;
+    try {
+      const put = await deps.blobs.putStream(key, stream, { maxBytes: maxReadBytes });
+      return { key, sha256: put.sha256, size: put.size, contentType };
+    } catch (err) {
+      stream.destroy();
+      if (err instanceof BlobTooLargeError) throw new LocationError(tooLarge, `${what} is larger than the ${maxReadBytes} bytes this service reads from DriveB`);
+      throw err;
+    }
+  }
+
+  /** A file's bytes in docgen's terms, as a scratch blob: native files exported to their Office twin. */
+  async function fetchFile(ops: DriveOps, file: DriveFile, what: string, tooLarge: ErrorCode, name: string): Promise<{ blob: BlobRef; format: string }> {
     const format = formatOfMime(file.mimeType, file.name ?? '');
     if (isNativeFormat(format)) {
       const twin = NATIVE_TWIN[format];
-      return { bytes: await ops.bytesOf(file, OFFICE_MIME[twin]), format, contentType: OFFICE_MIME[twin] };
+      return { blob: await streamToScratch(`${name}.${twin}`, await ops.streamOf(file, OFFICE_MIME[twin]), OFFICE_MIME[twin], what, tooLarge), format };
     }
-    return { bytes: await ops.bytesOf(file), format, contentType: file.mimeType ?? contentTypeOf(format) };
+    return { blob: await streamToScratch(`${name}.${format || 'bin'}`, await ops.streamOf(file), file.mimeType ?? contentTypeOf(format), what, tooLarge), format };
   }
 
-  /** Folder, then the name the clash policy gives, and the same-named files to trash for `replace`. */
-  async function placement(ops: DriveOps, req: { name: string; path: string; conflict?: 'rename' | 'replace' | 'fail' }, fileFormat: string) {
-    const folderId = (await ops.folder(req.path, true))!;
-    const wanted = driveName(req.name, fileFormat);
-    const clashes = await ops.byName(folderId, wanted);
-    const policy = req.conflict ?? 'rename';
-    if (clashes.length === 0 || policy === 'replace') return { folderId, name: wanted, replaced: clashes };
-    if (policy === 'fail') throw new LocationError('VALIDATION_ERROR', `document.name: ${wanted} already exists in ${req.path || 'the root folder'} of DriveB (conflict: fail)`);
-    for (let n = 1; n < 1000; n++) {
-      const candidate = numbered(wanted, n, isNativeFormat(fileFormat));
-      if ((await ops.byName(folderId, candidate)).length === 0) return { folderId, name: candidate, replaced: [] };
+  /** Gives `mine` (a file this write made under its temporary name, in `folderId`) its final name, holding
+   *  the folder's names lock: `wanted` when free, else by the clash policy: rename ("name (1)"), fail (the
+   *  file is deleted), replace. `replaceInPlace` (uploads): the existing file takes the content, keeping its
+   *  id, link and permissions, and `mine` is deleted; without (copies): the existing files go to the trash
+   *  and `mine` takes the name. A final name refused for any other reason deletes `mine` too. */
+  async function settle(
+    ops: DriveOps,
+    mine: DriveFile,
+    target: { folderId: string; wanted: string; native: boolean; conflict: Conflict; path: string },
+    replaceInPlace?: (existing: DriveFile) => Promise<DriveFile>,
+  ): Promise<DriveFile> {
+    const drop = () => ops.delete(mine.id!).catch(() => undefined);
+    let replacing: DriveFile | undefined;
+    try {
+      const named = await ops.lock(`names:${target.folderId}`, async () => {
+        const clashes = (await ops.byName(target.folderId, target.wanted)).filter((f) => f.id !== mine.id);
+        if (clashes.length === 0) return ops.rename(mine.id!, target.wanted);
+        if (target.conflict === 'fail') {
+          throw new LocationError('VALIDATION_ERROR', `document.name: ${target.wanted} already exists in ${target.path || 'the root folder'} of DriveB (conflict: fail)`);
+        }
+        if (target.conflict === 'replace') {
+          if (replaceInPlace) {
+            replacing = oldest(clashes);
+            return undefined;
+          }
+          for (const old of clashes) await ops.trash(old.id!);
+          return ops.rename(mine.id!, target.wanted);
+        }
+        for (let n = 1; n < 1000; n++) {
+          const candidate = numbered(target.wanted, n, target.native);
+          if ((await ops.byName(target.folderId, candidate)).length === 0) return ops.rename(mine.id!, candidate);
+        }
+        throw new LocationError('VALIDATION_ERROR', `document.name: no free name for ${target.wanted} in ${target.path}`);
+      });
+      if (named) return named;
+    } catch (err) {
+      // Refused for good: the temporary file goes; a transient failure leaves it for the retry to find.
+      if (err instanceof LocationError || !googleError(err).retryable) await drop();
+      throw err;
     }
-    throw new LocationError('VALIDATION_ERROR', `document.name: no free name for ${wanted} in ${req.path}`);
+    const replaced = await replaceInPlace!(replacing!);
+    await drop();
+    return replaced;
   }
 
   /** Permissions for the sharing options; a refused one is reported, never fatal. */
@@ -195,9 +259,8 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
       try {
         const file = await ops.get(urn);
         const format = formatOfMime(file.mimeType, file.name ?? '');
-        if (!TEMPLATE_FORMATS.has(format)) throw new LocationError('TEMPLATE_NOT_FOUND', `template.urn ${urn} is a ${file.mimeType} file in DriveB, not a template (gdoc, gsheet, gslide, docx, xlsx, pptx)`);
-        const got = await fetchFile(ops, file);
-        return await toScratch(`template.${isNativeFormat(format) ? NATIVE_TWIN[format] : format}`, got.bytes, got.contentType);
+        if (!TEMPLATE_FORMATS.has(format)) throw new LocationError('TEMPLATE_NOT_FOUND', `template.urn ${urn} is a ${file.mimeType} file in DriveB, not a template (gdoc, gsheet, gslide)`);
+        return (await fetchFile(ops, file, `template.urn ${urn}`, 'TEMPLATE_TOO_COMPLEX', 'template')).blob;
       } catch (err) {
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `template.urn ${urn}`);
       }
@@ -214,7 +277,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         if (formatOfMime(file.mimeType, file.name ?? '') !== 'json') {
           throw new LocationError('DATA_INVALID', `data.urn ${urn} is a ${file.mimeType} file: DriveB data must be a JSON file or a Google Sheet`);
         }
-        return await toScratch('data.json', await ops.bytesOf(file), 'application/json');
+        return await streamToScratch('data.json', await ops.streamOf(file), 'application/json', `data.urn ${urn}`, 'TEMPLATE_TOO_COMPLEX');
       } catch (err) {
         throw asLocationError(err, 'DATA_NOT_FOUND', `data.urn ${urn}`);
       }
@@ -225,9 +288,8 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
       try {
         const file = await ops.get(urn);
         if (file.mimeType === GOOGLE_MIME.folder) throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} is a folder`);
-        const got = await fetchFile(ops, file);
-        const blob = await toScratch(`source.${isNativeFormat(got.format) ? NATIVE_TWIN[got.format as NativeFormat] : got.format}`, got.bytes, got.contentType);
-        return { urn, name: file.name ?? '', path: '', fileFormat: got.format, blob };
+        const got = await fetchFile(ops, file, `sourceDocument.urn ${urn}`, 'VALIDATION_ERROR', 'source');
+        return { urn, name: file.name ?? '', path: '', fileFormat: got.format, blob: got.blob };
       } catch (err) {
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn}`);
       }
@@ -236,23 +298,35 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
     async write(ctx, req) {
       const ops = await open(ctx);
       try {
-        const mine = await ops.byWriteId(req.urn);
-        let file: DriveFile;
-        if (mine) {
-          file = mine;
-        } else {
-          const place = await placement(ops, req, req.fileFormat);
-          const bytes = await deps.blobs.get(req.source.key);
-          const native = isNativeFormat(req.fileFormat);
-          file = await ops.upload({
-            folderId: place.folderId,
-            name: place.name,
-            bytes,
-            contentType: native ? OFFICE_MIME[NATIVE_TWIN[req.fileFormat as NativeFormat]] : contentTypeOf(req.fileFormat),
-            ...(native ? { targetMime: GOOGLE_MIME[req.fileFormat as NativeFormat] } : {}),
-            appProperties: { docgenUrn: req.urn },
-          });
-          for (const old of place.replaced) await ops.trash(old.id!);
+        const native = isNativeFormat(req.fileFormat);
+        const temporary = temporaryName(req.urn, req.fileFormat);
+        const conflict = req.conflict ?? 'rename';
+        const contentType = native ? OFFICE_MIME[NATIVE_TWIN[req.fileFormat as NativeFormat]] : contentTypeOf(req.fileFormat);
+        const tag = { docgenUrn: req.urn };
+        // An earlier attempt of this write may have uploaded (or replaced) the file already; one that
+        // replaced a file in place may have died before deleting its temporary upload.
+        const earlier = await ops.allByWriteId(req.urn);
+        let file = earlier.find((f) => f.name !== temporary) ?? earlier[0];
+        if (file && file.name !== temporary) for (const left of earlier.filter((f) => f.name === temporary)) await ops.delete(left.id!);
+        if (!file || file.name === temporary) {
+          const folderId = (await ops.folder(req.path, true))!;
+          const wanted = driveName(req.name, req.fileFormat);
+          const replaceInPlace = async (existing: DriveFile) => ops.updateContent(existing.id!, { bytes: await deps.blobs.get(req.source.key), contentType, appProperties: tag });
+          if (!file && conflict === 'replace') {
+            const existing = oldest(await ops.byName(folderId, wanted));
+            if (existing) file = await replaceInPlace(existing);
+          }
+          if (!file) {
+            file = await ops.upload({
+              folderId,
+              name: temporary,
+              bytes: await deps.blobs.get(req.source.key),
+              contentType,
+              ...(native ? { targetMime: GOOGLE_MIME[req.fileFormat as NativeFormat] } : {}),
+              appProperties: tag,
+            });
+          }
+          if (file.name === temporary) file = await settle(ops, file, { folderId, wanted, native, conflict, path: req.path }, replaceInPlace);
         }
         return written(file, req.path, await share(ops, file, req.sharing));
       } catch (err) {
@@ -276,11 +350,13 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
       const ops = await open(ctx);
       try {
         let copy = await ops.byWriteId(target.urn);
-        if (!copy) {
-          const source = await ops.get(sourceUrn);
-          const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
-          copy = await ops.copy(sourceUrn, place.folderId, place.name, { docgenUrn: target.urn });
-          for (const old of place.replaced) await ops.trash(old.id!);
+        const source = copy ? undefined : await ops.get(sourceUrn);
+        const format = formatOfMime((copy ?? source)!.mimeType, source?.name ?? '');
+        const temporary = temporaryName(target.urn, format);
+        if (!copy || copy.name === temporary) {
+          const folderId = (await ops.folder(target.path, true))!;
+          copy ??= await ops.copy(sourceUrn, folderId, temporary, { docgenUrn: target.urn });
+          copy = await settle(ops, copy, { folderId, wanted: driveName(target.name, format), native: isNativeFormat(format), conflict: target.conflict ?? 'rename', path: target.path });
         }
         // targetDocument.options.driveB shares the copy, as write does.
         return written(copy, target.path, await share(ops, copy, target.sharing));
@@ -296,9 +372,23 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         // A retried move finds the file marked with this move's urn: it is already in place.
         let moved = source;
         if (source.appProperties?.docgenMove !== target.urn) {
-          const place = await placement(ops, target, formatOfMime(source.mimeType, source.name ?? ''));
-          moved = await ops.move(source, place.folderId, place.name, { docgenMove: target.urn });
-          for (const old of place.replaced) if (old.id !== moved.id) await ops.trash(old.id!);
+          const format = formatOfMime(source.mimeType, source.name ?? '');
+          const folderId = (await ops.folder(target.path, true))!;
+          const wanted = driveName(target.name, format);
+          const conflict = target.conflict ?? 'rename';
+          // The name is chosen and taken in one request, holding the folder's names lock.
+          moved = await ops.lock(`names:${folderId}`, async () => {
+            const clashes = (await ops.byName(folderId, wanted)).filter((f) => f.id !== source.id);
+            let name = wanted;
+            if (clashes.length > 0 && conflict === 'fail') throw new LocationError('VALIDATION_ERROR', `targetDocument.name: ${wanted} already exists in ${target.path || 'the root folder'} of DriveB (conflict: fail)`);
+            if (clashes.length > 0 && conflict === 'replace') for (const old of clashes) await ops.trash(old.id!);
+            for (let n = 1; clashes.length > 0 && conflict === 'rename' && name === wanted; n++) {
+              if (n >= 1000) throw new LocationError('VALIDATION_ERROR', `targetDocument.name: no free name for ${wanted} in ${target.path}`);
+              const candidate = numbered(wanted, n, isNativeFormat(format));
+              if ((await ops.byName(folderId, candidate)).length === 0) name = candidate;
+            }
+            return ops.move(source, folderId, name, { docgenMove: target.urn });
+          });
         }
         return written(moved, target.path, await share(ops, moved, target.sharing));
       } catch (err) {
@@ -345,24 +435,21 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
           }
           urls.set(im.tag, url);
         }
-        const mine = await ops.byWriteId(req.write.urn);
-        let copy: DriveFile;
-        let replaced: DriveFile[] = [];
-        if (mine) {
-          copy = mine; // an earlier attempt copied; the replacements below are idempotent
-        } else {
-          const place = await placement(ops, req.write, format);
-          copy = await ops.copy(req.template.urn, place.folderId, place.name, { docgenUrn: req.write.urn });
-          replaced = place.replaced;
+        let copy = await ops.byWriteId(req.write.urn);
+        const temporary = temporaryName(req.write.urn, format);
+        if (!copy || copy.name === temporary) {
+          const folderId = (await ops.folder(req.write.path, true))!;
+          // Under its temporary name until merged: a half-merged copy never has the document's name.
+          copy ??= await ops.copy(req.template.urn, folderId, temporary, { docgenUrn: req.write.urn });
+          try {
+            await ops.batchUpdate(format, copy.id!, nativeRequests(format, plan, urls));
+          } catch (err) {
+            // A half-merged copy must not stay behind: a retry copies again.
+            await ops.delete(copy.id!).catch(() => undefined);
+            throw err;
+          }
+          copy = await settle(ops, copy, { folderId, wanted: req.write.name, native: true, conflict: req.write.conflict ?? 'rename', path: req.write.path });
         }
-        try {
-          await ops.batchUpdate(format, copy.id!, nativeRequests(format, plan, urls));
-        } catch (err) {
-          // A half-merged copy must not stay behind: a retry copies again.
-          await ops.trash(copy.id!).catch(() => undefined);
-          throw err;
-        }
-        for (const old of replaced) await ops.trash(old.id!);
         return { ...written(copy, req.write.path, await share(ops, copy, req.write.sharing)), pages };
       } catch (err) {
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `template.urn ${req.template.urn}`);

@@ -5,9 +5,17 @@
 // server sends for such a file, and a zip package of the declared format (its [Content_Types].xml and main
 // part). A fetch that fails is 400 TEMPLATE_NOT_FOUND naming the reason; a body that is not the declared
 // format is 400 INVALID_TEMPLATE_FORMAT. The bytes land in a scratch blob (claim check).
+//
+// The URL itself may be a credential (a presigned URL's signature, a token in its query): the API refuses
+// one that cannot be fetched (not http(s), user:password@) before anything is queued, and hands the
+// workflow its display form (core/display-url.ts) in `template.url` and the URL sealed (security/sealed.ts)
+// in `template.sealedUrl`. Only this location opens it, so histories and the Temporal UI never show it.
 import { randomUUID } from 'node:crypto';
 import { displayUrl } from '../../core/display-url.ts';
+import { ApiError } from '../../core/errors.ts';
 import { contentTypeOf } from '../../core/formats.ts';
+import type { Db } from '../../store/db.ts';
+import { isSealed, seal, unseal } from '../../security/sealed.ts';
 import { outboundPolicy } from '../http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../http/safe-fetch.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
@@ -58,10 +66,43 @@ export function packageProblem(bytes: Buffer, fileFormat: string): string | unde
   return undefined;
 }
 
+/** Why `template.url` can never be fetched, judged from its text alone; undefined when it may be. */
+export function templateUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'template.url must be an absolute http or https URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `template.url must be an http or https URL (got ${u.protocol})`;
+  if (u.username || u.password) {
+    return `template.url must not carry a user name or password (${u.protocol}//user:password@...): put the credential in the URL's query (a presigned or token URL), which the service keeps sealed`;
+  }
+  return undefined;
+}
+
+/** template.url as a workflow input carries it (the API, before queueing): its display form in `url`, for
+ *  summaries and messages, and the URL itself sealed for the subscription in `sealedUrl`. A URL that can
+ *  never be fetched is a 400 naming template.url, before any workflow starts. */
+export async function sealTemplateUrl(db: Db, subscriptionId: string, url: string): Promise<{ url: string; sealedUrl: string }> {
+  const problem = templateUrlProblem(url);
+  if (problem) throw new ApiError('VALIDATION_ERROR', problem);
+  return { url: displayUrl(url), sealedUrl: await seal(db, subscriptionId, url) };
+}
+
 export function urlLocation(deps: LocationDeps): Location {
   const outbound = deps.outbound ?? { policy: outboundPolicy([]), timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
   return {
-    async readTemplate(ctx, url, fileFormat = 'docx') {
+    /** `given` is the sealed URL (or, in inputs recorded before sealing, the URL itself). */
+    async readTemplate(ctx, given, fileFormat = 'docx') {
+      let url = given;
+      if (isSealed(given)) {
+        try {
+          url = await unseal(deps.db, ctx.subscriptionId, given);
+        } catch {
+          throw new LocationError('TEMPLATE_NOT_FOUND', 'template.url could not be opened (sealed for another subscription, or by a signing key this service no longer has)');
+        }
+      }
       const notFound = (why: string) => new LocationError('TEMPLATE_NOT_FOUND', `template.url ${displayUrl(url)} could not be fetched: ${why}`);
       let res;
       try {

@@ -85,7 +85,9 @@ describe(`cluster: 2 api + 2 worker processes, production Temporal server, S3 st
     expect(await temporal.run('schema')).toContain('temporal schema ready');
     expect(await temporal.run('namespace')).toContain('namespace default exists');
     for (const a of apis) {
-      const r = await fetch(`${a.url}/v1/ready`);
+      expect((await fetch(`${a.url}/v1/ready`)).status).toBe(200);
+      // The public probe names no address; the details are on the (private) metrics port.
+      const r = await fetch(`http://127.0.0.1:${a.env.METRICS_PORT}/ready`);
       const body = (await r.json()) as { checks: Record<string, { detail: string }> };
       expect(r.status, JSON.stringify(body)).toBe(200);
       expect(body.checks.temporal!.detail).toContain(temporal.address);

@@ -72,11 +72,24 @@ describe('HTTP API', () => {
         .setAudience(stack.config.jwtAudience)
         .setExpirationTime('1h')
         .sign(privateKey);
-      await expect401({ ...key, authorization: `Bearer ${forged}` });
+      expect((await expect401({ ...key, authorization: `Bearer ${forged}` })).error.message).toBe('the bearer token is not valid (signature, issuer or audience)');
       const unsigned = new jose.UnsecuredJWT({ sid: creds.subscriptionId }).setSubject(creds.userId).setIssuer(stack.config.jwtIssuer).setAudience(stack.config.jwtAudience).setExpirationTime('1h').encode();
       await expect401({ ...key, authorization: `Bearer ${unsigned}` });
-      const expired = await issueAccessToken(stack.service.db, stack.config, { userId: creds.userId, subscriptionId: creds.subscriptionId }, Math.floor(Date.now() / 1000) - 60 as unknown as string);
-      await expect401({ ...key, authorization: `Bearer ${expired}` });
+      const exp = Math.floor(Date.now() / 1000) - 60;
+      const expired = await issueAccessToken(stack.service.db, stack.config, { userId: creds.userId, subscriptionId: creds.subscriptionId }, exp as unknown as string);
+      // An expired token says so, and when (issue 32), in the envelope's message and inner error.
+      const body = await expect401({ ...key, authorization: `Bearer ${expired}` });
+      expect(body.error.message).toBe(`the bearer token expired at ${new Date(exp * 1000).toISOString()}: get a new access token`);
+      expect(body.error.innerErrors[0].message).toBe(body.error.message);
+      // A forged token past its expiry is forged, not expired: the signature is checked first.
+      const forgedExpired = await new jose.SignJWT({ sid: creds.subscriptionId })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setSubject(creds.userId)
+        .setIssuer(stack.config.jwtIssuer)
+        .setAudience(stack.config.jwtAudience)
+        .setExpirationTime(exp)
+        .sign(privateKey);
+      expect((await expect401({ ...key, authorization: `Bearer ${forgedExpired}` })).error.message).not.toMatch(/expired/);
       const otherAudience = await issueAccessToken(stack.service.db, { ...stack.config, jwtAudience: 'someone-else' }, { userId: creds.userId, subscriptionId: creds.subscriptionId });
       await expect401({ ...key, authorization: `Bearer ${otherAudience}` });
     });

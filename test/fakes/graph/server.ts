@@ -6,11 +6,18 @@
 // "tenant policy"), invite (207 partial success), async copy (202 + an off-host monitor URL), PATCH move,
 // DELETE (recycle bin) and permanentDelete, 302 downloads to a pre-authenticated URL, the
 // client-credentials token endpoint, and fault injection (429/503 with Retry-After, an expired token).
+// Names follow OneDrive/SharePoint's rules (Microsoft's "Restrictions and limitations in OneDrive and
+// SharePoint"): none of " * : < > ? / \ |, no leading or trailing space, not .lock, CON, PRN, AUX, NUL,
+// COM0-9, LPT0-9 or desktop.ini, not starting with ~$, no _vti_ anywhere, no folder "forms" at the root,
+// and a decoded path (the drive's own site and library prefix included, `pathPrefix`) of at most 400
+// characters; a refused name is 400 invalidRequest, whichever request names it.
 // Written from Microsoft's documentation (../shared/design/connectors.md section 1); every request is
-// logged so tests can count attempts.
+// logged so tests can count attempts. `barrier(n, match)` holds the first n matching requests until all n
+// have arrived (concurrent deliveries made to meet at one point).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startHttps } from '../../support/https.ts';
+import { barriers } from '../shared.ts';
 
 export const CHUNK_UNIT = 320 * 1024;
 
@@ -80,7 +87,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   const clientSecret = opts.clientSecret ?? 'secret-1';
   const tokenLifetime = opts.tokenLifetime ?? 3600;
 
-  const drives = new Map<string, { id: string; rootId: string; items: Map<string, FakeItem> }>();
+  const drives = new Map<string, { id: string; rootId: string; items: Map<string, FakeItem>; pathPrefix: string }>();
   const sites = new Map<string, string>();
   const users = new Map<string, string>();
   const tokens = new Map<string, { expired: boolean; clientId: string }>();
@@ -102,15 +109,18 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   let refuseAnonymousLinks = false;
   const refusedRecipients = new Set<string>();
   let hold: { match: (method: string, path: string) => boolean; hit: () => void; released: Promise<void>; drop: boolean } | undefined;
+  const meeting = barriers<{ method: string; path: string }>();
 
   const newId = () => `01FAKE${String(++counter).padStart(6, '0')}${randomUUID().slice(0, 8).toUpperCase()}`;
   const now = () => new Date().toISOString();
 
-  function addDrive(id: string, owner: { site?: string; user?: string } = {}) {
+  /** `pathPrefix`: what SharePoint counts before the drive's own paths in its 400-character limit (the
+   *  site and library, e.g. "sites/Finance/Shared Documents"). */
+  function addDrive(id: string, owner: { site?: string; user?: string; pathPrefix?: string } = {}) {
     const rootId = newId();
     const items = new Map<string, FakeItem>();
     items.set(rootId, { id: rootId, driveId: id, name: 'root', folder: true, state: 'live', permissions: [], created: now(), modified: now(), version: 1 });
-    drives.set(id, { id, rootId, items });
+    drives.set(id, { id, rootId, items, pathPrefix: owner.pathPrefix ?? 'personal/user/Documents' });
     if (owner.site) sites.set(owner.site, id);
     if (owner.user) users.set(owner.user, id);
     return id;
@@ -158,7 +168,21 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     }
     return cur;
   }
+  /** OneDrive / SharePoint's naming rules for a new or renamed item in `parentId`. */
+  function checkName(driveId: string, parentId: string, name: string, folder: boolean): void {
+    const refuse = (why: string) => new HttpError(400, 'invalidRequest', `The provided name is not valid: ${why}`);
+    if (name === '' || /["*:<>?/\\|]/.test(name)) throw refuse('it contains a character that is not allowed');
+    if (name !== name.trim()) throw refuse('leading or trailing spaces are not allowed');
+    if (/^(\.lock|con|prn|aux|nul|com[0-9]|lpt[0-9]|desktop\.ini)$/i.test(name)) throw refuse(`${name} is a reserved name`);
+    if (name.startsWith('~$') || /_vti_/i.test(name)) throw refuse('names starting with ~$ or containing _vti_ are not allowed');
+    const d = drive(driveId);
+    if (folder && parentId === d.rootId && name.toLowerCase() === 'forms') throw refuse('forms is reserved at the root of a library');
+    const parent = d.items.get(parentId);
+    const full = [d.pathPrefix, parent ? pathOf(parent) : '', name].filter(Boolean).join('/');
+    if (full.length > 400) throw new HttpError(400, 'invalidRequest', `The provided path is too long: ${full.length} characters, 400 at most`);
+  }
   function makeItem(driveId: string, parentId: string, name: string, folder: boolean, content?: Buffer): FakeItem {
+    checkName(driveId, parentId, name, folder);
     const item: FakeItem = { id: newId(), driveId, name, parentId, folder, content, state: 'live', permissions: [], created: now(), modified: now(), version: 1 };
     drive(driveId).items.set(item.id, item);
     return item;
@@ -251,6 +275,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
           return;
         }
       }
+      // Held until the barrier's last request has arrived, then all answered together.
+      await meeting.pass({ method, path: url.pathname });
       // Faults apply to API calls, or to any path (uploads, monitors, the token endpoint) a fault names.
       const matches = (f: Fault) =>
         (!f.method || f.method === method) &&
@@ -356,6 +382,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       const parent = walk(driveId, anchor, segments.slice(0, -1));
       const conflict = String(b.item?.['@microsoft.graph.conflictBehavior'] ?? 'replace');
       const name = String(b.item?.name ?? segments.at(-1));
+      if (!childNamed(driveId, parent.id, name)) checkName(driveId, parent.id, name, false);
       if (conflict === 'fail' && childNamed(driveId, parent.id, name)) throw new HttpError(409, 'nameAlreadyExists', 'The specified item name already exists.');
       const id = randomUUID();
       sessions.set(id, { driveId, parentId: parent.id, name, conflict, parts: [], next: 0 });
@@ -382,6 +409,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       const parent = liveItem(driveId, parentId);
       if (!parent.folder) throw new HttpError(400, 'invalidRequest', 'The new parent is not a folder');
       let name = b.name ?? item.name;
+      if (name !== item.name || parentId !== item.parentId) checkName(driveId, parentId, name, item.folder);
       const clash = childNamed(driveId, parentId, name);
       if (clash && clash.id !== item.id) {
         const conflict = conflictParam ?? 'fail';
@@ -443,6 +471,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       const target = b.parentReference?.driveId ?? driveId;
       const parentId = b.parentReference?.id ?? item.parentId!;
       liveItem(target, parentId);
+      if (b.name !== undefined && !childNamed(target, parentId, b.name)) checkName(target, parentId, b.name, item.folder);
       const id = randomUUID();
       // The source's bytes are taken now; the copy appears once the monitor has been polled.
       copies.set(id, { polls: 0, driveId: target, parentId, name: b.name ?? item.name, conflict: conflictParam ?? 'fail', content: item.content });
@@ -563,6 +592,11 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       const arrived = new Promise<void>((r) => (hit = r));
       hold = { match, hit, released, drop: opts.drop ?? false };
       return { arrived, release };
+    },
+    /** Holds the first `n` requests matching until all `n` have arrived, then answers them together:
+     *  concurrent deliveries all get past the point before any goes on. `arrived` resolves then. */
+    barrier(n: number, match: (method: string, path: string) => boolean) {
+      return meeting.add(n, (r) => match(r.method, r.path));
     },
     count(method: string, path: string | RegExp) {
       return log.filter((e) => e.method === method && (typeof path === 'string' ? e.path.includes(path) : path.test(e.path))).length;

@@ -164,8 +164,11 @@ describe('POST /documents/document/generate/async', () => {
       const { privateKey } = await jose.generateKeyPair('ES256');
       const kid = (await localSigningKey(stack.service.db)).kid;
       const forged = await sealed(claims, (jwt) => jwt.setProtectedHeader({ alg: 'ES256', kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime('1h').sign(privateKey));
-      const expired = await serviceSigned(claims, Math.floor(Date.now() / 1000) - 5);
-      for (const value of [unsigned, forged, expired]) await expectRejected(value, 401, 'UNAUTHORIZED', /not signed by this service, or has expired/);
+      const exp = Math.floor(Date.now() / 1000) - 5;
+      const expired = await serviceSigned(claims, exp);
+      for (const value of [unsigned, forged]) await expectRejected(value, 401, 'UNAUTHORIZED', /^the client authorization token is not signed by this service$/);
+      // Expired says so, and when (issue 32).
+      await expectRejected(expired, 401, 'UNAUTHORIZED', new RegExp(`^the client authorization token expired at ${new Date(exp * 1000).toISOString().replace(/\./g, '\\.')}: make a new one with POST /common/client/token$`));
       // Still valid: the same construction with a future expiry is accepted (so the rows above fail for the stated reason).
       const fine = await serviceSigned(claims, Math.floor(Date.now() / 1000) + 60);
       const res = await postAsync(await freshBody(), fine);

@@ -226,6 +226,24 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     expect(fake.requests.filter((r) => r.status === 503).length).toBe(before + 1);
   });
 
+  it('an insert whose answer was lost is retried without storing a second version (the write carries its urn in ReasonForChange)', async () => {
+    const doc = await generated();
+    const before = fake.versions.size;
+    const inserts = () => fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/sobjects/ContentVersion')).length;
+    const sent = inserts();
+    // Salesforce stores the version, the answer never arrives: the step fails and Temporal retries it.
+    fake.dropAnswerNext((method, path) => method === 'POST' && path.endsWith('/sobjects/ContentVersion'));
+    const res = await manage(toCrm(doc.urn, { fileParentId: ACCOUNT }));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(fake.versions.size).toBe(before + 1);
+    expect(inserts() - sent).toBe(1);
+    const stored = fake.versions.get(res.body.result.data.document.urn)!;
+    expect(stored.data.equals(doc.bytes)).toBe(true);
+    expect(stored.ReasonForChange).toMatch(/^docgen write [0-9a-f-]{36}$/);
+    // The retry found it by that tag.
+    expect(fake.requests.some((r) => r.method === 'GET' && r.path.endsWith('/query'))).toBe(true);
+  });
+
   it('credentials Salesforce refuses: 400 CONNECTION_ERROR, nothing written', async () => {
     const bad = await stack.credentials('tenant-bad-secret');
     expect((await connect(bad, { loginUrl: fake.url, clientId: 'app-a', clientSecret: 'wrong' })).status).toBeLessThan(300);

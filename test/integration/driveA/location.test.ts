@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config/env.ts';
 import { connectionStore } from '../../../connectors/connection-store.ts';
-import { driveALocation, UPLOAD_CHUNK } from '../../../connectors/driveA/location.ts';
+import { driveALocation, driveANameProblem, UPLOAD_CHUNK } from '../../../connectors/driveA/location.ts';
 import { type Location, LocationError, type WriteRequest } from '../../../connectors/location.ts';
 import type { BlobStore } from '../../../connectors/storage/blob-store.ts';
 import { openBlobStore } from '../../../connectors/storage/open.ts';
@@ -246,5 +246,91 @@ describe('the DriveA location', () => {
     expect(fake.item(D, moved.urn)).toBeUndefined();
     // Already gone: a retried removal is done, not an error.
     await location.remove!(ctx(), moved.urn, 'permanentDelete');
+  });
+
+  it('a final name Graph refuses (here SharePoint\'s path limit, which counts the site) leaves no temporary file or copy behind', async () => {
+    // The site's own path eats most of SharePoint's 400 characters: the temporary name fits, the final one does not.
+    const L = 'b!drive-long-site!1';
+    fake.addDrive(L, { pathPrefix: `sites/${'x'.repeat(300)}/Shared Documents` });
+    const sub = (await ensureSubscription(db, `drivea-long-${randomUUID()}`)).id;
+    await putConnection(db, {
+      subscriptionId: sub,
+      userId: randomUUID(),
+      kind: 'driveA',
+      settings: { tenantId: fake.tenantId, clientId: fake.clientId, driveId: L },
+      sealedSecrets: await seal(db, sub, JSON.stringify({ clientSecret: fake.clientSecret })),
+      secretNames: ['clientSecret'],
+    });
+    const long = { subscriptionId: sub, userId: randomUUID() };
+    const name = 'Quarterly report for the board of directors, final version approved on the 30th';
+    // Within what docgen can know (the path from the drive root), the name is fine.
+    expect(driveANameProblem({ name, path: 'Out', fileFormat: 'pdf' })).toBeUndefined();
+    const refused = await location.write!(long, await request({ name, path: 'Out' })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(LocationError);
+    expect((refused as LocationError).code).toBe('VALIDATION_ERROR');
+    expect((refused as LocationError).message).toMatch(/path is too long/);
+    const live = () => fake.files(L).filter((f) => !f.path.endsWith('/') && f.state === 'live');
+    expect(live()).toEqual([]);
+    // Gone for good, not in the recycle bin; the journal forgets it.
+    expect(fake.files(L).filter((f) => !f.path.endsWith('/'))).toEqual([]);
+    expect((await db.query('SELECT urn FROM location_writes WHERE subscription_id = $1', [sub])).rows).toEqual([]);
+
+    // The same for a copy inside the drive: the copy under its temporary name goes.
+    const src = await location.write!(long, await request({ name: 'memo', path: 'Out' }));
+    const copy = await location.copyWithin!(long, src.urn, { urn: randomUUID(), name, path: 'Out', fileFormat: 'pdf' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((copy as LocationError).code).toBe('VALIDATION_ERROR');
+    expect(live().map((f) => f.path)).toEqual(['Out/memo.pdf']);
+
+    // A name refused outright (what the API checks before queueing), written anyway: nothing stays either.
+    const colon = await code(location.write!(ctx(), await request({ name: 'Invoice 12:30', path: 'Colon' })));
+    expect(colon).toBe('VALIDATION_ERROR');
+    expect(fake.files(D).filter((f) => f.path.startsWith('Colon/') && !f.path.endsWith('/'))).toEqual([]);
+  });
+
+  it("SharePoint's naming rules, as the API checks them before queueing", () => {
+    const problem = (name: string, path = 'Out', fileFormat = 'docx') => driveANameProblem({ name, path, fileFormat });
+    for (const bad of ['Invoice 12:30', 'a"b', 'a*b', 'a<b', 'a>b', 'a?b', 'a/b', 'a\\b', 'a|b', ' lead', 'CON', 'prn', 'Aux', 'NUL', 'COM1', 'lpt9', '~$lock', 'x_vti_y']) {
+      expect(problem(bad)?.field, bad).toBe('name');
+    }
+    // Names kept whole (their extension is the format's).
+    expect(problem('desktop.ini', 'Out', 'ini')?.reason).toMatch(/reserve/);
+    expect(problem('.lock', 'Out', 'lock')?.reason).toMatch(/reserve/);
+    for (const bad of ['forms', 'A/~tilde', 'A/B:C', 'A/CON', 'A/x_vti_']) expect(problem('ok', bad)?.field, bad).toBe('path');
+    for (const fine of ['Invoice 12.30', 'Rapport été 2026', 'console', 'A&B #1 (draft)', 'forms-2026']) expect(problem(fine), fine).toBeUndefined();
+    expect(problem('x', 'A/forms')).toBeUndefined();
+    expect(problem('x'.repeat(396))?.reason).toMatch(/400/);
+  });
+
+  it('the upload session URL and the copy monitor URL are kept sealed in the write journal', async () => {
+    const journal = async (urn: string) => (await db.query<{ upload_url: string | null }>('SELECT upload_url FROM location_writes WHERE urn = $1', [urn])).rows[0]?.upload_url;
+    const bytes = Buffer.alloc(UPLOAD_CHUNK * 2, 7);
+    const req = await request({ path: 'Sealed', bytes });
+    let fragments = 0;
+    const held = fake.hold((method, p) => method === 'PUT' && p.startsWith('/up/') && ++fragments === 2);
+    const writing = location.write!(ctx(), req);
+    await held.arrived;
+    const stored = await journal(req.urn);
+    held.release();
+    await writing;
+    expect(stored).toMatch(/^sealed:/);
+    expect(stored).not.toContain('/up/');
+    expect(stored).not.toContain('127.0.0.1');
+
+    const src = await location.write!(ctx(), await request({ path: 'Sealed', name: 'src' }));
+    const copyReq = { urn: randomUUID(), name: 'src-copy', path: 'Sealed', fileFormat: 'pdf' };
+    const monitor = fake.hold((method, p) => method === 'GET' && p.startsWith('/monitor/'));
+    const copying = location.copyWithin!(ctx(), src.urn, copyReq);
+    await monitor.arrived;
+    const sealedMonitor = await journal(copyReq.urn);
+    monitor.release();
+    expect((await copying).name).toBe('src-copy.pdf');
+    expect(sealedMonitor).toMatch(/^sealed:/);
+    expect(sealedMonitor).not.toContain('/monitor/');
   });
 });

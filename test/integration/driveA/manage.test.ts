@@ -53,8 +53,13 @@ describe('manage with DriveA', () => {
   it('copy inside DriveA: Graph copies (202, monitor polled), a new file and record; the source stays', async () => {
     const doc = await generated('DriveA', 'orig');
     const copies = fake.count('POST', '/copy');
+    const [reads, puts, sessions] = [fake.count('GET', `/items/${doc.urn}/content`), fake.count('PUT', '/content'), fake.count('POST', 'createUploadSession')];
     const res = await manage({ sourceDocument: driveA(doc.urn), targetDocument: { ...toDriveA('orig-copy', 'Copies'), options: { driveA: { viewAnonymous: true } } } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // Manage meters pages-managed (spec 4.8) from the file: the source is read once to count them; the
+    // copy itself is Graph's, nothing is uploaded.
+    expect(fake.count('GET', `/items/${doc.urn}/content`) - reads).toBe(1);
+    expect([fake.count('PUT', '/content'), fake.count('POST', 'createUploadSession')]).toEqual([puts, sessions]);
     const out = res.body.result.data.document;
     expect(out).toMatchObject({ deliveryMethod: 'DriveA', name: 'orig-copy.docx', fileFormat: 'docx' });
     expect(fake.count('POST', '/copy') - copies).toBe(1);

@@ -307,20 +307,27 @@ describe('DriveB through the HTTP API', () => {
     expect(spreadsheetText(eveSheet.content)).toEqual(['a', '1']);
   });
 
-  it('same name in the folder: conflictBehavior fail refuses, replace trashes the old file once the new one exists', async () => {
+  it('same name in the folder: conflictBehavior fail refuses and leaves nothing; replace writes into the same file (id, link and sharing kept)', async () => {
     const template = native('Clash', MIME.document, makeDocx(para('v {n}')));
-    const body = (n: number, conflictBehavior?: string) =>
-      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: '' }, { name: 'clash', path: 'Clash', ...(conflictBehavior ? { options: { driveB: { conflictBehavior } } } : {}) });
-    const first = await generate({ ...body(1), data: { loadMethod: 'Storage', urn: await uploadData({ n: 1 }) } });
+    const body = (n: number, conflictBehavior?: string, sharing: Record<string, unknown> = {}) =>
+      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: '' }, { name: 'clash', path: 'Clash', options: { driveB: { ...sharing, ...(conflictBehavior ? { conflictBehavior } : {}) } } });
+    const first = await generate({ ...body(1, undefined, { viewUsers: ['bob@example.com'] }), data: { loadMethod: 'Storage', urn: await uploadData({ n: 1 }) } });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const id = first.body.result.data.document.urn as string;
+    const folder = fake.files.get(id)!.parents[0]!;
     const failed = await generate({ ...body(2, 'fail'), data: { loadMethod: 'Storage', urn: await uploadData({ n: 2 }) } });
     expect(failed.status).toBe(400);
     expect(failed.body.error.innerErrors[0].message).toMatch(/clash already exists in Clash/);
+    // Refused after the upload: the file under its temporary name is gone.
+    expect(fake.childrenOf(folder).map((f) => f.name)).toEqual(['clash']);
     const replaced = await generate({ ...body(3, 'replace'), data: { loadMethod: 'Storage', urn: await uploadData({ n: 3 }) } });
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(201);
-    const folder = fake.files.get(first.body.result.data.document.urn)!.parents[0]!;
+    expect(replaced.body.result.data.document.urn).toBe(id);
+    expect(replaced.body.result.data.document.uri).toBe(first.body.result.data.document.uri);
     expect(fake.childrenOf(folder).map((f) => [f.name, docParagraphs(f.content)[0]])).toEqual([['clash', 'v 3']]);
-    expect(fake.files.get(first.body.result.data.document.urn)!.trashed).toBe(true);
+    const file = fake.files.get(id)!;
+    expect(file.trashed).toBe(false);
+    expect(file.permissions.map((p) => `${p.type}:${p.role}:${p.emailAddress}`)).toEqual(['user:reader:bob@example.com']);
   });
 
   it('a Google Sheet merged natively with findReplace', async () => {

@@ -139,6 +139,7 @@ describe('manage: X-Service-Authorization and X-Email', () => {
     });
 
     it('unsigned, wrongly signed, expired, or of another subscription: 401', async () => {
+      await serviceToken(); // GUEST is a user of the subscription: the rows below fail for their own reason
       const key = await localSigningKey(stack.service.db);
       const now = Math.floor(Date.now() / 1000);
       const claims = { sid: creds.subscriptionId, sub: GUEST, email: 'guest@partner.example' };
@@ -149,10 +150,13 @@ describe('manage: X-Service-Authorization and X-Email', () => {
         await new jose.SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-service+jwt' }).setExpirationTime('1h').sign(privateKey),
       );
       const expired = await sealServiceJws(key, await signServiceJws(key, { ...claims, exp: now - 5 }));
-      for (const value of [unsigned, forged, expired]) {
-        expect(await expectRefused(value, 401, 'UNAUTHORIZED', /not signed by this service, or has expired/)).toBe(0);
+      for (const value of [unsigned, forged]) {
+        expect(await expectRefused(value, 401, 'UNAUTHORIZED', /^the service authorization token is not signed by this service$/)).toBe(0);
       }
-      const theirs = await serviceToken(undefined, await stack.credentials('tenant-b'));
+      // Expired says so, and when (issue 32).
+      const at = new Date((now - 5) * 1000).toISOString();
+      expect(await expectRefused(expired, 401, 'UNAUTHORIZED', new RegExp(`^the service authorization token expired at ${at.replace(/\./g, '\\.')}: make a new one with POST /common/service/token$`))).toBe(0);
+      const theirs = await serviceToken({ sub: '5e1f0c2a-0000-4000-8000-0000000000bb', email: 'guest@b.example' }, await stack.credentials('tenant-b'));
       expect(await expectRefused(theirs, 401, 'UNAUTHORIZED', /another subscription/)).toBe(0);
       // The same construction with a future expiry is accepted, so the rows above fail for the stated reason.
       const fine = await sealServiceJws(key, await signServiceJws(key, { ...claims, exp: now + 60 }));
@@ -170,6 +174,51 @@ describe('manage: X-Service-Authorization and X-Email', () => {
       const res = await api.call('POST', '/common/service/token', { json: { sub: 'guest', email: 'guest@partner.example' } });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.error.message).toMatch(/sub/);
+    });
+  });
+
+  describe('service-token users are users of the subscription (issue 25)', () => {
+    const mint = (claims: Record<string, unknown>, as = creds) => client(as).call('POST', '/common/service/token', { json: claims });
+    const userRow = async (id: string) =>
+      (await stack.service.db.query<{ subscription_id: string; email: string; name: string }>('SELECT subscription_id, email, name FROM users WHERE id = $1', [id])).rows;
+
+    it("refuses the nil UUID and another subscription's user id: 400 naming sub, nothing registered", async () => {
+      const other = await stack.credentials('tenant-owner');
+      for (const sub of ['00000000-0000-0000-0000-000000000000', other.userId, other.userId.toUpperCase()]) {
+        const res = await mint({ sub, email: 'x@attacker.example' });
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        expect(res.body.error.innerErrors[0].code).toBe('VALIDATION_ERROR');
+        expect(res.body.error.message).toMatch(/^sub /);
+      }
+      // The other tenant's user is still theirs alone.
+      expect(await userRow(other.userId)).toEqual([expect.objectContaining({ subscription_id: other.subscriptionId })]);
+    });
+
+    it('refuses an email that is not an e-mail address, as X-Email is refused: 400 naming email', async () => {
+      for (const email of ['not an address', 'a@b', '<a@b.example>', `${'a'.repeat(320)}@b.example`]) {
+        const res = await mint({ sub: '3c0d9a51-0000-4000-8000-0000000000e1', email });
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        expect(res.body.error.message).toMatch(/^email must be an e-mail address/);
+      }
+      expect(await userRow('3c0d9a51-0000-4000-8000-0000000000e1')).toEqual([]);
+    });
+
+    it("a new id becomes the subscription's user when its first token is made; the same id for another subscription is refused", async () => {
+      const id = '9b2e4f10-0000-4000-8000-00000000c0de';
+      const res = await mint({ sub: id.toUpperCase(), email: 'new.guest@partner.example', full_name: 'New Guest' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(await userRow(id)).toEqual([{ subscription_id: creds.subscriptionId, email: 'new.guest@partner.example', name: 'New Guest' }]);
+      expect((await mint({ sub: id, email: 'again@partner.example' })).status).toBe(200);
+      const b = await mint({ sub: id, email: 'x@b.example' }, await stack.credentials('tenant-squatter'));
+      expect(b.status, JSON.stringify(b.body)).toBe(400);
+    });
+
+    it('a token naming a user the subscription does not know acts for nobody: 401, nothing recorded', async () => {
+      // Signed by the service (as tokens were before this rule), for another tenant's user.
+      const other = await stack.credentials('tenant-victim');
+      const key = await localSigningKey(stack.service.db);
+      const value = await sealServiceJws(key, await signServiceJws(key, { sid: creds.subscriptionId, sub: other.userId, email: 'v@victim.example', exp: Math.floor(Date.now() / 1000) + 60 }));
+      expect(await expectRefused(value, 401, 'UNAUTHORIZED', /names a user unknown to this subscription/)).toBe(0);
     });
   });
 });

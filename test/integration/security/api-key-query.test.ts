@@ -2,10 +2,11 @@
 // responses, not in the callback body POSTed to a third party, not in the workflow histories (what the
 // Temporal UI shows), not in the request log. The real service, Temporal dev server and a real receiver.
 import { Writable } from 'node:stream';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { redactUrl } from '../../../api/envelope.ts';
+import { historyText } from '../../support/history.ts';
 import { makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
@@ -19,6 +20,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/v1/x?apiKey&apiKey=&a')).toBe('/v1/x?a');
     expect(redactUrl('/v1/x?apiKeys=not-a-key')).toBe('/v1/x?apiKeys=not-a-key');
     expect(redactUrl('/v1/x')).toBe('/v1/x');
+  });
+
+  it('drops every key-like spelling the service refuses, since a refused request is echoed and logged too (issue 25)', () => {
+    const spellings = ['api_key', 'API_KEY', 'api-key', 'Api.Key', 'x-api-key', 'X_API_KEY', 'apiKey[]', 'apiKey%5B%5D', 'apiKey[0]', 'api_key[x]', 'api%5Fkey', 'api%255Fkey', 'api+key', 'key', 'token', 'access_token', 'accessToken', 'api_token'];
+    for (const name of spellings) expect(redactUrl(`/v1/x?a=1&${name}=dgk_secret&b=2`), name).toBe('/v1/x?a=1&b=2');
+    // Other parameters stay as sent, including ones that merely contain a key-like word.
+    expect(redactUrl('/v1/x?$top=1&keyboard=3&monkey=4&tokens=5')).toBe('/v1/x?$top=1&keyboard=3&monkey=4&tokens=5');
   });
 });
 
@@ -70,20 +78,6 @@ describe('?apiKey= never leaves the process', () => {
     return generateBody(t.body.result.data.files[0].id as string, d.body.result.data.files[0].id as string);
   }
 
-  /** Every payload of every event of a workflow's history, decoded as text. */
-  async function historyText(workflowId: string): Promise<string> {
-    const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
-    const decoded: string[] = [];
-    const walk = (v: unknown): void => {
-      if (v instanceof Uint8Array) decoded.push(Buffer.from(v).toString());
-      else if (typeof v === 'string') decoded.push(v);
-      else if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-    };
-    walk(history.events);
-    return decoded.join('\n');
-  }
-
   it('sync generate, async generate (callback body), manage, a GET and a 401: origin, callback, histories and log hold no key', async () => {
     const key = creds.apiKey;
     const seen: string[] = [];
@@ -91,7 +85,7 @@ describe('?apiKey= never leaves the process', () => {
     const generated = await call('POST', '/documents/document/generate', { json: await pair() });
     expect(generated.status, generated.text).toBe(201);
     expect(generated.body?.origin).toBe(`POST ${creds.baseUrl}/documents/document/generate`);
-    seen.push(generated.text, await historyText(`generate-${generated.body?.operationId}`));
+    seen.push(generated.text, await historyText(connection, `generate-${generated.body?.operationId}`));
 
     const token = await call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/apikey' } });
     expect(token.status, token.text).toBe(200);
@@ -103,7 +97,7 @@ describe('?apiKey= never leaves the process', () => {
     expect(queued.status, queued.text).toBe(201);
     const [delivery] = await receiver.waitFor('/hooks/apikey');
     expect(JSON.parse(delivery?.body ?? '{}').origin).toBe(`POST ${creds.baseUrl}/documents/document/generate/async?keep=1`);
-    seen.push(delivery?.body ?? '', await historyText(`generate-async-${queued.headers.get('x-operation-id')}`));
+    seen.push(delivery?.body ?? '', await historyText(connection, `generate-async-${queued.headers.get('x-operation-id')}`));
 
     const managed = await call('POST', '/documents/document/manage', {
       json: {
@@ -113,7 +107,7 @@ describe('?apiKey= never leaves the process', () => {
     });
     expect(managed.status, managed.text).toBe(201);
     expect(managed.body?.origin).toBe(`POST ${creds.baseUrl}/documents/document/manage`);
-    seen.push(managed.text, await historyText(`manage-${managed.body?.operationId}`));
+    seen.push(managed.text, await historyText(connection, `manage-${managed.body?.operationId}`));
 
     const listed = await call('GET', '/documents/template/list?$top=1');
     expect(listed.status, listed.text).toBe(200);
@@ -125,6 +119,15 @@ describe('?apiKey= never leaves the process', () => {
     expect(refused.status).toBe(401);
     expect(refused.body?.origin).toBe(`GET ${creds.baseUrl}/documents/template/list`);
     seen.push(refused.text);
+
+    // Spellings the service refuses (a client's mistake): the 401 echoes origin and the log records the URL,
+    // both without the key (issue 25: `api_key=` and `apiKey[]=` were echoed and logged as sent).
+    for (const query of [`api_key=${key}`, `apiKey[]=${key}&keep=2`, `x-api-key=${encodeURIComponent(key)}`]) {
+      const misspelled = await call('GET', '/documents/template/list', { query });
+      expect(misspelled.status, misspelled.text).toBe(401);
+      expect(misspelled.body?.origin).toBe(`GET ${creds.baseUrl}/documents/template/list${query.includes('keep=2') ? '?keep=2' : ''}`);
+      seen.push(misspelled.text);
+    }
 
     // The log saw every one of these requests, by URL, without the key.
     const logged = log.join('');

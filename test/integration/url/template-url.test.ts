@@ -1,10 +1,14 @@
 // template.url end to end: generate fetches the template through the guarded HTTP client from a real local
-// HTTP server, checks what it got before merging, and answers 400 naming the reason when it cannot.
+// HTTP server, checks what it got before merging, and answers 400 naming the reason when it cannot. The URL
+// travels sealed: the workflow history (what the Temporal UI shows) holds only its display form.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { writeZip } from '../../../engine/zip.ts';
+import { historyText } from '../../support/history.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
@@ -43,7 +47,12 @@ describe('template.url', () => {
   let api: ReturnType<typeof client>;
   let files: Served;
   let refused: Served;
+  let connection: Connection;
   const template = makeDocx(['Dear {name},', 'fetched from a URL.']);
+  // A presigned URL's query: its signature is a credential for the file.
+  const signature = randomBytes(16).toString('hex');
+  const credential = `AKIA${randomBytes(6).toString('hex').toUpperCase()}`;
+  const signedQuery = `X-Amz-Credential=${credential}%2F20260101%2Fus-east-1&X-Amz-Signature=${signature}`;
 
   beforeAll(async () => {
     files = await serve('127.0.0.1', {
@@ -55,6 +64,7 @@ describe('template.url', () => {
       '/busy.docx': { status: 503, type: 'text/plain', body: 'try later' },
       '/huge.docx': { type: DOCX, body: new Uint8Array(MAX + 1024) },
       '/sheet.docx': { type: DOCX, body: packageOf(['[Content_Types].xml', '_rels/.rels', 'xl/workbook.xml']) },
+      [`/signed.docx?${signedQuery}`]: { type: DOCX, body: template },
     });
     // 127.0.0.2 is loopback too, but OUTBOUND_ALLOW lists only 127.0.0.1.
     refused = await serve('127.0.0.2', { '/letter.docx': { type: DOCX, body: template } });
@@ -63,8 +73,10 @@ describe('template.url', () => {
     stack = await startStack({ outboundAllow: ['127.0.0.1'], outboundMaxBytes: MAX });
     creds = await stack.credentials();
     api = client(creds);
+    connection = await Connection.connect({ address: inject('temporalAddress') });
   });
   afterAll(async () => {
+    await connection?.close();
     await stack?.stop();
     await files?.close();
     await refused?.close();
@@ -132,6 +144,45 @@ describe('template.url', () => {
     await expectRefused(`${files.url}/page.html`, 'INVALID_TEMPLATE_FORMAT', /content type text\/html/);
     await expectRefused(`${files.url}/not-a-zip.docx`, 'INVALID_TEMPLATE_FORMAT', /not a zip package/);
     await expectRefused(`${files.url}/sheet.docx`, 'INVALID_TEMPLATE_FORMAT', /it is a xlsx package/);
+  });
+
+  it('a URL with user:password@ is refused before anything is queued: 400 VALIDATION_ERROR naming template.url', async () => {
+    for (const url of [`http://ada:pa55word@${new URL(files.url).host}/letter.docx`, `http://token@${new URL(files.url).host}/letter.docx`]) {
+      const hits = files.hits.length;
+      const res = await generate(url);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.innerErrors[0].code).toBe('VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/^template\.url must not carry a user name or password/);
+      // No workflow started (issue 25: one did, and failed in its first step), no request left the service.
+      const operationId = res.headers.get('x-operation-id')!;
+      await expect(new Client({ connection }).workflow.getHandle(`generate-${operationId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      expect(files.hits.length).toBe(hits);
+    }
+    // Not an http(s) URL at all: refused the same way.
+    const ftp = await generate('ftp://127.0.0.1/letter.docx');
+    expect(ftp.status).toBe(400);
+    expect(ftp.body.error.message).toMatch(/template\.url must be an http or https URL/);
+  });
+
+  it("the URL's query (a presigned URL's signature) is in no part of the workflow history: the input carries it sealed", async () => {
+    const url = `${files.url}/signed.docx?${signedQuery}`;
+    const res = await generate(url);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(files.hits).toContain(`/signed.docx?${signedQuery}`);
+    const history = await historyText(connection, `generate-${res.body.operationId}`);
+    // Nothing of its query: not the whole, not a name, not a value...
+    const parts = [signedQuery, ...signedQuery.split('&').flatMap((p) => p.split('=')), signature, credential, decodeURIComponent(signedQuery)];
+    for (const part of parts) expect(history, part).not.toContain(part);
+    // ...though the run is there, with the URL's display form and the URL sealed.
+    expect(history).toContain(`${files.url}/signed.docx?…`);
+    expect(history).toMatch(/"sealedUrl":"sealed:/);
+    // A fetch that fails says which URL in its display form; the query stays out of the message and history.
+    const failed = await generate(`${files.url}/missing.docx?${signedQuery}`);
+    expect(failed.status, JSON.stringify(failed.body)).toBe(400);
+    expect(failed.body.error.message).toContain(`${files.url}/missing.docx?… could not be fetched: the server answered HTTP 404`);
+    expect(JSON.stringify(failed.body)).not.toContain(signature);
+    const failedHistory = await historyText(connection, `generate-${failed.body.operationId}`);
+    for (const part of parts) expect(failedHistory, part).not.toContain(part);
   });
 
   it('a template record with url alone is accepted and keeps the url', async () => {

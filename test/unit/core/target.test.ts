@@ -34,7 +34,7 @@ describe('parseTarget: one parser for generate and manage', () => {
   it('a valid target, and what it asks of its location', () => {
     expect(target({ fileFormat: 'pdf', options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfA2B"}' } })).toEqual({
       target: { name: 'report', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root', saveOptions: { pdf: { conformance: 'PdfA2B' } } },
-      needs: [{ method: 'Storage', capability: 'write', field: 'document.deliveryMethod', fileFormat: 'pdf' }],
+      needs: [{ method: 'Storage', capability: 'write', field: 'document.deliveryMethod', fileFormat: 'pdf', target: { name: 'report', path: 'root', field: 'document' } }],
       problems: [],
     });
   });
@@ -73,7 +73,7 @@ describe('parseTarget: one parser for generate and manage', () => {
     expect(a.problems).toEqual([]);
     expect(a.target).toMatchObject({ sharing: { viewUsers: ['ada@example.com'] }, conflict: 'replace' });
     expect(a.needs).toEqual([
-      { method: 'DriveA', capability: 'write', field: 'document.deliveryMethod', fileFormat: 'docx' },
+      { method: 'DriveA', capability: 'write', field: 'document.deliveryMethod', fileFormat: 'docx', target: { name: 'report', path: '', field: 'document' } },
       { method: 'DriveA', capability: 'share', field: 'document.options.driveA' },
     ]);
     expect(messages(target({ deliveryMethod: 'DriveB', fileFormat: 'pdf', options: { driveB: { viewAnonymous: 'yes' } } }))).toEqual(['document.options.driveB.viewAnonymous must be true or false']);
