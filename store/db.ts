@@ -55,6 +55,10 @@ export async function openPglite(dir: string | undefined): Promise<Db> {
 export async function openPostgres(connectionString: string): Promise<Db> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString, max: 10 });
+  // An idle client whose connection drops (the server restarted, a failover, pg_terminate_backend, a proxy's
+  // idle timeout) emits 'error' through the pool, which has already removed it: without a listener the
+  // event would end the process. The next query opens a fresh connection.
+  pool.on('error', () => undefined);
   // Fail at start-up, not on the first request, when the server is unreachable.
   const probe = await pool.connect();
   probe.release();
@@ -69,6 +73,13 @@ export async function openPostgres(connectionString: string): Promise<Db> {
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const client = await pool.connect();
+      // A checked-out client has no listener of its own: a connection dropped while the transaction is open
+      // and no statement runs (the location lock holds one during a drive's calls) emits 'error' here. It
+      // is kept to fail the transaction's next statement (which fails anyway on the dead connection), and
+      // the client is discarded instead of going back to the pool.
+      let lost: Error | undefined;
+      const onError = (err: Error) => (lost ??= err);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const out = await fn({
@@ -80,13 +91,16 @@ export async function openPostgres(connectionString: string): Promise<Db> {
             await client.query(sql);
           },
         });
+        if (lost) throw lost;
         await client.query('COMMIT');
         return out;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (!lost) await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        // release(err) destroys the client: a connection that failed never serves another caller.
+        client.release(lost ?? undefined);
       }
     },
     async close() {
