@@ -58,8 +58,6 @@ export interface EndRunInput {
 export interface WriteAndRecordInput extends WriteInput {
   /** The page count, when it was counted before (a remote target: before its transfer); else counted here. */
   pages?: number;
-  /** When the caller stops waiting (a sync generate): the count does not run past it. */
-  deadline?: number;
   /** The write, when it was a transfer of its own (a remote target); else written here. */
   written?: Written;
   /** What the record meters: a generate's pages, or a manage's. */
@@ -128,13 +126,13 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
      *  elsewhere the count comes first. Run again after its workflow task was lost past the record (the
      *  file it counts is gone with the scratch it discarded), it answers with what it recorded then. */
     async writeAndRecord(input: WriteAndRecordInput): Promise<Recorded> {
-      const { run, urn, target, end, written: transferred, pages: counted, deadline, metering, movedFrom, initiatorEmail, ...write } = input;
+      const { run, urn, target, end, written: transferred, pages: counted, metering, movedFrom, initiatorEmail, ...write } = input;
       const writeInput: WriteInput = { run, urn, target, ...write };
       const meter = metering === 'generated' ? generatedConsumption : managedConsumption;
       // A run that ran consumes its uploads whatever its outcome: no need to wait for the count.
       const consumed = end.uploads.length > 0 ? steps.consumeUploads({ subscriptionId: run.subscriptionId, urns: end.uploads }) : Promise.resolve(undefined);
       consumed.catch(() => undefined);
-      const counting = counted !== undefined ? Promise.resolve(counted) : steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId, ...(deadline ? { deadline } : {}) });
+      const counting = counted !== undefined ? Promise.resolve(counted) : steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId });
       const writing = transferred
         ? Promise.resolve(transferred)
         : undoable(target.deliveryMethod)

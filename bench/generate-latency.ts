@@ -19,6 +19,7 @@ import { makeDocx } from '../test/support/office.ts';
 import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 import { median, medianSteps, type Step, stepsOf, wallNow } from './breakdown.ts';
+import { generateWorkflowId } from '../api/temporal.ts';
 
 const { values } = parseArgs({
   options: {
@@ -143,7 +144,7 @@ try {
     const temporal = new Client({ connection });
     for (const r of Object.values(results)) {
       for (const { id, sentAt, receivedAt } of r.ids) {
-        const history = await temporal.workflow.getHandle(`generate-${id}`).fetchHistory();
+        const history = await temporal.workflow.getHandle(generateWorkflowId(creds.subscriptionId, id)).fetchHistory();
         r.steps.push(stepsOf(history, sentAt, receivedAt));
       }
     }

@@ -167,7 +167,7 @@ export const settings = {
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', 20 * 1024 * 1024, bytes, 'Maximum size of one uploaded file (e.g. 20MB)'),
   uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
   uploadSweepSeconds: setting('UPLOAD_SWEEP_SECONDS', 60, int(1, 86_400), 'How often the upload sweeper erases the bytes of uploads whose retention period is over (they stop resolving at the end of the period, whatever this is)'),
-  generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate waits for its workflow'),
+  generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate or manage waits for its run; past it the caller gets 504 GENERATION_TIMEOUT and the run goes on (a retry with the same Idempotency-Key, or the operationId of the 504 as the key, returns its outcome)'),
   clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token) and of a service-authorization token (POST /common/service/token)'),
   converterSlots: setting(
     'CONVERTER_SLOTS',
@@ -190,7 +190,7 @@ export const settings = {
   gotenbergUrl: setting('GOTENBERG_URL', CS.gotenbergUrl, httpUrl, 'Gotenberg server for conversions (scale-out), e.g. http://gotenberg:3000; basic auth in the URL is sent as such'),
   converterPoolSize: setting('CONVERTER_POOL_SIZE', CS.poolSize, int(0, 256), 'Warm LibreOffice instances in this worker; 0 = the CPU count'),
   converterQueueLimit: setting('CONVERTER_QUEUE_LIMIT', CS.queueLimit, int(1, 100_000), 'Conversions that may wait for a free instance before new ones are refused (QUEUE_FULL, retried by the workflow)'),
-  converterTimeoutMs: setting('CONVERTER_TIMEOUT_MS', CS.timeoutMs, int(1_000, 3_600_000), 'Time limit of one conversion; a sync generate also stops at its own deadline'),
+  converterTimeoutMs: setting('CONVERTER_TIMEOUT_MS', CS.timeoutMs, int(1_000, 3_600_000), 'Time limit of one conversion (attempt), for a synchronous generate as for an async one'),
   converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
   converterNetworkIsolation: setting(
     'CONVERTER_NETWORK_ISOLATION',

@@ -42,7 +42,12 @@ export const errorRegistry = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used with a different request.' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests; retry after the time in Retry-After.', retryable: true },
-  GENERATION_TIMEOUT: { status: 504, message: 'The generation did not finish in time; nothing was delivered.', retryable: true },
+  GENERATION_TIMEOUT: {
+    status: 504,
+    message:
+      'The operation did not finish while the caller waited; it may still complete. Send the same request again with the same Idempotency-Key (without one: the operationId of this answer) to get its outcome.',
+    retryable: true,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof errorRegistry;

@@ -33,7 +33,11 @@ export function renderFailure(cause: unknown, workflowId: string): FailureRender
     return { code: cause.type, status: errorRegistry[cause.type].status, message: cause.message, innerErrors: inner, ...(external ? { externalErrors: external } : {}) };
   }
   if (cause instanceof TimeoutFailure) {
-    return { code: 'GENERATION_TIMEOUT', status: 504, message: errorRegistry.GENERATION_TIMEOUT.message, innerErrors: [innerError('GENERATION_TIMEOUT')] };
+    // A step of the run ran out of time (its time limit, after its retries) and the run failed: final, and
+    // nothing more is known of what the step did.
+    const limit = cause.timeoutType ? cause.timeoutType.toLowerCase().replace(/_/g, '-') : 'time limit';
+    const message = `a step of the operation ran out of time (${limit}) and the operation failed (workflow ${workflowId})`;
+    return { code: 'GENERATION_TIMEOUT', status: 504, message, innerErrors: [innerError('GENERATION_TIMEOUT', message, workflowId)] };
   }
   return {
     code: 'FUNCTION_EXECUTION_ERROR',
@@ -42,3 +46,4 @@ export function renderFailure(cause: unknown, workflowId: string): FailureRender
     innerErrors: [innerError('FUNCTION_EXECUTION_ERROR', `the generation failed unexpectedly (workflow ${workflowId})`, workflowId)],
   };
 }
+

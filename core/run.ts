@@ -17,3 +17,8 @@ export interface RunContext {
 export function isRemote(run: Pick<RunContext, 'remote'>, method: string): boolean {
   return run.remote?.includes(method) ?? false;
 }
+
+/** The longest a synchronous generate or manage run may take (its execution timeout; the server ends it
+ *  past this). Far beyond any caller's wait (GENERATE_TIMEOUT_MS): a run that outlives its caller finishes
+ *  and records its outcome. It is also how old a scratch file must be before the sweep removes it. */
+export const RUN_TIME_LIMIT_MS = 24 * 60 * 60 * 1000;

@@ -86,7 +86,6 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
   const from = input.template.fileFormat;
   const to = input.document.fileFormat;
   const { pdf, csv } = input.document.saveOptions ?? {};
-  const deadline = deadlineOf();
   return conversion(queue).convertDocument.executeWithOptions({ summary: `convert ${from} to ${to}${pdf?.conformance ? ` (${pdf.conformance})` : ''}` }, [
     {
       source,
@@ -98,21 +97,12 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
       ...(csv ? { csv } : {}),
       ...(input.data.embedded ? { embedded: customProperties(input.data.embedded) } : {}),
       subscriptionId: input.run.subscriptionId,
-      ...(deadline ? { deadline } : {}),
     },
   ]);
 }
 
 function writeInput(input: GenerateInput, urn: string, source: BlobRef, scratch: BlobRef[]): WriteAndRecordInput {
-  const deadline = deadlineOf();
-  return { run: input.run, urn, source, target: input.document, metering: 'generated', end: { uploads: input.uploads, scratch: [...scratch] }, ...(deadline ? { deadline } : {}) };
-}
-
-/** When a synchronous caller stops waiting (the run's execution timeout): conversions and counts must not
- *  outlive it. */
-function deadlineOf(): number | undefined {
-  const { startTime, executionTimeoutMs } = workflowInfo();
-  return executionTimeoutMs ? startTime.getTime() + executionTimeoutMs : undefined;
+  return { run: input.run, urn, source, target: input.document, metering: 'generated', end: { uploads: input.uploads, scratch: [...scratch] } };
 }
 
 function prepareSummary(input: GenerateInput): string {

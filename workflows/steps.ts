@@ -44,8 +44,10 @@ const CONVERSION = {
 
 /** Where a conversion runs: `local` for a waiting caller (sync generate, manage), in the same workflow task
  *  as the steps around it (a normal activity costs two server round trips and the next workflow task; a
- *  worker that dies mid-conversion loses the task and the next worker runs the idempotent steps again,
- *  within the caller's deadline); `office` for an async generate. */
+ *  worker that dies mid-conversion loses the task and the next worker runs the idempotent steps again);
+ *  `office` for an async generate. Either way a conversion is bounded by its own limits (CONVERTER_TIMEOUT_MS
+ *  per attempt, CONVERSION's attempts), never by the caller's wait: a run that outlives its caller
+ *  finishes and records its outcome for the caller's retry (api/temporal.ts). */
 export type ConversionQueue = 'local' | 'office';
 
 const localConversion = proxyLocalActivities<Activities>({ startToCloseTimeout: CONVERSION.startToCloseTimeout, retry: CONVERSION.retry });
@@ -67,9 +69,9 @@ export async function writeAndRecord(input: WriteAndRecordInput, summary: { what
   const pages =
     input.pages ??
     (await steps.measure.executeWithOptions({ summary: 'count pages' }, [
-      { blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId, ...(input.deadline ? { deadline: input.deadline } : {}) },
+      { blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId },
     ]));
-  const { pages: _pages, deadline: _deadline, metering: _metering, movedFrom: _movedFrom, initiatorEmail: _initiatorEmail, end: _end, ...write } = input;
+  const { pages: _pages, metering: _metering, movedFrom: _movedFrom, initiatorEmail: _initiatorEmail, end: _end, ...write } = input;
   const written = await transfers.deliver.executeWithOptions({ summary: `${summary.write ?? 'write'} ${target.name} to ${to}` }, [write]);
   return steps.writeAndRecord.executeWithOptions({ summary: summary.what }, [{ ...input, pages, written }]);
 }

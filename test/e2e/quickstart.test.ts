@@ -10,6 +10,7 @@ import { localActivities } from '../support/history.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { repoRoot, type StartedService, startDocgen } from '../support/service-process.ts';
+import { generateWorkflowId } from '../../api/temporal.ts';
 
 // The screenshots the README shows (docs/*.png) are taken here: UPDATE_SCREENSHOTS=1 writes them into
 // docs/, otherwise into a temporary directory (the UI shows times and ids, which change every run).
@@ -93,7 +94,7 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
     const connection = await Connection.connect({ address: service.temporalAddress });
     try {
       const temporal = new Client({ connection });
-      const handle = temporal.workflow.getHandle(`generate-${gen.body.operationId}`);
+      const handle = temporal.workflow.getHandle(generateWorkflowId(creds.subscriptionId, gen.body.operationId));
       const described = await handle.describe();
       expect(described.type).toBe('generateDocument');
       expect(described.status.name).toBe('COMPLETED');
@@ -137,7 +138,7 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       // (UI 2.42) and 1.9 (UI 2.54, whose default tab, the timeline, shows no local activity summaries).
       const { temporalAddress } = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'service.json'), 'utf8')) as { temporalAddress: string };
       const connection = await Connection.connect({ address: temporalAddress });
-      const workflowId = `generate-${gen.body.operationId}`;
+      const workflowId = generateWorkflowId(creds.subscriptionId, gen.body.operationId);
       const runId = await new Client({ connection }).workflow
         .getHandle(workflowId)
         .describe()

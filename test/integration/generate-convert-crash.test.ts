@@ -14,6 +14,7 @@ import { makeDocx, pageBreak, para } from './convert/fixtures.ts';
 import { client, generateBody } from '../support/http.ts';
 import { instanceProcesses, killBusyInstance } from '../support/office-processes.ts';
 import { type Stack, startStack } from '../support/stack.ts';
+import { generateWorkflowId } from '../../api/temporal.ts';
 
 
 // A title page, then one page per loop iteration (a hard page break, a heading, ~1 500 characters of
@@ -72,7 +73,7 @@ describe('a LibreOffice instance killed during the convert activity of a generat
 
     const res = await request;
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(handle.workflowId).toBe(`generate-${res.body.operationId}`);
+    expect(handle.workflowId).toBe(generateWorkflowId(creds.subscriptionId, res.body.operationId));
 
     // The whole document: a PDF with every page, metered as such.
     const file = await api.download(res.body.result.data.document.urn);

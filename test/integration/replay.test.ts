@@ -21,6 +21,7 @@ import { type Stack, startStack } from '../support/stack.ts';
 import { type Receiver, startReceiver } from './async/receiver.ts';
 import { connect as connectDriveA, DRIVE_A } from './driveA/support.ts';
 import { ADA, connect as connectDriveB, driveBBody, startFakeGoogle } from './driveB/setup.ts';
+import { generateWorkflowId, manageWorkflowId } from '../../api/temporal.ts';
 
 const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'current.json');
 const RECORD = process.env.DOCGEN_RECORD_HISTORIES === '1';
@@ -62,6 +63,7 @@ describe('workflow replay', () => {
   let receiver: Receiver;
   let connection: Connection;
   let api: ReturnType<typeof client>;
+  let subscriptionId: string;
 
   beforeAll(async () => {
     if (RECORD) [graph, google, receiver] = await Promise.all([startGraphFake(), startFakeGoogle(), startReceiver('127.0.0.1')]);
@@ -70,7 +72,9 @@ describe('workflow replay', () => {
         ? { driveAGraphUrl: graph.graphUrl, driveALoginUrl: graph.loginUrl, ...google.settings, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 150, 150], callbackTimeoutMs: 2_000 }
         : {},
     );
-    api = client(await stack.credentials());
+    const creds = await stack.credentials();
+    subscriptionId = creds.subscriptionId;
+    api = client(creds);
     connection = await Connection.connect({ address: inject('temporalAddress') });
   });
   afterAll(async () => {
@@ -92,12 +96,12 @@ describe('workflow replay', () => {
   async function generate(body: unknown, status = 201): Promise<History> {
     const res = await api.call('POST', '/documents/document/generate', { json: body });
     expect(res.status, JSON.stringify(res.body)).toBe(status);
-    return history(`generate-${res.body.operationId}`);
+    return history(generateWorkflowId(subscriptionId, res.body.operationId));
   }
   async function manage(body: unknown, status = 201): Promise<History> {
     const res = await api.call('POST', '/documents/document/manage', { json: body });
     expect(res.status, JSON.stringify(res.body)).toBe(status);
-    return history(`manage-${res.body.operationId}`);
+    return history(manageWorkflowId(subscriptionId, res.body.operationId));
   }
   const delivered = async () => {
     const [t, d] = await pair();

@@ -14,6 +14,7 @@ import { client, generateBody } from '../../support/http.ts';
 import { localActivities } from '../../support/history.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 import { type Delivery, type Receiver, startReceiver } from './receiver.ts';
+import { generateWorkflowId } from '../../../api/temporal.ts';
 
 const SCHEDULE = [0, 150, 150, 150];
 const MISSING = '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11';
@@ -202,8 +203,8 @@ describe('POST /documents/document/generate/async', () => {
 
     const sync = await api.call('POST', '/documents/document/generate', { json: await freshBody({ document: { fileFormat: 'pdf' } }) });
     expect(sync.status, JSON.stringify(sync.body)).toBe(201);
-    expect(await convertQueue(`generate-${sync.body.operationId}`)).toEqual([]);
-    const markers = localActivities((await temporal.workflow.getHandle(`generate-${sync.body.operationId}`).fetchHistory()).events).map((a) => a.type);
+    expect(await convertQueue(generateWorkflowId(creds.subscriptionId, sync.body.operationId))).toEqual([]);
+    const markers = localActivities((await temporal.workflow.getHandle(generateWorkflowId(creds.subscriptionId, sync.body.operationId)).fetchHistory()).events).map((a) => a.type);
     expect(markers).toContain('convertDocument');
   });
 

@@ -13,6 +13,7 @@ import { PNG_2x1 } from '../../unit/engine/helpers.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
+import { generateWorkflowId } from '../../../api/temporal.ts';
 
 interface Server {
   url: string;
@@ -94,6 +95,7 @@ const QUERY = 'query Customer($id: ID!, $limit: Int) { customer(id: $id) { name 
 describe('generate with GraphQL data and images from URLs', () => {
   let stack: Stack;
   let api: ReturnType<typeof client>;
+  let subscriptionId: string;
   let gql: Server;
   let blockedGql: Server;
   let images: Server;
@@ -107,7 +109,9 @@ describe('generate with GraphQL data and images from URLs', () => {
       graphqlServer('127.0.0.1', () => images.url),
       graphqlServer('127.0.0.2', () => images.url),
     ]);
-    api = client(await stack.credentials());
+    const creds = await stack.credentials();
+    subscriptionId = creds.subscriptionId;
+    api = client(creds);
   });
   afterAll(async () => {
     await stack?.stop();
@@ -171,7 +175,7 @@ describe('generate with GraphQL data and images from URLs', () => {
     // Nor is it in the workflow's history (what the Temporal UI shows): it travels sealed.
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const history = await new Client({ connection }).workflow.getHandle(`generate-${res.body.operationId}`).fetchHistory();
+      const history = await new Client({ connection }).workflow.getHandle(generateWorkflowId(subscriptionId, res.body.operationId)).fetchHistory();
       // Every payload of every event, decoded.
       const decoded: string[] = [];
       const walk = (v: unknown): void => {
@@ -193,7 +197,7 @@ describe('generate with GraphQL data and images from URLs', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_ERROR');
     // The query's result was written to the run's scratch before the merge failed.
-    expect(await stack.blobs.list(`scratch/generate-${res.body.operationId}/`)).toEqual([]);
+    expect(await stack.blobs.list(`scratch/${generateWorkflowId(subscriptionId, res.body.operationId)}/`)).toEqual([]);
   });
 
   it("answers 400 with the GraphQL server's messages", async () => {

@@ -12,6 +12,7 @@ import { localSigningKey } from '../../../security/tokens.ts';
 import { makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
+import { manageWorkflowId } from '../../../api/temporal.ts';
 
 const GUEST = '7d3c2b1a-0000-4000-8000-00000000abcd';
 
@@ -62,7 +63,7 @@ describe('manage: X-Service-Authorization and X-Email', () => {
     return r.rows.map((x) => x.user_id);
   }
   async function summary(operationId: string) {
-    const handle = temporal.workflow.getHandle(`manage-${operationId}`);
+    const handle = temporal.workflow.getHandle(manageWorkflowId(creds.subscriptionId, operationId));
     const d = await handle.describe();
     return (await d.staticDetails()) ?? '';
   }

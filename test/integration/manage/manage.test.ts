@@ -10,6 +10,7 @@ import { localActivities } from '../../support/history.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
+import { manageWorkflowId } from '../../../api/temporal.ts';
 
 const MISSING = '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11';
 
@@ -123,7 +124,7 @@ describe('POST /documents/document/manage', () => {
     // same workflow task as the steps around it, with no activity task to dispatch.
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const events = (await new Client({ connection }).workflow.getHandle(`manage-${res.body.operationId}`).fetchHistory()).events ?? [];
+      const events = (await new Client({ connection }).workflow.getHandle(manageWorkflowId(creds.subscriptionId, res.body.operationId)).fetchHistory()).events ?? [];
       expect(localActivities(events).filter((a) => a.type === 'convertDocument').map((a) => a.summary)).toEqual(['convert docx to pdf']);
       expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
     } finally {
@@ -142,7 +143,7 @@ describe('POST /documents/document/manage', () => {
     expect(res.status).toBe(201);
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const described = await new Client({ connection }).workflow.getHandle(`manage-${res.body.operationId}`).describe();
+      const described = await new Client({ connection }).workflow.getHandle(manageWorkflowId(creds.subscriptionId, res.body.operationId)).describe();
       expect(described.type).toBe('manageDocument');
       expect(described.status.name).toBe('COMPLETED');
       expect(described.typedSearchAttributes.get(SA.subscription)).toBe(creds.subscriptionId);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
-import { ensureUploadSweeper, uploadSweeperId } from '../../../api/temporal.ts';
+import { ensureUploadSweeper, generateWorkflowId, uploadSweeperId } from '../../../api/temporal.ts';
 import { insertFile } from '../../../store/files.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
@@ -58,7 +58,7 @@ describe('upload retention', () => {
     const { templateUrn, dataUrn } = await uploadPair();
     const gen = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
     expect(gen.status, JSON.stringify(gen.body)).toBe(201);
-    const run = await temporal.workflow.getHandle(`generate-${gen.body.operationId}`).describe();
+    const run = await temporal.workflow.getHandle(generateWorkflowId(creds.subscriptionId, gen.body.operationId)).describe();
     for (const id of [templateUrn, dataUrn]) {
       const r = await row(id);
       expect(r.removed_date).not.toBeNull();

@@ -11,6 +11,7 @@ import { makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 import { type Receiver, startReceiver } from '../async/receiver.ts';
+import { generateWorkflowId, manageWorkflowId } from '../../../api/temporal.ts';
 
 describe('redactUrl', () => {
   it('drops the apiKey parameter however it is spelled, and keeps the rest of the query as sent', () => {
@@ -85,7 +86,7 @@ describe('?apiKey= never leaves the process', () => {
     const generated = await call('POST', '/documents/document/generate', { json: await pair() });
     expect(generated.status, generated.text).toBe(201);
     expect(generated.body?.origin).toBe(`POST ${creds.baseUrl}/documents/document/generate`);
-    seen.push(generated.text, await historyText(connection, `generate-${generated.body?.operationId}`));
+    seen.push(generated.text, await historyText(connection, generateWorkflowId(creds.subscriptionId, generated.body?.operationId)));
 
     const token = await call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/apikey' } });
     expect(token.status, token.text).toBe(200);
@@ -107,7 +108,7 @@ describe('?apiKey= never leaves the process', () => {
     });
     expect(managed.status, managed.text).toBe(201);
     expect(managed.body?.origin).toBe(`POST ${creds.baseUrl}/documents/document/manage`);
-    seen.push(managed.text, await historyText(connection, `manage-${managed.body?.operationId}`));
+    seen.push(managed.text, await historyText(connection, manageWorkflowId(creds.subscriptionId, managed.body?.operationId)));
 
     const listed = await call('GET', '/documents/template/list?$top=1');
     expect(listed.status, listed.text).toBe(200);

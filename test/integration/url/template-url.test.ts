@@ -12,6 +12,7 @@ import { historyText } from '../../support/history.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
+import { generateWorkflowId } from '../../../api/temporal.ts';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const MAX = 256 * 1024;
@@ -155,7 +156,7 @@ describe('template.url', () => {
       expect(res.body.error.message).toMatch(/^template\.url must not carry a user name or password/);
       // No workflow started (issue 25: one did, and failed in its first step), no request left the service.
       const operationId = res.headers.get('x-operation-id')!;
-      await expect(new Client({ connection }).workflow.getHandle(`generate-${operationId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      await expect(new Client({ connection }).workflow.getHandle(generateWorkflowId(creds.subscriptionId, operationId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
       expect(files.hits.length).toBe(hits);
     }
     // Not an http(s) URL at all: refused the same way.
@@ -169,7 +170,7 @@ describe('template.url', () => {
     const res = await generate(url);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(files.hits).toContain(`/signed.docx?${signedQuery}`);
-    const history = await historyText(connection, `generate-${res.body.operationId}`);
+    const history = await historyText(connection, generateWorkflowId(creds.subscriptionId, res.body.operationId));
     // Nothing of its query: not the whole, not a name, not a value...
     const parts = [signedQuery, ...signedQuery.split('&').flatMap((p) => p.split('=')), signature, credential, decodeURIComponent(signedQuery)];
     for (const part of parts) expect(history, part).not.toContain(part);
@@ -181,7 +182,7 @@ describe('template.url', () => {
     expect(failed.status, JSON.stringify(failed.body)).toBe(400);
     expect(failed.body.error.message).toContain(`${files.url}/missing.docx?… could not be fetched: the server answered HTTP 404`);
     expect(JSON.stringify(failed.body)).not.toContain(signature);
-    const failedHistory = await historyText(connection, `generate-${failed.body.operationId}`);
+    const failedHistory = await historyText(connection, generateWorkflowId(creds.subscriptionId, failed.body.operationId));
     for (const part of parts) expect(failedHistory, part).not.toContain(part);
   });
 
