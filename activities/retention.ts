@@ -6,7 +6,8 @@
 // (workflows/retention.ts uploadSweeper) erases them; resolution already refuses an upload whose period is
 // over (store/files.ts getFile), so the sweep's interval delays only the erasure. Template and
 // data-source records that point at the urn are not touched: they survive, and their urn must be updated
-// after a re-upload.
+// after a re-upload. The same sweep removes scratch files older than the longest run (RUN_TIME_LIMIT_MS).
+import { RUN_TIME_LIMIT_MS } from '../core/run.ts';
 import { consumeFiles, expiredUploads, markFileRemoved, markUploadsErased } from '../store/files.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentRun } from './scratch.ts';
@@ -24,14 +25,26 @@ export interface ExpireUploadInput {
 }
 
 export interface SweepUploadsInput {
-  /** At most this many uploads per call. */
+  /** At most this many uploads (and as many stale scratch files) per call. */
   limit: number;
+  /** Scratch files older than this are removed (default RUN_TIME_LIMIT_MS: no run that wrote one can still
+   *  be open). */
+  scratchOlderThanMs?: number;
 }
 
 /** Blob deletions in flight at once during a sweep. */
 const ERASE_CONCURRENCY = 8;
 
 export function retentionActivities(deps: ActivityDeps) {
+  /** Deletes the blobs, ERASE_CONCURRENCY at a time. */
+  async function eraseAll(keys: string[]): Promise<void> {
+    let next = 0;
+    const lane = async () => {
+      while (next < keys.length) await deps.blobs.delete(keys[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(ERASE_CONCURRENCY, keys.length) }, lane));
+  }
+
   return {
     /** Consumes the uploads a generate request named (one statement); ids that are not live uploads of the
      *  subscription (unknown, another tenant's, a delivered document, already removed) are left alone. */
@@ -47,15 +60,16 @@ export function retentionActivities(deps: ActivityDeps) {
      *  their rows erased (and removed, unless a generate consumed them first). Bytes first: a sweep stopped
      *  in between finds the rows again and erases nothing twice that matters (deleting a missing key is a
      *  no-op). Returns how many it erased; fewer than `limit` means none is left. */
-    async sweepUploads(input: SweepUploadsInput): Promise<{ erased: number }> {
+    async sweepUploads(input: SweepUploadsInput): Promise<{ erased: number; scratch: number }> {
       const due = await expiredUploads(deps.db, input.limit);
-      let next = 0;
-      const lane = async () => {
-        while (next < due.length) await deps.blobs.delete(due[next++]!.blobKey);
-      };
-      await Promise.all(Array.from({ length: Math.min(ERASE_CONCURRENCY, due.length) }, lane));
+      await eraseAll(due.map((f) => f.blobKey));
       await markUploadsErased(deps.db, due.map((f) => f.id));
-      return { erased: due.length };
+      // And what runs left in scratch: a run discards its scratch files when it ends, however it ends, but a
+      // run stopped by the server (its time limit, a termination) runs no code, and a discard can fail.
+      const before = new Date(Date.now() - (input.scratchOlderThanMs ?? RUN_TIME_LIMIT_MS));
+      const stale = (await deps.blobs.list('scratch/', { modifiedBefore: before })).slice(0, input.limit);
+      await eraseAll(stale);
+      return { erased: due.length, scratch: stale.length };
     },
 
     /** The end of a per-upload retention timer (uploadRetention workflows started before the sweep). Erases

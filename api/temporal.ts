@@ -313,6 +313,6 @@ export async function ensureUploadSweeper(t: Pick<WorkflowStarter, 'client' | 't
     args: [input],
     signal: 'sweepSettings',
     signalArgs: [input],
-    staticSummary: `erases uploaded templates and data files whose retention period is over, every ${input.intervalMs / 1000} s`,
+    staticSummary: `erases uploaded templates and data files whose retention period is over, and scratch files older than the longest run, every ${input.intervalMs / 1000} s`,
   });
 }

@@ -20,5 +20,7 @@ export function isRemote(run: Pick<RunContext, 'remote'>, method: string): boole
 
 /** The longest a synchronous generate or manage run may take (its execution timeout; the server ends it
  *  past this). Far beyond any caller's wait (GENERATE_TIMEOUT_MS): a run that outlives its caller finishes
- *  and records its outcome. It is also how old a scratch file must be before the sweep removes it. */
+ *  and records its outcome. It is also how old a scratch file must be before the sweep removes it (an
+ *  async generate has no execution timeout, its callbacks retry for longer: a generation of one that
+ *  stalls past this finds its scratch files gone and fails). */
 export const RUN_TIME_LIMIT_MS = 24 * 60 * 60 * 1000;

@@ -2,7 +2,7 @@
 // record -> consume the uploads, in as few local activities as its durability allows (activities/groups.ts):
 // prepareGeneration, [convertDocument], writeAndRecord. Deterministic code only: no Node built-ins, no I/O;
 // activities are imported as types.
-import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Recorded, WriteAndRecordInput } from '../activities/groups.ts';
 import type { BlobRef } from '../core/blob.ts';
 import { displayUrl } from '../core/display-url.ts';
@@ -127,16 +127,19 @@ function resultOf(input: GenerateInput, recorded: Recorded): GenerateResult {
 }
 
 /** Spec 3: a generate request that was accepted (its workflow ran) consumes the uploads it names, whether
- *  it succeeds or fails, at whichever step it fails; a request refused before queueing consumes nothing.
- *  If this step fails, the upload sweep removes them after their retention period. */
+ *  it succeeds, fails (at whichever step) or is cancelled; a request refused before queueing consumes
+ *  nothing. If this step fails, the upload sweep removes them after their retention period. */
 async function endRun(input: GenerateInput, scratch: BlobRef[]): Promise<void> {
   const { uploads } = input;
   if (uploads.length === 0 && scratch.length === 0) return;
   try {
-    await steps.endRun.executeWithOptions({ summary: `consume uploads${uploads.length ? ` ${uploads.join(', ')}` : ''}; discard scratch files` }, [
-      { run: input.run, uploads, scratch },
-    ]);
-  } catch (err) {
-    if (isCancellation(err)) throw err;
+    // A cancelled run ends too: outside the cancellation, or the step would be cancelled before it ran.
+    await CancellationScope.nonCancellable(() =>
+      steps.endRun.executeWithOptions({ summary: `consume uploads${uploads.length ? ` ${uploads.join(', ')}` : ''}; discard scratch files` }, [
+        { run: input.run, uploads, scratch },
+      ]),
+    );
+  } catch {
+    // The original outcome stands; the upload sweep and the scratch sweep remove what this step could not.
   }
 }

@@ -8,7 +8,7 @@
 // each must then end as the first execution did. Up to the record each is repeatable while its inputs
 // exist; when they no longer do because the lost task went past the record (a move's source removed, a
 // converted file's scratch copy discarded), the failure is answered with what that execution recorded.
-import { ActivityFailure, ApplicationFailure, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { SourceFile } from '../activities/manage.ts';
 import type { BlobRef } from '../core/blob.ts';
 import { managedConsumption } from '../core/envelope.ts';
@@ -136,8 +136,9 @@ async function recordedOutcome(input: ManageInput, target: Target, urn: string):
 
 async function discard(input: ManageInput, scratch: BlobRef[]): Promise<void> {
   try {
-    await steps.endRun.executeWithOptions({ summary: 'discard scratch files' }, [{ run: input.run, uploads: [], scratch }]);
-  } catch (err) {
-    if (isCancellation(err)) throw err;
+    // A cancelled run discards too (outside the cancellation, or the step would be cancelled unrun).
+    await CancellationScope.nonCancellable(() => steps.endRun.executeWithOptions({ summary: 'discard scratch files' }, [{ run: input.run, uploads: [], scratch }]));
+  } catch {
+    // The scratch sweep removes what this step could not.
   }
 }

@@ -1,6 +1,6 @@
 // Upload retention (spec 3). uploadSweeper: one per task queue, started (or handed new settings) by the API
-// at start-up: every `intervalMs` it erases the uploads whose retention period is over, in batches (an
-// activity each), then sleeps; a run continues as new after a number of rounds to keep its history short.
+// at start-up: every `intervalMs` it erases the uploads whose retention period is over, and the scratch
+// files older than the longest run (RUN_TIME_LIMIT_MS), in batches (an activity each), then sleeps; a run continues as new after a number of rounds to keep its history short.
 // Resolution refuses an expired upload by itself (store/files.ts getFile), so the interval only delays the
 // erasure of the bytes.
 // uploadRetention: the former one-workflow-per-upload timer, kept so that the timers a deployment started
@@ -39,7 +39,7 @@ export async function uploadSweeper(input: UploadSweeperInput): Promise<never> {
     changed = false;
     for (;;) {
       const { batch } = settings;
-      const { erased } = await steps.sweepUploads.executeWithOptions({ summary: 'erase uploads whose retention period is over' }, [{ limit: batch }]);
+      const { erased } = await steps.sweepUploads.executeWithOptions({ summary: 'erase uploads whose retention period is over, and scratch files older than the longest run' }, [{ limit: batch }]);
       if (erased < batch) break;
     }
     await condition(() => changed, settings.intervalMs);

@@ -69,8 +69,9 @@ export interface BlobStore {
   /** Copies a blob inside the store (server-side where the store can: the bytes never pass through this
    *  process). Overwrites `to`; BlobNotFoundError when `from` is absent. */
   copy(from: string, to: string): Promise<void>;
-  /** Every key that starts with `prefix` (tests, housekeeping). */
-  list(prefix: string): Promise<string[]>;
+  /** Every key that starts with `prefix` (tests, housekeeping); with `modifiedBefore`, only the blobs last
+   *  written before that time (the scratch sweep). */
+  list(prefix: string, opts?: { modifiedBefore?: Date }): Promise<string[]>;
   /** Readiness: resolves with a short description when the store can be used, throws why not otherwise. */
   check(): Promise<string>;
   /** A short-lived URL that downloads the blob without this process, or undefined when the store has none
@@ -213,19 +214,29 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async list(prefix: string): Promise<string[]> {
+  async list(prefix: string, opts: { modifiedBefore?: Date } = {}): Promise<string[]> {
+    // Read from the deepest directory the prefix names (scratch/ is not the whole store).
+    const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    const dir = base ? path.join(this.root, ...base.split('/')) : this.root;
     let entries: string[];
     try {
-      entries = (await fsp.readdir(this.root, { recursive: true })) as string[];
+      entries = (await fsp.readdir(dir, { recursive: true })) as string[];
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
     const keys: string[] = [];
     for (const rel of entries) {
-      const key = rel.split(path.sep).join('/');
-      if (!key.startsWith(prefix) || key.endsWith('.tmp')) continue;
-      if ((await fsp.stat(path.join(this.root, rel))).isFile()) keys.push(key);
+      const key = (base ? `${base}/` : '') + rel.split(path.sep).join('/');
+      // A temporary file is a write in progress, unless it is old enough to be one that died (the sweep).
+      if (!key.startsWith(prefix) || (key.endsWith('.tmp') && !opts.modifiedBefore)) continue;
+      let stat: fs.Stats;
+      try {
+        stat = await fsp.stat(path.join(dir, rel));
+      } catch {
+        continue; // removed meanwhile
+      }
+      if (stat.isFile() && (!opts.modifiedBefore || stat.mtime < opts.modifiedBefore)) keys.push(key);
     }
     return keys.sort();
   }

@@ -179,12 +179,14 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async list(prefix: string): Promise<string[]> {
+  async list(prefix: string, opts: { modifiedBefore?: Date } = {}): Promise<string[]> {
     const keys: string[] = [];
     let token: string | undefined;
     do {
       const r = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
-      for (const o of r.Contents ?? []) if (o.Key) keys.push(o.Key.slice(this.prefix.length));
+      for (const o of r.Contents ?? []) {
+        if (o.Key && (!opts.modifiedBefore || (o.LastModified && o.LastModified < opts.modifiedBefore))) keys.push(o.Key.slice(this.prefix.length));
+      }
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
     return keys.sort();
