@@ -4,7 +4,8 @@
 // whether they are one step or eight. So the grouping changes what the history shows (one marker per
 // group, whose summary names the steps) and not what a crash can do. The groups reuse the single steps, so
 // errors, limits, idempotency and each step's duration metric are theirs:
-//   prepareGeneration = resolve the template (and its relatedItems) -> load the data -> merge (generate)
+//   prepareGeneration = resolve the template (and its relatedItems) -> load the data -> merge (generate);
+//                       what is at a remote location the workflow reads first, as transfers (workflows/generate.ts)
 //   writeAndRecord    = [count pages || write] -> record -> consume the uploads -> discard scratch (both)
 //   endRun            = consume the uploads -> discard scratch (a run that failed before writeAndRecord)
 import type { BlobRef } from '../core/blob.ts';
@@ -40,6 +41,9 @@ export interface PrepareInput {
   data: LoadDataInput['data'];
   /** The merge, without the template, data and related references this step resolves. */
   merge: Omit<MergeInput, 'template' | 'data' | 'related'>;
+  /** What the workflow read before this step, as transfers of their own (a template, related item or data
+   *  file at a remote location): used as they are, not read again. */
+  read?: { template?: BlobRef; related?: Record<string, BlobRef>; data?: BlobRef };
 }
 
 export interface Prepared {
@@ -94,21 +98,23 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
     /** resolve template + relatedItems -> load data -> merge, one after another (a failure names the first
      *  input that failed, as the single steps did). */
     async prepareGeneration(input: PrepareInput): Promise<Prepared> {
-      const { run } = input;
+      const { run, read = {} } = input;
+      // What this step makes goes in `scratch` (the workflow holds what it read before).
       const scratch: BlobRef[] = [];
       try {
-        const template = await steps.resolveTemplate({ run, template: input.template });
+        const template = read.template ?? (await steps.resolveTemplate({ run, template: input.template }));
         // A template read from a drive is an export or download in scratch (an uploaded one is not).
-        if (template.key.startsWith('scratch/')) scratch.push(template);
+        if (!read.template && template.key.startsWith('scratch/')) scratch.push(template);
         let related: Record<string, BlobRef> | undefined;
         for (const item of input.related ?? []) {
-          const ref = await steps.resolveTemplate({ run, template: item.template, field: item.field });
-          if (ref.key.startsWith('scratch/')) scratch.push(ref);
+          const given = read.related?.[item.name];
+          const ref = given ?? (await steps.resolveTemplate({ run, template: item.template, field: item.field }));
+          if (!given && ref.key.startsWith('scratch/')) scratch.push(ref);
           (related ??= {})[item.name] = ref;
         }
-        const data = await steps.loadData({ run, data: input.data });
+        const data = read.data ?? (await steps.loadData({ run, data: input.data }));
         // A GraphQL result or a drive download is in scratch; an uploaded file is not (discard only removes scratch/ keys).
-        scratch.push(data);
+        if (!read.data) scratch.push(data);
         const merged = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
         scratch.push(merged);
         return { merged, scratch };

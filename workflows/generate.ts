@@ -1,15 +1,25 @@
 // generateDocument: resolve the template -> load the data -> merge -> [convert] -> count pages || write ->
 // record -> consume the uploads, in as few local activities as its durability allows (activities/groups.ts):
-// prepareGeneration, [convertDocument], writeAndRecord. Deterministic code only: no Node built-ins, no I/O;
+// [reads at remote locations, as transfers], prepareGeneration, [convertDocument], writeAndRecord. Deterministic code only: no Node built-ins, no I/O;
 // activities are imported as types.
-import { ActivityFailure, ApplicationFailure, CancellationScope, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { Recorded, WriteAndRecordInput } from '../activities/groups.ts';
+import { ActivityFailure, ApplicationFailure, CancellationScope, patched, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { PrepareInput, Recorded, WriteAndRecordInput } from '../activities/groups.ts';
 import type { BlobRef } from '../core/blob.ts';
 import { displayUrl } from '../core/display-url.ts';
+import { generatedConsumption } from '../core/envelope.ts';
 import { contentTypeOf } from '../core/formats.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
+import { isRemote } from '../core/run.ts';
 import { customProperties } from '../core/save-options.ts';
-import { conversion, type ConversionQueue, movingSteps, steps, writeAndRecord } from './steps.ts';
+import { conversion, type ConversionQueue, movingSteps, steps, transfers, writeAndRecord } from './steps.ts';
+
+type PrepareRead = NonNullable<PrepareInput['read']>;
+
+/** Patch (ARCHITECTURE.md "Changing a workflow"): what a run reads at a remote location is a transfer of its
+ *  own before the prepare step. Runs started before it read inside the local prepare step (its old branch;
+ *  replay fixture test/fixtures/histories/before-remote-reads-as-transfers.json). Asked only by a run that
+ *  reads at a remote location, so other runs carry no marker. */
+const REMOTE_READS = 'remote-reads-as-transfers';
 
 export async function generateDocument(input: GenerateInput): Promise<GenerateResult> {
   return runGeneration(input, 'local');
@@ -34,16 +44,83 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
 }
 
 async function generate(input: GenerateInput, conversionQueue: ConversionQueue, scratch: BlobRef[]): Promise<Recorded> {
-  const prepared = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [prepareInput(input)]);
-  scratch.push(...prepared.scratch);
-  let output = prepared.merged;
-  if (input.document.fileFormat !== input.template.fileFormat) {
-    output = await convert(input, conversionQueue, output);
-    scratch.push(output);
-  }
-  // Chosen here, not in an activity, so that a retried write finds or overwrites the same file.
+  // The document's urn: the run's first random draw, so the same value in every execution of the run, and
+  // chosen here, not in an activity, so that a retried write finds or overwrites the same file.
   const urn = uuid4();
+  const read = readsRemotely(input) && patched(REMOTE_READS) ? await readRemote(input, scratch) : undefined;
+  let output: BlobRef;
+  try {
+    const prepared = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [{ ...prepareInput(input), ...(read ? { read } : {}) }]);
+    scratch.push(...prepared.scratch);
+    output = prepared.merged;
+    if (input.document.fileFormat !== input.template.fileFormat) {
+      output = await convert(input, conversionQueue, output);
+      scratch.push(output);
+    }
+  } catch (err) {
+    // The files the transfers read are in the history, not read again: a workflow task lost after its
+    // local write and record had discarded them (the worker killed, the task timed out) fails here when
+    // the next worker runs it again. That execution answers with what the lost one recorded.
+    const stepFailed = err instanceof ActivityFailure || err instanceof ApplicationFailure;
+    if (read && stepFailed && !isRemote(input.run, input.document.deliveryMethod)) {
+      const recorded = await recordedBefore(input, urn);
+      if (recorded) return recorded;
+    }
+    throw err;
+  }
   return writeAndRecord(writeInput(input, urn, output, scratch), { write: 'deliver', what: 'record document and metering; consume uploads' });
+}
+
+/** Whether the run reads a template, related item or data file at a remote location. */
+function readsRemotely({ run, template, data }: GenerateInput): boolean {
+  return (!template.url && isRemote(run, template.loadMethod)) || (template.relatedItems ?? []).some((i) => isRemote(run, i.loadMethod)) || isRemote(run, data.loadMethod);
+}
+
+/** The outcome an earlier execution of this run recorded at `urn` (its record and metering), or undefined. */
+async function recordedBefore(input: GenerateInput, urn: string): Promise<Recorded | undefined> {
+  const { run, document } = input;
+  const found = await steps.recordedOutcome.executeWithOptions({ summary: `find the record an earlier execution made at ${document.deliveryMethod}:${urn}` }, [{ run, urn }]);
+  if (!found) return undefined;
+  const pages = found.consumption.find((c) => c.dimension === 'pages-generated')?.value ?? 0;
+  return { written: { urn, name: found.name, path: found.path }, pages, documentGuid: found.documentGuid, consumption: generatedConsumption(pages) };
+}
+
+/** The template, related items and data that are at a remote location (a drive), read before the local
+ *  prepare step by transfers of their own: normal activities that heartbeat, so a large file on a slow link
+ *  is bounded by a transfer's limits (15 minutes an attempt) rather than a local step's (60 s), and a worker
+ *  that dies mid-download is noticed and the read retried on another. Read at once; a failure names the
+ *  first of them that failed, in the order the prepare step reads them. Undefined when none is remote. */
+async function readRemote(input: GenerateInput, scratch: BlobRef[]): Promise<PrepareRead | undefined> {
+  const { run, template, data } = input;
+  const reads: { put: (ref: BlobRef, read: PrepareRead) => void; ref: Promise<BlobRef> }[] = [];
+  const { relatedItems, name: _name, ...main } = template;
+  if (!template.url && isRemote(run, template.loadMethod)) {
+    const ref = transfers.resolveTemplate.executeWithOptions({ summary: `read template ${template.name ?? template.urn} from ${template.loadMethod}` }, [{ run, template: main }]);
+    reads.push({ ref, put: (r, read) => (read.template = r) });
+  }
+  for (const [i, item] of (relatedItems ?? []).entries()) {
+    if (!isRemote(run, item.loadMethod)) continue;
+    const { name, ...related } = item;
+    const ref = transfers.resolveTemplate.executeWithOptions({ summary: `read related template ${name} from ${item.loadMethod}` }, [
+      { run, template: related, field: `template.relatedItems[${i}]` },
+    ]);
+    reads.push({ ref, put: (r, read) => ((read.related ??= {})[name] = r) });
+  }
+  if (isRemote(run, data.loadMethod)) {
+    reads.push({ ref: transfers.loadData.executeWithOptions({ summary: `read ${dataSummary(input)}` }, [{ run, data }]), put: (r, read) => (read.data = r) });
+  }
+  if (reads.length === 0) return undefined;
+  const settled = await Promise.allSettled(reads.map((r) => r.ref));
+  const read: PrepareRead = {};
+  settled.forEach((s, i) => {
+    if (s.status === 'fulfilled') {
+      reads[i]!.put(s.value, read);
+      scratch.push(s.value);
+    }
+  });
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return read;
 }
 
 /** Native merge (DriveB): load the data, then one step reads the template's tags (refusing, before anything
@@ -51,7 +128,9 @@ async function generate(input: GenerateInput, conversionQueue: ConversionQueue, 
  *  folder, merges and shares it; then the record. */
 async function nativeMerge(input: GenerateInput, merge: { images: boolean }, scratch: BlobRef[]): Promise<Recorded> {
   const { run, template, document } = input;
-  const data = await steps.loadData.executeWithOptions({ summary: dataSummary(input) }, [{ run, data: input.data }]);
+  // Data at a remote location is a transfer (since REMOTE_READS); an upload or a GraphQL result a local step.
+  const load = isRemote(run, input.data.loadMethod) && patched(REMOTE_READS) ? transfers : steps;
+  const data = await load.loadData.executeWithOptions({ summary: dataSummary(input) }, [{ run, data: input.data }]);
   scratch.push(data);
   // Chosen here, not in the activity, so that a retried step finds the copy its earlier attempt made.
   const urn = uuid4();

@@ -1,10 +1,10 @@
 // Workflow code must replay the histories of runs already in flight. test/fixtures/histories/current.json
 // holds histories recorded from the current code, one per path through the workflows (sync and async
-// generate, a failure, a remote delivery, native merge, each manage operation and its lost-task lookup);
-// this test replays them with the workflow bundle as it is now, so a change that would break a run in
-// flight fails here. How a deliberate change is versioned is in ARCHITECTURE.md ("Changing a workflow"):
-// behind `patched()` with a fixture of the old shape kept here until the patch is removed, or on a new
-// Worker Deployment version. After such a change, record the fixtures again:
+// generate, a failure, a remote delivery, reads from drives, native merge, each manage operation and its
+// lost-task lookup); this test replays them with the workflow bundle as it is now, so a change that would
+// break a run in flight fails here. How a deliberate change is versioned is in ARCHITECTURE.md ("Changing a
+// workflow"): behind `patched()` with a fixture of the old shape kept here (PATCHED below) until the patch
+// is removed, or on a new Worker Deployment version. After such a change, record the fixtures again:
 //   DOCGEN_RECORD_HISTORIES=1 npx vitest run test/integration/replay.test.ts
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +23,15 @@ import { connect as connectDriveA, DRIVE_A } from './driveA/support.ts';
 import { ADA, connect as connectDriveB, driveBBody, startFakeGoogle } from './driveB/setup.ts';
 import { generateWorkflowId, manageWorkflowId } from '../../api/temporal.ts';
 
-const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'histories', 'current.json');
+const histories = path.join(import.meta.dirname, '..', 'fixtures', 'histories');
+const fixture = path.join(histories, 'current.json');
+/** One fixture per live patch: the histories recorded by the code before it, which runs still in flight
+ *  from then replay (the patch's old branch). Removed with the patch's old branch (deprecatePatch). */
+const PATCHED: Record<string, string> = {
+  // workflows/generate.ts: a template, related item or data file at a remote location read by a transfer
+  // of its own before the prepare step (before: inside the local prepare step).
+  'remote-reads-as-transfers': path.join(histories, 'before-remote-reads-as-transfers.json'),
+};
 const RECORD = process.env.DOCGEN_RECORD_HISTORIES === '1';
 type History = temporal.api.history.v1.IHistory;
 
@@ -34,6 +42,8 @@ const EXPECTED: Record<string, 'COMPLETED' | 'FAILED'> = {
   'generate-template-error': 'FAILED',
   'generate-to-drivea': 'COMPLETED',
   'generate-native-merge': 'COMPLETED',
+  'generate-from-drivea': 'COMPLETED',
+  'generate-native-merge-data-at-driveb': 'COMPLETED',
   'generate-async-pdf-callback-retried': 'COMPLETED',
   'manage-copy': 'COMPLETED',
   'manage-move': 'COMPLETED',
@@ -125,6 +135,23 @@ describe('workflow replay', () => {
     const gdoc = google.fake.put({ name: 'Letter', mimeType: MIME.document, parent: google.fake.rootOf('ada@example.com'), owner: 'ada@example.com', content: makeDocx(['Dear {name}']) });
     const nativeData = await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }));
     runs['generate-native-merge'] = await generate(driveBBody({ urn: gdoc.id, fileFormat: 'gdoc' }, { urn: nativeData }, { options: { driveBGenerate: { nativeMergeEnabled: true } } }));
+    graph.put(DRIVE_A, 'Replay/letter.docx', Buffer.from(makeDocx(['Dear {name},', '{>footer}'])));
+    graph.put(DRIVE_A, 'Replay/footer.docx', Buffer.from(makeDocx(['Regards'])));
+    graph.put(DRIVE_A, 'Replay/ada.json', Buffer.from(JSON.stringify({ name: 'Ada' })));
+    runs['generate-from-drivea'] = await generate({
+      template: {
+        urn: 'root:/Replay/letter.docx:',
+        loadMethod: 'DriveA',
+        fileFormat: 'docx',
+        relatedItems: [{ name: 'footer', urn: 'root:/Replay/footer.docx:', loadMethod: 'DriveA', fileFormat: 'docx' }],
+      },
+      data: { loadMethod: 'DriveA', urn: 'root:/Replay/ada.json:' },
+      document: { name: 'read', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-US' },
+    });
+    const driveBData = google.fake.put({ name: 'ada.json', mimeType: 'application/json', parent: google.fake.rootOf('ada@example.com'), owner: 'ada@example.com', content: JSON.stringify({ name: 'Ada' }) });
+    runs['generate-native-merge-data-at-driveb'] = await generate(
+      driveBBody({ urn: gdoc.id, fileFormat: 'gdoc' }, { urn: driveBData.id, loadMethod: 'DriveB' }, { name: 'letter-2', options: { driveBGenerate: { nativeMergeEnabled: true } } }),
+    );
 
     const token = await api.call('POST', '/common/client/token', { json: { sub: 'replay', iss: `${receiver.url}/hooks`, dest: 'done', client_id: 'tests' } });
     expect(token.status, JSON.stringify(token.body)).toBe(200);
@@ -145,6 +172,16 @@ describe('workflow replay', () => {
     return runs;
   }
 
+  async function replayAll(recorded: Record<string, object>, label: string): Promise<void> {
+    expect(Object.keys(recorded).sort(), label).toEqual(Object.keys(EXPECTED).sort());
+    const bundle = await workflowBundle();
+    for (const [name, raw] of Object.entries(recorded)) {
+      const h = temporal.api.history.v1.History.fromObject(raw);
+      expect(closedAs(h), `${label} ${name}`).toBe(EXPECTED[name]);
+      await expect(Worker.runReplayHistory({ workflowBundle: bundle }, h, `replay-${name}`), `${label} ${name}`).resolves.toBeUndefined();
+    }
+  }
+
   it(RECORD ? 'records the fixture histories from the current code' : 'replays the histories recorded from the current code, one per path through the workflows', async () => {
     let recorded: Record<string, object>;
     if (RECORD) {
@@ -157,12 +194,12 @@ describe('workflow replay', () => {
     } else {
       recorded = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Record<string, object>;
     }
-    expect(Object.keys(recorded).sort()).toEqual(Object.keys(EXPECTED).sort());
-    const bundle = await workflowBundle();
-    for (const [name, raw] of Object.entries(recorded)) {
-      const h = temporal.api.history.v1.History.fromObject(raw);
-      expect(closedAs(h), name).toBe(EXPECTED[name]);
-      await expect(Worker.runReplayHistory({ workflowBundle: bundle }, h, `replay-${name}`), name).resolves.toBeUndefined();
+    await replayAll(recorded, 'current');
+  });
+
+  it.runIf(!RECORD)('replays the histories recorded before each live patch (its old branch)', async () => {
+    for (const [patch, file] of Object.entries(PATCHED)) {
+      await replayAll(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, object>, `before ${patch}:`);
     }
   });
 
