@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { inspect, render, TemplateError } from '../../../engine/index.ts';
+import { inspect, render, TemplateError } from '../../support/engine.ts';
 import { docx, p, row, xlsxBook } from './helpers.ts';
 
 // Problems are reported where the author can find them: sheet and cell in a workbook, and the CLI

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../../engine/index.ts';
+import { render } from '../../support/engine.ts';
 import { docText, docx, p, partText, pptx, shape, table, unzipText, zip } from './helpers.ts';
 
 // Documents docxtemplater renders, and what its authors expect of them.

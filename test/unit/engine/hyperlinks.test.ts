@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
+import { render, TemplateError } from '../../support/engine.ts';
 import { docText, docx, p, pptx, unzipText, zip } from './helpers.ts';
 
 // A hyperlink whose address is a tag: Word stores the address `{url}` in the relationships as

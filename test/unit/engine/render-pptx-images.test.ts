@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
+import { render, TemplateError } from '../../support/engine.ts';
 import { docText, docx, p, paragraphs, PNG_2x1, pptx, shape, unzipText } from './helpers.ts';
 
 const dataUrl = `data:image/png;base64,${PNG_2x1.toString('base64')}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../../engine/index.ts';
+import { render } from '../../support/engine.ts';
 import { row, sheetCells, unzipText, xlsx } from './helpers.ts';
 
 const strings = ['Item', 'Qty', '{#items}{name}', '{qty}', '{price}{/items}', 'Total', '{total}', '{when}', '{flag}', '{missing}'];

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+
+/**
+ * Every Office file the tests produce is kept for schema validation when DOCGEN_TEST_OUTPUTS names a
+ * directory (CI sets it; tools/ooxml-validate/run.sh validates the directory after the tests). Files are
+ * named by what made them and their digest, so an identical output is kept once.
+ */
+export const OUTPUTS_ENV = 'DOCGEN_TEST_OUTPUTS';
+
+const MAIN_TYPES: Array<[RegExp, string]> = [
+  [/wordprocessingml\.document\.main\+xml/, 'docx'],
+  [/wordprocessingml\.template\.main\+xml/, 'dotx'],
+  [/ms-word\.document\.macroEnabled\.main\+xml/, 'docm'],
+  [/ms-word\.template\.macroEnabledTemplate\.main\+xml/, 'dotm'],
+  [/spreadsheetml\.sheet\.main\+xml/, 'xlsx'],
+  [/spreadsheetml\.template\.main\+xml/, 'xltx'],
+  [/ms-excel\.sheet\.macroEnabled\.main\+xml/, 'xlsm'],
+  [/presentationml\.presentation\.main\+xml/, 'pptx'],
+  [/presentationml\.template\.main\+xml/, 'potx'],
+  [/ms-powerpoint\.presentation\.macroEnabled\.main\+xml/, 'pptm'],
+];
+
+/** The extension of an Office package from its main part's content type, or undefined when it is none. */
+export function officeExtension(bytes: Uint8Array): string | undefined {
+  let types: string | undefined;
+  try {
+    types = contentTypes(bytes);
+  } catch {
+    return undefined;
+  }
+  if (types === undefined) return undefined;
+  for (const [re, ext] of MAIN_TYPES) if (re.test(types)) return ext;
+  return undefined;
+}
+
+function contentTypes(bytes: Uint8Array): string | undefined {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.length < 22 || buf.readUInt32LE(0) !== 0x04034b50) return undefined;
+  let eocd = -1;
+  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 65557); i--) {
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return undefined;
+  let p = buf.readUInt32LE(eocd + 16);
+  const count = buf.readUInt16LE(eocd + 10);
+  for (let n = 0; n < count; n++) {
+    const method = buf.readUInt16LE(p + 10);
+    const csize = buf.readUInt32LE(p + 20);
+    const nlen = buf.readUInt16LE(p + 28);
+    const xlen = buf.readUInt16LE(p + 30);
+    const clen = buf.readUInt16LE(p + 32);
+    const local = buf.readUInt32LE(p + 42);
+    const name = buf.toString('utf8', p + 46, p + 46 + nlen);
+    p += 46 + nlen + xlen + clen;
+    if (name !== '[Content_Types].xml') continue;
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const raw = buf.subarray(start, start + csize);
+    return (method === 8 ? inflateRawSync(raw) : raw).toString('utf8');
+  }
+  return undefined;
+}
+
+/** Keeps `bytes` when DOCGEN_TEST_OUTPUTS is set and they are an Office package; `label` says what made them. */
+export function keepOutput(bytes: Uint8Array, label: string): void {
+  const dir = process.env[OUTPUTS_ENV];
+  if (!dir) return;
+  const ext = officeExtension(bytes);
+  if (ext === undefined) return;
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const safe = label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'output';
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${safe}-${digest}.${ext}`);
+  if (!fs.existsSync(file)) fs.writeFileSync(file, bytes);
+}
+
+/** What is running: the current test's file and name under vitest, else the process's script. */
+export function currentLabel(): string {
+  const worker = (globalThis as { __vitest_worker__?: { filepath?: string; current?: { name?: string; file?: { filepath?: string } } } }).__vitest_worker__;
+  const file = worker?.current?.file?.filepath ?? worker?.filepath;
+  if (file !== undefined) return `${path.basename(file).replace(/\.test\.ts$/, '')}-${worker?.current?.name ?? ''}`;
+  return path.basename(process.argv[1] ?? 'output').replace(/\.[^.]+$/, '');
+}
