@@ -375,7 +375,7 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
         break;
       }
       case 'xlsx.formula':
-        out.push(rewriteRefs(node.data as string, (r, w, single) => rows.mapInRow(r, w, single ?? false)));
+        out.push(rewriteRefs(node.data as string, (r, w, single, absolute) => rows.mapInRow(r, w, single ?? false, absolute ?? false)));
         break;
       case 'xlsx.removed':
         rows.removed(...(node.data as [number, number]));
@@ -416,6 +416,7 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
 /** After a sheet renders: dimension, merged cells, conditional formats and validations follow rows. */
 export function finishSheet(xml: string, st: SheetState): string {
   const rows = st.rows;
+  xml = rows.resolveDeferred(xml);
   if (!rows.changed) return xml;
   const startData = xml.indexOf('<sheetData');
   const endData = xml.lastIndexOf('</sheetData>');
