@@ -191,7 +191,14 @@ export interface BookSheet {
 }
 
 /** A workbook with several sheets; extra parts (charts, drawings) with their content types. */
-export function xlsxBook(spec: { strings: string[]; sheets: BookSheet[]; definedNames?: string; extra?: Record<string, { xml: string; type?: string }> }): Uint8Array {
+export function xlsxBook(spec: {
+  strings: string[];
+  sheets: BookSheet[];
+  definedNames?: string;
+  extra?: Record<string, { xml: string; type?: string }>;
+  /** Workbook elements after calcPr (pivotCaches) and the workbook relationships they use. */
+  workbook?: { tail: string; rels: string };
+}): Uint8Array {
   const extra = spec.extra ?? {};
   const files: Record<string, string> = {
     '[Content_Types].xml':
@@ -207,11 +214,11 @@ export function xlsxBook(spec: { strings: string[]; sheets: BookSheet[]; defined
     'xl/workbook.xml':
       `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${SML_NS}" xmlns:r="${R_NS}"><sheets>` +
       spec.sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`).join('') +
-      `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="1"/></workbook>`,
+      `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="1"/>${spec.workbook?.tail ?? ''}</workbook>`,
     'xl/_rels/workbook.xml.rels':
       `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">` +
       spec.sheets.map((_, i) => `<Relationship Id="rIdS${i + 1}" Type="${R_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('') +
-      `<Relationship Id="rIdSS" Type="${R_NS}/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rIdST" Type="${R_NS}/styles" Target="styles.xml"/></Relationships>`,
+      `<Relationship Id="rIdSS" Type="${R_NS}/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rIdST" Type="${R_NS}/styles" Target="styles.xml"/>${spec.workbook?.rels ?? ''}</Relationships>`,
     'xl/sharedStrings.xml': `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${SML_NS}" count="${spec.strings.length}" uniqueCount="${spec.strings.length}">${spec.strings.map((s) => `<si><t xml:space="preserve">${esc(s)}</t></si>`).join('')}</sst>`,
     'xl/styles.xml': `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${SML_NS}"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><dxfs count="1"><dxf><font><b/></font></dxf></dxfs></styleSheet>`,
   };
