@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { render, TemplateError } from '../../support/engine.ts';
-import { docText, docx, p, paragraphs, PNG_2x1, pptx, shape, unzipText } from './helpers.ts';
+import { docText, docx, p, paragraphs, PNG_2x1, pptx, shape, slideTable, unzipText } from './helpers.ts';
 
 const dataUrl = `data:image/png;base64,${PNG_2x1.toString('base64')}`;
 
@@ -41,7 +41,7 @@ describe('images', () => {
 
 describe('pptx', () => {
   it('renders slide text, table row loops and line breaks', async () => {
-    const table = '<p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr h="1"><a:extLst><a:ext uri="x"><a16:rowId xmlns:a16="y" val="7"/></a:ext></a:extLst><a:tc><a:txBody><a:p><a:r><a:t>{#rows}{a}</a:t></a:r></a:p></a:txBody></a:tc><a:tc><a:txBody><a:p><a:r><a:t>{b}{/rows}</a:t></a:r></a:p></a:txBody></a:tc></a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>';
+    const table = slideTable(3, [['{#rows}{a}', '{b}{/rows}']]);
     const out = await render(pptx([shape(2, '{title}') + table]), { title: 'A\nB', rows: [{ a: 1, b: 2 }, { a: 3, b: 4 }] });
     const slide = unzipText(out).get('ppt/slides/slide1.xml') ?? '';
     expect(paragraphs(slide)).toEqual(['A\nB', '1', '2', '3', '4']);
