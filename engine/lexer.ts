@@ -171,9 +171,26 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
   let nextText = 0;
   let fj = 0;
   const dropped = opts.droppedInTag;
+  // A paragraph start dropped inside a tag takes its properties along: the merged paragraph keeps the
+  // first one's (two w:pPr in one paragraph is invalid).
+  const paraProps = `${opts.paragraphTag}Pr`;
+  let skipProps = 0;
+  let afterDroppedParagraph = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t === undefined) continue;
+    if (skipProps > 0) {
+      if (t.k === 'open' && !t.self) skipProps++;
+      else if (t.k === 'close') skipProps--;
+      continue;
+    }
+    if (afterDroppedParagraph && (t.k === 'open' || t.k === 'close')) {
+      afterDroppedParagraph = false;
+      if (t.k === 'open' && t.name === paraProps) {
+        if (!t.self) skipProps = 1;
+        continue;
+      }
+    }
     const ref = t.k === 'text' ? textAt.get(i) : undefined;
     if (ref === undefined) {
       if (dropped !== undefined && found.length > 0 && (t.k === 'open' || t.k === 'close') && dropped.has(t.name)) {
@@ -182,7 +199,10 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
         const p = texts[nextText]?.start ?? full.length;
         while (fj < found.length && (found[fj]?.e ?? 0) <= p) fj++;
         const f = found[fj];
-        if (f !== undefined && f.s < p && p < f.e) continue;
+        if (f !== undefined && f.s < p && p < f.e) {
+          if (t.k === 'open' && t.name === opts.paragraphTag) afterDroppedParagraph = true;
+          continue;
+        }
       }
       if (t.k === 'open') items.push({ k: 'open', name: t.name, text: t.text, self: t.self });
       else if (t.k === 'close') items.push({ k: 'close', name: t.name, text: t.text });

@@ -12,7 +12,7 @@ describe('docxtemplater conformance corpus', () => {
   it('renders every case like docxtemplater does', async () => {
     expect(existsSync(checker), `conformance checker not found at ${checker}`).toBe(true);
     const run = promisify(execFile);
-    const { code, stdout, stderr } = await run(process.execPath, ['--import', 'tsx', checker, '--engine', './engine/index.ts'], {
+    const { code, stdout, stderr } = await run(process.execPath, ['--import', 'tsx', checker, '--engine', './test/support/engine.ts'], {
       cwd: repoRoot,
       maxBuffer: 16 * 1024 * 1024,
     }).then(

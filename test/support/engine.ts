@@ -7,12 +7,12 @@ export * from '../../engine/index.ts';
 
 export async function render(...args: Parameters<typeof engine.render>): Promise<Uint8Array> {
   const out = await engine.render(...args);
-  keepOutput(out, currentLabel());
+  keepOutput(out, currentLabel(), args[0]);
   return out;
 }
 
 export function renderSync(...args: Parameters<typeof engine.renderSync>): Uint8Array {
   const out = engine.renderSync(...args);
-  keepOutput(out, currentLabel());
+  keepOutput(out, currentLabel(), args[0]);
   return out;
 }

@@ -66,17 +66,33 @@ function contentTypes(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** Keeps `bytes` when DOCGEN_TEST_OUTPUTS is set and they are an Office package; `label` says what made them. */
-export function keepOutput(bytes: Uint8Array, label: string): void {
+/**
+ * Keeps `bytes` when DOCGEN_TEST_OUTPUTS is set and they are an Office package; `label` says what made
+ * them. With the template they were rendered from, the template is kept too (templates/<digest>.ext, named
+ * in the output's file name after a `~`), so the validator can tell the template's own problems from ours.
+ */
+export function keepOutput(bytes: Uint8Array, label: string, template?: Uint8Array): void {
   const dir = process.env[OUTPUTS_ENV];
   if (!dir) return;
   const ext = officeExtension(bytes);
   if (ext === undefined) return;
-  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
   const safe = label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'output';
+  let from = '';
+  const templateExt = template === undefined ? undefined : officeExtension(template);
+  if (template !== undefined && templateExt !== undefined) {
+    const t = digest(template);
+    fs.mkdirSync(path.join(dir, 'templates'), { recursive: true });
+    const tFile = path.join(dir, 'templates', `${t}.${templateExt}`);
+    if (!fs.existsSync(tFile)) fs.writeFileSync(tFile, template);
+    from = `~${t}`;
+  }
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${safe}-${digest}.${ext}`);
+  const file = path.join(dir, `${safe}-${digest(bytes)}${from}.${ext}`);
   if (!fs.existsSync(file)) fs.writeFileSync(file, bytes);
+}
+
+function digest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 }
 
 /** What is running: the current test's file and name under vitest, else the process's script. */

@@ -53,6 +53,13 @@ describe('docxtemplater compatibility', () => {
     }
   });
 
+  it('a tag spanning paragraphs merges them into one paragraph with one set of properties', async () => {
+    const para = (t: string): string => `<w:p><w:pPr><w:jc w:val="left"/></w:pPr><w:r><w:t xml:space="preserve">${t}</w:t></w:r></w:p>`;
+    const xml = partText(await render(docx(para('Hi {first') + para('_name} there')), { first_name: 'Ed' }), 'word/document.xml');
+    expect(docText(await render(docx(para('Hi {first') + para('_name} there')), { first_name: 'Ed' }))).toEqual(['Hi Ed there']);
+    expect(xml.match(/<w:pPr>/g)).toHaveLength(1);
+  });
+
   it('accepts identical start and end delimiters', async () => {
     const body = p('Hi %na', 'me%, {x}') + p('%#items%[%.%]%/items%');
     const out = await render(docx(body), { name: 'Bo', items: [1, 2] }, { delimiters: { start: '%', end: '%' } });
