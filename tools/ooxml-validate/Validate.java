@@ -179,6 +179,7 @@ public final class Validate {
     List<String> mce = new ArrayList<>();
     processCompatibility(root, new HashSet<>(), new HashSet<>(), mce);
     for (String m : mce) problems.add(name + ": " + m);
+    cellsEndWithParagraphs(root, name, problems);
     partsValidated++;
     List<XmlError> errors = new ArrayList<>();
     try {
@@ -302,6 +303,28 @@ public final class Validate {
       }
       child = next;
     }
+  }
+
+  static final String W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+
+  /**
+   * A rule the schema cannot say (ISO/IEC 29500 17.4.66) and Word enforces: a table cell's last block is a
+   * paragraph, directly or as the last block of the content control or custom XML element that ends it.
+   */
+  static void cellsEndWithParagraphs(Element root, String part, List<String> problems) {
+    var cells = root.getElementsByTagNameNS(W, "tc");
+    int bad = 0;
+    for (int i = 0; i < cells.getLength(); i++) if (!endsWithParagraph((Element) cells.item(i))) bad++;
+    if (bad > 0) problems.add(part + ": " + bad + " table cell(s) whose last block is not a paragraph (w:tc must end with w:p)");
+  }
+
+  static boolean endsWithParagraph(Element el) {
+    Node last = el.getLastChild();
+    while (last != null && !(last instanceof Element)) last = last.getPreviousSibling();
+    if (!(last instanceof Element e) || !W.equals(nsOf(e))) return false;
+    String n = e.getLocalName();
+    if ("p".equals(n)) return true;
+    return ("sdt".equals(n) || "sdtContent".equals(n) || "customXml".equals(n)) && endsWithParagraph(e);
   }
 
   /** The first mc:Choice whose Requires namespaces are all understood, else mc:Fallback, else null. */

@@ -166,13 +166,13 @@ export const SP_TREE_START = '<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpP
 const A16 = 'http://schemas.microsoft.com/office/drawing/2014/main';
 
 /**
- * A table on a slide: one row per array, one paragraph per cell; each row `rowHeight` EMU high (the frame
+ * A table on a slide: one row per array, one paragraph per line of a cell; each row `rowHeight` EMU high (the frame
  * is as high as its rows) and marked with an a16:rowId as PowerPoint writes it.
  */
 export function slideTable(id: number, rows: string[][], rowHeight = 370840): string {
   const cols = Math.max(1, ...rows.map((r) => r.length));
   const trs = rows.map((r, i) =>
-    `<a:tr h="${rowHeight}">${r.map((t) => `<a:tc><a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:r><a:rPr lang="en-US"/><a:t>${esc(t)}</a:t></a:r></a:p></a:txBody><a:tcPr/></a:tc>`).join('')}` +
+    `<a:tr h="${rowHeight}">${r.map((t) => `<a:tc><a:txBody><a:bodyPr/><a:lstStyle/>${t.split('\n').map((x) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${esc(x)}</a:t></a:r></a:p>`).join('')}</a:txBody><a:tcPr/></a:tc>`).join('')}` +
     `<a:extLst><a:ext uri="{0D108BD9-81ED-4DB2-BD59-A6C34878D82A}"><a16:rowId xmlns:a16="${A16}" val="${7 + i}"/></a:ext></a:extLst></a:tr>`).join('');
   return (
     `<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="${id}" name="Table ${id}"/><p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/></p:nvGraphicFramePr>` +
