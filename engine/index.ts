@@ -363,7 +363,9 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
       const v = evalTag(part.repeat.expr, part.repeat.tag, scopes, ctx);
       const items: unknown[] = !truthy(v) ? [] : Array.isArray(v) ? v : [v];
       const pushScope = Array.isArray(v) || typeof v === 'object';
-      slideCopies.set(part.name, items.flatMap((item) => slides === undefined ? [{ xml: renderPart(part, pushScope ? [...scopes, item] : scopes) }] : slides.render(() => renderPart(part, pushScope ? [...scopes, item] : scopes), ctx)));
+      // Over a list, `{$index}` is the slide's 0-based position in it, as in a loop.
+      const scopeOf = (item: unknown, i: number): Scopes => (!pushScope ? scopes : Array.isArray(v) ? [...scopes, { $index: i }, item] : [...scopes, item]);
+      slideCopies.set(part.name, items.flatMap((item, i) => slides === undefined ? [{ xml: renderPart(part, scopeOf(item, i)) }] : slides.render(() => renderPart(part, scopeOf(item, i)), ctx)));
       continue;
     }
     if (slides !== undefined && isSlide(part.name)) {

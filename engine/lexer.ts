@@ -138,6 +138,15 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
         pos = e + end.length;
         continue;
       }
+      // `{={{ }}=}`: the new delimiters may contain the current end one; the switch ends at `=` + end.
+      const sw = switchAt(full, s + start.length, end);
+      if (sw !== null) {
+        found.push({ s, e: sw.e, source: sw.source, drop: true });
+        pos = sw.e;
+        start = sw.start;
+        end = sw.end;
+        continue;
+      }
       const close = full.indexOf(end, s + start.length);
       const nextOpen = start === end ? -1 : full.indexOf(start, s + start.length);
       if (close < 0) {
@@ -235,6 +244,14 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
   }
   markSpacePreserve(items, opts.textTags);
   return items;
+}
+
+/** A delimiter switch starting at `from` (just after a start delimiter), ended by `=` and the end delimiter. */
+function switchAt(full: string, from: number, end: string): { e: number; source: string; start: string; end: string } | null {
+  if (!/^\s*=/.test(full.slice(from, from + 16))) return null;
+  const m = new RegExp(`^\\s*=\\s*([^\\s=]+)\\s+([^\\s=]+)\\s*=${end.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).exec(full.slice(from, from + 256));
+  if (m === null || m[1] === undefined || m[2] === undefined) return null;
+  return { e: from + m[0].length, source: m[0].slice(0, m[0].length - end.length), start: m[1], end: m[2] };
 }
 
 /** A text element holding a tag may receive leading/trailing spaces: tell Word to keep them. */

@@ -53,8 +53,9 @@ export function templatedLinks(pkg: OpcPackage, part: string, start: string, end
       const s = target.indexOf(start, pos);
       if (s < 0) break;
       const e = target.indexOf(end, s + start.length);
+      // An address that is not whole field tags is not a templated link: an editor auto-linked text
+      // around a tag (`mailto:{@raw`, `{@raw}`). It stays as it is; the text's own tags render as usual.
       if (e < 0) {
-        errors.add('unclosed_tag', `hyperlink address "${target}" has a tag that is never closed`, { part });
         ok = false;
         break;
       }
@@ -62,7 +63,6 @@ export function templatedLinks(pkg: OpcPackage, part: string, start: string, end
       const source = target.slice(s + start.length, e);
       const tag: TagInfo = { ...classifyTag(source), source, location: { part } };
       if (tag.kind !== 'field') {
-        errors.add('link_tag', `hyperlink address tag "${source.trim()}" must be a plain field`, { part });
         ok = false;
         break;
       }

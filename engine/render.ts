@@ -127,9 +127,11 @@ function renderLoop(n: Extract<Node, { k: 'loop' }>, scopes: Scopes, out: string
     if (n.onIteration !== undefined) ctx.hook?.(n.onIteration, inner, out, ctx);
     if (n.pageBreakBegin) out.push(PAGE_BREAK_P);
     renderNodes(n.body, inner, out, ctx);
-    if (n.pageBreakEnd && i === items.length - 1) {
+    if (n.pageBreakEach === true || (n.pageBreakEnd && i === items.length - 1)) {
+      // Into the item's last paragraph (whitespace after it does not count), else a paragraph of its own.
       const last = out[out.length - 1];
-      if (last !== undefined && last.endsWith('</w:p>')) out[out.length - 1] = `${last.slice(0, -6)}${PAGE_BREAK_RUN}</w:p>`;
+      const end = last?.trimEnd() ?? '';
+      if (last !== undefined && end.endsWith('</w:p>')) out[out.length - 1] = `${end.slice(0, -6)}${PAGE_BREAK_RUN}</w:p>${last.slice(end.length)}`;
       else out.push(PAGE_BREAK_P);
     }
   }

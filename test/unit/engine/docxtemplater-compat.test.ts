@@ -60,6 +60,22 @@ describe('docxtemplater compatibility', () => {
     expect(xml.match(/<w:pPr>/g)).toHaveLength(1);
   });
 
+  it('switches to delimiters that contain the current end delimiter', async () => {
+    // docxtemplater's es6/tests/e2e/fixtures.js: "should be possible to change the delimiters with complex example"
+    const complex = await render(docx(p('Hi {={{[ ]}}=}{{[user]}}{{[={{ ]=]}} and {{user2]')), { user: 'John', user2: 'Jane' });
+    expect(docText(complex)).toEqual(['Hi John and Jane']);
+    const mustache = await render(docx(p('{={{ }}=}Hello {{name}}, {single} {{={ }=}}{back}')), { name: 'Bo', back: 'again' });
+    expect(docText(mustache)).toEqual(['Hello Bo, {single} again']);
+  });
+
+  it('a key present but null in a loop item falls back to the enclosing scope', async () => {
+    const body = p('{#items}{name}: {currency} {note}|{/items}');
+    const out = await render(docx(body), { currency: 'EUR', note: 'top', items: [{ name: 'a', currency: null }, { name: 'b', currency: 'USD', note: null }, { name: 'c' }] });
+    expect(docText(out)).toEqual(['a: EUR top|b: USD top|c: EUR top|']);
+    // Present as null everywhere: empty, as before.
+    expect(docText(await render(docx(p('[{x}]')), { x: null }))).toEqual(['[]']);
+  });
+
   it('accepts identical start and end delimiters', async () => {
     const body = p('Hi %na', 'me%, {x}') + p('%#items%[%.%]%/items%');
     const out = await render(docx(body), { name: 'Bo', items: [1, 2] }, { delimiters: { start: '%', end: '%' } });
