@@ -6,7 +6,7 @@ import { classifyTag } from './lexer.ts';
 import type { Item, LinkTemplate, TagInfo } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
-import { evalTag } from './render.ts';
+import { evalTag, missing } from './render.ts';
 import type { RenderContext } from './render.ts';
 
 /**
@@ -115,7 +115,7 @@ export function linkAddress(link: LinkTemplate, scopes: Scopes, ctx: RenderConte
       continue;
     }
     const v = evalTag(p.expr, p.tag, scopes, ctx);
-    if (v === undefined && ctx.strict) ctx.errors.add('missing_value', `no value for hyperlink address tag "${p.tag.source.trim()}"`, p.tag.location);
+    if (v === undefined) missing(p.tag, ctx, 'hyperlink address tag');
     url += whole ? toText(v).trim() : encodeURIComponent(toText(v));
   }
   const scheme = unsafeScheme(url);

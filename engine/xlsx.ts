@@ -6,7 +6,7 @@ import { toDate, toText } from './filters.ts';
 import type { Item, LexOptions, TagInfo } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
-import { evalTag } from './render.ts';
+import { evalTag, missing } from './render.ts';
 import type { RenderContext } from './render.ts';
 import { colToNum, expandRange, numToCol, rewriteRefs, rewriteSqref, unshareFormulas } from './xlsx-refs.ts';
 import type { RowMap, SheetMapper } from './xlsx-refs.ts';
@@ -389,7 +389,7 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
       case 'xlsx.typed': {
         const d = node.data as TypedHook;
         const v = evalTag(d.expr, d.tag, scopes, ctx);
-        if (v === undefined && ctx.strict) ctx.errors.add('missing_value', `no value for tag "${d.tag.source.trim()}"`, d.tag.location);
+        if (v === undefined) missing(d.tag, ctx);
         const head = `<c r="${d.col}${st.hasLoops ? rows.curOut : d.orig}"${d.attrs}`;
         const s = d.style === undefined ? '' : ` s="${d.style}"`;
         if (typeof v === 'number' && Number.isFinite(v)) {
