@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
+import { inflateEntry, readZip } from '../../engine/zip.ts';
 
 /**
  * Every Office file the tests produce is kept for schema validation when DOCGEN_TEST_OUTPUTS names a
@@ -27,42 +27,13 @@ const MAIN_TYPES: Array<[RegExp, string]> = [
 export function officeExtension(bytes: Uint8Array): string | undefined {
   let types: string | undefined;
   try {
-    types = contentTypes(bytes);
+    const entry = readZip(bytes).get('[Content_Types].xml');
+    types = entry === undefined ? undefined : inflateEntry(entry).toString('utf8');
   } catch {
     return undefined;
   }
   if (types === undefined) return undefined;
   for (const [re, ext] of MAIN_TYPES) if (re.test(types)) return ext;
-  return undefined;
-}
-
-function contentTypes(bytes: Uint8Array): string | undefined {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buf.length < 22 || buf.readUInt32LE(0) !== 0x04034b50) return undefined;
-  let eocd = -1;
-  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 65557); i--) {
-    if (buf.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) return undefined;
-  let p = buf.readUInt32LE(eocd + 16);
-  const count = buf.readUInt16LE(eocd + 10);
-  for (let n = 0; n < count; n++) {
-    const method = buf.readUInt16LE(p + 10);
-    const csize = buf.readUInt32LE(p + 20);
-    const nlen = buf.readUInt16LE(p + 28);
-    const xlen = buf.readUInt16LE(p + 30);
-    const clen = buf.readUInt16LE(p + 32);
-    const local = buf.readUInt32LE(p + 42);
-    const name = buf.toString('utf8', p + 46, p + 46 + nlen);
-    p += 46 + nlen + xlen + clen;
-    if (name !== '[Content_Types].xml') continue;
-    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
-    const raw = buf.subarray(start, start + csize);
-    return (method === 8 ? inflateRawSync(raw) : raw).toString('utf8');
-  }
   return undefined;
 }
 
