@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import { templateVariables, type Variable } from '../core/generate.ts';
 import { innerError, type InnerError } from '../core/errors.ts';
-import { LIMIT_EXCEEDED } from '../engine/index.ts';
+import { FORMAT_NAMES, LIMIT_EXCEEDED, templateFormat } from '../engine/index.ts';
+import { ALL_FORMATS, bytesFormatOf, FORMATS } from '../core/formats.ts';
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { MergeLimitError, MergePool, MergeTemplateError } from './merge-pool.ts';
@@ -46,6 +47,7 @@ export function mergeActivity(deps: ActivityDeps) {
     const related = input.related
       ? Object.fromEntries(await Promise.all(Object.entries(input.related).map(async ([name, ref]) => [name, await deps.blobs.get(ref.key)] as const)))
       : undefined;
+    refuseOtherKind(template, input.contentType);
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
     let output: Uint8Array;
     try {
@@ -78,6 +80,21 @@ export function mergeActivity(deps: ActivityDeps) {
     const put = await deps.blobs.put(input.outputKey, output);
     return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
   };
+}
+
+/**
+ * The merge writes the kind `template.fileFormat` declares (its content type is the merge's): a package of
+ * another kind (a Word document declared xlsx) would be delivered under the wrong name, and no application
+ * opens it. Final, like a template error.
+ */
+function refuseOtherKind(template: Uint8Array, contentType: string): void {
+  const declared = ALL_FORMATS.find((f) => FORMATS[f].contentType === contentType);
+  if (declared === undefined) return;
+  const expected = bytesFormatOf(declared);
+  const actual = templateFormat(template);
+  if (actual === undefined || actual === expected) return;
+  const message = `template.fileFormat is ${declared}, but the template is ${FORMAT_NAMES[actual]}`;
+  throw callerFailure('INVALID_TEMPLATE_FORMAT', message, [innerError('INVALID_TEMPLATE_FORMAT', message)]);
 }
 
 /** The activity's cancellation (workflow ended, local activity timed out); none outside an activity. */

@@ -19,8 +19,9 @@ Usage:
   docgen worker                the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)
   docgen credentials [--json] [--subscription NAME]
                                development credentials (API key + bearer token) for a subscription
-  docgen render --template T --data D.json --out O [--locale L] [--timezone TZ]
-                               the template engine alone, offline (docx/xlsx/pptx out)
+  docgen render --template T --data D.json --out O [--locale L] [--timezone TZ] [--strict]
+                               the template engine alone, offline: O has the template's kind (docx/xlsx/pptx);
+                               tags left empty for want of data are listed (--strict: refused)
   docgen render --template T --data ROWS.json|ROWS.csv --each --out DIR [--name FIELD]
                                one document per row, offline
   docgen generate --template T --data D.json --out F [--format pdf] [--locale L] [--timezone TZ]
@@ -166,12 +167,22 @@ async function cmdRender(args: string[]): Promise<void> {
       timezone: { type: 'string' },
       each: { type: 'boolean' },
       name: { type: 'string' },
+      strict: { type: 'boolean' },
     },
   });
   if (!values.template || !values.data || !values.out) throw new ConfigError(`render needs --template, --data and --out${values.each ? ' (a directory with --each)' : ''}`);
-  const { render } = await import('../engine/index.ts');
+  const { render, renderWithWarnings, templateFormat } = await import('../engine/index.ts');
   const template = fs.readFileSync(values.template);
-  const options = { ...(values.locale ? { locale: values.locale } : {}), ...(values.timezone ? { timezone: values.timezone } : {}) };
+  const options = { ...(values.locale ? { locale: values.locale } : {}), ...(values.timezone ? { timezone: values.timezone } : {}), ...(values.strict ? { strict: true } : {}) };
+  // The engine writes the template's own kind; a file named otherwise (out.pdf) would hide a docx.
+  const kind = templateFormat(template);
+  const wanted = path.extname(values.out).slice(1).toLowerCase();
+  if (!values.each && kind !== undefined && wanted !== '' && wanted !== kind) {
+    throw new ConfigError(
+      `render writes ${kind}, the template's kind; ${values.out} asks for ${wanted}: name it .${kind}` +
+        (wanted === 'pdf' || wanted === 'csv' ? `, or convert with the running service: docgen generate --template ${values.template} --data ${values.data} --format ${wanted} --out ${values.out}` : ''),
+    );
+  }
   if (values.each) {
     const { readRows, rowFileName, runBatch } = await import('./batch.ts');
     const rows = readRows(values.data);
@@ -193,8 +204,9 @@ async function cmdRender(args: string[]): Promise<void> {
   }
   const data: unknown = JSON.parse(fs.readFileSync(values.data, 'utf8'));
   let out: Uint8Array;
+  let warnings: readonly TemplateErrorEntry[];
   try {
-    out = await render(template, data, options);
+    ({ output: out, warnings } = await renderWithWarnings(template, data, options));
   } catch (err) {
     const { TemplateError } = await import('../engine/index.ts');
     if (!(err instanceof TemplateError)) throw err;
@@ -202,6 +214,11 @@ async function cmdRender(args: string[]): Promise<void> {
   }
   fs.writeFileSync(values.out, out);
   process.stdout.write(`wrote ${values.out} (${out.byteLength} bytes)\n`);
+  if (warnings.length > 0) {
+    const { describeLocation } = await import('../engine/index.ts');
+    const lines = warnings.map((w) => `  ${describeLocation(w.location)}: ${w.message}`);
+    process.stderr.write(`docgen: ${warnings.length} tag${warnings.length === 1 ? '' : 's'} rendered empty, the data has no value (--strict refuses them):\n${lines.join('\n')}\n`);
+  }
 }
 
 /** Prints the tags, loops and problems as JSON; problems are also listed on stderr and make the exit code 1. */

@@ -6,7 +6,7 @@ import { classifyTag } from './lexer.ts';
 import type { Item, LinkTemplate, TagInfo } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
-import { evalTag } from './render.ts';
+import { evalTag, missing } from './render.ts';
 import type { RenderContext } from './render.ts';
 
 /**
@@ -53,8 +53,9 @@ export function templatedLinks(pkg: OpcPackage, part: string, start: string, end
       const s = target.indexOf(start, pos);
       if (s < 0) break;
       const e = target.indexOf(end, s + start.length);
+      // An address that is not whole field tags is not a templated link: an editor auto-linked text
+      // around a tag (`mailto:{@raw`, `{@raw}`). It stays as it is; the text's own tags render as usual.
       if (e < 0) {
-        errors.add('unclosed_tag', `hyperlink address "${target}" has a tag that is never closed`, { part });
         ok = false;
         break;
       }
@@ -62,7 +63,6 @@ export function templatedLinks(pkg: OpcPackage, part: string, start: string, end
       const source = target.slice(s + start.length, e);
       const tag: TagInfo = { ...classifyTag(source), source, location: { part } };
       if (tag.kind !== 'field') {
-        errors.add('link_tag', `hyperlink address tag "${source.trim()}" must be a plain field`, { part });
         ok = false;
         break;
       }
@@ -115,7 +115,7 @@ export function linkAddress(link: LinkTemplate, scopes: Scopes, ctx: RenderConte
       continue;
     }
     const v = evalTag(p.expr, p.tag, scopes, ctx);
-    if (v === undefined && ctx.strict) ctx.errors.add('missing_value', `no value for hyperlink address tag "${p.tag.source.trim()}"`, p.tag.location);
+    if (v === undefined) missing(p.tag, ctx, 'hyperlink address tag');
     url += whole ? toText(v).trim() : encodeURIComponent(toText(v));
   }
   const scheme = unsafeScheme(url);

@@ -8,7 +8,7 @@ import Type from 'typebox';
 import { ApiError, innerError } from '../../core/errors.ts';
 import { BlobTooLargeError, type BlobStore } from '../../connectors/storage/blob-store.ts';
 import type { Db } from '../../store/db.ts';
-import { checkPackageLimits, type TemplateLimits } from '../../engine/index.ts';
+import { checkPackageLimits, FORMAT_NAMES, templateFormat, type TemplateLimits } from '../../engine/index.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
@@ -48,7 +48,7 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
       schema: {
         tags: ['Document template'],
         summary: 'Upload template files (.docx, .xlsx, .pptx) for generate requests',
-        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.`,
+        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension, or a package of another kind than its extension says (a Word document named .xlsx), gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.`,
         consumes: ['multipart/form-data'],
         response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
       },
@@ -131,9 +131,18 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
   }
   if (!failure && kind === 'template') {
     for (const f of stored) {
-      const problem = checkPackageLimits(await opts.blobs.get(f.key), opts.templateLimits);
+      const bytes = await opts.blobs.get(f.key);
+      const problem = checkPackageLimits(bytes, opts.templateLimits);
       if (problem) {
         failure = new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(f.fileName)}: ${problem.message}`);
+        break;
+      }
+      // The package's own kind must be what its name says: a Word document named .xlsx would be merged
+      // and delivered as a workbook that no application opens.
+      const declared = path.extname(f.fileName).slice(1).toLowerCase();
+      const actual = templateFormat(bytes, opts.templateLimits);
+      if (actual !== undefined && actual !== declared) {
+        failure = new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(f.fileName)} is ${FORMAT_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
         break;
       }
     }
