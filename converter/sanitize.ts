@@ -378,7 +378,7 @@ const EMPTY_PNG = new Uint8Array(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCA
 const MAX_INFLATED_PART = 64 * 1024 * 1024;
 
 /** An XML part is an SVG when it has an element named svg (any prefix): LibreOffice's SVG import reads it. */
-const isSvg = (xml: XmlPart) => xml.tokens.some((t) => t.k === 'open' && localOf(t.name) === 'svg');
+const isSvg = (xml: XmlPart) => /<([\w.-]+:)?svg[\s/>]/i.test(xml.text) && xml.tokens.some((t) => t.k === 'open' && localOf(t.name) === 'svg');
 
 /**
  * Judges a part that is not XML by its bytes: the replacement when it changes (cleaned SVG text, an inflated
