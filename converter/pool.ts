@@ -14,6 +14,7 @@ import path from 'node:path';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
+import { escapeCsvFormulas } from './csv.ts';
 import { addPdfInfo, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
@@ -374,6 +375,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   }
 
   private postProcess(out: Uint8Array, plan: ConversionPlan): Uint8Array {
+    if (plan.csvEscape) return escapeCsvFormulas(out, plan.csvEscape.separator, plan.csvEscape.encoding);
     if (plan.to !== 'pdf') return out;
     if (out.byteLength < 8 || Buffer.from(out.subarray(0, 5)).toString('latin1') !== '%PDF-') {
       throw new ConvertError('CONVERSION_FAILED', 'LibreOffice produced no PDF');

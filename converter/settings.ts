@@ -1,7 +1,7 @@
 // The converter's settings. The service reads them with every other setting (config/env.ts: CONVERTER,
 // GOTENBERG_URL, CONVERTER_POOL_SIZE, CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER,
-// CONVERTER_NETWORK_ISOLATION, CONVERTER_SANDBOX, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB) and hands
-// them over with configureConverter() before the converter starts; the converter itself reads no
+// CONVERTER_NETWORK_ISOLATION, CONVERTER_SANDBOX, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB,
+// CSV_ESCAPE_FORMULAS) and hands them over with configureConverter() before the converter starts; the converter itself reads no
 // environment. A script that imports convert() without configuring gets the defaults below.
 import os from 'node:os';
 
@@ -28,6 +28,9 @@ export interface ConverterSettings {
    *  ordinary documents well within the default; a hostile one (millions of paragraphs, huge whitespace)
    *  cannot take the machine's memory. */
   maxMemoryMb: number;
+  /** csv output: cells a spreadsheet would run as formulas (= + - @ tab CR first, numbers aside) are
+   *  written as text (converter/csv.ts). */
+  csvEscapeFormulas: boolean;
 }
 
 export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
@@ -42,6 +45,7 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   soffice: 'soffice',
   unoPython: '/usr/bin/python3',
   maxMemoryMb: 2_048,
+  csvEscapeFormulas: true,
 };
 
 let current: ConverterSettings = { ...DEFAULT_CONVERTER_SETTINGS };
