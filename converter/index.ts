@@ -133,16 +133,16 @@ export async function shutdownConverter(): Promise<void> {
 
 /**
  * Converts with the given converter (default: the module's). Same-format requests never touch a
- * converter: the input comes back with `embedded` written as custom properties.
+ * converter: the input comes back sanitized (sanitize.ts), with `embedded` written as custom properties.
  */
 export async function convert(input: Uint8Array, options: ConvertOptions, converter?: Converter): Promise<Uint8Array> {
   const plan = planConversion(options);
   if (plan.to === plan.from) {
     options.signal?.throwIfAborted();
-    // Refuse the same things a conversion would (macros, DOCTYPE); links are left as they are,
-    // because nothing here renders the document.
-    sanitizeOoxml(input, plan.from);
-    return plan.embedded ? setOfficeCustomProperties(input, plan.embedded) : input;
+    // Refused and stripped as before a conversion (macros, DDE, external templates, linked content): an
+    // output carries none of it, converted or not.
+    const clean = sanitizeOoxml(input, plan.from).bytes;
+    return plan.embedded ? setOfficeCustomProperties(clean, plan.embedded) : clean;
   }
   return (converter ?? getDefaultConverter()).convert(input, options);
 }
