@@ -32,6 +32,8 @@ let availabilityProbe: { ok: boolean; reason: string } | undefined;
 /** Forgets the cached probe (after `docgen start` installed LibreOffice). */
 export function forgetLibreOfficeProbe(): void {
   availabilityProbe = undefined;
+  sandboxProbes.clear();
+  isolations.clear();
 }
 
 /** Whether soffice and a python with `uno` are installed (cached; ~100 ms the first time). */
@@ -106,9 +108,27 @@ export interface Isolation {
   sandboxUnavailable?: string;
 }
 
+const isolations = new Map<string, Isolation | ConvertError>();
+
 /** Decides a pool's isolation from CONVERTER_SANDBOX and CONVERTER_NETWORK_ISOLATION; throws when a
- *  `required` one cannot be had. */
+ *  `required` one cannot be had. Probed once per settings (converterAvailable() asks on every pdf request). */
 export function chooseIsolation(sandboxMode: SandboxMode, networkMode: NetworkIsolation, exe: { python: string; soffice: string }): Isolation {
+  const key = JSON.stringify([sandboxMode, networkMode, exe.python, exe.soffice]);
+  let known = isolations.get(key);
+  if (!known) {
+    try {
+      known = decideIsolation(sandboxMode, networkMode, exe);
+    } catch (err) {
+      if (!(err instanceof ConvertError)) throw err;
+      known = err;
+    }
+    isolations.set(key, known);
+  }
+  if (known instanceof ConvertError) throw known;
+  return known;
+}
+
+function decideIsolation(sandboxMode: SandboxMode, networkMode: NetworkIsolation, exe: { python: string; soffice: string }): Isolation {
   if (sandboxMode !== 'auto' && sandboxMode !== 'required' && sandboxMode !== 'off') {
     throw new ConvertError('BAD_OPTIONS', `CONVERTER_SANDBOX must be auto, required or off, got '${String(sandboxMode)}'`);
   }
