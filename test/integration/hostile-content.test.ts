@@ -25,8 +25,8 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
-/** Resident memory of this process and every process below it (the LibreOffice instances), in bytes. */
-function treeRss(): number {
+/** Resident memory of this process and of every process below it (the LibreOffice instances), in bytes. */
+function treeRss(): { self: number; children: number } {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const name of fs.readdirSync('/proc')) {
@@ -41,14 +41,14 @@ function treeRss(): number {
       /* gone */
     }
   }
-  let total = 0;
-  const todo = [process.pid];
+  let below = 0;
+  const todo = [...(children.get(process.pid) ?? [])];
   while (todo.length) {
     const pid = todo.pop()!;
-    total += rss.get(pid) ?? 0;
+    below += rss.get(pid) ?? 0;
     todo.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return { self: rss.get(process.pid) ?? 0, children: below };
 }
 
 /** Rewrites parts of a package (name -> new text), adding the ones it lacks. */
@@ -65,7 +65,7 @@ describe('hostile content from one tenant', () => {
   let b: ReturnType<typeof client>;
   let credsA: Credentials;
   let dir: string;
-  let peak = 0;
+  const peak = { self: 0, children: 0, total: 0 };
   let sampler: NodeJS.Timeout;
 
   beforeAll(async () => {
@@ -74,11 +74,17 @@ describe('hostile content from one tenant', () => {
     credsA = await stack.credentials('tenant-a');
     a = client(credsA);
     b = client(await stack.credentials('tenant-b'));
-    sampler = setInterval(() => (peak = Math.max(peak, treeRss())), 100);
+    sampler = setInterval(() => {
+      const now = treeRss();
+      peak.self = Math.max(peak.self, now.self);
+      peak.children = Math.max(peak.children, now.children);
+      peak.total = Math.max(peak.total, now.self + now.children);
+    }, 100);
   });
   afterAll(async () => {
     clearInterval(sampler);
-    if (peak) console.log(`[hostile-content] peak RSS of the service (API + worker + LibreOffice): ${Math.round(peak / 1024 / 1024)} MB`);
+    const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
+    if (peak.total) console.log(`[hostile-content] peak RSS: ${mb(peak.total)} in all; this process (test runner, API, worker, merge threads) ${mb(peak.self)}, its LibreOffice processes ${mb(peak.children)}`);
     await stack?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
