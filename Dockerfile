@@ -42,7 +42,8 @@ CMD ["node", "cli/docgen.mjs", "api"]
 
 FROM api AS worker
 USER root
-# LibreOffice (writer, calc, impress), the UNO bridge and fonts: the same script CI uses.
+# LibreOffice (writer, calc, impress), the UNO bridge, fonts and bubblewrap (each instance's sandbox, CONVERTER_SANDBOX;
+# an unprivileged container user needs user namespaces for it): the same script CI uses.
 COPY .ci/install-converter.sh /tmp/install-converter.sh
 RUN bash /tmp/install-converter.sh && rm -rf /var/lib/apt/lists/* /tmp/install-converter.sh
 USER node

@@ -12,7 +12,8 @@ PACKAGES=(
   poppler-utils              # pdfinfo/pdftotext, used by the converter tests
   fonts-dejavu-core
   fonts-liberation2          # metric-compatible Arial/Times/Courier so layouts match Word's
-  util-linux                 # unshare -n, the network sandbox for soffice
+  util-linux                 # unshare -n (network namespace when bwrap cannot run), prlimit (memory cap)
+  bubblewrap                 # bwrap: each soffice sees only its profile and its job (filesystem + network sandbox)
   procps                     # ps, used by the converter tests to check for leftover soffice processes
 )
 

@@ -3,6 +3,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { render, TemplateError } from '../engine/index.ts';
+import { ConvertError } from '../converter/errors.ts';
+import { sanitizeOoxml } from '../converter/sanitize.ts';
 import type { TemplateLimits } from '../engine/index.ts';
 import { imageFetcher } from './image-fetcher.ts';
 import type { MergeThreadJob, MergeThreadReply } from './merge-pool.ts';
@@ -23,9 +25,16 @@ async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
   try {
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
     const output = await render(job.template, data, { ...job.options, limits, fetchImage });
-    return { id: job.id, ok: true, output };
+    // Every merged document, delivered as it is or converted, leaves without what would make Word, Excel or
+    // LibreOffice fetch, run or link something when it is opened: DDE fields and formulas, INCLUDE* and LINK
+    // fields, external templates (attachedTemplate), images and objects; a macro or a DDE link refuses it
+    // (converter/sanitize.ts, the same rules as before a conversion).
+    return { id: job.id, ok: true, output: sanitizeOoxml(output, 'merged document').bytes };
   } catch (err) {
     if (err instanceof TemplateError) return { id: job.id, ok: false, templateErrors: err.errors, message: err.message };
+    if (err instanceof ConvertError && err.code === 'BAD_INPUT') {
+      return { id: job.id, ok: false, templateErrors: [{ id: 'unsafe_content', message: err.message }], message: err.message };
+    }
     return { id: job.id, ok: false, message: err instanceof Error ? err.message : String(err) };
   }
 }

@@ -130,7 +130,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
         converterStatus = await startConverter().then(
-          (s) => `${s.kind}, ${s.instances.length} warm instance(s), network isolation: ${s.networkIsolation}`,
+          (s) => `${s.kind}, ${s.instances.length} warm instance(s), isolation: ${s.isolation}`,
           (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
         );
         cleanups.splice(1, 0, async () => shutdownConverter());
@@ -217,7 +217,7 @@ async function localConverterCheck(): Promise<string> {
   const st = poolStatus();
   if (!st) throw new Error('the converter has not started');
   if (!st.ready) throw new Error(`${st.kind}: no instance can take work (${st.instances.map((i) => `${i.state}${i.lastError ? `: ${i.lastError}` : ''}`).join('; ')})`);
-  return `${st.kind}, ${st.instances.filter((i) => i.state === 'idle' || i.state === 'busy').length}/${st.instances.length} instance(s) up, ${st.queued} queued`;
+  return `${st.kind}, ${st.instances.filter((i) => i.state === 'idle' || i.state === 'busy').length}/${st.instances.length} instance(s) up, ${st.queued} queued, isolation: ${st.isolation}`;
 }
 
 /** In an API-only process the converters live in the workers: some worker must poll the office queue. */

@@ -198,6 +198,18 @@ export const settings = {
     oneOf('auto', 'required', 'off'),
     'LibreOffice without network access (unshare -n): auto = when the machine allows it, required = refuse to start without it, off = never',
   ),
+  converterSandbox: setting(
+    'CONVERTER_SANDBOX',
+    CS.sandbox,
+    oneOf('auto', 'required', 'off'),
+    'Each LibreOffice instance in a bubblewrap (bwrap) filesystem sandbox that sees only the system read-only, its profile and its job, so a document can read no other file (another tenant\'s, the data directory): auto = when the machine allows it (bwrap installed, namespaces allowed), required = refuse to start without it, off = never',
+  ),
+  csvEscapeFormulas: setting(
+    'CSV_ESCAPE_FORMULAS',
+    CS.csvEscapeFormulas,
+    bool,
+    "csv output: a cell that begins with = + - @, a tab or a carriage return and is not a number (-5 stays -5) is written as text, prefixed with ' and quoted, so a spreadsheet that opens the file runs no formula (OWASP CSV injection); false = cells as LibreOffice exports them",
+  ),
   soffice: setting('SOFFICE', CS.soffice, str, 'The LibreOffice executable'),
   unoPython: setting('UNO_PYTHON', CS.unoPython, str, 'Python with the uno module (python3-uno) that runs the LibreOffice bridge'),
   callbackRetryScheduleMs: setting(
@@ -378,6 +390,8 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     timeoutMs: config.converterTimeoutMs,
     recycleAfter: config.converterRecycleAfter,
     networkIsolation: config.converterNetworkIsolation,
+    sandbox: config.converterSandbox,
+    csvEscapeFormulas: config.csvEscapeFormulas,
     soffice: config.soffice,
     unoPython: config.unoPython,
     maxMemoryMb: config.converterMaxMemoryMb,

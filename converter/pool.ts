@@ -14,18 +14,19 @@ import path from 'node:path';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
+import { escapeCsvFormulas } from './csv.ts';
 import { addPdfInfo, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
-import { converterSettings, defaultPoolSize, type NetworkIsolation } from './settings.ts';
+import { converterSettings, defaultPoolSize, type NetworkIsolation, type SandboxMode } from './settings.ts';
 import { Instance, type InstanceHost, type Job } from './instance.ts';
-import { hasPrlimit, libreOfficeAvailable, networkIsolationPrefix } from './probes.ts';
+import { chooseIsolation, hasPrlimit, type Isolation, libreOfficeAvailable } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
 
-export type { NetworkIsolation } from './settings.ts';
+export type { NetworkIsolation, SandboxMode } from './settings.ts';
 export { defaultPoolSize } from './settings.ts';
-export { forgetLibreOfficeProbe, libreOfficeAvailable, networkIsolationPrefix } from './probes.ts';
+export { forgetLibreOfficeProbe, libreOfficeAvailable, networkIsolationPrefix, sandboxAvailable } from './probes.ts';
 
 export interface PoolOptions {
   /** Instances; default CONVERTER_POOL_SIZE or the CPU count. */
@@ -44,6 +45,8 @@ export interface PoolOptions {
   python?: string;
   /** default CONVERTER_NETWORK_ISOLATION or 'auto' (use a network namespace when the machine allows). */
   networkIsolation?: NetworkIsolation;
+  /** default CONVERTER_SANDBOX or 'auto' (each instance in a bwrap filesystem sandbox when the machine allows). */
+  sandbox?: SandboxMode;
   /** Address-space limit (RLIMIT_AS, through prlimit) of each instance in MB; 0 = none; default
    *  the configured CONVERTER_MAX_MEMORY_MB. A conversion that needs more fails (the instance restarts). */
   maxMemoryMb?: number;
@@ -69,7 +72,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly recycleAfter: number;
   readonly soffice: string;
   readonly python: string;
-  readonly isolation: string[] | null;
+  readonly isolation: Isolation;
   readonly baseDir: string;
   readonly maxMemoryMb: number;
   /** `prlimit --as=N --` when a memory cap applies, else empty. */
@@ -97,14 +100,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.python = opts.python ?? settings.unoPython;
     this.skipSanitize = opts.unsafeSkipSanitize === true;
     this.log = opts.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
-    const mode = opts.networkIsolation ?? settings.networkIsolation;
-    if (mode !== 'auto' && mode !== 'required' && mode !== 'off') {
-      throw new ConvertError('BAD_OPTIONS', `CONVERTER_NETWORK_ISOLATION must be auto, required or off, got '${String(mode)}'`);
-    }
-    this.isolation = mode === 'off' ? null : networkIsolationPrefix();
-    if (mode === 'required' && !this.isolation) {
-      throw new ConvertError('CONVERTER_UNAVAILABLE', 'network isolation is required but neither `unshare -n` nor `unshare -rn` works on this machine');
-    }
+    this.isolation = chooseIsolation(opts.sandbox ?? settings.sandbox, opts.networkIsolation ?? settings.networkIsolation, { python: this.python, soffice: this.soffice });
+    if (this.isolation.sandboxUnavailable) this.log(`LibreOffice instances run without a filesystem sandbox: ${this.isolation.sandboxUnavailable}`);
     this.maxMemoryMb = opts.maxMemoryMb ?? settings.maxMemoryMb;
     this.memoryLimitPrefix = [];
     if (this.maxMemoryMb > 0) {
@@ -158,7 +155,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async startInstance(inst: Instance): Promise<void> {
     try {
       await inst.start();
-      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}${this.isolation ? `, ${this.isolation.join(' ')}` : ', no network isolation'})`);
+      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}, isolation: ${this.isolation.description})`);
       if (this.stopping) await inst.kill();
       this.dispatch();
     } catch (e) {
@@ -308,6 +305,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     let timer: NodeJS.Timeout | undefined;
     let abortListener: (() => void) | undefined;
     try {
+      await inst.jobCleanup;
       await fsp.writeFile(inPath, job.input);
       const interrupted = new Promise<'timeout' | 'aborted'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), job.timeoutMs);
@@ -355,7 +353,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
       clearTimeout(timer);
       if (abortListener) job.signal?.removeEventListener('abort', abortListener);
       this.running--;
-      for (const f of [inPath, outPath]) fsp.unlink(f).catch(() => {});
+      // The instance's next job waits for these (Instance.jobCleanup): it finds nothing of this one in the
+      // job directory its sandbox shows.
+      inst.jobCleanup = Promise.all([inPath, outPath].map((f) => fsp.unlink(f).catch(() => {})));
       // Not 'busy' any more means the bridge already exited and onInstanceExit is restarting it;
       // a second restart here would kill the replacement while it starts.
       if (inst.state === 'busy') {
@@ -368,13 +368,14 @@ export class LibreOfficePool implements Converter, InstanceHost {
       // (`lu*.tmp`), which names no job. Everything named by this or an earlier job goes; what names no job
       // goes when no LibreOffice runs in this directory (the instance is restarting). A later job's files,
       // once this instance is idle again and another takes it, stay.
-      if (failed) await removeJobFiles(dir, job.id, inst.state !== 'idle' && inst.state !== 'busy');
+      if (failed) await (inst.jobCleanup = Promise.all([inst.jobCleanup, removeJobFiles(dir, job.id, inst.state !== 'idle' && inst.state !== 'busy')]));
       this.keepAlive();
       this.dispatch();
     }
   }
 
   private postProcess(out: Uint8Array, plan: ConversionPlan): Uint8Array {
+    if (plan.csvEscape) return escapeCsvFormulas(out, plan.csvEscape.separator, plan.csvEscape.encoding);
     if (plan.to !== 'pdf') return out;
     if (out.byteLength < 8 || Buffer.from(out.subarray(0, 5)).toString('latin1') !== '%PDF-') {
       throw new ConvertError('CONVERSION_FAILED', 'LibreOffice produced no PDF');
@@ -397,7 +398,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
       queueLimit: this.queueLimit,
       running: this.running,
       instances: this.instances.map((i) => i.status()),
-      networkIsolation: this.isolation ? this.isolation.join(' ') : 'none',
+      networkIsolation: this.isolation.sandbox ? (this.isolation.offline ? 'bwrap --unshare-net' : 'none') : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
+      sandbox: this.isolation.sandbox ? 'bwrap' : 'none',
+      isolation: this.isolation.description,
     };
   }
 

@@ -1,12 +1,13 @@
 // The converter's settings. The service reads them with every other setting (config/env.ts: CONVERTER,
 // GOTENBERG_URL, CONVERTER_POOL_SIZE, CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER,
-// CONVERTER_NETWORK_ISOLATION, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB) and hands them over with
-// configureConverter() before the converter starts; the converter itself reads no environment. A script
-// that imports convert() without configuring gets the defaults below.
+// CONVERTER_NETWORK_ISOLATION, CONVERTER_SANDBOX, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB,
+// CSV_ESCAPE_FORMULAS) and hands them over with configureConverter() before the converter starts; the converter itself reads no
+// environment. A script that imports convert() without configuring gets the defaults below.
 import os from 'node:os';
 
 export type ConverterMode = 'auto' | 'libreoffice' | 'gotenberg' | 'none';
 export type NetworkIsolation = 'auto' | 'required' | 'off';
+export type SandboxMode = 'auto' | 'required' | 'off';
 
 export interface ConverterSettings {
   /** auto = Gotenberg when gotenbergUrl is set, else the LibreOffice pool; none = no conversion. */
@@ -18,12 +19,18 @@ export interface ConverterSettings {
   timeoutMs: number;
   recycleAfter: number;
   networkIsolation: NetworkIsolation;
+  /** Each LibreOffice instance in a bwrap filesystem sandbox (converter/sandbox.ts): auto = when the
+   *  machine allows it, required = refuse to start without it, off = never. */
+  sandbox: SandboxMode;
   soffice: string;
   unoPython: string;
   /** Address-space limit of each LibreOffice instance in MB; 0 = none. LibreOffice starts and converts
    *  ordinary documents well within the default; a hostile one (millions of paragraphs, huge whitespace)
    *  cannot take the machine's memory. */
   maxMemoryMb: number;
+  /** csv output: cells a spreadsheet would run as formulas (= + - @ tab CR first, numbers aside) are
+   *  written as text (converter/csv.ts). */
+  csvEscapeFormulas: boolean;
 }
 
 export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
@@ -34,9 +41,11 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   timeoutMs: 120_000,
   recycleAfter: 1000,
   networkIsolation: 'auto',
+  sandbox: 'auto',
   soffice: 'soffice',
   unoPython: '/usr/bin/python3',
   maxMemoryMb: 2_048,
+  csvEscapeFormulas: true,
 };
 
 let current: ConverterSettings = { ...DEFAULT_CONVERTER_SETTINGS };

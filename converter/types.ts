@@ -37,8 +37,12 @@ export interface ConverterStatus {
   queueLimit: number;
   running: number;
   instances: InstanceStatus[];
-  /** 'unshare -n' | 'unshare -rn' | 'none': how LibreOffice is kept off the network. */
+  /** 'bwrap --unshare-net' | 'unshare -n' | 'unshare -rn' | 'none': how LibreOffice is kept off the network. */
   networkIsolation: string;
+  /** 'bwrap' (each instance sees only its profile and job, converter/sandbox.ts) | 'none' | 'remote (Gotenberg)'. */
+  sandbox: string;
+  /** Both in words, for the start banner and readiness. */
+  isolation: string;
 }
 
 export interface Converter {

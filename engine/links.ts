@@ -99,9 +99,20 @@ export function markLinks(items: Item[], links: ReadonlyMap<string, LinkTemplate
   return any;
 }
 
-/** The scheme of an address unless it is one written as a link (http, https, mailto, tel, ftp, or none). */
+/**
+ * An address as a browser reads it (the WHATWG URL parser): leading and trailing C0 control characters and
+ * spaces removed, ASCII tab, LF and CR removed anywhere, so `java\tscript:` is `javascript:`. The other C0
+ * controls and DEL are removed too: XML cannot carry them, and a reader that drops them would otherwise
+ * see a scheme the check did not. Links are checked and written in this form.
+ */
+export function normalizeLinkAddress(url: string): string {
+  return url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\u0000-\u001f\u007f]/g, '');
+}
+
+/** The scheme of an address unless it is one written as a link (http, https, mailto, tel, ftp, or none),
+ *  judged on the address as a browser reads it (normalizeLinkAddress). */
 export function unsafeScheme(url: string): string | undefined {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim())?.[1]?.toLowerCase();
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(normalizeLinkAddress(url))?.[1]?.toLowerCase();
   return scheme !== undefined && !SAFE_SCHEMES.has(scheme) ? scheme : undefined;
 }
 
@@ -118,6 +129,7 @@ export function linkAddress(link: LinkTemplate, scopes: Scopes, ctx: RenderConte
     if (v === undefined) missing(p.tag, ctx, 'hyperlink address tag');
     url += whole ? toText(v).trim() : encodeURIComponent(toText(v));
   }
+  url = normalizeLinkAddress(url);
   const scheme = unsafeScheme(url);
   if (scheme !== undefined) {
     const tag = link.pieces.find((p) => typeof p !== 'string');
