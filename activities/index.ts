@@ -17,6 +17,7 @@ import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 import { nativeMergeActivities } from './native-merge.ts';
 import { groupActivities } from './groups.ts';
+import { batchActivities } from './batch.ts';
 
 export function createActivities(given: ActivityDeps) {
   const locations =
@@ -49,6 +50,7 @@ export function createActivities(given: ActivityDeps) {
     callbackAttempt: callbackActivity(deps),
     ...manageActivities(deps),
     ...nativeMergeActivities(deps),
+    ...batchActivities({ ...deps, steps: single }),
   };
 }
 
