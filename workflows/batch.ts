@@ -14,6 +14,8 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
+  ContinueAsNew,
   continueAsNew,
   isCancellation,
   ParentClosePolicy,
@@ -133,7 +135,9 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
     }
     await Promise.all(inFlight.values());
     if (failure !== undefined) throw failure;
-    // History stays bounded: a new run carries on from the next page (the window is drained).
+    // History stays bounded: a new run carries on from the next page (the window is drained). A cancel that
+    // came while the last chunks finished would not reach the new run: it ends this one.
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the batch was cancelled');
     if (next < prepared.pages && !stop) await continueAsNew<typeof generateBatch>({ batch, prepared, nextPage: next });
     let combined: BatchOutcome['combined'];
     if (batch.combined && !stop) {
@@ -143,6 +147,7 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
     }
     return await finish(state, stop ? 'stopped' : 'completed', combined, stop);
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       // Cancelled: the rows done stay; the batch's end still runs (uploads consumed, scratch removed).
       await CancellationScope.nonCancellable(() => finish(state, 'cancelled'));

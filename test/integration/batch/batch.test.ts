@@ -10,24 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../../support/http.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
-
-type Api = ReturnType<typeof client>;
-
-export async function waitForBatch(api: Api, id: string, timeoutMs = 90_000): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await api.call('GET', `/documents/batch/${id}`);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const b = r.body.result.data.batch;
-    if (b.status !== 'running') return b;
-    if (Date.now() > deadline) throw new Error(`batch ${id} still running: ${JSON.stringify(b)}`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
-}
+import { waitForBatch } from './support.ts';
 
 describe('batch generation', () => {
   let stack: Stack;
-  let api: Api;
+  let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
     stack = await startStack({ batchChunkRows: 4, batchWindow: 2 });
