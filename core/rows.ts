@@ -249,7 +249,7 @@ export class RowReader {
       this.fromValue(out);
     } else if (format === 'json') {
       if (this.arrayState === 'before') throw new RowsError(`${this.what()} is empty: a JSON array of objects was expected`);
-      if (this.arrayState === 'in') throw new RowsError(`${this.what()}: the JSON array is not closed (the file ends inside it)`);
+      if (this.arrayState === 'in') throw new RowsError(`${this.what()} is not valid JSON: the array is not closed (the file ends inside it)`);
     } else if (format === 'jsonl') {
       this.readLines('\n', out);
     } else {

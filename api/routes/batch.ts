@@ -56,7 +56,7 @@ export const BatchBody = Type.Object({
 });
 
 const Failure = Type.Object({ row: Type.Integer({ description: '1-based, as in the data file' }), code: Type.String(), message: Type.String() });
-const RowEntry = Type.Object({
+export const BatchRowSchema = Type.Object({
   row: Type.Integer(),
   status: Type.String({ description: 'done or failed' }),
   urn: Type.Optional(Type.String({ description: 'The document (done rows delivered to a location)' })),
@@ -67,7 +67,7 @@ const RowEntry = Type.Object({
   message: Type.Optional(Type.String()),
 });
 
-const BatchProgress = Type.Object({
+export const BatchProgressSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   status: Type.String({ description: 'running, completed, stopped (stopAfterFailures), cancelled or failed' }),
   rowsTotal: Type.Integer(),
@@ -282,7 +282,7 @@ export default async function batchRoutes(app: FastifyInstance, opts: BatchRoute
         description: 'Rows total, done and failed, the rate and the estimated end, the combined output once written, and a page of the failed rows (top, skip) with their row number, code and message. Another subscription\'s batch reads as 404.',
         params: Type.Object({ id: Type.String() }),
         querystring: Paging,
-        response: { 200: successEnvelope(Type.Object({ batch: BatchProgress })), ...errorResponses(401, 404) },
+        response: { 200: successEnvelope(Type.Object({ batch: BatchProgressSchema })), ...errorResponses(401, 404) },
       },
     },
     async (request) => {
@@ -303,7 +303,7 @@ export default async function batchRoutes(app: FastifyInstance, opts: BatchRoute
         description: 'In row order, a page at a time (top, skip), optionally only done or only failed ones (status): a done row\'s document (urn, name, path, pages), a failed row\'s code and message.',
         params: Type.Object({ id: Type.String() }),
         querystring: Type.Object({ ...Paging.properties, status: Type.Optional(Type.Union([Type.Literal('done'), Type.Literal('failed')])) }),
-        response: { 200: successEnvelope(Type.Object({ rowCount: Type.Integer(), rows: Type.Array(RowEntry) })), ...errorResponses(400, 401, 404) },
+        response: { 200: successEnvelope(Type.Object({ rowCount: Type.Integer(), rows: Type.Array(BatchRowSchema) })), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -329,7 +329,7 @@ export default async function batchRoutes(app: FastifyInstance, opts: BatchRoute
         summary: 'Cancel a batch (extension)',
         description: 'Stops the batch after the rows in progress, which finish: the rows done stay (documents, records, metering), nothing is half-written, no combined output is made, the uploads are consumed. Answers the progress as it is (status running until the batch has stopped, then cancelled); cancelling an ended batch changes nothing.',
         params: Type.Object({ id: Type.String() }),
-        response: { 200: successEnvelope(Type.Object({ batch: BatchProgress })), ...errorResponses(401, 404) },
+        response: { 200: successEnvelope(Type.Object({ batch: BatchProgressSchema })), ...errorResponses(401, 404) },
       },
     },
     async (request) => {

@@ -80,7 +80,7 @@ describe('RowReader', () => {
       throw new Error('no error');
     };
     expect(err('[{"a":1}, 3]')).toBe('rows.csv row 2 is not an object (each row is an object whose fields the template reads)');
-    expect(err('[{"a":1}')).toContain('the JSON array is not closed');
+    expect(err('[{"a":1}')).toContain('is not valid JSON: the array is not closed');
     expect(err('[{"a":1}] x')).toContain('text after the end of the JSON array');
     expect(err('{"a":1}\n{"a":')).toContain('line 2 is not valid JSON');
     expect(err('a;b\n1;2\n1;2;3\n')).toBe(
