@@ -368,7 +368,8 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
       const rows = text.decode(page).split('\n').filter((l) => l !== '');
       if (rows.length !== input.count) throw new Error(`page ${input.page} of batch ${run.batchId} holds ${rows.length} rows, not ${input.count}`);
       const result = { done: 0, failed: 0 };
-      const beat = setInterval(() => ctx?.heartbeat({ lastRow: lastRecorded }), 5_000);
+      // Also while one row takes long (a slow conversion): a third of the heartbeat timeout.
+      const beat = setInterval(() => ctx?.heartbeat({ lastRow: lastRecorded }), Math.max(500, Math.floor((ctx?.info.heartbeatTimeoutMs ?? 15_000) / 3)));
       let lastRow = Math.max(resumeAfter, input.firstRow - 1);
       let lastRecorded = lastRow;
       try {
@@ -411,7 +412,7 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
     async combineBatch(input: CombineInput): Promise<{ urn: string; name: string; pages?: number }> {
       const { run, combined } = input;
       const ctx = activity();
-      const beat = setInterval(() => ctx?.heartbeat(), 5_000);
+      const beat = setInterval(() => ctx?.heartbeat(), Math.max(500, Math.floor((ctx?.info.heartbeatTimeoutMs ?? 15_000) / 3)));
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-batch-'));
       try {
         const rows = await doneRows(run);
@@ -501,13 +502,7 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
   }
 
   async function discard(prefix: string): Promise<void> {
-    const keys = await deps.blobs.list(prefix);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(8, keys.length) }, async () => {
-        while (next < keys.length) await deps.blobs.delete(keys[next++]!);
-      }),
-    );
+    await deps.blobs.deleteAll(prefix);
   }
 
   /** The data file (Storage, DriveA, DriveB) or the GraphQL result, as a blob. */
