@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { processEnv } from '../support/async-e2e.ts';
 import { docgenCredentials, repoRoot } from '../support/docgen-start.ts';
@@ -21,7 +22,7 @@ const KILLS = 4;
 describe('batch durability: workers killed and the API restarted during a 1,000-row batch', () => {
   let setup: Awaited<ReturnType<typeof processEnv>>;
   const procs: ReturnType<typeof runDocgen>[] = [];
-  let db: import('pg').Client;
+  let db: pg.Client;
 
   beforeAll(async () => {
     setup = await processEnv(inject('temporalAddress'), {
@@ -33,8 +34,8 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
       CONVERTER_POOL_SIZE: '1',
       RATE_LIMIT_PER_MINUTE: '0',
     });
-    const { default: pg } = await import('pg');
-    db = new pg.Client({ connectionString: setup.env.DATABASE_URL });
+    const { default: Pg } = await import('pg');
+    db = new Pg.Client({ connectionString: setup.env.DATABASE_URL });
   });
   afterAll(async () => {
     for (const p of procs) await stopProcess(p, 'SIGKILL');
