@@ -8,7 +8,7 @@
 //   - the latency of another tenant's single sync generate (a pdf) alone and while the batch runs (p50/p95).
 // The service: `docgen start` on PostgreSQL (Temporal dev server, API and one worker), plus a `docgen worker`
 // for two workers; all processes from this run, CPU per document of each process tree from /proc.
-//   npm run bench:batch [-- --rows 1000 --formats docx,pdf --workers 1,2 --no-carbone --probes 15]
+//   npm run bench:batch [-- --rows 1000 --formats docx,pdf --workers 1,2 --no-carbone --probes 15 --slots N --window N --chunk-rows N]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +36,7 @@ const { values } = parseArgs({
     probes: { type: 'string', default: '15' },
     'chunk-rows': { type: 'string' },
     window: { type: 'string' },
+    slots: { type: 'string' },
   },
 });
 const N = Number(values.rows);
@@ -71,7 +72,9 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): P
 
 // --- the bare pipeline, in this process -------------------------------------------------------------------
 async function barePipeline(): Promise<void> {
-  const converter = createConverter({ pool: { size: POOL } });
+  // No recycling during the run (the service's workers get the same setting below): a recycled instance's
+  // CPU would leave the process tree's count with it.
+  const converter = createConverter({ pool: { size: POOL, recycleAfter: 1_000_000 } });
   await converter.start();
   try {
     // Warm: the template cache, both LibreOffice instances.
@@ -114,6 +117,8 @@ async function startService(workers: number, dataDir: string): Promise<Service> 
   const pg = await startPostgres(await freePort());
   const env = await docgenStartEnv(dataDir, {
     RATE_LIMIT_PER_MINUTE: '0',
+    CONVERTER_RECYCLE_AFTER: '1000000',
+    ...(values.slots ? { BATCH_SLOTS: values.slots } : {}),
     ...(values['chunk-rows'] ? { BATCH_CHUNK_ROWS: values['chunk-rows'] } : {}),
     ...(values.window ? { BATCH_WINDOW: values.window } : {}),
   });
