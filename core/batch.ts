@@ -3,7 +3,10 @@
 // workflows and activities exchange: ids, settings and blob references, never rows or document bytes.
 import type { BlobRef } from './blob.ts';
 import { type InnerError, innerError } from './errors.ts';
-import { type ConflictBehavior, type GenerateInput, type GenerateRequest, type SaveOptions, type SharingRequest, type Variable } from './generate.ts';
+import type { GenerateInput, GenerateRequest, Variable } from './generate.ts';
+import type { ConflictBehavior, SharingRequest } from './locations.ts';
+import type { RunContext } from './run.ts';
+import type { SaveOptions } from './save-options.ts';
 import { isRowsPath, ROWS_FORMATS, type RowsFormat } from './rows.ts';
 
 export const COMBINED_FORMATS = ['zip', 'pdf'] as const;
@@ -101,15 +104,16 @@ export function batchTaskQueue(mainTaskQueue: string): string {
  *  plus the batch's own settings. `document.name` and `document.path` are the patterns. */
 export interface BatchInput {
   batchId: string;
-  subscriptionId: string;
-  userId: string;
+  /** Who runs it (operationId = batchId), the connections its locations use, which are remote. */
+  run: RunContext;
   template: GenerateInput['template'];
   data: GenerateInput['data'] & { rowsPath?: string; rowsFormat?: RowsFormat };
+  /** The uploads the request names: consumed once, when the batch ends. */
+  uploads: string[];
   /** deliveryMethod '' = the rows go only into the combined output. */
   document: GenerateInput['document'];
   combined?: { format: CombinedFormat; name: string; path: string; deliveryMethod: string };
   stopAfterFailures?: number;
-  connections?: Record<string, string>;
   tuning: BatchTuning;
   /** The summary callback (X-Client-Authorization given), and what its body echoes. */
   callback?: { url: string; clientToken: string; webhookId: string; scheduleMs: number[]; outbound: { allow: string[]; timeoutMs: number } };
@@ -187,6 +191,8 @@ export interface BatchRun {
   variables?: Variable[];
   embedded?: string;
   connections?: Record<string, string>;
+  /** The run's remote locations (RunContext.remote). */
+  remote?: string[];
   /** The rows' documents stay in scratch until the combined output is made. */
   keepDocuments: boolean;
 }
@@ -197,8 +203,8 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
   return {
     batchId: batch.batchId,
     workflowId,
-    subscriptionId: batch.subscriptionId,
-    userId: batch.userId,
+    subscriptionId: batch.run.subscriptionId,
+    userId: batch.run.userId,
     template: prepared.template,
     templateFormat: batch.template.fileFormat,
     ...(prepared.related ? { related: prepared.related } : {}),
@@ -215,16 +221,19 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
     },
     ...(batch.data.variables ? { variables: batch.data.variables } : {}),
     ...(batch.data.embedded ? { embedded: batch.data.embedded } : {}),
-    ...(batch.connections ? { connections: batch.connections } : {}),
+    ...(batch.run.connections ? { connections: batch.run.connections } : {}),
+    ...(batch.run.remote ? { remote: batch.run.remote } : {}),
     keepDocuments: batch.combined !== undefined,
   };
 }
 
-/** The Storage uploads a batch names (template, data, related items): consumed once, when it ends. */
-export function batchUploads(batch: Pick<BatchInput, 'template' | 'data'>): string[] {
-  return [
-    ...(batch.template.loadMethod === 'Storage' && batch.template.urn ? [batch.template.urn] : []),
-    ...(batch.data.loadMethod === 'Storage' && batch.data.urn ? [batch.data.urn] : []),
-    ...(batch.template.relatedItems ?? []).filter((r) => r.loadMethod === 'Storage' && r.urn).map((r) => r.urn),
-  ];
+/** The run context of row `row` of a batch: its own operation id, so its record and metering are its own. */
+export function rowRun(run: Pick<BatchRun, 'batchId' | 'subscriptionId' | 'userId' | 'connections' | 'remote'>, row: number): RunContext {
+  return {
+    operationId: rowOperationId(run.batchId, row),
+    subscriptionId: run.subscriptionId,
+    userId: run.userId,
+    ...(run.connections ? { connections: run.connections } : {}),
+    ...(run.remote ? { remote: run.remote } : {}),
+  };
 }

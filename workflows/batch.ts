@@ -30,7 +30,6 @@ import {
   ADMISSION_CHECK_ROWS,
   type BatchInput,
   batchTaskQueue,
-  batchUploads,
   batchWorkflowId,
   type PreparedBatch,
   runOf,
@@ -63,7 +62,7 @@ export async function batchAdmission(input: BatchInput): Promise<AdmissionResult
     typedSearchAttributes,
     staticSummary: `batch ${input.batchId}: ${prepared.prepared.rowsTotal} rows of ${input.template.name ?? input.template.urn} -> ${input.document.fileFormat}${input.combined ? ` + combined ${input.combined.format}` : ''}`,
     staticDetails: [
-      `**batch** ${input.batchId} · **subscription** ${input.subscriptionId} · **user** ${input.userId}`,
+      `**batch** ${input.batchId} · **subscription** ${input.run.subscriptionId} · **user** ${input.run.userId}`,
       `**rows** ${prepared.prepared.rowsTotal} from ${input.data.loadMethod}:${input.data.urn}, ${input.tuning.chunkRows} per chunk, ${input.tuning.window} chunks at once`,
       `**document** ${input.document.name} as ${input.document.fileFormat}${input.document.deliveryMethod ? ` to ${input.document.deliveryMethod}:${input.document.path}` : ' (combined output only)'}`,
       ...(input.combined ? [`**combined** ${input.combined.name} (${input.combined.format}) to ${input.combined.deliveryMethod}:${input.combined.path}`] : []),
@@ -165,7 +164,7 @@ async function finish(state: BatchState, status: BatchOutcome['status'], combine
   const { batch } = state;
   const info = workflowInfo();
   const ended = await local.finishBatch.executeWithOptions({ summary: `batch ${status}: consume uploads, remove scratch` }, [
-    { subscriptionId: batch.subscriptionId, batchId: batch.batchId, workflowId: info.workflowId, status, ...(error ? { error } : {}), uploads: batchUploads(batch) },
+    { subscriptionId: batch.run.subscriptionId, batchId: batch.batchId, workflowId: info.workflowId, status, ...(error ? { error } : {}), uploads: batch.uploads },
   ]);
   const outcome: BatchOutcome = {
     status: ended.status === 'running' ? status : ended.status,
@@ -182,7 +181,7 @@ async function finish(state: BatchState, status: BatchOutcome['status'], combine
       origin: batch.envelope.origin,
       dateTime: new Date().toISOString(),
       operationId: batch.batchId,
-      userId: batch.userId,
+      userId: batch.run.userId,
     };
     const summary = { batch: { id: batch.batchId, ...outcome } };
     const body =
@@ -194,7 +193,7 @@ async function finish(state: BatchState, status: BatchOutcome['status'], combine
               { dimension: 'documents-generated', value: outcome.rowsDone },
             ],
           });
-    const delivered = await deliverCallback({ subscriptionId: batch.subscriptionId, ...batch.callback }, JSON.stringify(status === 'failed' ? { ...body, ...summary } : body));
+    const delivered = await deliverCallback({ subscriptionId: batch.run.subscriptionId, ...batch.callback }, JSON.stringify(status === 'failed' ? { ...body, ...summary } : body));
     if (!delivered.delivered && status !== 'cancelled') {
       throw ApplicationFailure.create({
         type: 'CALLBACK_NOT_DELIVERED',

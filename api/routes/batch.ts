@@ -14,7 +14,11 @@ import { ApiError, type ErrorCode, type InnerError, innerError, isErrorCode } fr
 import type { RowsFormat } from '../../core/rows.ts';
 import { SA } from '../../core/search-attributes.ts';
 import { outboundPolicy } from '../../connectors/http/address-policy.ts';
-import type { LocationRegistry } from '../../connectors/registry.ts';
+import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
+import { sealTemplateUrl } from '../../connectors/url/location.ts';
+import { sealHeaderVariables } from '../../security/sealed.ts';
+import { parseGenerateRequest } from '../../core/generate.ts';
+import type { LocationNeed } from '../../core/locations.ts';
 import { compileTextPattern, TemplateError } from '../../engine/text-pattern.ts';
 import { readClientToken } from '../../security/client-token.ts';
 import type { Db } from '../../store/db.ts';
@@ -24,7 +28,7 @@ import { captureExternalContext, origin, success } from '../envelope.ts';
 import { errorResponses, ExternalContext, successEnvelope } from '../schemas.ts';
 import { idempotencyOf, idempotentWorkflowId, startOnce, toApiError, type WorkflowStarter } from '../temporal.ts';
 import { assertCallbackReachable } from './client-token.ts';
-import { GenerateBody, generateInput, IdempotencyHeaders } from './generate.ts';
+import { GenerateBody, IdempotencyHeaders, runContext } from './generate.ts';
 
 const HEADER = 'x-client-authorization';
 
@@ -191,49 +195,50 @@ export default async function batchRoutes(app: FastifyInstance, opts: BatchRoute
           problems.push(...err.errors.map((e) => innerError('VALIDATION_ERROR', e.message)));
         }
       }
-      // Generate's checks (template, data, each row's document, the locations and their connections).
-      let generate: Awaited<ReturnType<typeof generateInput>> | undefined;
-      try {
-        generate = await generateInput(Object.assign(Object.create(request) as FastifyRequest, { body: generateShapeOf(body) }), opts.db, opts.locations);
-      } catch (err) {
-        if (!(err instanceof ApiError) || problems.length === 0) throw err;
-        problems.unshift(...err.innerErrors);
-      }
-      if (body.combined && problems.length === 0) {
+      // Generate's rules (template, data, each row's document), then what the locations can do.
+      const parsed = parseGenerateRequest(generateShapeOf(body), LOCATION_CATALOG);
+      problems.unshift(...parsed.problems);
+      const rowsDelivered = Boolean(body.document.deliveryMethod);
+      // Rows only in the combined output write nothing of their own: no write need for them.
+      const needs: LocationNeed[] = parsed.needs.filter((n) => rowsDelivered || n.capability !== 'write' || n.field !== 'document.deliveryMethod');
+      if (body.combined) {
         const c = body.combined;
-        const need = { method: c.deliveryMethod, capability: 'write' as const, field: 'combined.deliveryMethod', ...(c.format === 'pdf' ? { fileFormat: 'pdf' } : {}) };
-        const { problems: unavailable } = await opts.locations.check(request.auth.subscriptionId, [need]);
-        problems.push(...unavailable);
+        needs.push({ method: c.deliveryMethod, capability: 'write', field: 'combined.deliveryMethod', ...(c.format === 'pdf' ? { fileFormat: 'pdf' } : {}), target: { name: c.name, path: c.path, field: 'combined' } });
       }
       const converter = opts.temporal.converter?.();
       if (converter && !converter.available && body.document.fileFormat !== body.template.fileFormat) {
         problems.push(innerError('NOT_SUPPORTED', `document.fileFormat ${body.document.fileFormat} needs a converter, and none is available: ${converter.reason}. ${converter.howToEnable}`));
       }
-      if (problems.length > 0 || !generate) {
-        throw new ApiError(codeOf(problems), problems.map((p) => p.message).join('; '), problems);
-      }
+      if (problems.length > 0) throw new ApiError(codeOf(problems), problems.map((p) => p.message).join('; '), problems);
+      const { subscriptionId, userId } = request.auth;
+      const { problems: unavailable, connections } = await opts.locations.check(subscriptionId, needs);
+      if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
+      const run = runContext({ operationId: request.ctx.operationId, subscriptionId, userId }, needs, connections);
+      const { input: generate } = parsed;
+      const { variables } = generate.data;
       const client = clientTokens.get(request);
       const input: BatchInput = {
-        batchId: generate.operationId,
-        subscriptionId: generate.subscriptionId,
-        userId: generate.userId,
-        template: generate.template,
+        batchId: run.operationId,
+        run,
+        // As a generate's: template.url and GraphQL header variables sealed, so no history shows them.
+        template: { ...generate.template, ...(generate.template.url ? await sealTemplateUrl(opts.db, subscriptionId, generate.template.url) : {}) },
         data: {
           ...generate.data,
+          ...(variables ? { variables: await sealHeaderVariables(opts.db, subscriptionId, variables) } : {}),
           ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}),
           ...(body.data.rowsFormat !== undefined ? { rowsFormat: body.data.rowsFormat as RowsFormat } : {}),
         },
         document: { ...generate.document, deliveryMethod: body.document.deliveryMethod ?? '', path: body.document.deliveryMethod ? body.document.path : 'root' },
         ...(body.combined ? { combined: { ...body.combined, format: body.combined.format as CombinedFormat } } : {}),
         ...(body.stopAfterFailures !== undefined ? { stopAfterFailures: body.stopAfterFailures } : {}),
-        ...(generate.connections ? { connections: generate.connections } : {}),
+        uploads: generate.uploads,
         tuning,
         ...(client
           ? {
               callback: {
                 url: client.url,
                 clientToken: client.value,
-                webhookId: `msg_${generate.operationId}`,
+                webhookId: `msg_${run.operationId}`,
                 scheduleMs: opts.config.callbackRetryScheduleMs,
                 outbound: { allow: opts.config.outboundAllow, timeoutMs: opts.config.callbackTimeoutMs },
               },
@@ -245,12 +250,12 @@ export default async function batchRoutes(app: FastifyInstance, opts: BatchRoute
       const t = opts.temporal;
       const handle = await startOnce<typeof batchAdmission>(t, 'batchAdmission', idem, {
         taskQueue: t.taskQueue,
-        workflowId: idem ? idempotentWorkflowId('batch', input.subscriptionId, idem) : batchAdmissionWorkflowId(input.batchId),
+        workflowId: idem ? idempotentWorkflowId('batch', subscriptionId, idem) : batchAdmissionWorkflowId(input.batchId),
         args: [input],
         workflowExecutionTimeout: t.generateTimeoutMs,
         ...(t.eagerStart ? { requestEagerStart: true } : {}),
         typedSearchAttributes: new TypedSearchAttributes([
-          { key: SA.subscription, value: input.subscriptionId },
+          { key: SA.subscription, value: subscriptionId },
           { key: SA.operation, value: input.batchId },
           { key: SA.batch, value: input.batchId },
           { key: SA.template, value: input.template.name ?? input.template.url ?? input.template.urn },

@@ -4,7 +4,7 @@
 // crash, or by a retried chunk, counts once).
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import { type NewDocument, recordConsumption, recordDocument } from './documents.ts';
+import { recordConsumption } from './documents.ts';
 
 export type BatchStatus = 'running' | 'completed' | 'cancelled' | 'stopped' | 'failed';
 
@@ -147,20 +147,18 @@ export interface DoneRow {
   subscriptionId: string;
   batchId: string;
   row: number;
-  /** The document record when the row was delivered (absent: the row lives only in the combined output). */
-  document?: NewDocument;
+  /** The row's document (empty when the row lives only in the combined output). */
   urn: string;
   name: string;
   path: string;
   pages: number;
-  /** Metering of the row (its own operation id: `document.operationId` or `operationId`). */
-  operationId: string;
-  userId: string;
-  consumption: Consumption[];
+  /** The row's metering, for a row without a document record (a delivered row was metered with its record). */
+  metering?: { operationId: string; userId: string; consumption: Consumption[] };
 }
 
-/** Records a generated row: entry, document record and metering in one transaction. `inserted` is false
- *  when the row was recorded before (nothing changes then); `metered` is the metering that was new. */
+/** Records a generated row: its entry (and the metering of a row without a record) in one transaction.
+ *  `inserted` is false when the row was recorded before (nothing changes then); `metered` is the metering
+ *  that was new. */
 export async function recordBatchRowDone(db: Db, d: DoneRow): Promise<{ inserted: boolean; metered: Consumption[] }> {
   return db.transaction(async (tx) => {
     const entry = await tx.query<{ row_number: number }>(
@@ -169,8 +167,7 @@ export async function recordBatchRowDone(db: Db, d: DoneRow): Promise<{ inserted
       [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages],
     );
     if (entry.rows.length === 0) return { inserted: false, metered: [] };
-    if (d.document) await recordDocument(tx, d.document);
-    const metered = await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, d.consumption);
+    const metered = d.metering ? await recordConsumption(tx, d.subscriptionId, d.metering.userId, d.metering.operationId, d.metering.consumption) : [];
     await tx.query(
       `UPDATE batches SET rows_done = rows_done + 1, pages = pages + $3, progress_date = now() WHERE id = $1 AND subscription_id = $2`,
       [d.batchId, d.subscriptionId, d.pages],
