@@ -18,9 +18,7 @@ describe('batch rules', () => {
   it('accepts patterns as names and paths, and checks the rest as a generate', () => {
     expect(checkBatchRules(request())).toEqual([]);
     expect(checkGenerateRules(generateShapeOf(request()))).toEqual([]);
-    expect(checkGenerateRules(generateShapeOf(request({ document: { ...request().document, path: '{region}' } })))[0]?.message).toBe(
-      expect.stringContaining('document.path'),
-    );
+    expect(checkGenerateRules(generateShapeOf(request({ document: { ...request().document, path: '{region}' } })))[0]?.message).toMatch(/^document\.path /);
   });
 
   it('lets rows go only into the combined output, which then must be given', () => {
