@@ -49,34 +49,13 @@ export function mergeActivity(deps: ActivityDeps) {
       : undefined;
     refuseOtherKind(template, input.contentType);
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
-    let output: Uint8Array;
-    try {
-      output = await poolOf(deps).merge(
-        tenant,
-        template,
-        data,
-        {
-          locale: input.locale,
-          timezone: input.timezone,
-          ...(input.variables ? { variables: templateVariables(input.variables) ?? [] } : {}),
-          ...(input.embedded ? { embedded: input.embedded } : {}),
-          ...(related ? { relatedItems: related } : {}),
-        },
-        cancellationSignal(),
-      );
-    } catch (err) {
-      if (err instanceof MergeLimitError) throw callerFailure('TEMPLATE_TOO_COMPLEX', `the template cannot be merged: ${err.message}`);
-      if (err instanceof MergeTemplateError) {
-        const tooComplex = err.errors.some((e) => TOO_COMPLEX_IDS.has(e.id));
-        const code = tooComplex ? 'TEMPLATE_TOO_COMPLEX' : 'TEMPLATE_ERROR';
-        const inner: InnerError[] = err.errors.map((e) => {
-          const where = e.location ? ` (at ${[e.location.part, e.location.paragraph, e.location.cell, e.location.offset].filter((x) => x !== undefined).join(':')})` : '';
-          return { ...innerError(code, `${e.message}${where}`), eventId: e.id };
-        });
-        throw callerFailure(code, `the template cannot be ${tooComplex ? 'merged' : 'rendered'}: ${err.message}`, inner);
-      }
-      throw err;
-    }
+    const output = await mergeBytes(deps, tenant, template, data, {
+      locale: input.locale,
+      timezone: input.timezone,
+      ...(input.variables ? { variables: input.variables } : {}),
+      ...(input.embedded ? { embedded: input.embedded } : {}),
+      ...(related ? { relatedItems: related } : {}),
+    }, cancellationSignal());
     const put = await deps.blobs.put(input.outputKey, output);
     return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
   };
@@ -95,6 +74,45 @@ function refuseOtherKind(template: Uint8Array, contentType: string): void {
   if (actual === undefined || actual === expected) return;
   const message = `template.fileFormat is ${declared}, but the template is ${FORMAT_NAMES[actual]}`;
   throw callerFailure('INVALID_TEMPLATE_FORMAT', message, [innerError('INVALID_TEMPLATE_FORMAT', message)]);
+}
+
+/** One merge in the worker's merge pool (a batch's rows call it with bytes they hold), with the failures a
+ *  caller is told: TEMPLATE_ERROR (an entry per problem) or TEMPLATE_TOO_COMPLEX, both final. */
+export async function mergeBytes(
+  deps: ActivityDeps,
+  tenant: string,
+  template: Uint8Array,
+  data: Uint8Array,
+  options: { locale: string; timezone: string; variables?: Variable[]; embedded?: string; relatedItems?: Record<string, Uint8Array> },
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  try {
+    return await poolOf(deps).merge(
+      tenant,
+      template,
+      data,
+      {
+        locale: options.locale,
+        timezone: options.timezone,
+        ...(options.variables ? { variables: templateVariables(options.variables) ?? [] } : {}),
+        ...(options.embedded ? { embedded: options.embedded } : {}),
+        ...(options.relatedItems ? { relatedItems: options.relatedItems } : {}),
+      },
+      signal,
+    );
+  } catch (err) {
+    if (err instanceof MergeLimitError) throw callerFailure('TEMPLATE_TOO_COMPLEX', `the template cannot be merged: ${err.message}`);
+    if (err instanceof MergeTemplateError) {
+      const tooComplex = err.errors.some((e) => TOO_COMPLEX_IDS.has(e.id));
+      const code = tooComplex ? 'TEMPLATE_TOO_COMPLEX' : 'TEMPLATE_ERROR';
+      const inner: InnerError[] = err.errors.map((e) => {
+        const where = e.location ? ` (at ${[e.location.part, e.location.paragraph, e.location.cell, e.location.offset].filter((x) => x !== undefined).join(':')})` : '';
+        return { ...innerError(code, `${e.message}${where}`), eventId: e.id };
+      });
+      throw callerFailure(code, `the template cannot be ${tooComplex ? 'merged' : 'rendered'}: ${err.message}`, inner);
+    }
+    throw err;
+  }
 }
 
 /** The activity's cancellation (workflow ended, local activity timed out); none outside an activity. */

@@ -24,6 +24,7 @@ import configurationRoutes from './routes/configurations.ts';
 import dataSourceRoutes from './routes/datasources.ts';
 import documentRoutes from './routes/documents.ts';
 import generateRoutes from './routes/generate.ts';
+import batchRoutes from './routes/batch.ts';
 import healthRoutes, { type ReadinessCheck } from './routes/health.ts';
 import manageRoutes from './routes/manage.ts';
 import optionRoutes from './routes/options.ts';
@@ -163,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });
+      await v1.register(batchRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });
       await v1.register(storageRoutes, {
         db: deps.db,

@@ -150,7 +150,7 @@ export function idempotentWorkflowId(kind: string, subscriptionId: string, idem:
   return `${kind}-${subscriptionId}-key-${idem.key}`;
 }
 
-async function startOnce<W extends Workflow>(
+export async function startOnce<W extends Workflow>(
   t: WorkflowStarter,
   type: string,
   idem: Idempotency | undefined,

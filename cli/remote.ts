@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DocgenClient, DocgenError } from '../client/index.ts';
+import { type BatchRow, DocgenClient, DocgenError } from '../client/index.ts';
 import { type Config, ConfigError } from '../config/env.ts';
-import { describeError, readRows, rowFileName, runBatch } from './batch.ts';
+import { describeError, progressLine, readRows, rowFileName } from './batch.ts';
 import { obtainCredentials, runningService } from './running.ts';
 
 const TEMPLATE_FORMATS = ['docx', 'xlsx', 'pptx'];
@@ -67,6 +67,7 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
       each: { type: 'boolean' },
       name: { type: 'string' },
       concurrency: { type: 'string' },
+      combined: { type: 'string' },
       locale: { type: 'string' },
       timezone: { type: 'string' },
       subscription: { type: 'string' },
@@ -104,16 +105,93 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
     }
     return;
   }
-  const rows = readRows(values.data!);
-  const outDir = values.out!;
-  fs.mkdirSync(outDir, { recursive: true });
-  const base = path.basename(template, path.extname(template));
-  const result = await runBatch(
-    rows,
-    (row, index) => generateOne(docgen, { template, templateBytes, data: row, format, out: path.join(outDir, rowFileName(row, index, base, format, values.name)), locale, timezone }),
-    { concurrency, out: process.stdout, outDir },
+  await generateEach(docgen, { template, templateBytes, data: values.data!, format, outDir: values.out!, locale, timezone, concurrency, ...(values.name ? { nameField: values.name } : {}), ...(values.combined ? { combined: values.combined } : {}) });
+}
+
+export interface EachJob {
+  template: string;
+  templateBytes: Uint8Array;
+  /** The rows: a JSON array, JSON Lines or CSV file. */
+  data: string;
+  format: string;
+  outDir: string;
+  locale: string;
+  timezone: string;
+  /** Downloads at once. */
+  concurrency: number;
+  /** The row field that names each file (default: the template's name and the row number). */
+  nameField?: string;
+  /** Also ask for the combined output (zip, or pdf for pdf rows), downloaded into outDir. */
+  combined?: string;
+  out?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** One document per row as one batch on the service (POST /documents/document/generate/batch): the rows file
+ *  is uploaded as it is, the service generates the rows (a failed row does not stop the others), a live
+ *  progress line follows it, then every document is downloaded into outDir. Ctrl+C cancels the batch (the
+ *  rows done stay). Exit code 1 when a row failed. */
+export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<{ done: number; failed: number }> {
+  const out = job.out ?? process.stdout;
+  // Read here too: a file the service would refuse is refused before anything is uploaded, with its line.
+  const rows = readRows(job.data);
+  fs.mkdirSync(job.outDir, { recursive: true });
+  const base = path.basename(job.template, path.extname(job.template));
+  const ext = extOf(job.data);
+  const [template] = await docgen.uploads.templates([{ name: path.basename(job.template), content: job.templateBytes }]);
+  const [data] = await docgen.uploads.data([{ name: `rows.${ext === 'csv' || ext === 'jsonl' || ext === 'ndjson' ? ext : 'json'}`, content: fs.readFileSync(job.data) }]);
+  // The file name pattern: the named field (the template's name when a row has none).
+  const name = job.nameField ? `{${job.nameField} | default:${JSON.stringify(base)}}` : base;
+  const t0 = Date.now();
+  const started = await docgen.batches.start(
+    {
+      template: { urn: template!.id, loadMethod: 'Storage', fileFormat: extOf(job.template), name: path.basename(job.template) },
+      data: { urn: data!.id, loadMethod: 'Storage' },
+      document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale },
+      ...(job.combined ? { combined: { format: job.combined, name: base, path: 'root', deliveryMethod: 'Storage' } } : {}),
+    },
+    { idempotencyKey: randomUUID() },
   );
-  if (result.failed.length > 0) process.exitCode = 1;
+  const id = started.result.data.batch.id;
+  out.write(`batch ${id}: ${started.result.data.batch.rowsTotal} rows of ${path.basename(job.data)} (${rows.length} read here)\n`);
+  const progress = progressLine(out);
+  const cancel = () => {
+    out.write(`\ncancelling batch ${id} (the rows done stay)...\n`);
+    void docgen.batches.cancel(id).catch(() => undefined);
+  };
+  process.once('SIGINT', cancel);
+  let last;
+  try {
+    last = await docgen.batches.wait(id, {
+      intervalMs: 500,
+      onProgress: (p) =>
+        progress({ done: p.rowsDone + p.rowsFailed, total: p.rowsTotal, failed: p.rowsFailed, rate: p.rate, ...(p.estimatedEnd ? { eta: new Date(p.estimatedEnd).toLocaleTimeString() } : {}) }),
+    });
+  } finally {
+    process.off('SIGINT', cancel);
+  }
+  // Every done row's document, `concurrency` downloads at once.
+  const done: BatchRow[] = [];
+  for await (const row of docgen.batches.allRows(id, 'done')) done.push(row);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(job.concurrency, done.length)) }, async () => {
+      while (next < done.length) {
+        const row = done[next++]!;
+        const file = path.join(job.outDir, rowFileName(job.nameField ? { name: (row.name ?? '').replace(/\.[^.]+$/, '') } : {}, row.row, base, job.format, job.nameField ? 'name' : undefined));
+        fs.writeFileSync(file, (await docgen.storage.download(row.urn!)).bytes);
+      }
+    }),
+  );
+  if (last.combined?.urn) {
+    const file = path.join(job.outDir, last.combined.name ?? `${base}.${job.combined}`);
+    fs.writeFileSync(file, (await docgen.storage.download(last.combined.urn)).bytes);
+    out.write(`combined ${last.combined.format}: ${file}${last.combined.pages !== undefined ? ` (${last.combined.pages} pages)` : ''}\n`);
+  }
+  const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  out.write(`${done.length} of ${last.rowsTotal} document(s) written to ${path.resolve(job.outDir)} in ${secs} s (batch ${last.status})${last.rowsFailed ? `; ${last.rowsFailed} failed:` : ''}\n`);
+  for await (const f of docgen.batches.allRows(id, 'failed')) out.write(`  row ${f.row}: ${f.code}: ${f.message}\n`);
+  if (last.rowsFailed > 0 || last.status !== 'completed') process.exitCode = 1;
+  return { done: done.length, failed: last.rowsFailed };
 }
 
 /** The examples in examples/ (built by examples/build.ts), run against the running service. */

@@ -111,6 +111,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         },
         logLevel: config.logLevel,
         officeSlots: config.converterSlots || 2 * defaultPoolSize(),
+        batchSlots: config.batchSlots || 2 * defaultPoolSize(),
         workflowDebugAids: config.workflowDebugAids === 'on',
       });
       const w = worker;

@@ -54,6 +54,8 @@ export * from './errors.ts';
 export type * from './types.ts';
 export { parseRetryAfter, Transport, type FetchLike, type RequestOptions, type RetryPolicy, type TransportOptions } from './http.ts';
 export { verifyCallback, type CallbackHeaders } from './webhooks.ts';
+export { BatchesClient, type BatchProgress, type BatchRequest, type BatchRow, type BatchStartOptions, type BatchWaitOptions } from './batches.ts';
+import { BatchesClient } from './batches.ts';
 
 export type DocgenClientOptions = TransportOptions;
 
@@ -397,6 +399,8 @@ export class DocgenClient {
   readonly generation: GenerationClient;
   readonly uploads: UploadsClient;
   readonly storage: StorageClient;
+  /** Batches (extension): a document per row, as one durable job. */
+  readonly batches: BatchesClient;
 
   constructor(opts: DocgenClientOptions) {
     const t = new Transport(opts);
@@ -413,5 +417,6 @@ export class DocgenClient {
     this.generation = new GenerationClient(t);
     this.uploads = new UploadsClient(t);
     this.storage = new StorageClient(t);
+    this.batches = new BatchesClient(t);
   }
 }

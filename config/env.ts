@@ -168,6 +168,17 @@ export const settings = {
   uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
   uploadSweepSeconds: setting('UPLOAD_SWEEP_SECONDS', 60, int(1, 86_400), 'How often the upload sweeper erases the bytes of uploads whose retention period is over (they stop resolving at the end of the period, whatever this is)'),
   generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate waits for its workflow'),
+  batchChunkRows: setting('BATCH_CHUNK_ROWS', 50, int(1, 10_000), 'Rows one chunk activity of a batch generates (POST /documents/document/generate/batch): orchestration is paid per chunk, not per row'),
+  batchWindow: setting('BATCH_WINDOW', 8, int(1, 256), 'Chunk activities of one batch in flight at once (the sliding window), across all workers'),
+  batchSlots: setting(
+    'BATCH_SLOTS',
+    0,
+    int(0, 256),
+    "Chunk activities one worker runs at once (from the batch task queue, all batches together; the rest wait in Temporal); 0 = twice the LibreOffice pool size, so a row's merge and writes overlap another's conversion. Merge threads and LibreOffice serve waiting work round-robin per subscription, so other tenants' generates wait for at most one batch job each",
+  ),
+  batchHeartbeatSeconds: setting('BATCH_HEARTBEAT_SECONDS', 20, int(2, 3_600), 'A chunk that stops heartbeating for this long (its worker died) is retried on another worker, after its last recorded row'),
+  batchChunksPerRun: setting('BATCH_CHUNKS_PER_RUN', 100, int(1, 10_000), 'Chunks per run of a batch workflow before it continues as new (keeps its history bounded)'),
+  batchMaxRows: setting('BATCH_MAX_ROWS', 100_000, int(1, 10_000_000), 'Most rows in one batch'),
   clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token) and of a service-authorization token (POST /common/service/token)'),
   converterSlots: setting(
     'CONVERTER_SLOTS',

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import { batchTaskQueue } from '../core/batch.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
@@ -49,6 +50,8 @@ export interface WorkerOptions {
   shutdownGraceTime?: string;
   /** Concurrent activities taken from the office task queue (the conversions of async generations). */
   officeSlots: number;
+  /** Concurrent chunk activities taken from the batch task queue (BATCH_SLOTS; default 2). */
+  batchSlots?: number;
   /** Keep the SDK's workflow-sandbox timeout and stack traces (WORKFLOW_DEBUG_AIDS=on; worker/sandbox.ts). */
   workflowDebugAids?: boolean;
 }
@@ -86,13 +89,25 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     maxConcurrentActivityTaskExecutions: opts.officeSlots,
     shutdownGraceTime,
   });
-  const done = Promise.all([worker.run(), office.run()]).then(() => undefined);
-  await Promise.all([waitRunning(worker), waitRunning(office)]);
+  // Batch chunks, a few at once: a batch's rows queue in Temporal, and single generates (main queue) keep
+  // their activity slots, merge threads and LibreOffice instances.
+  const batch = await Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: batchTaskQueue(opts.taskQueue),
+    activities: { generateBatchChunk: activities.generateBatchChunk, combineBatch: activities.combineBatch },
+    interceptors: { activity: [activityMetrics] },
+    maxConcurrentActivityTaskExecutions: opts.batchSlots ?? 2,
+    shutdownGraceTime,
+  });
+  const workers = [worker, office, batch];
+  const done = Promise.all(workers.map((w) => w.run())).then(() => undefined);
+  await Promise.all(workers.map(waitRunning));
   return {
     worker,
     done,
     async shutdown() {
-      for (const w of [worker, office]) if (w.getState() === 'RUNNING') w.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await done;
     },
   };

@@ -10,6 +10,7 @@ import { BlobTooLargeError, type BlobStore } from '../../connectors/storage/blob
 import type { Db } from '../../store/db.ts';
 import { checkPackageLimits, FORMAT_NAMES, templateFormat, type TemplateLimits } from '../../engine/index.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
+import { readAllRows, RowsError } from '../../core/rows.ts';
 import { success } from '../envelope.ts';
 import { errorResponses, successEnvelope } from '../schemas.ts';
 
@@ -18,7 +19,8 @@ const TEMPLATE_EXTENSIONS: Record<string, string> = {
   '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 };
-const DATA_EXTENSIONS: Record<string, string> = { '.json': 'application/json' };
+// JSON for a generate; JSON Lines and CSV are rows for a batch (POST /documents/document/generate/batch).
+const DATA_EXTENSIONS: Record<string, string> = { '.json': 'application/json', '.jsonl': 'application/jsonl', '.ndjson': 'application/jsonl', '.csv': 'text/csv' };
 
 export interface UploadRouteOptions {
   db: Db;
@@ -61,9 +63,9 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
     {
       schema: {
         tags: ['Data source'],
-        summary: 'Upload JSON data files for generate requests (extension)',
+        summary: 'Upload JSON data files for generate requests, and rows for batches (extension)',
         description:
-          'Same multipart shape and response as template upload. Each file must be a .json file holding valid JSON; its id is used as `data.urn` with `loadMethod: "Storage"`. Same size limit and retention as templates.',
+          'Same multipart shape and response as template upload. Each file must be a .json file holding valid JSON, or, for a batch (POST /documents/document/generate/batch), a .jsonl file (one JSON object per line) or a .csv file (the first line names the columns; comma, semicolon or tab separated); its id is used as `data.urn` with `loadMethod: "Storage"`. Same size limit and retention as templates.',
         consumes: ['multipart/form-data'],
         response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
       },
@@ -96,7 +98,7 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
         failure =
           kind === 'template'
             ? new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`)
-            : new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .json files are accepted`);
+            : new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .json files (and, for batches, .jsonl and .csv files) are accepted`);
         continue;
       }
       const id = randomUUID();
@@ -121,10 +123,15 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
   }
   if (!failure && kind === 'data') {
     for (const f of stored) {
+      const text = Buffer.from(await opts.blobs.get(f.key)).toString('utf8');
       try {
-        JSON.parse(Buffer.from(await opts.blobs.get(f.key)).toString('utf8'));
+        if (f.contentType === 'application/json') JSON.parse(text);
+        else readAllRows(text, { format: f.contentType === 'text/csv' ? 'csv' : 'jsonl', source: `file ${JSON.stringify(f.fileName)}` });
       } catch (err) {
-        failure = new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(f.fileName)} is not valid JSON: ${(err as Error).message}`);
+        failure = new ApiError(
+          'VALIDATION_ERROR',
+          err instanceof RowsError ? err.message : `file ${JSON.stringify(f.fileName)} is not valid JSON: ${(err as Error).message}`,
+        );
         break;
       }
     }

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseCsv, readRows, rowFileName } from '../../cli/batch.ts';
+import { readRows, rowFileName } from '../../cli/batch.ts';
+import { parseCsv } from '../../core/rows.ts';
 import { converterInstallPlan } from '../../cli/converter-install.ts';
 import { buildExamples } from '../../examples/build.ts';
 

@@ -313,6 +313,32 @@ describe('SDK against the running API', () => {
       expect(Object.keys(ready.checks).sort()).toEqual(['converter', 'database', 'storage', 'temporal']);
     });
 
+    it('batches: start, wait with progress, rows page by page, cancel', async () => {
+      const [template] = await sdk.uploads.templates([{ name: 'b.docx', content: makeDocx(['Dear {name}']) }]);
+      const [data] = await sdk.uploads.data([{ name: 'rows.csv', content: 'name\nAda\nGrace\nEdsger\n' }]);
+      const started = await sdk.batches.start({
+        template: { urn: template!.id, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: data!.id, loadMethod: 'Storage' },
+        document: { name: 'Letter {name}', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-GB' },
+      });
+      const id = started.result.data.batch.id;
+      expect(started.result.data.batch.rowsTotal).toBe(3);
+      const seen: number[] = [];
+      const done = await sdk.batches.wait(id, { intervalMs: 100, onProgress: (p) => seen.push(p.rowsDone) });
+      expect(done).toMatchObject({ status: 'completed', rowsDone: 3, rowsFailed: 0, failures: { rowCount: 0, items: [] } });
+      expect(seen.at(-1)).toBe(3);
+      const page = await sdk.batches.rows(id, { status: 'done', top: 2 });
+      expect(page.rowCount).toBe(3);
+      expect(page.rows.map((r) => r.name)).toEqual(['Letter Ada.docx', 'Letter Grace.docx']);
+      const all = [];
+      for await (const r of sdk.batches.allRows(id, 'done', 2)) all.push(r);
+      expect(all.map((r) => r.row)).toEqual([1, 2, 3]);
+      expect(docxParagraphs((await sdk.storage.download(all[2]!.urn!)).bytes)).toEqual(['Dear Edsger']);
+      // Cancelling an ended batch changes nothing; another id is a NotFoundError.
+      expect((await sdk.batches.cancel(id)).status).toBe('completed');
+      await expectError(sdk.batches.get(NIL), NotFoundError, 404);
+    });
+
     it('covers every served operation with an SDK method', () => {
       const sdkRoutes = new Set([
         ...pending.map((c) => `${c.method} /v1${c.path}`),
@@ -355,6 +381,10 @@ describe('SDK against the running API', () => {
         'GET /v1/documents/document/list',
         'POST /v1/documents/document/generate',
         'POST /v1/documents/document/generate/async',
+        'POST /v1/documents/document/generate/batch',
+        'GET /v1/documents/batch/{id}',
+        'GET /v1/documents/batch/{id}/rows',
+        'POST /v1/documents/batch/{id}/cancel',
         'GET /v1/documents/storage/{urn}/content',
         'GET /v1/health',
         'GET /v1/ready',
