@@ -232,10 +232,33 @@ function cmdConfig(config: Config, args: string[]): void {
   }
 }
 
+/** The usage lines of one subcommand (its entries in HELP with their continuation lines), or undefined. */
+export function commandHelp(cmd: string): string | undefined {
+  const blocks: string[] = [];
+  let current: string[] | undefined;
+  for (const line of HELP.split('\n')) {
+    if (/^ {2}docgen /.test(line)) {
+      current = line.startsWith(`  docgen ${cmd} `) || line === `  docgen ${cmd}` ? [line] : undefined;
+      if (current) blocks.push(...current);
+    } else if (current && /^ {4,}\S/.test(line)) blocks.push(line);
+    else current = undefined;
+  }
+  return blocks.length > 0 ? `Usage:\n${blocks.join('\n')}\n` : undefined;
+}
+
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
+
 async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
-  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+  if (!cmd || isHelp(cmd)) {
     process.stdout.write(HELP);
+    return;
+  }
+  // `docgen <command> --help` (anywhere among its arguments): that command's usage, nothing run.
+  if (rest.some((a) => a === '--help' || a === '-h')) {
+    const usage = commandHelp(cmd);
+    if (!usage) throw new ConfigError(`unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+    process.stdout.write(usage);
     return;
   }
   if (cmd === 'render') return cmdRender(rest);
