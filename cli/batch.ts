@@ -7,8 +7,14 @@ import { DocgenError } from '../client/errors.ts';
 import { ConfigError } from '../config/env.ts';
 import { TemplateError } from '../engine/errors.ts';
 
-/** RFC 4180 CSV: quoted fields (with "" for a quote, commas and line breaks inside), CRLF or LF. */
-export function parseCsv(text: string): string[][] {
+/** The field separators a CSV file may use: the comma, the semicolon (what spreadsheets write where the comma
+ *  is the decimal separator, e.g. in most of Europe) and the tab. */
+export const CSV_SEPARATORS = [',', ';', '\t'] as const;
+export type CsvSeparator = (typeof CSV_SEPARATORS)[number];
+const separatorName = (sep: string) => (sep === '\t' ? 'tab' : `'${sep}'`);
+
+/** RFC 4180 CSV: quoted fields (with "" for a quote, the separator and line breaks inside), CRLF or LF. */
+export function parseCsv(text: string, separator: CsvSeparator = ','): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = '';
@@ -23,7 +29,7 @@ export function parseCsv(text: string): string[][] {
       } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
+    else if (c === separator) {
       row.push(field);
       field = '';
     } else if (c === '\n' || c === '\r') {
@@ -42,6 +48,28 @@ export function parseCsv(text: string): string[][] {
   return rows.filter((r) => !(r.length === 1 && r[0] === ''));
 }
 
+/**
+ * The separator of a CSV file: of comma, semicolon and tab, the one that splits the header into the most
+ * columns while every row has as many fields as the header; when none does, the one that splits the header
+ * most (the row count check then names the line and the separator). A file of one column is comma-separated.
+ */
+export function detectCsvSeparator(text: string): CsvSeparator {
+  let best: { sep: CsvSeparator; columns: number; consistent: boolean } | undefined;
+  for (const sep of CSV_SEPARATORS) {
+    let rows: string[][];
+    try {
+      rows = parseCsv(text, sep);
+    } catch {
+      continue;
+    }
+    const columns = rows[0]?.length ?? 0;
+    const consistent = rows.every((r) => r.length === columns);
+    const better = !best || (consistent && !best.consistent) || (consistent === best.consistent && columns > best.columns);
+    if (columns > 1 && better) best = { sep, columns, consistent };
+  }
+  return best?.sep ?? ',';
+}
+
 /** A number written plainly (42, -3.5) becomes a number, so filters such as currency and sum work. */
 function csvValue(raw: string): string | number {
   return /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) ? Number(raw) : raw;
@@ -52,10 +80,16 @@ function csvValue(raw: string): string | number {
 export function readRows(file: string): Record<string, unknown>[] {
   const text = fs.readFileSync(file, 'utf8');
   if (file.toLowerCase().endsWith('.csv')) {
-    const [header, ...lines] = parseCsv(text);
+    const separator = detectCsvSeparator(text);
+    const [header, ...lines] = parseCsv(text, separator);
     if (!header) throw new ConfigError(`${file}: empty CSV file`);
     return lines.map((cells, i) => {
-      if (cells.length !== header.length) throw new ConfigError(`${file} line ${i + 2}: ${cells.length} fields, the header has ${header.length}`);
+      if (cells.length !== header.length) {
+        throw new ConfigError(
+          `${file} line ${i + 2}: ${cells.length} fields, the header has ${header.length} (separated by ${separatorName(separator)}, ` +
+            `read from the header; the separator may be ${CSV_SEPARATORS.map(separatorName).join(', ')}; quote a value that contains it)`,
+        );
+      }
       const row: Record<string, unknown> = {};
       header.forEach((name, c) => {
         const keys = name.trim().split('.');
