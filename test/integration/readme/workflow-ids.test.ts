@@ -70,7 +70,7 @@ describe('README: workflow ids', () => {
     const token = (await api.call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/ids', client_id: 'tests' } })).body.result.data.token as string;
     let delivered: string | undefined;
     for (const key of [undefined, 'order-7']) {
-      const headers = key ? { 'idempotency-key': key } : {};
+      const headers: Record<string, string> = key ? { 'idempotency-key': key } : {};
       const gen = await api.call('POST', '/documents/document/generate', { json: await body(), headers });
       expect(gen.status, JSON.stringify(gen.body)).toBe(201);
       delivered = gen.body.result.data.document.urn as string;
