@@ -167,12 +167,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       if (addr && typeof addr === 'object') url = baseUrl(config, addr.port);
       const a = app;
       cleanups.push(async () => {
-        // Fastify closes the connections that are idle when close() starts; a keep-alive connection whose
-        // response was still finishing then would hold close() for the whole keep-alive timeout (~72 s).
-        // Keep closing the ones that became idle, and after a grace period for in-flight requests close
-        // the rest.
+        // Drain: no new requests (new connections are refused, a request arriving on an open connection
+        // gets 503), every request in flight runs to its answer. Fastify closes the connections that are
+        // idle when close() starts; a keep-alive connection whose response was still finishing then would
+        // hold close() for the whole keep-alive timeout (~72 s), so the ones that became idle keep being
+        // closed. Connections still busy after the drain grace (the longest a request may legitimately
+        // take: a synchronous generate's GENERATE_TIMEOUT_MS, plus a margin) are closed.
         const sweep = setInterval(() => a.server.closeIdleConnections(), 100);
-        const force = setTimeout(() => a.server.closeAllConnections(), 10_000);
+        const force = setTimeout(() => a.server.closeAllConnections(), drainGraceMs(config));
         try {
           await a.close();
         } finally {
@@ -207,6 +209,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await stop();
     throw err;
   }
+}
+
+/** How long stopping the API waits for requests in flight before closing their connections. */
+export function drainGraceMs(config: Pick<Config, 'generateTimeoutMs'>): number {
+  return config.generateTimeoutMs + 5_000;
 }
 
 /** In a process with the worker: the local converter has a warm instance (or Gotenberg answers). No

@@ -19,6 +19,10 @@ export function installRuntime(logLevel: string, opts: { metricsBindAddress?: st
   const level = logLevel === 'debug' || logLevel === 'trace' ? 'INFO' : logLevel === 'silent' || logLevel === 'fatal' || logLevel === 'error' ? 'ERROR' : 'WARN';
   Runtime.install({
     logger: new DefaultLogger(level),
+    // docgen stops in its own order on SIGINT/SIGTERM (cli/main.ts): the API drains its requests first,
+    // while the worker still runs the workflows they wait for; the SDK's own handler would shut the worker
+    // down at once, and a sync generate with a step left to run would then never answer.
+    shutdownSignals: [],
     telemetryOptions: {
       logging: { filter: { core: level, other: level } },
       // The SDK's runtime metrics (polls, task latencies, slots, sticky cache...) in Prometheus text.
