@@ -18,7 +18,7 @@ import { addPdfInfo, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
-import { converterSettings, defaultPoolSize, type NetworkIsolation } from './settings.ts';
+import { type ConverterLog, converterSettings, defaultPoolSize, type NetworkIsolation } from './settings.ts';
 import { Instance, type InstanceHost, type Job } from './instance.ts';
 import { hasPrlimit, libreOfficeAvailable, networkIsolationPrefix } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
@@ -49,7 +49,7 @@ export interface PoolOptions {
   maxMemoryMb?: number;
   /** Parent for the pool's temp dir (profiles, job files); default os.tmpdir(). */
   tmpDir?: string;
-  log?: (msg: string) => void;
+  log?: ConverterLog;
   /**
    * Tests only: convert the input as given, without sanitizeOoxml. Exists so the hardening test can
    * show that its document really does pull remote content when nothing stops it.
@@ -74,7 +74,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly maxMemoryMb: number;
   /** `prlimit --as=N --` when a memory cap applies, else empty. */
   readonly memoryLimitPrefix: string[];
-  private readonly log: (msg: string) => void;
+  private readonly log: ConverterLog;
   private readonly skipSanitize: boolean;
   private readonly instances: Instance[] = [];
   private readonly queue = new FairQueue<Job>();
@@ -96,7 +96,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.soffice = opts.soffice ?? settings.soffice;
     this.python = opts.python ?? settings.unoPython;
     this.skipSanitize = opts.unsafeSkipSanitize === true;
-    this.log = opts.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
+    this.log = opts.log ?? settings.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
     const mode = opts.networkIsolation ?? settings.networkIsolation;
     if (mode !== 'auto' && mode !== 'required' && mode !== 'off') {
       throw new ConvertError('BAD_OPTIONS', `CONVERTER_NETWORK_ISOLATION must be auto, required or off, got '${String(mode)}'`);
@@ -109,7 +109,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.memoryLimitPrefix = [];
     if (this.maxMemoryMb > 0) {
       if (hasPrlimit()) this.memoryLimitPrefix = ['prlimit', `--as=${this.maxMemoryMb * 1024 * 1024}`, '--'];
-      else this.log(`prlimit is not installed: LibreOffice instances run without the ${this.maxMemoryMb} MB memory cap`);
+      else this.log(`prlimit is not installed: LibreOffice instances run without the ${this.maxMemoryMb} MB memory cap`, { level: 'warn', maxMemoryMb: this.maxMemoryMb });
     }
     this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
     liveDirs.add(this.baseDir);
@@ -158,7 +158,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async startInstance(inst: Instance): Promise<void> {
     try {
       await inst.start();
-      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}${this.isolation ? `, ${this.isolation.join(' ')}` : ', no network isolation'})`);
+      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}${this.isolation ? `, ${this.isolation.join(' ')}` : ', no network isolation'})`, {
+        instance: inst.index,
+        pid: inst.proc?.pid,
+        networkIsolation: this.isolation?.join(' ') ?? 'none',
+      });
       if (this.stopping) await inst.kill();
       this.dispatch();
     } catch (e) {
@@ -186,7 +190,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     inst.state = 'starting';
     inst.restarts++;
     const delay = inst.failedStarts === 0 ? 0 : Math.min(30_000, 500 * 2 ** inst.failedStarts);
-    this.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`);
+    this.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`, { level: 'warn', instance: inst.index, delayMs: delay, reason: why });
     const timer = setTimeout(() => {
       if (this.stopping) return;
       this.startInstance(inst).catch((e: unknown) => {

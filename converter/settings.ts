@@ -8,6 +8,10 @@ import os from 'node:os';
 export type ConverterMode = 'auto' | 'libreoffice' | 'gotenberg' | 'none';
 export type NetworkIsolation = 'auto' | 'required' | 'off';
 
+/** Where the converter reports its events (instances started, restarted, a missing memory cap): a message
+ *  and structured fields, `level` among them (default info). */
+export type ConverterLog = (msg: string, fields?: { level?: 'info' | 'warn' | 'error'; [field: string]: unknown }) => void;
+
 export interface ConverterSettings {
   /** auto = Gotenberg when gotenbergUrl is set, else the LibreOffice pool; none = no conversion. */
   mode: ConverterMode;
@@ -24,6 +28,8 @@ export interface ConverterSettings {
    *  ordinary documents well within the default; a hostile one (millions of paragraphs, huge whitespace)
    *  cannot take the machine's memory. */
   maxMemoryMb: number;
+  /** Default: a line on stderr. The service passes its process log (telemetry/log.ts). */
+  log?: ConverterLog;
 }
 
 export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
