@@ -38,6 +38,8 @@ export interface PageUpdate {
    *  table lists the object stream and the xref stream only, its trailer's /XRefStm names the xref stream,
    *  which places the changed objects in the object stream (a pre-1.5 reader keeps their old versions). */
   xref: 'table' | 'stream' | 'hybrid';
+  /** The page tree's /Count as an indirect object (`/Count 40 0 R`, the number in object 40). */
+  indirectCount?: boolean;
 }
 
 export function appendPageUpdate(bytes: Uint8Array, update: PageUpdate): Uint8Array {
@@ -66,7 +68,13 @@ export function appendPageUpdate(bytes: Uint8Array, update: PageUpdate): Uint8Ar
     changed.set(added, pdfValue({ ...first, '/Parent': pagesRef }));
     kids.push(`${added} 0 R`);
   }
-  changed.set(num(pagesRef), pdfValue({ ...pages, '/Kids': kids, '/Count': kids.length }));
+  let count: Json = kids.length;
+  if (update.indirectCount) {
+    const holder = size++;
+    changed.set(holder, String(kids.length));
+    count = `${holder} 0 R`;
+  }
+  changed.set(num(pagesRef), pdfValue({ ...pages, '/Kids': kids, '/Count': count }));
 
   const text = Buffer.from(bytes).toString('latin1');
   const prev = Number(/startxref\s+(\d+)\s*%%EOF\s*$/.exec(text)?.[1]);

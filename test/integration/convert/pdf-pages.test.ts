@@ -2,7 +2,7 @@
 // (pdfjs-dist) on PDFs other programs wrote: LibreOffice (cold, and through docgen's pool, which appends an
 // incremental update of its own), Chromium's print, Ghostscript, qpdf's object streams and linearization,
 // and incremental updates that change the page count, written as a classic table, an xref stream with an
-// object stream, and a hybrid file.
+// object stream, and a hybrid file (one with the page tree's /Count as an indirect object).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -128,8 +128,10 @@ describe('PDF page counts agree with pdf.js', () => {
   });
 
   it('on incremental updates that drop or add a page: classic table, xref stream with an object stream, hybrid', async () => {
-    const cases: [string, PageUpdate['xref']][] = [
+    const cases: [string, PageUpdate['xref'], boolean?][] = [
       ['gs', 'table'],
+      ['gs', 'table', true],
+      ['gs-objstm', 'stream', true],
       ['chromium', 'table'],
       ['pool-docx', 'table'],
       ['gs-objstm', 'stream'],
@@ -138,13 +140,13 @@ describe('PDF page counts agree with pdf.js', () => {
       ['gs', 'hybrid'],
       ['chromium', 'hybrid'],
     ];
-    for (const [name, xref] of cases) {
+    for (const [name, xref, indirectCount = false] of cases) {
       const f = files.get(name)!;
       for (const [change, pages] of [['drop-last-page', f.pages - 1], ['add-page', f.pages + 1]] as const) {
-        const once = appendPageUpdate(f.bytes, { change, xref });
+        const once = appendPageUpdate(f.bytes, { change, xref, indirectCount });
         expect(await counts(once, pages), `${name} ${xref} ${change}`).toEqual({ ours: pages, pdfjs: pages, expected: pages });
         // A second update on top of the first: the newest section wins over both before it.
-        const twice = appendPageUpdate(once, { change, xref });
+        const twice = appendPageUpdate(once, { change, xref, indirectCount });
         const again = change === 'add-page' ? pages + 1 : pages - 1;
         expect(await counts(twice, again), `${name} ${xref} ${change} twice`).toEqual({ ours: again, pdfjs: again, expected: again });
       }
