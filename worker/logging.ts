@@ -56,7 +56,8 @@ export function temporalLogger(logger: Logger): TemporalLogger {
     return earlier && error instanceof Error && error.message === earlier.message ? earlier : undefined;
   };
   const log = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
-    const { sdkComponent, error, spanContexts: _spans, ...rest } = meta as Record<string, unknown>;
+    // An activity's task token completes it from outside: not a thing to ship with the logs.
+    const { sdkComponent, error, spanContexts: _spans, taskToken: _token, ...rest } = meta as Record<string, unknown>;
     const fields: Record<string, unknown> = { component: sdkComponent ?? 'worker', ...idsOfWorkflow(rest.workflowId), ...rest };
     let to = LEVELS[level];
     // The office worker (worker/index.ts) runs activities only, by design: the core's warning about it is not news.

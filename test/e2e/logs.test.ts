@@ -99,6 +99,7 @@ describe('logs: one JSON line per event from docgen api and docgen worker', () =
     const mistake = broken.find((l) => l.code === 'TEMPLATE_ERROR');
     console.log(`worker line: ${JSON.stringify(mistake)}`);
     expect(mistake).toMatchObject({ level: 'info', workflowId: `generate-${operations.broken}`, subscriptionId, operationId: operations.broken, reason: expect.stringContaining('never closed') });
+    expect(all.filter((l) => 'taskToken' in l)).toEqual([]);
     for (const l of broken) {
       expect(['warn', 'error', 'fatal'], JSON.stringify(l)).not.toContain(l.level);
       expect(JSON.stringify(l), 'no stack trace').not.toMatch(/\bat .+\(.*:\d+:\d+\)|"stack"/);
