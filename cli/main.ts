@@ -9,6 +9,7 @@ import { ensureLibreOffice } from './converter-install.ts';
 import { adminTokenFile, obtainCredentials, pidAlive, readServiceFile, serviceFile } from './running.ts';
 import { type RunningService, startService } from './service.ts';
 import { type DevServer, portInUse, replaceLeftoverDevServer, resolveTemporalCli, startDevServer } from './temporal-dev.ts';
+import { createLogger, installProcessLogger, type Logger } from '../telemetry/log.ts';
 import type { TemplateErrorEntry } from '../engine/index.ts';
 
 const HELP = `docgen: document generation service
@@ -32,6 +33,24 @@ Usage:
   docgen inspect TEMPLATE      tags, loops and template errors, as JSON (problems also on stderr, exit 1)
   docgen config [--markdown]   the configuration variables and their current values (or the README table)
 `;
+
+/** The log of a service command (start, api, worker), once it has one: its failures are log lines too. */
+let serviceLog: Logger | undefined;
+
+/** The process log of a service command (telemetry/log.ts), and Node's own warnings written into it. */
+function startLog(config: Config, name: string): Logger {
+  const log = createLogger({ level: config.logLevel, name });
+  installProcessLogger(log);
+  serviceLog = log;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => log.warn({ component: 'node', err: warning }, warning.message));
+  return log;
+}
+
+/** Lines that say the process started or is stopping: at info even when LOG_LEVEL asks for less. */
+function lifecycle(log: Logger): Logger {
+  return log.child({ component: 'cli' }, { level: log.level === 'silent' ? 'silent' : log.levelVal < 30 ? log.level : 'info' });
+}
 
 async function cmdStart(config: Config): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -68,7 +87,7 @@ async function cmdStart(config: Config): Promise<void> {
   const adminToken = randomBytes(32).toString('base64url');
   let service: RunningService;
   try {
-    service = await startService({ config, temporalAddress, api: true, worker: true, adminToken });
+    service = await startService({ config, temporalAddress, api: true, worker: true, adminToken, log: startLog(config, 'docgen') });
   } catch (err) {
     await dev?.stop();
     throw err;
@@ -99,10 +118,17 @@ async function cmdStart(config: Config): Promise<void> {
 
 async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
   if (!config.temporalAddress) throw new ConfigError(`docgen ${half} needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)`);
-  const service = await startService({ config, temporalAddress: config.temporalAddress, api: half === 'api', worker: half === 'worker' });
-  process.stdout.write(half === 'api' ? `docgen api listening on ${service.baseUrl}/v1\n` : `docgen worker polling task queue ${config.taskQueue}\n`);
-  if (service.metricsUrl) process.stdout.write(`metrics on ${service.metricsUrl}/metrics\n`);
-  await waitForSignal(() => service.stop());
+  const log = startLog(config, `docgen-${half}`);
+  const service = await startService({ config, temporalAddress: config.temporalAddress, api: half === 'api', worker: half === 'worker', log });
+  const events = lifecycle(log);
+  const metrics = service.metricsUrl ? { metricsUrl: `${service.metricsUrl}/metrics` } : {};
+  if (half === 'api') events.info({ url: `${service.baseUrl}/v1`, ...metrics }, `docgen api listening on ${service.baseUrl}/v1`);
+  else events.info({ taskQueue: config.taskQueue, ...metrics }, `docgen worker polling task queue ${config.taskQueue}`);
+  await waitForSignal(async () => {
+    events.info(`docgen ${half} stopping: finishing running work`);
+    await service.stop();
+    events.info(`docgen ${half} stopped`);
+  });
 }
 
 function waitForSignal(onStop: () => Promise<void>): Promise<void> {
@@ -110,14 +136,16 @@ function waitForSignal(onStop: () => Promise<void>): Promise<void> {
     let stopping = false;
     const handler = (signal: NodeJS.Signals) => {
       if (stopping) {
-        process.stderr.write(`${signal} again: exiting now\n`);
+        if (serviceLog) serviceLog.error({ component: 'cli', signal }, `${signal} again: exiting now`);
+        else process.stderr.write(`${signal} again: exiting now\n`);
         process.exit(1);
       }
       stopping = true;
       onStop().then(
         () => resolve(),
         (err: unknown) => {
-          process.stderr.write(`error while stopping: ${String(err)}\n`);
+          if (serviceLog) serviceLog.error({ component: 'cli', err }, 'error while stopping');
+          else process.stderr.write(`error while stopping: ${String(err)}\n`);
           process.exitCode = 1;
           resolve();
         },
@@ -249,10 +277,33 @@ function cmdConfig(config: Config, args: string[]): void {
   }
 }
 
+/** The usage lines of one subcommand (its entries in HELP with their continuation lines), or undefined. */
+export function commandHelp(cmd: string): string | undefined {
+  const blocks: string[] = [];
+  let current: string[] | undefined;
+  for (const line of HELP.split('\n')) {
+    if (/^ {2}docgen /.test(line)) {
+      current = line.startsWith(`  docgen ${cmd} `) || line === `  docgen ${cmd}` ? [line] : undefined;
+      if (current) blocks.push(...current);
+    } else if (current && /^ {4,}\S/.test(line)) blocks.push(line);
+    else current = undefined;
+  }
+  return blocks.length > 0 ? `Usage:\n${blocks.join('\n')}\n` : undefined;
+}
+
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
+
 async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
-  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+  if (!cmd || isHelp(cmd)) {
     process.stdout.write(HELP);
+    return;
+  }
+  // `docgen <command> --help` (anywhere among its arguments): that command's usage, nothing run.
+  if (rest.some((a) => a === '--help' || a === '-h')) {
+    const usage = commandHelp(cmd);
+    if (!usage) throw new ConfigError(`unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+    process.stdout.write(usage);
     return;
   }
   if (cmd === 'render') return cmdRender(rest);
@@ -282,7 +333,13 @@ main(process.argv.slice(2)).then(
   // long-running commands return only once they have stopped cleanly.
   () => process.exit(process.exitCode ?? 0),
   (err: unknown) => {
-    process.stderr.write(`docgen: ${err instanceof Error ? err.message : String(err)}\n`);
+    const message = err instanceof Error ? err.message : String(err);
+    // `docgen api` and `docgen worker` fail as they log, a JSON line (also when the configuration itself is
+    // wrong), on stderr as any command's failure. `docgen start` has a person at its terminal.
+    const [cmd] = process.argv.slice(2);
+    if (cmd === 'api' || cmd === 'worker') {
+      createLogger({ level: 'info', name: `docgen-${cmd}`, destination: 'stderr' }).fatal({ component: 'cli', ...(err instanceof ConfigError ? {} : { err }) }, `docgen: ${message}`);
+    } else process.stderr.write(`docgen: ${message}\n`);
     process.exit(1);
   },
 );

@@ -36,7 +36,7 @@ export type {
 export { LibreOfficePool } from './pool.ts';
 export type { PoolOptions } from './pool.ts';
 export { configureConverter, converterSettings, DEFAULT_CONVERTER_SETTINGS, defaultPoolSize } from './settings.ts';
-export type { ConverterMode, ConverterSettings, NetworkIsolation, SandboxMode } from './settings.ts';
+export type { ConverterLog, ConverterMode, ConverterSettings, NetworkIsolation, SandboxMode } from './settings.ts';
 export { GotenbergConverter } from './gotenberg.ts';
 export type { GotenbergOptions } from './gotenberg.ts';
 export { CSV_ENCODINGS } from './options.ts';

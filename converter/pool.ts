@@ -19,7 +19,7 @@ import { addPdfInfo, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
-import { converterSettings, defaultPoolSize, type NetworkIsolation, type SandboxMode } from './settings.ts';
+import { type ConverterLog, converterSettings, defaultPoolSize, type NetworkIsolation, type SandboxMode } from './settings.ts';
 import { Instance, type InstanceHost, type Job } from './instance.ts';
 import { chooseIsolation, hasPrlimit, type Isolation, libreOfficeAvailable } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
@@ -52,7 +52,7 @@ export interface PoolOptions {
   maxMemoryMb?: number;
   /** Parent for the pool's temp dir (profiles, job files); default os.tmpdir(). */
   tmpDir?: string;
-  log?: (msg: string) => void;
+  log?: ConverterLog;
   /**
    * Tests only: convert the input as given, without sanitizeOoxml. Exists so the hardening test can
    * show that its document really does pull remote content when nothing stops it.
@@ -77,7 +77,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly maxMemoryMb: number;
   /** `prlimit --as=N --` when a memory cap applies, else empty. */
   readonly memoryLimitPrefix: string[];
-  private readonly log: (msg: string) => void;
+  private readonly log: ConverterLog;
   private readonly skipSanitize: boolean;
   private readonly instances: Instance[] = [];
   private readonly queue = new FairQueue<Job>();
@@ -99,14 +99,14 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.soffice = opts.soffice ?? settings.soffice;
     this.python = opts.python ?? settings.unoPython;
     this.skipSanitize = opts.unsafeSkipSanitize === true;
-    this.log = opts.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
+    this.log = opts.log ?? settings.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
     this.isolation = chooseIsolation(opts.sandbox ?? settings.sandbox, opts.networkIsolation ?? settings.networkIsolation, { python: this.python, soffice: this.soffice });
     if (this.isolation.sandboxUnavailable) this.log(`LibreOffice instances run without a filesystem sandbox: ${this.isolation.sandboxUnavailable}`);
     this.maxMemoryMb = opts.maxMemoryMb ?? settings.maxMemoryMb;
     this.memoryLimitPrefix = [];
     if (this.maxMemoryMb > 0) {
       if (hasPrlimit()) this.memoryLimitPrefix = ['prlimit', `--as=${this.maxMemoryMb * 1024 * 1024}`, '--'];
-      else this.log(`prlimit is not installed: LibreOffice instances run without the ${this.maxMemoryMb} MB memory cap`);
+      else this.log(`prlimit is not installed: LibreOffice instances run without the ${this.maxMemoryMb} MB memory cap`, { level: 'warn', maxMemoryMb: this.maxMemoryMb });
     }
     this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
     liveDirs.add(this.baseDir);
@@ -155,7 +155,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async startInstance(inst: Instance): Promise<void> {
     try {
       await inst.start();
-      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}, isolation: ${this.isolation.description})`);
+      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}, isolation: ${this.isolation.description})`, {
+        instance: inst.index,
+        pid: inst.proc?.pid,
+        isolation: this.isolation.description,
+      });
       if (this.stopping) await inst.kill();
       this.dispatch();
     } catch (e) {
@@ -183,7 +187,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     inst.state = 'starting';
     inst.restarts++;
     const delay = inst.failedStarts === 0 ? 0 : Math.min(30_000, 500 * 2 ** inst.failedStarts);
-    this.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`);
+    this.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`, { level: 'warn', instance: inst.index, delayMs: delay, reason: why });
     const timer = setTimeout(() => {
       if (this.stopping) return;
       this.startInstance(inst).catch((e: unknown) => {

@@ -9,6 +9,10 @@ export type ConverterMode = 'auto' | 'libreoffice' | 'gotenberg' | 'none';
 export type NetworkIsolation = 'auto' | 'required' | 'off';
 export type SandboxMode = 'auto' | 'required' | 'off';
 
+/** Where the converter reports its events (instances started, restarted, a missing memory cap): a message
+ *  and structured fields, `level` among them (default info). */
+export type ConverterLog = (msg: string, fields?: { level?: 'info' | 'warn' | 'error'; [field: string]: unknown }) => void;
+
 export interface ConverterSettings {
   /** auto = Gotenberg when gotenbergUrl is set, else the LibreOffice pool; none = no conversion. */
   mode: ConverterMode;
@@ -31,6 +35,8 @@ export interface ConverterSettings {
   /** csv output: cells a spreadsheet would run as formulas (= + - @ tab CR first, numbers aside) are
    *  written as text (converter/csv.ts). */
   csvEscapeFormulas: boolean;
+  /** Default: a line on stderr. The service passes its process log (telemetry/log.ts). */
+  log?: ConverterLog;
 }
 
 export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
