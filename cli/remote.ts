@@ -4,16 +4,25 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DocgenClient, DocgenError } from '../client/index.ts';
+import { DocgenClient, DocgenError, type FileFormat, type TemplateFormat } from '../client/index.ts';
 import { type Config, ConfigError } from '../config/env.ts';
 import { describeError, readRows, rowFileName, runBatch } from './batch.ts';
 import { obtainCredentials, runningService } from './running.ts';
 
-const TEMPLATE_FORMATS = ['docx', 'xlsx', 'pptx'];
-const OUTPUT_FORMATS = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
+const TEMPLATE_FORMATS: readonly TemplateFormat[] = ['docx', 'xlsx', 'pptx'];
+const OUTPUT_FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
+
+/** `value` when it is one of `list` (as the list's type, the API's union), else undefined. */
+const oneOf = <T extends string>(list: readonly T[], value: string): T | undefined => list.find((v) => v === value);
 
 function extOf(file: string): string {
   return path.extname(file).slice(1).toLowerCase();
+}
+
+function templateFormatOf(file: string): TemplateFormat {
+  const format = oneOf(TEMPLATE_FORMATS, extOf(file));
+  if (!format) throw new ConfigError(`${file}: a template must be a .docx, .xlsx or .pptx file`);
+  return format;
 }
 
 async function clientFor(config: Config, subscription?: string): Promise<DocgenClient> {
@@ -26,7 +35,7 @@ export interface GenerateJob {
   template: string;
   templateBytes: Uint8Array;
   data: unknown;
-  format: string;
+  format: FileFormat;
   out: string;
   locale: string;
   timezone: string;
@@ -39,7 +48,7 @@ export async function generateOne(docgen: DocgenClient, job: GenerateJob): Promi
   const name = path.basename(job.out, path.extname(job.out));
   const res = await docgen.generation.generate(
     {
-      template: { urn: template!.id, loadMethod: 'Storage', fileFormat: extOf(job.template), name: path.basename(job.template) },
+      template: { urn: template!.id, loadMethod: 'Storage', fileFormat: templateFormatOf(job.template), name: path.basename(job.template) },
       data: { urn: data!.id, loadMethod: 'Storage' },
       document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale },
     },
@@ -74,16 +83,18 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
   });
   const problems: string[] = [];
   if (!values.template) problems.push('--template FILE (a .docx, .xlsx or .pptx) is required');
-  else if (!TEMPLATE_FORMATS.includes(extOf(values.template))) problems.push(`--template ${values.template}: must be a .docx, .xlsx or .pptx file`);
+  else if (!oneOf(TEMPLATE_FORMATS, extOf(values.template))) problems.push(`--template ${values.template}: must be a .docx, .xlsx or .pptx file`);
   else if (!fs.existsSync(values.template)) problems.push(`--template ${values.template}: no such file`);
   if (!values.data) problems.push('--data FILE (.json; with --each a JSON array or a .csv file) is required');
   else if (!fs.existsSync(values.data)) problems.push(`--data ${values.data}: no such file`);
   if (!values.out) problems.push(values.each ? '--out DIR (one file per row goes there) is required' : '--out FILE is required');
-  const format = values.format ?? (values.out && !values.each ? extOf(values.out) : values.template ? extOf(values.template) : '');
-  if (!OUTPUT_FORMATS.includes(format)) problems.push(`--format ${format || '(none)'}: must be one of ${OUTPUT_FORMATS.join(', ')}`);
+  const requested = values.format ?? (values.out && !values.each ? extOf(values.out) : values.template ? extOf(values.template) : '');
+  const outputFormat = oneOf(OUTPUT_FORMATS, requested);
+  if (!outputFormat) problems.push(`--format ${requested || '(none)'}: must be one of ${OUTPUT_FORMATS.join(', ')}`);
   const concurrency = Number(values.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) problems.push(`--concurrency ${values.concurrency}: must be an integer between 1 and 64`);
   if (problems.length > 0) throw new ConfigError(`generate:\n  ${problems.join('\n  ')}`);
+  const format = outputFormat!;
   const template = values.template!;
   const templateBytes = fs.readFileSync(template);
   const { locale, timezone } = defaults(values);

@@ -37,6 +37,7 @@ import type {
   ManageHeaders,
   ManageRequest,
   ManageResponse,
+  ReadinessReport,
   MeteredDimensionSetting,
   OptionEntityType,
   OptionItem,
@@ -362,14 +363,6 @@ export class StorageClient extends Area {
 }
 
 /** The service's probes (extensions): need no credentials, are never retried. */
-export interface ReadinessReport {
-  status: 'ready' | 'not ready';
-  /** Names of the failed checks (database, temporal, storage, converter). */
-  notReady: string[];
-  /** Whether each check passes; the reasons are in the service log (and its METRICS_PORT /ready). */
-  checks: Record<string, { ready: boolean }>;
-}
-
 export class OperationsClient extends Area {
   /** GET /health: true when the process answers. */
   async health(): Promise<boolean> {

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DocgenClient, NetworkError, parseRetryAfter, ServerError, ValidationError } from '../../../client/index.ts';
+import { DocgenClient, type GenerateRequest, NetworkError, parseRetryAfter, ServerError, ValidationError } from '../../../client/index.ts';
 
 interface Seen {
   method: string;
@@ -79,7 +79,7 @@ describe('SDK retries (real HTTP)', () => {
 
   it('does not retry a POST without an Idempotency-Key, and does with one', async () => {
     script = [unavailable('0'), [201, {}, { ...ok({ document: { urn: 'u' } }), result: { statusCode: 201, message: 'Created', data: { document: { urn: 'u' } } } }]];
-    const body = { template: { fileFormat: 'docx' }, data: { loadMethod: 'Storage', urn: 'd' }, document: { name: 'n', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en' } };
+    const body: GenerateRequest = { template: { fileFormat: 'docx' }, data: { loadMethod: 'Storage', urn: 'd' }, document: { name: 'n', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en' } };
     await expect(sdk().generation.generate(body)).rejects.toBeInstanceOf(ServerError);
     expect(seen).toHaveLength(1);
     seen = [];
