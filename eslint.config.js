@@ -53,7 +53,7 @@ function wall(folder, { allow, types = [] }) {
 const builtinPaths = (message) => NODE_BUILTINS.map((name) => ({ name, message }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.docgen/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '.docgen/**', 'coverage/**', 'client/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -115,3 +115,14 @@ describe('SDK retries (real HTTP)', () => {
     expect(parseRetryAfter(null)).toBeUndefined();
   });
 });
+
+describe('SDK construction', () => {
+  it('says plainly that baseUrl is missing or not a URL, instead of failing at the first request', () => {
+    const given = (baseUrl: unknown) => () => new DocgenClient({ baseUrl, apiKey: 'k', accessToken: 't' } as ConstructorParameters<typeof DocgenClient>[0]);
+    expect(given(undefined)).toThrow(/^DocgenClient: baseUrl is required: the service's URL, e\.g\. http:\/\/127\.0\.0\.1:8080/);
+    expect(given('')).toThrow(/baseUrl is required/);
+    expect(given('localhost:8080')).toThrow(/baseUrl "localhost:8080" must be an http or https URL/);
+    expect(given('not a url')).toThrow(/baseUrl "not a url" is not a URL/);
+    expect(new DocgenClient({ baseUrl: 'http://127.0.0.1:8080/', apiKey: 'k', accessToken: 't' }).transport.baseUrl).toBe('http://127.0.0.1:8080/v1');
+  });
+});
