@@ -1,7 +1,7 @@
 // Response schemas shared by routes: the spec's envelopes (2.1). They drive serialization and the OpenAPI
 // document, so a field missing here is missing from the response: keep them exact.
 import Type, { type TSchema } from 'typebox';
-import { errorRegistry } from '../core/errors.ts';
+import { errorRegistry, RETRYABLE_CODES } from '../core/errors.ts';
 
 export const ExternalContext = Type.Object({}, { additionalProperties: true, description: 'Echoed unchanged when sent in the request' });
 
@@ -26,7 +26,7 @@ export function successEnvelope(data: TSchema, opts: { consumption?: boolean } =
 }
 
 const InnerError = Type.Object({
-  code: Type.String({ description: `Machine identifier: ${Object.keys(errorRegistry).join(', ')}` }),
+  code: Type.String({ description: `Machine identifier: ${Object.keys(errorRegistry).join(', ')}. The same request sent again later can succeed for ${RETRYABLE_CODES.join(', ')}; for the others it must change.` }),
   message: Type.String(),
   userMessage: Type.String(),
   eventId: Type.Optional(Type.String()),

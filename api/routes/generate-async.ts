@@ -69,7 +69,7 @@ export default async function generateAsyncRoutes(app: FastifyInstance, opts: { 
           clientToken: client.value,
           webhookId: `msg_${input.run.operationId}`,
           scheduleMs: opts.config.callbackRetryScheduleMs,
-          outbound: { allow: opts.config.outboundAllow, timeoutMs: opts.config.callbackTimeoutMs },
+          outbound: { timeoutMs: opts.config.callbackTimeoutMs },
         },
       }, idem);
       return reply.code(201).send();
