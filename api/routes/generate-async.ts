@@ -54,7 +54,7 @@ const generateAsyncRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter
             clientToken: client.value,
             webhookId: `msg_${input.run.operationId}`,
             scheduleMs: opts.config.callbackRetryScheduleMs,
-            outbound: { allow: opts.config.outboundAllow, timeoutMs: opts.config.callbackTimeoutMs },
+            outbound: { timeoutMs: opts.config.callbackTimeoutMs },
           },
         },
         idem,

@@ -1,7 +1,7 @@
 // The spec's envelopes (2.1) as response schemas shared by every route. They drive serialization and the
 // OpenAPI document, so a field missing here is missing from the response: keep them exact.
 import Type, { type TSchema } from 'typebox';
-import { errorRegistry } from '../../core/errors.ts';
+import { errorRegistry, RETRYABLE_CODES } from '../../core/errors.ts';
 import { component } from './components.ts';
 
 export const ExternalContext = component(
@@ -42,7 +42,7 @@ export const InnerError = component(
   'InnerError',
   Type.Object({
     code: Type.String({
-      description: `Machine identifier: ${Object.keys(errorRegistry).join(', ')}`,
+      description: `Machine identifier: ${Object.keys(errorRegistry).join(', ')}. The same request sent again later can succeed for ${RETRYABLE_CODES.join(', ')}; for the others it must change.`,
       examples: ['VALIDATION_ERROR'],
     }),
     message: Type.String({ description: 'What went wrong, naming the field', examples: ['document.locale is required'] }),
