@@ -1,7 +1,7 @@
 // Uploads (spec 4.4, and the data upload extension) and the Storage download (extension).
 import Type from 'typebox';
 import { UPLOAD_TEMPLATE_FORMATS } from '../../core/formats.ts';
-import { component } from './components.ts';
+import { component, withExample } from './components.ts';
 import { errorResponses, successEnvelope } from './envelopes.ts';
 import * as examples from './examples.ts';
 
@@ -55,7 +55,7 @@ export const uploadData = {
   description:
     'Same multipart shape and response as template upload. Each file must be a .json file holding valid JSON; its id is used as `data.urn` with `loadMethod: "Storage"`. Same size limit and retention as templates.',
   consumes: ['multipart/form-data'],
-  response: { 201: { ...UploadResult, examples: [examples.dataUploadResult] }, ...errorResponses(400, 401, 413) },
+  response: { 201: withExample(UploadResult, examples.dataUploadResult), ...errorResponses(400, 401, 413) },
   'x-openapi': { requestBody: multipartBody('JSON data', ['json']) },
 };
 
