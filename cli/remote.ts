@@ -4,16 +4,27 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BatchRow, DocgenClient, DocgenError } from '../client/index.ts';
+import { type BatchRequest, type BatchRow, DocgenClient, DocgenError, type FileFormat, type TemplateFormat } from '../client/index.ts';
 import { type Config, ConfigError } from '../config/env.ts';
 import { describeError, progressLine, readRows, rowFileName } from './batch.ts';
 import { obtainCredentials, runningService } from './running.ts';
 
-const TEMPLATE_FORMATS = ['docx', 'xlsx', 'pptx'];
-const OUTPUT_FORMATS = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
+const TEMPLATE_FORMATS: readonly TemplateFormat[] = ['docx', 'xlsx', 'pptx'];
+type CombinedFormat = NonNullable<BatchRequest['combined']>['format'];
+const OUTPUT_FORMATS: readonly FileFormat[] = ['docx', 'xlsx', 'pptx', 'pdf', 'csv'];
+const COMBINED_FORMATS: readonly CombinedFormat[] = ['zip', 'pdf'];
+
+/** `value` when it is one of `list` (as the list's type, the API's union), else undefined. */
+const oneOf = <T extends string>(list: readonly T[], value: string): T | undefined => list.find((v) => v === value);
 
 function extOf(file: string): string {
   return path.extname(file).slice(1).toLowerCase();
+}
+
+function templateFormatOf(file: string): TemplateFormat {
+  const format = oneOf(TEMPLATE_FORMATS, extOf(file));
+  if (!format) throw new ConfigError(`${file}: a template must be a .docx, .xlsx or .pptx file`);
+  return format;
 }
 
 async function clientFor(config: Config, subscription?: string): Promise<DocgenClient> {
@@ -26,7 +37,7 @@ export interface GenerateJob {
   template: string;
   templateBytes: Uint8Array;
   data: unknown;
-  format: string;
+  format: FileFormat;
   out: string;
   locale: string;
   timezone: string;
@@ -39,7 +50,7 @@ export async function generateOne(docgen: DocgenClient, job: GenerateJob): Promi
   const name = path.basename(job.out, path.extname(job.out));
   const res = await docgen.generation.generate(
     {
-      template: { urn: template!.id, loadMethod: 'Storage', fileFormat: extOf(job.template), name: path.basename(job.template) },
+      template: { urn: template!.id, loadMethod: 'Storage', fileFormat: templateFormatOf(job.template), name: path.basename(job.template) },
       data: { urn: data!.id, loadMethod: 'Storage' },
       document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale },
     },
@@ -75,16 +86,20 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
   });
   const problems: string[] = [];
   if (!values.template) problems.push('--template FILE (a .docx, .xlsx or .pptx) is required');
-  else if (!TEMPLATE_FORMATS.includes(extOf(values.template))) problems.push(`--template ${values.template}: must be a .docx, .xlsx or .pptx file`);
+  else if (!oneOf(TEMPLATE_FORMATS, extOf(values.template))) problems.push(`--template ${values.template}: must be a .docx, .xlsx or .pptx file`);
   else if (!fs.existsSync(values.template)) problems.push(`--template ${values.template}: no such file`);
   if (!values.data) problems.push('--data FILE (.json; with --each a JSON array or a .csv file) is required');
   else if (!fs.existsSync(values.data)) problems.push(`--data ${values.data}: no such file`);
   if (!values.out) problems.push(values.each ? '--out DIR (one file per row goes there) is required' : '--out FILE is required');
-  const format = values.format ?? (values.out && !values.each ? extOf(values.out) : values.template ? extOf(values.template) : '');
-  if (!OUTPUT_FORMATS.includes(format)) problems.push(`--format ${format || '(none)'}: must be one of ${OUTPUT_FORMATS.join(', ')}`);
+  const requested = values.format ?? (values.out && !values.each ? extOf(values.out) : values.template ? extOf(values.template) : '');
+  const outputFormat = oneOf(OUTPUT_FORMATS, requested);
+  if (!outputFormat) problems.push(`--format ${requested || '(none)'}: must be one of ${OUTPUT_FORMATS.join(', ')}`);
+  const combined = values.combined === undefined ? undefined : oneOf(COMBINED_FORMATS, values.combined);
+  if (values.combined !== undefined && !combined) problems.push(`--combined ${values.combined}: must be zip or pdf`);
   const concurrency = Number(values.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) problems.push(`--concurrency ${values.concurrency}: must be an integer between 1 and 64`);
   if (problems.length > 0) throw new ConfigError(`generate:\n  ${problems.join('\n  ')}`);
+  const format = outputFormat!;
   const template = values.template!;
   const templateBytes = fs.readFileSync(template);
   const { locale, timezone } = defaults(values);
@@ -105,7 +120,7 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
     }
     return;
   }
-  await generateEach(docgen, { template, templateBytes, data: values.data!, format, outDir: values.out!, locale, timezone, concurrency, ...(values.name ? { nameField: values.name } : {}), ...(values.combined ? { combined: values.combined } : {}) });
+  await generateEach(docgen, { template, templateBytes, data: values.data!, format, outDir: values.out!, locale, timezone, concurrency, ...(values.name ? { nameField: values.name } : {}), ...(combined ? { combined } : {}) });
 }
 
 export interface EachJob {
@@ -113,7 +128,7 @@ export interface EachJob {
   templateBytes: Uint8Array;
   /** The rows: a JSON array, JSON Lines or CSV file. */
   data: string;
-  format: string;
+  format: FileFormat;
   outDir: string;
   locale: string;
   timezone: string;
@@ -122,7 +137,7 @@ export interface EachJob {
   /** The row field that names each file (default: the template's name and the row number). */
   nameField?: string;
   /** Also ask for the combined output (zip, or pdf for pdf rows), downloaded into outDir. */
-  combined?: string;
+  combined?: CombinedFormat;
   out?: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
@@ -136,6 +151,8 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
   const rows = readRows(job.data);
   fs.mkdirSync(job.outDir, { recursive: true });
   const base = path.basename(job.template, path.extname(job.template));
+  const templateFormat = oneOf(TEMPLATE_FORMATS, extOf(job.template));
+  if (!templateFormat) throw new ConfigError(`--template ${job.template}: must be a .docx, .xlsx or .pptx file`);
   const ext = extOf(job.data);
   const [template] = await docgen.uploads.templates([{ name: path.basename(job.template), content: job.templateBytes }]);
   const [data] = await docgen.uploads.data([{ name: `rows.${ext === 'csv' || ext === 'jsonl' || ext === 'ndjson' ? ext : 'json'}`, content: fs.readFileSync(job.data) }]);
@@ -144,7 +161,7 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
   const t0 = Date.now();
   const started = await docgen.batches.start(
     {
-      template: { urn: template!.id, loadMethod: 'Storage', fileFormat: extOf(job.template), name: path.basename(job.template) },
+      template: { urn: template!.id, loadMethod: 'Storage', fileFormat: templateFormat, name: path.basename(job.template) },
       data: { urn: data!.id, loadMethod: 'Storage' },
       document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale },
       ...(job.combined ? { combined: { format: job.combined, name: base, path: 'root', deliveryMethod: 'Storage' } } : {}),

@@ -1,14 +1,14 @@
 // Batches (extension): one durable job that generates a document per row of a data file (the SDK side of
 // POST /documents/document/generate/batch, GET /documents/batch/{id}, /rows and /cancel). Self-contained:
-// its types come from the routes' schemas, like the rest of the SDK's.
-import type { Static } from 'typebox';
-import type { BatchBody, BatchProgressSchema, BatchRowSchema } from '../api/routes/batch.ts';
+// its types are the OpenAPI document's (client/openapi.ts), like the rest of the SDK's.
 import type { RequestOptions, Transport } from './http.ts';
+import type { components } from './openapi.ts';
 import type { SuccessEnvelope } from './types.ts';
 
-export type BatchRequest = Static<typeof BatchBody>;
-export type BatchProgress = Static<typeof BatchProgressSchema>;
-export type BatchRow = Static<typeof BatchRowSchema>;
+export type BatchRequest = components['schemas']['BatchRequest'];
+export type BatchProgress = components['schemas']['BatchProgress'];
+export type BatchRow = components['schemas']['BatchRow'];
+export type BatchStarted = components['schemas']['BatchStarted'];
 
 export interface BatchStartOptions extends RequestOptions {
   /** X-Client-Authorization (common.createClientToken): the batch's summary is POSTed to its callback at the end. */
@@ -33,7 +33,7 @@ export class BatchesClient {
 
   /** Starts a batch: answers once it runs (201), with its id and row count; a bad request or a first row
    *  that does not merge rejects with the 400 and nothing runs. */
-  async start(body: BatchRequest, opts: BatchStartOptions = {}): Promise<SuccessEnvelope<{ batch: { id: string; status: string; rowsTotal: number } }>> {
+  async start(body: BatchRequest, opts: BatchStartOptions = {}): Promise<SuccessEnvelope<{ batch: BatchStarted }>> {
     const { clientAuthorization, ...rest } = opts;
     return this.t.json('POST', '/documents/document/generate/batch', {
       ...rest,

@@ -37,6 +37,7 @@ import type {
   ManageHeaders,
   ManageRequest,
   ManageResponse,
+  ReadinessReport,
   MeteredDimensionSetting,
   OptionEntityType,
   OptionItem,
@@ -54,7 +55,7 @@ export * from './errors.ts';
 export type * from './types.ts';
 export { parseRetryAfter, Transport, type FetchLike, type RequestOptions, type RetryPolicy, type TransportOptions } from './http.ts';
 export { verifyCallback, type CallbackHeaders } from './webhooks.ts';
-export { BatchesClient, type BatchProgress, type BatchRequest, type BatchRow, type BatchStartOptions, type BatchWaitOptions } from './batches.ts';
+export { BatchesClient, type BatchProgress, type BatchRequest, type BatchRow, type BatchStarted, type BatchStartOptions, type BatchWaitOptions } from './batches.ts';
 import { BatchesClient } from './batches.ts';
 
 export type DocgenClientOptions = TransportOptions;
@@ -364,14 +365,6 @@ export class StorageClient extends Area {
 }
 
 /** The service's probes (extensions): need no credentials, are never retried. */
-export interface ReadinessReport {
-  status: 'ready' | 'not ready';
-  /** Names of the failed checks (database, temporal, storage, converter). */
-  notReady: string[];
-  /** Whether each check passes; the reasons are in the service log (and its METRICS_PORT /ready). */
-  checks: Record<string, { ready: boolean }>;
-}
-
 export class OperationsClient extends Area {
   /** GET /health: true when the process answers. */
   async health(): Promise<boolean> {

@@ -3,7 +3,7 @@
 import { parse as parseGraphql } from 'graphql';
 import Type, { type Static } from 'typebox';
 import { type InnerError, innerError } from './errors.ts';
-import { canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
+import { ALL_FORMATS, canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
 import { entryOf, holds, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
 import { jsonObject } from './save-options.ts';
 import type { RunContext } from './run.ts';
@@ -26,16 +26,21 @@ export interface GenerateMethods {
 const JsonObject = Type.Object({}, { additionalProperties: true });
 const or = (list: readonly string[]) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : (list[0] ?? ''));
 
+/** A string field that must be one of `values`: an enum of the schema (validation, the OpenAPI document and
+ *  the unions of generated clients), typed as a string for the rules below, which name the field. */
+export const oneOf = (values: readonly string[], description?: string) =>
+  Type.Unsafe<string>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
 /** The body of generate and async generate (spec 4.8) but externalContext (the API's, as every operation's),
  *  its descriptions naming the registered locations. */
 export function generateRequestSchema(methods: GenerateMethods) {
   return Type.Object({
     template: Type.Object({
       urn: Type.Optional(Type.String({ description: 'With loadMethod: an uploaded template (Storage), a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id' })),
-      loadMethod: Type.Optional(Type.String({ description: or(methods.template) })),
+      loadMethod: Type.Optional(oneOf(methods.template, 'Where the template is: an uploaded file (Storage) or a drive')),
       url: Type.Optional(Type.String({ description: 'Alternative to urn + loadMethod' })),
       name: Type.Optional(Type.String()),
-      fileFormat: Type.String({ description: TEMPLATE_FORMATS.join(', ') }),
+      fileFormat: oneOf(TEMPLATE_FORMATS, 'gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1)'),
       options: Type.Optional(JsonObject),
       relatedItems: Type.Optional(
         Type.Array(
@@ -50,7 +55,7 @@ export function generateRequestSchema(methods: GenerateMethods) {
       ),
     }),
     data: Type.Object({
-      loadMethod: Type.String({ description: `${or(methods.data)}: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query` }),
+      loadMethod: oneOf(methods.data, `${or(methods.data)}: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query`),
       urn: Type.String({ description: 'Id of an uploaded data file, the GraphQL endpoint, or the file at the drive (DriveA item id / driveId!itemId / root:/path:, DriveB file id)' }),
       variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: Type.String() }))),
       query: Type.Optional(Type.String()),
@@ -60,8 +65,8 @@ export function generateRequestSchema(methods: GenerateMethods) {
       timezone: Type.String({ description: 'IANA time zone, e.g. Europe/Paris' }),
       locale: Type.String({ description: 'BCP 47 locale, e.g. en-US' }),
       name: Type.String({ minLength: 1 }),
-      fileFormat: Type.String({ description: 'docx, xlsx, pptx, gdoc, gsheet, gslide, pdf, csv' }),
-      deliveryMethod: Type.String({ description: or(methods.delivery) }),
+      fileFormat: oneOf(ALL_FORMATS, "The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)"),
+      deliveryMethod: oneOf(methods.delivery, 'Where the document goes (spec 4.8 rule 3: DriveB-native formats to DriveB only; docx, xlsx, pptx to Storage or DriveA; pdf and csv anywhere)'),
       path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
       options: Type.Optional(JsonObject),
     }),
@@ -279,8 +284,8 @@ export function nativeMergeOf(req: Pick<GenerateRequest, 'template' | 'document'
   return errors.length > 0 ? { errors } : { merge: { images }, errors };
 }
 
-/** Zones that passed, remembered because making a DateTimeFormat to check one costs 0.2-0.4 ms of every
- *  generate request. Bounded: Intl also accepts any mix of case ("EUROPE/paris"), so callers could invent
+/** Zones that passed, remembered because making a DateTimeFormat to check one is a large share of a
+ *  generate request's checks. Bounded: Intl also accepts any mix of case ("EUROPE/paris"), so callers could invent
  *  valid names without end; past the bound a zone is checked every time. Failures are never remembered. */
 const validTimeZones = new Set<string>();
 

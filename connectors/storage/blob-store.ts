@@ -7,13 +7,8 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-/** What activities pass around instead of bytes. */
-export interface BlobRef {
-  key: string;
-  sha256: string;
-  size: number;
-  contentType: string;
-}
+/** What activities pass around instead of bytes: one declaration, core's. */
+export type { BlobRef } from '../../core/blob.ts';
 
 export interface PutResult {
   size: number;

@@ -4,6 +4,8 @@
 // 410 and 4xx rules, and the outbound guard. Delays are milliseconds here (CALLBACK_RETRY_SCHEDULE).
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import * as jose from 'jose';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { sealClientJws } from '../../../security/client-token.ts';
@@ -264,6 +266,34 @@ describe('POST /documents/document/generate/async', () => {
     expect(body.operationId).toBe(res.headers.get('x-operation-id'));
     expect(body.userId).toBe(creds.userId);
     expect(Object.keys(body).sort()).toEqual(['dateTime', 'error', 'externalContext', 'operationId', 'origin', 'userId']);
+  });
+
+  it('delivers what the OpenAPI document says of its callback: the documented headers, a body of the documented schema', async () => {
+    const doc = (await (await fetch(`${creds.baseUrl}/openapi.json`)).json()) as any;
+    const [expression, item] = Object.entries(doc.paths['/v1/documents/document/generate/async'].post.callbacks.result as Record<string, any>)[0]!;
+    const documented = item.post;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, 'openapi.json');
+    const pointer = ['paths', '/v1/documents/document/generate/async', 'post', 'callbacks', 'result', expression, 'post', 'requestBody', 'content', 'application/json', 'schema'];
+    const validBody = ajv.compile({ $ref: `openapi.json#/${pointer.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}` });
+    const headers = documented.parameters.filter((p: any) => p.in === 'header') as { name: string; required: boolean; schema: object }[];
+    // The success of the test above and the failure of the one before: both as documented.
+    const deliveries = [...receiver.at('/hooks/ok'), ...receiver.at('/hooks/failed')];
+    expect(deliveries).toHaveLength(2);
+    for (const d of deliveries) {
+      expect(validBody(JSON.parse(d.body)), JSON.stringify(validBody.errors)).toBe(true);
+      for (const h of headers) {
+        if (h.required) expect(d.headers[h.name], h.name).toBeDefined();
+        if (d.headers[h.name] !== undefined) expect(ajv.validate(h.schema, d.headers[h.name]), `${h.name}: ${d.headers[h.name]}`).toBe(true);
+      }
+      // Every header of the webhook's own is documented (the rest is HTTP's: host, content-length...).
+      const own = Object.keys(d.headers).filter((n) => n.startsWith('webhook-') || n === 'user-agent');
+      expect(own.filter((n) => !headers.some((h) => h.name === n))).toEqual([]);
+      expect(d.headers.authorization).toMatch(/^Bearer /);
+      expect(doc.components.securitySchemes[Object.keys(documented.security[0])[0]!]).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(Object.keys(documented.requestBody.content)).toEqual([d.headers['content-type']]);
+    }
   });
 
   it('a 400 at request time queues nothing: no callback ever follows', async () => {
