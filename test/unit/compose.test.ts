@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, inject, it } from 'vitest';
+import { ensureTemporalCli } from '../../cli/temporal-dev.ts';
 import { parse } from 'yaml';
 import { drainGraceMs } from '../../cli/service.ts';
 import { loadConfig, settings } from '../../config/env.ts';
@@ -50,7 +51,7 @@ describe('docker-compose.yml', () => {
   it('runs Temporal Server and UI at the versions of the dev server and of scripts/temporal-server.sh', () => {
     const tag = (service: string) => /:\$\{\w+:-([^}]+)\}$/.exec(compose.services[service]?.image ?? '')?.[1];
     const script = /^SERVER_VERSION=v(\S+)$/m.exec(fs.readFileSync(path.join(root, 'scripts', 'temporal-server.sh'), 'utf8'))?.[1];
-    const dev = /Server (\d+\.\d+)\.\d+, UI (\S+)\)/.exec(execFileSync(inject('temporalCli'), ['--version'], { encoding: 'utf8' }));
+    const dev = /Server (\d+\.\d+)\.\d+, UI (\S+)\)/.exec(execFileSync(inject('temporalCli') ?? ensureTemporalCli(process.env.TEMPORAL_CLI, () => undefined), ['--version'], { encoding: 'utf8' }));
     expect(dev, 'temporal --version names the server and UI versions').not.toBeNull();
     for (const service of ['temporal', 'temporal-schema', 'temporal-namespace']) expect(tag(service), service).toBe(script);
     expect(script?.split('.').slice(0, 2).join('.')).toBe(dev![1]);
