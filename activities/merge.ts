@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import { templateVariables, type Variable } from '../core/generate.ts';
 import { innerError, type InnerError } from '../core/errors.ts';
-import { FORMAT_NAMES, LIMIT_EXCEEDED, templateFormat } from '../engine/index.ts';
-import { ALL_FORMATS, bytesFormatOf, FORMATS } from '../core/formats.ts';
+import { LIMIT_EXCEEDED, templateFormat } from '../engine/index.ts';
+import { ALL_FORMATS, bytesFormatOf, FORMATS, otherKindMessage } from '../core/formats.ts';
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { MergeLimitError, MergePool, MergeTemplateError } from './merge-pool.ts';
@@ -72,7 +72,7 @@ function refuseOtherKind(template: Uint8Array, contentType: string): void {
   const expected = bytesFormatOf(declared);
   const actual = templateFormat(template);
   if (actual === undefined || actual === expected) return;
-  const message = `template.fileFormat is ${declared}, but the template is ${FORMAT_NAMES[actual]}`;
+  const message = otherKindMessage(declared, actual);
   throw callerFailure('INVALID_TEMPLATE_FORMAT', message, [innerError('INVALID_TEMPLATE_FORMAT', message)]);
 }
 

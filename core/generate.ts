@@ -182,7 +182,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
 
   const needs: LocationNeed[] = [];
   if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
-  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat });
+  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat, ...(t.urn ? { urn: t.urn } : {}) });
   for (const [i, item] of related.entries()) {
     // Its format is checked above (an included template is docx, xlsx or pptx wherever the main one is).
     if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });

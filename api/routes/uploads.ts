@@ -8,7 +8,8 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, innerError } from '../../core/errors.ts';
 import { BlobTooLargeError, type BlobStore } from '../../connectors/storage/blob-store.ts';
 import type { Db } from '../../store/db.ts';
-import { checkPackageLimits, FORMAT_NAMES, templateFormat, type TemplateLimits } from '../../engine/index.ts';
+import { checkPackageLimits, templateFormat, type TemplateLimits } from '../../engine/index.ts';
+import { OFFICE_KIND_NAMES } from '../../core/formats.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
 import { readAllRows, RowsError } from '../../core/rows.ts';
 import { success } from '../envelope.ts';
@@ -113,7 +114,7 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
       const declared = path.extname(f.fileName).slice(1).toLowerCase();
       const actual = templateFormat(bytes, opts.templateLimits);
       if (actual !== undefined && actual !== declared) {
-        failure = new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(f.fileName)} is ${FORMAT_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
+        failure = new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(f.fileName)} is ${OFFICE_KIND_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
         break;
       }
     }
