@@ -35,6 +35,15 @@ export interface MergeJobOptions {
   embedded?: string;
   /** Templates for the include directive, by name. */
   relatedItems?: Record<string, Uint8Array>;
+  /** A tag whose data is missing is a template error (missing_value) instead of a warning. */
+  strict?: boolean;
+}
+
+/** A merged document, and the tags that rendered empty for want of data (the engine's missing_value
+ *  warnings, each tag once, located). */
+export interface MergeOutput {
+  output: Uint8Array;
+  warnings: TemplateErrorEntry[];
 }
 
 export interface MergeThreadJob {
@@ -45,7 +54,7 @@ export interface MergeThreadJob {
 }
 
 export type MergeThreadReply =
-  | { id: number; ok: true; output: Uint8Array }
+  | { id: number; ok: true; output: Uint8Array; warnings: TemplateErrorEntry[] }
   | { id: number; ok: false; message: string; templateErrors?: TemplateErrorEntry[] };
 
 /** The merge hit the pool's memory or time limit; the thread was ended. */
@@ -73,7 +82,7 @@ interface Job {
   tenant: string;
   payload: MergeThreadJob;
   signal: AbortSignal | undefined;
-  resolve: (out: Uint8Array) => void;
+  resolve: (out: MergeOutput) => void;
   reject: (err: Error) => void;
   onAbort?: () => void;
 }
@@ -113,10 +122,10 @@ export class MergePool {
   }
 
   /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug). */
-  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal): Promise<Uint8Array> {
+  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal): Promise<MergeOutput> {
     if (this.closed) return Promise.reject(new Error('the merge pool is closed'));
     signal?.throwIfAborted();
-    return new Promise<Uint8Array>((resolve, reject) => {
+    return new Promise<MergeOutput>((resolve, reject) => {
       const id = ++this.seq;
       const job: Job = { id, tenant, payload: { id, template, data, options }, signal, resolve, reject };
       if (signal) {
@@ -202,7 +211,7 @@ export class MergePool {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       this.release(slot);
-      if (reply.ok) this.finish(job, reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output));
+      if (reply.ok) this.finish(job, { output: reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output), warnings: reply.warnings });
       else if (reply.templateErrors) this.finish(job, new MergeTemplateError(reply.message, reply.templateErrors));
       else this.finish(job, new Error(`the merge failed: ${reply.message}`));
       this.dispatch();
@@ -252,7 +261,7 @@ export class MergePool {
     }
   }
 
-  private finish(job: Job, result: Uint8Array | Error): void {
+  private finish(job: Job, result: MergeOutput | Error): void {
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (result instanceof Error) job.reject(result);
     else job.resolve(result);

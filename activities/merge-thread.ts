@@ -2,7 +2,7 @@
 // one job at a time, under the heap cap the pool gave the thread. Nothing here may outlive a job.
 import { parentPort, workerData } from 'node:worker_threads';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
-import { render, TemplateError } from '../engine/index.ts';
+import { renderWithWarnings, TemplateError } from '../engine/index.ts';
 import { ConvertError } from '../converter/errors.ts';
 import { sanitizeOoxml } from '../converter/sanitize.ts';
 import type { TemplateLimits } from '../engine/index.ts';
@@ -24,12 +24,12 @@ parentPort?.postMessage({ ready: true });
 async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
   try {
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
-    const output = await render(job.template, data, { ...job.options, limits, fetchImage });
+    const { output, warnings } = await renderWithWarnings(job.template, data, { ...job.options, limits, fetchImage });
     // Every merged document, delivered as it is or converted, leaves without what would make Word, Excel or
     // LibreOffice fetch, run or link something when it is opened: DDE fields and formulas, INCLUDE* and LINK
     // fields, external templates (attachedTemplate), images and objects; a macro or a DDE link refuses it
     // (converter/sanitize.ts, the same rules as before a conversion).
-    return { id: job.id, ok: true, output: sanitizeOoxml(output, 'merged document').bytes };
+    return { id: job.id, ok: true, output: sanitizeOoxml(output, 'merged document').bytes, warnings };
   } catch (err) {
     if (err instanceof TemplateError) return { id: job.id, ok: false, templateErrors: err.errors, message: err.message };
     if (err instanceof ConvertError && err.code === 'BAD_INPUT') {

@@ -94,7 +94,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a document synchronously
-         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document. A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
+         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
          */
         post: operations["generateDocument"];
         delete?: never;
@@ -1300,7 +1300,11 @@ export interface components {
                 deliveryMethod?: string;
                 /** @description A pattern over the row: 'root' or 'root/<folder>' for Storage (e.g. root/{region}); '' or a folder for the drives */
                 path: string;
+                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
                 options?: {
+                    /** @description Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled. */
+                    strict?: boolean;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -2033,7 +2037,11 @@ export interface components {
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
                 /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
                 path: string;
+                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
                 options?: {
+                    /** @description Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled. */
+                    strict?: boolean;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -2052,7 +2060,19 @@ export interface components {
          *             "fileFormat": "pdf",
          *             "urn": "a4d8e2f1-7c3b-4a9e-b5d6-3e1f8c9a2b47",
          *             "documentGuid": "f3b9c1e7-2a5d-4c8f-9e1b-7d4a6c2e8f15"
-         *           }
+         *           },
+         *           "warnings": [
+         *             {
+         *               "code": "MISSING_VALUE",
+         *               "message": "no value for tag \"customer.vatNumber\" (word/document.xml, paragraph 4)",
+         *               "tag": "customer.vatNumber",
+         *               "location": {
+         *                 "part": "word/document.xml",
+         *                 "paragraph": 4,
+         *                 "offset": 12
+         *               }
+         *             }
+         *           ]
          *         }
          *       },
          *       "consumption": [
@@ -2082,6 +2102,10 @@ export interface components {
                 message: string;
                 data: {
                     document: components["schemas"]["GeneratedDocument"];
+                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most 100 */
+                    warnings?: components["schemas"]["GenerateWarning"][];
+                    /** @description Extension, present only when there were more than 100 warnings: how many are not listed */
+                    warningsOmitted?: number;
                 };
             };
             consumption: components["schemas"]["Consumption"];
@@ -2100,6 +2124,28 @@ export interface components {
             operationId: string;
             /** Format: uuid */
             userId?: string;
+        };
+        /**
+         * GenerateWarning
+         * @description Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.
+         */
+        GenerateWarning: {
+            /**
+             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty
+             * @enum {string}
+             */
+            code: "MISSING_VALUE";
+            /**
+             * @description For people: which tag, and where
+             * @example no value for tag "customer.rep" (word/document.xml, paragraph 3)
+             */
+            message: string;
+            /**
+             * @description The tag as written between its delimiters, e.g. customer.rep
+             * @example customer.rep
+             */
+            tag: string;
+            location: components["schemas"]["TemplateLocation"];
         };
         /** InnerError */
         InnerError: {
@@ -2703,6 +2749,22 @@ export interface components {
             name: string;
             description: string;
         };
+        /**
+         * TemplateLocation
+         * @description Where a tag is in the template: the part and its paragraph (docx, pptx) or its sheet and cell (xlsx)
+         */
+        TemplateLocation: {
+            /** @description The package part holding the tag, e.g. word/document.xml, xl/worksheets/sheet1.xml, ppt/slides/slide2.xml */
+            part: string;
+            /** @description Word and PowerPoint: the paragraph of the part, counted from 1 */
+            paragraph?: number;
+            /** @description Workbooks: the sheet's name */
+            sheet?: string;
+            /** @description Workbooks: the cell, A1 style */
+            cell?: string;
+            /** @description Where the tag starts in the part's visible text (characters) */
+            offset?: number;
+        };
         /** UploadedFile */
         UploadedFile: {
             /**
@@ -3151,7 +3213,19 @@ export interface operations {
                      *             "fileFormat": "pdf",
                      *             "urn": "a4d8e2f1-7c3b-4a9e-b5d6-3e1f8c9a2b47",
                      *             "documentGuid": "f3b9c1e7-2a5d-4c8f-9e1b-7d4a6c2e8f15"
-                     *           }
+                     *           },
+                     *           "warnings": [
+                     *             {
+                     *               "code": "MISSING_VALUE",
+                     *               "message": "no value for tag \"customer.vatNumber\" (word/document.xml, paragraph 4)",
+                     *               "tag": "customer.vatNumber",
+                     *               "location": {
+                     *                 "part": "word/document.xml",
+                     *                 "paragraph": 4,
+                     *                 "offset": 12
+                     *               }
+                     *             }
+                     *           ]
                      *         }
                      *       },
                      *       "consumption": [

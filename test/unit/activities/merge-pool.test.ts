@@ -1,7 +1,7 @@
 // The merge thread pool on its own: a merge past its time limit is ended (the thread, not the process),
 // the next merge runs on a fresh thread, and waiting merges are served round-robin per tenant.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MergeLimitError, MergePool } from '../../../activities/merge-pool.ts';
+import { MergeLimitError, MergePool, MergeTemplateError } from '../../../activities/merge-pool.ts';
 import { docx, p } from '../engine/helpers.ts';
 
 const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
@@ -25,7 +25,17 @@ describe('MergePool', () => {
     expect((err as MergeLimitError).limit).toBe('time');
     expect((err as Error).message).toMatch(/the limit is 300 ms \(MERGE_TIMEOUT_MS\)/);
     const out = await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
-    expect(out.length).toBeGreaterThan(100);
+    expect(out.output.length).toBeGreaterThan(100);
+  });
+
+  it('brings back the tags that rendered empty for want of data, and with strict refuses them', async () => {
+    pool = new MergePool({ threads: 1 });
+    const t = docx(p('Hello {name}, your rep is {rep}.'));
+    const out = await pool.merge('a', t, enc({ name: 'A' }), opts);
+    expect(out.warnings).toEqual([{ id: 'missing_value', message: 'no value for tag "rep"', tag: 'rep', location: { part: 'word/document.xml', paragraph: 1, offset: 26 } }]);
+    const err = await pool.merge('a', t, enc({ name: 'A' }), { ...opts, strict: true }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(MergeTemplateError);
+    expect((err as MergeTemplateError).errors.map((e) => [e.id, e.message])).toEqual([['missing_value', 'no value for tag "rep"']]);
   });
 
   it('serves waiting merges round-robin per tenant: one burst does not delay another tenant behind all of it', async () => {
@@ -52,7 +62,7 @@ describe('MergePool idle threads', () => {
       await new Promise((r) => setTimeout(r, 1_000));
       expect(pool.status().threads).toBe(1);
       const out = await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
-      expect(out.length).toBeGreaterThan(100);
+      expect(out.output.length).toBeGreaterThan(100);
     } finally {
       await pool.close();
     }
