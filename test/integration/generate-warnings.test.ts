@@ -70,6 +70,17 @@ describe('missing data in a generate', () => {
     expect(res.body.result.data.warnings[1].location).toMatchObject({ sheet: 'Data Sheet', cell: 'B2' });
   });
 
+  it('lists the first 100 and counts the rest in warningsOmitted', async () => {
+    const many = makeDocx(Array.from({ length: 103 }, (_, i) => `{field${i + 1}}`));
+    const res = await generate(generateBody(await upload('template', 'many.docx', many), await upload('data', 'd.json', '{}')));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const { warnings, warningsOmitted } = res.body.result.data;
+    expect(warnings).toHaveLength(100);
+    expect(warnings.map((w: any) => w.tag)).toEqual(Array.from({ length: 100 }, (_, i) => `field${i + 1}`));
+    expect(warnings[99].location).toMatchObject({ part: 'word/document.xml', paragraph: 100 });
+    expect(warningsOmitted).toBe(3);
+  });
+
   it('no warnings field when every tag had its value', async () => {
     const res = await generate(generateBody(await upload('template', 'letter.docx', makeDocx(['Hello {name}'])), await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }))));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
