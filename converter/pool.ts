@@ -80,6 +80,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private readonly queue = new FairQueue<Job>();
   private jobSeq = 0;
   private started = false;
+  /** Some instance has started once: a failing start is then a crash loop to wait out, not a missing install. */
+  private everStarted = false;
   private stopping = false;
   private startPromise: Promise<void> | null = null;
   private startError: ConvertError | null = null;
@@ -158,6 +160,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async startInstance(inst: Instance): Promise<void> {
     try {
       await inst.start();
+      this.everStarted = true;
       this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}${this.isolation ? `, ${this.isolation.join(' ')}` : ', no network isolation'})`);
       if (this.stopping) await inst.kill();
       this.dispatch();
@@ -191,7 +194,10 @@ export class LibreOfficePool implements Converter, InstanceHost {
       if (this.stopping) return;
       this.startInstance(inst).catch((e: unknown) => {
         inst.lastError = (e as Error).message;
-        if (this.allFailing()) {
+        // Only a LibreOffice that never started here is "not available": after that, failing starts are a
+        // crash loop (killed, out of memory, a slow machine) that the back-off waits out, and the queued
+        // jobs wait with it (each until its caller's deadline or cancellation).
+        if (this.allFailing() && !this.everStarted) {
           this.failQueue(new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${inst.lastError}; ${HOW_TO_ENABLE}`));
         }
         this.scheduleRestart(inst, inst.lastError);
@@ -233,11 +239,10 @@ export class LibreOfficePool implements Converter, InstanceHost {
     options.signal?.throwIfAborted();
     const bytes = this.skipSanitize ? input : sanitizeOoxml(input, plan.from).bytes;
     if (!this.started) this.start().catch(() => {});
-    // Fail fast when nothing can start (not installed, or every instance failed); otherwise the job
-    // waits in the queue while the instances start.
+    // Fail fast when nothing can start (not installed, or no instance ever started); otherwise the job
+    // waits in the queue while the instances start or restart.
     if (this.startError) throw this.startError;
-    if (this.allFailing()) {
-      // Every instance keeps failing to start (backing off up to 30 s): say so instead of queueing.
+    if (this.allFailing() && !this.everStarted) {
       throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
     }
     if (this.queue.size >= this.queueLimit) {
@@ -396,7 +401,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       queued: this.queue.size,
       queueLimit: this.queueLimit,
       running: this.running,
-      instances: this.instances.map((i) => i.status()),
+      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts })),
       networkIsolation: this.isolation ? this.isolation.join(' ') : 'none',
     };
   }

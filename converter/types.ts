@@ -44,6 +44,8 @@ export interface InstanceStatus {
   conversions: number;
   restarts: number;
   lastError: string | null;
+  /** Starts that failed in a row (0 once it is up); the pool keeps restarting with a back-off. */
+  failedStarts?: number;
 }
 
 export interface ConverterStatus {
