@@ -2,6 +2,7 @@
 // one job at a time, under the heap cap the pool gave the thread. Nothing here may outlive a job.
 import { parentPort, workerData } from 'node:worker_threads';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
+import { checkConversionCost } from '../engine/cost.ts';
 import { render, TemplateError } from '../engine/index.ts';
 import type { TemplateLimits } from '../engine/index.ts';
 import { imageFetcher } from './image-fetcher.ts';
@@ -23,6 +24,9 @@ async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
   try {
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
     const output = await render(job.template, data, { ...job.options, limits, fetchImage });
+    // What LibreOffice would have to lay out (pages, paragraph length, table rows, cells, image pixels),
+    // refused here, before a conversion or page count holds an instance for it.
+    checkConversionCost(output, limits);
     return { id: job.id, ok: true, output };
   } catch (err) {
     if (err instanceof TemplateError) return { id: job.id, ok: false, templateErrors: err.errors, message: err.message };

@@ -206,6 +206,21 @@ export const settings = {
   templateMaxXmlElements: setting('TEMPLATE_MAX_XML_ELEMENTS', TL.maxXmlElements, int(1_000, 100_000_000), 'Most XML elements (paragraphs, runs, cells...) in one templated part'),
   templateMaxLoopIterations: setting('TEMPLATE_MAX_LOOP_ITERATIONS', TL.maxLoopIterations, int(1, 100_000_000), 'Most loop iterations one merge runs, all loops together'),
   templateMaxOutputBytes: setting('TEMPLATE_MAX_OUTPUT_BYTES', TL.maxOutputBytes, bytes, 'Largest merged document'),
+  templateMaxPages: setting(
+    'TEMPLATE_MAX_PAGES',
+    TL.maxPages,
+    int(1, 10_000_000),
+    'Most pages a merged document may come to, estimated before any conversion from its lines of text, table rows, page and section breaks, slides and sheet rows (LibreOffice\'s time grows faster than its pages)',
+  ),
+  templateMaxParagraphChars: setting('TEMPLATE_MAX_PARAGRAPH_CHARS', TL.maxParagraphChars, int(1_000, 1_000_000_000), 'Most characters in one paragraph of a merged document, all its runs together (LibreOffice\'s layout of a paragraph is quadratic in its length)'),
+  templateMaxTableRows: setting('TEMPLATE_MAX_TABLE_ROWS', TL.maxTableRows, int(10, 100_000_000), 'Most rows in one table of a merged document (the layout of a table grows with the square of its rows)'),
+  templateMaxCells: setting('TEMPLATE_MAX_CELLS', TL.maxCells, int(1_000, 1_000_000_000), 'Most cells in a merged workbook, all sheets together'),
+  templateMaxImagePixels: setting(
+    'TEMPLATE_MAX_IMAGE_PIXELS',
+    TL.maxImagePixels,
+    int(1_000_000, 100_000_000_000),
+    'Most pixels of all images of a merged document together, each image once (a small PNG can decode to a bitmap of billions of pixels)',
+  ),
   workflowDebugAids: setting(
     'WORKFLOW_DEBUG_AIDS',
     'off',
@@ -325,6 +340,11 @@ export function templateLimits(config: Config): TemplateLimits {
     maxXmlElements: config.templateMaxXmlElements,
     maxLoopIterations: config.templateMaxLoopIterations,
     maxOutputBytes: config.templateMaxOutputBytes,
+    maxPages: config.templateMaxPages,
+    maxParagraphChars: config.templateMaxParagraphChars,
+    maxTableRows: config.templateMaxTableRows,
+    maxCells: config.templateMaxCells,
+    maxImagePixels: config.templateMaxImagePixels,
   };
 }
 
