@@ -174,7 +174,31 @@ export const settings = {
   gotenbergUrl: setting('GOTENBERG_URL', CS.gotenbergUrl, httpUrl, 'Gotenberg server for conversions (scale-out), e.g. http://gotenberg:3000; basic auth in the URL is sent as such'),
   converterPoolSize: setting('CONVERTER_POOL_SIZE', CS.poolSize, int(0, 256), 'Warm LibreOffice instances in this worker; 0 = the CPU count'),
   converterQueueLimit: setting('CONVERTER_QUEUE_LIMIT', CS.queueLimit, int(1, 100_000), 'Conversions that may wait for a free instance before new ones are refused (QUEUE_FULL, retried by the workflow)'),
-  converterTimeoutMs: setting('CONVERTER_TIMEOUT_MS', CS.timeoutMs, int(1_000, 3_600_000), 'Time limit of one conversion; a sync generate also stops at its own deadline'),
+  converterTimeoutMs: setting(
+    'CONVERTER_TIMEOUT_MS',
+    CS.timeoutMs,
+    int(1_000, 3_600_000),
+    'Time limit of one conversion or page count; past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX (not retried: the cost is the document\'s); a sync generate also stops at its own deadline',
+  ),
+  converterSubscriptionInstances: setting(
+    'CONVERTER_SUBSCRIPTION_INSTANCES',
+    CS.subscriptionInstances,
+    int(0, 256),
+    'LibreOffice instances one subscription\'s conversions and page counts may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+  ),
+  converterContendedTimeoutMs: setting(
+    'CONVERTER_CONTENDED_TIMEOUT_MS',
+    CS.contendedTimeoutMs,
+    int(1_000, 3_600_000),
+    'Time limit of a conversion or page count while another subscription\'s waits for an instance (every instance busy, e.g. a pool of one): past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX; CONVERTER_TIMEOUT_MS or more = no such limit',
+  ),
+  converterSubscriptionBudgetMs: setting(
+    'CONVERTER_SUBSCRIPTION_BUDGET_MS',
+    CS.budgetMs,
+    int(0, 1_000_000_000),
+    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS until the window frees enough; 0 = half of the pool\'s time in the window',
+  ),
+  converterBudgetWindowMs: setting('CONVERTER_BUDGET_WINDOW_MS', CS.budgetWindowMs, int(1_000, 86_400_000), 'The rolling window of CONVERTER_SUBSCRIPTION_BUDGET_MS'),
   converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
   converterNetworkIsolation: setting(
     'CONVERTER_NETWORK_ISOLATION',
@@ -367,6 +391,11 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     soffice: config.soffice,
     unoPython: config.unoPython,
     maxMemoryMb: config.converterMaxMemoryMb,
+    subscriptionInstances: config.converterSubscriptionInstances,
+    contendedTimeoutMs: config.converterContendedTimeoutMs,
+    budgetMs: config.converterSubscriptionBudgetMs,
+    budgetWindowMs: config.converterBudgetWindowMs,
+    limits: templateLimits(config),
   };
 }
 

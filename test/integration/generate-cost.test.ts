@@ -1,27 +1,31 @@
 // Documents under every size limit that would hold LibreOffice for minutes (issue 25, section 2) are
 // refused by the merge, before any conversion, with 400 TEMPLATE_TOO_COMPLEX naming the limit and its
-// setting (engine/cost.ts). Real service in-process, real
+// setting (engine/cost.ts); and a conversion that runs past CONVERTER_TIMEOUT_MS fails once, as the
+// document's cost, instead of being retried as if the machine had failed. Real service in-process, real
 // Temporal dev server, real LibreOffice (one instance, the issue's case); the files are built here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDefaultConverter, LibreOfficePool } from '../../converter/index.ts';
 import { DEFAULT_TEMPLATE_LIMITS as L } from '../../engine/limits.ts';
-import { makeDocx, para } from './convert/fixtures.ts';
+import { longDocx, makeDocx, para } from './convert/fixtures.ts';
 import { type Receiver, startReceiver } from './async/receiver.ts';
 import { hugePng, htmlTable, longRunDocx, numberedParagraphs, tagDocx } from '../support/costly-office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
+
+const CONVERTER_TIMEOUT_MS = 4_000;
 
 describe('costly documents and LibreOffice', () => {
   let stack: Stack;
   let receiver: Receiver;
   let pool: LibreOfficePool;
   let b: ReturnType<typeof client>;
+  let bSubscription: string;
 
   beforeAll(async () => {
     [stack, receiver] = await Promise.all([
       // A short caller deadline: before the estimates, each of these requests waited for LibreOffice
       // until it (504), holding the only instance.
-      startStack({ converterPoolSize: 1, generateTimeoutMs: 30_000, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] }),
+      startStack({ converterPoolSize: 1, generateTimeoutMs: 30_000, converterTimeoutMs: CONVERTER_TIMEOUT_MS, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] }),
       startReceiver('127.0.0.1'),
     ]);
     const c = getDefaultConverter();
@@ -29,6 +33,7 @@ describe('costly documents and LibreOffice', () => {
     pool = c;
     const creds = await stack.credentials('tenant-b');
     b = client(creds);
+    bSubscription = creds.subscriptionId;
   });
   afterAll(async () => {
     await receiver?.close();
@@ -69,7 +74,7 @@ describe('costly documents and LibreOffice', () => {
   it.each(cases)('refuses $name before converting: 400 TEMPLATE_TOO_COMPLEX naming the limit', async ({ name, build, message }) => {
     const { template, data } = build();
     const body = await uploaded(template, data);
-    const converted = pool.status().instances[0]!.conversions;
+    const started = pool.subscriptionUsage(bSubscription).started;
     const t0 = performance.now();
     const res = await b.call('POST', '/documents/document/generate', { json: body });
     const ms = Math.round(performance.now() - t0);
@@ -80,7 +85,7 @@ describe('costly documents and LibreOffice', () => {
     const inner: string[] = res.body.error.innerErrors.map((e: { message: string }) => e.message);
     expect(inner.some((m) => (typeof message === 'string' ? m.startsWith(message) : message.test(m))), inner.join(' | ')).toBe(true);
     // Refused by the merge: LibreOffice never saw it.
-    expect(pool.status().instances[0]!.conversions).toBe(converted);
+    expect(pool.subscriptionUsage(bSubscription).started).toBe(started);
   }, 120_000);
 
   it('async: the callback carries the same 400, once', async () => {
@@ -95,5 +100,21 @@ describe('costly documents and LibreOffice', () => {
     expect(envelope.error.innerErrors[0]).toMatchObject({ code: 'TEMPLATE_TOO_COMPLEX', message: expect.stringMatching(/\(TEMPLATE_MAX_PAGES\)$/) });
     await new Promise((r) => setTimeout(r, 1_000));
     expect(receiver.at('/hooks/cost')).toHaveLength(1);
+  }, 120_000);
+
+  it('a conversion past CONVERTER_TIMEOUT_MS fails once with 400 TEMPLATE_TOO_COMPLEX, not retried', async () => {
+    // ~900 pages of text: within the estimates, but LibreOffice needs well over 4 s for it.
+    const body = await uploaded(longDocx(24_000), {});
+    const started = pool.subscriptionUsage(bSubscription).started;
+    const res = await b.call('POST', '/documents/document/generate', { json: body });
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(400);
+    expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_TOO_COMPLEX');
+    expect(res.body.error.message).toBe(
+      `the document cannot be converted: the conversion took longer than ${CONVERTER_TIMEOUT_MS} ms; the limit is ${CONVERTER_TIMEOUT_MS} ms (CONVERTER_TIMEOUT_MS)`,
+    );
+    // One conversion, not one per attempt of the step's retry policy (4), and none after the answer.
+    expect(pool.subscriptionUsage(bSubscription).started).toBe(started + 1);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(pool.subscriptionUsage(bSubscription).started).toBe(started + 1);
   }, 120_000);
 });
