@@ -252,6 +252,12 @@ export const settings = {
     "The Temporal SDK's debugging aids in the workflow sandbox: on = a 5 s timeout on each workflow activation (a workflow stuck in a loop fails its task) and stack traces of running workflows in the Temporal UI; off = both disabled (the UI's stack trace is empty), which saves ~10 ms per generate and most of the workflow thread's CPU (worker/sandbox.ts)",
   ),
   mergeThreads: setting('MERGE_THREADS', 0, int(0, 256), 'Merges one worker runs at once, each on its own thread (waiting merges are served round-robin per subscription); 0 = the CPU count'),
+  mergeSubscriptionThreads: setting(
+    'MERGE_SUBSCRIPTION_THREADS',
+    0,
+    int(0, 256),
+    'Merge threads one subscription\'s merges may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+  ),
   mergeTimeoutMs: setting('MERGE_TIMEOUT_MS', 30_000, int(100, 3_600_000), 'Time limit of one merge; past it the merge thread is ended and the generate fails with 400 TEMPLATE_TOO_COMPLEX'),
   mergeMaxMemoryMb: setting('MERGE_MAX_MEMORY_MB', 1_024, int(64, 65_536), 'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX'),
   converterMaxMemoryMb: setting(

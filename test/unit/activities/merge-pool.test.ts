@@ -44,6 +44,27 @@ describe('MergePool', () => {
   });
 });
 
+describe('MergePool shares', () => {
+  it('runs one subscription on all threads but one: its burst of costly merges leaves a thread to the others', async () => {
+    const pool = new MergePool({ threads: 2, timeoutMs: 60_000 });
+    try {
+      expect(pool.perSubscription).toBe(1);
+      const costly = docx(p('{#items}') + p('{. | upper}') + p('{/items}'));
+      const data = enc({ items: Array.from({ length: 100_000 }, (_, i) => `item ${i}`) });
+      const order: string[] = [];
+      const bs = [1, 2, 3].map((n) => pool.merge('b', costly, data, opts).then(() => order.push(`b${n}`)));
+      expect(pool.status()).toMatchObject({ running: 1, queued: 2 });
+      // A's merge starts at once on the thread B may not take, and ends before any of B's.
+      const a = pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts).then(() => order.push('a1'));
+      expect(pool.status()).toMatchObject({ running: 2, queued: 2 });
+      await Promise.all([...bs, a]);
+      expect(order).toEqual(['a1', 'b1', 'b2', 'b3']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('MergePool idle threads', () => {
   it('ends threads left idle but the first, so the heap of big merges is given back; merges go on', async () => {
     const pool = new MergePool({ threads: 2, idleMs: 200 });
