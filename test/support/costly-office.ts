@@ -1,7 +1,6 @@
 // Documents small on disk that cost LibreOffice minutes (issue 25, section 2), built at test time: each is
 // under every size limit of the service and was accepted before the cost estimates (engine/cost.ts).
-import { crc32, deflateSync } from 'node:zlib';
-import { makeDocx, para } from '../integration/convert/fixtures.ts';
+import { makeDocx, para, pngFile } from '../integration/convert/fixtures.ts';
 
 /** `n` one-line paragraphs numbered apart: compresses like real text (260 000 of them: a 0.7 MB docx of
  *  ~5 200 pages). */
@@ -30,23 +29,10 @@ export function longRunDocx(chars: number, before = ''): Uint8Array {
 /** A 1-bit greyscale PNG of width x height pixels, all white: 30 000 x 30 000 (900 megapixels, a 112 MB
  *  bitmap before LibreOffice widens it) is ~110 KB. */
 export function hugePng(width: number, height: number): Uint8Array {
-  const chunk = (type: string, data: Buffer): Buffer => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(td) >>> 0);
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 1; // bit depth
-  ihdr[9] = 0; // greyscale
   const row = Math.ceil(width / 8) + 1;
   const raw = Buffer.alloc(row * height, 0xff);
   for (let y = 0; y < height; y++) raw[y * row] = 0; // filter byte: none
-  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]));
+  return pngFile(width, height, 1, 0, raw, 9);
 }
 
 /** An HTML table of `rows` rows of `cols` cells (for `{~~html}`): 40 000 x 10 is 7.3 MB. */

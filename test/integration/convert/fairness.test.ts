@@ -7,7 +7,8 @@
 // - a subscription past its budget of LibreOffice time is refused while others use the pool;
 // - a document past the cost limits never reaches an instance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConvertError, LibreOfficePool } from '../../../converter/index.ts';
+import { LibreOfficePool } from '../../../converter/index.ts';
+import { rejection } from '../../support/convert-error.ts';
 import { numberedParagraphs } from '../../support/costly-office.ts';
 import { longDocx, makeDocx, para, poppler } from './fixtures.ts';
 
@@ -16,16 +17,6 @@ const small = makeDocx(para('small document'));
 const long = longDocx(12_000);
 const medium = longDocx(3_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function rejection(p: Promise<unknown>): Promise<ConvertError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConvertError);
-    return e as ConvertError;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
