@@ -62,7 +62,9 @@ try {
       if (made.status !== 200) throw new Error(`client token: ${JSON.stringify(made.body)}`);
       await pdfTraffic(a, { everyMs: 0, min: 3, until: () => true }); // warm-up
       let end = Date.now() + BASELINE * 1000;
+      rss.reset();
       const baseline = summary(await pdfTraffic(a, { everyMs: EVERY, min: 3, until: () => Date.now() > end }));
+      const baselineRss = rss.peak();
       rss.reset();
       const t0 = Date.now();
       end = t0 + SECONDS * 1000;
@@ -93,7 +95,7 @@ try {
           attack: `${values.attack}, ${COPIES} cop${COPIES === 1 ? 'y' : 'ies'} each`,
           tenantA: { everyMs: EVERY, baseline, during, p95VsBaseline: Number((during.p95 / Math.max(1, baseline.p95)).toFixed(2)) },
           tenantB: { sent: sent.length, answered: sent.filter((s) => s.endsWith(': 201')).length, callbacks },
-          peakRssMb: rss.peak(),
+          peakRssMb: { baseline: baselineRss, during: rss.peak() },
         }),
       );
     } finally {
