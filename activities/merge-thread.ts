@@ -22,10 +22,13 @@ parentPort?.postMessage({ ready: true });
 
 async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
   try {
+    // What LibreOffice would have to lay out (pages, paragraph length, table rows, cells, image pixels),
+    // refused here, before a conversion or page count holds an instance for it: first the template's own
+    // content (a template already past a limit is not rendered: its render would cost this thread seconds
+    // and a large heap for a document refused anyway), then the merged document.
+    checkConversionCost(job.template, limits);
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
     const output = await render(job.template, data, { ...job.options, limits, fetchImage });
-    // What LibreOffice would have to lay out (pages, paragraph length, table rows, cells, image pixels),
-    // refused here, before a conversion or page count holds an instance for it.
     checkConversionCost(output, limits);
     return { id: job.id, ok: true, output };
   } catch (err) {

@@ -65,6 +65,10 @@ describe('hostile templates and data from one tenant', () => {
         converterMode: 'none',
         templateMaxPartBytes: PART_LIMIT,
         templateMaxXmlElements: ELEMENT_LIMIT,
+        // The paragraph flood below is past the page estimate too (engine/cost.ts, checked on the template
+        // before rendering; test/integration/generate-cost.test.ts): raised so that the element count is
+        // what refuses it here.
+        templateMaxPages: 1_000_000,
         mergeMaxMemoryMb: HEAP_LIMIT_MB,
         mergeThreads: 2,
         outboundAllow: ['127.0.0.1'],

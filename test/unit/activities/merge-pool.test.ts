@@ -1,7 +1,8 @@
 // The merge thread pool on its own: a merge past its time limit is ended (the thread, not the process),
 // the next merge runs on a fresh thread, and waiting merges are served round-robin per tenant.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MergeLimitError, MergePool } from '../../../activities/merge-pool.ts';
+import { MergeLimitError, MergePool, MergeTemplateError } from '../../../activities/merge-pool.ts';
+import { DEFAULT_TEMPLATE_LIMITS } from '../../../engine/index.ts';
 import { docx, p } from '../engine/helpers.ts';
 
 const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
@@ -59,6 +60,24 @@ describe('MergePool shares', () => {
       expect(pool.status()).toMatchObject({ running: 2, queued: 2 });
       await Promise.all([...bs, a]);
       expect(order).toEqual(['a1', 'b1', 'b2', 'b3']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('MergePool cost checks', () => {
+  it("refuses a template past the cost limits before rendering it (before even reading the data), and checks the merged document", async () => {
+    const pool = new MergePool({ threads: 1, limits: { ...DEFAULT_TEMPLATE_LIMITS, maxPages: 10 } });
+    try {
+      // 600 paragraphs: about 12 pages. The data is not even JSON: the template is refused first.
+      const big = docx(p('{name}') + p('x').repeat(600));
+      const err = await pool.merge('b', big, new TextEncoder().encode('not json'), opts).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(MergeTemplateError);
+      expect((err as MergeTemplateError).errors).toEqual([{ id: 'limit_exceeded', message: 'the document comes to about 13 pages (601 paragraphs); the limit is 10 (TEMPLATE_MAX_PAGES)' }]);
+      // A small template whose loop makes the document too long: refused after the merge.
+      const loop = await pool.merge('b', docx(p('{#items}') + p('{.}') + p('{/items}')), enc({ items: Array.from({ length: 600 }, (_, i) => i) }), opts).then(() => null, (e: unknown) => e);
+      expect((loop as MergeTemplateError).errors[0]?.message).toMatch(/the limit is 10 \(TEMPLATE_MAX_PAGES\)$/);
     } finally {
       await pool.close();
     }
