@@ -38,9 +38,9 @@ describe('LibreOffice killed as it restarts, while pdf generates wait for it', (
     return generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { document: { fileFormat: 'pdf', name: `letter-${i}` } });
   }
 
-  async function ready(): Promise<{ status: number; converter: { ready: boolean; detail: string } }> {
+  async function ready(): Promise<{ status: number; converter: { ready: boolean } }> {
     const res = await fetch(`${stack.service.baseUrl}/v1/ready`);
-    const report = (await res.json()) as { checks: Record<string, { ready: boolean; detail: string }> };
+    const report = (await res.json()) as { checks: Record<string, { ready: boolean }> };
     return { status: res.status, converter: report.checks.converter! };
   }
 
@@ -54,7 +54,7 @@ describe('LibreOffice killed as it restarts, while pdf generates wait for it', (
 
     let failedStarts = 0;
     let sent = 0;
-    const downReports: { status: number; converter: { ready: boolean; detail: string } }[] = [];
+    const downReports: { status: number; converter: { ready: boolean } }[] = [];
     let enough = 0;
     const t0 = Date.now();
     while (enough === 0 || Date.now() < enough) {
