@@ -2,7 +2,9 @@
 // a V8 heap cap (MERGE_MAX_MEMORY_MB) and each job a time limit (MERGE_TIMEOUT_MS): a template or data
 // built to exhaust memory or CPU kills its thread, not the process, and its job fails with a limit error
 // that the merge activity reports as a non-retryable 400 TEMPLATE_TOO_COMPLEX. Waiting jobs are served
-// round-robin per subscription (core/fair-queue.ts), so one tenant's burst cannot hold every thread.
+// round-robin per subscription (core/fair-queue.ts), and one subscription runs on at most
+// MERGE_SUBSCRIPTION_THREADS threads (default all but one), so one tenant's burst of costly merges leaves a
+// thread to the others.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { FairQueue } from '../core/fair-queue.ts';
@@ -13,6 +15,8 @@ const THREAD = new URL('./merge-thread.ts', import.meta.url);
 export interface MergePoolOptions {
   /** Threads, i.e. merges at once; default the CPU count. */
   threads?: number;
+  /** Threads one subscription's merges may hold at once; 0 (default) = all but one (at least one). */
+  subscriptionThreads?: number;
   /** Time limit of one merge. */
   timeoutMs?: number;
   /** V8 heap cap of each thread (old generation), in MB. */
@@ -100,6 +104,8 @@ interface Slot {
 
 export class MergePool {
   readonly threads: number;
+  /** Threads one subscription may hold at once. */
+  readonly perSubscription: number;
   readonly timeoutMs: number;
   readonly maxMemoryMb: number;
   readonly limits: TemplateLimits;
@@ -112,6 +118,8 @@ export class MergePool {
 
   constructor(opts: MergePoolOptions = {}) {
     this.threads = opts.threads && opts.threads > 0 ? opts.threads : os.availableParallelism();
+    const share = opts.subscriptionThreads ?? 0;
+    this.perSubscription = share > 0 ? Math.min(share, this.threads) : Math.max(1, this.threads - 1);
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_MERGE_TIMEOUT_MS;
     this.maxMemoryMb = opts.maxMemoryMb ?? DEFAULT_MERGE_MAX_MEMORY_MB;
     this.limits = opts.limits ?? { ...DEFAULT_TEMPLATE_LIMITS };
@@ -171,7 +179,8 @@ export class MergePool {
     for (const slot of this.slots) {
       if (this.queue.size === 0) return;
       if (slot.job) continue;
-      const job = this.queue.shift()!;
+      const job = this.queue.shift((tenant) => this.slots.filter((s) => s.job?.tenant === tenant).length < this.perSubscription);
+      if (!job) return;
       slot.job = job;
       clearTimeout(slot.idle);
       const worker = slot.worker ?? this.spawn(slot);
