@@ -2104,7 +2104,7 @@ export interface components {
                     document: components["schemas"]["GeneratedDocument"];
                     /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most 100 */
                     warnings?: components["schemas"]["GenerateWarning"][];
-                    /** @description Extension, present only when there were more than 100 warnings: how many are not listed */
+                    /** @description Extension, present only when there were more than 100 warnings: how many are not listed (the merge counts up to 1000 tags) */
                     warningsOmitted?: number;
                 };
             };

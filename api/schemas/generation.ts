@@ -91,7 +91,7 @@ export const GenerateResult = component(
           description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most ${MAX_GENERATE_WARNINGS}`,
         }),
       ),
-      warningsOmitted: Type.Optional(Type.Integer({ minimum: 1, description: `Extension, present only when there were more than ${MAX_GENERATE_WARNINGS} warnings: how many are not listed` })),
+      warningsOmitted: Type.Optional(Type.Integer({ minimum: 1, description: `Extension, present only when there were more than ${MAX_GENERATE_WARNINGS} warnings: how many are not listed (the merge counts up to 1000 tags)` })),
     }),
     { examples: [examples.generateResult] },
   ),
