@@ -1278,11 +1278,8 @@ export interface components {
                 embedded?: string;
                 /** @description The list of rows inside one JSON value, as a dotted path: required for GraphQL (e.g. customers, for a result {"customers": [...]}); for a JSON file holding an object */
                 rowsPath?: string;
-                /**
-                 * @description json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character
-                 * @enum {string}
-                 */
-                rowsFormat?: "json" | "jsonl" | "csv";
+                /** @description json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch's other rules, every problem at once */
+                rowsFormat?: string;
             };
             document: {
                 /** @description IANA time zone, e.g. Europe/Paris */
@@ -1309,18 +1306,15 @@ export interface components {
                 };
             };
             combined?: {
-                /**
-                 * @description zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)
-                 * @enum {string}
-                 */
-                format: "zip" | "pdf";
+                /** @description zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf) */
+                format: string;
                 name: string;
                 /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
                 path: string;
                 /** @description Storage, DriveA or DriveB */
                 deliveryMethod: string;
             };
-            /** @description End the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch */
+            /** @description At least 1: end the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch */
             stopAfterFailures?: number;
             externalContext?: components["schemas"]["ExternalContext"];
         };
