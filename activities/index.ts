@@ -17,6 +17,7 @@ import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 import { nativeMergeActivities } from './native-merge.ts';
 import { groupActivities } from './groups.ts';
+import { batchActivities } from './batch.ts';
 
 export function createActivities(given: ActivityDeps) {
   const locations =
@@ -39,16 +40,19 @@ export function createActivities(given: ActivityDeps) {
     ...scratchActivities(deps),
     ...retentionActivities(deps),
   };
+  const groups = groupActivities(single, (method) => Boolean(locations.get(method)?.discard));
   return {
     // The single steps: the groups are made of them, and the workflows use some on their own (a remote
     // target's count, a native merge's data).
     ...single,
     // A write can overlap the count where its location can undo it (Location.discard).
-    ...groupActivities(single, (method) => Boolean(locations.get(method)?.discard)),
+    ...groups,
     convertDocument: convertActivity(deps),
     callbackAttempt: callbackActivity(deps),
     ...manageActivities(deps),
     ...nativeMergeActivities(deps),
+    // A batch's rows go through the same write and record, one row at a time inside a chunk activity.
+    ...batchActivities({ ...deps, steps: single, writeAndRecord: groups.writeAndRecord }),
   };
 }
 

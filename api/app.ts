@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type Config, connectorSettingsOf, templateLimits } from '../config/env.ts';
 import { ApiError, innerError } from '../core/errors.ts';
 import { failure, redactUrl } from './envelope.ts';
@@ -12,6 +12,7 @@ import { createLocationRegistry, type LocationRegistry } from '../connectors/reg
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
 import type { TokenVerifier } from '../security/tokens.ts';
+import { isLogger, type Logger } from '../telemetry/log.ts';
 import authPlugin from './plugins/auth.ts';
 import errorsPlugin, { clientErrorHandler } from './plugins/errors.ts';
 import openapiPlugin from './plugins/openapi.ts';
@@ -24,6 +25,7 @@ import configurationRoutes from './routes/configurations.ts';
 import dataSourceRoutes from './routes/datasources.ts';
 import documentRoutes from './routes/documents.ts';
 import generateRoutes from './routes/generate.ts';
+import batchRoutes from './routes/batch.ts';
 import healthRoutes, { type ReadinessCheck } from './routes/health.ts';
 import manageRoutes from './routes/manage.ts';
 import optionRoutes from './routes/options.ts';
@@ -52,7 +54,9 @@ export interface AppDeps {
   readiness?: Record<string, ReadinessCheck>;
   /** Called once per answered request (metrics). */
   onResponse?: (route: string, method: string, status: number, seconds: number) => void;
-  logger?: boolean | Record<string, unknown>;
+  /** The request log: a pino logger (the process log, telemetry/log.ts), Fastify logger options, or false
+   *  for none; default Fastify's own at LOG_LEVEL. */
+  logger?: boolean | Record<string, unknown> | Logger;
 }
 
 const PUBLIC = /^\/v1\/(openapi\.json|docs(\/.*)?)(\?.*)?$/;
@@ -70,10 +74,39 @@ export const logSerializers = {
   },
 };
 
-function loggerOptions(deps: AppDeps): boolean | Record<string, unknown> {
-  if (deps.logger === false) return false;
+function loggerOptions(deps: AppDeps): { logger: boolean | Record<string, unknown> } | { loggerInstance: FastifyBaseLogger } {
+  // Typed by Fastify as its base logger, which a pino logger is.
+  if (isLogger(deps.logger)) return { loggerInstance: deps.logger as unknown as FastifyBaseLogger };
+  if (deps.logger === false) return { logger: false };
   const base = deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger;
-  return { ...base, serializers: { ...(base.serializers as Record<string, unknown> | undefined), ...logSerializers } };
+  return { logger: { ...base, serializers: { ...(base.serializers as Record<string, unknown> | undefined), ...logSerializers } } };
+}
+
+/** The error codes of each error answer, read as it is sent, for its request's log line. */
+const answeredCodes = new WeakMap<FastifyRequest, string>();
+
+/** Fastify's request lines, the completion line with the subscription (once the caller is authenticated)
+ *  and the error codes of an error answer beside the operation id. */
+class RequestLog extends LogController {
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const subscriptionId = request.ctx?.subscriptionId;
+    const code = answeredCodes.get(request);
+    const fields = { res: reply, responseTime: reply.elapsedTime, ...(subscriptionId ? { subscriptionId } : {}), ...(code ? { code } : {}) };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
+}
+
+/** `innerErrors[].code` of an error envelope (or `code` of a bare error body), comma-separated. */
+function codesOf(payload: string): string | undefined {
+  try {
+    const body = JSON.parse(payload) as { error?: { innerErrors?: { code?: unknown }[] }; code?: unknown };
+    const codes = (body.error?.innerErrors ?? [body]).map((e) => e.code).filter((c): c is string => typeof c === 'string');
+    return codes.length > 0 ? [...new Set(codes)].join(',') : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -81,9 +114,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.locations ??
     createLocationRegistry({ db: deps.db, blobs: deps.blobs, settings: connectorSettingsOf(deps.config), connections: connectionStore(deps.db) });
   const app = Fastify({
-    logger: loggerOptions(deps),
+    ...loggerOptions(deps),
     genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'operationId' }),
+    logController: new RequestLog({ requestIdLogLabel: 'operationId' }),
     bodyLimit: 5 * 1024 * 1024,
     // request.ip: the client's address as TRUST_PROXY allows it to be known (per-address limits, logs).
     trustProxy: deps.config.trustProxy ?? false,
@@ -103,6 +136,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('ctx', null as never);
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode >= 400 && typeof payload === 'string' && payload.length < 65_536) {
+      const code = codesOf(payload);
+      if (code) answeredCodes.set(request, code);
+    }
+    return payload;
+  });
   app.addHook('onRequest', async (request, reply) => {
     request.ctx = { operationId: request.id };
     reply.header('x-operation-id', request.id);
@@ -163,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });
+      await v1.register(batchRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(clientTokenRoutes, { db: deps.db, config: deps.config });
       await v1.register(storageRoutes, {
         db: deps.db,

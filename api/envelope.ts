@@ -1,7 +1,7 @@
 // The success and error envelopes of spec 2.1. Every response of the /v1 API (except folders) goes
 // through these two functions, so `origin`, `operationId` and `externalContext` are always right.
 import type { FastifyRequest } from 'fastify';
-import { type Consumption, type EnvelopeTail, errorEnvelope, successEnvelope } from '../core/envelope.ts';
+import { type Consumption, type EnvelopeTail, errorEnvelope, type SuccessEnvelope, successEnvelope } from '../core/envelope.ts';
 import type { InnerError } from '../core/errors.ts';
 
 export interface RequestContext {
@@ -75,8 +75,13 @@ function tail(request: FastifyRequest): EnvelopeTail {
   };
 }
 
-export function success(request: FastifyRequest, statusCode: 200 | 201, data: Record<string, unknown>, extra: { consumption?: Consumption[] } = {}): Record<string, unknown> {
-  return successEnvelope(statusCode, data, tail(request), extra);
+export function success<D extends object>(request: FastifyRequest, statusCode: 200 | 201, data: D): SuccessEnvelope<D> {
+  return successEnvelope(statusCode, data, tail(request));
+}
+
+/** The success envelope of an operation that meters (generate, manage), with its consumption. */
+export function metered<D extends object>(request: FastifyRequest, data: D, consumption: Consumption[]): SuccessEnvelope<D> & { consumption: Consumption[] } {
+  return { ...successEnvelope(201, data, tail(request)), consumption };
 }
 
 export function failure(request: FastifyRequest, statusCode: number, message: string, innerErrors: InnerError[]): Record<string, unknown> {
@@ -85,8 +90,10 @@ export function failure(request: FastifyRequest, statusCode: number, message: st
 
 /** Remembers the caller's externalContext as soon as the body is parsed, so even a failure echoes it. */
 export function captureExternalContext(request: FastifyRequest): void {
-  const body = request.body as { externalContext?: unknown } | undefined;
-  if (body && typeof body === 'object' && body.externalContext !== null && typeof body.externalContext === 'object' && !Array.isArray(body.externalContext)) {
-    request.ctx.externalContext = body.externalContext as Record<string, unknown>;
-  }
+  const context = isObject(request.body) ? request.body.externalContext : undefined;
+  if (isObject(context)) request.ctx.externalContext = context;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,8 +1,8 @@
 // The list parameters of spec 4.9 (top, skip, orderby, filter) parsed against a resource's column
-// whitelist, plus the few helpers the record routes (4.3-4.7) share. Column names from the client are
-// only ever compared with the whitelist; the SQL comes from store/records.
+// whitelist (their schema is in api/schemas/records.ts), plus the few helpers the record routes (4.3-4.7)
+// share. Column names from the client are only ever compared with the whitelist; the SQL comes from
+// store/records.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import Type from 'typebox';
 import { ApiError, type ErrorCode, errorRegistry, innerError } from '../core/errors.ts';
 import { type ColumnSpec, CONDITIONS, type Condition, type FilterClause, type ListQuery } from '../store/records/list.ts';
 import { describeValidation, logUnexpected } from './plugins/errors.ts';
@@ -11,26 +11,9 @@ export const DEFAULT_TOP = 100;
 export const MAX_TOP = 1000;
 export const MAX_SKIP = 1_000_000_000;
 
-const TEXT_CONDITIONS: readonly Condition[] = CONDITIONS;
-const DATE_CONDITIONS: readonly Condition[] = ['EQUALS', 'NOT_EQUALS', 'GREATER_THAN', 'LESS_THAN'];
-const BOOLEAN_CONDITIONS: readonly Condition[] = ['EQUALS', 'NOT_EQUALS'];
-
-export function listDescription(columns: readonly ColumnSpec[]): string {
-  return [
-    `List parameters (spec 4.9): \`top\` page size (default ${DEFAULT_TOP}, at most ${MAX_TOP}); \`skip\` records to skip; \`orderby\` as \`Column|ASC\` or \`Column|DESC\` (direction optional, default ASC; default order is newest first);`,
-    '`filter` a URL-encoded JSON array of clauses `{key, column, type, condition, value}`, combined with AND. `key` and `type` are accepted and ignored (the column decides how the value is read).',
-    `Conditions: text columns ${TEXT_CONDITIONS.join(', ')} (all case-insensitive; GREATER_THAN/LESS_THAN compare alphabetically); date columns ${DATE_CONDITIONS.join(', ')} with an ISO 8601 value; boolean columns ${BOOLEAN_CONDITIONS.join(', ')} with true or false.`,
-    `Columns (case-insensitive): ${columns.map((c) => `${c.name} (${c.type})`).join(', ')}. An unknown column, condition or direction, or a malformed filter, gives 400 VALIDATION_ERROR naming it. \`rowCount\` is the number of records matching the filter, whatever top and skip.`,
-  ].join(' ');
-}
-
-export const ListQuerystring = Type.Object({
-  top: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOP, description: `Page size (default ${DEFAULT_TOP})` })),
-  // Bounded: a huge integer (1e300 is one, to JSON Schema) would reach SQL OFFSET and fail there.
-  skip: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SKIP, description: `Records to skip (at most ${MAX_SKIP})` })),
-  orderby: Type.Optional(Type.String({ maxLength: 200, description: '`Column|DIRECTION`, e.g. `Name|DESC`' })),
-  filter: Type.Optional(Type.String({ maxLength: 10_000, description: 'URL-encoded JSON array of {key, column, type, condition, value}' })),
-});
+export const TEXT_CONDITIONS: readonly Condition[] = CONDITIONS;
+export const DATE_CONDITIONS: readonly Condition[] = ['EQUALS', 'NOT_EQUALS', 'GREATER_THAN', 'LESS_THAN'];
+export const BOOLEAN_CONDITIONS: readonly Condition[] = ['EQUALS', 'NOT_EQUALS'];
 
 const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
 /** Echo a client string in an error message without letting it grow the message unboundedly. */
@@ -103,9 +86,6 @@ export function parseList(query: { top?: number; skip?: number; orderby?: string
   return out;
 }
 
-/** A path parameter that must be a uuid; a bad value fails validation naming the parameter. */
-export const UuidParam = (description: string) => Type.String({ format: 'uuid', description });
-
 export function requireName(name: unknown, where: string): string {
   if (typeof name !== 'string' || name.trim() === '') throw new ApiError('DATA_NAME_REQUIRED', `${where}name is required`);
   return name.trim();
@@ -161,8 +141,3 @@ export function bareErrors(error: FastifyError | Error, request: FastifyRequest,
   const eventId = logUnexpected(request, error);
   reply.code(500).send({ code: 'GET_DATA_SOURCE_ERROR', message: errorRegistry.GET_DATA_SOURCE_ERROR.message, eventId });
 }
-
-export const BareError = Type.Object(
-  { code: Type.String(), message: Type.String(), eventId: Type.Optional(Type.String({ description: 'On 500 only; quote it when reporting the failure' })) },
-  { description: 'Bare error body, as the spec documents for configuration get and list (no envelope)' },
-);

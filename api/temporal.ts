@@ -235,7 +235,7 @@ export function idempotentWorkflowId(kind: string, subscriptionId: string, key: 
  *  (running or closed). The fingerprint is compared when the caller chose the key; a key the API chose (a
  *  fresh operationId) can only name a run this very request started (a start retried after a lost answer),
  *  so it costs no describe. */
-async function startOnce<W extends Workflow>(
+export async function startOnce<W extends Workflow>(
   t: WorkflowStarter,
   type: string,
   idem: Idempotency | undefined,

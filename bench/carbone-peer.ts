@@ -39,12 +39,12 @@ export function carboneTemplate(): Uint8Array {
   return makeDocx(['Dear {d.customer.name},', 'Order {d.order} total {d.total}']);
 }
 
-async function serve(dir: string): Promise<void> {
+async function serve(dir: string, template?: string, factories = 1): Promise<void> {
   const carbone = loadCarbone();
   const templatePath = path.join(dir, 'template.docx');
-  fs.writeFileSync(templatePath, carboneTemplate());
-  // One warm LibreOffice, started now (not by the first request).
-  carbone.set({ tempPath: dir, templatePath: dir, factories: 1, startFactory: true });
+  fs.writeFileSync(templatePath, template ? fs.readFileSync(template) : carboneTemplate());
+  // Warm LibreOffice factories (one by default), started now (not by the first request).
+  carbone.set({ tempPath: dir, templatePath: dir, factories, startFactory: true });
   const renderOnce = (data: unknown, convertTo: string) =>
     new Promise<Buffer>((resolve, reject) =>
       carbone.render(templatePath, data, convertTo === 'pdf' ? { convertTo: 'pdf' } : {}, (err: unknown, out: Buffer) => (err ? reject(err) : resolve(out))),
@@ -88,13 +88,15 @@ function which(cmd: string): string | undefined {
   return undefined;
 }
 
-/** Starts the peer in a child process; resolves with its URL once it has rendered a docx and a pdf. */
-export async function startCarbonePeer(): Promise<{ url: string; stop(): Promise<void> }> {
+/** Starts the peer in a child process; resolves with its URL once it has rendered a docx and a pdf. `template`:
+ *  a docx file with carbone's tags instead of the latency bench's letter; `factories`: LibreOffice instances. */
+export async function startCarbonePeer(opts: { template?: string; factories?: number } = {}): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   // carbone looks for `soffice.bin` on PATH (Linux) and for a python3 that has `uno` (Debian's).
   const env = { ...process.env, PATH: [path.dirname(fs.realpathSync(which('soffice') ?? '/usr/bin/soffice')), '/usr/bin', process.env.PATH].filter(Boolean).join(':') };
   // Its files (template, LibreOffice profile, renders) live in a directory this process removes at the end.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-'));
-  const child: ChildProcess = spawn(process.execPath, [import.meta.filename, '--serve', dir], { stdio: ['pipe', 'pipe', 'inherit'], detached: true, env });
+  const extra = [...(opts.template ? ['--template', opts.template] : []), ...(opts.factories ? ['--factories', String(opts.factories)] : [])];
+  const child: ChildProcess = spawn(process.execPath, [import.meta.filename, '--serve', dir, ...extra], { stdio: ['pipe', 'pipe', 'inherit'], detached: true, env });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -106,6 +108,7 @@ export async function startCarbonePeer(): Promise<{ url: string; stop(): Promise
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
       // Its whole process group: carbone's soffice and python helper too.
@@ -131,4 +134,5 @@ export async function startCarbonePeer(): Promise<{ url: string; stop(): Promise
 }
 
 const serveAt = process.argv.indexOf('--serve');
-if (serveAt >= 0) await serve(process.argv[serveAt + 1] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-')));
+const argOf = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+if (serveAt >= 0) await serve(process.argv[serveAt + 1] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-')), argOf('--template'), Number(argOf('--factories') ?? 1));

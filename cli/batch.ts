@@ -6,77 +6,25 @@ import path from 'node:path';
 import { DocgenError } from '../client/errors.ts';
 import { ConfigError } from '../config/env.ts';
 import { TemplateError } from '../engine/errors.ts';
+import { readAllRows, RowsError } from '../core/rows.ts';
 
-/** RFC 4180 CSV: quoted fields (with "" for a quote, commas and line breaks inside), CRLF or LF. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  for (; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += c;
-  }
-  if (quoted) throw new ConfigError('CSV: a quoted field is not closed');
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows.filter((r) => !(r.length === 1 && r[0] === ''));
-}
-
-/** A number written plainly (42, -3.5) becomes a number, so filters such as currency and sum work. */
-function csvValue(raw: string): string | number {
-  return /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) ? Number(raw) : raw;
-}
-
-/** The rows of a data file: a JSON array of objects, or a CSV file whose first line names the columns
- *  (`a.b` headers build nested objects). */
+/** The rows of a data file: a JSON array of objects, JSON Lines (.jsonl, .ndjson), or a CSV file whose first
+ *  line names the columns (`a.b` headers build nested objects; comma, semicolon or tab separated). The same
+ *  reader as a batch's on the service (core/rows.ts). */
 export function readRows(file: string): Record<string, unknown>[] {
   const text = fs.readFileSync(file, 'utf8');
-  if (file.toLowerCase().endsWith('.csv')) {
-    const [header, ...lines] = parseCsv(text);
-    if (!header) throw new ConfigError(`${file}: empty CSV file`);
-    return lines.map((cells, i) => {
-      if (cells.length !== header.length) throw new ConfigError(`${file} line ${i + 2}: ${cells.length} fields, the header has ${header.length}`);
-      const row: Record<string, unknown> = {};
-      header.forEach((name, c) => {
-        const keys = name.trim().split('.');
-        let target = row;
-        for (const k of keys.slice(0, -1)) target = (target[k] ??= {}) as Record<string, unknown>;
-        target[keys.at(-1)!] = csvValue(cells[c]!);
-      });
-      return row;
-    });
-  }
-  let data: unknown;
+  const ext = path.extname(file).toLowerCase();
+  const format = ext === '.csv' ? 'csv' : ext === '.jsonl' || ext === '.ndjson' ? 'jsonl' : 'json';
   try {
-    data = JSON.parse(text);
+    if (format === 'json') {
+      const first = /\S/.exec(text.replace(/^\ufeff/, ''))?.[0];
+      if (first !== undefined && first !== '[') throw new RowsError(`${file}: --each needs a JSON array (one object per document), a .jsonl or a .csv file`);
+    }
+    return readAllRows(text, { format, source: file });
   } catch (err) {
-    throw new ConfigError(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    if (err instanceof RowsError) throw new ConfigError(err.message);
+    throw err;
   }
-  if (!Array.isArray(data)) throw new ConfigError(`${file}: --each needs a JSON array (one object per document) or a .csv file`);
-  data.forEach((row, i) => {
-    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new ConfigError(`${file}: row ${i + 1} is not an object`);
-  });
-  return data as Record<string, unknown>[];
 }
 
 /** Every problem an error carries, each with its location when it has one. */
@@ -118,23 +66,9 @@ export async function runBatch(
   const result: BatchResult = { ok: 0, failed: [] };
   const total = rows.length;
   let done = 0;
-  let lastTenth = -1;
   const t0 = Date.now();
-  const progress = () => {
-    if (opts.out.isTTY) {
-      const width = 30;
-      const filled = total === 0 ? width : Math.round((done / total) * width);
-      opts.out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}${result.failed.length ? `, ${result.failed.length} failed` : ''}`);
-      if (done === total) opts.out.write('\n');
-    } else {
-      const tenth = total === 0 ? 10 : Math.floor((done / total) * 10);
-      if (tenth !== lastTenth) {
-        lastTenth = tenth;
-        opts.out.write(`${done}/${total} rows${result.failed.length ? `, ${result.failed.length} failed` : ''}\n`);
-      }
-    }
-  };
-  progress();
+  const progress = progressLine(opts.out);
+  progress({ done, total, failed: 0 });
   let next = 0;
   const worker = async () => {
     while (next < total) {
@@ -146,7 +80,7 @@ export async function runBatch(
         result.failed.push({ row: i + 1, reasons: describeError(err) });
       }
       done++;
-      progress();
+      progress({ done, total, failed: result.failed.length });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, total)) }, worker));
@@ -155,4 +89,30 @@ export async function runBatch(
   opts.out.write(`${result.ok} of ${total} document(s) written to ${path.resolve(opts.outDir)} in ${secs} s${result.failed.length ? `; ${result.failed.length} failed:` : ''}\n`);
   for (const f of result.failed) for (const reason of f.reasons) opts.out.write(`  row ${f.row}: ${reason}\n`);
   return result;
+}
+
+/** A live progress line: a bar redrawn in place on a terminal, a line per tenth otherwise (logs, CI). */
+export function progressLine(out: NodeJS.WritableStream & { isTTY?: boolean }): (p: { done: number; total: number; failed: number; rate?: number; eta?: string }) => void {
+  let lastTenth = -1;
+  let finished = false;
+  return ({ done, total, failed, rate, eta }) => {
+    if (finished) return;
+    const extra = `${failed ? `, ${failed} failed` : ''}${rate !== undefined && done < total ? `, ${rate.toFixed(1)} rows/s${eta ? `, done by ${eta}` : ''}` : ''}`;
+    if (out.isTTY) {
+      const width = 30;
+      const filled = total === 0 ? width : Math.round((done / total) * width);
+      out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}${extra}\x1b[K`);
+      if (done === total) {
+        out.write('\n');
+        finished = true;
+      }
+    } else {
+      const tenth = total === 0 ? 10 : Math.floor((done / total) * 10);
+      if (tenth !== lastTenth) {
+        lastTenth = tenth;
+        out.write(`${done}/${total} rows${extra}\n`);
+      }
+      if (done === total) finished = true;
+    }
+  };
 }

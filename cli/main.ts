@@ -9,6 +9,7 @@ import { ensureLibreOffice } from './converter-install.ts';
 import { adminTokenFile, obtainCredentials, pidAlive, readServiceFile, serviceFile } from './running.ts';
 import { type RunningService, startService } from './service.ts';
 import { type DevServer, portInUse, replaceLeftoverDevServer, resolveTemporalCli, startDevServer } from './temporal-dev.ts';
+import { createLogger, installProcessLogger, type Logger } from '../telemetry/log.ts';
 import type { TemplateErrorEntry } from '../engine/index.ts';
 
 const HELP = `docgen: document generation service
@@ -19,18 +20,38 @@ Usage:
   docgen worker                the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)
   docgen credentials [--json] [--subscription NAME]
                                development credentials (API key + bearer token) for a subscription
-  docgen render --template T --data D.json --out O [--locale L] [--timezone TZ]
-                               the template engine alone, offline (docx/xlsx/pptx out)
+  docgen render --template T --data D.json --out O [--locale L] [--timezone TZ] [--strict]
+                               the template engine alone, offline: O has the template's kind (docx/xlsx/pptx);
+                               tags left empty for want of data are listed (--strict: refused)
   docgen render --template T --data ROWS.json|ROWS.csv --each --out DIR [--name FIELD]
                                one document per row, offline
-  docgen generate --template T --data D.json --out F [--format pdf] [--locale L] [--timezone TZ]
-                               one document through the running service (any output format)
-  docgen generate --template T --data ROWS.json|ROWS.csv --each --out DIR [--format pdf] [--name FIELD] [--concurrency N]
+  docgen generate --template T --data D.json --out F [--format pdf] [--locale L] [--timezone TZ] [--strict]
+                               one document through the running service (any output format); tags left
+                               empty for want of data are listed (--strict: refused)
+  docgen generate --template T --data ROWS.json|ROWS.jsonl|ROWS.csv --each --out DIR [--format pdf] [--name FIELD] [--combined zip|pdf] [--concurrency N] [--strict]
                                one document per row through the running service; exit 1 if any failed
   docgen example [--out DIR]   generates the examples/ templates with the running service, prints the files
   docgen inspect TEMPLATE      tags, loops and template errors, as JSON (problems also on stderr, exit 1)
   docgen config [--markdown]   the configuration variables and their current values (or the README table)
 `;
+
+/** The log of a service command (start, api, worker), once it has one: its failures are log lines too. */
+let serviceLog: Logger | undefined;
+
+/** The process log of a service command (telemetry/log.ts), and Node's own warnings written into it. */
+function startLog(config: Config, name: string): Logger {
+  const log = createLogger({ level: config.logLevel, name });
+  installProcessLogger(log);
+  serviceLog = log;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => log.warn({ component: 'node', err: warning }, warning.message));
+  return log;
+}
+
+/** Lines that say the process started or is stopping: at info even when LOG_LEVEL asks for less. */
+function lifecycle(log: Logger): Logger {
+  return log.child({ component: 'cli' }, { level: log.level === 'silent' ? 'silent' : log.levelVal < 30 ? log.level : 'info' });
+}
 
 async function cmdStart(config: Config): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -67,7 +88,7 @@ async function cmdStart(config: Config): Promise<void> {
   const adminToken = randomBytes(32).toString('base64url');
   let service: RunningService;
   try {
-    service = await startService({ config, temporalAddress, api: true, worker: true, adminToken });
+    service = await startService({ config, temporalAddress, api: true, worker: true, adminToken, log: startLog(config, 'docgen') });
   } catch (err) {
     await dev?.stop();
     throw err;
@@ -98,10 +119,17 @@ async function cmdStart(config: Config): Promise<void> {
 
 async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
   if (!config.temporalAddress) throw new ConfigError(`docgen ${half} needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)`);
-  const service = await startService({ config, temporalAddress: config.temporalAddress, api: half === 'api', worker: half === 'worker' });
-  process.stdout.write(half === 'api' ? `docgen api listening on ${service.baseUrl}/v1\n` : `docgen worker polling task queue ${config.taskQueue}\n`);
-  if (service.metricsUrl) process.stdout.write(`metrics on ${service.metricsUrl}/metrics\n`);
-  await waitForSignal(() => service.stop());
+  const log = startLog(config, `docgen-${half}`);
+  const service = await startService({ config, temporalAddress: config.temporalAddress, api: half === 'api', worker: half === 'worker', log });
+  const events = lifecycle(log);
+  const metrics = service.metricsUrl ? { metricsUrl: `${service.metricsUrl}/metrics` } : {};
+  if (half === 'api') events.info({ url: `${service.baseUrl}/v1`, ...metrics }, `docgen api listening on ${service.baseUrl}/v1`);
+  else events.info({ taskQueue: config.taskQueue, ...metrics }, `docgen worker polling task queue ${config.taskQueue}`);
+  await waitForSignal(async () => {
+    events.info(`docgen ${half} stopping: finishing running work`);
+    await service.stop();
+    events.info(`docgen ${half} stopped`);
+  });
 }
 
 function waitForSignal(onStop: () => Promise<void>): Promise<void> {
@@ -109,14 +137,16 @@ function waitForSignal(onStop: () => Promise<void>): Promise<void> {
     let stopping = false;
     const handler = (signal: NodeJS.Signals) => {
       if (stopping) {
-        process.stderr.write(`${signal} again: exiting now\n`);
+        if (serviceLog) serviceLog.error({ component: 'cli', signal }, `${signal} again: exiting now`);
+        else process.stderr.write(`${signal} again: exiting now\n`);
         process.exit(1);
       }
       stopping = true;
       onStop().then(
         () => resolve(),
         (err: unknown) => {
-          process.stderr.write(`error while stopping: ${String(err)}\n`);
+          if (serviceLog) serviceLog.error({ component: 'cli', err }, 'error while stopping');
+          else process.stderr.write(`error while stopping: ${String(err)}\n`);
           process.exitCode = 1;
           resolve();
         },
@@ -166,12 +196,22 @@ async function cmdRender(args: string[]): Promise<void> {
       timezone: { type: 'string' },
       each: { type: 'boolean' },
       name: { type: 'string' },
+      strict: { type: 'boolean' },
     },
   });
   if (!values.template || !values.data || !values.out) throw new ConfigError(`render needs --template, --data and --out${values.each ? ' (a directory with --each)' : ''}`);
-  const { render } = await import('../engine/index.ts');
+  const { render, renderWithWarnings, templateFormat } = await import('../engine/index.ts');
   const template = fs.readFileSync(values.template);
-  const options = { ...(values.locale ? { locale: values.locale } : {}), ...(values.timezone ? { timezone: values.timezone } : {}) };
+  const options = { ...(values.locale ? { locale: values.locale } : {}), ...(values.timezone ? { timezone: values.timezone } : {}), ...(values.strict ? { strict: true } : {}) };
+  // The engine writes the template's own kind; a file named otherwise (out.pdf) would hide a docx.
+  const kind = templateFormat(template);
+  const wanted = path.extname(values.out).slice(1).toLowerCase();
+  if (!values.each && kind !== undefined && wanted !== '' && wanted !== kind) {
+    throw new ConfigError(
+      `render writes ${kind}, the template's kind; ${values.out} asks for ${wanted}: name it .${kind}` +
+        (wanted === 'pdf' || wanted === 'csv' ? `, or convert with the running service: docgen generate --template ${values.template} --data ${values.data} --format ${wanted} --out ${values.out}` : ''),
+    );
+  }
   if (values.each) {
     const { readRows, rowFileName, runBatch } = await import('./batch.ts');
     const rows = readRows(values.data);
@@ -193,8 +233,9 @@ async function cmdRender(args: string[]): Promise<void> {
   }
   const data: unknown = JSON.parse(fs.readFileSync(values.data, 'utf8'));
   let out: Uint8Array;
+  let warnings: readonly TemplateErrorEntry[];
   try {
-    out = await render(template, data, options);
+    ({ output: out, warnings } = await renderWithWarnings(template, data, options));
   } catch (err) {
     const { TemplateError } = await import('../engine/index.ts');
     if (!(err instanceof TemplateError)) throw err;
@@ -202,6 +243,11 @@ async function cmdRender(args: string[]): Promise<void> {
   }
   fs.writeFileSync(values.out, out);
   process.stdout.write(`wrote ${values.out} (${out.byteLength} bytes)\n`);
+  if (warnings.length > 0) {
+    const { describeLocation } = await import('../engine/index.ts');
+    const lines = warnings.map((w) => `  ${describeLocation(w.location)}: ${w.message}`);
+    process.stderr.write(`docgen: ${warnings.length} tag${warnings.length === 1 ? '' : 's'} rendered empty, the data has no value (--strict refuses them):\n${lines.join('\n')}\n`);
+  }
 }
 
 /** Prints the tags, loops and problems as JSON; problems are also listed on stderr and make the exit code 1. */
@@ -232,10 +278,33 @@ function cmdConfig(config: Config, args: string[]): void {
   }
 }
 
+/** The usage lines of one subcommand (its entries in HELP with their continuation lines), or undefined. */
+export function commandHelp(cmd: string): string | undefined {
+  const blocks: string[] = [];
+  let current: string[] | undefined;
+  for (const line of HELP.split('\n')) {
+    if (/^ {2}docgen /.test(line)) {
+      current = line.startsWith(`  docgen ${cmd} `) || line === `  docgen ${cmd}` ? [line] : undefined;
+      if (current) blocks.push(...current);
+    } else if (current && /^ {4,}\S/.test(line)) blocks.push(line);
+    else current = undefined;
+  }
+  return blocks.length > 0 ? `Usage:\n${blocks.join('\n')}\n` : undefined;
+}
+
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
+
 async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
-  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+  if (!cmd || isHelp(cmd)) {
     process.stdout.write(HELP);
+    return;
+  }
+  // `docgen <command> --help` (anywhere among its arguments): that command's usage, nothing run.
+  if (rest.some((a) => a === '--help' || a === '-h')) {
+    const usage = commandHelp(cmd);
+    if (!usage) throw new ConfigError(`unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+    process.stdout.write(usage);
     return;
   }
   if (cmd === 'render') return cmdRender(rest);
@@ -265,7 +334,13 @@ main(process.argv.slice(2)).then(
   // long-running commands return only once they have stopped cleanly.
   () => process.exit(process.exitCode ?? 0),
   (err: unknown) => {
-    process.stderr.write(`docgen: ${err instanceof Error ? err.message : String(err)}\n`);
+    const message = err instanceof Error ? err.message : String(err);
+    // `docgen api` and `docgen worker` fail as they log, a JSON line (also when the configuration itself is
+    // wrong), on stderr as any command's failure. `docgen start` has a person at its terminal.
+    const [cmd] = process.argv.slice(2);
+    if (cmd === 'api' || cmd === 'worker') {
+      createLogger({ level: 'info', name: `docgen-${cmd}`, destination: 'stderr' }).fatal({ component: 'cli', ...(err instanceof ConfigError ? {} : { err }) }, `docgen: ${message}`);
+    } else process.stderr.write(`docgen: ${message}\n`);
     process.exit(1);
   },
 );

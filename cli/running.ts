@@ -49,10 +49,19 @@ export function runningService(config: Config): ServiceRecord {
 }
 
 /** Development credentials for a subscription: from the running service when it holds the embedded
- *  database, else straight from the database. */
+ *  database, else (DATABASE_URL) straight from the database the API reads. Never into an embedded database
+ *  no service reads: keys minted there would answer 401 everywhere. */
 export async function obtainCredentials(config: Config, subscription = DEFAULT_SUBSCRIPTION): Promise<Credentials> {
   const running = readServiceFile(config);
-  if (!config.databaseUrl && running && pidAlive(running.pid)) {
+  if (!config.databaseUrl && !(running && pidAlive(running.pid))) {
+    throw new Error(
+      `no docgen service is running from ${path.resolve(config.dataDir)}, so there is no database to make credentials in. ` +
+        'Start one with `npm start` (or `npx docgen start`) in this directory, or point at the one you use: ' +
+        'DOCGEN_DATA_DIR=<its data directory> (the "Data" line `docgen start` prints), or DATABASE_URL=<its PostgreSQL URL> ' +
+        'for a service run as `docgen api` and `docgen worker`.',
+    );
+  }
+  if (!config.databaseUrl && running) {
     // The running service holds the embedded database: ask it over loopback.
     const token = fs.readFileSync(adminTokenFile(config), 'utf8');
     const res = await fetch(`${running.baseUrl}/v1${ADMIN_PATH}`, {

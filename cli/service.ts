@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../api/app.ts';
+import { buildApp, logSerializers } from '../api/app.ts';
 import { ensureUploadSweeper } from '../api/temporal.ts';
-import { configureConverter, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, shutdownConverter, startConverter } from '../converter/index.ts';
+import { configureConverter, type ConverterLog, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config, connectorSettingsOf, converterSettingsOf, templateLimits } from '../config/env.ts';
 import { MergePool } from '../activities/merge-pool.ts';
@@ -17,6 +17,7 @@ import { type Db, openDb } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import type { ReadinessCheck } from '../telemetry/health.ts';
+import { createLogger, type Logger } from '../telemetry/log.ts';
 import { type MetricsServer, observeRequest, registerConverterMetrics, startMetricsServer } from '../telemetry/metrics.ts';
 import { installRuntime, type RunningWorker, startWorker } from '../worker/index.ts';
 import { freePort } from './temporal-dev.ts';
@@ -28,6 +29,10 @@ export interface ServiceOptions {
   api: boolean;
   worker: boolean;
   adminToken?: string;
+  /** The process log (telemetry/log.ts): the worker's, the converter's and, unless `logger` says otherwise,
+   *  the API's lines. Default: JSON lines on stdout at LOG_LEVEL. */
+  log?: Logger;
+  /** The API's log instead: false = none, or Fastify logger options (tests). */
   logger?: boolean | Record<string, unknown>;
 }
 
@@ -46,8 +51,9 @@ export interface RunningService {
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const { config } = opts;
+  const log = opts.log ?? createLogger({ level: config.logLevel, name: 'docgen' });
   // The converter reads no environment: its settings come from the validated configuration.
-  configureConverter(converterSettingsOf(config));
+  configureConverter({ ...converterSettingsOf(config), log: converterLog(log) });
   if (!config.databaseUrl && !(opts.api && opts.worker)) {
     throw new Error(
       'The embedded database (PGlite) serves one process only: run `docgen start`, or set DATABASE_URL to a PostgreSQL server to run `docgen api` and `docgen worker` separately.',
@@ -67,7 +73,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     // starts eagerly on the local worker (no extra round trip through the task queue).
     // The SDK's exporter listens on a private loopback port; our metrics server appends its text.
     const coreMetricsPort = config.metricsPort === undefined ? undefined : await freePort();
-    installRuntime(config.logLevel, coreMetricsPort ? { metricsBindAddress: `127.0.0.1:${coreMetricsPort}` } : {});
+    installRuntime(log, coreMetricsPort ? { metricsBindAddress: `127.0.0.1:${coreMetricsPort}` } : {});
     const connection = await NativeConnection.connect({ address: opts.temporalAddress });
     cleanups.push(async () => connection.close());
     await ensureSearchAttributes(connection, config.temporalNamespace);
@@ -88,6 +94,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     if (opts.worker) {
       const mergePool = new MergePool({
         threads: config.mergeThreads,
+        subscriptionThreads: config.mergeSubscriptionThreads,
         timeoutMs: config.mergeTimeoutMs,
         maxMemoryMb: config.mergeMaxMemoryMb,
         limits: templateLimits(config),
@@ -109,8 +116,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           // Created here, started below with the worker: the activities convert with this instance.
           ...(converterAvailable().available ? { converter: getDefaultConverter() } : {}),
         },
-        logLevel: config.logLevel,
+        logger: log,
         officeSlots: config.converterSlots || 2 * defaultPoolSize(),
+        batchSlots: config.batchSlots || 2 * defaultPoolSize(),
         workflowDebugAids: config.workflowDebugAids === 'on',
       });
       const w = worker;
@@ -130,7 +138,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
         converterStatus = await startConverter().then(
-          (s) => `${s.kind}, ${s.instances.length} warm instance(s), network isolation: ${s.networkIsolation}`,
+          (s) => `${s.kind}, ${s.instances.length} warm instance(s), isolation: ${s.isolation}`,
           (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
         );
         cleanups.splice(1, 0, async () => shutdownConverter());
@@ -159,7 +167,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         ...(config.metricsPort !== undefined ? { onResponse: observeRequest } : {}),
         baseUrl: () => url,
         ...(opts.adminToken ? { adminToken: opts.adminToken } : {}),
-        ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
+        logger: opts.logger ?? log.child({ component: 'api' }, { serializers: logSerializers }),
       });
       await ensureUploadSweeper({ client, taskQueue: config.taskQueue }, { intervalMs: config.uploadSweepSeconds * 1000, batch: 200 });
       await app.listen({ port: config.port, host: config.host });
@@ -167,12 +175,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       if (addr && typeof addr === 'object') url = baseUrl(config, addr.port);
       const a = app;
       cleanups.push(async () => {
-        // Fastify closes the connections that are idle when close() starts; a keep-alive connection whose
-        // response was still finishing then would hold close() for the whole keep-alive timeout (~72 s).
-        // Keep closing the ones that became idle, and after a grace period for in-flight requests close
-        // the rest.
+        // Drain: no new requests (new connections are refused, a request arriving on an open connection
+        // gets 503), every request in flight runs to its answer. Fastify closes the connections that are
+        // idle when close() starts; a keep-alive connection whose response was still finishing then would
+        // hold close() for the whole keep-alive timeout (~72 s), so the ones that became idle keep being
+        // closed. Connections still busy after the drain grace (the longest a request may legitimately
+        // take: a synchronous generate's GENERATE_TIMEOUT_MS, plus a margin) are closed.
         const sweep = setInterval(() => a.server.closeIdleConnections(), 100);
-        const force = setTimeout(() => a.server.closeAllConnections(), 10_000);
+        const force = setTimeout(() => a.server.closeAllConnections(), drainGraceMs(config));
         try {
           await a.close();
         } finally {
@@ -209,6 +219,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   }
 }
 
+/** The converter's events as lines of the process log. */
+function converterLog(log: Logger): ConverterLog {
+  const converter = log.child({ component: 'converter' });
+  return (msg, fields = {}) => {
+    const { level = 'info', ...rest } = fields;
+    converter[level](rest, msg);
+  };
+}
+
+/** How long stopping the API waits for requests in flight before closing their connections. */
+export function drainGraceMs(config: Pick<Config, 'generateTimeoutMs'>): number {
+  return config.generateTimeoutMs + 5_000;
+}
+
 /** In a process with the worker: the local converter has a warm instance (or Gotenberg answers). No
  *  converter installed is not a failure: pdf/csv requests then answer 400 saying how to enable one. */
 async function localConverterCheck(): Promise<string> {
@@ -217,7 +241,7 @@ async function localConverterCheck(): Promise<string> {
   const st = poolStatus();
   if (!st) throw new Error('the converter has not started');
   if (!st.ready) throw new Error(`${st.kind}: no instance can take work (${st.instances.map((i) => `${i.state}${i.lastError ? `: ${i.lastError}` : ''}`).join('; ')})`);
-  return `${st.kind}, ${st.instances.filter((i) => i.state === 'idle' || i.state === 'busy').length}/${st.instances.length} instance(s) up, ${st.queued} queued`;
+  return `${st.kind}, ${st.instances.filter((i) => i.state === 'idle' || i.state === 'busy').length}/${st.instances.length} instance(s) up, ${st.queued} queued, isolation: ${st.isolation}`;
 }
 
 /** In an API-only process the converters live in the workers: some worker must poll the office queue. */

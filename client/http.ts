@@ -88,6 +88,23 @@ async function readBody(res: Response): Promise<unknown> {
   }
 }
 
+/** The service's URL with /v1 left out, checked: a missing or malformed one fails here, naming it, not
+ *  later as a failed request. */
+function baseUrlOf(given: unknown): string {
+  const example = 'e.g. http://127.0.0.1:8080 (`npx docgen credentials --json` prints it as baseUrl)';
+  if (typeof given !== 'string' || given.trim() === '') {
+    throw new TypeError(`DocgenClient: baseUrl is required: the service's URL, ${example}; got ${given === '' ? 'an empty string' : String(given)}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(given.trim());
+  } catch {
+    throw new TypeError(`DocgenClient: baseUrl ${JSON.stringify(given)} is not a URL: give the service's URL, ${example}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`DocgenClient: baseUrl ${JSON.stringify(given)} must be an http or https URL, ${example}`);
+  return given.trim().replace(/\/+$/, '');
+}
+
 export class Transport {
   readonly baseUrl: string;
   readonly policy: RetryPolicy;
@@ -96,7 +113,7 @@ export class Transport {
   private readonly timeoutMs: number;
 
   constructor(opts: TransportOptions) {
-    const base = opts.baseUrl.replace(/\/+$/, '');
+    const base = baseUrlOf(opts?.baseUrl);
     this.baseUrl = base.endsWith('/v1') ? base : `${base}/v1`;
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.auth = { ...opts.headers, authorization: `Bearer ${opts.accessToken}`, 'x-api-key': opts.apiKey };

@@ -37,6 +37,7 @@ import type {
   ManageHeaders,
   ManageRequest,
   ManageResponse,
+  ReadinessReport,
   MeteredDimensionSetting,
   OptionEntityType,
   OptionItem,
@@ -54,6 +55,8 @@ export * from './errors.ts';
 export type * from './types.ts';
 export { parseRetryAfter, Transport, type FetchLike, type RequestOptions, type RetryPolicy, type TransportOptions } from './http.ts';
 export { verifyCallback, type CallbackHeaders } from './webhooks.ts';
+export { BatchesClient, type BatchProgress, type BatchRequest, type BatchRow, type BatchStarted, type BatchStartOptions, type BatchWaitOptions } from './batches.ts';
+import { BatchesClient } from './batches.ts';
 
 export type DocgenClientOptions = TransportOptions;
 
@@ -362,14 +365,6 @@ export class StorageClient extends Area {
 }
 
 /** The service's probes (extensions): need no credentials, are never retried. */
-export interface ReadinessReport {
-  status: 'ready' | 'not ready';
-  /** Names of the failed checks (database, temporal, storage, converter). */
-  notReady: string[];
-  /** Whether each check passes; the reasons are in the service log (and its METRICS_PORT /ready). */
-  checks: Record<string, { ready: boolean }>;
-}
-
 export class OperationsClient extends Area {
   /** GET /health: true when the process answers. */
   async health(): Promise<boolean> {
@@ -397,6 +392,8 @@ export class DocgenClient {
   readonly generation: GenerationClient;
   readonly uploads: UploadsClient;
   readonly storage: StorageClient;
+  /** Batches (extension): a document per row, as one durable job. */
+  readonly batches: BatchesClient;
 
   constructor(opts: DocgenClientOptions) {
     const t = new Transport(opts);
@@ -413,5 +410,6 @@ export class DocgenClient {
     this.generation = new GenerationClient(t);
     this.uploads = new UploadsClient(t);
     this.storage = new StorageClient(t);
+    this.batches = new BatchesClient(t);
   }
 }

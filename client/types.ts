@@ -1,29 +1,16 @@
-// Request and response types of the SDK, derived from the routes' TypeBox schemas: one source for
-// validation, the OpenAPI document and the SDK, so they cannot disagree. Written by hand only: the
-// envelopes' generic shapes, list paging, query parameters, and what the SDK itself adds (uploads,
-// downloads, headers).
-import type { Static } from 'typebox';
-import type { ClientClaimsBody, ClientTokenResult, ServiceClaimsBody, ServiceTokenResult } from '../api/routes/client-token.ts';
-import type { Contact, Dashboard, Folder as FolderSchema, Setting } from '../api/routes/common.ts';
-import type { ConfigurationFieldName } from '../api/routes/configurations.ts';
-import type { Connection as ConnectionSchema } from '../api/routes/connections.ts';
-import type { CreatedDataSource as CreatedDataSourceSchema, DataSourceBody, ListedDataSource as ListedDataSourceSchema } from '../api/routes/datasources.ts';
-import type { DocumentRecord as DocumentRecordSchema, DocumentUpdateBody } from '../api/routes/documents.ts';
-import type { GenerateBody, GeneratedDocument as GeneratedDocumentSchema } from '../api/routes/generate.ts';
-import type { ManageBody, ManageSuccess } from '../api/routes/manage.ts';
-import type { OptionItem as OptionItemSchema, OptionValue as OptionValueSchema } from '../api/routes/options.ts';
-import type { Envelope as EnvelopeSchema, EnvelopeBody } from '../api/routes/signatures.ts';
-import type { Solution, SolutionRef as SolutionRefSchema, SolutionWithMembers } from '../api/routes/solutions.ts';
-import type { Template as TemplateSchema, TemplateBody } from '../api/routes/templates.ts';
-import type { UploadedFile as UploadedFileSchema } from '../api/routes/uploads.ts';
+// Request and response types of the SDK: named views of client/openapi.ts, which openapi-typescript
+// generates from the service's OpenAPI document (npm run sdk:generate), itself generated from the route
+// schemas. So the SDK stands alone (it imports nothing of the server) and cannot disagree with the API.
+// Written by hand only: the envelopes' generic shapes, list paging, query parameters, and what the SDK
+// itself adds (uploads, downloads, headers).
+import type { components } from './openapi.ts';
 import type { InnerError } from './errors.ts';
+
+type Schemas = components['schemas'];
 
 // ---- Envelopes (2.1) ----
 
-export interface Consumption {
-  dimension: string;
-  value: number;
-}
+export type Consumption = Schemas['Consumption'][number];
 
 export interface EnvelopeCommon {
   externalContext?: Record<string, unknown>;
@@ -73,12 +60,32 @@ export interface ListPage<K extends string, T> {
 
 // ---- Generation (4.8) ----
 
-export type GenerateRequest = Static<typeof GenerateBody>;
+/** The body of generate and async generate (spec 4.8). */
+export type GenerateRequest = Schemas['GenerateRequest'];
+
+/** Every file format (document.fileFormat, manage's fileFormat). */
+export type FileFormat = GenerateRequest['document']['fileFormat'];
+/** The formats a template can have (template.fileFormat). */
+export type TemplateFormat = GenerateRequest['template']['fileFormat'];
+/** Where generate reads a template (template.loadMethod). */
+export type TemplateLoadMethod = NonNullable<GenerateRequest['template']['loadMethod']>;
+/** Where generate reads data (data.loadMethod). */
+export type DataLoadMethod = GenerateRequest['data']['loadMethod'];
+/** Where generate delivers (document.deliveryMethod). */
+export type DeliveryMethod = GenerateRequest['document']['deliveryMethod'];
 
 /** result.data.document of generate (and of the async callback); drive deliveries add uri and links. */
-export type GeneratedDocument = Static<typeof GeneratedDocumentSchema> & { uri?: string; [link: string]: unknown };
+export type GeneratedDocument = Schemas['GeneratedDocument'];
 
-export type GenerateResponse = SuccessEnvelope<{ document: GeneratedDocument }>;
+/** The 201 of generate, and the body of an async generate's callback on success. */
+export type GenerateResponse = Schemas['GenerateResult'];
+
+/** result.data.warnings of generate (and of the async callback), present only when not empty: a tag that
+ *  rendered empty because the data has no value for it (`code` MISSING_VALUE, `tag`, `location`). Send
+ *  `document.options.strict: true` to fail the request instead. */
+export type GenerateWarning = Schemas['GenerateWarning'];
+/** Where a tag is in its template: part and paragraph (docx, pptx), or sheet and cell (xlsx). */
+export type TemplateLocation = Schemas['TemplateLocation'];
 
 export interface GenerateAsyncResponse {
   /** 201 with an empty body: queued. The result is POSTed to the callback of the client token. */
@@ -86,16 +93,12 @@ export interface GenerateAsyncResponse {
   operationId: string | undefined;
 }
 
-export interface ManageSaveOptions {
-  pdfSaveOptions?: string;
-  docxSaveOptions?: string;
-  crm?: { networkId?: string; fileId?: string; fileType?: string; fileParentId?: string; ownerId?: string };
-  driveA?: { viewAnonymous?: boolean; editAnonymous?: boolean; editUsers?: string[]; viewUsers?: string[] };
-  [other: string]: unknown;
-}
-
-/** Manage body (copy, move, delete, convert), from the route's schema. */
-export type ManageRequest = Static<typeof ManageBody>;
+/** Manage body (copy, move, delete, convert). */
+export type ManageRequest = Schemas['ManageRequest'];
+/** Where manage reads its source (sourceDocument.loadMethod). */
+export type ManageLoadMethod = ManageRequest['sourceDocument']['loadMethod'];
+/** Where manage writes (targetDocument.deliveryMethod). */
+export type ManageDeliveryMethod = NonNullable<ManageRequest['targetDocument']>['deliveryMethod'];
 
 export interface ManageHeaders {
   clientAuthorization?: string;
@@ -104,7 +107,7 @@ export interface ManageHeaders {
 }
 
 /** The manage operation returns result.statusCode as a string ("201"). */
-export type ManageResponse = Static<typeof ManageSuccess>;
+export type ManageResponse = Schemas['ManageResult'];
 
 // ---- Uploads and storage ----
 
@@ -116,7 +119,7 @@ export interface UploadFile {
   field?: string;
 }
 
-export type UploadedFile = Static<typeof UploadedFileSchema>;
+export type UploadedFile = Schemas['UploadedFile'];
 
 export interface Download {
   bytes: Uint8Array;
@@ -133,84 +136,46 @@ export interface DownloadStream {
 
 // ---- Records (2.2 - 2.6, extensions) ----
 
-export type SolutionRef = Static<typeof SolutionRefSchema>;
-export type DocumentTemplate = Static<typeof TemplateSchema>;
-export type DocumentRecord = Static<typeof DocumentRecordSchema>;
+export type SolutionRef = Schemas['SolutionRef'];
+export type DocumentTemplate = Schemas['DocumentTemplate'];
+export type DocumentRecord = Schemas['Document'];
 
-/** Written out: the route builds these schemas from the store's field lists, which TypeBox cannot name. */
-export interface ConfigurationFields {
-  documentSolutionGuid?: string | null;
-  name?: string;
-  description?: string;
-  title?: string;
-  fileFormat?: string;
-  processingType?: string;
-  deliveryMethod?: string;
-  path?: string;
-  pdfConformanceLevel?: string;
-  pdfVersion?: string;
-  language?: string;
-  locale?: string;
-  timeZone?: string;
-  embeddedData?: string;
-  viewAnonymous?: boolean;
-  editAnonymous?: boolean;
-  viewOrganization?: boolean;
-  editOrganization?: boolean;
-  viewUser?: boolean;
-  editUser?: boolean;
-  viewUserEmailList?: string;
-  editUserEmailList?: string;
-}
+/** A configuration's fields as sent (2.2). */
+export type ConfigurationFields = Schemas['ConfigurationInput'];
+export type Configuration = Schemas['Configuration'];
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Assert<T extends true> = T;
-/** Fails to compile when the route's configuration fields and ConfigurationFields above part ways. */
-export type ConfigurationFieldsMatchTheRoute = Assert<Same<keyof ConfigurationFields, ConfigurationFieldName>>;
+export type TemplateFields = Schemas['DocumentTemplateInput'];
 
-export type Configuration = Required<Omit<ConfigurationFields, 'documentSolutionGuid'>> & {
-  documentSolutionGuid: string | null;
-  documentSolutionConfigurationGuid: string;
-  subscriptionGuid: string;
-  ownerGuid: string;
-  lastModifiedUserGuid: string;
-  createdDate: string;
-  lastModifiedDate: string;
-  isDeleted: boolean;
-};
-
-export type TemplateFields = Static<typeof TemplateBody>['documentTemplate'];
-
-export type DataSourceFields = Static<typeof DataSourceBody>['dataSource'];
+export type DataSourceFields = Schemas['DataSourceInput'];
 
 /** Create response: the Id spelling. */
-export type CreatedDataSource = Static<typeof CreatedDataSourceSchema>;
+export type CreatedDataSource = Schemas['DataSource'];
 
 /** List item: the Guid spelling. */
-export type ListedDataSource = Static<typeof ListedDataSourceSchema>;
+export type ListedDataSource = Schemas['ListedDataSource'];
 
-export type DocumentSolution = Static<typeof Solution>;
+export type DocumentSolution = Schemas['DocumentSolution'];
 
-export type DocumentSolutionWithMembers = Static<typeof SolutionWithMembers>;
+export type DocumentSolutionWithMembers = Schemas['DocumentSolutionWithMembers'];
 
-export type OptionItem = Static<typeof OptionItemSchema>;
+export type OptionItem = Schemas['OptionItem'];
 
-export type OptionValue = Static<typeof OptionValueSchema>;
+export type OptionValue = Schemas['OptionValue'];
 
 export type OptionEntityType = 'DocumentSolutionConfiguration' | 'DocumentTemplate' | (string & {});
 
-export type DocumentUpdate = DocumentUpdateBody;
+export type DocumentUpdate = Schemas['DocumentUpdate'];
 
 // ---- Common (4.1, 2.7 - 2.10) ----
 
-export type ClientClaims = Static<typeof ClientClaimsBody>;
+export type ClientClaims = Schemas['ClientClaims'];
 
-export type ClientToken = Static<typeof ClientTokenResult>;
+export type ClientToken = Schemas['ClientToken'];
 
 /** Claims of a service-authorization token (manage's X-Service-Authorization, spec 5.2): sub is the user's id (a UUID). */
-export type ServiceClaims = Static<typeof ServiceClaimsBody>;
+export type ServiceClaims = Schemas['ServiceClaims'];
 
-export type ServiceToken = Static<typeof ServiceTokenResult>;
+export type ServiceToken = Schemas['ServiceToken'];
 
 export interface LimitsQuery {
   scope?: 'Global' | 'User' | 'Subscription' | 'Account' | (string & {});
@@ -221,23 +186,24 @@ export interface LimitsQuery {
 
 export type LimitEntry = MeteredDimensionSetting['subscriptionLimits']['monthly'][number];
 
-export type MeteredDimensionSetting = Static<typeof Setting>;
+export type MeteredDimensionSetting = Schemas['MeteredDimensionSetting'];
 
-export type DashboardSummary = Static<typeof Dashboard>;
+export type DashboardSummary = Schemas['DashboardSummary'];
 
-/** Self-service shape: not shown by the spec; designed by the service (see its OpenAPI description). */
-export type SelfServiceSummary = Record<string, unknown>;
+/** Self-service (an extension; the spec does not show its fields): consumption against the limits. */
+export type SelfServiceSummary = Schemas['SelfServiceSummary'];
 
-export type UserContact = Static<typeof Contact>;
+export type UserContact = Schemas['UserContact'];
 
-export type Folder = Static<typeof FolderSchema>;
+export type Folder = Schemas['Folder'];
 
 // ---- Connections (extension) ----
 
-export type ConnectionKind = 'driveA' | 'driveB' | 'crm';
-
 /** A subscription's connection as GET shows it: settings and the names of its secrets, never their values. */
-export type Connection = Static<typeof ConnectionSchema>;
+export type Connection = Schemas['Connection'];
+
+/** The kinds of connection the service's locations need (PUT /common/connection/{kind}). */
+export type ConnectionKind = Connection['kind'];
 
 export interface FolderListParams {
   top?: number;
@@ -254,6 +220,9 @@ export interface SignatureTemplateDeleted {
 }
 
 /** Extension: an envelope (or, with status Template, a signature template) as created and read back. */
-export type EnvelopeInput = Static<typeof EnvelopeBody>['envelope'];
+export type EnvelopeInput = Schemas['EnvelopeInput'];
 
-export type Envelope = Static<typeof EnvelopeSchema>;
+export type Envelope = Schemas['Envelope'];
+
+/** The service's probes (extensions): GET /ready's answer. */
+export type ReadinessReport = Schemas['ReadinessReport'];

@@ -168,6 +168,17 @@ export const settings = {
   uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
   uploadSweepSeconds: setting('UPLOAD_SWEEP_SECONDS', 60, int(1, 86_400), 'How often the upload sweeper erases the bytes of uploads whose retention period is over (they stop resolving at the end of the period, whatever this is)'),
   generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate or manage waits for its run; past it the caller gets 504 GENERATION_TIMEOUT and the run goes on (a retry with the same Idempotency-Key, or the operationId of the 504 as the key, returns its outcome)'),
+  batchChunkRows: setting('BATCH_CHUNK_ROWS', 50, int(1, 10_000), 'Rows one chunk activity of a batch generates (POST /documents/document/generate/batch): orchestration is paid per chunk, not per row'),
+  batchWindow: setting('BATCH_WINDOW', 8, int(1, 256), 'Chunk activities of one batch in flight at once (the sliding window), across all workers'),
+  batchSlots: setting(
+    'BATCH_SLOTS',
+    0,
+    int(0, 256),
+    "Chunk activities one worker runs at once (from the batch task queue, all batches together; the rest wait in Temporal); 0 = twice the LibreOffice pool size, so a row's merge and writes overlap another's conversion. Merge threads and LibreOffice serve waiting work round-robin per subscription, so other tenants' generates wait for at most one batch job each",
+  ),
+  batchHeartbeatSeconds: setting('BATCH_HEARTBEAT_SECONDS', 20, int(2, 3_600), 'A chunk that stops heartbeating for this long (its worker died) is retried on another worker, after its last recorded row'),
+  batchChunksPerRun: setting('BATCH_CHUNKS_PER_RUN', 100, int(1, 10_000), 'Chunks per run of a batch workflow before it continues as new (keeps its history bounded)'),
+  batchMaxRows: setting('BATCH_MAX_ROWS', 100_000, int(1, 10_000_000), 'Most rows in one batch'),
   clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token) and of a service-authorization token (POST /common/service/token)'),
   converterSlots: setting(
     'CONVERTER_SLOTS',
@@ -190,13 +201,49 @@ export const settings = {
   gotenbergUrl: setting('GOTENBERG_URL', CS.gotenbergUrl, httpUrl, 'Gotenberg server for conversions (scale-out), e.g. http://gotenberg:3000; basic auth in the URL is sent as such'),
   converterPoolSize: setting('CONVERTER_POOL_SIZE', CS.poolSize, int(0, 256), 'Warm LibreOffice instances in this worker; 0 = the CPU count'),
   converterQueueLimit: setting('CONVERTER_QUEUE_LIMIT', CS.queueLimit, int(1, 100_000), 'Conversions that may wait for a free instance before new ones are refused (QUEUE_FULL, retried by the workflow)'),
-  converterTimeoutMs: setting('CONVERTER_TIMEOUT_MS', CS.timeoutMs, int(1_000, 3_600_000), 'Time limit of one conversion (attempt), for a synchronous generate as for an async one'),
+  converterTimeoutMs: setting(
+    'CONVERTER_TIMEOUT_MS',
+    CS.timeoutMs,
+    int(1_000, 3_600_000),
+    'Time limit of one conversion or page count; past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX (not retried: the cost is the document\'s), for a synchronous generate as for an async one',
+  ),
+  converterSubscriptionInstances: setting(
+    'CONVERTER_SUBSCRIPTION_INSTANCES',
+    CS.subscriptionInstances,
+    int(0, 256),
+    'LibreOffice instances one subscription\'s conversions and page counts may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+  ),
+  converterContendedTimeoutMs: setting(
+    'CONVERTER_CONTENDED_TIMEOUT_MS',
+    CS.contendedTimeoutMs,
+    int(1_000, 3_600_000),
+    'Time limit of a conversion or page count while another subscription\'s waits for an instance (every instance busy, e.g. a pool of one): past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX; CONVERTER_TIMEOUT_MS or more = no such limit',
+  ),
+  converterSubscriptionBudgetMs: setting(
+    'CONVERTER_SUBSCRIPTION_BUDGET_MS',
+    CS.budgetMs,
+    int(0, 1_000_000_000),
+    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS until the window frees enough; 0 = half of the pool\'s time in the window',
+  ),
+  converterBudgetWindowMs: setting('CONVERTER_BUDGET_WINDOW_MS', CS.budgetWindowMs, int(1_000, 86_400_000), 'The rolling window of CONVERTER_SUBSCRIPTION_BUDGET_MS'),
   converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
   converterNetworkIsolation: setting(
     'CONVERTER_NETWORK_ISOLATION',
     CS.networkIsolation,
     oneOf('auto', 'required', 'off'),
     'LibreOffice without network access (unshare -n): auto = when the machine allows it, required = refuse to start without it, off = never',
+  ),
+  converterSandbox: setting(
+    'CONVERTER_SANDBOX',
+    CS.sandbox,
+    oneOf('auto', 'required', 'off'),
+    'Each LibreOffice instance in a bubblewrap (bwrap) filesystem sandbox that sees only the system read-only, its profile and its job, so a document can read no other file (another tenant\'s, the data directory): auto = when the machine allows it (bwrap installed, namespaces allowed), required = refuse to start without it, off = never',
+  ),
+  csvEscapeFormulas: setting(
+    'CSV_ESCAPE_FORMULAS',
+    CS.csvEscapeFormulas,
+    bool,
+    "csv output: a cell that begins with = + - @, a tab or a carriage return and is not a number (-5 stays -5) is written as text, prefixed with ' and quoted, so a spreadsheet that opens the file runs no formula (OWASP CSV injection); false = cells as LibreOffice exports them",
   ),
   soffice: setting('SOFFICE', CS.soffice, str, 'The LibreOffice executable'),
   unoPython: setting('UNO_PYTHON', CS.unoPython, str, 'Python with the uno module (python3-uno) that runs the LibreOffice bridge'),
@@ -222,6 +269,21 @@ export const settings = {
   templateMaxXmlElements: setting('TEMPLATE_MAX_XML_ELEMENTS', TL.maxXmlElements, int(1_000, 100_000_000), 'Most XML elements (paragraphs, runs, cells...) in one templated part'),
   templateMaxLoopIterations: setting('TEMPLATE_MAX_LOOP_ITERATIONS', TL.maxLoopIterations, int(1, 100_000_000), 'Most loop iterations one merge runs, all loops together'),
   templateMaxOutputBytes: setting('TEMPLATE_MAX_OUTPUT_BYTES', TL.maxOutputBytes, bytes, 'Largest merged document'),
+  templateMaxPages: setting(
+    'TEMPLATE_MAX_PAGES',
+    TL.maxPages,
+    int(1, 10_000_000),
+    'Most pages a merged document may come to, estimated before any conversion from its lines of text, table rows, page and section breaks, slides and sheet rows (LibreOffice\'s time grows faster than its pages)',
+  ),
+  templateMaxParagraphChars: setting('TEMPLATE_MAX_PARAGRAPH_CHARS', TL.maxParagraphChars, int(1_000, 1_000_000_000), 'Most characters in one paragraph of a merged document, all its runs together (LibreOffice\'s layout of a paragraph is quadratic in its length)'),
+  templateMaxTableRows: setting('TEMPLATE_MAX_TABLE_ROWS', TL.maxTableRows, int(10, 100_000_000), 'Most rows in one table of a merged document (the layout of a table grows with the square of its rows)'),
+  templateMaxCells: setting('TEMPLATE_MAX_CELLS', TL.maxCells, int(1_000, 1_000_000_000), 'Most cells in a merged workbook, all sheets together'),
+  templateMaxImagePixels: setting(
+    'TEMPLATE_MAX_IMAGE_PIXELS',
+    TL.maxImagePixels,
+    int(1_000_000, 100_000_000_000),
+    'Most pixels of all images of a merged document together, each image once (a small PNG can decode to a bitmap of billions of pixels)',
+  ),
   workflowDebugAids: setting(
     'WORKFLOW_DEBUG_AIDS',
     'off',
@@ -229,6 +291,12 @@ export const settings = {
     "The Temporal SDK's debugging aids in the workflow sandbox: on = a 5 s timeout on each workflow activation (a workflow stuck in a loop fails its task) and stack traces of running workflows in the Temporal UI; off = both disabled (the UI's stack trace is empty), which saves ~10 ms per generate and most of the workflow thread's CPU (worker/sandbox.ts)",
   ),
   mergeThreads: setting('MERGE_THREADS', 0, int(0, 256), 'Merges one worker runs at once, each on its own thread (waiting merges are served round-robin per subscription); 0 = the CPU count'),
+  mergeSubscriptionThreads: setting(
+    'MERGE_SUBSCRIPTION_THREADS',
+    0,
+    int(0, 256),
+    'Merge threads one subscription\'s merges may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+  ),
   mergeTimeoutMs: setting('MERGE_TIMEOUT_MS', 30_000, int(100, 3_600_000), 'Time limit of one merge; past it the merge thread is ended and the generate fails with 400 TEMPLATE_TOO_COMPLEX'),
   mergeMaxMemoryMb: setting('MERGE_MAX_MEMORY_MB', 1_024, int(64, 65_536), 'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX'),
   converterMaxMemoryMb: setting(
@@ -359,6 +427,11 @@ export function templateLimits(config: Config): TemplateLimits {
     maxXmlElements: config.templateMaxXmlElements,
     maxLoopIterations: config.templateMaxLoopIterations,
     maxOutputBytes: config.templateMaxOutputBytes,
+    maxPages: config.templateMaxPages,
+    maxParagraphChars: config.templateMaxParagraphChars,
+    maxTableRows: config.templateMaxTableRows,
+    maxCells: config.templateMaxCells,
+    maxImagePixels: config.templateMaxImagePixels,
   };
 }
 
@@ -378,9 +451,16 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     timeoutMs: config.converterTimeoutMs,
     recycleAfter: config.converterRecycleAfter,
     networkIsolation: config.converterNetworkIsolation,
+    sandbox: config.converterSandbox,
+    csvEscapeFormulas: config.csvEscapeFormulas,
     soffice: config.soffice,
     unoPython: config.unoPython,
     maxMemoryMb: config.converterMaxMemoryMb,
+    subscriptionInstances: config.converterSubscriptionInstances,
+    contendedTimeoutMs: config.converterContendedTimeoutMs,
+    budgetMs: config.converterSubscriptionBudgetMs,
+    budgetWindowMs: config.converterBudgetWindowMs,
+    limits: templateLimits(config),
   };
 }
 

@@ -166,6 +166,8 @@ export class GotenbergConverter implements Converter {
       running: this.inFlight,
       instances: [],
       networkIsolation: 'remote (Gotenberg)',
+      sandbox: 'remote (Gotenberg)',
+      isolation: "Gotenberg's own (its container)",
     };
   }
 

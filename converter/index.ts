@@ -21,7 +21,8 @@ import { planConversion } from './options.ts';
 import { pageCount as pageCountImpl } from './pages.ts';
 import { pdfPageCount } from './pdf.ts';
 import type { PageCount, PageCountOptions } from './pages.ts';
-import { LibreOfficePool, libreOfficeAvailable, networkIsolationPrefix } from './pool.ts';
+import { LibreOfficePool, libreOfficeAvailable } from './pool.ts';
+import { isolationSummary } from './probes.ts';
 import type { PoolOptions } from './pool.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import { converterSettings } from './settings.ts';
@@ -35,7 +36,7 @@ export type {
 export { LibreOfficePool } from './pool.ts';
 export type { PoolOptions } from './pool.ts';
 export { configureConverter, converterSettings, DEFAULT_CONVERTER_SETTINGS, defaultPoolSize } from './settings.ts';
-export type { ConverterMode, ConverterSettings, NetworkIsolation } from './settings.ts';
+export type { ConverterLog, ConverterMode, ConverterSettings, NetworkIsolation, SandboxMode } from './settings.ts';
 export { GotenbergConverter } from './gotenberg.ts';
 export type { GotenbergOptions } from './gotenberg.ts';
 export { CSV_ENCODINGS } from './options.ts';
@@ -82,7 +83,7 @@ export function converterAvailable(): ConverterAvailability {
   }
   const lo = libreOfficeAvailable();
   return lo.ok
-    ? { available: true, kind, reason: `embedded LibreOffice pool (network isolation: ${networkIsolationPrefix()?.join(' ') ?? 'none'})`, howToEnable: HOW_TO_ENABLE }
+    ? { available: true, kind, reason: `embedded LibreOffice pool (isolation: ${isolationSummary()})`, howToEnable: HOW_TO_ENABLE }
     : { available: false, kind, reason: lo.reason, howToEnable: HOW_TO_ENABLE };
 }
 
@@ -132,16 +133,16 @@ export async function shutdownConverter(): Promise<void> {
 
 /**
  * Converts with the given converter (default: the module's). Same-format requests never touch a
- * converter: the input comes back with `embedded` written as custom properties.
+ * converter: the input comes back sanitized (sanitize.ts), with `embedded` written as custom properties.
  */
 export async function convert(input: Uint8Array, options: ConvertOptions, converter?: Converter): Promise<Uint8Array> {
   const plan = planConversion(options);
   if (plan.to === plan.from) {
     options.signal?.throwIfAborted();
-    // Refuse the same things a conversion would (macros, DOCTYPE); links are left as they are,
-    // because nothing here renders the document.
-    sanitizeOoxml(input, plan.from);
-    return plan.embedded ? setOfficeCustomProperties(input, plan.embedded) : input;
+    // Refused and stripped as before a conversion (macros, DDE, external templates, linked content): an
+    // output carries none of it, converted or not.
+    const clean = sanitizeOoxml(input, plan.from).bytes;
+    return plan.embedded ? setOfficeCustomProperties(clean, plan.embedded) : clean;
   }
   return (converter ?? getDefaultConverter()).convert(input, options);
 }

@@ -11,6 +11,8 @@ import { ConvertError } from './errors.ts';
 import type { ConversionPlan } from './options.ts';
 import type { InstanceStatus } from './types.ts';
 import { groupAlive, liveGroups, trackGroup } from './processes.ts';
+import type { Isolation } from './probes.ts';
+import { instanceEnv, sandboxArgs } from './sandbox.ts';
 
 const BRIDGE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'uno_bridge.py');
 
@@ -48,8 +50,8 @@ export interface InstanceHost {
   readonly soffice: string;
   readonly python: string;
   readonly startTimeoutMs: number;
-  /** The network-namespace command prefix (unshare -n), or null without isolation. */
-  readonly isolation: string[] | null;
+  /** The bwrap sandbox, or the network-namespace command prefix (unshare -n), or neither. */
+  readonly isolation: Isolation;
   /** The memory-cap command prefix (prlimit --as=...), or empty. */
   readonly memoryLimitPrefix: string[];
   onInstanceExit(instance: Instance, why: string): void;
@@ -64,6 +66,8 @@ export class Instance {
   restarts = 0;
   lastError: string | null = null;
   failedStarts = 0;
+  /** The removal of the previous job's files; the next job starts when it is done. */
+  jobCleanup: Promise<unknown> = Promise.resolve();
   private generation = 0;
   private waiting = new Map<number, (r: Reply) => void>();
   private exitWaiters: Array<() => void> = [];
@@ -78,6 +82,11 @@ export class Instance {
     return path.join(this.pool.baseDir, `profile-${this.index}`);
   }
 
+  /** Where the pool writes this instance's job files (made by the pool). */
+  get jobDir(): string {
+    return path.join(this.pool.baseDir, 'jobs', String(this.index));
+  }
+
   /** Spawns the bridge and resolves once soffice accepts; rejects (and cleans up) otherwise. */
   async start(): Promise<void> {
     this.state = 'starting';
@@ -86,14 +95,24 @@ export class Instance {
     // A killed predecessor leaves its temp files behind.
     await fsp.rm(tmp, { recursive: true, force: true });
     await fsp.mkdir(tmp, { recursive: true });
+    // The sandbox mounts the profile, so it must exist before the bridge seeds it.
+    await fsp.mkdir(this.profileDir, { recursive: true });
     const pipe = `docgen-${process.pid}-${this.pool.id}-${this.index}-${this.generation}`;
     const args = [BRIDGE, '--soffice', this.pool.soffice, '--profile', this.profileDir, '--tmp', tmp, '--pipe', pipe,
       '--start-timeout', String(this.pool.startTimeoutMs / 1000)];
-    // The memory cap applies to the bridge and the soffice it starts (limits are inherited).
-    const prefix = [...(this.pool.isolation ?? []), ...this.pool.memoryLimitPrefix];
+    // The memory cap applies to the bridge and the soffice it starts (limits are inherited); inside it, the
+    // sandbox (or the network namespace alone).
+    const iso = this.pool.isolation;
+    const confine = iso.sandbox
+      ? sandboxArgs(
+          { profile: this.profileDir, tmp, job: this.jobDir, bridge: BRIDGE },
+          { network: !iso.offline, extraReadOnly: iso.readOnly },
+        )
+      : (iso.networkPrefix ?? []);
+    const prefix = [...this.pool.memoryLimitPrefix, ...confine];
     const cmd = prefix.length > 0 ? prefix[0]! : this.pool.python;
     const argv = prefix.length > 0 ? [...prefix.slice(1), this.pool.python, ...args] : args;
-    const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
+    const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: instanceEnv(process.env, tmp) });
     this.proc = proc;
     if (proc.pid) trackGroup(proc.pid);
     // The pool holds the event loop open only while it has work (see LibreOfficePool.keepAlive),

@@ -3,7 +3,9 @@
  * FilterOptions). Shared by the pool and the Gotenberg adapter so both refuse the same things.
  */
 import type { CsvEncoding } from '../core/save-options.ts';
+import { checkCsvEscapable } from './csv.ts';
 import { ConvertError } from './errors.ts';
+import { converterSettings } from './settings.ts';
 import type { ConvertOptions, OfficeFormat } from './types.ts';
 
 export interface ConversionPlan {
@@ -13,6 +15,9 @@ export interface ConversionPlan {
   filterData?: Record<string, number | boolean | string>;
   filterOptions?: string;
   csvSheet?: number | string;
+  /** csv: cells that would run as formulas are written as text (CSV_ESCAPE_FORMULAS), in this export's
+   *  separator and encoding. */
+  csvEscape?: { separator: string; encoding: string };
   /** PDF/A part (1..3) when requested: the output is checked for it. */
   pdfaPart?: number;
   embedded?: Record<string, string>;
@@ -123,7 +128,12 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
     // values, what the reader of the sheet sees).
     // The bridge adds token 12 (which sheet) once it knows the sheet names.
     const filterOptions = `${sep.codePointAt(0)},34,${enc},1,,0,false,true,true,false,false`;
-    return { from: src, to, filter: 'Text - txt - csv (StarCalc)', filterOptions, csvSheet: sheet };
+    const plan: ConversionPlan = { from: src, to, filter: 'Text - txt - csv (StarCalc)', filterOptions, csvSheet: sheet };
+    if (converterSettings().csvEscapeFormulas) {
+      checkCsvEscapable(sep, encName);
+      plan.csvEscape = { separator: sep, encoding: encName };
+    }
+    return plan;
   }
   if (to === from) {
     return { from: src, to: src, filter: '', ...(embedded ? { embedded } : {}) };

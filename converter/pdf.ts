@@ -1,11 +1,18 @@
 /**
- * Just enough PDF reading/writing for metering and metadata: the exact page count (catalog →
- * page tree /Count), the PDF/A identification in the XMP packet, and an incremental update that adds
- * custom keys to the document information dictionary. Handles classic xref tables (what LibreOffice
- * writes) and, for reading, falls back to a scan that also opens object streams (Word, Acrobat).
+ * Just enough PDF reading/writing for metering and metadata: the exact page count (catalog -> page tree
+ * /Count), the PDF/A identification in the XMP packet, and an incremental update that adds custom keys to
+ * the document information dictionary. Reads the cross-reference sections a writer or an editor leaves,
+ * newest first along their /Prev chain: classic tables (LibreOffice, Ghostscript, Chromium), xref streams
+ * with objects compressed into object streams (Word, Acrobat, qpdf), hybrid files (a table whose trailer
+ * names an xref stream too) and incremental updates of any of them. A file whose cross-references cannot
+ * be read falls back to a scan of its objects. test/integration/convert/pdf-pages.test.ts checks the count
+ * against pdf.js on files those writers made.
  */
 import { inflateSync } from 'node:zlib';
 import { ConvertError } from './errors.ts';
+
+/** Where an object lives: at a byte offset (type 1), inside an object stream (type 2), or nowhere (free). */
+type XrefEntry = { type: 0 } | { type: 1; offset: number } | { type: 2; stream: number; index: number };
 
 interface PdfIndex {
   text: string; // latin1 view, one char per byte
@@ -24,39 +31,164 @@ function objectAt(text: string, offset: number): string | undefined {
   return text.slice(offset, end);
 }
 
-/** Offsets from a classic xref table and its /Prev chain; null when the file uses xref streams. */
-function classicXref(text: string, startxref: number): { offsets: Map<number, number>; trailer: string } | null {
-  const offsets = new Map<number, number>();
-  let at: number | null = startxref;
-  let newestTrailer = '';
-  const visited = new Set<number>();
-  while (at !== null && !visited.has(at)) {
-    visited.add(at);
-    if (text.slice(at, at + 4) !== 'xref') return null;
-    const trailerAt = text.indexOf('trailer', at);
-    if (trailerAt < 0) return null;
-    const table = text.slice(at + 4, trailerAt);
-    const lines = table.split(/\r\n|\r|\n/).map((l) => l.trim()).filter(Boolean);
-    let num = 0;
-    for (const l of lines) {
-      const parts = l.split(/\s+/);
-      if (parts.length === 2) {
-        num = Number(parts[0]);
-        continue;
-      }
-      if (parts.length >= 3 && !offsets.has(num) && parts[2] === 'n') offsets.set(num, Number(parts[0]));
-      num++;
+/** The data of a stream object (its text from `N G obj`), decoded when it is Flate-compressed (with PNG
+ *  predictors, as xref streams use them); undefined for a filter this reader does not need. */
+function streamData(obj: string): Buffer | undefined {
+  const dict = outerDict(obj) ?? '';
+  const sAt = obj.indexOf('stream', obj.indexOf(dict) + dict.length);
+  if (sAt < 0) return undefined;
+  let dataStart = sAt + 6;
+  if (obj[dataStart] === '\r') dataStart++;
+  if (obj[dataStart] === '\n') dataStart++;
+  const length = /\/Length\s+(\d+)(?!\s+\d+\s+R)/.exec(dict)?.[1];
+  const endAt = length !== undefined ? dataStart + Number(length) : obj.lastIndexOf('endstream');
+  const raw = Buffer.from(obj.slice(dataStart, endAt < dataStart ? undefined : endAt), 'latin1');
+  const filter = /\/Filter\s*(\[[^\]]*\]|\/\w+)/.exec(dict)?.[1]?.replace(/[[\]\s]/g, '');
+  let data: Buffer;
+  if (!filter) data = raw;
+  else if (filter === '/FlateDecode') {
+    try {
+      data = inflateSync(raw, { finishFlush: 2 });
+    } catch {
+      return undefined;
     }
-    const trailerEnd = text.indexOf('startxref', trailerAt);
-    const trailer = text.slice(trailerAt, trailerEnd < 0 ? undefined : trailerEnd);
-    if (!newestTrailer) newestTrailer = trailer;
-    const prev = /\/Prev\s+(\d+)/.exec(trailer);
-    at = prev ? Number(prev[1]) : null;
-  }
-  return { offsets, trailer: newestTrailer };
+  } else return undefined;
+  const predictor = Number(/\/Predictor\s+(\d+)/.exec(dict)?.[1] ?? 1);
+  if (predictor < 10) return predictor === 1 ? data : undefined;
+  return unpredictPng(data, Number(/\/Columns\s+(\d+)/.exec(dict)?.[1] ?? 1));
 }
 
-/** Fallback: every "N G obj" in the file (last wins) plus the contents of object streams. */
+/** Undoes PNG row predictors (ISO 32000-1 7.4.4.4): each row is a filter byte and `columns` bytes. */
+function unpredictPng(data: Buffer, columns: number): Buffer {
+  const rows = Math.floor(data.byteLength / (columns + 1));
+  const out = Buffer.alloc(rows * columns);
+  for (let r = 0; r < rows; r++) {
+    const type = data[r * (columns + 1)]!;
+    for (let c = 0; c < columns; c++) {
+      const x = data[r * (columns + 1) + 1 + c]!;
+      const left = c > 0 ? out[r * columns + c - 1]! : 0;
+      const up = r > 0 ? out[(r - 1) * columns + c]! : 0;
+      const upLeft = r > 0 && c > 0 ? out[(r - 1) * columns + c - 1]! : 0;
+      let v: number;
+      if (type === 0) v = x;
+      else if (type === 1) v = x + left;
+      else if (type === 2) v = x + up;
+      else if (type === 3) v = x + ((left + up) >> 1);
+      else {
+        const p = left + up - upLeft;
+        const [pa, pb, pc] = [Math.abs(p - left), Math.abs(p - up), Math.abs(p - upLeft)];
+        v = x + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
+      }
+      out[r * columns + c] = v & 0xff;
+    }
+  }
+  return out;
+}
+
+/** The entries of a classic xref table at `at` (the `xref` keyword) and its trailer, or null. */
+function classicSection(text: string, at: number): { entries: Map<number, XrefEntry>; trailer: string } | null {
+  if (text.slice(at, at + 4) !== 'xref') return null;
+  const trailerAt = text.indexOf('trailer', at);
+  if (trailerAt < 0) return null;
+  const entries = new Map<number, XrefEntry>();
+  const lines = text
+    .slice(at + 4, trailerAt)
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+  let num = 0;
+  for (const l of lines) {
+    const parts = l.split(/\s+/);
+    if (parts.length === 2) {
+      num = Number(parts[0]);
+      continue;
+    }
+    if (parts.length >= 3) entries.set(num, parts[2] === 'n' ? { type: 1, offset: Number(parts[0]) } : { type: 0 });
+    num++;
+  }
+  const trailerEnd = text.indexOf('startxref', trailerAt);
+  return { entries, trailer: text.slice(trailerAt, trailerEnd < 0 ? undefined : trailerEnd) };
+}
+
+/** The entries of an xref stream whose object starts at `at`, and its dictionary (the trailer), or null. */
+function streamSection(text: string, at: number): { entries: Map<number, XrefEntry>; trailer: string } | null {
+  const obj = /^\s*\d+\s+\d+\s+obj\b/.test(text.slice(at, at + 40)) ? objectAt(text, at) : undefined;
+  const dict = obj === undefined ? undefined : outerDict(obj);
+  if (obj === undefined || dict === undefined || !/\/Type\s*\/XRef\b/.test(dict)) return null;
+  const w = /\/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(dict)?.slice(1).map(Number);
+  const data = streamData(obj);
+  if (!w || !data) return null;
+  const size = Number(/\/Size\s+(\d+)/.exec(dict)?.[1] ?? 0);
+  const index = (/\/Index\s*\[([^\]]*)\]/.exec(dict)?.[1] ?? `0 ${size}`).trim().split(/\s+/).map(Number);
+  const field = (pos: number, width: number, fallback: number) => {
+    if (width === 0) return fallback;
+    let v = 0;
+    for (let i = 0; i < width; i++) v = v * 256 + data[pos + i]!;
+    return v;
+  };
+  const entries = new Map<number, XrefEntry>();
+  const rowBytes = w[0]! + w[1]! + w[2]!;
+  let pos = 0;
+  for (let i = 0; i + 1 < index.length; i += 2) {
+    for (let k = 0; k < index[i + 1]!; k++, pos += rowBytes) {
+      if (pos + rowBytes > data.byteLength) return null;
+      const type = field(pos, w[0]!, 1);
+      const f2 = field(pos + w[0]!, w[1]!, 0);
+      const f3 = field(pos + w[0]! + w[1]!, w[2]!, 0);
+      const num = index[i]! + k;
+      entries.set(num, type === 1 ? { type: 1, offset: f2 } : type === 2 ? { type: 2, stream: f2, index: f3 } : { type: 0 });
+    }
+  }
+  return { entries, trailer: `trailer\n<<${dict}>>` };
+}
+
+/** Every cross-reference entry of the file, the newest section's winning, and the newest trailer; null
+ *  when a section along the /Prev chain cannot be read. */
+function readXref(text: string, startxref: number): { entries: Map<number, XrefEntry>; trailer: string } | null {
+  const entries = new Map<number, XrefEntry>();
+  let newestTrailer: string | undefined;
+  const visited = new Set<number>();
+  const queue = [startxref];
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    if (visited.has(at)) continue;
+    visited.add(at);
+    const section = classicSection(text, at) ?? streamSection(text, at);
+    if (!section) return null;
+    // A hybrid file's table names an xref stream for the objects it compresses, which the table leaves
+    // out or marks free (for readers that know no object streams): the stream's entry is the one.
+    const stm = /\/XRefStm\s+(\d+)/.exec(section.trailer)?.[1];
+    const hybrid = stm === undefined ? null : streamSection(text, Number(stm));
+    if (hybrid) for (const [num, e] of hybrid.entries) if ((section.entries.get(num)?.type ?? 0) === 0) section.entries.set(num, e);
+    for (const [num, e] of section.entries) if (!entries.has(num)) entries.set(num, e);
+    newestTrailer ??= section.trailer;
+    const prev = /\/Prev\s+(\d+)/.exec(section.trailer)?.[1];
+    if (prev !== undefined) queue.push(Number(prev));
+  }
+  return newestTrailer === undefined ? null : { entries, trailer: newestTrailer };
+}
+
+/** The objects of an object stream (its text from `N G obj`), by object number. */
+function objectStreamContents(obj: string): Map<number, string> {
+  const objs = new Map<number, string>();
+  const dict = outerDict(obj) ?? '';
+  const data = streamData(obj)?.toString('latin1');
+  if (data === undefined) return objs;
+  const n = Number(/\/N\s+(\d+)/.exec(dict)?.[1] ?? 0);
+  const first = Number(/\/First\s+(\d+)/.exec(dict)?.[1] ?? 0);
+  const header = data.slice(0, first).trim().split(/\s+/).map(Number);
+  for (let i = 0; i < n; i++) {
+    const num = header[2 * i];
+    const off = header[2 * i + 1];
+    if (num === undefined || off === undefined) break;
+    const nextOff = header[2 * i + 3];
+    objs.set(num, data.slice(first + off, nextOff === undefined ? undefined : first + nextOff));
+  }
+  return objs;
+}
+
+/** Fallback for a file whose cross-references cannot be read: every "N G obj" in the file (last wins)
+ *  plus the contents of object streams (a later object stream's copy wins over an earlier one's). */
 function scanObjects(text: string): Map<number, string> {
   const objs = new Map<number, string>();
   const re = /(?:^|[^\d])(\d+)\s+(\d+)\s+obj\b/g;
@@ -65,31 +197,10 @@ function scanObjects(text: string): Map<number, string> {
     const body = objectAt(text, start);
     if (body !== undefined) objs.set(Number(m[1]), body);
   }
+  const top = new Set(objs.keys());
   for (const body of [...objs.values()]) {
     if (!/\/Type\s*\/ObjStm\b/.test(body)) continue;
-    const sAt = body.indexOf('stream');
-    if (sAt < 0) continue;
-    let dataStart = sAt + 6;
-    if (body[dataStart] === '\r') dataStart++;
-    if (body[dataStart] === '\n') dataStart++;
-    const endAt = body.lastIndexOf('endstream');
-    const raw = Buffer.from(body.slice(dataStart, endAt < 0 ? undefined : endAt), 'latin1');
-    let data: string;
-    try {
-      data = /\/FlateDecode/.test(body.slice(0, sAt)) ? inflateSync(raw, { finishFlush: 2 }).toString('latin1') : raw.toString('latin1');
-    } catch {
-      continue;
-    }
-    const n = Number(/\/N\s+(\d+)/.exec(body)?.[1] ?? 0);
-    const first = Number(/\/First\s+(\d+)/.exec(body)?.[1] ?? 0);
-    const header = data.slice(0, first).trim().split(/\s+/).map(Number);
-    for (let i = 0; i < n; i++) {
-      const num = header[2 * i];
-      const off = header[2 * i + 1];
-      if (num === undefined || off === undefined) break;
-      const nextOff = header[2 * i + 3];
-      if (!objs.has(num)) objs.set(num, data.slice(first + off, nextOff === undefined ? undefined : first + nextOff));
-    }
+    for (const [num, o] of objectStreamContents(body)) if (!top.has(num)) objs.set(num, o);
   }
   return objs;
 }
@@ -99,22 +210,48 @@ function indexPdf(bytes: Uint8Array): PdfIndex {
   if (!text.startsWith('%PDF-')) throw new ConvertError('BAD_INPUT', 'not a PDF (no %PDF- header)');
   const sx = text.lastIndexOf('startxref');
   const startxref = sx < 0 ? -1 : Number(/startxref\s+(\d+)/.exec(text.slice(sx))?.[1] ?? -1);
-  const classic = startxref >= 0 ? classicXref(text, startxref) : null;
-  if (classic) {
-    return {
-      text,
-      startxref,
-      trailer: classic.trailer,
-      get: (num) => {
-        const off = classic.offsets.get(num);
-        return off === undefined ? undefined : objectAt(text, off);
-      },
+  const xref = startxref >= 0 ? readXref(text, startxref) : null;
+  if (xref) {
+    const streams = new Map<number, Map<number, string>>();
+    const get = (num: number): string | undefined => {
+      const e = xref.entries.get(num);
+      if (!e || e.type === 0) return undefined;
+      if (e.type === 1) {
+        // The offset must hold this object; a wrong offset (a damaged table) reads nothing.
+        const m = /^\s*(\d+)\s+\d+\s+obj\b/.exec(text.slice(e.offset, e.offset + 40));
+        return m && Number(m[1]) === num ? objectAt(text, e.offset) : undefined;
+      }
+      let contents = streams.get(e.stream);
+      if (!contents) {
+        const host = xref.entries.get(e.stream);
+        const obj = host?.type === 1 ? objectAt(text, host.offset) : undefined;
+        contents = obj === undefined ? new Map() : objectStreamContents(obj);
+        streams.set(e.stream, contents);
+      }
+      return contents.get(num);
     };
+    return { text, startxref, trailer: xref.trailer, get };
   }
   const objs = scanObjects(text);
   // An xref stream's dictionary doubles as the trailer.
   const trailer = (startxref >= 0 ? objectAt(text, startxref) : undefined) ?? text.slice(text.lastIndexOf('trailer'));
   return { text, startxref, trailer, get: (num) => objs.get(num) };
+}
+
+/** A dictionary's own entries, without those of the dictionaries nested in it. */
+function topLevel(dict: string): string {
+  let out = '';
+  let depth = 0;
+  for (let i = 0; i < dict.length; i++) {
+    if (dict[i] === '<' && dict[i + 1] === '<') {
+      depth++;
+      i++;
+    } else if (dict[i] === '>' && dict[i + 1] === '>') {
+      depth--;
+      i++;
+    } else if (depth === 0) out += dict[i];
+  }
+  return out;
 }
 
 function ref(dict: string, key: string): number | undefined {
@@ -125,11 +262,19 @@ function ref(dict: string, key: string): number | undefined {
 /** Exact page count of a PDF: the page tree root's /Count. */
 export function pdfPageCount(bytes: Uint8Array): number {
   const idx = indexPdf(bytes);
-  const rootNum = ref(idx.trailer, 'Root');
-  const root = rootNum === undefined ? undefined : idx.get(rootNum);
+  const entries = (obj: string | undefined) => (obj === undefined ? undefined : topLevel(outerDict(obj) ?? obj));
+  const rootNum = ref(entries(idx.trailer) ?? '', 'Root');
+  const root = entries(rootNum === undefined ? undefined : idx.get(rootNum));
   const pagesNum = root === undefined ? undefined : ref(root, 'Pages');
-  const pages = pagesNum === undefined ? undefined : idx.get(pagesNum);
-  const count = pages === undefined ? undefined : /\/Count\s+(\d+)/.exec(pages)?.[1];
+  const pages = entries(pagesNum === undefined ? undefined : idx.get(pagesNum));
+  // /Count may be an indirect object holding the number (its body, after `N G obj` when it has one).
+  const countRef = pages === undefined ? undefined : ref(pages, 'Count');
+  const count =
+    countRef !== undefined
+      ? /^\s*(?:\d+\s+\d+\s+obj\s+)?(\d+)\s*$/.exec(idx.get(countRef) ?? '')?.[1]
+      : pages === undefined
+        ? undefined
+        : /\/Count\s+(\d+)/.exec(pages)?.[1];
   if (count !== undefined) return Number(count);
   // Damaged or unusual file: count leaf page objects, which is what viewers fall back to as well.
   const leaves = idx.text.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
@@ -188,7 +333,7 @@ export function addPdfInfo(bytes: Uint8Array, entries: Record<string, string>): 
   const text = latin1(bytes);
   const sx = text.lastIndexOf('startxref');
   const startxref = Number(/startxref\s+(\d+)/.exec(text.slice(sx))?.[1] ?? -1);
-  const classic = startxref >= 0 ? classicXref(text, startxref) : null;
+  const classic = startxref >= 0 ? classicSection(text, startxref) : null;
   if (!classic) throw new ConvertError('CONVERSION_FAILED', 'cannot add document properties: the PDF has no classic xref table');
   const trailerDict = outerDict(classic.trailer) ?? '';
   const size = Number(/\/Size\s+(\d+)/.exec(trailerDict)?.[1] ?? NaN);
@@ -201,8 +346,8 @@ export function addPdfInfo(bytes: Uint8Array, entries: Record<string, string>): 
   if (infoM) {
     infoNum = Number(infoM[1]);
     infoGen = Number(infoM[2]);
-    const off = classic.offsets.get(infoNum);
-    old = (off === undefined ? undefined : outerDict(objectAt(text, off) ?? '')) ?? '';
+    const info = readXref(text, startxref)?.entries.get(infoNum);
+    old = (info?.type === 1 ? outerDict(objectAt(text, info.offset) ?? '') : undefined) ?? '';
     // Drop keys we are about to set so the dictionary has no duplicates.
     for (const k of keys) old = old.replace(new RegExp(`/${k.replace(/[.]/g, '\\.')}\\s*(\\([^)]*\\)|<[^>]*>)`, 'g'), '');
   }

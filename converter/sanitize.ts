@@ -10,9 +10,10 @@
  * parser here (quoted values, predefined and numeric entities only, no duplicates), so what is judged is
  * what an XML parser reads, not what a regular expression happens to match.
  *
- * Refused outright (BAD_INPUT): anything that is not a sane zip, macro parts, a part that is not
- * well-formed UTF-8 XML (DOCTYPE, undefined entities, mismatched tags, UTF-16 or another encoding, a
- * duplicated or ambiguous attribute), DDE and OLE links of spreadsheets (`ddeLink`, `oleLink`).
+ * Refused outright (BAD_INPUT): anything that is not a sane zip, macros (vbaProject parts, a macro
+ * relationship or content type, whatever part it names), a part that is not well-formed UTF-8 XML
+ * (DOCTYPE, undefined entities, mismatched tags, UTF-16 or another encoding, a duplicated or ambiguous
+ * attribute), DDE and OLE links of spreadsheets (`ddeLink`, `oleLink`).
  *
  * Stripped:
  * - in every relationship part (`*.rels` anywhere, any case): relationships whose TargetMode is anything
@@ -24,11 +25,23 @@
  *   INCLUDEPICTURE, INCLUDETEXT, LINK, DDE, DDEAUTO, IMPORT, DATABASE, RD) and of fields whose name is
  *   computed by a nested field, reassembled across runs, CDATA and comments before being judged; the
  *   field's cached result, if any, is what the author saw, and stays; spreadsheet formulas with a DDE
- *   reference (`app|topic!item`), keeping their cached value.
+ *   reference (`app|topic!item`), keeping their cached value; a data: URI whose bytes are not a raster
+ *   image (LibreOffice sniffs bytes, not declared types);
+ * - in an SVG (an XML part with an `svg` element, whatever its name): every reference that does not stay
+ *   inside the document (`href`/`src` other than `#id`, relative ones included, `xml:base`, `url(...)` of
+ *   another file, a style sheet that imports or names one);
+ * - images, by their bytes: a gzip-compressed part (LibreOffice inflates svgz, emz and wmz unseen) is
+ *   inflated and judged again, an SVG cleaned as above, stored inflated; EMF/WMF whose comments or
+ *   escapes (where EMF+ images live) name a file or a server or embed SVG, PDF, PostScript or a gzip
+ *   stream; PDF, PostScript and the other graphic formats anywhere; and any image part (by relationship or
+ *   content type) that is not a raster image (PNG, JPEG, GIF, BMP, TIFF, WebP, JPEG XR), SVG, EMF or WMF:
+ *   its bytes become a transparent 1x1 PNG, so relationships and layout stay valid. Stripped, not refused,
+ *   as an external relationship is: the document converts without what it would have fetched.
  *
- * This is the first line; the second is LibreOffice itself (no network namespace, macros off,
- * UpdateDocMode NO_UPDATE) — see pool.ts.
+ * This is the first line; the second is LibreOffice itself (its sandbox, no network, macros off,
+ * UpdateDocMode NO_UPDATE) — see sandbox.ts and pool.ts.
  */
+import { constants as zlibConstants, gunzipSync, inflateRawSync } from 'node:zlib';
 import { tokenize, type XmlToken, XmlSyntaxError } from '../engine/xml.ts';
 import { ConvertError } from './errors.ts';
 import { entryData, makeEntry, readZip, writeZip } from './zip.ts';
@@ -189,6 +202,231 @@ function isDdeFormula(formula: string): boolean {
   return formula.replace(/"(?:[^"]|"")*"/g, '').includes('|');
 }
 
+// --- what an attribute may point at -------------------------------------------------------------------
+
+/** A `url(...)` (CSS, SVG paint and filter references) that names anything but an element of this document. */
+function externalCssUrl(value: string): boolean {
+  if (!/url\s*\(/i.test(value)) return false;
+  for (const m of value.matchAll(/url\s*\(\s*(['"]?)([^'")]*)\1\s*\)/gi)) if (!(m[2] ?? '').trim().startsWith('#')) return true;
+  // url( that the pattern above does not read (escapes, unbalanced quotes) is judged external.
+  return (value.match(/url\s*\(/gi) ?? []).length !== [...value.matchAll(/url\s*\(\s*(['"]?)([^'")]*)\1\s*\)/gi)].length;
+}
+
+/** The bytes of a data: URI, or undefined when it is not one that decodes. */
+function dataUriBytes(value: string): Uint8Array | undefined {
+  const m = /^\s*data:([^,]*),(.*)$/is.exec(value);
+  if (!m) return undefined;
+  const body = (m[2] ?? '').trim();
+  try {
+    return /;\s*base64\s*$/i.test(m[1] ?? '') ? new Uint8Array(Buffer.from(body.replace(/\s+/g, ''), 'base64')) : new TextEncoder().encode(decodeURIComponent(body));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether an attribute makes LibreOffice load something: an `href`/`src` holding an absolute URL or path,
+ * or a data: URI whose bytes are not a raster image (LibreOffice sniffs the bytes, not the declared type:
+ * `data:image/png;base64,` of an SVG is an SVG, with its own references). In an SVG (`svg`), anything but a
+ * reference to an element of the same document (`#id`) or a raster data: URI: relative references
+ * resolve against the document's own location, `xml:base` moves them, and `url(...)` in paint, filter or
+ * style attributes names other files too.
+ */
+function fetchingAttribute(a: Attr, svg: boolean): boolean {
+  if (a.local === 'href' || a.local === 'src') {
+    const v = a.value.trim();
+    if (/^data:/i.test(v)) {
+      const bytes = dataUriBytes(v);
+      return bytes === undefined || sniffRaster(bytes) === undefined;
+    }
+    return svg ? !v.startsWith('#') : ABSOLUTE_TARGET.test(a.value);
+  }
+  if (!svg) return false;
+  return a.name === 'xml:base' || externalCssUrl(a.value);
+}
+
+// --- binary parts: images by what their bytes are ------------------------------------------------------
+
+const startsWith = (b: Uint8Array, sig: readonly number[], at = 0) => sig.every((x, i) => b[at + i] === x);
+const ascii = (b: Uint8Array, at: number, len: number) => Buffer.from(b.subarray(at, at + len)).toString('latin1');
+
+/** The raster formats LibreOffice decodes that cannot reference anything outside themselves. */
+function sniffRaster(b: Uint8Array): string | undefined {
+  if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'PNG';
+  if (startsWith(b, [0xff, 0xd8, 0xff])) return 'JPEG';
+  if (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a') return 'GIF';
+  if (ascii(b, 0, 2) === 'BM' && b.length > 26) return 'BMP';
+  if (startsWith(b, [0x49, 0x49, 0x2a, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2a])) return 'TIFF';
+  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 4) === 'WEBP') return 'WebP';
+  if (startsWith(b, [0x49, 0x49, 0xbc])) return 'JPEG XR'; // HD Photo (Office's wdp)
+  return undefined;
+}
+
+/** EMF (an EMR_HEADER record with its " EMF" signature) or WMF (placeable, or a standard header). */
+function sniffMetafile(b: Uint8Array): 'EMF' | 'WMF' | undefined {
+  if (startsWith(b, [0x01, 0x00, 0x00, 0x00]) && ascii(b, 40, 4) === ' EMF') return 'EMF';
+  if (startsWith(b, [0xd7, 0xcd, 0xc6, 0x9a])) return 'WMF';
+  if ((b[0] === 1 || b[0] === 2) && b[1] === 0 && b[2] === 9 && b[3] === 0 && b[4] === 0 && (b[5] === 1 || b[5] === 3)) return 'WMF';
+  return undefined;
+}
+
+/** Graphic formats LibreOffice also renders as images, none of which a document needs as a part. */
+function sniffOtherGraphic(b: Uint8Array): string | undefined {
+  if (ascii(b, 0, 1024).includes('%PDF-')) return 'PDF';
+  if (ascii(b, 0, 4) === '%!PS' || startsWith(b, [0xc5, 0xd0, 0xd3, 0xc6])) return 'PostScript';
+  if (ascii(b, 0, 6) === 'VCLMTF') return 'StarView metafile';
+  if (ascii(b, 0, 4) === '8BPS') return 'Photoshop';
+  return undefined;
+}
+
+/** What in a metafile's embedded data means it does not draw from its own bytes alone: a URL or path, or
+ *  a format LibreOffice would hand to its own importers (SVG and XML, PDF, PostScript, its metafile). */
+const EMBEDDED_REFERENCE = /(?:\b(?:file|https?|ftp|smb|nfs|davs?|vnd\.sun\.star\.[a-z.]+):(?:\/\/|\/|\\)|\\\\[a-z0-9_.$-]+\\|<svg\b|<\?xml|%PDF-|%!PS|VCLMTF)/i;
+
+function embeddedReference(b: Uint8Array): string | undefined {
+  const latin1 = Buffer.from(b).toString('latin1');
+  const even = Buffer.from(b.subarray(0, b.length - (b.length % 2))).toString('utf16le');
+  const odd = b.length > 1 ? Buffer.from(b.subarray(1, b.length - ((b.length - 1) % 2))).toString('utf16le') : '';
+  const hit = EMBEDDED_REFERENCE.exec(latin1)?.[0] ?? EMBEDDED_REFERENCE.exec(even)?.[0] ?? EMBEDDED_REFERENCE.exec(odd)?.[0];
+  if (hit) return hit;
+  // A gzip stream (svgz, emz...) that inflates: its content is judged, not its compressed bytes.
+  for (let i = latin1.indexOf('\x1f\x8b\x08'); i >= 0; i = latin1.indexOf('\x1f\x8b\x08', i + 1)) {
+    if (gzipInflates(b, i)) return 'a gzip-compressed stream';
+  }
+  return undefined;
+}
+
+/** Whether the bytes at `at` start a gzip member whose deflate data inflates (to anything). */
+function gzipInflates(b: Uint8Array, at: number): boolean {
+  const flags = b[at + 3] ?? 0;
+  let p = at + 10;
+  if (flags & 4) p += 2 + u16(b, p); // FEXTRA
+  for (const bit of [8, 16]) if (flags & bit) while (p < b.length && b[p++] !== 0); // FNAME, FCOMMENT
+  if (flags & 2) p += 2; // FHCRC
+  try {
+    return inflateRawSync(b.subarray(p), { maxOutputLength: 1 << 20, finishFlush: zlibConstants.Z_SYNC_FLUSH }).length > 0;
+  } catch (err) {
+    // Past the cap it inflates all the same; anything else is no deflate stream.
+    return err instanceof RangeError;
+  }
+}
+
+const u16 = (b: Uint8Array, at: number) => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
+const u32 = (b: Uint8Array, at: number) => (u16(b, at) | (u16(b, at + 2) << 16)) >>> 0;
+
+/**
+ * What a metafile references or embeds beyond drawing records, judged record by record: EMF comments
+ * (EMR_GDICOMMENT, which carry EMF+ objects: images that LibreOffice decodes by sniffing their bytes) and
+ * escapes, WMF escapes. Visible text (EMF+ DrawString, text records) is not judged: a URL drawn as text is
+ * just text. Bytes past a malformed record are judged whole.
+ */
+function metafileReference(b: Uint8Array, kind: 'EMF' | 'WMF'): string | undefined {
+  const payloads: Uint8Array[] = [];
+  if (kind === 'EMF') {
+    for (let off = 0; off + 8 <= b.length;) {
+      const type = u32(b, off);
+      const size = u32(b, off + 4);
+      if (size < 8 || size % 4 !== 0 || off + size > b.length) {
+        payloads.push(b.subarray(off));
+        break;
+      }
+      if (type === 70) {
+        // EMR_GDICOMMENT: DataSize, then the data; EMF+ records are judged one by one.
+        const data = b.subarray(off + 12, Math.min(off + size, off + 12 + u32(b, off + 8)));
+        if (u32(data, 0) === 0x2b464d45) {
+          for (let p = 4; p + 12 <= data.length;) {
+            const t = u16(data, p);
+            const len = u32(data, p + 4);
+            if (len < 12 || p + len > data.length) {
+              payloads.push(data.subarray(p));
+              break;
+            }
+            if (t !== 0x401c && t !== 0x4036) payloads.push(data.subarray(p + 12, p + len));
+            p += len;
+          }
+        } else payloads.push(data);
+      } else if (type === 105 || type === 106 || type === 110) payloads.push(b.subarray(off + 8, off + size)); // escapes
+      if (type === 14) break; // EMR_EOF
+      off += size;
+    }
+  } else {
+    let off = u32(b, 0) === 0x9ac6cdd7 ? 22 : 0;
+    off += u16(b, off + 2) * 2; // the header's size, in 16-bit words
+    while (off + 6 <= b.length) {
+      const size = u32(b, off) * 2;
+      const fn = u16(b, off + 4);
+      if (size < 6 || off + size > b.length) {
+        payloads.push(b.subarray(off));
+        break;
+      }
+      if (fn === 0x0626) payloads.push(b.subarray(off + 6, off + size)); // META_ESCAPE
+      if (fn === 0) break; // META_EOF
+      off += size;
+    }
+  }
+  for (const p of payloads) {
+    const hit = embeddedReference(p);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** A transparent 1x1 PNG: what a stripped image part holds, so that its relationships and layout stay valid. */
+const EMPTY_PNG = new Uint8Array(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==', 'base64'));
+
+/** Inflated size past which a gzip-compressed part is not inflated (and is stripped). */
+const MAX_INFLATED_PART = 64 * 1024 * 1024;
+
+/** An XML part is an SVG when it has an element named svg (any prefix): LibreOffice's SVG import reads it. */
+const isSvg = (xml: XmlPart) => /<([\w.-]+:)?svg[\s/>]/i.test(xml.text) && xml.tokens.some((t) => t.k === 'open' && localOf(t.name) === 'svg');
+
+/**
+ * Judges a part that is not XML by its bytes: the replacement when it changes (cleaned SVG text, an inflated
+ * metafile, the empty PNG), undefined when it stays. `image`: a relationship or content type says it is an
+ * image. Raster formats stay; gzip is inflated (LibreOffice inflates svgz, emz and wmz whatever the part is
+ * called) and judged again; EMF/WMF stay unless they name a file or a server; other graphic formats (PDF,
+ * PostScript...) anywhere, and an image part that is none of these, are stripped.
+ */
+function sanitizeBinary(part: string, bytes: Uint8Array, image: boolean, removed: string[]): Uint8Array | string | undefined {
+  const strip = (what: string) => {
+    removed.push(`${part}: ${what}; replaced by an empty image`);
+    return EMPTY_PNG;
+  };
+  if (sniffRaster(bytes)) return undefined;
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    let inner: Uint8Array;
+    try {
+      inner = new Uint8Array(gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_PART }));
+    } catch (err) {
+      return strip(`gzip-compressed part that does not inflate within ${MAX_INFLATED_PART} bytes (${(err as Error).message})`);
+    }
+    const xml = readXmlPart(`${part} (inflated)`, inner);
+    if (xml) {
+      const svg = isSvg(xml);
+      const r = sanitizeContent(part, xml, new Set(), removed, svg);
+      removed.push(`${part}: gzip-compressed ${svg ? 'SVG' : 'XML'} inflated and cleaned`);
+      return r.text ?? xml.text;
+    }
+    const meta = sniffMetafile(inner);
+    if (meta) {
+      const ref = metafileReference(inner, meta);
+      if (ref) return strip(`gzip-compressed ${meta} that references ${ref}`);
+      removed.push(`${part}: gzip-compressed ${meta} inflated`);
+      return inner;
+    }
+    return strip('gzip-compressed part that is not an SVG, EMF or WMF');
+  }
+  const meta = sniffMetafile(bytes);
+  if (meta) {
+    const ref = metafileReference(bytes, meta);
+    return ref ? strip(`${meta} that references ${ref}`) : undefined;
+  }
+  const other = sniffOtherGraphic(bytes);
+  if (other) return strip(`${other} image (not a known raster image, SVG, EMF or WMF)`);
+  if (image) return strip('image part whose bytes are not a known raster image, SVG, EMF or WMF');
+  return undefined;
+}
+
 // --- content parts: fields, altChunk, absolute href/src, DDE ------------------------------------------
 
 interface ContentResult {
@@ -225,7 +463,7 @@ interface Field {
 
 /** `linkIds`: the ids of the hyperlink relationships of this part; a use of one of them by anything but a
  *  hyperlink element (an image's r:link, an OLE object's r:id...) is recorded in nonLinkRefs. */
-function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string>, removed: string[]): ContentResult {
+function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string>, removed: string[], svg = false): ContentResult {
   const { tokens } = xml;
   const nonLinkRefs = new Set<string>();
   /** Token index -> replacement text ('' drops the token). */
@@ -264,7 +502,7 @@ function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string
       formulaStart = -1;
       // Most elements (runs, text, properties) can neither fetch nor carry a field: their attributes
       // are read only when the element or its text could matter (this keeps big parts fast).
-      if (!INTERESTING.has(local) && !mayMatter(t.text, linkIds)) continue;
+      if (!svg && !INTERESTING.has(local) && !mayMatter(t.text, linkIds)) continue;
       const tag = parseStartTag(part, t.text, t.self);
       const hyperlinkElement = HYPERLINK_ELEMENTS.has(tag.local);
       for (const a of tag.attrs) if (linkIds.has(a.value) && !(hyperlinkElement && a.local === 'id')) nonLinkRefs.add(a.value);
@@ -279,10 +517,9 @@ function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string
       }
       if (tag.local === 'ddelink' || tag.local === 'olelink') refuse(part, `${tag.local === 'ddelink' ? 'DDE' : 'OLE'} links are refused`);
       let rewritten = false;
-      // data: URIs (SVG images embed pictures so) carry their bytes and fetch nothing.
-      const absolute = tag.attrs.filter((a) => (a.local === 'href' || a.local === 'src') && ABSOLUTE_TARGET.test(a.value) && !/^\s*data:/i.test(a.value));
+      const absolute = tag.attrs.filter((a) => fetchingAttribute(a, svg));
       if (absolute.length > 0) {
-        for (const a of absolute) removed.push(`${part}: <${tag.name}> ${a.name} → ${a.value}`);
+        for (const a of absolute) removed.push(`${part}: <${tag.name}> ${a.name} → ${a.value.length > 100 ? `${a.value.slice(0, 100)}…` : a.value}`);
         tag.attrs = tag.attrs.filter((a) => !absolute.includes(a));
         rewritten = true;
       }
@@ -340,6 +577,12 @@ function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string
       continue;
     }
     const data = charData(part, t);
+    if (svg && openNames[openNames.length - 1] === 'style' && (externalCssUrl(data) || /@import/i.test(data))) {
+      // A style sheet that imports or points at anything but this document goes whole.
+      removed.push(`${part}: <style> with an external reference`);
+      replace.set(i, '');
+      continue;
+    }
     if (formulaStart >= 0) formulaText += data;
     if (instrDepth > 0 && (t.k === 'text' || data !== '')) {
       const f = stack[stack.length - 1];
@@ -373,15 +616,75 @@ function sourcePartOf(relsName: string): string | undefined {
   return m ? `${m[1] ?? ''}${m[2] ?? ''}`.toLowerCase() : undefined;
 }
 
-/** The ids of the hyperlink-typed relationships of a relationship part. */
-function hyperlinkIds(part: string, xml: XmlPart): Set<string> {
-  const ids = new Set<string>();
+/** Relationship types that load macros (VBA projects, their signatures and data, Word's key bindings and
+ *  toolbars, Excel 4.0 macro sheets), whatever part they point at. */
+const MACRO_RELATIONSHIP = /\/(vbaProject|vbaProjectSignature\w*|wordVbaData|keyMapCustomizations|attachedToolbars|xlMacrosheet|xlIntlMacrosheet)$/i;
+/** Content types of the same. */
+const MACRO_CONTENT_TYPE = /vbaProject|vbaData|macroEnabled|macrosheet|keyMapCustomizations|attachedToolbars/i;
+/** Relationship types whose target LibreOffice decodes as an image. */
+const IMAGE_RELATIONSHIP = /\/(image|hdphoto)$/i;
+
+/** A relationship's internal target as a (lower-cased) part name, resolved against the part it belongs to. */
+function resolveTarget(relsName: string, target: string): string {
+  const base = (sourcePartOf(relsName) ?? '').replace(/[^/]*$/, '');
+  let t = target.trim();
+  try {
+    t = decodeURIComponent(t);
+  } catch {
+    /* kept as written */
+  }
+  const segments: string[] = [];
+  for (const seg of (t.startsWith('/') ? t.slice(1) : base + t).split('/')) {
+    if (seg === '..') segments.pop();
+    else if (seg !== '.' && seg !== '') segments.push(seg);
+  }
+  return segments.join('/').toLowerCase();
+}
+
+interface RelsFacts {
+  /** The ids of the hyperlink-typed relationships. */
+  linkIds: Set<string>;
+  /** The parts image relationships point at. */
+  images: string[];
+}
+
+/** What a relationship part says about its part: hyperlinks and images; refuses a macro relationship. */
+function readRels(part: string, xml: XmlPart): RelsFacts {
+  const facts: RelsFacts = { linkIds: new Set(), images: [] };
   for (const t of xml.tokens) {
     if (t.k !== 'open') continue;
     const tag = parseStartTag(part, t.text, t.self);
-    if (tag.local === 'relationship' && HYPERLINK_TYPES.has((singleAttr(part, tag, 'type') ?? '').trim())) ids.add(singleAttr(part, tag, 'id') ?? '');
+    if (tag.local !== 'relationship') continue;
+    const type = (singleAttr(part, tag, 'type') ?? '').trim();
+    const target = singleAttr(part, tag, 'target') ?? '';
+    if (MACRO_RELATIONSHIP.test(type)) throw new ConvertError('BAD_INPUT', `macro-enabled documents are refused (${part}: a ${type.slice(type.lastIndexOf('/') + 1)} relationship to ${target})`);
+    if (HYPERLINK_TYPES.has(type)) facts.linkIds.add(singleAttr(part, tag, 'id') ?? '');
+    if (IMAGE_RELATIONSHIP.test(type) && !ABSOLUTE_TARGET.test(target)) facts.images.push(resolveTarget(part, target));
   }
-  return ids;
+  return facts;
+}
+
+/** The image parts by content type ([Content_Types].xml: Default by extension, Override by part name);
+ *  refuses macro content types. */
+function imageContentTypes(xml: XmlPart): { isImage: (name: string) => boolean } {
+  const part = '[Content_Types].xml';
+  const defaults = new Map<string, string>();
+  const overrides = new Map<string, string>();
+  for (const t of xml.tokens) {
+    if (t.k !== 'open') continue;
+    const tag = parseStartTag(part, t.text, t.self);
+    const type = (singleAttr(part, tag, 'contenttype') ?? '').trim();
+    if (MACRO_CONTENT_TYPE.test(type)) throw new ConvertError('BAD_INPUT', `macro-enabled documents are refused (content type ${type})`);
+    if (tag.local === 'default') defaults.set((singleAttr(part, tag, 'extension') ?? '').toLowerCase(), type);
+    else if (tag.local === 'override') overrides.set((singleAttr(part, tag, 'partname') ?? '').replace(/^\//, '').toLowerCase(), type);
+  }
+  return {
+    isImage: (name) => {
+      const lower = name.toLowerCase();
+      const type = overrides.get(lower) ?? defaults.get(/\.([^./]*)$/.exec(lower)?.[1] ?? '') ?? '';
+      return /^image\//i.test(type);
+    },
+  };
 }
 
 function sanitizeRels(part: string, xml: XmlPart, nonLinkRefs: Set<string> | undefined, removed: string[]): string | undefined {
@@ -432,11 +735,10 @@ function sanitizeRels(part: string, xml: XmlPart, nonLinkRefs: Set<string> | und
 
 export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult {
   const entries = readZip(input);
-  if (!entries.some((e) => e.name === '[Content_Types].xml')) {
-    throw new ConvertError('BAD_INPUT', `not an OOXML ${format} package (no [Content_Types].xml)`);
-  }
+  const types = entries.find((e) => e.name === '[Content_Types].xml');
+  if (!types) throw new ConvertError('BAD_INPUT', `not an OOXML ${format} package (no [Content_Types].xml)`);
   const removed: string[] = [];
-  const replaced = new Map<string, string>();
+  const replaced = new Map<string, string | Uint8Array>();
   const rels: [string, XmlPart][] = [];
   const refsByPart = new Map<string, Set<string>>();
   for (const e of entries) {
@@ -444,23 +746,35 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
       throw new ConvertError('BAD_INPUT', `macro-enabled documents are refused (${e.name})`);
     }
   }
+  const typesXml = readXmlPart(types.name, entryData(types));
+  const contentTypes = typesXml ? imageContentTypes(typesXml) : { isImage: () => false };
   const linkIdsByPart = new Map<string, Set<string>>();
-  // Relationship parts first (small): which ids are hyperlinks, per part they describe.
+  const imageParts = new Set<string>();
+  // Relationship parts first (small): which ids are hyperlinks, per part they describe, and which parts
+  // are images; a macro relationship refuses the package.
   for (const e of entries) {
     if (!/\.rels$/i.test(e.name)) continue;
     const xml = readXmlPart(e.name, entryData(e));
     if (!xml) continue;
     rels.push([e.name, xml]);
+    const facts = readRels(e.name, xml);
     const source = sourcePartOf(e.name);
-    if (source !== undefined) linkIdsByPart.set(source, hyperlinkIds(e.name, xml));
+    if (source !== undefined) linkIdsByPart.set(source, facts.linkIds);
+    for (const p of facts.images) imageParts.add(p);
   }
-  // Then every other part, one at a time (its tokens are dropped once it is judged).
+  // Then every other part, one at a time (its tokens are dropped once it is judged): XML by its content,
+  // anything else by what its bytes are.
   for (const e of entries) {
     if (/\.rels$/i.test(e.name)) continue;
-    const xml = readXmlPart(e.name, entryData(e));
-    if (!xml) continue;
+    const bytes = entryData(e);
+    const xml = readXmlPart(e.name, bytes);
+    if (!xml) {
+      const next = sanitizeBinary(e.name, bytes, imageParts.has(e.name.toLowerCase()) || contentTypes.isImage(e.name), removed);
+      if (next !== undefined) replaced.set(e.name, next);
+      continue;
+    }
     if (e.name === '[Content_Types].xml' && /macroEnabled/i.test(xml.text)) throw new ConvertError('BAD_INPUT', 'macro-enabled documents are refused');
-    const r = sanitizeContent(e.name, xml, linkIdsByPart.get(e.name.toLowerCase()) ?? new Set(), removed);
+    const r = sanitizeContent(e.name, xml, linkIdsByPart.get(e.name.toLowerCase()) ?? new Set(), removed, isSvg(xml));
     refsByPart.set(e.name.toLowerCase(), r.nonLinkRefs);
     if (r.text !== undefined) replaced.set(e.name, r.text);
   }

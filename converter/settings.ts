@@ -1,12 +1,19 @@
 // The converter's settings. The service reads them with every other setting (config/env.ts: CONVERTER,
 // GOTENBERG_URL, CONVERTER_POOL_SIZE, CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER,
-// CONVERTER_NETWORK_ISOLATION, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB) and hands them over with
-// configureConverter() before the converter starts; the converter itself reads no environment. A script
-// that imports convert() without configuring gets the defaults below.
+// CONVERTER_NETWORK_ISOLATION, CONVERTER_SANDBOX, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB, CONVERTER_SUBSCRIPTION_INSTANCES,
+// CONVERTER_CONTENDED_TIMEOUT_MS, CONVERTER_SUBSCRIPTION_BUDGET_MS, CONVERTER_BUDGET_WINDOW_MS, the TEMPLATE_MAX_*
+// cost limits, CSV_ESCAPE_FORMULAS) and hands them over with configureConverter() before the converter starts; the converter
+// itself reads no environment. A script that imports convert() without configuring gets the defaults below.
 import os from 'node:os';
+import type { TemplateLimits } from '../engine/limits.ts';
 
 export type ConverterMode = 'auto' | 'libreoffice' | 'gotenberg' | 'none';
 export type NetworkIsolation = 'auto' | 'required' | 'off';
+export type SandboxMode = 'auto' | 'required' | 'off';
+
+/** Where the converter reports its events (instances started, restarted, a missing memory cap): a message
+ *  and structured fields, `level` among them (default info). */
+export type ConverterLog = (msg: string, fields?: { level?: 'info' | 'warn' | 'error'; [field: string]: unknown }) => void;
 
 export interface ConverterSettings {
   /** auto = Gotenberg when gotenbergUrl is set, else the LibreOffice pool; none = no conversion. */
@@ -18,12 +25,30 @@ export interface ConverterSettings {
   timeoutMs: number;
   recycleAfter: number;
   networkIsolation: NetworkIsolation;
+  /** Each LibreOffice instance in a bwrap filesystem sandbox (converter/sandbox.ts): auto = when the
+   *  machine allows it, required = refuse to start without it, off = never. */
+  sandbox: SandboxMode;
   soffice: string;
   unoPython: string;
   /** Address-space limit of each LibreOffice instance in MB; 0 = none. LibreOffice starts and converts
    *  ordinary documents well within the default; a hostile one (millions of paragraphs, huge whitespace)
    *  cannot take the machine's memory. */
   maxMemoryMb: number;
+  /** csv output: cells a spreadsheet would run as formulas (= + - @ tab CR first, numbers aside) are
+   *  written as text (converter/csv.ts). */
+  csvEscapeFormulas: boolean;
+  /** Default: a line on stderr. The service passes its process log (telemetry/log.ts). */
+  log?: ConverterLog;
+  /** Instances one subscription's conversions may hold at once; 0 = all but one (at least one). */
+  subscriptionInstances: number;
+  /** Time limit of a conversion while another subscription's conversion waits for an instance. */
+  contendedTimeoutMs: number;
+  /** LibreOffice time one subscription may use per budgetWindowMs while others convert too; 0 = half
+   *  of the pool's time in the window. */
+  budgetMs: number;
+  budgetWindowMs: number;
+  /** The cost limits (engine/cost.ts) a document handed to the pool must stay within; unset = the defaults. */
+  limits?: Partial<TemplateLimits>;
 }
 
 export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
@@ -34,9 +59,15 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   timeoutMs: 120_000,
   recycleAfter: 1000,
   networkIsolation: 'auto',
+  sandbox: 'auto',
   soffice: 'soffice',
   unoPython: '/usr/bin/python3',
   maxMemoryMb: 2_048,
+  csvEscapeFormulas: true,
+  subscriptionInstances: 0,
+  contendedTimeoutMs: 30_000,
+  budgetMs: 0,
+  budgetWindowMs: 600_000,
 };
 
 let current: ConverterSettings = { ...DEFAULT_CONVERTER_SETTINGS };

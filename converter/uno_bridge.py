@@ -2,9 +2,10 @@
 """One warm LibreOffice instance behind a JSON-lines protocol on stdin/stdout.
 
 Started by converter/pool.ts under Debian's /usr/bin/python3 (the only interpreter that has
-`uno`), possibly inside `unshare -n` so that this process and the soffice it starts share an empty
-network namespace. That is why the UNO connection is a named pipe (a Unix socket file in /tmp,
-reachable across network namespaces) instead of a TCP port.
+`uno`), inside the instance's bwrap sandbox (converter/sandbox.ts: the system read-only, the profile,
+temporary and job directories, no network) or at least inside `unshare -n`, so that this process and
+the soffice it starts share one sandbox and an empty network namespace. That is why the UNO connection
+is a named pipe (a Unix socket file in /tmp) instead of a TCP port.
 
 This process is the leader of its own process group and soffice stays in it, so the pool can end
 the whole instance with one killpg. When stdin closes (the Node process died) we kill the group
@@ -294,7 +295,9 @@ def main():
     ap.add_argument('--pipe', required=True)
     ap.add_argument('--start-timeout', type=float, default=60.0)
     a = ap.parse_args()
-    if os.getpid() != os.getpgrp():
+    # In the sandbox's PID namespace the launcher's process group (bwrap's) is outside and reads as 0: stay
+    # in it, so that the pool's killpg reaches this process and soffice as before (and killpg(0) ours).
+    if os.getpgrp() != 0 and os.getpid() != os.getpgrp():
         os.setpgrp()
     watch_owner()
     t0 = time.perf_counter()

@@ -4,7 +4,8 @@
 export interface ErrorSpec {
   readonly status: number;
   readonly message: string;
-  /** Failures with this code are the caller's fault: retrying the same input cannot succeed. */
+  /** The same request sent again later can succeed (the service failed, was busy or ran out of time);
+   *  without it the request itself must change. The OpenAPI document lists these codes (api/schemas.ts). */
   readonly retryable?: boolean;
 }
 
@@ -87,3 +88,6 @@ export class ApiError extends Error {
 export function isErrorCode(s: unknown): s is ErrorCode {
   return typeof s === 'string' && Object.hasOwn(errorRegistry, s);
 }
+
+/** The codes whose requests can succeed when sent again later (ErrorSpec.retryable). */
+export const RETRYABLE_CODES = (Object.keys(errorRegistry) as ErrorCode[]).filter((c) => (errorRegistry[c] as ErrorSpec).retryable === true);

@@ -3,7 +3,7 @@
 import { parse as parseGraphql } from 'graphql';
 import Type, { type Static } from 'typebox';
 import { type InnerError, innerError } from './errors.ts';
-import { canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
+import { ALL_FORMATS, canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
 import { entryOf, holds, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
 import { jsonObject } from './save-options.ts';
 import type { RunContext } from './run.ts';
@@ -26,16 +26,21 @@ export interface GenerateMethods {
 const JsonObject = Type.Object({}, { additionalProperties: true });
 const or = (list: readonly string[]) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : (list[0] ?? ''));
 
+/** A string field that must be one of `values`: an enum of the schema (validation, the OpenAPI document and
+ *  the unions of generated clients), typed as a string for the rules below, which name the field. */
+export const oneOf = (values: readonly string[], description?: string) =>
+  Type.Unsafe<string>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
 /** The body of generate and async generate (spec 4.8) but externalContext (the API's, as every operation's),
  *  its descriptions naming the registered locations. */
 export function generateRequestSchema(methods: GenerateMethods) {
   return Type.Object({
     template: Type.Object({
       urn: Type.Optional(Type.String({ description: 'With loadMethod: an uploaded template (Storage), a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id' })),
-      loadMethod: Type.Optional(Type.String({ description: or(methods.template) })),
+      loadMethod: Type.Optional(oneOf(methods.template, 'Where the template is: an uploaded file (Storage) or a drive')),
       url: Type.Optional(Type.String({ description: 'Alternative to urn + loadMethod' })),
       name: Type.Optional(Type.String()),
-      fileFormat: Type.String({ description: TEMPLATE_FORMATS.join(', ') }),
+      fileFormat: oneOf(TEMPLATE_FORMATS, 'gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1)'),
       options: Type.Optional(JsonObject),
       relatedItems: Type.Optional(
         Type.Array(
@@ -50,7 +55,7 @@ export function generateRequestSchema(methods: GenerateMethods) {
       ),
     }),
     data: Type.Object({
-      loadMethod: Type.String({ description: `${or(methods.data)}: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query` }),
+      loadMethod: oneOf(methods.data, `${or(methods.data)}: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query`),
       urn: Type.String({ description: 'Id of an uploaded data file, the GraphQL endpoint, or the file at the drive (DriveA item id / driveId!itemId / root:/path:, DriveB file id)' }),
       variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: Type.String() }))),
       query: Type.Optional(Type.String()),
@@ -60,10 +65,22 @@ export function generateRequestSchema(methods: GenerateMethods) {
       timezone: Type.String({ description: 'IANA time zone, e.g. Europe/Paris' }),
       locale: Type.String({ description: 'BCP 47 locale, e.g. en-US' }),
       name: Type.String({ minLength: 1 }),
-      fileFormat: Type.String({ description: 'docx, xlsx, pptx, gdoc, gsheet, gslide, pdf, csv' }),
-      deliveryMethod: Type.String({ description: or(methods.delivery) }),
+      fileFormat: oneOf(ALL_FORMATS, "The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)"),
+      deliveryMethod: oneOf(methods.delivery, 'Where the document goes (spec 4.8 rule 3: DriveB-native formats to DriveB only; docx, xlsx, pptx to Storage or DriveA; pdf and csv anywhere)'),
       path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
-      options: Type.Optional(JsonObject),
+      options: Type.Optional(
+        Type.Object(
+          {
+            strict: Type.Optional(
+              Type.Boolean({
+                description:
+                  'Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled.',
+              }),
+            ),
+          },
+          { additionalProperties: true, description: 'Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict' },
+        ),
+      ),
     }),
   });
 }
@@ -93,6 +110,8 @@ export interface GenerateInput {
     timezone: string;
     /** document.options.driveBGenerate: merge the native template in place (DriveB), images too if asked. */
     nativeMerge?: { images: boolean };
+    /** document.options.strict: a tag whose data is missing fails the generate instead of rendering empty. */
+    strict?: true;
   };
   /** The uploads the request names (template, data, relatedItems at a location whose reads are uploads):
    *  the run consumes them, whether it succeeds or fails (spec 3). */
@@ -114,7 +133,38 @@ export interface GeneratedDocument {
   editOrganizationLink?: string;
 }
 
-export interface GenerateResult {
+/** Where a tag is in its template, as the engine and `docgen inspect` locate it: the part and, in Word and
+ *  PowerPoint, its 1-based paragraph; in a workbook its sheet and cell; the offset in the part's visible text. */
+export interface TemplateLocation {
+  part: string;
+  paragraph?: number;
+  sheet?: string;
+  cell?: string;
+  offset?: number;
+}
+
+/** A tag that rendered empty because the data has no value for it (extension: result.data.warnings). */
+export interface GenerateWarning {
+  code: 'MISSING_VALUE';
+  /** For people: which tag, and where. */
+  message: string;
+  /** The tag as written between its delimiters. */
+  tag: string;
+  location: TemplateLocation;
+}
+
+/** The most warnings a result lists (the rest are counted in `warningsOmitted`): they travel in the
+ *  workflow's history and the response. */
+export const MAX_GENERATE_WARNINGS = 100;
+
+/** What a merge reports besides its file: its warnings, when there are any. */
+export interface MergeWarnings {
+  warnings?: GenerateWarning[];
+  /** How many more there were than the `warnings` listed. */
+  warningsOmitted?: number;
+}
+
+export interface GenerateResult extends MergeWarnings {
   document: GeneratedDocument;
   documentGuid: string;
   consumption: { dimension: string; value: number }[];
@@ -169,6 +219,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   if (!isValidLocale(d.locale)) bad(`document.locale ${JSON.stringify(d.locale)} is not a BCP 47 locale`);
   const native = nativeMergeOf(req);
   problems.push(...native.errors);
+  const strict = strictOf(req, native.merge !== undefined, problems);
   const dataMethods = [...methodsFor(catalog, 'generate', 'readData'), 'GraphQL'];
   if (!dataMethods.includes(req.data.loadMethod)) bad(`data.loadMethod must be one of ${dataMethods.join(', ')}`);
   else if (req.data.loadMethod === 'GraphQL') problems.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
@@ -177,7 +228,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
 
   const needs: LocationNeed[] = [];
   if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
-  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat });
+  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat, ...(t.urn ? { urn: t.urn } : {}) });
   for (const [i, item] of related.entries()) {
     // Its format is checked above (an included template is docx, xlsx or pptx wherever the main one is).
     if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
@@ -201,7 +252,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
         ...(req.data.query ? { query: req.data.query } : {}),
         ...(req.data.embedded ? { embedded: req.data.embedded } : {}),
       },
-      document: { ...target, locale: d.locale, timezone: d.timezone, ...(native.merge ? { nativeMerge: native.merge } : {}) },
+      document: { ...target, locale: d.locale, timezone: d.timezone, ...(native.merge ? { nativeMerge: native.merge } : {}), ...(strict ? { strict } : {}) },
       uploads: uploadsOf(catalog, [[t.loadMethod, t.urn], [req.data.loadMethod, req.data.urn], ...related.map((r): [string, string] => [r.loadMethod, r.urn])]),
     },
     needs,
@@ -279,8 +330,25 @@ export function nativeMergeOf(req: Pick<GenerateRequest, 'template' | 'document'
   return errors.length > 0 ? { errors } : { merge: { images }, errors };
 }
 
-/** Zones that passed, remembered because making a DateTimeFormat to check one costs 0.2-0.4 ms of every
- *  generate request. Bounded: Intl also accepts any mix of case ("EUROPE/paris"), so callers could invent
+/** document.options.strict (true or false, default false): with true, a tag whose data is missing fails the
+ *  generate (400 TEMPLATE_ERROR naming each tag and where it is) instead of rendering empty. Native merge
+ *  fills the template in Google's editors, which cannot tell a missing value from an empty one. */
+function strictOf(req: Pick<GenerateRequest, 'document'>, nativeMerge: boolean, problems: InnerError[]): true | undefined {
+  const v = (req.document.options as Record<string, unknown> | undefined)?.strict;
+  if (v === undefined || v === false) return undefined;
+  if (v !== true) {
+    problems.push(innerError('VALIDATION_ERROR', `document.options.strict must be true or false (got ${JSON.stringify(v)})`));
+    return undefined;
+  }
+  if (nativeMerge) {
+    problems.push(innerError('VALIDATION_ERROR', 'document.options.strict needs docgen\'s own merge: native merge (document.options.driveBGenerate.nativeMergeEnabled) cannot tell which tags had no value'));
+    return undefined;
+  }
+  return true;
+}
+
+/** Zones that passed, remembered because making a DateTimeFormat to check one is a large share of a
+ *  generate request's checks. Bounded: Intl also accepts any mix of case ("EUROPE/paris"), so callers could invent
  *  valid names without end; past the bound a zone is checked every time. Failures are never remembered. */
 const validTimeZones = new Set<string>();
 

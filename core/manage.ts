@@ -4,7 +4,7 @@
 import Type, { type Static } from 'typebox';
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, isFormat } from './formats.ts';
-import { isJsonObjectText } from './generate.ts';
+import { isJsonObjectText, oneOf } from './generate.ts';
 import { type LinkField, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
 import type { RunContext } from './run.ts';
 import { parseTarget, type Target } from './target.ts';
@@ -38,21 +38,21 @@ export function manageRequestSchema(methods: { source: readonly string[]; target
   return Type.Object({
     sourceDocument: Type.Object({
       urn: Type.String({ minLength: 1, description: 'The urn the location gave: Storage, a delivered document (result.data.document.urn of generate or manage); DriveA an item id, driveId!itemId or root:/path:; DriveB a file id; crm a ContentVersion id' }),
-      fileFormat: Type.String({ description: 'The format of the source file: docx, xlsx, pptx, pdf, csv, gdoc, gsheet, gslide' }),
-      loadMethod: Type.String({ description: `${methods.source.join(', ')} (crm: urn is a ContentVersion id)` }),
+      fileFormat: oneOf(ALL_FORMATS, 'The format of the source file'),
+      loadMethod: oneOf(methods.source, 'Where the source is (crm: urn is a ContentVersion id)'),
       remove: Type.Optional(
-        Type.String({
-          description:
-            'none (default), delete or permanentDelete. Storage: delete makes the urn stop resolving and soft-deletes the record, keeping the bytes for an operator; permanentDelete also erases the bytes.',
-        }),
+        oneOf(
+          REMOVE_MODES,
+          'none (default), delete or permanentDelete. Storage: delete makes the urn stop resolving and soft-deletes the record, keeping the bytes for an operator; permanentDelete also erases the bytes.',
+        ),
       ),
       options: Type.Optional(JsonObject),
     }),
     targetDocument: Type.Optional(
       Type.Object({
         name: Type.String({ minLength: 1 }),
-        fileFormat: Type.String({ description: 'Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)' }),
-        deliveryMethod: Type.String({ description: `${methods.target.join(', ')} (crm: options.crm)` }),
+        fileFormat: oneOf(ALL_FORMATS, 'Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)'),
+        deliveryMethod: oneOf(methods.target, 'Where the document goes (crm: options.crm)'),
         path: Type.String({ description: "'root' or 'root/<folder>' for Storage; a folder path from the drive root for DriveA and DriveB ('' = the root; folders are created); ignored by crm" }),
         options: Type.Optional(
           Type.Object(

@@ -7,4 +7,6 @@ export const SA = {
   operation: defineSearchAttributeKey('DocgenOperationId', SearchAttributeType.KEYWORD),
   template: defineSearchAttributeKey('DocgenTemplate', SearchAttributeType.KEYWORD),
   outputFormat: defineSearchAttributeKey('DocgenOutputFormat', SearchAttributeType.KEYWORD),
+  /** A batch (POST /documents/document/generate/batch): its admission and its generateBatch runs. */
+  batch: defineSearchAttributeKey('DocgenBatchId', SearchAttributeType.KEYWORD),
 } as const;

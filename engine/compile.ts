@@ -20,6 +20,8 @@ export interface LoopNode {
   /** docx paragraph loops keep a page break that sat in the dropped closing/opening paragraph. */
   pageBreakEnd: boolean;
   pageBreakBegin: boolean;
+  /** docx: the opening tag's paragraph ends a next-page section, so every item ends with a page break. */
+  pageBreakEach?: boolean;
   /** Element the loop repeats ('' when it repeats only the XML between its tags). */
   unit: string;
   /**
@@ -252,6 +254,7 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       let sectPr = spec.paragraph === 'w:p' ? lastSectPr(inner) : '';
       const paragraphed = r.unit === spec.paragraph && openItem.tag.expandTo === undefined;
       let sectAfter = '';
+      let pageBreakEach = false;
       if (paragraphed) {
         let sectBefore: string;
         ({ inner, pageBreakBegin, pageBreakEnd, sectBefore, sectAfter } = trimParagraphs(inner, spec.paragraph));
@@ -259,6 +262,8 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
         // before the repeated content (opening tag) or after it (closing tag), however many items.
         if (sectBefore !== '') out.push(`<w:p><w:pPr>${sectBefore}</w:pPr></w:p>`);
         if (sectAfter !== '') sectPr = '';
+        // docxtemplater: a next-page section ended by the opening tag's paragraph makes each item a page.
+        pageBreakEach = /<w:type\b[^>]*w:val="nextPage"/.test(sectBefore);
       }
       let emptyValue = pageBreakEnd ? '<w:p><w:r><w:br w:type="page"/></w:r></w:p>' : '';
       if (sectPr !== '') {
@@ -277,6 +282,7 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
         unit: r.unit,
         emptyValue,
       };
+      if (pageBreakEach) loop.pageBreakEach = true;
       spec.decorateLoop?.(loop, inner);
       out.push(loop);
       if (sectAfter !== '') out.push(`<w:p><w:pPr>${sectAfter}</w:pPr></w:p>`);

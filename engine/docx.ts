@@ -37,15 +37,53 @@ export function docxSpec(paragraphLoop: boolean): CompileSpec {
 }
 
 /**
- * Word refuses tables without rows and cells without a paragraph; loops that render nothing
- * can leave both behind, so they are repaired after rendering.
+ * Word refuses tables without rows and cells whose last block is not a paragraph; loops that render
+ * nothing (or an empty `{@raw}`) can leave both behind, so they are repaired after rendering.
  */
 export function docxRepair(xml: string): string {
   if (xml.indexOf('<w:tbl') >= 0) xml = dropEmptyTables(xml);
-  if (xml.indexOf('</w:tcPr></w:tc>') >= 0) xml = xml.replaceAll('</w:tcPr></w:tc>', '</w:tcPr><w:p/></w:tc>');
-  // A cell must end with a paragraph: a nested table followed by a loop that rendered nothing does not.
-  if (xml.indexOf('</w:tbl>') >= 0) xml = xml.replace(/<\/w:tbl>(\s*)<\/w:tc>/g, '</w:tbl>$1<w:p/></w:tc>');
-  return xml.replace(/<w:tc>\s*<\/w:tc>/g, '<w:tc><w:p/></w:tc>');
+  if (xml.indexOf('<w:tc') >= 0) xml = endCellsWithParagraphs(xml);
+  return xml;
+}
+
+// Containers whose last block counts as the cell's last block (a content control, custom XML).
+const BLOCK_WRAPPERS = new Set(['w:sdt', 'w:sdtContent', 'w:customXml']);
+const TAG = /<(\/?)([\w:.-]+)\b[^>]*?(\/?)>/g;
+
+/**
+ * A cell must end with a paragraph (ISO/IEC 29500 17.4.66), directly or as the last block of a content
+ * control or custom XML element that ends the cell; whitespace does not count. A cell that does not gets
+ * an empty paragraph before `</w:tc>`.
+ */
+function endCellsWithParagraphs(xml: string): string {
+  // Per open element: whether its last child element so far ends with a paragraph.
+  const stack: Array<{ name: string; ok: boolean }> = [];
+  const inserts: number[] = [];
+  for (const m of xml.matchAll(TAG)) {
+    const [, closing, name = '', self] = m;
+    if (name.startsWith('?') || name.startsWith('!')) continue;
+    const parent = (): { name: string; ok: boolean } | undefined => stack[stack.length - 1];
+    if (self === '/') {
+      const p = parent();
+      if (p !== undefined) p.ok = name === 'w:p';
+    } else if (closing !== '/') {
+      stack.push({ name, ok: false });
+    } else {
+      const frame = stack.pop();
+      if (frame === undefined) continue;
+      if (name === 'w:tc' && !frame.ok) inserts.push(m.index);
+      const p = parent();
+      if (p !== undefined) p.ok = name === 'w:p' || (BLOCK_WRAPPERS.has(name) && frame.ok);
+    }
+  }
+  if (inserts.length === 0) return xml;
+  let out = '';
+  let pos = 0;
+  for (const at of inserts) {
+    out += `${xml.slice(pos, at)}<w:p/>`;
+    pos = at;
+  }
+  return out + xml.slice(pos);
 }
 
 function dropEmptyTables(xml: string): string {

@@ -319,19 +319,28 @@ function safeValue(v: unknown): unknown {
 /** A scope chain: innermost last. Names resolve innermost-first, like docxtemplater loops. */
 export type Scopes = readonly unknown[];
 
+/**
+ * A name present but null (or undefined) in an inner scope falls back to the outer scopes, as in
+ * docxtemplater; null when no scope has a value but one has the name as null.
+ */
 export function lookup(scopes: Scopes, name: string): unknown {
   if (FORBIDDEN.has(name)) return undefined;
+  let found: null | undefined;
   for (let i = scopes.length - 1; i >= 0; i--) {
     const s = scopes[i];
     if (s !== null && typeof s === 'object') {
+      let v: unknown;
       if (s instanceof Map) {
-        if (s.has(name)) return safeValue(s.get(name));
+        if (!s.has(name)) continue;
+        v = safeValue(s.get(name));
       } else if (Object.hasOwn(s, name)) {
-        return safeValue((s as Record<string, unknown>)[name]);
-      }
+        v = safeValue((s as Record<string, unknown>)[name]);
+      } else continue;
+      if (v !== null && v !== undefined) return v;
+      if (v === null) found = null;
     }
   }
-  return undefined;
+  return found;
 }
 
 function toNum(v: unknown): number {

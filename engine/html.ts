@@ -1,4 +1,5 @@
 import { escapeXml } from './xml.ts';
+import { normalizeLinkAddress } from './links.ts';
 
 /**
  * HTML to WordprocessingML for `{~~html}` (block: replaces the tag's paragraph with paragraphs and
@@ -194,7 +195,9 @@ class Writer {
         case 'code': case 'kbd': case 'samp': case 'tt': s.code = true; break;
         case 'a': {
           const href = n.attrs.get('href') ?? '';
-          const id = href === '' ? undefined : this.env.link(href);
+          // Checked and written as a browser reads it (`java&#9;script:` is javascript:).
+          const address = normalizeLinkAddress(href);
+          const id = address === '' ? undefined : this.env.link(address);
           if (id === undefined) break;
           const outer = this.runs;
           this.runs = [];

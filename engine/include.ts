@@ -107,8 +107,13 @@ function bodyOf(xml: string): string {
   const end = xml.lastIndexOf('</w:body>');
   if (start < 0 || end < 0) return '';
   let body = xml.slice(start + 8, end);
-  const sect = body.lastIndexOf('<w:sectPr');
-  if (sect >= 0 && body.slice(sect).includes('</w:sectPr>') && !body.slice(sect).includes('<w:p')) body = body.slice(0, sect);
+  // The body's own w:sectPr (`<w:sectPr>…</w:sectPr>` or `<w:sectPr/>`) is its last child; one in the
+  // middle of the host's body would make it invalid.
+  let sect = body.lastIndexOf('<w:sectPr');
+  // (a w:sectPr inside w:sectPrChange, a tracked change, is not the body's own)
+  while (sect > 0 && body.lastIndexOf('<w:sectPrChange', sect) > body.lastIndexOf('</w:sectPrChange>', sect)) sect = body.lastIndexOf('<w:sectPr', sect - 1);
+  const rest = sect < 0 ? '' : body.slice(sect);
+  if (sect >= 0 && /^<w:sectPr\b(?:[^>]*\/>|[\s\S]*<\/w:sectPr>)\s*$/.test(rest) && !rest.includes('<w:p')) body = body.slice(0, sect);
   return body;
 }
 

@@ -1,6 +1,7 @@
 import { customPropsParts } from './docprops.ts';
 import type { Embedded } from './docprops.ts';
 import { ErrorBag, TemplateError } from './errors.ts';
+import type { TemplateErrorEntry } from './errors.ts';
 import { evaluate, ExpressionError, parseExpression } from './expression.ts';
 import { FilterError } from './filters.ts';
 import type { FilterContext } from './filters.ts';
@@ -13,7 +14,7 @@ import { prepareSvg, SvgNotReady } from './svg.ts';
 import type { SheetState } from './xlsx.ts';
 import { colToNum } from './xlsx-refs.ts';
 import type { UrlResolver } from './images.ts';
-import { evalTag, renderNodes } from './render.ts';
+import { evalTag, missing, renderNodes } from './render.ts';
 import { truthy } from './expression.ts';
 import { expandSlides } from './pptx.ts';
 import { HYPERLINK_REL, linkAddress, unsafeScheme } from './links.ts';
@@ -25,7 +26,7 @@ import type { LinkHookData } from './links.ts';
 import { includeOutputs, numberingState, renderInclude } from './include.ts';
 import type { IncludeEnv } from './include.ts';
 import { RenderSession } from './session.ts';
-import { relsPathOf } from './package.ts';
+import { openPackage, relsPathOf } from './package.ts';
 import { SlideIncludes } from './include-slides.ts';
 import { SheetIncludes } from './include-sheets.ts';
 import type { SlideOut } from './pptx.ts';
@@ -242,7 +243,7 @@ function renderImage(
     return `<w:p>${mergeProps('w:pPr', center.paraProps, props, PPR_ORDER)}${inner}</w:p>`;
   };
   if (v === undefined || v === null || v === '') {
-    if (ctx.strict) ctx.errors.add('missing_value', `no value for tag "${node.tag.source.trim()}"`, node.tag.location);
+    if (v === undefined) missing(node.tag, ctx);
     if (center !== undefined) out.push(centred(''));
     return;
   }
@@ -281,7 +282,13 @@ function renderImage(
   }
 }
 
-function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolved, vars: Record<string, unknown>): Uint8Array {
+/** A rendered document, and what rendered empty for want of data (`missing_value`, with locations). */
+export interface RenderReport {
+  output: Uint8Array;
+  warnings: TemplateErrorEntry[];
+}
+
+function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolved, vars: Record<string, unknown>): RenderReport {
   const errors = new ErrorBag();
   const session = new RenderSession(compiled.pkg, MEDIA_DIR[compiled.format]);
   const includeEnv: IncludeEnv = {
@@ -315,7 +322,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
       } else if (node.k === 'hook' && node.name === 'html') {
         const d = node.data as HtmlHookData;
         const v = evalTag(d.expr, d.tag, scopes, c);
-        if (v === undefined && c.strict) errors.add('missing_value', `no value for tag "${d.tag.source.trim()}"`, d.tag.location);
+        if (v === undefined) missing(d.tag, c);
         const env: HtmlEnv = {
           runProps: d.runProps,
           paraProps: d.paraProps,
@@ -363,7 +370,9 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
       const v = evalTag(part.repeat.expr, part.repeat.tag, scopes, ctx);
       const items: unknown[] = !truthy(v) ? [] : Array.isArray(v) ? v : [v];
       const pushScope = Array.isArray(v) || typeof v === 'object';
-      slideCopies.set(part.name, items.flatMap((item) => slides === undefined ? [{ xml: renderPart(part, pushScope ? [...scopes, item] : scopes) }] : slides.render(() => renderPart(part, pushScope ? [...scopes, item] : scopes), ctx)));
+      // Over a list, `{$index}` is the slide's 0-based position in it, as in a loop.
+      const scopeOf = (item: unknown, i: number): Scopes => (!pushScope ? scopes : Array.isArray(v) ? [...scopes, { $index: i }, item] : [...scopes, item]);
+      slideCopies.set(part.name, items.flatMap((item, i) => slides === undefined ? [{ xml: renderPart(part, scopeOf(item, i)) }] : slides.render(() => renderPart(part, scopeOf(item, i)), ctx)));
       continue;
     }
     if (slides !== undefined && isSlide(part.name)) {
@@ -431,7 +440,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   if (output.length > opts.limits.maxOutputBytes) {
     throw limitError('maxOutputBytes', `the merged document is ${output.length} bytes`, opts.limits.maxOutputBytes);
   }
-  return output;
+  return { output, warnings: [...(ctx.missing?.values() ?? [])] };
 }
 
 function addCustomProps(read: (name: string) => string | undefined, rendered: Map<string, string>, extra: Map<string, string>, props: Embedded): void {
@@ -459,11 +468,35 @@ export function checkPackageLimits(template: Uint8Array, limits?: Partial<Templa
   }
 }
 
+
+/**
+ * The kind of Office package the bytes are (from the package's main part, whatever the file is called),
+ * or undefined when they are not a Word, Excel or PowerPoint package at all. Reads the zip directory and
+ * `[Content_Types].xml` only.
+ */
+export function templateFormat(template: Uint8Array, limits?: Partial<TemplateLimits>): 'docx' | 'xlsx' | 'pptx' | undefined {
+  try {
+    return openPackage(template, resolveLimits(limits)).format;
+  } catch (e) {
+    if (e instanceof TemplateError) return undefined;
+    throw e;
+  }
+}
+
 /**
  * Renders a docx/pptx/xlsx template with data. Every problem caused by the input (package, tags,
  * expressions, options) is reported as one TemplateError listing all of them.
  */
 export async function render(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
+  return (await renderWithWarnings(template, data, options)).output;
+}
+
+/**
+ * `render`, also returning every tag that rendered empty because the data has no value for it
+ * (`missing_value` entries located like template errors and `inspect`'s tags: part and paragraph, or
+ * sheet and cell), each tag once. With `strict: true` they are errors instead.
+ */
+export async function renderWithWarnings(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<RenderReport> {
   await Promise.resolve();
   try {
     return await renderAsync(template, data, options);
@@ -475,7 +508,7 @@ export async function render(template: Uint8Array, data: unknown, options?: Rend
   }
 }
 
-async function renderAsync(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<Uint8Array> {
+async function renderAsync(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<RenderReport> {
   const fetchImage = options?.fetchImage;
   if (typeof fetchImage !== 'function') return renderWith(template, data, options, undefined);
   // Rendering is synchronous; image URLs are only known once their tags are evaluated. So: a first pass
@@ -503,14 +536,14 @@ async function renderAsync(template: Uint8Array, data: unknown, options?: Render
 /** Synchronous render. SVG images need the SVG renderer loaded first (`await prepareSvg()`). */
 export function renderSync(template: Uint8Array, data: unknown, options?: RenderOptions): Uint8Array {
   try {
-    return renderWith(template, data, options, undefined);
+    return renderWith(template, data, options, undefined).output;
   } catch (e) {
     if (e instanceof SvgNotReady) throw TemplateError.single('image_invalid', 'SVG images need the SVG renderer: use render(), or await prepareSvg() before renderSync()');
     throw e;
   }
 }
 
-function renderWith(template: Uint8Array, data: unknown, options: RenderOptions | undefined, remote: RemoteImages | undefined): Uint8Array {
+function renderWith(template: Uint8Array, data: unknown, options: RenderOptions | undefined, remote: RemoteImages | undefined): RenderReport {
   const opts = resolveOptions(options);
   opts.remote = remote;
   const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop, limits: opts.limits });

@@ -138,6 +138,15 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
         pos = e + end.length;
         continue;
       }
+      // `{={{ }}=}`: the new delimiters may contain the current end one; the switch ends at `=` + end.
+      const sw = switchAt(full, s + start.length, end);
+      if (sw !== null) {
+        found.push({ s, e: sw.e, source: sw.source, drop: true });
+        pos = sw.e;
+        start = sw.start;
+        end = sw.end;
+        continue;
+      }
       const close = full.indexOf(end, s + start.length);
       const nextOpen = start === end ? -1 : full.indexOf(start, s + start.length);
       if (close < 0) {
@@ -171,9 +180,26 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
   let nextText = 0;
   let fj = 0;
   const dropped = opts.droppedInTag;
+  // A paragraph start dropped inside a tag takes its properties along: the merged paragraph keeps the
+  // first one's (two w:pPr in one paragraph is invalid).
+  const paraProps = `${opts.paragraphTag}Pr`;
+  let skipProps = 0;
+  let afterDroppedParagraph = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t === undefined) continue;
+    if (skipProps > 0) {
+      if (t.k === 'open' && !t.self) skipProps++;
+      else if (t.k === 'close') skipProps--;
+      continue;
+    }
+    if (afterDroppedParagraph && (t.k === 'open' || t.k === 'close')) {
+      afterDroppedParagraph = false;
+      if (t.k === 'open' && t.name === paraProps) {
+        if (!t.self) skipProps = 1;
+        continue;
+      }
+    }
     const ref = t.k === 'text' ? textAt.get(i) : undefined;
     if (ref === undefined) {
       if (dropped !== undefined && found.length > 0 && (t.k === 'open' || t.k === 'close') && dropped.has(t.name)) {
@@ -182,7 +208,10 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
         const p = texts[nextText]?.start ?? full.length;
         while (fj < found.length && (found[fj]?.e ?? 0) <= p) fj++;
         const f = found[fj];
-        if (f !== undefined && f.s < p && p < f.e) continue;
+        if (f !== undefined && f.s < p && p < f.e) {
+          if (t.k === 'open' && t.name === opts.paragraphTag) afterDroppedParagraph = true;
+          continue;
+        }
       }
       if (t.k === 'open') items.push({ k: 'open', name: t.name, text: t.text, self: t.self });
       else if (t.k === 'close') items.push({ k: 'close', name: t.name, text: t.text });
@@ -215,6 +244,14 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
   }
   markSpacePreserve(items, opts.textTags);
   return items;
+}
+
+/** A delimiter switch starting at `from` (just after a start delimiter), ended by `=` and the end delimiter. */
+function switchAt(full: string, from: number, end: string): { e: number; source: string; start: string; end: string } | null {
+  if (!/^\s*=/.test(full.slice(from, from + 16))) return null;
+  const m = new RegExp(`^\\s*=\\s*([^\\s=]+)\\s+([^\\s=]+)\\s*=${end.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).exec(full.slice(from, from + 256));
+  if (m === null || m[1] === undefined || m[2] === undefined) return null;
+  return { e: from + m[0].length, source: m[0].slice(0, m[0].length - end.length), start: m[1], end: m[2] };
 }
 
 /** A text element holding a tag may receive leading/trailing spaces: tell Word to keep them. */

@@ -6,7 +6,7 @@ import { classifyTag } from './lexer.ts';
 import type { Item, LinkTemplate, TagInfo } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
-import { evalTag } from './render.ts';
+import { evalTag, missing } from './render.ts';
 import type { RenderContext } from './render.ts';
 
 /**
@@ -53,8 +53,9 @@ export function templatedLinks(pkg: OpcPackage, part: string, start: string, end
       const s = target.indexOf(start, pos);
       if (s < 0) break;
       const e = target.indexOf(end, s + start.length);
+      // An address that is not whole field tags is not a templated link: an editor auto-linked text
+      // around a tag (`mailto:{@raw`, `{@raw}`). It stays as it is; the text's own tags render as usual.
       if (e < 0) {
-        errors.add('unclosed_tag', `hyperlink address "${target}" has a tag that is never closed`, { part });
         ok = false;
         break;
       }
@@ -62,7 +63,6 @@ export function templatedLinks(pkg: OpcPackage, part: string, start: string, end
       const source = target.slice(s + start.length, e);
       const tag: TagInfo = { ...classifyTag(source), source, location: { part } };
       if (tag.kind !== 'field') {
-        errors.add('link_tag', `hyperlink address tag "${source.trim()}" must be a plain field`, { part });
         ok = false;
         break;
       }
@@ -99,9 +99,20 @@ export function markLinks(items: Item[], links: ReadonlyMap<string, LinkTemplate
   return any;
 }
 
-/** The scheme of an address unless it is one written as a link (http, https, mailto, tel, ftp, or none). */
+/**
+ * An address as a browser reads it (the WHATWG URL parser): leading and trailing C0 control characters and
+ * spaces removed, ASCII tab, LF and CR removed anywhere, so `java\tscript:` is `javascript:`. The other C0
+ * controls and DEL are removed too: XML cannot carry them, and a reader that drops them would otherwise
+ * see a scheme the check did not. Links are checked and written in this form.
+ */
+export function normalizeLinkAddress(url: string): string {
+  return url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\u0000-\u001f\u007f]/g, '');
+}
+
+/** The scheme of an address unless it is one written as a link (http, https, mailto, tel, ftp, or none),
+ *  judged on the address as a browser reads it (normalizeLinkAddress). */
 export function unsafeScheme(url: string): string | undefined {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim())?.[1]?.toLowerCase();
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(normalizeLinkAddress(url))?.[1]?.toLowerCase();
   return scheme !== undefined && !SAFE_SCHEMES.has(scheme) ? scheme : undefined;
 }
 
@@ -115,9 +126,10 @@ export function linkAddress(link: LinkTemplate, scopes: Scopes, ctx: RenderConte
       continue;
     }
     const v = evalTag(p.expr, p.tag, scopes, ctx);
-    if (v === undefined && ctx.strict) ctx.errors.add('missing_value', `no value for hyperlink address tag "${p.tag.source.trim()}"`, p.tag.location);
+    if (v === undefined) missing(p.tag, ctx, 'hyperlink address tag');
     url += whole ? toText(v).trim() : encodeURIComponent(toText(v));
   }
+  url = normalizeLinkAddress(url);
   const scheme = unsafeScheme(url);
   if (scheme !== undefined) {
     const tag = link.pieces.find((p) => typeof p !== 'string');

@@ -44,8 +44,14 @@ export function pptxSpec(paragraphLoop: boolean): CompileSpec {
   };
 }
 
-/** Repeated table rows carry copies of the same a16:rowId, which PowerPoint treats as corrupt. */
+/**
+ * A text body must keep a paragraph: one whose paragraphs a loop all removed (a text box, a table cell)
+ * gets an empty one. Repeated table rows carry copies of the same a16:rowId, which PowerPoint treats as
+ * corrupt: copies get new ids.
+ */
 export function pptxRepair(xml: string): string {
+  if (xml.indexOf('txBody') >= 0) xml = keepParagraphs(xml);
+  if (xml.indexOf('<a:tbl>') >= 0) xml = growTableFrames(xml);
   if (xml.indexOf('a16:rowId') < 0) return xml;
   const seen = new Set<string>();
   let max = 0;
@@ -141,4 +147,24 @@ export function expandSlides(
   extra.set(presName, pres);
   extra.set(presRelsName, presRels);
   extra.set('[Content_Types].xml', ct);
+}
+
+/**
+ * A table frame is as high as its rows: repeated rows grow it (PowerPoint draws the rows anyway, but the
+ * frame's box is what it selects, wraps and lays out by; LibreOffice sizes the table by it).
+ */
+function growTableFrames(xml: string): string {
+  return xml.replace(/<p:graphicFrame>[\s\S]*?<\/p:graphicFrame>/g, (frame) => {
+    if (frame.indexOf('<a:tbl>') < 0) return frame;
+    let rows = 0;
+    for (const m of frame.matchAll(/<a:tr\b[^>]*\sh="(\d+)"/g)) rows += Number(m[1]);
+    return frame.replace(/(<p:xfrm\b[^>]*>[\s\S]*?<a:ext\b[^>]*\scy=")(\d+)(")/, (m, a: string, cy: string, b: string) => (rows > Number(cy) ? `${a}${rows}${b}` : m));
+  });
+}
+
+/** `<p:txBody>`/`<a:txBody>` (any prefix) with no `a:p` child gets `<a:p/>` before it closes. */
+function keepParagraphs(xml: string): string {
+  return xml.replace(/(<([\w.-]+:)?txBody\b[^>]*>)([\s\S]*?)(<\/\2txBody>)/g, (m, open: string, _p: string | undefined, body: string, close: string) =>
+    /<a:p[\s>/]/.test(body) ? m : `${open}${body}<a:p/>${close}`,
+  );
 }

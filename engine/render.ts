@@ -1,5 +1,5 @@
 import type { Node } from './compile.ts';
-import type { ErrorBag, ErrorLocation } from './errors.ts';
+import type { ErrorBag, ErrorLocation, TemplateErrorEntry } from './errors.ts';
 import { evaluate, ExpressionError, truthy } from './expression.ts';
 import type { Expr, Scopes } from './expression.ts';
 import { FilterError, toText } from './filters.ts';
@@ -23,6 +23,8 @@ export interface RenderContext {
   state: unknown;
   /** Part being rendered (relationships of images and includes are added to it). */
   partName: string;
+  /** Tags that rendered empty for want of a value (`missing`), by tag. */
+  missing?: Map<string, TemplateErrorEntry>;
 }
 
 export const MAX_RENDER_NODES = 5_000_000;
@@ -43,8 +45,22 @@ export function report(e: unknown, source: string, location: ErrorLocation, ctx:
   else throw e;
 }
 
-function missing(tag: TagInfo, ctx: RenderContext): void {
-  ctx.errors.add('missing_value', `no value for tag "${tag.source.trim()}"`, tag.location);
+const MAX_WARNINGS = 1000;
+
+/**
+ * A tag that rendered empty because the data has no value for it: an error in strict mode, else a
+ * warning. Each tag is reported once, wherever it is (a tag in a loop is one tag, however many items).
+ */
+export function missing(tag: TagInfo, ctx: RenderContext, what = 'tag'): void {
+  const seen = (ctx.missing ??= new Map());
+  if (seen.size >= MAX_WARNINGS) return;
+  const l = tag.location;
+  const key = `${l.part}|${l.paragraph ?? ''}|${l.sheet ?? ''}|${l.cell ?? ''}|${l.offset ?? ''}|${tag.source}`;
+  if (seen.has(key)) return;
+  const source = tag.source.trim();
+  const entry: TemplateErrorEntry = { id: 'missing_value', message: `no value for ${what} "${source}"`, location: l, tag: source };
+  seen.set(key, entry);
+  if (ctx.strict) ctx.errors.add(entry.id, entry.message, l);
 }
 
 export function renderNodes(nodes: Node[], scopes: Scopes, out: string[], ctx: RenderContext): void {
@@ -60,7 +76,7 @@ export function renderNodes(nodes: Node[], scopes: Scopes, out: string[], ctx: R
     switch (n.k) {
       case 'field': {
         const v = evalTag(n.expr, n.tag, scopes, ctx);
-        if (v === undefined && ctx.strict) missing(n.tag, ctx);
+        if (v === undefined) missing(n.tag, ctx);
         const s = escapeXml(toText(v));
         if (n.lineBreak !== null && ctx.linebreaks && s.indexOf('\n') >= 0) out.push(s.split('\n').join(n.lineBreak));
         else out.push(s);
@@ -71,7 +87,7 @@ export function renderNodes(nodes: Node[], scopes: Scopes, out: string[], ctx: R
         break;
       case 'raw': {
         const v = evalTag(n.expr, n.tag, scopes, ctx);
-        if (v === undefined && ctx.strict) missing(n.tag, ctx);
+        if (v === undefined) missing(n.tag, ctx);
         const s = toText(v);
         if (s === '') break;
         const problem = isWellFormedFragment(s);
@@ -93,7 +109,7 @@ const PAGE_BREAK_P = `<w:p>${PAGE_BREAK_RUN}</w:p>`;
 
 function renderLoop(n: Extract<Node, { k: 'loop' }>, scopes: Scopes, out: string[], ctx: RenderContext): void {
   const v = evalTag(n.expr, n.tag, scopes, ctx);
-  if (v === undefined && ctx.strict) missing(n.tag, ctx);
+  if (v === undefined) missing(n.tag, ctx);
   let items: readonly unknown[];
   let pushScope: boolean;
   if (n.inverted) {
@@ -127,9 +143,11 @@ function renderLoop(n: Extract<Node, { k: 'loop' }>, scopes: Scopes, out: string
     if (n.onIteration !== undefined) ctx.hook?.(n.onIteration, inner, out, ctx);
     if (n.pageBreakBegin) out.push(PAGE_BREAK_P);
     renderNodes(n.body, inner, out, ctx);
-    if (n.pageBreakEnd && i === items.length - 1) {
+    if (n.pageBreakEach === true || (n.pageBreakEnd && i === items.length - 1)) {
+      // Into the item's last paragraph (whitespace after it does not count), else a paragraph of its own.
       const last = out[out.length - 1];
-      if (last !== undefined && last.endsWith('</w:p>')) out[out.length - 1] = `${last.slice(0, -6)}${PAGE_BREAK_RUN}</w:p>`;
+      const end = last?.trimEnd() ?? '';
+      if (last !== undefined && end.endsWith('</w:p>')) out[out.length - 1] = `${end.slice(0, -6)}${PAGE_BREAK_RUN}</w:p>${last.slice(end.length)}`;
       else out.push(PAGE_BREAK_P);
     }
   }

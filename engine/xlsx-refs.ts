@@ -94,14 +94,48 @@ export class RowMap {
     return (prevOcc[prevOcc.length - 1] ?? prev) + (r - prev);
   }
 
-  /** Inside a repeated group, references to the group's rows follow the current copy. */
-  mapInRow(r: number, which: 'first' | 'last', single = false): number {
+  /**
+   * A reference in a formula of the row being rendered. Inside a repeated group, a relative row follows
+   * the current copy (Excel filling the row down); an absolute (`$`) row stays on its row, and the end of
+   * a range grows to the row's last copy (Excel inserting the copies inside the range): `SUM($D$2:D2)`
+   * is a running total, `D2/SUM($D$2:$D$2)` a share of the whole. Rows not rendered yet (below, or
+   * later in the group) are only known once the sheet is done: a placeholder that `resolveDeferred`
+   * replaces.
+   */
+  mapInRow(r: number, which: 'first' | 'last', single = false, absolute = false): number | string {
     const g = this.group;
-    if (g !== null && r >= g[0] && r <= g[1] && this.curOrig >= g[0] && this.curOrig <= g[1]) return this.curOut + (r - this.curOrig);
+    if (g !== null && r >= g[0] && r <= g[1] && this.curOrig >= g[0] && this.curOrig <= g[1]) {
+      return absolute ? deferRow(r, which, single) : this.curOut + (r - this.curOrig);
+    }
     if (r === this.curOrig) return this.curOut;
-    if (r > this.lastOrig) return r + (this.curOut - this.curOrig);
+    if (r > this.lastOrig) return deferRow(r, which, single);
     return this.mapLive(r, which, single);
   }
+
+  /** Replaces the placeholders of `mapInRow` once every row of the sheet is placed. */
+  resolveDeferred(xml: string): string {
+    if (xml.indexOf(DEFER) < 0) return xml;
+    return xml.replace(DEFERRED_REF, (m: string, c1: string, r1: string, c2: string | undefined, r2: string | undefined) => {
+      if (m.indexOf(DEFER) < 0) return m;
+      const end = (spec: string, range: boolean): number => {
+        const d = /^\u0001(\d+)([fl])([01])\u0001$/.exec(spec);
+        if (d === null) return Number(spec);
+        return this.mapLive(Number(d[1]), d[2] === 'l' ? 'last' : 'first', !range && d[3] === '1');
+      };
+      const a = end(r1, c2 !== undefined);
+      if (c2 === undefined || r2 === undefined) return a < 0 ? '#REF!' : `${c1}${a}`;
+      const b = end(r2, true);
+      return a < 0 || b < 0 || a > b ? '#REF!' : `${c1}${a}:${c2}${b}`;
+    });
+  }
+}
+
+const DEFER = '\u0001';
+const ROW_OR_DEFERRED = '(\\d+|\u0001\\d+[fl][01]\u0001)';
+const DEFERRED_REF = new RegExp(`(\\$?[A-Z]{1,3}\\$?)${ROW_OR_DEFERRED}(?::(\\$?[A-Z]{1,3}\\$?)${ROW_OR_DEFERRED})?`, 'g');
+
+function deferRow(r: number, which: 'first' | 'last', single: boolean): string {
+  return `${DEFER}${r}${which === 'last' ? 'l' : 'f'}${single ? 1 : 0}${DEFER}`;
 }
 
 export function colToNum(col: string): number {
@@ -120,8 +154,11 @@ export function numToCol(n: number): string {
   return s;
 }
 
-/** Output row of template row `r` (range start `first`, end `last`); -1 when the row is gone. */
-export type RowMapper = (r: number, which: 'first' | 'last', single?: boolean) => number;
+/**
+ * Output row of template row `r` (range start `first`, end `last`); -1 when the row is gone. `absolute`:
+ * the row is written with `$`. A string is written as the row as is (a placeholder resolved later).
+ */
+export type RowMapper = (r: number, which: 'first' | 'last', single?: boolean, absolute?: boolean) => number | string;
 /** Row mapper of a sheet named in a reference (`'Sales Data'!E5`, `Data!A1`), or undefined to leave it. */
 export type SheetMapper = (sheet: string) => RowMapper | undefined;
 
@@ -158,14 +195,14 @@ function rewritePlain(text: string, mapRow: RowMapper): string {
     const prev = offset > 0 ? whole.charAt(offset - 1) : '';
     if (/[A-Za-z_\d.]/.test(prev)) return m;
     if (c2 === undefined || r2 === undefined) {
-      const row = mapRow(Number(r1), prev === ':' ? 'last' : 'first', true);
-      return row < 0 ? '#REF!' : `${d1}${c1}${d2}${row}`;
+      const row = mapRow(Number(r1), prev === ':' ? 'last' : 'first', true, d2 === '$');
+      return typeof row === 'number' && row < 0 ? '#REF!' : `${d1}${c1}${d2}${row}`;
     }
-    const a = mapRow(Number(r1), 'first', false);
-    const b = mapRow(Number(r2), 'last', false);
+    const a = mapRow(Number(r1), 'first', false, d2 === '$');
+    const b = mapRow(Number(r2), 'last', false, d4 === '$');
     // Every row of the range was removed (an empty loop): Excel's #REF!, never a reference that
     // silently points at other rows (or at the formula's own cell).
-    if (a < 0 || b < 0 || a > b) return '#REF!';
+    if (typeof a === 'number' && typeof b === 'number' && (a < 0 || b < 0 || a > b)) return '#REF!';
     return `${d1}${c1}${d2}${a}:${d3 ?? ''}${c2}${d4 ?? ''}${b}`;
   });
 }

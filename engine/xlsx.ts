@@ -6,7 +6,7 @@ import { toDate, toText } from './filters.ts';
 import type { Item, LexOptions, TagInfo } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
 import { relsOf } from './package.ts';
-import { evalTag } from './render.ts';
+import { evalTag, missing } from './render.ts';
 import type { RenderContext } from './render.ts';
 import { colToNum, expandRange, numToCol, rewriteRefs, rewriteSqref, unshareFormulas } from './xlsx-refs.ts';
 import type { RowMap, SheetMapper } from './xlsx-refs.ts';
@@ -75,8 +75,11 @@ export function xlsxWorkbook(pkg: OpcPackage, start: string, end: string): XlsxW
     const xml = pkg.text(sheet.part);
     if (xml === undefined) continue;
     let tagged = false;
+    // A pivot table's cells are its cache's items (the template's tags, before the refresh on load).
+    const pivots = pivotRanges(pkg, sheet.part);
     const inlined = xml.replace(/<c\b([^>]*?)>\s*<v>(\d+)<\/v>\s*<\/c>/g, (m, attrs: string, idx: string) => {
       if (!/\st="s"/.test(attrs)) return m;
+      if (pivots.length > 0 && inRanges(getAttr(`<c${attrs}>`, 'r'), pivots)) return m;
       const s = shared[Number(idx)];
       if (s === undefined || !s.tagged) return m;
       tagged = true;
@@ -375,7 +378,7 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
         break;
       }
       case 'xlsx.formula':
-        out.push(rewriteRefs(node.data as string, (r, w, single) => rows.mapInRow(r, w, single ?? false)));
+        out.push(rewriteRefs(node.data as string, (r, w, single, absolute) => rows.mapInRow(r, w, single ?? false, absolute ?? false)));
         break;
       case 'xlsx.removed':
         rows.removed(...(node.data as [number, number]));
@@ -386,7 +389,7 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
       case 'xlsx.typed': {
         const d = node.data as TypedHook;
         const v = evalTag(d.expr, d.tag, scopes, ctx);
-        if (v === undefined && ctx.strict) ctx.errors.add('missing_value', `no value for tag "${d.tag.source.trim()}"`, d.tag.location);
+        if (v === undefined) missing(d.tag, ctx);
         const head = `<c r="${d.col}${st.hasLoops ? rows.curOut : d.orig}"${d.attrs}`;
         const s = d.style === undefined ? '' : ` s="${d.style}"`;
         if (typeof v === 'number' && Number.isFinite(v)) {
@@ -416,6 +419,7 @@ export function xlsxHook(styles: StyleInfo): (node: Exclude<Node, string>, scope
 /** After a sheet renders: dimension, merged cells, conditional formats and validations follow rows. */
 export function finishSheet(xml: string, st: SheetState): string {
   const rows = st.rows;
+  xml = rows.resolveDeferred(xml);
   if (!rows.changed) return xml;
   const startData = xml.indexOf('<sheetData');
   const endData = xml.lastIndexOf('</sheetData>');
@@ -469,11 +473,12 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
     // Excel compares sheet names case-insensitively.
     if (st !== undefined && st.rows.changed) byName.set(s.name.toLowerCase(), st.rows);
   }
-  if (byName.size === 0) return out;
   const sheets: SheetMapper = (name) => {
     const rows = byName.get(name.toLowerCase());
     return rows === undefined ? undefined : (r, w, single) => rows.mapLive(r, w, single ?? false);
   };
+  pivotCaches(pkg, wb, states, sheets, out);
+  if (byName.size === 0) return out;
   const qualified = (body: string): string => {
     if (body.indexOf('!') < 0) return body;
     const text = decodeXml(body);
@@ -507,21 +512,12 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
   }
   for (const name of pkg.entries.keys()) {
     if (/^xl\/charts\/chart[^/]*\.xml$/.test(name)) {
-      edit(name, pkg.text(name), /(<(c:f|cx:f)\b[^>]*>)([^<]*)(<\/\2>)/g);
-      const moved = out.get(name);
-      if (moved !== undefined) out.set(name, refreshChartCaches(moved, cellsOf));
-    }
-    else if (/^xl\/pivotCache\/pivotCacheDefinition[^/]*\.xml$/.test(name)) {
       const xml = pkg.text(name);
-      if (xml === undefined) continue;
-      const next = xml.replace(/<worksheetSource\b[^>]*\/?>/g, (m) => {
-        const sheet = getAttr(m, 'sheet');
-        const ref = getAttr(m, 'ref');
-        const map = sheet === undefined ? undefined : sheets(decodeXml(sheet));
-        if (map === undefined || ref === undefined) return m;
-        return m.replace(/(\sref=")([^"]*)(")/, (_x, a: string, r: string, b: string) => `${a}${rewriteRefs(r, map)}${b}`);
-      });
-      if (next !== xml) out.set(name, next);
+      // Series formulas in the chart namespace, whatever its prefix (openpyxl writes it as the default).
+      const p = xml === undefined ? 'c:' : chartPrefix(xml);
+      edit(name, xml, new RegExp(`(<(${escapeRe(p)}f|cx:f)\\b[^>]*>)([^<]*)(<\\/\\2>)`, 'g'));
+      const moved = out.get(name);
+      if (moved !== undefined) out.set(name, refreshChartCaches(moved, cellsOf, p));
     }
   }
   const wbXml = pkg.text(pkg.main);
@@ -546,7 +542,68 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
   return out;
 }
 
+// ---- pivot tables ----
+
+/**
+ * A pivot cache over a rendered sheet: its source range follows the rows, and it is marked to refresh on
+ * load, since its records and items hold the template's cells (tags), not the data. The pivot table's own
+ * cells are not template content (`pivotRanges`).
+ */
+function pivotCaches(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<string, SheetState>, sheets: SheetMapper, out: Map<string, string>): void {
+  const rendered = new Set(wb.sheets.filter((s) => states.has(s.part)).map((s) => s.name.toLowerCase()));
+  for (const name of pkg.entries.keys()) {
+    if (!/^xl\/pivotCache\/pivotCacheDefinition[^/]*\.xml$/.test(name)) continue;
+    const xml = pkg.text(name);
+    if (xml === undefined) continue;
+    let source = false;
+    let next = xml.replace(/<worksheetSource\b[^>]*\/?>/g, (m) => {
+      const sheet = getAttr(m, 'sheet');
+      if (sheet === undefined || !rendered.has(decodeXml(sheet).toLowerCase())) return m;
+      source = true;
+      const ref = getAttr(m, 'ref');
+      const map = sheets(decodeXml(sheet));
+      if (map === undefined || ref === undefined) return m;
+      return m.replace(/(\sref=")([^"]*)(")/, (_x, a: string, r: string, b: string) => `${a}${rewriteRefs(r, map)}${b}`);
+    });
+    if (source) {
+      next = /<pivotCacheDefinition\b[^>]*\srefreshOnLoad=/.test(next)
+        ? next.replace(/(<pivotCacheDefinition\b[^>]*\srefreshOnLoad=")[^"]*(")/, '$11$2')
+        : next.replace(/<pivotCacheDefinition\b/, '<pivotCacheDefinition refreshOnLoad="1"');
+    }
+    if (next !== xml) out.set(name, next);
+  }
+}
+
+/** The cell ranges (`[col1, row1, col2, row2]`) pivot tables of a sheet occupy. */
+function pivotRanges(pkg: OpcPackage, sheetPart: string): Array<[number, number, number, number]> {
+  const out: Array<[number, number, number, number]> = [];
+  for (const rel of relsOf(pkg, sheetPart)) {
+    if (!rel.type.endsWith('/pivotTable') || rel.external) continue;
+    const ref = getAttr(/<location\b[^>]*>/.exec(pkg.text(rel.target) ?? '')?.[0] ?? '', 'ref');
+    const m = ref === undefined ? null : /^\$?([A-Z]{1,3})\$?(\d+)(?::\$?([A-Z]{1,3})\$?(\d+))?$/.exec(ref);
+    if (m === null) continue;
+    out.push([colToNum(m[1] ?? 'A'), Number(m[2]), colToNum(m[3] ?? m[1] ?? 'A'), Number(m[4] ?? m[2])]);
+  }
+  return out;
+}
+
+function inRanges(ref: string | undefined, ranges: Array<[number, number, number, number]>): boolean {
+  const m = ref === undefined ? null : /^([A-Z]{1,3})(\d+)$/.exec(ref);
+  if (m === null) return false;
+  const c = colToNum(m[1] ?? 'A');
+  const r = Number(m[2]);
+  return ranges.some(([c1, r1, c2, r2]) => c >= c1 && c <= c2 && r >= r1 && r <= r2);
+}
+
 // ---- chart caches ----
+
+const CHART_NS = 'http://schemas.openxmlformats.org/drawingml/2006/chart';
+
+/** The prefix (with its colon; '' for the default namespace) the chart namespace has in a chart part. */
+export function chartPrefix(xml: string): string {
+  const m = new RegExp(`\\sxmlns(?::([\\w.-]+))?="${escapeRe(CHART_NS)}"`).exec(xml);
+  return m === null ? 'c:' : m[1] === undefined ? '' : `${m[1]}:`;
+}
 
 type CellValues = Map<string, { num?: string; str?: string }>;
 
@@ -590,32 +647,33 @@ function rangeCells(f: string): { sheet: string; refs: string[] } | undefined {
  * not recalculate draw as is. Series whose range moved with the rows get caches rebuilt from the
  * rendered cells (formula cells contribute the value they carry; Excel refreshes them on open).
  */
-export function refreshChartCaches(xml: string, cellsOf: (sheet: string) => CellValues | undefined): string {
-  return xml.replace(/<c:(numRef|strRef)>([\s\S]*?)<\/c:\1>/g, (m, kind: string, body: string) => {
-    const f = /<c:f>([^<]*)<\/c:f>/.exec(body);
+export function refreshChartCaches(xml: string, cellsOf: (sheet: string) => CellValues | undefined, c = 'c:'): string {
+  const e = escapeRe(c);
+  return xml.replace(new RegExp(`<${e}(numRef|strRef)>([\\s\\S]*?)<\\/${e}\\1>`, 'g'), (m, kind: string, body: string) => {
+    const f = new RegExp(`<${e}f>([^<]*)<\\/${e}f>`).exec(body);
     if (f === null) return m;
     const range = rangeCells(decodeXml(f[1] ?? ''));
     const cells = range === undefined ? undefined : cellsOf(range.sheet);
     if (range === undefined || cells === undefined) return m;
     let cache: string;
     if (kind === 'numRef') {
-      const fmt = /<c:formatCode>[\s\S]*?<\/c:formatCode>/.exec(body)?.[0] ?? '<c:formatCode>General</c:formatCode>';
+      const fmt = new RegExp(`<${e}formatCode>[\\s\\S]*?<\\/${e}formatCode>`).exec(body)?.[0] ?? `<${c}formatCode>General</${c}formatCode>`;
       const pts = range.refs.map((r, i) => {
         const v = cells.get(r)?.num;
-        return v === undefined || !Number.isFinite(Number(v)) ? '' : `<c:pt idx="${i}"><c:v>${v}</c:v></c:pt>`;
+        return v === undefined || !Number.isFinite(Number(v)) ? '' : `<${c}pt idx="${i}"><${c}v>${v}</${c}v></${c}pt>`;
       });
-      cache = `<c:numCache>${fmt}<c:ptCount val="${range.refs.length}"/>${pts.join('')}</c:numCache>`;
+      cache = `<${c}numCache>${fmt}<${c}ptCount val="${range.refs.length}"/>${pts.join('')}</${c}numCache>`;
     } else {
       const pts = range.refs.map((r, i) => {
         const v = cells.get(r);
         const text = v?.str ?? v?.num;
-        return text === undefined ? '' : `<c:pt idx="${i}"><c:v>${escapeXml(text)}</c:v></c:pt>`;
+        return text === undefined ? '' : `<${c}pt idx="${i}"><${c}v>${escapeXml(text)}</${c}v></${c}pt>`;
       });
-      cache = `<c:strCache><c:ptCount val="${range.refs.length}"/>${pts.join('')}</c:strCache>`;
+      cache = `<${c}strCache><${c}ptCount val="${range.refs.length}"/>${pts.join('')}</${c}strCache>`;
     }
     const tag = kind === 'numRef' ? 'numCache' : 'strCache';
-    const re = new RegExp(`<c:${tag}>[\\s\\S]*?</c:${tag}>|<c:${tag}/>`);
+    const re = new RegExp(`<${e}${tag}>[\\s\\S]*?</${e}${tag}>|<${e}${tag}/>`);
     const next = re.test(body) ? body.replace(re, cache) : body.replace(f[0], `${f[0]}${cache}`);
-    return `<c:${kind}>${next}</c:${kind}>`;
+    return `<${c}${kind}>${next}</${c}${kind}>`;
   });
 }

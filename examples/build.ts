@@ -52,7 +52,8 @@ function run(text: string, s: RunStyle = {}): string {
   return `<w:r>${pr ? `<w:rPr>${pr}</w:rPr>` : ''}<w:t xml:space="preserve">${esc(text)}</w:t></w:r>`;
 }
 function para(runs: string, opts: { align?: 'left' | 'right' | 'center'; after?: number } = {}): string {
-  const pr = `${opts.align ? `<w:jc w:val="${opts.align}"/>` : ''}<w:spacing w:after="${opts.after ?? 120}"/>`;
+  // CT_PPr order: w:spacing comes before w:jc.
+  const pr = `<w:spacing w:after="${opts.after ?? 120}"/>${opts.align ? `<w:jc w:val="${opts.align}"/>` : ''}`;
   return `<w:p><w:pPr>${pr}</w:pPr>${runs}</w:p>`;
 }
 function cell(content: string, width: number, opts: { shade?: string; align?: 'left' | 'right' } = {}): string {

@@ -1,26 +1,34 @@
 // The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
 // `docgen worker` runs it alone for scale-out.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import { batchTaskQueue } from '../core/batch.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
+import { type Logger, processLogger } from '../telemetry/log.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
+import { activityLogContext, coreLogFilter, temporalLogger } from './logging.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 let runtimeInstalled = false;
 
-/** The SDK logs every state change at INFO; keep that for debugging and show warnings otherwise. Expected
- *  caller failures (a broken template) are logged by the SDK as warnings, so `silent` also hides those. */
-export function installRuntime(logLevel: string, opts: { metricsBindAddress?: string } = {}): void {
+/** The Temporal runtime of this process, logging through `logger` (worker/logging.ts): the SDK's own lines,
+ *  the workflow and activity loggers, and the Rust core's logs, forwarded instead of printed as coloured
+ *  text. */
+export function installRuntime(logger: Logger = processLogger(), opts: { metricsBindAddress?: string } = {}): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const level = logLevel === 'debug' || logLevel === 'trace' ? 'INFO' : logLevel === 'silent' || logLevel === 'fatal' || logLevel === 'error' ? 'ERROR' : 'WARN';
+  const temporal = logger.child({ component: 'worker' });
   Runtime.install({
-    logger: new DefaultLogger(level),
+    logger: temporalLogger(temporal),
+    // docgen stops in its own order on SIGINT/SIGTERM (cli/main.ts): the API drains its requests first,
+    // while the worker still runs the workflows they wait for; the SDK's own handler would shut the worker
+    // down at once, and a sync generate with a step left to run would then never answer.
+    shutdownSignals: [],
     telemetryOptions: {
-      logging: { filter: { core: level, other: level } },
+      logging: { filter: coreLogFilter(logger.level), forward: {} },
       // The SDK's runtime metrics (polls, task latencies, slots, sticky cache...) in Prometheus text.
       ...(opts.metricsBindAddress
         ? { metrics: { prometheus: { bindAddress: opts.metricsBindAddress, useSecondsForDurations: true, countersTotalSuffix: true } } }
@@ -30,25 +38,27 @@ export function installRuntime(logLevel: string, opts: { metricsBindAddress?: st
 }
 
 let bundle: Promise<WorkflowBundle> | undefined;
-/** Bundling takes seconds; do it once per process. */
-export function workflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+/** Bundling takes seconds; do it once per process. Its warnings go to the log; its progress does not. */
+export function workflowBundle(logger: Logger = processLogger()): Promise<WorkflowBundle> {
+  const log = temporalLogger(logger.child({ component: 'bundler' }));
+  const noop = () => undefined;
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { ...log, trace: noop, debug: noop, info: noop } });
   return bundle;
 }
-
-const noop = () => undefined;
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: console.warn, error: console.error, log: noop };
 
 export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-  logLevel?: string;
+  /** The process log (telemetry/log.ts); default the process logger. */
+  logger?: Logger;
   /** How long a shutdown waits for running activities before cancelling them. */
   shutdownGraceTime?: string;
   /** Concurrent activities taken from the office task queue (the conversions of async generations). */
   officeSlots: number;
+  /** Concurrent chunk activities taken from the batch task queue (BATCH_SLOTS; default 2). */
+  batchSlots?: number;
   /** Keep the SDK's workflow-sandbox timeout and stack traces (WORKFLOW_DEBUG_AIDS=on; worker/sandbox.ts). */
   workflowDebugAids?: boolean;
 }
@@ -61,10 +71,10 @@ export interface RunningWorker {
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
-  installRuntime(opts.logLevel ?? 'info');
+  installRuntime(opts.logger);
   const activities = createActivities(opts.deps);
   const shutdownGraceTime = (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds';
-  const code = await workflowBundle();
+  const code = await workflowBundle(opts.logger);
   const worker = await withLeanWorkflowThread(opts.workflowDebugAids ?? false, () =>
     Worker.create({
       connection: opts.connection,
@@ -72,7 +82,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       taskQueue: opts.taskQueue,
       workflowBundle: code,
       activities,
-      interceptors: { activity: [activityMetrics] },
+      interceptors: { activity: [activityMetrics, activityLogContext] },
       shutdownGraceTime,
     }),
   );
@@ -82,17 +92,29 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     namespace: opts.namespace,
     taskQueue: officeTaskQueue(opts.taskQueue),
     activities: { convertDocument: activities.convertDocument },
-    interceptors: { activity: [activityMetrics] },
+    interceptors: { activity: [activityMetrics, activityLogContext] },
     maxConcurrentActivityTaskExecutions: opts.officeSlots,
     shutdownGraceTime,
   });
-  const done = Promise.all([worker.run(), office.run()]).then(() => undefined);
-  await Promise.all([waitRunning(worker), waitRunning(office)]);
+  // Batch chunks, a few at once: a batch's rows queue in Temporal, and single generates (main queue) keep
+  // their activity slots, merge threads and LibreOffice instances.
+  const batch = await Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: batchTaskQueue(opts.taskQueue),
+    activities: { generateBatchChunk: activities.generateBatchChunk, combineBatch: activities.combineBatch },
+    interceptors: { activity: [activityMetrics] },
+    maxConcurrentActivityTaskExecutions: opts.batchSlots ?? 2,
+    shutdownGraceTime,
+  });
+  const workers = [worker, office, batch];
+  const done = Promise.all(workers.map((w) => w.run())).then(() => undefined);
+  await Promise.all(workers.map(waitRunning));
   return {
     worker,
     done,
     async shutdown() {
-      for (const w of [worker, office]) if (w.getState() === 'RUNNING') w.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await done;
     },
   };

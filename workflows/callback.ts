@@ -20,7 +20,7 @@ export interface CallbackPlan {
   webhookId: string;
   /** Delay before each attempt in ms; the first is before the first attempt. */
   scheduleMs: number[];
-  outbound: { allow: string[]; timeoutMs: number };
+  outbound: { timeoutMs: number };
 }
 
 export interface CallbackOutcome {

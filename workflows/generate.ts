@@ -8,7 +8,7 @@ import type { BlobRef } from '../core/blob.ts';
 import { displayUrl } from '../core/display-url.ts';
 import { generatedConsumption } from '../core/envelope.ts';
 import { contentTypeOf } from '../core/formats.ts';
-import type { GenerateInput, GenerateResult } from '../core/generate.ts';
+import type { GenerateInput, GenerateResult, MergeWarnings } from '../core/generate.ts';
 import { isRemote } from '../core/run.ts';
 import { customProperties } from '../core/save-options.ts';
 import { conversion, type ConversionQueue, movingSteps, steps, transfers, writeAndRecord } from './steps.ts';
@@ -31,9 +31,11 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   const scratch: BlobRef[] = [];
   let ended = false;
   try {
-    const recorded = input.document.nativeMerge ? await nativeMerge(input, input.document.nativeMerge, scratch) : await generate(input, conversionQueue, scratch);
+    const { recorded, warnings } = input.document.nativeMerge
+      ? { recorded: await nativeMerge(input, input.document.nativeMerge, scratch), warnings: {} }
+      : await generate(input, conversionQueue, scratch);
     ended = true;
-    return resultOf(input, recorded);
+    return resultOf(input, recorded, warnings);
   } catch (err) {
     // Surface the activity's own failure (code + inner errors) rather than the ActivityFailure wrapper.
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
@@ -43,16 +45,21 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   }
 }
 
-async function generate(input: GenerateInput, conversionQueue: ConversionQueue, scratch: BlobRef[]): Promise<Recorded> {
+/** The document recorded, and the merge's warnings (the tags that rendered empty for want of data). */
+async function generate(input: GenerateInput, conversionQueue: ConversionQueue, scratch: BlobRef[]): Promise<{ recorded: Recorded; warnings: MergeWarnings }> {
   // The document's urn: the run's first random draw, so the same value in every execution of the run, and
   // chosen here, not in an activity, so that a retried write finds or overwrites the same file.
   const urn = uuid4();
   const read = readsRemotely(input) && patched(REMOTE_READS) ? await readRemote(input, scratch) : undefined;
   let output: BlobRef;
+  let warnings: MergeWarnings;
   try {
-    const prepared = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [{ ...prepareInput(input), ...(read ? { read } : {}) }]);
-    scratch.push(...prepared.scratch);
-    output = prepared.merged;
+    const { merged, scratch: prepareScratch, ...merge } = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [
+      { ...prepareInput(input), ...(read ? { read } : {}) },
+    ]);
+    scratch.push(...prepareScratch);
+    warnings = merge;
+    output = merged;
     if (input.document.fileFormat !== input.template.fileFormat) {
       output = await convert(input, conversionQueue, output);
       scratch.push(output);
@@ -60,15 +67,17 @@ async function generate(input: GenerateInput, conversionQueue: ConversionQueue, 
   } catch (err) {
     // The files the transfers read are in the history, not read again: a workflow task lost after its
     // local write and record had discarded them (the worker killed, the task timed out) fails here when
-    // the next worker runs it again. That execution answers with what the lost one recorded.
+    // the next worker runs it again. That execution answers with what the lost one recorded (its merge's
+    // warnings are not recorded: none are listed).
     const stepFailed = err instanceof ActivityFailure || err instanceof ApplicationFailure;
     if (read && stepFailed && !isRemote(input.run, input.document.deliveryMethod)) {
       const recorded = await recordedBefore(input, urn);
-      if (recorded) return recorded;
+      if (recorded) return { recorded, warnings: {} };
     }
     throw err;
   }
-  return writeAndRecord(writeInput(input, urn, output, scratch), { write: 'deliver', what: 'record document and metering; consume uploads' });
+  const recorded = await writeAndRecord(writeInput(input, urn, output, scratch), { write: 'deliver', what: 'record document and metering; consume uploads' });
+  return { recorded, warnings };
 }
 
 /** Whether the run reads a template, related item or data file at a remote location. */
@@ -157,6 +166,7 @@ function prepareInput(input: GenerateInput) {
       ...(data.variables ? { variables: data.variables } : {}),
       ...(data.embedded ? { embedded: data.embedded } : {}),
       subscriptionId: run.subscriptionId,
+      ...(document.strict ? { strict: true } : {}),
     },
   };
 }
@@ -194,14 +204,16 @@ function dataSummary(input: GenerateInput): string {
   return `data ${input.data.urn} (${input.data.loadMethod})`;
 }
 
-/** The workflow's result: the written file, with its uri and sharing links at a drive. */
-function resultOf(input: GenerateInput, recorded: Recorded): GenerateResult {
+/** The workflow's result: the written file, with its uri and sharing links at a drive, and the merge's
+ *  warnings when it has any. */
+function resultOf(input: GenerateInput, recorded: Recorded, warnings: MergeWarnings): GenerateResult {
   const { document } = input;
   const { uri, links } = recorded.written;
   return {
     document: { deliveryMethod: document.deliveryMethod, name: recorded.written.name, fileFormat: document.fileFormat, urn: recorded.written.urn, ...(uri ? { uri } : {}), ...links },
     documentGuid: recorded.documentGuid,
     consumption: recorded.consumption,
+    ...warnings,
   };
 }
 

@@ -87,8 +87,10 @@ declare module 'fastify' {
 function apiKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header) return header;
-  const q = request.query as Record<string, unknown> | undefined;
-  return typeof q?.apiKey === 'string' && q.apiKey ? q.apiKey : undefined;
+  // Every route reads its query here, whatever its schema: the key is not one of the route's parameters.
+  const q: unknown = request.query;
+  const key = q !== null && typeof q === 'object' && 'apiKey' in q ? q.apiKey : undefined;
+  return typeof key === 'string' && key ? key : undefined;
 }
 
 /** When a verifier's error is jose's JWTExpired (a well-signed token past its `exp`): when it expired. */

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { ApiError, errorRegistry, type InnerError, innerError } from '../../core/errors.ts';
 import { failure } from '../envelope.ts';
-import { ErrorEnvelope } from '../schemas.ts';
+import { ErrorEnvelope, RETRY_AFTER, TOO_MANY_REQUESTS } from '../schemas/envelopes.ts';
 
 interface AjvError {
   instancePath?: string;
@@ -120,14 +120,7 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
 /** The 429 response of an operation: its error body and the Retry-After header (OpenAPI `headers`, which
  *  @fastify/swagger reads from the response schema). */
 function tooManyRequests(body: unknown): Record<string, unknown> {
-  return {
-    ...(body as Record<string, unknown>),
-    description:
-      'TOO_MANY_REQUESTS: the subscription sent more than RATE_LIMIT_PER_MINUTE requests per minute (bursts of RATE_LIMIT_BURST, all its API keys together); or, from one client address, more than AUTH_FAILURES_PER_MINUTE failed authentications (AUTH_FAILURES_BURST), or more than RATE_LIMIT_PER_MINUTE requests to the routes that need no credentials. Retry after Retry-After seconds.',
-    headers: {
-      'Retry-After': { type: 'integer', minimum: 1, description: 'Whole seconds until one request is allowed again' },
-    },
-  };
+  return { ...(body as Record<string, unknown>), description: TOO_MANY_REQUESTS, headers: { 'Retry-After': RETRY_AFTER } };
 }
 
 /**

@@ -1,8 +1,79 @@
-// OpenAPI 3.1 generated from the route schemas, served at /v1/openapi.json, with interactive docs at /v1/docs.
+// OpenAPI 3.1 generated from the route schemas (api/schemas/), served at /v1/openapi.json, with interactive
+// docs at /v1/docs. @fastify/swagger turns each route's schema into an operation; this plugin then gives the
+// document what a client generator needs: the named schemas as components/schemas (each occurrence a $ref),
+// and what @fastify/swagger cannot express (a multipart file upload, callbacks), which a route schema
+// carries under `x-openapi` and which is merged into its operation here.
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { TSchema } from 'typebox';
+import { components } from '../schemas/components.ts';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const ref = (name: string) => `#/components/schemas/${name}`;
+/** Keys whose values are data (examples), not schemas: never rewritten. */
+const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
+
+/** `node` with every named schema inside it (and itself, unless `keep`) replaced by a $ref to its component;
+ *  a description of its own is kept beside the $ref. */
+function withRefs(node: unknown, named: ReadonlyMap<string, TSchema>, keep?: unknown): unknown {
+  if (Array.isArray(node)) return node.map((n) => withRefs(n, named));
+  if (!isObject(node)) return node;
+  const name = typeof node.title === 'string' && named.has(node.title) ? node.title : undefined;
+  if (name && node !== keep) {
+    const own = (named.get(name) as { description?: unknown }).description;
+    return { $ref: ref(name), ...(typeof node.description === 'string' && node.description !== own ? { description: node.description } : {}) };
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, DATA_KEYS.has(k) ? v : withRefs(v, named)]));
+}
+
+/** An operation's responses described by their status where the schema says nothing (not @fastify/swagger's
+ *  "Default Response"), without the response's own description repeated on its body's schema (the 429 that
+ *  plugins/errors.ts adds carries its description there for @fastify/swagger to read). */
+function responsesOf(responses: unknown): unknown {
+  if (!isObject(responses)) return responses;
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, given]) => {
+      const response = isObject(given) && given.description === 'Default Response' ? { ...given, description: STATUS_CODES[status] ?? status } : given;
+      if (!isObject(response) || !isObject(response.content)) return [status, response];
+      const content = Object.fromEntries(
+        Object.entries(response.content).map(([type, media]) => {
+          if (!isObject(media) || !isObject(media.schema) || media.schema.description !== response.description) return [type, media];
+          const { description: _same, ...schema } = media.schema;
+          return [type, { ...media, schema }];
+        }),
+      );
+      return [status, { ...response, content }];
+    }),
+  );
+}
+
+/** The document @fastify/swagger made, finished: `x-openapi` merged into its operations, the named schemas
+ *  moved to components/schemas. */
+export function finishDocument(spec: Json, serverUrl: string): Json {
+  const named = components();
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
+    const operations: Json = {};
+    for (const [method, op] of Object.entries(isObject(item) ? item : {})) {
+      if (!isObject(op)) continue;
+      const { 'x-openapi': extra, ...rest } = op;
+      operations[method] = withRefs({ ...rest, ...(isObject(extra) ? extra : {}), responses: responsesOf(rest.responses) }, named);
+    }
+    paths[path] = operations;
+  }
+  const schemas: Json = {};
+  for (const [name, schema] of [...named].sort(([a], [b]) => a.localeCompare(b))) {
+    const plain: unknown = JSON.parse(JSON.stringify(schema));
+    schemas[name] = withRefs(plain, named, plain);
+  }
+  const given = isObject(spec.components) ? spec.components : {};
+  return { ...spec, servers: [{ url: serverUrl }], paths, components: { ...given, schemas } };
+}
 
 export default fp(async function openapiPlugin(app: FastifyInstance, opts: { serverUrl: () => string }) {
   await app.register(swagger, {
@@ -11,6 +82,8 @@ export default fp(async function openapiPlugin(app: FastifyInstance, opts: { ser
       info: {
         title: 'docgen API',
         version: '1.0.0',
+        // package.json's UNLICENSED (not open source) as an SPDX expression a linter accepts.
+        license: { name: 'UNLICENSED (proprietary)', identifier: 'LicenseRef-UNLICENSED' },
         description:
           'Document generation and management. Every operation needs a bearer token (`Authorization: Bearer ...`) and an API key (`X-Api-Key` header or `apiKey` query parameter): run `npx docgen credentials` on the server to get both. Operations marked (extension) are not in the interface specification; they fill its "not shown" gaps. Every operation may answer 429 TOO_MANY_REQUESTS with a Retry-After header (seconds): per subscription past RATE_LIMIT_BURST requests at once or RATE_LIMIT_PER_MINUTE sustained (all its API keys together); per client address past AUTH_FAILURES_BURST / AUTH_FAILURES_PER_MINUTE failed authentications, or past the RATE_LIMIT_* numbers on the routes that need no credentials.',
       },
@@ -19,6 +92,11 @@ export default fp(async function openapiPlugin(app: FastifyInstance, opts: { ser
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
           apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey' },
+          callbackBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "What the service sends to your callback endpoint: the sub claim of the request's client-authorization token",
+          },
         },
       },
       security: [
@@ -26,16 +104,9 @@ export default fp(async function openapiPlugin(app: FastifyInstance, opts: { ser
         { bearer: [], apiKeyQuery: [] },
       ],
     },
-    // Multipart routes read their files as streams (no body schema to validate); document the body here.
-    transform: ({ schema, url, route }) => {
-      const extra = (route.config as { openapiRequestBody?: unknown } | undefined)?.openapiRequestBody;
-      if (!extra || !schema) return { schema, url };
-      const body = (extra as { content: Record<string, { schema: unknown }> }).content['multipart/form-data']?.schema;
-      return { schema: { ...schema, body }, url };
-    },
     transformObject: (documentObject) => {
       const spec = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
-      return { ...spec, servers: [{ url: opts.serverUrl() }] };
+      return finishDocument(spec as Json, opts.serverUrl());
     },
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });

@@ -2,7 +2,7 @@
 // holds the embedded database (PGlite is single-process). Registered only on embedded defaults, answers
 // only loopback callers presenting the admin token that `docgen start` wrote to the data directory.
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Config } from '../../config/env.ts';
 import { ApiError } from '../../core/errors.ts';
@@ -11,7 +11,7 @@ import { issueCredentials } from '../auth/credentials.ts';
 
 export const ADMIN_PATH = '/admin/credentials';
 
-export default async function adminRoutes(app: FastifyInstance, opts: { db: Db; config: Config; adminToken: string; baseUrl: () => string }) {
+const adminRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config; adminToken: string; baseUrl: () => string }> = async (app, opts) => {
   app.post(
     ADMIN_PATH,
     {
@@ -27,7 +27,7 @@ export default async function adminRoutes(app: FastifyInstance, opts: { db: Db; 
       if (!loopback || given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new ApiError('AUTHORIZATION_ERROR', 'admin operations are available to the local operator only');
       }
-      const { subscription } = request.body as { subscription?: string };
+      const { subscription } = request.body;
       try {
         return await issueCredentials(opts.db, opts.config, opts.baseUrl(), subscription);
       } catch (err) {
@@ -35,4 +35,6 @@ export default async function adminRoutes(app: FastifyInstance, opts: { db: Db; 
       }
     },
   );
-}
+};
+
+export default adminRoutes;

@@ -4,19 +4,12 @@
 // tenant locate another tenant's files). Operators get the details elsewhere: the METRICS_PORT server's
 // /ready (not public: bind it to a private address) answers the full report, and the API logs a failing
 // check with its reason when it starts failing (warn) and when it passes again (info).
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger } from 'fastify';
 import { type ReadinessCheck, type ReadinessReport, runReadiness } from '../../telemetry/health.ts';
+import { health, ready as readySchema } from '../schemas/operations.ts';
 
 export type { ReadinessCheck };
-
-const ReadySchema = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
-  notReady: Type.Array(Type.String(), { description: 'Names of the checks that failed' }),
-  checks: Type.Record(Type.String(), Type.Object({ ready: Type.Boolean() }), {
-    description: 'database, temporal, storage, converter: whether each passes. The reasons are in the service log and on the METRICS_PORT /ready, never here.',
-  }),
-});
 
 /** What an anonymous caller may see of a report: the names and whether each check passed. */
 function publicReport(report: ReadinessReport) {
@@ -27,7 +20,7 @@ function publicReport(report: ReadinessReport) {
   };
 }
 
-export default async function healthRoutes(app: FastifyInstance, opts: { checks: Record<string, ReadinessCheck> }) {
+const healthRoutes: FastifyPluginAsyncTypebox<{ checks: Record<string, ReadinessCheck> }> = async (app, opts) => {
   // A check's last logged failure, so a probe every few seconds logs a failure once, not once per probe.
   const failing = new Map<string, string>();
   const logChanges = (log: FastifyBaseLogger, report: ReadinessReport) => {
@@ -52,34 +45,15 @@ export default async function healthRoutes(app: FastifyInstance, opts: { checks:
     return running;
   };
 
-  app.get(
-    '/v1/health',
-    {
-      schema: {
-        tags: ['Operations'],
-        summary: 'Liveness: the process answers (extension)',
-        description: 'Always 200 while the process runs; checks no dependency (see /v1/ready). No credentials needed.',
-        security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
-      },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
+  app.get('/v1/health', { schema: health }, async () => ({ status: 'ok' as const }));
   app.get(
     '/v1/ready',
-    {
-      schema: {
-        tags: ['Operations'],
-        summary: 'Readiness: database, Temporal, storage and converter reachable (extension)',
-        description:
-          'Runs every check (each bounded to 3 s). 200 when all pass; 503 when one fails, naming it in `notReady`. No credentials needed, so it says only which check failed: the reason is logged by the service and answered by /ready on the METRICS_PORT server.',
-        security: [],
-        response: { 200: ReadySchema, 503: ReadySchema },
-      },
-    },
+    { schema: readySchema },
     async (request, reply) => {
       const report = await ready(request.log);
       return reply.code(report.notReady.length ? 503 : 200).header('cache-control', 'no-store').send(publicReport(report));
     },
   );
-}
+};
+
+export default healthRoutes;

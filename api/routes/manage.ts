@@ -1,20 +1,19 @@
 // POST /documents/document/manage (spec 4.8): copy, move, convert and delete of a delivered document,
 // chosen by the payload exactly as the spec's table says. Everything checkable is checked before the
 // manageDocument workflow starts. Unlike every other operation, manage answers its statusCode as a string
-// and its error carries `externalErrors`.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Type from 'typebox';
+// and its error carries `externalErrors` (api/schemas/generation.ts).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import { ApiError } from '../../core/errors.ts';
-import { LINK_FIELDS, methodsFor } from '../../core/locations.ts';
-import { type ManageInput, type ManageRequest, manageRequestSchema, parseManageRequest } from '../../core/manage.ts';
+import { type ManageInput, type ManageRequest, parseManageRequest } from '../../core/manage.ts';
 import type { Db } from '../../store/db.ts';
 import { readClientToken } from '../../security/client-token.ts';
 import { readServiceToken, type ServiceToken } from '../../security/service-token.ts';
-import { captureExternalContext, success } from '../envelope.ts';
-import { ExternalContext } from '../schemas.ts';
+import { captureExternalContext, metered } from '../envelope.ts';
+import { manageDocument } from '../schemas/generation.ts';
 import { idempotencyOf, runManage, type WorkflowStarter } from '../temporal.ts';
-import { IdempotencyHeaders, runContext } from './generate.ts';
+import { runContext } from './generate.ts';
 
 const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
@@ -26,62 +25,15 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(raw) ? raw[0] : raw;
 }
 
-const manageSchema = manageRequestSchema({
-  source: methodsFor(LOCATION_CATALOG, 'manage', 'readDocument'),
-  target: methodsFor(LOCATION_CATALOG, 'manage', 'write'),
-});
-
-/** The body of manage (core/manage.ts), with externalContext. */
-export const ManageBody = Type.Object({ externalContext: Type.Optional(ExternalContext), ...manageSchema.properties });
-
-const common = {
-  externalContext: Type.Optional(ExternalContext),
-  origin: Type.String({ description: 'METHOD followed by the full URL of the operation' }),
-  dateTime: Type.String({ format: 'date-time' }),
-  operationId: Type.String(),
-  userId: Type.Optional(Type.String({ format: 'uuid' })),
-};
-
-export const ManageSuccess = Type.Object({
-  result: Type.Object({
-    statusCode: Type.String({ description: 'The manage operation answers its status as a string: "201"' }),
-    message: Type.String(),
-    data: Type.Object({
-      document: Type.Object({
-        deliveryMethod: Type.String(),
-        name: Type.String(),
-        fileFormat: Type.String(),
-        urn: Type.String({ description: 'For Storage: download with GET /documents/storage/{urn}/content' }),
-        uri: Type.Optional(Type.String({ description: 'Drive targets: where the file opens' })),
-        ...Object.fromEntries(LINK_FIELDS.map((f) => [f, Type.Optional(Type.String({ description: 'Drive targets: a sharing link made for the file (targetDocument.options.driveA)' }))])),
-        documentGuid: Type.String({ description: 'Extension: the document record (new for copy and convert, the moved record for move)' }),
-      }),
-    }),
-  }),
-  consumption: Type.Array(Type.Object({ dimension: Type.String(), value: Type.Integer() }), { description: 'pages-managed and documents-managed' }),
-  ...common,
-});
-
-const ManageError = Type.Object({
-  error: Type.Object({
-    statusCode: Type.String({ description: 'The HTTP status, as a string' }),
-    message: Type.String(),
-    innerErrors: Type.Array(
-      Type.Object({ code: Type.String(), message: Type.String(), userMessage: Type.String(), eventId: Type.Optional(Type.String()) }),
-    ),
-    externalErrors: Type.Array(Type.Unknown(), { description: 'Errors reported by an external location (drive); empty for Storage' }),
-  }),
-  ...common,
-});
-
 /** Spec 4.8 table -> the operation and its target, or every problem with the payload (core/manage.ts); then
  *  what the locations cannot do for this subscription. Throws the 400 the caller gets: nothing is queued. */
 export async function manageInput(
   request: FastifyRequest,
+  body: ManageRequest,
   locations: LocationRegistry,
   headers: { service?: ServiceToken; email?: string } = {},
 ): Promise<ManageInput> {
-  const { input, needs, problems } = parseManageRequest(request.body as ManageRequest, LOCATION_CATALOG);
+  const { input, needs, problems } = parseManageRequest(body, LOCATION_CATALOG);
   if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
   const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
   if (unsupported.length > 0) throw new ApiError(problemCode(unsupported), unsupported.map((p) => p.message).join('; '), unsupported);
@@ -95,17 +47,19 @@ export async function manageInput(
   };
 }
 
-export default async function manageRoutes(app: FastifyInstance, opts: { temporal: WorkflowStarter; db: Db; locations: LocationRegistry }) {
+/** An error envelope as manage answers it: statusCode as a string, externalErrors always present. */
+function asManageError(payload: unknown): unknown {
+  if (!payload || typeof payload !== 'object' || !('error' in payload)) return payload;
+  const { error } = payload;
+  if (!error || typeof error !== 'object') return payload;
+  const e: { statusCode?: unknown; message?: unknown; innerErrors?: unknown; externalErrors?: unknown } = error;
+  return { ...payload, error: { statusCode: String(e.statusCode), message: e.message, innerErrors: e.innerErrors ?? [], externalErrors: e.externalErrors ?? [] } };
+}
+
+const manageRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter; db: Db; locations: LocationRegistry }> = async (app, opts) => {
   // Manage's error envelope: statusCode as a string, plus externalErrors (spec 2.1). Applies to every
   // failure of this route, including authentication and schema validation.
-  app.addHook('preSerialization', async (_request, _reply, payload: unknown) => {
-    const p = payload as { error?: { statusCode?: unknown; message?: string; innerErrors?: unknown[]; externalErrors?: unknown[] } } | null;
-    if (p && typeof p === 'object' && p.error && typeof p.error === 'object') {
-      const { statusCode, message, innerErrors, externalErrors } = p.error;
-      return { ...p, error: { statusCode: String(statusCode), message, innerErrors: innerErrors ?? [], externalErrors: externalErrors ?? [] } };
-    }
-    return payload;
-  });
+  app.addHook('preSerialization', async (_request, _reply, payload: unknown) => asManageError(payload));
   app.post(
     '/documents/document/manage',
     {
@@ -127,43 +81,15 @@ export default async function manageRoutes(app: FastifyInstance, opts: { tempora
           manageHeaders.set(request, { ...manageHeaders.get(request), email });
         }
       },
-      schema: {
-        tags: ['Generation'],
-        summary: 'Copy, move, convert or delete a delivered document',
-        description: [
-          'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for the drives only (DriveA, DriveB), so a Storage delete answers 400 NOT_SUPPORTED.',
-          'Locations: Storage, DriveA, DriveB and crm (Salesforce Files); the drives and crm are connected per subscription with PUT /common/connection/{kind} (400 CONNECTION_MISSING otherwise). sourceDocument.urn is the urn the location gave: a Storage document urn, a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id, a crm ContentVersion id. Inside one drive a copy or move acts on the file itself (Graph copy/PATCH, Drive copy/parents). Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND; errors the drive or Salesforce reported are in error.externalErrors.',
-          'crm (Salesforce Files, through the subscription\'s crm connection: PUT /common/connection/crm): as a target, a new ContentVersion with targetDocument.options.crm {fileParentId -> FirstPublishLocationId, networkId -> NetworkId, ownerId -> OwnerId, fileId -> a new version of that file (its ContentDocument id 069..., or a ContentVersion id 068... of it), fileType (optional, must match fileFormat)}; result.data.document.urn is the ContentVersion id. As a source, sourceDocument.urn is a ContentVersion id and remove delete deletes its file (ContentDocument) into the org\'s recycle bin. A refused connection is 400 CONNECTION_ERROR; a Salesforce refusal of a crm option is 400 VALIDATION_ERROR naming targetDocument.options.crm.<field>, with Salesforce\'s errors in error.externalErrors.',
-          'Success: 201 with result.statusCode "201" (a string), result.data.document and consumption pages-managed / documents-managed. Failure: the error envelope with error.statusCode as a string and error.externalErrors. Optional `Idempotency-Key` as for generate.',
-        ].join('\n\n'),
-        headers: Type.Object({
-          'x-client-authorization': Type.Optional(
-            Type.String({ description: 'Optional (spec 5.2); when sent it is validated as for async generate (400 X_CLIENT_AUTH_ERROR, 401), though no location needs a client side' }),
-          ),
-          'x-service-authorization': Type.Optional(
-            Type.String({
-              description:
-                'Optional (spec 5.2): a user without an account at the identity provider who may use the subscription. Made by POST /common/service/token (extension) from claims sub (the user id, a UUID), email and full_name: a JWS (ES256, typ docgen-service+jwt, the service signing key) encrypted as a JWE (dir + A256GCM, key derived from the service key under its own label, so a client token is not a service token). Validated like the client token (spec 5.3): undecryptable, tampered or bad base64 -> 400 X_SERVICE_AUTH_ERROR "Invalid format"; unsigned, wrongly signed, expired or of another subscription -> 401; a required claim missing -> 400 X_SERVICE_AUTH_ERROR naming it. When valid, its sub is the acting user: the owner (ownerGuid, lastModifiedUserGuid) of the document record, the metered user, and the user shown in the workflow summary.',
-            }),
-          ),
-          'x-email': Type.Optional(
-            Type.String({
-              description:
-                'Optional (spec 5.2): e-mail of the user who starts the process. Recorded as the initiator: initiatorEmail of the document record (extension column) and the workflow summary. Not an e-mail address -> 400 VALIDATION_ERROR.',
-            }),
-          ),
-          ...IdempotencyHeaders.properties,
-        }),
-        body: ManageBody,
-        response: { 201: ManageSuccess, 400: ManageError, 401: ManageError, 409: ManageError, 500: ManageError, 504: ManageError },
-      },
+      schema: manageDocument,
     },
     async (request, reply) => {
-      const input = await manageInput(request, opts.locations, manageHeaders.get(request));
+      const input = await manageInput(request, request.body, opts.locations, manageHeaders.get(request));
       const result = await runManage(opts.temporal, input, idempotencyOf(request.headers, request.body));
-      const body = success(request, 201, { document: { ...result.document, documentGuid: result.documentGuid } }, { consumption: result.consumption });
-      (body.result as { statusCode: unknown }).statusCode = '201';
-      return reply.code(201).send(body);
+      const body = metered(request, { document: { ...result.document, documentGuid: result.documentGuid } }, result.consumption);
+      return reply.code(201).send({ ...body, result: { ...body.result, statusCode: '201' } });
     },
   );
-}
+};
+
+export default manageRoutes;

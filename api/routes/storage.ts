@@ -1,11 +1,10 @@
 // GET /documents/storage/{urn}/content (extension): downloads a document delivered to Storage.
-import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../core/errors.ts';
 import type { BlobStore } from '../../connectors/storage/blob-store.ts';
 import type { Db } from '../../store/db.ts';
 import { getFile } from '../../store/files.ts';
-import { errorResponses } from '../schemas.ts';
+import { downloadDocument } from '../schemas/files.ts';
 
 export interface StorageRouteOptions {
   db: Db;
@@ -14,25 +13,12 @@ export interface StorageRouteOptions {
   redirect?: { expiresInSeconds: number };
 }
 
-export default async function storageRoutes(app: FastifyInstance, opts: StorageRouteOptions) {
+const storageRoutes: FastifyPluginAsyncTypebox<StorageRouteOptions> = async (app, opts) => {
   app.get(
     '/documents/storage/:urn/content',
-    {
-      schema: {
-        tags: ['Generation'],
-        summary: 'Download a document delivered to Storage (extension)',
-        description:
-          "Streams the file's bytes with its content type and file name, or, when the service is configured so (STORAGE_DOWNLOAD=redirect on object storage), answers 302 with a short-lived presigned URL of the object store. Another subscription's urn answers 404, as if absent.",
-        params: Type.Object({ urn: Type.String() }),
-        response: {
-          200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
-          302: { description: 'Download from the `Location` header (presigned, short-lived)', type: 'null' },
-          ...errorResponses(400, 401, 404),
-        },
-      },
-    },
+    { schema: downloadDocument },
     async (request, reply) => {
-      const { urn } = request.params as { urn: string };
+      const { urn } = request.params;
       const file = await getFile(opts.db, request.auth.subscriptionId, urn, ['document']);
       if (!file) throw new ApiError('NOT_FOUND_BY_ID', `no document with urn ${urn}`);
       if (opts.redirect) {
@@ -53,4 +39,6 @@ export default async function storageRoutes(app: FastifyInstance, opts: StorageR
         .send(stream);
     },
   );
-}
+};
+
+export default storageRoutes;

@@ -1,24 +1,27 @@
 // POST /documents/template/upload (spec 4.4) and POST /documents/data/upload (extension, same shape).
 // Files stream straight into the blob store with the size limit enforced while streaming; a request
-// either stores all its files or none.
+// either stores all its files or none. The schemas and their prose are in api/schemas/files.ts.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { ApiError, innerError } from '../../core/errors.ts';
 import { BlobTooLargeError, type BlobStore } from '../../connectors/storage/blob-store.ts';
 import type { Db } from '../../store/db.ts';
-import { checkPackageLimits, type TemplateLimits } from '../../engine/index.ts';
+import { checkPackageLimits, templateFormat, type TemplateLimits } from '../../engine/index.ts';
+import { OFFICE_KIND_NAMES } from '../../core/formats.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
+import { readAllRows, RowsError } from '../../core/rows.ts';
 import { success } from '../envelope.ts';
-import { errorResponses, successEnvelope } from '../schemas.ts';
+import { uploadData, uploadTemplates } from '../schemas/files.ts';
 
 const TEMPLATE_EXTENSIONS: Record<string, string> = {
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 };
-const DATA_EXTENSIONS: Record<string, string> = { '.json': 'application/json' };
+// JSON for a generate; JSON Lines and CSV are rows for a batch (POST /documents/document/generate/batch).
+const DATA_EXTENSIONS: Record<string, string> = { '.json': 'application/json', '.jsonl': 'application/jsonl', '.ndjson': 'application/jsonl', '.csv': 'text/csv' };
 
 export interface UploadRouteOptions {
   db: Db;
@@ -29,49 +32,13 @@ export interface UploadRouteOptions {
   templateLimits?: TemplateLimits;
 }
 
-export const UploadedFile = Type.Object({ id: Type.String({ format: 'uuid' }), fileName: Type.String() });
-const filesResponse = successEnvelope(Type.Object({ files: Type.Array(UploadedFile) }));
-
-const multipartBody = {
-  description: 'multipart/form-data with one or more files, under any field names',
-  content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', format: 'binary' } } } },
+const uploadRoutes: FastifyPluginAsyncTypebox<UploadRouteOptions> = async (app, opts) => {
+  const upload = (kind: Exclude<FileKind, 'document'>) => async (request: FastifyRequest) => success(request, 201, { files: await receiveFiles(request, kind, opts) });
+  app.post('/documents/template/upload', { schema: uploadTemplates(opts.maxBytes) }, async (request, reply) => reply.code(201).send(await upload('template')(request)));
+  app.post('/documents/data/upload', { schema: uploadData }, async (request, reply) => reply.code(201).send(await upload('data')(request)));
 };
 
-export default async function uploadRoutes(app: FastifyInstance, opts: UploadRouteOptions) {
-  const upload = (kind: Exclude<FileKind, 'document'>) => async (request: FastifyRequest) => {
-    const files = await receiveFiles(request, kind, opts);
-    return success(request, 201, { files });
-  };
-  app.post(
-    '/documents/template/upload',
-    {
-      schema: {
-        tags: ['Document template'],
-        summary: 'Upload template files (.docx, .xlsx, .pptx) for generate requests',
-        description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${opts.maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.`,
-        consumes: ['multipart/form-data'],
-        response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
-      },
-      config: { openapiRequestBody: multipartBody },
-    },
-    async (request, reply) => reply.code(201).send(await upload('template')(request)),
-  );
-  app.post(
-    '/documents/data/upload',
-    {
-      schema: {
-        tags: ['Data source'],
-        summary: 'Upload JSON data files for generate requests (extension)',
-        description:
-          'Same multipart shape and response as template upload. Each file must be a .json file holding valid JSON; its id is used as `data.urn` with `loadMethod: "Storage"`. Same size limit and retention as templates.',
-        consumes: ['multipart/form-data'],
-        response: { 201: filesResponse, ...errorResponses(400, 401, 413) },
-      },
-      config: { openapiRequestBody: multipartBody },
-    },
-    async (request, reply) => reply.code(201).send(await upload('data')(request)),
-  );
-}
+export default uploadRoutes;
 
 async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', opts: UploadRouteOptions) {
   if (!request.isMultipart()) {
@@ -96,7 +63,7 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
         failure =
           kind === 'template'
             ? new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`)
-            : new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .json files are accepted`);
+            : new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .json files (and, for batches, .jsonl and .csv files) are accepted`);
         continue;
       }
       const id = randomUUID();
@@ -121,19 +88,33 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
   }
   if (!failure && kind === 'data') {
     for (const f of stored) {
+      const text = Buffer.from(await opts.blobs.get(f.key)).toString('utf8');
       try {
-        JSON.parse(Buffer.from(await opts.blobs.get(f.key)).toString('utf8'));
+        if (f.contentType === 'application/json') JSON.parse(text);
+        else readAllRows(text, { format: f.contentType === 'text/csv' ? 'csv' : 'jsonl', source: `file ${JSON.stringify(f.fileName)}` });
       } catch (err) {
-        failure = new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(f.fileName)} is not valid JSON: ${(err as Error).message}`);
+        failure = new ApiError(
+          'VALIDATION_ERROR',
+          err instanceof RowsError ? err.message : `file ${JSON.stringify(f.fileName)} is not valid JSON: ${(err as Error).message}`,
+        );
         break;
       }
     }
   }
   if (!failure && kind === 'template') {
     for (const f of stored) {
-      const problem = checkPackageLimits(await opts.blobs.get(f.key), opts.templateLimits);
+      const bytes = await opts.blobs.get(f.key);
+      const problem = checkPackageLimits(bytes, opts.templateLimits);
       if (problem) {
         failure = new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(f.fileName)}: ${problem.message}`);
+        break;
+      }
+      // The package's own kind must be what its name says: a Word document named .xlsx would be merged
+      // and delivered as a workbook that no application opens.
+      const declared = path.extname(f.fileName).slice(1).toLowerCase();
+      const actual = templateFormat(bytes, opts.templateLimits);
+      if (actual !== undefined && actual !== declared) {
+        failure = new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(f.fileName)} is ${OFFICE_KIND_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
         break;
       }
     }

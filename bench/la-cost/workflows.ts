@@ -6,7 +6,8 @@ type Noop = { noop(): Promise<number> };
 const la = proxyLocalActivities<Noop>({ startToCloseTimeout: '10 seconds' });
 const activity = proxyActivities<Noop>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } });
 
-/** n local activities one after another (a sync docx generate is 2: prepareGeneration, finishGeneration). */
+/** n local activities one after another (a sync docx generate is 2: prepareGeneration, writeAndRecord; a
+ *  sync pdf generate 3, with the conversion between them). */
 export async function sequential(n: number): Promise<number> {
   let s = 0;
   for (let i = 0; i < n; i++) s += await la.noop();

@@ -7,13 +7,8 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-/** What activities pass around instead of bytes. */
-export interface BlobRef {
-  key: string;
-  sha256: string;
-  size: number;
-  contentType: string;
-}
+/** What activities pass around instead of bytes: one declaration, core's. */
+export type { BlobRef } from '../../core/blob.ts';
 
 export interface PutResult {
   size: number;
@@ -72,6 +67,9 @@ export interface BlobStore {
   /** Every key that starts with `prefix` (tests, housekeeping); with `modifiedBefore`, only the blobs last
    *  written before that time (the scratch sweep). */
   list(prefix: string, opts?: { modifiedBefore?: Date }): Promise<string[]>;
+  /** Removes everything under `prefix` (a folder-like prefix ending in `/`): every blob, and what a process
+   *  killed while writing there left (the directory store's temporary files). A batch's scratch goes so. */
+  deleteAll(prefix: string): Promise<void>;
   /** Readiness: resolves with a short description when the store can be used, throws why not otherwise. */
   check(): Promise<string>;
   /** A short-lived URL that downloads the blob without this process, or undefined when the store has none
@@ -189,6 +187,13 @@ export class FsBlobStore implements BlobStore {
       this.knownDirs.delete(dir);
       await fsp.rmdir(dir).catch(() => {});
     }
+  }
+
+  async deleteAll(prefix: string): Promise<void> {
+    if (!prefix.endsWith('/')) throw new Error(`deleteAll takes a folder-like prefix ending in '/', not ${JSON.stringify(prefix)}`);
+    const dir = this.file(prefix.slice(0, -1));
+    for (const known of this.knownDirs) if (known === dir || known.startsWith(`${dir}${path.sep}`)) this.knownDirs.delete(known);
+    await fsp.rm(dir, { recursive: true, force: true });
   }
 
   async exists(key: string): Promise<boolean> {

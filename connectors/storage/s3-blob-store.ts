@@ -179,6 +179,17 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** An interrupted upload is never a visible object (multipart parts are aborted, or expire with the
+   *  bucket's lifecycle rule): the objects under the prefix are all there is. */
+  async deleteAll(prefix: string): Promise<void> {
+    if (!prefix.endsWith('/')) throw new Error(`deleteAll takes a folder-like prefix ending in '/', not ${JSON.stringify(prefix)}`);
+    const keys = await this.list(prefix);
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(8, keys.length) }, async () => {
+      while (next < keys.length) await this.delete(keys[next++]!);
+    }));
+  }
+
   async list(prefix: string, opts: { modifiedBefore?: Date } = {}): Promise<string[]> {
     const keys: string[] = [];
     let token: string | undefined;

@@ -8,6 +8,7 @@ import { m005 } from './005-document-initiator.ts';
 import { m006 } from './006-location-writes.ts';
 import { m007 } from './007-consumed-by.ts';
 import { m008 } from './008-upload-sweep.ts';
+import { m009 } from './009-batches.ts';
 
 export interface Migration {
   readonly version: number;
@@ -15,4 +16,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];

@@ -22,6 +22,19 @@ interface Schema {
   items?: Schema;
   required?: string[];
   anyOf?: Schema[];
+  $ref?: string;
+}
+
+/** A schema with the named schemas it refers to (components/schemas) put in place. */
+function inline(schema: Schema | undefined, named: Record<string, Schema>, depth = 0): Schema | undefined {
+  if (!schema || depth > 8) return schema;
+  if (schema.$ref) return inline(named[schema.$ref.replace('#/components/schemas/', '')], named, depth + 1);
+  return {
+    ...schema,
+    ...(schema.properties ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, inline(v, named, depth + 1) ?? {}])) } : {}),
+    ...(schema.items ? { items: inline(schema.items, named, depth + 1) } : {}),
+    ...(schema.anyOf ? { anyOf: schema.anyOf.map((s) => inline(s, named, depth + 1) ?? {}) } : {}),
+  };
 }
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
@@ -113,6 +126,7 @@ describe('fuzz: every served operation', () => {
     creds = await stack.credentials();
     const doc = (await (await fetch(`${creds.baseUrl}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
+      components: { schemas: Record<string, Schema> };
     };
     ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, o]) => {
@@ -122,7 +136,7 @@ describe('fuzz: every served operation', () => {
           path,
           params: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
           query: (o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-          bodySchema: content['application/json']?.schema,
+          bodySchema: inline(content['application/json']?.schema, doc.components.schemas),
           multipart: 'multipart/form-data' in content,
         };
       }),

@@ -1,13 +1,14 @@
 // The HTTP API against the real worker, Temporal dev server and database: authentication, validation that
 // names the field, uploads (limits, extension rule, all-or-nothing) and generate failures that leave nothing
 // behind.
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
 import { issueAccessToken } from '../../security/tokens.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
+import { pptx, row, shape, xlsx } from '../unit/engine/helpers.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -130,8 +131,8 @@ describe('HTTP API', () => {
     it('returns every file in form-data order, under any field names', async () => {
       const res = await api.upload('template', [
         { name: 'a.docx', bytes: makeDocx(['a']), field: 'first' },
-        { name: 'b.XLSX', bytes: makeDocx(['b']), field: 'second' },
-        { name: 'c.pptx', bytes: makeDocx(['c']), field: 'first' },
+        { name: 'b.XLSX', bytes: xlsx({ strings: ['b'], rows: row(1, [['A1', 's:0']]) }), field: 'second' },
+        { name: 'c.pptx', bytes: pptx([shape(2, 'c')]), field: 'first' },
       ]);
       expect(res.status).toBe(201);
       expect(res.body.result).toMatchObject({ statusCode: 201, message: 'Created' });
@@ -148,6 +149,18 @@ describe('HTTP API', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.innerErrors[0].code).toBe('INVALID_TEMPLATE_FORMAT');
       expect(res.body.error.innerErrors[0].message).toContain('evil.docm');
+      expect({ rows: await countRows('stored_files'), blobs: (await blobFiles()).length }).toEqual(before);
+    });
+
+    it('refuses a package of another kind than its extension (a Word document named .xlsx), storing nothing', async () => {
+      const before = { rows: await countRows('stored_files'), blobs: (await blobFiles()).length };
+      const res = await api.upload('template', [
+        { name: 'ok.docx', bytes: makeDocx(['ok']) },
+        { name: 'report.xlsx', bytes: makeDocx(['a Word document']) },
+      ]);
+      expect(res.status).toBe(400);
+      expect(res.body.error.innerErrors[0].code).toBe('INVALID_TEMPLATE_FORMAT');
+      expect(res.body.error.innerErrors[0].message).toBe('file "report.xlsx" is a Word document (docx), not .xlsx: upload it as .docx');
       expect({ rows: await countRows('stored_files'), blobs: (await blobFiles()).length }).toEqual(before);
     });
 
@@ -264,6 +277,27 @@ describe('HTTP API', () => {
       expect(await countRows('stored_files', "kind = 'document'")).toBe(outputsBefore);
       expect((await blobFiles()).filter((f) => f.startsWith('scratch'))).toEqual([]);
       expect(await runningWorkflows()).toBe(0);
+    });
+
+    it('an uploaded template of another kind than template.fileFormat: 400 INVALID_TEMPLATE_FORMAT naming the field before any workflow starts; nothing consumed', async () => {
+      const docsBefore = await countRows('documents');
+      const { templateUrn, dataUrn } = await uploadPair(makeDocx(['Hello {name}']));
+      const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { template: { fileFormat: 'xlsx' }, document: { fileFormat: 'xlsx' } }) });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.innerErrors).toEqual([
+        expect.objectContaining({ code: 'INVALID_TEMPLATE_FORMAT', message: 'template.fileFormat is xlsx, but the template is a Word document (docx)' }),
+      ]);
+      expect(await countRows('documents')).toBe(docsBefore);
+      // The upload's kind is known: no run was started for the operation...
+      const connection = await Connection.connect({ address: inject('temporalAddress') });
+      try {
+        await expect(new Client({ connection }).workflow.getHandle(`generate-${res.body.operationId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      } finally {
+        await connection.close();
+      }
+      // ...so nothing was consumed: the same uploads generate with the right format.
+      const ok = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     });
 
     it('a successful generate merges split tags and records the document', async () => {

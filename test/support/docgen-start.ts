@@ -10,10 +10,11 @@ import { freePort } from '../../cli/temporal-dev.ts';
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 export const docgenBin = path.join(repoRoot, 'cli', 'docgen.mjs');
 
-/** `docgen credentials --json [--subscription S]` in the service's environment. */
-export async function docgenCredentials(env: NodeJS.ProcessEnv, subscription?: string): Promise<Credentials> {
-  const args = [docgenBin, 'credentials', '--json', ...(subscription ? ['--subscription', subscription] : [])];
-  const { stdout } = await promisify(execFile)(process.execPath, args, { env, cwd: repoRoot });
+/** `docgen credentials --json [--subscription S]` in the service's environment (`root`: the checkout whose
+ *  docgen runs; this one by default). */
+export async function docgenCredentials(env: NodeJS.ProcessEnv, subscription?: string, root = repoRoot): Promise<Credentials> {
+  const args = [path.join(root, 'cli', 'docgen.mjs'), 'credentials', '--json', ...(subscription ? ['--subscription', subscription] : [])];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { env, cwd: root });
   return JSON.parse(stdout) as Credentials;
 }
 
@@ -51,7 +52,7 @@ export async function docgenStartEnv(dataDir: string, extra: Record<string, stri
 /** Runs `docgen start` and waits for its ready line. A port that was free when the environment was made can
  *  be taken by the time docgen listens (another process's outgoing connection gets it as its ephemeral port):
  *  then it starts again, up to twice, on fresh ports; the returned `env` is the one that worked. */
-export async function spawnDocgenStart(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number } = {}): Promise<DocgenStart> {
+export async function spawnDocgenStart(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number; /** The checkout whose docgen runs (a benchmark's "before"); this one by default. */ root?: string } = {}): Promise<DocgenStart> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await spawnOnce(env, opts);
@@ -63,9 +64,10 @@ export async function spawnDocgenStart(env: NodeJS.ProcessEnv, opts: { timeoutMs
   }
 }
 
-async function spawnOnce(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number }): Promise<DocgenStart> {
+async function spawnOnce(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number; root?: string }): Promise<DocgenStart> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [docgenBin, 'start'], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const root = opts.root ?? repoRoot;
+  const child = spawn(process.execPath, [path.join(root, 'cli', 'docgen.mjs'), 'start'], { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

@@ -10,6 +10,7 @@ import { startService, type RunningService } from '../../cli/service.ts';
 import { type Config, loadConfig } from '../../config/env.ts';
 import type { BlobStore } from '../../connectors/storage/blob-store.ts';
 import { openBlobStore } from '../../connectors/storage/open.ts';
+import { currentLabel, keepOutput, OUTPUTS_ENV } from './office-outputs.ts';
 import { s3Settings } from './s3.ts';
 
 export interface Stack {
@@ -42,6 +43,7 @@ export async function startStack(
     config,
     credentials: (subscription?: string) => issueCredentials(service.db, config, service.baseUrl, subscription),
     async stop() {
+      await keepDocuments(openBlobStore(config));
       await service.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -62,4 +64,22 @@ export async function createPgDatabase(): Promise<string> {
   const url = new URL(inject('postgresUrl'));
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** The Office documents the stack delivered to Storage, kept for schema validation (DOCGEN_TEST_OUTPUTS). */
+async function keepDocuments(blobs: BlobStore): Promise<void> {
+  if (!process.env[OUTPUTS_ENV]) return;
+  let keys: string[];
+  try {
+    keys = await blobs.list('subscriptions/');
+  } catch {
+    return;
+  }
+  for (const key of keys.filter((k) => k.includes('/documents/'))) {
+    try {
+      keepOutput(await blobs.get(key), `stack-${currentLabel()}`);
+    } catch {
+      // removed meanwhile (a test's manage delete): nothing to keep
+    }
+  }
 }

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseCsv, readRows, rowFileName } from '../../cli/batch.ts';
+import { readRows, rowFileName } from '../../cli/batch.ts';
+import { detectCsvSeparator, parseCsv } from '../../core/rows.ts';
 import { converterInstallPlan } from '../../cli/converter-install.ts';
 import { buildExamples } from '../../examples/build.ts';
 
@@ -36,6 +37,23 @@ describe('batch rows', () => {
     expect(() => readRows(file('obj.json', '{"a":1}'))).toThrow('needs a JSON array');
     expect(() => readRows(file('arr.json', '[{"a":1}, 2]'))).toThrow('row 2 is not an object');
     expect(() => readRows(file('broken.json', '[{'))).toThrow('not valid JSON');
+  });
+
+  it('reads semicolon- and tab-separated CSV (what spreadsheets write where the comma is the decimal separator)', () => {
+    const expected = [{ id: 'C-1', name: 'ACME; Inc.', balance: '12,5' }, { id: 'C-2', name: 'Globex, SA', balance: 7 }];
+    expect(readRows(file('semi.csv', 'id;name;balance\r\nC-1;"ACME; Inc.";12,5\r\nC-2;Globex, SA;7\r\n'))).toEqual(expected);
+    expect(readRows(file('tab.csv', 'id\tname\tbalance\nC-1\tACME; Inc.\t12,5\nC-2\t"Globex, SA"\t7\n'))).toEqual(expected);
+    expect(detectCsvSeparator('a,b\n1,2\n')).toBe(',');
+    // A comma inside an unquoted value of a semicolon file does not make it comma-separated.
+    expect(detectCsvSeparator('a;b\n1,5;2\n3;4\n')).toBe(';');
+    // One column: nothing to detect, commas.
+    expect(readRows(file('one.csv', 'id\nC-1\nC-2\n'))).toEqual([{ id: 'C-1' }, { id: 'C-2' }]);
+  });
+
+  it('says which separator it read, and which it accepts, when a row does not fit the header', () => {
+    expect(() => readRows(file('ragged.csv', 'id;name\nC-1;a;b\n'))).toThrow(
+      "line 2: 3 fields, the header has 2 (separated by ';', read from the header; the separator may be ',', ';', tab; quote a value that contains it)",
+    );
   });
 
   it('names each row file after a field when asked, safely, else after the row number', () => {

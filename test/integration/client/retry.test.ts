@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DocgenClient, NetworkError, parseRetryAfter, ServerError, ValidationError } from '../../../client/index.ts';
+import { DocgenClient, type GenerateRequest, NetworkError, parseRetryAfter, ServerError, ValidationError } from '../../../client/index.ts';
 
 interface Seen {
   method: string;
@@ -79,7 +79,7 @@ describe('SDK retries (real HTTP)', () => {
 
   it('does not retry a POST without an Idempotency-Key, and does with one', async () => {
     script = [unavailable('0'), [201, {}, { ...ok({ document: { urn: 'u' } }), result: { statusCode: 201, message: 'Created', data: { document: { urn: 'u' } } } }]];
-    const body = { template: { fileFormat: 'docx' }, data: { loadMethod: 'Storage', urn: 'd' }, document: { name: 'n', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en' } };
+    const body: GenerateRequest = { template: { fileFormat: 'docx' }, data: { loadMethod: 'Storage', urn: 'd' }, document: { name: 'n', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en' } };
     await expect(sdk().generation.generate(body)).rejects.toBeInstanceOf(ServerError);
     expect(seen).toHaveLength(1);
     seen = [];
@@ -113,5 +113,16 @@ describe('SDK retries (real HTTP)', () => {
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 0)).toBe(10_000);
     expect(parseRetryAfter('soon')).toBeUndefined();
     expect(parseRetryAfter(null)).toBeUndefined();
+  });
+});
+
+describe('SDK construction', () => {
+  it('says plainly that baseUrl is missing or not a URL, instead of failing at the first request', () => {
+    const given = (baseUrl: unknown) => () => new DocgenClient({ baseUrl, apiKey: 'k', accessToken: 't' } as ConstructorParameters<typeof DocgenClient>[0]);
+    expect(given(undefined)).toThrow(/^DocgenClient: baseUrl is required: the service's URL, e\.g\. http:\/\/127\.0\.0\.1:8080/);
+    expect(given('')).toThrow(/baseUrl is required/);
+    expect(given('localhost:8080')).toThrow(/baseUrl "localhost:8080" must be an http or https URL/);
+    expect(given('not a url')).toThrow(/baseUrl "not a url" is not a URL/);
+    expect(new DocgenClient({ baseUrl: 'http://127.0.0.1:8080/', apiKey: 'k', accessToken: 't' }).transport.baseUrl).toBe('http://127.0.0.1:8080/v1');
   });
 });

@@ -11,6 +11,8 @@ import {
   NotFoundError,
   ValidationError,
   type GenerateRequest,
+  type GenerateWarning,
+  type TemplateLocation,
 } from '../../../client/index.ts';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
@@ -89,6 +91,22 @@ describe('SDK against the running API', () => {
     const page = await sdk.documents.list({ top: 5, filter: [{ column: 'Urn', condition: 'EQUALS', value: doc.urn }] });
     expect(page.rowCount).toBe(1);
     expect(page.items[0]?.documentGuid).toBe(doc.documentGuid);
+  });
+
+  it('a tag without data: result.data.warnings typed as GenerateWarning[]; document.options.strict: a ValidationError naming the tag', async () => {
+    const upload = async () => {
+      const [t] = await sdk.uploads.templates([{ name: 'rep.docx', content: makeDocx(['Hello {name}, your rep is {rep}.']) }]);
+      const [d] = await sdk.uploads.data([{ name: 'd.json', content: JSON.stringify({ name: 'SDK' }) }]);
+      return generateBody(t!.id, d!.id);
+    };
+    const res = await sdk.generation.generate(await upload());
+    const warnings: GenerateWarning[] = res.result.data.warnings ?? [];
+    const location: TemplateLocation | undefined = warnings[0]?.location;
+    expect(warnings.map((w) => [w.code, w.tag, w.message])).toEqual([['MISSING_VALUE', 'rep', 'no value for tag "rep" (word/document.xml, paragraph 1)']]);
+    expect(location).toMatchObject({ part: 'word/document.xml', paragraph: 1 });
+    const body = await upload();
+    const e = await expectError(sdk.generation.generate({ ...body, document: { ...body.document, options: { strict: true } } }), ValidationError, 400, 'TEMPLATE_ERROR');
+    expect(e.innerErrors.map((i) => i.message)).toEqual(['no value for tag "rep" (word/document.xml, paragraph 1)']);
   });
 
   describe('typed errors', () => {
@@ -313,6 +331,32 @@ describe('SDK against the running API', () => {
       expect(Object.keys(ready.checks).sort()).toEqual(['converter', 'database', 'storage', 'temporal']);
     });
 
+    it('batches: start, wait with progress, rows page by page, cancel', async () => {
+      const [template] = await sdk.uploads.templates([{ name: 'b.docx', content: makeDocx(['Dear {name}']) }]);
+      const [data] = await sdk.uploads.data([{ name: 'rows.csv', content: 'name\nAda\nGrace\nEdsger\n' }]);
+      const started = await sdk.batches.start({
+        template: { urn: template!.id, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: data!.id, loadMethod: 'Storage' },
+        document: { name: 'Letter {name}', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-GB' },
+      });
+      const id = started.result.data.batch.id;
+      expect(started.result.data.batch.rowsTotal).toBe(3);
+      const seen: number[] = [];
+      const done = await sdk.batches.wait(id, { intervalMs: 100, onProgress: (p) => seen.push(p.rowsDone) });
+      expect(done).toMatchObject({ status: 'completed', rowsDone: 3, rowsFailed: 0, failures: { rowCount: 0, items: [] } });
+      expect(seen.at(-1)).toBe(3);
+      const page = await sdk.batches.rows(id, { status: 'done', top: 2 });
+      expect(page.rowCount).toBe(3);
+      expect(page.rows.map((r) => r.name)).toEqual(['Letter Ada.docx', 'Letter Grace.docx']);
+      const all = [];
+      for await (const r of sdk.batches.allRows(id, 'done', 2)) all.push(r);
+      expect(all.map((r) => r.row)).toEqual([1, 2, 3]);
+      expect(docxParagraphs((await sdk.storage.download(all[2]!.urn!)).bytes)).toEqual(['Dear Edsger']);
+      // Cancelling an ended batch changes nothing; another id is a NotFoundError.
+      expect((await sdk.batches.cancel(id)).status).toBe('completed');
+      await expectError(sdk.batches.get(NIL), NotFoundError, 404);
+    });
+
     it('covers every served operation with an SDK method', () => {
       const sdkRoutes = new Set([
         ...pending.map((c) => `${c.method} /v1${c.path}`),
@@ -355,6 +399,10 @@ describe('SDK against the running API', () => {
         'GET /v1/documents/document/list',
         'POST /v1/documents/document/generate',
         'POST /v1/documents/document/generate/async',
+        'POST /v1/documents/document/generate/batch',
+        'GET /v1/documents/batch/{id}',
+        'GET /v1/documents/batch/{id}/rows',
+        'POST /v1/documents/batch/{id}/cancel',
         'GET /v1/documents/storage/{urn}/content',
         'GET /v1/health',
         'GET /v1/ready',

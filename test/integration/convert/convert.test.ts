@@ -4,22 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  configureConverter, ConvertError, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
+  configureConverter, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
   readOfficeCustomProperties, shutdownConverter, startConverter,
 } from '../../../converter/index.ts';
+import { rejection } from '../../support/convert-error.ts';
 import { makeDocx, makePptx, makeXlsx, pagedDocx, para, pdfinfoPages, poppler } from './fixtures.ts';
 
 const text = (pdf: Uint8Array): string => poppler('pdftotext', pdf);
-
-async function rejection(p: Promise<unknown>): Promise<ConvertError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConvertError);
-    return e as ConvertError;
-  }
-  throw new Error('expected a rejection');
-}
 
 beforeAll(async () => {
   configureConverter({ poolSize: 2 });
@@ -32,13 +23,16 @@ afterAll(async () => {
 });
 
 describe('availability and readiness', () => {
-  it('reports the embedded pool as available, ready, with network isolation', () => {
+  it('reports the embedded pool as available, ready, in its bwrap sandbox without network', () => {
     const a = converterAvailable();
     expect(a).toMatchObject({ available: true, kind: 'libreoffice' });
     const st = converterStatus()!;
     expect(st.instances).toHaveLength(2);
     expect(st.instances.every((i) => i.state === 'idle' && i.pid !== null)).toBe(true);
-    expect(st.networkIsolation).toMatch(/^unshare -r?n$/);
+    // .ci/install-converter.sh installs bubblewrap: CONVERTER_SANDBOX=auto must then use it.
+    expect(st.sandbox).toBe('bwrap');
+    expect(st.networkIsolation).toBe('bwrap --unshare-net');
+    expect(st.isolation).toBe('bwrap sandbox (filesystem and network)');
   });
 });
 

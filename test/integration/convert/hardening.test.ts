@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibreOfficePool, sanitizeOoxml } from '../../../converter/index.ts';
+import { gzipSync } from 'node:zlib';
 import { fieldRun, makeDocx, para, pictureRun, png, poppler, relationship } from './fixtures.ts';
 
 let dir: string;
@@ -97,7 +98,7 @@ describe('external content', () => {
     expect(hits).toEqual([]);
   });
 
-  it('is also safe without the sanitizer (profile settings + network namespace)', async () => {
+  it('is also safe without the sanitizer (profile settings + sandbox)', async () => {
     const raw = new LibreOfficePool({ size: 1, unsafeSkipSanitize: true, log: () => {} });
     try {
       hits.length = 0;
@@ -106,6 +107,26 @@ describe('external content', () => {
       expect(hits).toEqual([]);
     } finally {
       await raw.stop();
+    }
+  });
+});
+
+describe('images judged by their bytes (issue 25 §1), the sanitizer alone', () => {
+  it('a gzip-compressed SVG named .svg loads no host file, even without the sandbox', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">' +
+      `<image width="100" height="100" xlink:href="${pathToFileURL(path.join(dir, 'secret.png')).href}"/></svg>`;
+    const doc = makeDocx({
+      body: para('Visible text') + pictureRun('rIdSvg', 'embed', 1),
+      rels: '<Relationship Id="rIdSvg" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/i.svg"/>',
+      extra: { 'word/media/i.svg': gzipSync(svg) },
+    });
+    const unsandboxed = new LibreOfficePool({ size: 1, sandbox: 'off', log: () => {} });
+    try {
+      const pdf = await unsandboxed.convert(doc, { from: 'docx', to: 'pdf' });
+      expect(poppler('pdftotext', pdf)).toContain('Visible text');
+      expect(imageCount(pdf)).toBe(0);
+    } finally {
+      await unsandboxed.stop();
     }
   });
 });

@@ -211,8 +211,10 @@ describe('document templates and solutions', () => {
       expect(op.summary.includes('(extension)'), `${method} ${path}: ${op.summary}`).toBe(extension);
       expect(Object.keys(op.responses)).toContain('401');
     }
+    // Listed items in the Guid spelling: the named schema the list's answer refers to.
     const listed = doc.paths['/v1/documents/datasource/list'].get.responses['200'].content['application/json'].schema;
-    expect(JSON.stringify(listed)).toContain('dataSourceGuid');
+    expect(listed.properties.result.properties.data.properties.dataSources.items).toEqual({ $ref: '#/components/schemas/ListedDataSource' });
+    expect(Object.keys(doc.components.schemas.ListedDataSource.properties)).toContain('dataSourceGuid');
     expect(doc.paths['/v1/documents/configuration/list'].get.description).toContain('bare body');
   });
 });

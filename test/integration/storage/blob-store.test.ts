@@ -92,6 +92,16 @@ describe.each(stores)('blob store: $name', ({ name, open }) => {
     expect(await store.exists(key('c.txt'))).toBe(false);
   });
 
+  it('deletes everything under a folder-like prefix, and nothing beside it', async () => {
+    await store.put(key('batch/rows/1.jsonl'), new Uint8Array([1]));
+    await store.put(key('batch/docs/2.pdf'), new Uint8Array([2]));
+    await store.put(key('batch-2/kept.txt'), new Uint8Array([3]));
+    await store.deleteAll(key('batch/'));
+    expect(await store.list(key('batch'))).toEqual([key('batch-2/kept.txt')]);
+    await expect(store.deleteAll(key('batch'))).rejects.toThrow(/ending in '\/'/);
+    await store.deleteAll(key('batch/')); // nothing left: no error
+  });
+
   it('refuses keys that could escape their place', async () => {
     for (const bad of ['../x', 'a/../../x', '/abs', 'a//b', '', 'a/./b']) {
       await expect(store.put(bad, new Uint8Array(1))).rejects.toThrow(/invalid blob key/);
@@ -169,6 +179,19 @@ describe('blob store: directory layout', () => {
     await blobs.delete('subscriptions/s1/doc.docx');
     expect(fs.readdirSync(path.join(blobs.root, 'subscriptions'))).toEqual(['s1']);
     await expect(blobs.delete('scratch/run-1/gone.docx')).resolves.toBeUndefined();
+  });
+
+  it('deleteAll also removes what a process killed mid-write left (temporary files list() does not show)', async () => {
+    const blobs = store();
+    await blobs.put('scratch/batch-1/docs/1.pdf', new Uint8Array([1]));
+    const leftover = path.join(blobs.root, 'scratch', 'batch-1', 'docs', '2.pdf.0b9a.tmp');
+    fs.writeFileSync(leftover, 'half');
+    expect(await blobs.list('scratch/batch-1/')).toEqual(['scratch/batch-1/docs/1.pdf']);
+    await blobs.deleteAll('scratch/batch-1/');
+    expect(fs.existsSync(path.join(blobs.root, 'scratch', 'batch-1'))).toBe(false);
+    // The store writes there again afterwards (its remembered directories were forgotten).
+    await blobs.put('scratch/batch-1/docs/3.pdf', new Uint8Array([3]));
+    expect(await blobs.list('scratch/batch-1/')).toEqual(['scratch/batch-1/docs/3.pdf']);
   });
 
   it('writes into a directory that was removed after an earlier write there (put and copy)', async () => {

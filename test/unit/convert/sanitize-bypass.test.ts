@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConvertError, sanitizeOoxml } from '../../../converter/index.ts';
 import { entryText, makeEntry, readZip, writeZip } from '../../../converter/zip.ts';
-import { fieldRun, makeDocx, makeXlsx, para, pictureRun } from '../../integration/convert/fixtures.ts';
+import { fieldRun, makeDocx, makeXlsx, para, pictureRun, png } from '../../integration/convert/fixtures.ts';
 
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -156,11 +156,12 @@ describe('sanitizeOoxml: fields in any part', () => {
     const out = part(r.bytes, 'word/header2.xml');
     expect(out).toContain('<v:imagedata o:title="kept"/>');
     expect(out).not.toMatch(/altChunk|passwd|share/);
-    // An SVG picture: its external image goes, its embedded (data:) one and its fragment links stay.
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><image href="http://169.254.169.254/latest"/><image xlink:href="data:image/png;base64,AAAA"/><use href="#a"/></svg>';
+    // An SVG picture: its external image goes, its embedded raster (data:) one and its fragment links stay.
+    const pngUri = `data:image/png;base64,${Buffer.from(png()).toString('base64')}`;
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><image href="http://169.254.169.254/latest"/><image xlink:href="${pngUri}"/><use href="#a"/></svg>`;
     const s = sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'word/media/image1.svg': svg } }), 'docx');
     expect(s.removed).toEqual(['word/media/image1.svg: <image> href → http://169.254.169.254/latest']);
-    expect(part(s.bytes, 'word/media/image1.svg')).toContain('<image xlink:href="data:image/png;base64,AAAA"/><use href="#a"/>');
+    expect(part(s.bytes, 'word/media/image1.svg')).toContain(`<image xlink:href="${pngUri}"/><use href="#a"/>`);
   });
 });
 

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { inspect, render, TemplateError } from '../../../engine/index.ts';
+import { inspect, render, TemplateError } from '../../support/engine.ts';
 import { docx, p, row, xlsxBook } from './helpers.ts';
 
 // Problems are reported where the author can find them: sheet and cell in a workbook, and the CLI
@@ -63,6 +64,24 @@ describe('errors a template author can act on', () => {
       expect(r.stderr).toContain('word/document.xml, paragraph 2: loop "#a" is never closed [unclosed_loop]');
       expect(r.stderr).toContain('word/document.xml, paragraph 3: unknown filter "nope"');
       expect(r.stderr).toMatch(/word\/document\.xml, paragraph 4: .* \[expression_syntax\]/);
+
+      // Tags left empty for want of data are named, with inspect's locations; --strict refuses them.
+      await writeFile(join(dir, 'hello.docx'), docx(p('Hello {customer}, your rep is {rep}.')));
+      const w = await cli(['render', '--template', join(dir, 'hello.docx'), '--data', join(dir, 'data.json'), '--out', join(dir, 'hello-out.docx')]);
+      expect(w.code).toBe(0);
+      expect(w.stderr).toContain('docgen: 2 tags rendered empty, the data has no value');
+      expect(w.stderr).toContain('  word/document.xml, paragraph 1: no value for tag "customer"\n  word/document.xml, paragraph 1: no value for tag "rep"');
+      const strict = await cli(['render', '--strict', '--template', join(dir, 'hello.docx'), '--data', join(dir, 'data.json'), '--out', join(dir, 'strict.docx')]);
+      expect(strict.code).toBe(1);
+      expect(strict.stderr).toContain('cannot be rendered (2 problems)');
+      expect(strict.stderr).toContain('word/document.xml, paragraph 1: no value for tag "rep" [missing_value]');
+      expect(existsSync(join(dir, 'strict.docx'))).toBe(false);
+      // --out names the kind written: a .pdf would hold a Word document.
+      const pdf = await cli(['render', '--template', join(dir, 'hello.docx'), '--data', join(dir, 'data.json'), '--out', join(dir, 'hello.pdf')]);
+      expect(pdf.code).toBe(1);
+      expect(pdf.stderr).toContain('render writes docx, the template\'s kind;');
+      expect(pdf.stderr).toContain('docgen generate --template');
+      expect(existsSync(join(dir, 'hello.pdf'))).toBe(false);
 
       const i = await cli(['inspect', join(dir, 'book.xlsx')]);
       expect(i.code).toBe(1);

@@ -1,6 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
+import { render, TemplateError } from '../../support/engine.ts';
 import { inflateEntry, readZip } from '../../../engine/zip.ts';
 import { docx, p } from './helpers.ts';
 

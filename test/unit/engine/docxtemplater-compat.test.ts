@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../../engine/index.ts';
-import { docText, docx, p, partText, pptx, shape, table, unzipText, zip } from './helpers.ts';
+import { render } from '../../support/engine.ts';
+import { docText, docx, p, partText, pptx, shape, table, tableStart, unzipText, zip } from './helpers.ts';
 
 // Documents docxtemplater renders, and what its authors expect of them.
 
-const sect = (marker: string): string => `<w:sectPr><w:footerReference w:type="default" r:id="${marker}"/><w:pgMar w:top="${marker.length}" w:bottom="720"/></w:sectPr>`;
+const sect = (marker: string): string => `<w:sectPr><w:footerReference w:type="default" r:id="${marker}"/><w:pgMar w:top="${marker.length}" w:right="720" w:bottom="720" w:left="720" w:header="360" w:footer="360" w:gutter="0"/></w:sectPr>`;
 const tagParagraph = (pPr: string, text: string): string => `<w:p><w:pPr>${pPr}</w:pPr><w:r><w:t>${text}</w:t></w:r></w:p>`;
 
 describe('docxtemplater compatibility', () => {
@@ -29,7 +29,7 @@ describe('docxtemplater compatibility', () => {
 
   it('repeats a row whose opening tag sits in a cell wrapped in a content control', async () => {
     const sdtCell = `<w:sdt><w:sdtPr><w:alias w:val="Name"/></w:sdtPr><w:sdtContent><w:tc><w:tcPr/>${p('{#items}{name}')}</w:tc></w:sdtContent></w:sdt>`;
-    const body = `<w:tbl><w:tblPr/><w:tr>${sdtCell}<w:tc><w:tcPr/>${p('{qty}{/items}')}</w:tc></w:tr></w:tbl>`;
+    const body = `${tableStart(2)}<w:tr>${sdtCell}<w:tc><w:tcPr/>${p('{qty}{/items}')}</w:tc></w:tr></w:tbl>`;
     const out = await render(docx(body), { items: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2 }] });
     expect(docText(out)).toEqual(['a', '1', 'b', '2']);
     const xml = partText(out, 'word/document.xml');
@@ -53,6 +53,29 @@ describe('docxtemplater compatibility', () => {
     }
   });
 
+  it('a tag spanning paragraphs merges them into one paragraph with one set of properties', async () => {
+    const para = (t: string): string => `<w:p><w:pPr><w:jc w:val="left"/></w:pPr><w:r><w:t xml:space="preserve">${t}</w:t></w:r></w:p>`;
+    const xml = partText(await render(docx(para('Hi {first') + para('_name} there')), { first_name: 'Ed' }), 'word/document.xml');
+    expect(docText(await render(docx(para('Hi {first') + para('_name} there')), { first_name: 'Ed' }))).toEqual(['Hi Ed there']);
+    expect(xml.match(/<w:pPr>/g)).toHaveLength(1);
+  });
+
+  it('switches to delimiters that contain the current end delimiter', async () => {
+    // docxtemplater's es6/tests/e2e/fixtures.js: "should be possible to change the delimiters with complex example"
+    const complex = await render(docx(p('Hi {={{[ ]}}=}{{[user]}}{{[={{ ]=]}} and {{user2]')), { user: 'John', user2: 'Jane' });
+    expect(docText(complex)).toEqual(['Hi John and Jane']);
+    const mustache = await render(docx(p('{={{ }}=}Hello {{name}}, {single} {{={ }=}}{back}')), { name: 'Bo', back: 'again' });
+    expect(docText(mustache)).toEqual(['Hello Bo, {single} again']);
+  });
+
+  it('a key present but null in a loop item falls back to the enclosing scope', async () => {
+    const body = p('{#items}{name}: {currency} {note}|{/items}');
+    const out = await render(docx(body), { currency: 'EUR', note: 'top', items: [{ name: 'a', currency: null }, { name: 'b', currency: 'USD', note: null }, { name: 'c' }] });
+    expect(docText(out)).toEqual(['a: EUR top|b: USD top|c: EUR top|']);
+    // Present as null everywhere: empty, as before.
+    expect(docText(await render(docx(p('[{x}]')), { x: null }))).toEqual(['[]']);
+  });
+
   it('accepts identical start and end delimiters', async () => {
     const body = p('Hi %na', 'me%, {x}') + p('%#items%[%.%]%/items%');
     const out = await render(docx(body), { name: 'Bo', items: [1, 2] }, { delimiters: { start: '%', end: '%' } });
@@ -68,7 +91,7 @@ describe('docxtemplater compatibility', () => {
 
   it('every table cell ends with a paragraph, also after a nested table and an empty loop', async () => {
     const inner = table([['nested']]);
-    const body = `<w:tbl><w:tblPr/><w:tr><w:tc><w:tcPr/>${inner}${p('{#none}')}${p('gone')}${p('{/none}')}</w:tc></w:tr></w:tbl>`;
+    const body = `${tableStart(1)}<w:tr><w:tc><w:tcPr/>${inner}${p('{#none}')}${p('gone')}${p('{/none}')}</w:tc></w:tr></w:tbl>`;
     const xml = partText(await render(docx(body), { none: [] }), 'word/document.xml');
     expect(xml).not.toContain('gone');
     expect(xml).toMatch(/<\/w:tbl><w:p\/><\/w:tc>/);
@@ -79,7 +102,11 @@ describe('docxtemplater compatibility', () => {
     const dgm = (root: string, t: string): string =>
       `<?xml version="1.0" encoding="UTF-8"?><${root} xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">` +
       `<dgm:ptLst><dgm:pt modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:rPr lang="en-US"/><a:t>${t}</a:t></a:r></a:p></dgm:t></dgm:pt></dgm:ptLst></${root}>`;
-    const parts = { 'word/diagrams/data1.xml': dgm('dgm:dataModel', 'Step {step}'), 'word/diagrams/drawing1.xml': dgm('dsp:drawing', '{step | upper}') };
+    const drawing = (t: string): string =>
+      `<?xml version="1.0" encoding="UTF-8"?><dsp:drawing xmlns:dsp="http://schemas.microsoft.com/office/drawing/2008/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">` +
+      '<dsp:spTree><dsp:nvGrpSpPr><dsp:cNvPr id="0" name=""/><dsp:cNvGrpSpPr/></dsp:nvGrpSpPr><dsp:grpSpPr/><dsp:sp modelId="1"><dsp:nvSpPr><dsp:cNvPr id="0" name=""/><dsp:cNvSpPr/></dsp:nvSpPr><dsp:spPr/>' +
+      `<dsp:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US"/><a:t>${t}</a:t></a:r></a:p></dsp:txBody></dsp:sp></dsp:spTree></dsp:drawing>`;
+    const parts = { 'word/diagrams/data1.xml': dgm('dgm:dataModel', 'Step {step}'), 'word/diagrams/drawing1.xml': drawing('{step | upper}') };
     const out = unzipText(await render(docx(p('{title}'), parts), { title: 'T', step: 'plan' }));
     expect(out.get('word/diagrams/data1.xml')).toContain('<a:t>Step plan</a:t>');
     expect(out.get('word/diagrams/drawing1.xml')).toContain('<a:t>PLAN</a:t>');

@@ -29,8 +29,13 @@ export function p(...texts: string[]): string {
   return `<w:p>${runs.join('')}</w:p>`;
 }
 
+/** A table's properties and column grid (both required by the schema) for `cols` columns. */
+export function tableStart(cols: number): string {
+  return `<w:tbl><w:tblPr/><w:tblGrid>${'<w:gridCol w:w="2000"/>'.repeat(cols)}</w:tblGrid>`;
+}
+
 export function table(rows: string[][]): string {
-  return `<w:tbl><w:tblPr/>${rows.map((r) => `<w:tr>${r.map((c) => `<w:tc><w:tcPr/>${p(c)}</w:tc>`).join('')}</w:tr>`).join('')}</w:tbl>`;
+  return `${tableStart(Math.max(1, ...rows.map((r) => r.length)))}${rows.map((r) => `<w:tr>${r.map((c) => `<w:tc><w:tcPr/>${p(c)}</w:tc>`).join('')}</w:tr>`).join('')}</w:tbl>`;
 }
 
 export function docx(bodyXml: string, extra: Record<string, string | Uint8Array> = {}): Uint8Array {
@@ -155,6 +160,27 @@ export function shape(id: number, ...paras: string[]): string {
   );
 }
 
+/** The group properties a slide's shape tree starts with (required by the schema). */
+export const SP_TREE_START = '<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>';
+
+const A16 = 'http://schemas.microsoft.com/office/drawing/2014/main';
+
+/**
+ * A table on a slide: one row per array, one paragraph per line of a cell; each row `rowHeight` EMU high (the frame
+ * is as high as its rows) and marked with an a16:rowId as PowerPoint writes it.
+ */
+export function slideTable(id: number, rows: string[][], rowHeight = 370840): string {
+  const cols = Math.max(1, ...rows.map((r) => r.length));
+  const trs = rows.map((r, i) =>
+    `<a:tr h="${rowHeight}">${r.map((t) => `<a:tc><a:txBody><a:bodyPr/><a:lstStyle/>${t.split('\n').map((x) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${esc(x)}</a:t></a:r></a:p>`).join('')}</a:txBody><a:tcPr/></a:tc>`).join('')}` +
+    `<a:extLst><a:ext uri="{0D108BD9-81ED-4DB2-BD59-A6C34878D82A}"><a16:rowId xmlns:a16="${A16}" val="${7 + i}"/></a:ext></a:extLst></a:tr>`).join('');
+  return (
+    `<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="${id}" name="Table ${id}"/><p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/></p:nvGraphicFramePr>` +
+    `<p:xfrm><a:off x="500000" y="1500000"/><a:ext cx="${cols * 2000000}" cy="${rows.length * rowHeight}"/></p:xfrm>` +
+    `<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/table"><a:tbl><a:tblPr firstRow="1" bandRow="1"/><a:tblGrid>${'<a:gridCol w="2000000"/>'.repeat(cols)}</a:tblGrid>${trs}</a:tbl></a:graphicData></a:graphic></p:graphicFrame>`
+  );
+}
+
 export function pptx(slides: string[]): Uint8Array {
   const files: Record<string, string> = {
     '[Content_Types].xml':
@@ -164,11 +190,11 @@ export function pptx(slides: string[]): Uint8Array {
       slides.map((_, i) => `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`).join('') +
       '</Types>',
     '_rels/.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"><Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="ppt/presentation.xml"/></Relationships>`,
-    'ppt/presentation.xml': `<?xml version="1.0" encoding="UTF-8"?><p:presentation xmlns:a="${A_NS}" xmlns:r="${R_NS}" xmlns:p="${P_NS}"><p:sldIdLst>${slides.map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 1}"/>`).join('')}</p:sldIdLst></p:presentation>`,
+    'ppt/presentation.xml': `<?xml version="1.0" encoding="UTF-8"?><p:presentation xmlns:a="${A_NS}" xmlns:r="${R_NS}" xmlns:p="${P_NS}"><p:sldIdLst>${slides.map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 1}"/>`).join('')}</p:sldIdLst><p:sldSz cx="9144000" cy="6858000"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>`,
     'ppt/_rels/presentation.xml.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">${slides.map((_, i) => `<Relationship Id="rId${i + 1}" Type="${R_NS}/slide" Target="slides/slide${i + 1}.xml"/>`).join('')}</Relationships>`,
   };
   slides.forEach((body, i) => {
-    files[`ppt/slides/slide${i + 1}.xml`] = `<?xml version="1.0" encoding="UTF-8"?><p:sld xmlns:a="${A_NS}" xmlns:r="${R_NS}" xmlns:p="${P_NS}"><p:cSld><p:spTree>${body}</p:spTree></p:cSld></p:sld>`;
+    files[`ppt/slides/slide${i + 1}.xml`] = `<?xml version="1.0" encoding="UTF-8"?><p:sld xmlns:a="${A_NS}" xmlns:r="${R_NS}" xmlns:p="${P_NS}"><p:cSld><p:spTree>${SP_TREE_START}${body}</p:spTree></p:cSld></p:sld>`;
     files[`ppt/slides/_rels/slide${i + 1}.xml.rels`] = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"></Relationships>`;
   });
   return zip(files);
@@ -191,7 +217,14 @@ export interface BookSheet {
 }
 
 /** A workbook with several sheets; extra parts (charts, drawings) with their content types. */
-export function xlsxBook(spec: { strings: string[]; sheets: BookSheet[]; definedNames?: string; extra?: Record<string, { xml: string; type?: string }> }): Uint8Array {
+export function xlsxBook(spec: {
+  strings: string[];
+  sheets: BookSheet[];
+  definedNames?: string;
+  extra?: Record<string, { xml: string; type?: string }>;
+  /** Workbook elements after calcPr (pivotCaches) and the workbook relationships they use. */
+  workbook?: { tail: string; rels: string };
+}): Uint8Array {
   const extra = spec.extra ?? {};
   const files: Record<string, string> = {
     '[Content_Types].xml':
@@ -207,11 +240,11 @@ export function xlsxBook(spec: { strings: string[]; sheets: BookSheet[]; defined
     'xl/workbook.xml':
       `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${SML_NS}" xmlns:r="${R_NS}"><sheets>` +
       spec.sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`).join('') +
-      `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="1"/></workbook>`,
+      `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="1"/>${spec.workbook?.tail ?? ''}</workbook>`,
     'xl/_rels/workbook.xml.rels':
       `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">` +
       spec.sheets.map((_, i) => `<Relationship Id="rIdS${i + 1}" Type="${R_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('') +
-      `<Relationship Id="rIdSS" Type="${R_NS}/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rIdST" Type="${R_NS}/styles" Target="styles.xml"/></Relationships>`,
+      `<Relationship Id="rIdSS" Type="${R_NS}/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rIdST" Type="${R_NS}/styles" Target="styles.xml"/>${spec.workbook?.rels ?? ''}</Relationships>`,
     'xl/sharedStrings.xml': `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${SML_NS}" count="${spec.strings.length}" uniqueCount="${spec.strings.length}">${spec.strings.map((s) => `<si><t xml:space="preserve">${esc(s)}</t></si>`).join('')}</sst>`,
     'xl/styles.xml': `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${SML_NS}"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><dxfs count="1"><dxf><font><b/></font></dxf></dxfs></styleSheet>`,
   };

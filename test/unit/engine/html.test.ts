@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
+import { render, TemplateError } from '../../support/engine.ts';
 import { docText, docx, p, partText, row, unzipText, xlsx } from './helpers.ts';
 import { textInLibreOffice } from './libreoffice.ts';
 

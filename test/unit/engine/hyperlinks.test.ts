@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
+import { render, TemplateError } from '../../support/engine.ts';
 import { docText, docx, p, pptx, unzipText, zip } from './helpers.ts';
 
 // A hyperlink whose address is a tag: Word stores the address `{url}` in the relationships as
@@ -17,6 +17,16 @@ function targetsOf(relsXml: string): Map<string, string> {
 }
 
 describe('hyperlinks whose address is a tag', () => {
+  it('leaves alone an address that is not whole field tags (an editor auto-linked "mailto:{@raw")', async () => {
+    const body = link('rId7', 'mailto:') + p('{@raw}') + link('rId8', '{@raw}');
+    const tpl = docx(body, { 'word/_rels/document.xml.rels': rels({ rId7: 'mailto:%7B@raw', rId8: '%7B@raw%7D' }) });
+    const out = unzipText(await render(tpl, { raw: '<w:p><w:r><w:t>RAW</w:t></w:r></w:p>' }));
+    const targets = targetsOf(out.get('word/_rels/document.xml.rels') ?? '');
+    expect(targets.get('rId7')).toBe('mailto:%7B@raw');
+    expect(targets.get('rId8')).toBe('%7B@raw%7D');
+    expect(docText(await render(tpl, { raw: '<w:p><w:r><w:t>RAW</w:t></w:r></w:p>' }))).toEqual(['mailto:', 'RAW', 'RAW']);
+  });
+
   it('gives every link in a loop its own evaluated address', async () => {
     const body = p('{#sites}') + link('rId7', '{name}') + p('{/sites}') + link('rId8', 'search') + link('rId9', 'fixed');
     const tpl = docx(body, { 'word/_rels/document.xml.rels': rels({ rId7: '%7Burl%7D', rId8: 'https://x.test/find?q=%7Bterm%7D', rId9: 'https://example.org/' }) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../../engine/index.ts';
+import { render } from '../../support/engine.ts';
 import { docText, docx, p, partText, PNG_2x1 } from './helpers.ts';
 
 // `{%%img}` (docxtemplater's centred image): the image on a centred paragraph of its own.

@@ -2,7 +2,7 @@
 // per distinct URL, and a failed fetch is a template error at the tag. The network side (guarded client,
 // allow-list, content type) is tested end to end in test/integration/graphql.
 import { describe, expect, it } from 'vitest';
-import { render, renderSync, TemplateError } from '../../../engine/index.ts';
+import { render, renderSync, TemplateError } from '../../support/engine.ts';
 import { docText, docx, p, PNG_2x1, unzipText } from './helpers.ts';
 
 const dataUrl = `data:image/png;base64,${PNG_2x1.toString('base64')}`;

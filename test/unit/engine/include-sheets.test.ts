@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
+import { render, TemplateError } from '../../support/engine.ts';
 import { docx, p, PNG_2x1, unzipText, zip } from './helpers.ts';
 import { recalculateInLibreOffice } from './libreoffice.ts';
 import { packageProblems } from './package-check.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inspect, render, TemplateError, templateCacheStats } from '../../../engine/index.ts';
+import { inspect, render, TemplateError, templateCacheStats } from '../../support/engine.ts';
 import { docText, docx, p, table, unzipText } from './helpers.ts';
 
 describe('render options', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
+import { render, TemplateError } from '../../support/engine.ts';
 import { docText, docx, p, partText, table } from './helpers.ts';
 
 describe('render docx', () => {

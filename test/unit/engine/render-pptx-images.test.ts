@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { render, TemplateError } from '../../../engine/index.ts';
-import { docText, docx, p, paragraphs, PNG_2x1, pptx, shape, unzipText } from './helpers.ts';
+import { render, TemplateError } from '../../support/engine.ts';
+import { docText, docx, p, paragraphs, PNG_2x1, pptx, shape, slideTable, unzipText } from './helpers.ts';
 
 const dataUrl = `data:image/png;base64,${PNG_2x1.toString('base64')}`;
 
@@ -41,11 +43,31 @@ describe('images', () => {
 
 describe('pptx', () => {
   it('renders slide text, table row loops and line breaks', async () => {
-    const table = '<p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr h="1"><a:extLst><a:ext uri="x"><a16:rowId xmlns:a16="y" val="7"/></a:ext></a:extLst><a:tc><a:txBody><a:p><a:r><a:t>{#rows}{a}</a:t></a:r></a:p></a:txBody></a:tc><a:tc><a:txBody><a:p><a:r><a:t>{b}{/rows}</a:t></a:r></a:p></a:txBody></a:tc></a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>';
+    const table = slideTable(3, [['{#rows}{a}', '{b}{/rows}']]);
     const out = await render(pptx([shape(2, '{title}') + table]), { title: 'A\nB', rows: [{ a: 1, b: 2 }, { a: 3, b: 4 }] });
     const slide = unzipText(out).get('ppt/slides/slide1.xml') ?? '';
     expect(paragraphs(slide)).toEqual(['A\nB', '1', '2', '3', '4']);
     expect([...slide.matchAll(/a16:rowId[^>]*val="(\d+)"/g)].map((m) => m[1])).toEqual(['7', '8']);
+  });
+
+  it('{$index} on a repeated slide is its position in the list', async () => {
+    const out = unzipText(await render(pptx([shape(2, '{:people}{$index}. {name}')]), { people: [{ name: 'Ann' }, { name: 'Bob' }] }));
+    const texts = [...out.keys()].filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k)).sort().map((k) => paragraphs(out.get(k) ?? '')[0]);
+    expect(texts).toEqual(['0. Ann', '1. Bob']);
+  });
+
+  it('a table frame grows with its looped rows', async () => {
+    const out = await render(pptx([slideTable(3, [['A', 'B'], ['{#rows}{a}', '{b}{/rows}']], 370840)]), { rows: [{ a: 1, b: 2 }, { a: 3, b: 4 }, { a: 5, b: 6 }] });
+    const slide = unzipText(out).get('ppt/slides/slide1.xml') ?? '';
+    expect(/<p:xfrm>[\s\S]*?<a:ext cx="\d+" cy="(\d+)"/.exec(slide)?.[1]).toBe(String(4 * 370840));
+  });
+
+  it("grows the frame as docxtemplater does (its loop-table.pptx fixture)", async () => {
+    const shared = path.join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'conformance', 'docxtemplater');
+    const out = await render(new Uint8Array(fs.readFileSync(path.join(shared, 'templates', 'loop-table.pptx'))), { products: [{ name: 'Acme', price: 10 }, { name: 'Ecma', price: 20 }] });
+    const frame = (xml: string): string | undefined => /<p:xfrm>([\s\S]*?)<\/p:xfrm>/.exec(xml)?.[1];
+    const expected = unzipText(new Uint8Array(fs.readFileSync(path.join(shared, 'expected', 'expected-loop-table.pptx')))).get('ppt/slides/slide1.xml') ?? '';
+    expect(frame(unzipText(out).get('ppt/slides/slide1.xml') ?? '')).toBe(frame(expected));
   });
 
   it('repeats a slide per item with {:items} and removes it for an empty list', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../../engine/index.ts';
+import { render } from '../../support/engine.ts';
 import { row, sheetCells, unzipText, xlsx } from './helpers.ts';
 
 const strings = ['Item', 'Qty', '{#items}{name}', '{qty}', '{price}{/items}', 'Total', '{total}', '{when}', '{flag}', '{missing}'];
@@ -27,7 +27,7 @@ describe('render xlsx', () => {
         row(5, [['A5', 'f:LOG10(B3)+$B$1']]),
       tail: '<mergeCells count="2"><mergeCell ref="A3:B3"/><mergeCell ref="C2:D2"/></mergeCells><conditionalFormatting sqref="B2:B2 A5"><cfRule type="expression" priority="1"><formula>1</formula></cfRule></conditionalFormatting>',
       definedNames: `<definedName name="items">'Data Sheet'!$A$2:$C$2</definedName><definedName name="other">Other!$A$2</definedName>`,
-      table: '<?xml version="1.0" encoding="UTF-8"?><table xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" id="1" name="T" ref="A1:D2"><autoFilter ref="A1:D2"/></table>',
+      table: '<?xml version="1.0" encoding="UTF-8"?><table xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" id="1" name="T" displayName="T" ref="A1:D2"><autoFilter ref="A1:D2"/><tableColumns count="4"><tableColumn id="1" name="Item"/><tableColumn id="2" name="Qty"/><tableColumn id="3" name="Price"/><tableColumn id="4" name="Amount"/></tableColumns></table>',
       calcChain: true,
     });
     const out = await render(tpl, { items: [{ name: 'a', qty: 1, price: 2 }, { name: 'b', qty: 3, price: 4 }, { name: 'c', qty: 5, price: 6 }], total: 9 });

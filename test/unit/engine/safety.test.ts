@@ -1,6 +1,6 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { inspect, render, TemplateError } from '../../../engine/index.ts';
+import { inspect, render, TemplateError } from '../../support/engine.ts';
 import { writeZip } from '../../../engine/zip.ts';
 import { docx, p, zip } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { prepareSvg, render, renderSync, TemplateError } from '../../../engine/index.ts';
+import { prepareSvg, render, renderSync, TemplateError } from '../../support/engine.ts';
 import { inflateEntry, readZip } from '../../../engine/zip.ts';
 import { docx, p, pptx, shape, unzipText, xlsxBook } from './helpers.ts';
 import { pdfInLibreOffice } from './libreoffice.ts';

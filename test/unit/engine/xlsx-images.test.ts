@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../../engine/index.ts';
+import { render } from '../../support/engine.ts';
 import { PNG_2x1, row, unzipText, xlsxBook } from './helpers.ts';
 import { recalculateInLibreOffice } from './libreoffice.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../../engine/index.ts';
+import { render } from '../../support/engine.ts';
 import { unzipText, xlsxBook } from './helpers.ts';
 import { recalculateInLibreOffice } from './libreoffice.ts';
 import { packageProblems } from './package-check.ts';

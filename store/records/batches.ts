@@ -1,0 +1,224 @@
+// Batches and their rows (migration 009). Every query is scoped by subscription: another tenant's batch
+// reads as absent. A row is recorded once: its entry, its document record and its metering go in one
+// transaction, and the batch's counters move only when the entry is new (a row processed again after a
+// crash, or by a retried chunk, counts once).
+import type { Consumption } from '../../core/envelope.ts';
+import type { Db, Queryable } from '../db.ts';
+import { recordConsumption } from './documents.ts';
+
+export type BatchStatus = 'running' | 'completed' | 'cancelled' | 'stopped' | 'failed';
+
+export interface Batch {
+  id: string;
+  subscriptionId: string;
+  userId: string;
+  workflowId: string;
+  status: BatchStatus;
+  rowsTotal: number;
+  rowsDone: number;
+  rowsFailed: number;
+  pages: number;
+  fileFormat: string;
+  deliveryMethod: string;
+  combined?: { format: string; urn: string; name: string; pages?: number };
+  error?: { code: string; message: string };
+  createdDate: Date;
+  progressDate?: Date;
+  endedDate?: Date;
+}
+
+export interface NewBatch {
+  id: string;
+  subscriptionId: string;
+  userId: string;
+  workflowId: string;
+  rowsTotal: number;
+  fileFormat: string;
+  deliveryMethod: string;
+  combinedFormat?: string;
+}
+
+const COLUMNS =
+  'id, subscription_id, user_id, workflow_id, status, rows_total, rows_done, rows_failed, pages, file_format, delivery_method, combined_format, combined_urn, combined_name, combined_pages, error_code, error_message, created_date, progress_date, ended_date';
+
+interface BatchRow {
+  id: string;
+  subscription_id: string;
+  user_id: string;
+  workflow_id: string;
+  status: BatchStatus;
+  rows_total: number;
+  rows_done: number;
+  rows_failed: number;
+  pages: number;
+  file_format: string;
+  delivery_method: string;
+  combined_format: string;
+  combined_urn: string;
+  combined_name: string;
+  combined_pages: number | null;
+  error_code: string;
+  error_message: string;
+  created_date: Date;
+  progress_date: Date | null;
+  ended_date: Date | null;
+}
+
+function toBatch(r: BatchRow): Batch {
+  return {
+    id: String(r.id),
+    subscriptionId: String(r.subscription_id),
+    userId: String(r.user_id),
+    workflowId: r.workflow_id,
+    status: r.status,
+    rowsTotal: Number(r.rows_total),
+    rowsDone: Number(r.rows_done),
+    rowsFailed: Number(r.rows_failed),
+    pages: Number(r.pages),
+    fileFormat: r.file_format,
+    deliveryMethod: r.delivery_method,
+    ...(r.combined_format
+      ? { combined: { format: r.combined_format, urn: r.combined_urn, name: r.combined_name, ...(r.combined_pages !== null ? { pages: Number(r.combined_pages) } : {}) } }
+      : {}),
+    ...(r.error_code ? { error: { code: r.error_code, message: r.error_message } } : {}),
+    createdDate: new Date(r.created_date),
+    ...(r.progress_date ? { progressDate: new Date(r.progress_date) } : {}),
+    ...(r.ended_date ? { endedDate: new Date(r.ended_date) } : {}),
+  };
+}
+
+/** Idempotent: a second call (a retried step) keeps the first row. */
+export async function createBatch(db: Queryable, b: NewBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO batches (id, subscription_id, user_id, workflow_id, status, rows_total, file_format, delivery_method, combined_format)
+     VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+    [b.id, b.subscriptionId, b.userId, b.workflowId, b.rowsTotal, b.fileFormat, b.deliveryMethod, b.combinedFormat ?? ''],
+  );
+}
+
+export async function getBatch(db: Queryable, subscriptionId: string, id: string): Promise<Batch | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  const r = await db.query<BatchRow>(`SELECT ${COLUMNS} FROM batches WHERE id = $1 AND subscription_id = $2`, [id, subscriptionId]);
+  return r.rows[0] ? toBatch(r.rows[0]) : undefined;
+}
+
+export interface BatchRowEntry {
+  row: number;
+  status: 'done' | 'failed';
+  urn: string;
+  name: string;
+  path: string;
+  pages: number;
+  code: string;
+  message: string;
+}
+
+/** A page of the batch's row entries in row order: failures only, or every processed row. */
+export async function listBatchRows(
+  db: Queryable,
+  subscriptionId: string,
+  batchId: string,
+  q: { status?: 'done' | 'failed'; skip: number; top: number; fromRow?: number },
+): Promise<{ rows: BatchRowEntry[]; rowCount: number }> {
+  const params: unknown[] = [batchId, subscriptionId];
+  let where = 'batch_id = $1 AND subscription_id = $2';
+  if (q.status) {
+    params.push(q.status);
+    where += ` AND status = $${params.length}`;
+  }
+  const count = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM batch_rows WHERE ${where}`, params);
+  if (q.fromRow !== undefined) {
+    params.push(q.fromRow);
+    where += ` AND row_number >= $${params.length}`;
+  }
+  params.push(q.top, q.skip);
+  const r = await db.query<{ row_number: number; status: 'done' | 'failed'; urn: string; name: string; path: string; pages: number; code: string; message: string }>(
+    `SELECT row_number, status, urn, name, path, pages, code, message FROM batch_rows WHERE ${where}
+     ORDER BY row_number LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    params,
+  );
+  return {
+    rowCount: Number(count.rows[0]?.n ?? 0),
+    rows: r.rows.map((x) => ({ row: Number(x.row_number), status: x.status, urn: x.urn, name: x.name, path: x.path, pages: Number(x.pages), code: x.code, message: x.message })),
+  };
+}
+
+export interface DoneRow {
+  subscriptionId: string;
+  batchId: string;
+  row: number;
+  /** The row's document (empty when the row lives only in the combined output). */
+  urn: string;
+  name: string;
+  path: string;
+  pages: number;
+  /** The row's metering, for a row without a document record (a delivered row was metered with its record). */
+  metering?: { operationId: string; userId: string; consumption: Consumption[] };
+}
+
+/** Records a generated row: its entry (and the metering of a row without a record) in one transaction.
+ *  `inserted` is false when the row was recorded before (nothing changes then); `metered` is the metering
+ *  that was new. */
+export async function recordBatchRowDone(db: Db, d: DoneRow): Promise<{ inserted: boolean; metered: Consumption[] }> {
+  return db.transaction(async (tx) => {
+    const entry = await tx.query<{ row_number: number }>(
+      `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
+       VALUES ($1, $2, $3, 'done', $4, $5, $6, $7) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
+      [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages],
+    );
+    if (entry.rows.length === 0) return { inserted: false, metered: [] };
+    const metered = d.metering ? await recordConsumption(tx, d.subscriptionId, d.metering.userId, d.metering.operationId, d.metering.consumption) : [];
+    await tx.query(
+      `UPDATE batches SET rows_done = rows_done + 1, pages = pages + $3, progress_date = now() WHERE id = $1 AND subscription_id = $2`,
+      [d.batchId, d.subscriptionId, d.pages],
+    );
+    return { inserted: true, metered };
+  });
+}
+
+/** Records a row that failed (its code and message); once per row. */
+export async function recordBatchRowFailed(db: Db, subscriptionId: string, batchId: string, row: number, code: string, message: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const entry = await tx.query(
+      `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, code, message)
+       VALUES ($1, $2, $3, 'failed', $4, $5) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
+      [batchId, subscriptionId, row, code, message.slice(0, 2000)],
+    );
+    if (entry.rows.length === 0) return false;
+    await tx.query(`UPDATE batches SET rows_failed = rows_failed + 1, progress_date = now() WHERE id = $1 AND subscription_id = $2`, [batchId, subscriptionId]);
+    return true;
+  });
+}
+
+/** The rows of `rows` that are recorded already (done or failed): a chunk run again skips them. */
+export async function recordedRows(db: Queryable, subscriptionId: string, batchId: string, from: number, to: number): Promise<Set<number>> {
+  const r = await db.query<{ row_number: number }>('SELECT row_number FROM batch_rows WHERE batch_id = $1 AND subscription_id = $2 AND row_number BETWEEN $3 AND $4', [
+    batchId,
+    subscriptionId,
+    from,
+    to,
+  ]);
+  return new Set(r.rows.map((x) => Number(x.row_number)));
+}
+
+/** The combined output, once written. */
+export async function setBatchCombined(db: Queryable, subscriptionId: string, batchId: string, c: { urn: string; name: string; pages?: number }): Promise<void> {
+  await db.query('UPDATE batches SET combined_urn = $3, combined_name = $4, combined_pages = $5 WHERE id = $1 AND subscription_id = $2', [
+    batchId,
+    subscriptionId,
+    c.urn,
+    c.name,
+    c.pages ?? null,
+  ]);
+}
+
+/** The batch's end: its status (and the error that ended it, if one did). A batch already ended keeps its
+ *  first end. */
+export async function endBatch(db: Queryable, subscriptionId: string, batchId: string, status: Exclude<BatchStatus, 'running'>, error?: { code: string; message: string }): Promise<Batch | undefined> {
+  await db.query(
+    `UPDATE batches SET status = $3, error_code = $4, error_message = $5, ended_date = now()
+     WHERE id = $1 AND subscription_id = $2 AND status = 'running'`,
+    [batchId, subscriptionId, status, error?.code ?? '', (error?.message ?? '').slice(0, 2000)],
+  );
+  return getBatch(db, subscriptionId, batchId);
+}
