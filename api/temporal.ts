@@ -79,12 +79,13 @@ export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem
 
 /** A failed run's cause becomes the API error: the activity's code and inner errors when it was the
  *  caller's fault, a run stopped at its time limit, or a 500 with an eventId pointing at the workflow. */
-export function toApiError(err: unknown, workflowId: string): ApiError {
+export function toApiError(err: unknown, workflowId: string, run: { timeLimitMs: number; made: string } = { timeLimitMs: RUN_TIME_LIMIT_MS, made: 'document' }): ApiError {
   if (err instanceof WorkflowFailedError) {
     if (err.message === 'Workflow execution timed out') {
+      const limit = run.timeLimitMs % 3_600_000 === 0 ? `${run.timeLimitMs / 3_600_000} h` : `${run.timeLimitMs / 1000} s`;
       return new ApiError(
         'GENERATION_TIMEOUT',
-        `the run was stopped at its time limit (${RUN_TIME_LIMIT_MS / 3_600_000} h) before it finished: whether it delivered is not known; look for its document before sending the request again (workflow ${workflowId})`,
+        `the run was stopped at its time limit (${limit}) before it finished: whether it made its ${run.made} is not known; look for its ${run.made} before sending the request again (workflow ${workflowId})`,
       );
     }
     const r = renderFailure(err.cause, workflowId);

@@ -185,7 +185,8 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       try {
         admitted = await handle.result();
       } catch (err) {
-        throw toApiError(err, handle.workflowId);
+        // The admission's time limit is the caller's wait (it may have started the batch before it stopped).
+        throw toApiError(err, handle.workflowId, { timeLimitMs: t.generateTimeoutMs, made: 'batch' });
       }
       if (!admitted.accepted) {
         throw new ApiError(codeOf(admitted.problems), admitted.problems.map((p) => p.message).join('; '), admitted.problems);
