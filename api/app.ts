@@ -34,6 +34,7 @@ import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
 import templateRoutes from './routes/templates.ts';
 import uploadRoutes from './routes/uploads.ts';
+import inspectRoutes from './routes/inspect.ts';
 import rateLimitPlugin, { publicRouteLimit, RateLimits } from './plugins/rate-limit.ts';
 import type { WorkflowStarter } from './temporal.ts';
 
@@ -200,6 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         retentionSeconds: deps.config.uploadRetentionSeconds,
         templateLimits: templateLimits(deps.config),
       });
+      await v1.register(inspectRoutes, { maxBytes: deps.config.uploadMaxBytes, templateLimits: templateLimits(deps.config) });
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });
