@@ -34,6 +34,8 @@ import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
 import templateRoutes from './routes/templates.ts';
 import uploadRoutes from './routes/uploads.ts';
+import studioRoutes from './routes/studio.ts';
+import { issueCredentials } from './auth/credentials.ts';
 import inspectRoutes from './routes/inspect.ts';
 import rateLimitPlugin, { publicRouteLimit, RateLimits } from './plugins/rate-limit.ts';
 import type { WorkflowStarter } from './temporal.ts';
@@ -182,6 +184,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Outside the /v1 scope below, so the auth plugin never sees them.
   await app.register(healthRoutes, { checks: deps.readiness ?? {} });
+  // The studio page calls /v1 with the credentials its user gives; on `docgen start` (embedded defaults)
+  // it may fetch the development ones, once per process (api/routes/studio.ts says who may).
+  let devCredentials: Promise<unknown> | undefined;
+  await app.register(studioRoutes, {
+    ...(deps.adminToken && !deps.config.databaseUrl
+      ? { devCredentials: () => (devCredentials ??= issueCredentials(deps.db, deps.config, deps.baseUrl()).catch((err: unknown) => { devCredentials = undefined; throw err; })) }
+      : {}),
+  });
 
   await app.register(
     async (v1) => {

@@ -101,6 +101,7 @@ async function cmdStart(config: Config): Promise<void> {
   log('docgen is ready.');
   log(`  API            ${api}`);
   log(`  API docs       ${api}/docs   (OpenAPI: ${api}/openapi.json)`);
+  log(`  Studio         ${service.baseUrl}/studio   (template authors: tags, data, live preview)`);
   log(`  Temporal UI    ${uiUrl ?? `(external cluster at ${temporalAddress})`}`);
   log(`  Temporal       ${temporalAddress} namespace ${config.temporalNamespace}, task queue ${config.taskQueue}`);
   log(`  Converter      ${service.converterStatus}`);

@@ -554,8 +554,9 @@ export function inferSchema(result: InspectResult): JsonSchema {
 
 // ---- sample data ----
 
+/** A 160 x 48 placeholder picture (a grey box with a cross, as layout tools draw an image's place). */
 const PNG_SAMPLE =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAHgAAAAwCAIAAABPFxBjAAAAQ0lEQVR42u3PQQ0AAAgEoNe/tK3MJ/xgAbkFIIGEGIqgCIqgCIqgCIqgCIqgCIqgCIqgCIqgCIqgCIqgCIqgCIqgCIqgiC/4BUh+ASGJNi3+AAAAAElFTkSuQmCC';
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAKAAAAAwCAIAAAAZy+Y5AAABMUlEQVR42u3cwQ3CMAxG4ezJCMzAqJy4MQVI3BAqpaTN75cn+Rikxp8U2sRxO50vBjiaKZgC+Hq7P2N56GuMERJfsT4Ar/+xEev6NrItmyldC/VnYLHLuW4HVrqEawdgpWNROwOLnZy0zsBKp6VoL2ClQ7KxO7DYYyd+KPBs0gnTHAMMlk6b0WBgDHbswwcBV5TOf9RE4PD01VppooGj0lr0H6QM8KhEV38NrAd8QOpJ7/aFgbuTIL/OIcD/ILF3XWjAK9nm2TTFAm/ABs9dYIFdogX2JUtgP5MEdqPDrUq3Kj1s8LDB40KPC82gB/6ugZbsWHQ3YdGdZbPMslkL34GF715dYV5d0ZV5+UzXtKR5ARwubQsHOLZNWODStlGCS9sIDY5tK0O4tM1I7TZr1I8HkYS5XeoicdwAAAAASUVORK5CYII=';
 
 function words(name: string): string {
   return name
