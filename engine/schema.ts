@@ -129,6 +129,44 @@ function refOf(e: Expr): Ref | undefined {
   }
 }
 
+/** The first names of the paths an expression reads (`a` of `a.b[0] + c`, and `c`). */
+function rootNames(e: Expr, out: string[] = []): string[] {
+  switch (e.t) {
+    case 'id':
+      if (e.name !== '$index') out.push(e.name);
+      break;
+    case 'member':
+      rootNames(e.obj, out);
+      break;
+    case 'index':
+      rootNames(e.obj, out);
+      rootNames(e.index, out);
+      break;
+    case 'unary':
+      rootNames(e.a, out);
+      break;
+    case 'binary':
+      rootNames(e.a, out);
+      rootNames(e.b, out);
+      break;
+    case 'cond':
+      rootNames(e.c, out);
+      rootNames(e.a, out);
+      rootNames(e.b, out);
+      break;
+    case 'array':
+      for (const x of e.items) rootNames(x, out);
+      break;
+    case 'filter':
+      rootNames(e.input, out);
+      for (const a of e.args) rootNames(a, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
 function literalEvidence(e: Expr): Evidence | undefined {
   if (e.t !== 'lit') return undefined;
   return typeof e.v === 'number' ? 'number' : typeof e.v === 'string' ? 'string' : typeof e.v === 'boolean' ? 'boolean' : undefined;
@@ -182,7 +220,27 @@ class Inference {
     this.result = result;
   }
 
+  /** Names the template reads outside every loop: inside a loop they are the outer ones (filter
+   *  arguments such as `| currency:currency` are usually settings of the whole document). */
+  private readonly outside = new Set<string>();
+
   run(): JsonSchema {
+    let depth = 0;
+    let slidePart: string | undefined;
+    for (const tag of this.result.tags) {
+      if (slidePart !== undefined && tag.location.part !== slidePart) {
+        slidePart = undefined;
+        depth--;
+      }
+      const e = tag.kind === 'close' || tag.kind === 'include' ? undefined : this.parse(tag.value);
+      const loop = e !== undefined && (tag.kind === 'open' || tag.kind === 'slide') && refOf(e)?.self === false;
+      if (depth === 0 && e !== undefined) for (const name of rootNames(e)) this.outside.add(name);
+      if (tag.kind === 'slide' && loop) {
+        slidePart = tag.location.part;
+        depth++;
+      } else if (tag.kind === 'open' || tag.kind === 'inverted') depth++;
+      else if (tag.kind === 'close') depth = Math.max(0, depth - 1);
+    }
     for (const tag of this.result.tags) {
       const use = `{${tag.source.trim()}} (${describeLocation(tag.location)})`;
       this.leaveSlide(tag.location);
@@ -367,6 +425,7 @@ class Inference {
         const obj = this.frames[i]?.obj;
         if (obj?.props.has(first.name)) owner = obj;
       }
+      if (owner === undefined && this.outside.has(first.name)) owner = this.root;
       owner ??= [...this.frames].reverse().find((f) => f.obj !== undefined)?.obj ?? this.root;
       let head = owner.props.get(first.name);
       if (head === undefined) {

@@ -87,6 +87,9 @@ describe('inferSchema on the examples', () => {
     const item = props(top.items?.items);
     expect(item.unitPrice?.type).toBe('number'); // {unitPrice | currency:currency}
     expect(item.net?.type).toBe('number'); // {items | sum:"net"}
+    // {unitPrice | currency:currency} in the loop reads the document's currency, also used outside the loop.
+    expect(Object.keys(item)).not.toContain('currency');
+    expect(top.currency).toMatchObject({ type: 'string', pattern: '^[A-Z]{3}$' });
     expect(item.description?.description).toMatch(/\{description\} \(word\/document\.xml, paragraph \d+\)/);
     expect(top.logo?.anyOf).toBeDefined(); // {%logo}
     expect(top.notes).toMatchObject({ type: 'array', items: { type: ['string', 'number'] } }); // {#notes}{.}{/notes}
