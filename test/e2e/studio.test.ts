@@ -157,6 +157,7 @@ describe('the template studio', () => {
       // Narrow window: nothing wider than the window.
       await page.setViewportSize({ width: 420, height: 800 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: path.join(screenshotDir, 'studio-narrow.png') });
       expect(offOrigin).toEqual([]);
       expect(consoleErrors).toEqual([]);

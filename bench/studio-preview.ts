@@ -1,0 +1,86 @@
+// Benchmark (not a test): the studio's live preview, edit -> page drawn, for a one-page docx, in headless
+// Chromium against `docgen start`. Each edit changes one value in the data editor; the time runs from the
+// input event to the moment the page holding the new value is drawn (pdf.js) and includes the editor's
+// debounce (300 ms, studio/studio.js). Also printed: the preview pipeline alone (uploads, generate to pdf,
+// download, draw) as the page measures it.
+//   node bench/studio-preview.ts [--edits 20]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { findTemporalCli } from '../cli/temporal-dev.ts';
+import { docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
+import { makeDocx } from '../test/support/office.ts';
+
+const { values } = parseArgs({ options: { edits: { type: 'string', default: '20' } } });
+const edits = Number(values.edits);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
+const ms = (n: number) => `${n.toFixed(0)} ms`;
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-studio-'));
+const cli = findTemporalCli(process.env.TEMPORAL_CLI);
+const svc = await spawnDocgenStart(await docgenStartEnv(dataDir, cli ? { TEMPORAL_CLI: cli } : {}), { pollMs: 20, timeoutMs: 600_000 });
+const base = `http://127.0.0.1:${svc.env.PORT}`;
+const template = path.join(dataDir, 'letter.docx');
+fs.writeFileSync(template, makeDocx(['Dear {customer.name},', 'Your order {order} of {total | currency:"EUR"} ships on {shipOn | date:"d MMMM yyyy"}.', '{#items}', '{description}: {qty}', '{/items}', 'Kind regards,', '{sender}']));
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${base}/studio`);
+  await page.getByText('Signed in.').waitFor({ timeout: 60_000 });
+  await page.setInputFiles('#file', template);
+  await page.waitForFunction(() => Number(document.body.dataset.previewSeq ?? 0) >= 1, undefined, { timeout: 120_000 });
+  const sample = JSON.parse(await page.locator('#data').inputValue()) as { customer: { name: string } };
+
+  const total: number[] = [];
+  const pipeline: number[] = [];
+  const stages: Record<string, number[]> = {};
+  // Two warm-up edits, then the timed ones.
+  for (let i = -2; i < edits; i++) {
+    const marker = `Customer ${i + 1000}`;
+    const text = JSON.stringify({ ...sample, customer: { ...sample.customer, name: marker } }, null, 2);
+    const elapsed = await page.evaluate(
+      async ({ text, marker }) => {
+        const box = document.getElementById('data') as HTMLTextAreaElement;
+        const out = document.getElementById('preview-text') as HTMLElement;
+        const drawn = new Promise<number>((resolve) => {
+          const seen = new MutationObserver(() => {
+            if ((out.textContent ?? '').includes(marker)) {
+              seen.disconnect();
+              resolve(performance.now());
+            }
+          });
+          seen.observe(out, { childList: true, characterData: true, subtree: true });
+        });
+        const start = performance.now();
+        box.value = text;
+        box.dispatchEvent(new Event('input', { bubbles: true }));
+        return (await drawn) - start;
+      },
+      { text, marker },
+    );
+    const studio = await page.evaluate(() => (window as unknown as { studio: { lastPreviewMs: number; lastTimings: Record<string, number> } }).studio);
+    if (i < 0) continue;
+    total.push(elapsed);
+    pipeline.push(studio.lastPreviewMs);
+    for (const [k, v] of Object.entries(studio.lastTimings)) (stages[k] ??= []).push(v);
+  }
+  console.log(`studio preview, one-page docx, ${edits} edits (after 2 warm-up), docgen start on this machine:`);
+  console.log(`  edit -> page drawn    median ${ms(median(total))}  p90 ${ms(pct(total, 90))}  min ${ms(Math.min(...total))}  (includes the 300 ms debounce)`);
+  console.log(`  pipeline alone        median ${ms(median(pipeline))}  p90 ${ms(pct(pipeline, 90))}  min ${ms(Math.min(...pipeline))}`);
+  console.log(`  stages (median)       ${Object.entries(stages).map(([k, v]) => `${k} ${ms(median(v))}`).join(', ')}`);
+} finally {
+  await browser.close();
+  await svc.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
