@@ -1,7 +1,7 @@
 // Benchmark (not a test): the studio's live preview, edit -> page drawn, for a one-page docx, in headless
 // Chromium against `docgen start`. Each edit changes one value in the data editor; the time runs from the
 // input event to the moment the page holding the new value is drawn (pdf.js) and includes the editor's
-// debounce (300 ms, studio/studio.js). Also printed: the preview pipeline alone (uploads, generate to pdf,
+// debounce (200 ms, studio/studio.js). Also printed: the preview pipeline alone (uploads, generate to pdf,
 // download, draw) as the page measures it.
 //   node bench/studio-preview.ts [--edits 20]
 import fs from 'node:fs';
@@ -76,7 +76,7 @@ try {
     for (const [k, v] of Object.entries(studio.lastTimings)) (stages[k] ??= []).push(v);
   }
   console.log(`studio preview, one-page docx, ${edits} edits (after 2 warm-up), docgen start on this machine:`);
-  console.log(`  edit -> page drawn    median ${ms(median(total))}  p90 ${ms(pct(total, 90))}  min ${ms(Math.min(...total))}  (includes the 300 ms debounce)`);
+  console.log(`  edit -> page drawn    median ${ms(median(total))}  p90 ${ms(pct(total, 90))}  min ${ms(Math.min(...total))}  (includes the 200 ms debounce)`);
   console.log(`  pipeline alone        median ${ms(median(pipeline))}  p90 ${ms(pct(pipeline, 90))}  min ${ms(Math.min(...pipeline))}`);
   console.log(`  stages (median)       ${Object.entries(stages).map(([k, v]) => `${k} ${ms(median(v))}`).join(', ')}`);
 } finally {

@@ -6,9 +6,11 @@
 import * as pdfjs from '/studio/vendor/pdf.min.mjs';
 
 pdfjs.GlobalWorkerOptions.workerSrc = '/studio/vendor/pdf.worker.min.mjs';
+/** One pdf.js worker for every preview: starting one per document cost more than drawing the page. */
+let pdfWorker;
 
 const API = `${location.origin}/v1`;
-const DEBOUNCE_MS = 300;
+const DEBOUNCE_MS = 200;
 const OUTPUTS = { docx: ['docx', 'pdf'], xlsx: ['xlsx', 'pdf', 'csv'], pptx: ['pptx', 'pdf'] };
 const LOCALES = ['en-GB', 'en-US', 'fr-FR', 'de-DE', 'es-ES', 'it-IT', 'nl-NL', 'pt-BR', 'pl-PL', 'sv-SE', 'ja-JP', 'zh-CN'];
 
@@ -387,7 +389,8 @@ async function preview() {
 
 /** Draws every page of the PDF; the pages' text goes to a hidden region (screen readers, tests). */
 async function draw(/** @type {Uint8Array} */ bytes) {
-  const task = pdfjs.getDocument({ data: bytes, isEvalSupported: false, standardFontDataUrl: '/studio/vendor/standard_fonts/' });
+  pdfWorker ??= new pdfjs.PDFWorker();
+  const task = pdfjs.getDocument({ data: bytes, worker: pdfWorker, isEvalSupported: false, standardFontDataUrl: '/studio/vendor/standard_fonts/' });
   const doc = await task.promise;
   const box = $('pages');
   const width = Math.max(320, box.clientWidth - 16);
