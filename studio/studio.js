@@ -341,19 +341,20 @@ function usesOf(sub) {
 function showMissing(local, server) {
   const ul = $('missing');
   ul.replaceChildren();
-  const seen = new Set();
+  // The service's warnings (MISSING_VALUE, when the generate answer carries them) name the tag and its
+  // place; the local check names the field. One line per field.
+  const tags = new Set();
   for (const w of server) {
-    const text = `${w.message}${w.location ? ` (${w.location.where ?? w.location.part})` : ''}`;
-    seen.add(w.tag);
-    ul.append(li(text));
+    tags.add(String(w.tag ?? ''));
+    ul.append(li(String(w.message ?? w.code)));
   }
   for (const m of local) {
-    const last = m.path.replace(/\[\d+\]/g, '').split('.').pop();
-    if (seen.has(last)) continue;
+    const field = m.path.replace(/\[\d+\]/g, '');
+    if ([...tags].some((t) => t !== '' && (field === t || field.endsWith(`.${t}`)))) continue;
     ul.append(li(`${m.path} is missing${m.uses ? `: ${m.uses}` : ''}`));
   }
   if (ul.children.length === 0) ul.append(li('None: every tag has a value.', 'ok'));
-  document.body.dataset.missing = String(local.length + server.length);
+  document.body.dataset.missing = String(ul.querySelectorAll('li:not(.ok)').length);
 }
 
 async function preview() {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeDocx } from '../support/office.ts';
 import { repoRoot, type StartedService, startDocgen } from '../support/service-process.ts';
 
 const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.join(repoRoot, 'docs') : fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-screenshots-'));
@@ -179,6 +180,29 @@ describe('the template studio', () => {
       expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe('%PDF-');
       expect(await pdfText(pdf)).toBe(previewText);
       for (const name of ['studio.png', 'studio-narrow.png']) expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
+
+      // A template with a problem: listed at its place, in plain words; Enter on it (keyboard only) moves the
+      // focus to the tag there.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const broken = path.join(work, 'broken.docx');
+      fs.writeFileSync(broken, makeDocx(['Dear {name},', '{#items}{sku}', 'never closed']));
+      await page.setInputFiles('#file', broken);
+      await page.locator('#template-status', { hasText: 'broken.docx: docx' }).waitFor({ timeout: 30_000 });
+      const problem = page.locator('#problems button').first();
+      expect(await problem.innerText()).toMatch(/^word\/document\.xml, paragraph 2: .*never closed/);
+      await problem.focus();
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.where)).toBe('word/document.xml, paragraph 2');
+
+      // A workbook: its tags by sheet and cell, and its preview.
+      const seq = await page.evaluate(() => Number(document.body.dataset.previewSeq ?? 0));
+      await page.setInputFiles('#file', path.join(repoRoot, 'examples', 'monthly-report.xlsx'));
+      await page.locator('#template-status', { hasText: 'monthly-report.xlsx: xlsx' }).waitFor({ timeout: 30_000 });
+      expect(await page.locator('#tags').innerText()).toMatch(/\{#regions\}\s*sheet "[^"]+", cell A\d+/);
+      await page.waitForFunction((before) => Number(document.body.dataset.previewSeq ?? 0) > before, seq, { timeout: 60_000 });
+      expect(await page.locator('#preview-text').textContent()).toContain('Region 1');
+      expect(await page.locator('#downloads').innerText()).toMatch(/xlsx[\s\S]*pdf[\s\S]*csv/);
+      expect(consoleErrors).toEqual([]);
     } finally {
       await browser.close();
       fs.rmSync(work, { recursive: true, force: true });
