@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DocgenClient } from '../../client/index.ts';
 import { inspect } from '../../engine/index.ts';
 import { client } from '../support/http.ts';
 import { makeDocx } from '../support/office.ts';
@@ -59,6 +60,15 @@ describe('POST /documents/template/inspect', () => {
     });
     expect(g.status).toBe(201);
     expect(g.body.result.data.warnings ?? []).toEqual([]);
+  });
+
+  it("is the SDK's templates.inspect", async () => {
+    const creds = await stack.credentials();
+    const docgen = new DocgenClient({ baseUrl: creds.baseUrl, apiKey: creds.apiKey, accessToken: creds.accessToken });
+    const r = await docgen.templates.inspect({ name: 'products.pptx', content: readFileSync(path.join(examples, 'products.pptx')) });
+    expect(r.format).toBe('pptx');
+    expect(r.tags[0]).toMatchObject({ kind: 'slide', source: ':products', location: { part: expect.stringMatching(/^ppt\/slides\/slide\d+\.xml$/) } });
+    expect(Object.keys((r.schema as { properties: object }).properties)).toEqual(['products']);
   });
 
   it('lists problems with their locations (sheet and cell in a workbook)', async () => {
