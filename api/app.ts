@@ -211,7 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         retentionSeconds: deps.config.uploadRetentionSeconds,
         templateLimits: templateLimits(deps.config),
       });
-      await v1.register(inspectRoutes, { maxBytes: deps.config.uploadMaxBytes, templateLimits: templateLimits(deps.config) });
+      await v1.register(inspectRoutes, { db: deps.db, blobs: deps.blobs, maxBytes: deps.config.uploadMaxBytes, templateLimits: templateLimits(deps.config) });
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });

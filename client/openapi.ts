@@ -94,7 +94,7 @@ export interface paths {
         put?: never;
         /**
          * Inspect a template: its tags, problems and the JSON Schema of its data (extension)
-         * @description Send one .docx, .xlsx or .pptx file as multipart/form-data. Nothing is stored. The answer lists every tag with its location, every template problem with its location (a template with problems still answers 200: they are the answer), and the data the template reads as a JSON Schema with sample data. A file of another extension, or one that is not an Office package of its kind, answers 400 INVALID_TEMPLATE_FORMAT naming the file and field; a package over the template limits 400 TEMPLATE_TOO_COMPLEX; more than 20971520 bytes 413 FILE_TOO_LARGE. `docgen inspect --schema FILE` prints the same schema locally.
+         * @description Send one .docx, .xlsx or .pptx file as multipart/form-data, or JSON `{"template": {"urn": "<id>", "loadMethod": "Storage"}}` naming a template upload of this subscription (not consumed: an inspection is not a generate; an upload that is consumed, expired or another subscription's answers 400 TEMPLATE_NOT_FOUND). Nothing is stored. The answer lists every tag with its location, every template problem with its location (a template with problems still answers 200: they are the answer), and the data the template reads as a JSON Schema with sample data. A file of another extension, or one that is not an Office package of its kind, answers 400 INVALID_TEMPLATE_FORMAT naming the file and field; a package over the template limits 400 TEMPLATE_TOO_COMPLEX; more than 20971520 bytes 413 FILE_TOO_LARGE. `docgen inspect --schema FILE` prints the same schema locally.
          */
         post: operations["inspectTemplate"];
         delete?: never;
@@ -3192,7 +3192,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description multipart/form-data with one template file (.docx, .xlsx or .pptx) under any field name (`file` here) */
+        /** @description multipart/form-data with one template file (.docx, .xlsx or .pptx) under any field name (`file` here), or JSON naming a template upload */
         requestBody: {
             content: {
                 "multipart/form-data": {
@@ -3201,6 +3201,17 @@ export interface operations {
                      * @description The template
                      */
                     file: string;
+                };
+                "application/json": {
+                    template: {
+                        /**
+                         * Format: uuid
+                         * @description An id from POST /documents/template/upload
+                         */
+                        urn: string;
+                        /** @enum {string} */
+                        loadMethod: "Storage";
+                    };
                 };
             };
         };

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { BlobStore } from '../../connectors/storage/blob-store.ts';
 import { ApiError } from '../../core/errors.ts';
 import {
   checkPackageLimits,
@@ -16,10 +17,14 @@ import {
   templateFormat,
   type TemplateLimits,
 } from '../../engine/index.ts';
+import type { Db } from '../../store/db.ts';
+import { getFile } from '../../store/files.ts';
 import { success } from '../envelope.ts';
 import { inspectTemplate } from '../schemas/inspect.ts';
 
 export interface InspectRouteOptions {
+  db: Db;
+  blobs: BlobStore;
   maxBytes: number;
   templateLimits?: TemplateLimits;
 }
@@ -30,7 +35,7 @@ const located = (loc: ErrorLocation) => ({ ...loc, where: describeLocation(loc) 
 
 const inspectRoutes: FastifyPluginAsyncTypebox<InspectRouteOptions> = async (app, opts) => {
   app.post('/documents/template/inspect', { schema: inspectTemplate(opts.maxBytes) }, async (request) => {
-    const { fileName, bytes } = await receiveOne(request, opts.maxBytes);
+    const { fileName, bytes } = request.isMultipart() ? await receiveOne(request, opts.maxBytes) : await storedUpload(request, opts);
     const problem = checkPackageLimits(bytes, opts.templateLimits);
     if (problem) throw new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(fileName)}: ${problem.message}`);
     const declared = path.extname(fileName).slice(1).toLowerCase();
@@ -61,9 +66,27 @@ const inspectRoutes: FastifyPluginAsyncTypebox<InspectRouteOptions> = async (app
 
 export default inspectRoutes;
 
+/** `{template: {urn, loadMethod: "Storage"}}`: a template upload of the caller's subscription, read without
+ *  consuming it (an inspection is not a generate). */
+async function storedUpload(request: FastifyRequest, opts: InspectRouteOptions): Promise<{ fileName: string; bytes: Uint8Array }> {
+  const body: unknown = request.body;
+  const template = body !== null && typeof body === 'object' && 'template' in body ? body.template : undefined;
+  const field = (name: string): unknown => (template !== null && typeof template === 'object' && name in template ? (template as Record<string, unknown>)[name] : undefined);
+  const urn = field('urn');
+  const loadMethod = field('loadMethod');
+  if (typeof urn !== 'string' || urn.trim() === '') {
+    throw new ApiError('VALIDATION_ERROR', 'send one template file as multipart/form-data, or JSON {"template": {"urn": "<upload id>", "loadMethod": "Storage"}}: template.urn is missing');
+  }
+  if (typeof loadMethod !== 'string' || loadMethod.toLowerCase() !== 'storage') {
+    throw new ApiError('VALIDATION_ERROR', `template.loadMethod must be Storage (an id from POST /documents/template/upload), not ${JSON.stringify(loadMethod ?? null)}`);
+  }
+  const file = await getFile(opts.db, request.auth.subscriptionId, urn.trim(), ['template']);
+  if (!file) throw new ApiError('TEMPLATE_NOT_FOUND', `template.urn ${JSON.stringify(urn.slice(0, 80))} does not resolve to a template upload of this subscription (consumed by a generate, expired, or never uploaded)`);
+  return { fileName: file.fileName, bytes: await opts.blobs.get(file.blobKey) };
+}
+
 /** The one template file of the multipart body, read whole (it is inspected in memory, under maxBytes). */
 async function receiveOne(request: FastifyRequest, maxBytes: number): Promise<{ fileName: string; bytes: Uint8Array }> {
-  if (!request.isMultipart()) throw new ApiError('VALIDATION_ERROR', 'body must be multipart/form-data carrying one template file (.docx, .xlsx or .pptx)');
   let found: { fileName: string; bytes: Uint8Array } | undefined;
   let failure: ApiError | undefined;
   try {

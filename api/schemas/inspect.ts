@@ -59,14 +59,32 @@ export const inspectTemplate = (maxBytes: number) => ({
   operationId: 'inspectTemplate',
   tags: ['Document template'],
   summary: 'Inspect a template: its tags, problems and the JSON Schema of its data (extension)',
-  description: `Send one .docx, .xlsx or .pptx file as multipart/form-data. Nothing is stored. The answer lists every tag with its location, every template problem with its location (a template with problems still answers 200: they are the answer), and the data the template reads as a JSON Schema with sample data. A file of another extension, or one that is not an Office package of its kind, answers 400 INVALID_TEMPLATE_FORMAT naming the file and field; a package over the template limits 400 TEMPLATE_TOO_COMPLEX; more than ${maxBytes} bytes 413 FILE_TOO_LARGE. \`docgen inspect --schema FILE\` prints the same schema locally.`,
+  description: `Send one .docx, .xlsx or .pptx file as multipart/form-data, or JSON \`{"template": {"urn": "<id>", "loadMethod": "Storage"}}\` naming a template upload of this subscription (not consumed: an inspection is not a generate; an upload that is consumed, expired or another subscription's answers 400 TEMPLATE_NOT_FOUND). Nothing is stored. The answer lists every tag with its location, every template problem with its location (a template with problems still answers 200: they are the answer), and the data the template reads as a JSON Schema with sample data. A file of another extension, or one that is not an Office package of its kind, answers 400 INVALID_TEMPLATE_FORMAT naming the file and field; a package over the template limits 400 TEMPLATE_TOO_COMPLEX; more than ${maxBytes} bytes 413 FILE_TOO_LARGE. \`docgen inspect --schema FILE\` prints the same schema locally.`,
   consumes: ['multipart/form-data'],
   response: { 200: successEnvelope(TemplateInspection), ...errorResponses(400, 401, 413) },
   'x-openapi': {
     requestBody: {
       required: true,
-      description: 'multipart/form-data with one template file (.docx, .xlsx or .pptx) under any field name (`file` here)',
-      content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The template' } } } } },
+      description: 'multipart/form-data with one template file (.docx, .xlsx or .pptx) under any field name (`file` here), or JSON naming a template upload',
+      content: {
+        'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The template' } } } },
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['template'],
+            properties: {
+              template: {
+                type: 'object',
+                required: ['urn', 'loadMethod'],
+                properties: {
+                  urn: { type: 'string', format: 'uuid', description: 'An id from POST /documents/template/upload' },
+                  loadMethod: { type: 'string', enum: ['Storage'] },
+                },
+              },
+            },
+          },
+        },
+      },
     },
   },
 });

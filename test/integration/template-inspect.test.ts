@@ -82,6 +82,26 @@ describe('POST /documents/template/inspect', () => {
     expect(book.body.result.data.tags[0].location).toMatchObject({ sheet: expect.any(String), cell: expect.stringMatching(/^[A-Z]+\d+$/) });
   });
 
+  it("inspects a stored template upload by its urn, without consuming it; another subscription's is not found", async () => {
+    const bytes = readFileSync(path.join(examples, 'reminder.docx'));
+    const up = await api.upload('template', [{ name: 'reminder.docx', bytes }]);
+    expect(up.status).toBe(201);
+    const urn: string = up.body.result.data.files[0].id;
+    const byUrn = () => api.call('POST', '/documents/template/inspect', { json: { template: { urn, loadMethod: 'Storage' } } });
+    const first = await byUrn();
+    expect(first.status).toBe(200);
+    expect(first.body.result.data).toMatchObject({ fileName: 'reminder.docx', format: 'docx' });
+    expect(first.body.result.data.tags).toHaveLength(inspect(bytes).tags.length);
+    expect((await byUrn()).status).toBe(200);
+    const other = client(await stack.credentials('other'));
+    const stolen = await other.call('POST', '/documents/template/inspect', { json: { template: { urn, loadMethod: 'Storage' } } });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error.innerErrors[0]).toMatchObject({ code: 'TEMPLATE_NOT_FOUND', message: expect.stringContaining('template.urn') });
+    const drive = await api.call('POST', '/documents/template/inspect', { json: { template: { urn, loadMethod: 'DriveA' } } });
+    expect(drive.status).toBe(400);
+    expect(drive.body.error.innerErrors[0].message).toContain('template.loadMethod');
+  });
+
   it('refuses what is not a template in the error envelope, naming the file and field', async () => {
     const txt = await send('notes.txt', 'hello', 'upload');
     expect(txt.status).toBe(400);
@@ -91,6 +111,6 @@ describe('POST /documents/template/inspect', () => {
     expect(fake.body.error.innerErrors[0]).toMatchObject({ code: 'INVALID_TEMPLATE_FORMAT', message: expect.stringContaining('"fake.docx"') });
     const none = await api.call('POST', '/documents/template/inspect', { json: {} });
     expect(none.status).toBe(400);
-    expect(none.body.error.innerErrors[0].code).toBe('VALIDATION_ERROR');
+    expect(none.body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('template.urn is missing') });
   });
 });
