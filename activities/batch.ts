@@ -162,7 +162,7 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
 
   async function mergeRow(run: BatchRun, row: Row, signal: AbortSignal | undefined): Promise<Uint8Array> {
     const t = await templateOf(run);
-    return mergeBytes(
+    const merged = await mergeBytes(
       deps,
       run.subscriptionId,
       t.bytes,
@@ -173,9 +173,11 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
         ...(run.variables ? { variables: run.variables } : {}),
         ...(run.embedded ? { embedded: run.embedded } : {}),
         ...(t.related ? { relatedItems: t.related } : {}),
+        ...(run.document.strict ? { strict: true } : {}),
       },
       signal,
     );
+    return merged.output;
   }
 
   async function convertRow(run: BatchRun, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<Uint8Array> {

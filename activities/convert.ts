@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { type ConvertOptions, convert, isConvertError } from '../converter/index.ts';
+import { type ConvertError, type ConvertOptions, convert, isConvertError } from '../converter/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { bytesFormatOf } from '../core/formats.ts';
@@ -44,14 +44,7 @@ export function convertActivity(deps: ActivityDeps) {
         ...(input.embedded ? { embedded: input.embedded } : {}),
       } as ConvertOptions, deps.converter);
     } catch (err) {
-      if (isConvertError(err)) {
-        if (!err.retryable) {
-          throw callerFailure(err.code === 'CONVERTER_UNAVAILABLE' ? 'NOT_SUPPORTED' : 'VALIDATION_ERROR', err.message);
-        }
-        if (err.code === 'TIMEOUT' && input.deadline !== undefined && Date.now() >= input.deadline - 1_000) throw budgetSpent();
-        // Crashes, timeouts, a full queue: another attempt (maybe on another worker) can succeed.
-        throw ApplicationFailure.create({ type: `CONVERT_${err.code}`, message: err.message, nonRetryable: false });
-      }
+      if (isConvertError(err)) throw conversionFailure(err, input.deadline);
       throw err;
     } finally {
       clearInterval(beat);
@@ -59,6 +52,25 @@ export function convertActivity(deps: ActivityDeps) {
     const put = await deps.blobs.put(input.outputKey, out);
     return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
   };
+}
+
+/**
+ * What the caller is told of a converter failure, and whether the step is retried. Final (a 400 the sync
+ * caller gets, or the async callback): the document's cost, checked before (TEMPLATE_TOO_COMPLEX naming
+ * the limit) or found by the time it took (a conversion past CONVERTER_TIMEOUT_MS, or past
+ * CONVERTER_CONTENDED_TIMEOUT_MS while others waited: another attempt would hold LibreOffice as long again);
+ * the subscription's spent budget (429); no LibreOffice at all (NOT_SUPPORTED: it never started here);
+ * other refusals of the input. Retried: crashes, a full queue, a converter stopping.
+ */
+export function conversionFailure(err: ConvertError, deadline: number | undefined): ApplicationFailure {
+  if (err.code === 'TIMEOUT' && err.setting === undefined && deadline !== undefined && Date.now() >= deadline - 1_000) return budgetSpent();
+  if (err.code === 'TIMEOUT' && err.setting !== undefined) return callerFailure('TEMPLATE_TOO_COMPLEX', `the document cannot be converted: ${err.message}`);
+  if (err.code === 'TOO_COMPLEX') return callerFailure('TEMPLATE_TOO_COMPLEX', err.message);
+  if (err.code === 'OVER_BUDGET') return callerFailure('TOO_MANY_REQUESTS', err.message);
+  if (err.code === 'CONVERTER_UNAVAILABLE') return callerFailure('NOT_SUPPORTED', err.message);
+  if (!err.retryable) return callerFailure('VALIDATION_ERROR', err.message);
+  // Crashes, a full queue, a stopping converter: another attempt (maybe on another worker) can succeed.
+  return ApplicationFailure.create({ type: `CONVERT_${err.code}`, message: err.message, nonRetryable: false });
 }
 
 /** Time left before `deadline`, or undefined without one; a spent budget is a final failure. */

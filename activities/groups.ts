@@ -4,15 +4,17 @@
 // whether they are one step or eight. So the grouping changes what the history shows (one marker per
 // group, whose summary names the steps) and not what a crash can do. The groups reuse the single steps, so
 // errors, limits, idempotency and each step's duration metric are theirs:
-//   prepareGeneration = resolve the template (and its relatedItems) -> load the data -> merge (generate)
+//   prepareGeneration = resolve the template (and its relatedItems) -> load the data -> merge (generate); the
+//                       merge's warnings (tags left empty for want of data) come back with the merged file
 //   writeAndRecord    = [count pages || write] -> record -> consume the uploads -> discard scratch (both)
 //   endRun            = consume the uploads -> discard scratch (a run that failed before writeAndRecord)
 import type { BlobRef } from '../core/blob.ts';
 import { type Consumption, generatedConsumption, managedConsumption } from '../core/envelope.ts';
+import type { MergeWarnings } from '../core/generate.ts';
 import type { RunContext } from '../core/run.ts';
 import type { Written, WriteInput } from './deliver.ts';
 import type { LoadDataInput } from './load-data.ts';
-import type { MergeInput } from './merge.ts';
+import type { Merged, MergeInput } from './merge.ts';
 import type { RecordedOutcome, RecordInput } from './record.ts';
 import type { ResolveTemplateInput } from './resolve-template.ts';
 import type { ConsumeUploadsInput } from './retention.ts';
@@ -22,7 +24,7 @@ import { timedStep } from '../telemetry/metrics.ts';
 export interface Steps {
   resolveTemplate(input: ResolveTemplateInput): Promise<BlobRef>;
   loadData(input: LoadDataInput): Promise<BlobRef>;
-  merge(input: MergeInput): Promise<BlobRef>;
+  merge(input: MergeInput): Promise<Merged>;
   measure(input: { blob: BlobRef; fileFormat: string; deadline?: number; subscriptionId?: string }): Promise<number>;
   deliver(input: WriteInput): Promise<Written>;
   undoWrite(input: Pick<WriteInput, 'run' | 'urn' | 'target'>): Promise<boolean>;
@@ -42,7 +44,7 @@ export interface PrepareInput {
   merge: Omit<MergeInput, 'template' | 'data' | 'related'>;
 }
 
-export interface Prepared {
+export interface Prepared extends MergeWarnings {
   merged: BlobRef;
   /** What this step left in scratch (drive downloads, a GraphQL result, the merged file). */
   scratch: BlobRef[];
@@ -111,9 +113,10 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         const data = await steps.loadData({ run, data: input.data });
         // A GraphQL result or a drive download is in scratch; an uploaded file is not (discard only removes scratch/ keys).
         scratch.push(data);
-        const merged = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
+        const { blob: merged, ...warnings } = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
         scratch.push(merged);
-        return { merged, scratch };
+        // The tags that rendered empty for want of data: the workflow's result lists them (result.data.warnings).
+        return { merged, scratch, ...warnings };
       } catch (err) {
         // The workflow never learns what a failed step left in scratch (a download, a GraphQL result): it
         // goes now. A discard that fails is not the caller's error: the original failure stands.

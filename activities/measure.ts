@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
 import { convert, countWith, isConvertError, pageCount } from '../converter/index.ts';
-import { remainingBudget } from './convert.ts';
+import { conversionFailure, remainingBudget } from './convert.ts';
 import type { ActivityDeps } from './deps.ts';
 import { bytesFormatOf } from '../core/formats.ts';
 
@@ -33,14 +33,20 @@ export function measureActivity(deps: ActivityDeps) {
     try {
       return (await pageCount(bytes, bytesFormatOf(input.fileFormat), opts)).pages;
     } catch (err) {
-      if (mode === 'auto' && isConvertError(err) && (err.code === 'TIMEOUT' || err.code === 'CRASHED') && !ctx.cancellationSignal.aborted) {
+      if (mode === 'auto' && isConvertError(err) && FALLBACK.has(err.code) && !ctx.cancellationSignal.aborted) {
         ctx.log.warn('exact page count failed; metering the document statistic (PAGE_COUNT=auto)', { error: err.message });
         return (await pageCount(bytes, bytesFormatOf(input.fileFormat), { render: null, count: null })).pages;
       }
+      // PAGE_COUNT=exact: the same answers as a conversion (a count past the converter's limits is final).
+      if (isConvertError(err)) throw conversionFailure(err, input.deadline);
       throw err;
     }
   };
 }
+
+/** With PAGE_COUNT=auto, these failures of the exact count meter the document statistic instead: the
+ *  document is delivered already, and another count would cost LibreOffice as much again. */
+const FALLBACK = new Set(['TIMEOUT', 'CRASHED', 'TOO_COMPLEX', 'OVER_BUDGET']);
 
 function needsConverter(format: string): boolean {
   const f = format.trim().toLowerCase();

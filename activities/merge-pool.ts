@@ -2,7 +2,9 @@
 // a V8 heap cap (MERGE_MAX_MEMORY_MB) and each job a time limit (MERGE_TIMEOUT_MS): a template or data
 // built to exhaust memory or CPU kills its thread, not the process, and its job fails with a limit error
 // that the merge activity reports as a non-retryable 400 TEMPLATE_TOO_COMPLEX. Waiting jobs are served
-// round-robin per subscription (core/fair-queue.ts), so one tenant's burst cannot hold every thread.
+// round-robin per subscription (core/fair-queue.ts), and one subscription runs on at most
+// MERGE_SUBSCRIPTION_THREADS threads (default all but one), so one tenant's burst of costly merges leaves a
+// thread to the others.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { FairQueue } from '../core/fair-queue.ts';
@@ -13,6 +15,8 @@ const THREAD = new URL('./merge-thread.ts', import.meta.url);
 export interface MergePoolOptions {
   /** Threads, i.e. merges at once; default the CPU count. */
   threads?: number;
+  /** Threads one subscription's merges may hold at once; 0 (default) = all but one (at least one). */
+  subscriptionThreads?: number;
   /** Time limit of one merge. */
   timeoutMs?: number;
   /** V8 heap cap of each thread (old generation), in MB. */
@@ -35,6 +39,15 @@ export interface MergeJobOptions {
   embedded?: string;
   /** Templates for the include directive, by name. */
   relatedItems?: Record<string, Uint8Array>;
+  /** A tag whose data is missing is a template error (missing_value) instead of a warning. */
+  strict?: boolean;
+}
+
+/** A merged document, and the tags that rendered empty for want of data (the engine's missing_value
+ *  warnings, each tag once, located). */
+export interface MergeOutput {
+  output: Uint8Array;
+  warnings: TemplateErrorEntry[];
 }
 
 export interface MergeThreadJob {
@@ -45,7 +58,7 @@ export interface MergeThreadJob {
 }
 
 export type MergeThreadReply =
-  | { id: number; ok: true; output: Uint8Array }
+  | { id: number; ok: true; output: Uint8Array; warnings: TemplateErrorEntry[] }
   | { id: number; ok: false; message: string; templateErrors?: TemplateErrorEntry[] };
 
 /** The merge hit the pool's memory or time limit; the thread was ended. */
@@ -73,7 +86,7 @@ interface Job {
   tenant: string;
   payload: MergeThreadJob;
   signal: AbortSignal | undefined;
-  resolve: (out: Uint8Array) => void;
+  resolve: (out: MergeOutput) => void;
   reject: (err: Error) => void;
   onAbort?: () => void;
 }
@@ -91,6 +104,8 @@ interface Slot {
 
 export class MergePool {
   readonly threads: number;
+  /** Threads one subscription may hold at once. */
+  readonly perSubscription: number;
   readonly timeoutMs: number;
   readonly maxMemoryMb: number;
   readonly limits: TemplateLimits;
@@ -103,6 +118,8 @@ export class MergePool {
 
   constructor(opts: MergePoolOptions = {}) {
     this.threads = opts.threads && opts.threads > 0 ? opts.threads : os.availableParallelism();
+    const share = opts.subscriptionThreads ?? 0;
+    this.perSubscription = share > 0 ? Math.min(share, this.threads) : Math.max(1, this.threads - 1);
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_MERGE_TIMEOUT_MS;
     this.maxMemoryMb = opts.maxMemoryMb ?? DEFAULT_MERGE_MAX_MEMORY_MB;
     this.limits = opts.limits ?? { ...DEFAULT_TEMPLATE_LIMITS };
@@ -113,10 +130,10 @@ export class MergePool {
   }
 
   /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug). */
-  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal): Promise<Uint8Array> {
+  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal): Promise<MergeOutput> {
     if (this.closed) return Promise.reject(new Error('the merge pool is closed'));
     signal?.throwIfAborted();
-    return new Promise<Uint8Array>((resolve, reject) => {
+    return new Promise<MergeOutput>((resolve, reject) => {
       const id = ++this.seq;
       const job: Job = { id, tenant, payload: { id, template, data, options }, signal, resolve, reject };
       if (signal) {
@@ -162,7 +179,8 @@ export class MergePool {
     for (const slot of this.slots) {
       if (this.queue.size === 0) return;
       if (slot.job) continue;
-      const job = this.queue.shift()!;
+      const job = this.queue.shift((tenant) => this.slots.filter((s) => s.job?.tenant === tenant).length < this.perSubscription);
+      if (!job) return;
       slot.job = job;
       clearTimeout(slot.idle);
       const worker = slot.worker ?? this.spawn(slot);
@@ -202,7 +220,7 @@ export class MergePool {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       this.release(slot);
-      if (reply.ok) this.finish(job, reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output));
+      if (reply.ok) this.finish(job, { output: reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output), warnings: reply.warnings });
       else if (reply.templateErrors) this.finish(job, new MergeTemplateError(reply.message, reply.templateErrors));
       else this.finish(job, new Error(`the merge failed: ${reply.message}`));
       this.dispatch();
@@ -252,7 +270,7 @@ export class MergePool {
     }
   }
 
-  private finish(job: Job, result: Uint8Array | Error): void {
+  private finish(job: Job, result: MergeOutput | Error): void {
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (result instanceof Error) job.reject(result);
     else job.resolve(result);

@@ -2,7 +2,8 @@
 // one job at a time, under the heap cap the pool gave the thread. Nothing here may outlive a job.
 import { parentPort, workerData } from 'node:worker_threads';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
-import { render, TemplateError } from '../engine/index.ts';
+import { checkConversionCost } from '../engine/cost.ts';
+import { renderWithWarnings, TemplateError } from '../engine/index.ts';
 import { ConvertError } from '../converter/errors.ts';
 import { sanitizeOoxml } from '../converter/sanitize.ts';
 import type { TemplateLimits } from '../engine/index.ts';
@@ -23,13 +24,20 @@ parentPort?.postMessage({ ready: true });
 
 async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
   try {
+    // What LibreOffice would have to lay out (pages, paragraph length, table rows, cells, image pixels),
+    // refused here, before a conversion or page count holds an instance for it: first the template's own
+    // content (a template already past a limit is not rendered: its render would cost this thread seconds
+    // and a large heap for a document refused anyway), then the merged document.
+    checkConversionCost(job.template, limits);
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
-    const output = await render(job.template, data, { ...job.options, limits, fetchImage });
+    const { output, warnings } = await renderWithWarnings(job.template, data, { ...job.options, limits, fetchImage });
     // Every merged document, delivered as it is or converted, leaves without what would make Word, Excel or
     // LibreOffice fetch, run or link something when it is opened: DDE fields and formulas, INCLUDE* and LINK
     // fields, external templates (attachedTemplate), images and objects; a macro or a DDE link refuses it
     // (converter/sanitize.ts, the same rules as before a conversion).
-    return { id: job.id, ok: true, output: sanitizeOoxml(output, 'merged document').bytes };
+    const clean = sanitizeOoxml(output, 'merged document').bytes;
+    checkConversionCost(clean, limits);
+    return { id: job.id, ok: true, output: clean, warnings };
   } catch (err) {
     if (err instanceof TemplateError) return { id: job.id, ok: false, templateErrors: err.errors, message: err.message };
     if (err instanceof ConvertError && err.code === 'BAD_INPUT') {

@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { templateVariables, type Variable } from '../core/generate.ts';
+import { type GenerateWarning, MAX_GENERATE_WARNINGS, type MergeWarnings, templateVariables, type Variable } from '../core/generate.ts';
 import { innerError, type InnerError } from '../core/errors.ts';
-import { FORMAT_NAMES, LIMIT_EXCEEDED, templateFormat } from '../engine/index.ts';
-import { ALL_FORMATS, bytesFormatOf, FORMATS } from '../core/formats.ts';
+import { describeLocation, LIMIT_EXCEEDED, templateFormat, type TemplateErrorEntry } from '../engine/index.ts';
+import { ALL_FORMATS, bytesFormatOf, FORMATS, otherKindMessage } from '../core/formats.ts';
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
-import { MergeLimitError, MergePool, MergeTemplateError } from './merge-pool.ts';
+import { MergeLimitError, type MergeOutput, MergePool, MergeTemplateError } from './merge-pool.ts';
 
 export interface MergeInput {
   template: BlobRef;
@@ -23,6 +23,14 @@ export interface MergeInput {
   subscriptionId?: string;
   /** Templates for the include directive ({>name}), by name. */
   related?: Record<string, BlobRef>;
+  /** document.options.strict: a tag whose data is missing fails the merge (TEMPLATE_ERROR). */
+  strict?: boolean;
+}
+
+/** The merged file, and the tags that rendered empty for want of data (the first MAX_GENERATE_WARNINGS:
+ *  they travel in the workflow's history). */
+export interface Merged extends MergeWarnings {
+  blob: BlobRef;
 }
 
 /** Engine error ids that mean "too much work", not "wrong template". */
@@ -40,25 +48,45 @@ function poolOf(deps: ActivityDeps): MergePool {
 
 export function mergeActivity(deps: ActivityDeps) {
   /** Renders template + data in a merge thread (activities/merge-pool.ts). Template problems become one
-   *  400 TEMPLATE_ERROR with an entry per problem; a limit (size, elements, loop iterations, output,
-   *  memory, time) a 400 TEMPLATE_TOO_COMPLEX naming it. Both are final: retrying cannot help. */
-  return async function merge(input: MergeInput): Promise<BlobRef> {
+   *  400 TEMPLATE_ERROR with an entry per problem (with `strict`, each tag whose data is missing is one);
+   *  a limit (size, elements, loop iterations, output, memory, time) a 400 TEMPLATE_TOO_COMPLEX naming it.
+   *  Both are final: retrying cannot help. Without `strict`, the tags that rendered empty come back as
+   *  warnings. */
+  return async function merge(input: MergeInput): Promise<Merged> {
     const [template, data] = await Promise.all([deps.blobs.get(input.template.key), deps.blobs.get(input.data.key)]);
     const related = input.related
       ? Object.fromEntries(await Promise.all(Object.entries(input.related).map(async ([name, ref]) => [name, await deps.blobs.get(ref.key)] as const)))
       : undefined;
     refuseOtherKind(template, input.contentType);
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
-    const output = await mergeBytes(deps, tenant, template, data, {
+    const { output, warnings } = await mergeBytes(deps, tenant, template, data, {
       locale: input.locale,
       timezone: input.timezone,
       ...(input.variables ? { variables: input.variables } : {}),
       ...(input.embedded ? { embedded: input.embedded } : {}),
       ...(related ? { relatedItems: related } : {}),
+      ...(input.strict ? { strict: true } : {}),
     }, cancellationSignal());
     const put = await deps.blobs.put(input.outputKey, output);
-    return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
+    return { blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType }, ...mergeWarnings(warnings) };
   };
+}
+
+/** The engine's missing_value warnings as the API lists them, the first MAX_GENERATE_WARNINGS of them and
+ *  how many more there were; nothing when there are none. */
+export function mergeWarnings(entries: readonly TemplateErrorEntry[]): MergeWarnings {
+  const missing = entries.filter((e) => e.id === 'missing_value' && e.location !== undefined);
+  if (missing.length === 0) return {};
+  const warnings = missing.slice(0, MAX_GENERATE_WARNINGS).map(
+    (e): GenerateWarning => ({ code: 'MISSING_VALUE', message: locatedMessage(e), tag: e.tag ?? '', location: { ...e.location! } }),
+  );
+  return { warnings, ...(missing.length > warnings.length ? { warningsOmitted: missing.length - warnings.length } : {}) };
+}
+
+/** A template problem for people, with where it is as `docgen inspect` and `render` say it:
+ *  `no value for tag "rep" (word/document.xml, paragraph 3)`, `... (sheet "Sales", cell B2)`. */
+function locatedMessage(e: TemplateErrorEntry): string {
+  return e.location ? `${e.message} (${describeLocation(e.location)})` : e.message;
 }
 
 /**
@@ -72,7 +100,7 @@ function refuseOtherKind(template: Uint8Array, contentType: string): void {
   const expected = bytesFormatOf(declared);
   const actual = templateFormat(template);
   if (actual === undefined || actual === expected) return;
-  const message = `template.fileFormat is ${declared}, but the template is ${FORMAT_NAMES[actual]}`;
+  const message = otherKindMessage(declared, actual);
   throw callerFailure('INVALID_TEMPLATE_FORMAT', message, [innerError('INVALID_TEMPLATE_FORMAT', message)]);
 }
 
@@ -83,9 +111,9 @@ export async function mergeBytes(
   tenant: string,
   template: Uint8Array,
   data: Uint8Array,
-  options: { locale: string; timezone: string; variables?: Variable[]; embedded?: string; relatedItems?: Record<string, Uint8Array> },
+  options: { locale: string; timezone: string; variables?: Variable[]; embedded?: string; relatedItems?: Record<string, Uint8Array>; strict?: boolean },
   signal?: AbortSignal,
-): Promise<Uint8Array> {
+): Promise<MergeOutput> {
   try {
     return await poolOf(deps).merge(
       tenant,
@@ -97,6 +125,7 @@ export async function mergeBytes(
         ...(options.variables ? { variables: templateVariables(options.variables) ?? [] } : {}),
         ...(options.embedded ? { embedded: options.embedded } : {}),
         ...(options.relatedItems ? { relatedItems: options.relatedItems } : {}),
+        ...(options.strict ? { strict: true } : {}),
       },
       signal,
     );
@@ -105,10 +134,7 @@ export async function mergeBytes(
     if (err instanceof MergeTemplateError) {
       const tooComplex = err.errors.some((e) => TOO_COMPLEX_IDS.has(e.id));
       const code = tooComplex ? 'TEMPLATE_TOO_COMPLEX' : 'TEMPLATE_ERROR';
-      const inner: InnerError[] = err.errors.map((e) => {
-        const where = e.location ? ` (at ${[e.location.part, e.location.paragraph, e.location.cell, e.location.offset].filter((x) => x !== undefined).join(':')})` : '';
-        return { ...innerError(code, `${e.message}${where}`), eventId: e.id };
-      });
+      const inner: InnerError[] = err.errors.map((e) => ({ ...innerError(code, locatedMessage(e)), eventId: e.id }));
       throw callerFailure(code, `the template cannot be ${tooComplex ? 'merged' : 'rendered'}: ${err.message}`, inner);
     }
     throw err;

@@ -1,8 +1,8 @@
-// Benchmark (not a test): the hostile cases of issue 11 against the real `docgen start` on default
+// Benchmark (not a test): the hostile cases of issues 11 and 25 against the real `docgen start` on default
 // settings. For each case: what the service answers and how long it takes, the peak RSS of the service's
 // processes (docgen + LibreOffice; the Temporal dev server apart) and the p50/p95 latency of another
 // tenant's sync generates (pdf by default) while the attack runs; first the same traffic without attack.
-//   npm run bench:hostile [-- --format pdf|docx --quiet-seconds 20]
+//   npm run bench:hostile [-- --format pdf|docx --quiet-seconds 20 --only 25]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,57 +11,25 @@ import { parseArgs } from 'node:util';
 import { docgenCredentials, docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client, generateBody } from '../test/support/http.ts';
 import { makeDocx, para } from '../test/integration/convert/fixtures.ts';
-import { processTree } from './processes.ts';
+import { hugePng, htmlTable, longRunDocx, numberedParagraphs, tagDocx } from '../test/support/costly-office.ts';
+import { quantile } from '../test/support/saturation.ts';
+import { rssPeaks } from './processes.ts';
 
-const { values } = parseArgs({ options: { format: { type: 'string', default: 'pdf' }, 'quiet-seconds': { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: { format: { type: 'string', default: 'pdf' }, 'quiet-seconds': { type: 'string', default: '20' }, only: { type: 'string' } },
+});
 const FORMAT = values.format;
+/** `--only 25`: the cases of issue 25 alone (with the no-attack phase). */
+const ONLY = values.only;
 
-/** RSS (MB) of a process and its descendants, split by whether the command is the Temporal CLI; `node`
- *  is the docgen process alone, `office` its LibreOffice processes. */
-function treeRss(root: number): { service: number; temporal: number; node: number; office: number } {
-  const out = { service: 0, temporal: 0, node: 0, office: 0 };
-  // The dev server and everything under it count as Temporal; a parent comes before its children.
-  const temporal = new Set<number>();
-  for (const p of processTree(root)) {
-    let rss: number;
-    let cmd: string;
-    try {
-      rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p.pid}/status`, 'latin1'))?.[1] ?? 0) / 1024;
-      cmd = fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
-    } catch {
-      continue; // gone
-    }
-    if (p.pid === root) out.node = rss;
-    if (temporal.has(p.ppid) || cmd.includes('server\0start-dev')) {
-      temporal.add(p.pid);
-      out.temporal += rss;
-    } else out.service += rss;
-    if (cmd.includes('soffice') || cmd.includes('oosplash') || cmd.includes('uno_bridge')) out.office += rss;
-  }
-  return out;
-}
-
-function pct(ms: number[], p: number): number {
-  const s = [...ms].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? 0);
-}
-
-function numbered(n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(`<w:p><w:r><w:t>${i}</w:t></w:r></w:p>`);
-  return out.join('');
-}
+const numbered = numberedParagraphs;
+/** Ends the run early (--only). */
+class Done extends Error {}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-hostile-'));
 const svc = await spawnDocgenStart(await docgenStartEnv(dataDir), { timeoutMs: 300_000 });
 const pid = svc.child.pid!;
-const zero = { service: 0, temporal: 0, node: 0, office: 0 };
-let peak = { ...zero };
-const sampler = setInterval(() => {
-  const r = treeRss(pid);
-  peak = { service: Math.max(peak.service, r.service), temporal: Math.max(peak.temporal, r.temporal), node: Math.max(peak.node, r.node), office: Math.max(peak.office, r.office) };
-}, 200);
-const mb = (r: typeof zero) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]));
+const rss = rssPeaks(pid);
 
 try {
   const a = client(await docgenCredentials(svc.env, 'tenant-a'));
@@ -81,11 +49,11 @@ try {
       ms.push(performance.now() - t0);
       statuses.set(g.status, (statuses.get(g.status) ?? 0) + 1);
     }
-    return { n: ms.length, p50: pct(ms, 0.5), p95: pct(ms, 0.95), statuses: Object.fromEntries(statuses) };
+    return { n: ms.length, p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), statuses: Object.fromEntries(statuses) };
   }
 
   async function phase(name: string, attack: () => Promise<string>) {
-    peak = { ...zero };
+    rss.reset();
     let done = false;
     const traffic = otherTenant(() => done);
     const t0 = performance.now();
@@ -97,8 +65,7 @@ try {
     }
     const ms = Math.round(performance.now() - t0);
     const other = await traffic;
-    const idle = treeRss(pid);
-    console.log(JSON.stringify({ case: name, answer, ms, peakRssMb: mb(peak), rssMbAfter: mb(idle), otherTenant: other }));
+    console.log(JSON.stringify({ case: name, answer, ms, peakRssMb: rss.peak(), rssMbAfter: rss.now(), otherTenant: other }));
   }
 
   const describe = (r: { status: number; body: any }) =>
@@ -121,6 +88,14 @@ try {
     return '-';
   });
 
+  // Issue 25: files under every size limit that held LibreOffice for 120 s; refused by their estimated cost.
+  await phase(`generate ${FORMAT} (issue 25): 0.7 MB docx, 260,000 paragraphs`, () => generate(makeDocx(para('{name}') + numbered(260_000)), '{"name":"B"}'));
+  await phase(`generate ${FORMAT} (issue 25): docx with one run of 60,000,000 characters`, () => generate(longRunDocx(60_000_000, para('{name}')), '{"name":"B"}'));
+  await phase(`generate ${FORMAT} (issue 25): 0.1 MB PNG of 30,000 x 30,000 pixels as data`, () =>
+    generate(tagDocx('{%img}'), JSON.stringify({ img: `data:image/png;base64,${Buffer.from(hugePng(30_000, 30_000)).toString('base64')}` })));
+  await phase(`generate ${FORMAT} (issue 25): 7.3 MB HTML table (40,000 rows) with {~~html}`, () => generate(tagDocx('{~~html}'), JSON.stringify({ html: htmlTable(40_000, 10) })));
+  if (ONLY === '25') throw new Done();
+
   const flood = makeDocx(numbered(4_000_000) + para('{name}'));
   await phase(`upload: ${(flood.length / 1e6).toFixed(1)} MB docx, 4,000,000 paragraphs`, async () => describe(await b.upload('template', [{ name: 'flood.docx', bytes: flood }])));
 
@@ -141,15 +116,17 @@ try {
   // Idle RSS after 300 uploads (each used to start a sleeping retention workflow that stayed in the worker's
   // workflow cache; now one sweeper serves them all).
   await new Promise((r) => setTimeout(r, 5_000));
-  const before = treeRss(pid).service;
+  const before = rss.now().service!;
   for (let i = 0; i < 300; i++) await a.upload('data', [{ name: 'x.json', bytes: '{}' }]);
   await new Promise((r) => setTimeout(r, 5_000));
-  console.log(JSON.stringify({ idleRssMbBefore300Uploads: Math.round(before), idleRssMbAfter300Uploads: mb(treeRss(pid)) }));
+  console.log(JSON.stringify({ idleRssMbBefore300Uploads: before, idleRssMbAfter300Uploads: rss.now() }));
   // Merge threads end after 30 s idle.
   await new Promise((r) => setTimeout(r, 35_000));
-  console.log(JSON.stringify({ idleRssMb35sLater: mb(treeRss(pid)) }));
+  console.log(JSON.stringify({ idleRssMb35sLater: rss.now() }));
+} catch (e) {
+  if (!(e instanceof Done)) throw e;
 } finally {
-  clearInterval(sampler);
+  rss.stop();
   await svc.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

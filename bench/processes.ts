@@ -74,3 +74,45 @@ export function cpuSpent(before: Map<string, number>, after: Map<string, number>
   for (const [group, ms] of after) out.set(group, ms - (before.get(group) ?? 0));
   return out;
 }
+
+/** RSS (MB) of a process and its descendants, split by whether the command is the Temporal CLI (the dev
+ *  server and everything under it); `node` is the root process alone, `office` its LibreOffice processes
+ *  (soffice, oosplash and the Python bridges). */
+export function treeRss(root: number): { service: number; temporal: number; node: number; office: number } {
+  const out = { service: 0, temporal: 0, node: 0, office: 0 };
+  const temporal = new Set<number>();
+  for (const p of processTree(root)) {
+    let rss: number;
+    let cmd: string;
+    try {
+      rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p.pid}/status`, 'latin1'))?.[1] ?? 0) / 1024;
+      cmd = fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone
+    }
+    if (p.pid === root) out.node = rss;
+    if (temporal.has(p.ppid) || cmd.includes('server\0start-dev')) {
+      temporal.add(p.pid);
+      out.temporal += rss;
+    } else out.service += rss;
+    if (cmd.includes('soffice') || cmd.includes('oosplash') || cmd.includes('uno_bridge')) out.office += rss;
+  }
+  return out;
+}
+
+/** Samples treeRss(root) every `everyMs` and keeps the peak of each figure (MB, rounded) until reset. */
+export function rssPeaks(root: number, everyMs = 200): { reset(): void; peak(): Record<string, number>; now(): Record<string, number>; stop(): void } {
+  const zero = { service: 0, temporal: 0, node: 0, office: 0 };
+  let peak = { ...zero };
+  const timer = setInterval(() => {
+    const r = treeRss(root);
+    peak = { service: Math.max(peak.service, r.service), temporal: Math.max(peak.temporal, r.temporal), node: Math.max(peak.node, r.node), office: Math.max(peak.office, r.office) };
+  }, everyMs);
+  const mb = (r: typeof zero) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]));
+  return {
+    reset: () => void (peak = { ...zero }),
+    peak: () => mb(peak),
+    now: () => mb(treeRss(root)),
+    stop: () => clearInterval(timer),
+  };
+}

@@ -25,9 +25,10 @@ Usage:
                                tags left empty for want of data are listed (--strict: refused)
   docgen render --template T --data ROWS.json|ROWS.csv --each --out DIR [--name FIELD]
                                one document per row, offline
-  docgen generate --template T --data D.json --out F [--format pdf] [--locale L] [--timezone TZ]
-                               one document through the running service (any output format)
-  docgen generate --template T --data ROWS.json|ROWS.jsonl|ROWS.csv --each --out DIR [--format pdf] [--name FIELD] [--combined zip|pdf] [--concurrency N]
+  docgen generate --template T --data D.json --out F [--format pdf] [--locale L] [--timezone TZ] [--strict]
+                               one document through the running service (any output format); tags left
+                               empty for want of data are listed (--strict: refused)
+  docgen generate --template T --data ROWS.json|ROWS.jsonl|ROWS.csv --each --out DIR [--format pdf] [--name FIELD] [--combined zip|pdf] [--concurrency N] [--strict]
                                one document per row through the running service; exit 1 if any failed
   docgen example [--out DIR]   generates the examples/ templates with the running service, prints the files
   docgen inspect TEMPLATE      tags, loops and template errors, as JSON (problems also on stderr, exit 1)

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BatchRequest, type BatchRow, DocgenClient, DocgenError, type FileFormat, type TemplateFormat } from '../client/index.ts';
+import { type BatchRequest, type BatchRow, DocgenClient, DocgenError, type FileFormat, type GenerateWarning, type TemplateFormat } from '../client/index.ts';
 import { type Config, ConfigError } from '../config/env.ts';
 import { describeError, progressLine, readRows, rowFileName } from './batch.ts';
 import { obtainCredentials, runningService } from './running.ts';
@@ -41,10 +41,13 @@ export interface GenerateJob {
   out: string;
   locale: string;
   timezone: string;
+  /** document.options.strict: a tag without a value fails the generate instead of rendering empty. */
+  strict?: boolean;
 }
 
-/** Upload the template and the data, generate synchronously, download to `out`. Returns `out`. */
-export async function generateOne(docgen: DocgenClient, job: GenerateJob): Promise<string> {
+/** Upload the template and the data, generate synchronously, download to `out`. Returns `out` and the tags
+ *  that rendered empty for want of data (the service's result.data.warnings). */
+export async function generateOne(docgen: DocgenClient, job: GenerateJob): Promise<{ out: string; warnings: GenerateWarning[]; warningsOmitted: number }> {
   const [template] = await docgen.uploads.templates([{ name: path.basename(job.template), content: job.templateBytes }]);
   const [data] = await docgen.uploads.data([{ name: 'data.json', content: JSON.stringify(job.data) }]);
   const name = path.basename(job.out, path.extname(job.out));
@@ -52,14 +55,22 @@ export async function generateOne(docgen: DocgenClient, job: GenerateJob): Promi
     {
       template: { urn: template!.id, loadMethod: 'Storage', fileFormat: templateFormatOf(job.template), name: path.basename(job.template) },
       data: { urn: data!.id, loadMethod: 'Storage' },
-      document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale },
+      document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale, ...(job.strict ? { options: { strict: true } } : {}) },
     },
     { idempotencyKey: randomUUID() },
   );
   const file = await docgen.storage.download(res.result.data.document.urn);
   fs.mkdirSync(path.dirname(path.resolve(job.out)), { recursive: true });
   fs.writeFileSync(job.out, file.bytes);
-  return job.out;
+  return { out: job.out, warnings: res.result.data.warnings ?? [], warningsOmitted: res.result.data.warningsOmitted ?? 0 };
+}
+
+/** The tags left empty for want of data, for people (stderr), as `docgen render` lists them. */
+function warningLines(warnings: GenerateWarning[], omitted: number): string {
+  const count = warnings.length + omitted;
+  const lines = warnings.map((w) => `  ${w.message}`);
+  if (omitted > 0) lines.push(`  ... and ${omitted} more`);
+  return `docgen: ${count} tag${count === 1 ? '' : 's'} rendered empty, the data has no value (--strict refuses them):\n${lines.join('\n')}\n`;
 }
 
 function defaults(values: { locale?: string | undefined; timezone?: string | undefined }): { locale: string; timezone: string } {
@@ -82,6 +93,7 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
       locale: { type: 'string' },
       timezone: { type: 'string' },
       subscription: { type: 'string' },
+      strict: { type: 'boolean' },
     },
   });
   const problems: string[] = [];
@@ -112,15 +124,28 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
       throw new ConfigError(`--data ${values.data}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
     }
     try {
-      const out = await generateOne(docgen, { template, templateBytes, data, format, out: values.out!, locale, timezone });
+      const { out, warnings, warningsOmitted } = await generateOne(docgen, { template, templateBytes, data, format, out: values.out!, locale, timezone, ...(values.strict ? { strict: true } : {}) });
       process.stdout.write(`wrote ${out} (${fs.statSync(out).size} bytes)\n`);
+      if (warnings.length > 0) process.stderr.write(warningLines(warnings, warningsOmitted));
     } catch (err) {
       if (!(err instanceof DocgenError)) throw err;
       throw new Error(`generate failed:\n  ${describeError(err).join('\n  ')}`, { cause: err });
     }
     return;
   }
-  await generateEach(docgen, { template, templateBytes, data: values.data!, format, outDir: values.out!, locale, timezone, concurrency, ...(values.name ? { nameField: values.name } : {}), ...(combined ? { combined } : {}) });
+  await generateEach(docgen, {
+    template,
+    templateBytes,
+    data: values.data!,
+    format,
+    outDir: values.out!,
+    locale,
+    timezone,
+    concurrency,
+    ...(values.name ? { nameField: values.name } : {}),
+    ...(combined ? { combined } : {}),
+    ...(values.strict ? { strict: true } : {}),
+  });
 }
 
 export interface EachJob {
@@ -138,6 +163,8 @@ export interface EachJob {
   nameField?: string;
   /** Also ask for the combined output (zip, or pdf for pdf rows), downloaded into outDir. */
   combined?: CombinedFormat;
+  /** document.options.strict: a row without a value for a tag fails. */
+  strict?: boolean;
   out?: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
@@ -163,7 +190,7 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
     {
       template: { urn: template!.id, loadMethod: 'Storage', fileFormat: templateFormat, name: path.basename(job.template) },
       data: { urn: data!.id, loadMethod: 'Storage' },
-      document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale },
+      document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale, ...(job.strict ? { options: { strict: true } } : {}) },
       ...(job.combined ? { combined: { format: job.combined, name: base, path: 'root', deliveryMethod: 'Storage' } } : {}),
     },
     { idempotencyKey: randomUUID() },

@@ -94,6 +94,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     if (opts.worker) {
       const mergePool = new MergePool({
         threads: config.mergeThreads,
+        subscriptionThreads: config.mergeSubscriptionThreads,
         timeoutMs: config.mergeTimeoutMs,
         maxMemoryMb: config.mergeMaxMemoryMb,
         limits: templateLimits(config),

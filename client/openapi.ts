@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a document synchronously
-         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document. A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
+         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
          */
         post: operations["generateDocument"];
         delete?: never;
@@ -1298,11 +1298,8 @@ export interface components {
                 embedded?: string;
                 /** @description The list of rows inside one JSON value, as a dotted path: required for GraphQL (e.g. customers, for a result {"customers": [...]}); for a JSON file holding an object */
                 rowsPath?: string;
-                /**
-                 * @description json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character
-                 * @enum {string}
-                 */
-                rowsFormat?: "json" | "jsonl" | "csv";
+                /** @description json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch's other rules, every problem at once */
+                rowsFormat?: string;
             };
             document: {
                 /** @description IANA time zone, e.g. Europe/Paris */
@@ -1320,23 +1317,24 @@ export interface components {
                 deliveryMethod?: string;
                 /** @description A pattern over the row: 'root' or 'root/<folder>' for Storage (e.g. root/{region}); '' or a folder for the drives */
                 path: string;
+                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
                 options?: {
+                    /** @description Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled. */
+                    strict?: boolean;
+                } & {
                     [key: string]: unknown;
                 };
             };
             combined?: {
-                /**
-                 * @description zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)
-                 * @enum {string}
-                 */
-                format: "zip" | "pdf";
+                /** @description zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf) */
+                format: string;
                 name: string;
                 /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
                 path: string;
                 /** @description Storage, DriveA or DriveB */
                 deliveryMethod: string;
             };
-            /** @description End the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch */
+            /** @description At least 1: end the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch */
             stopAfterFailures?: number;
             externalContext?: components["schemas"]["ExternalContext"];
         };
@@ -2053,7 +2051,11 @@ export interface components {
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
                 /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
                 path: string;
+                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
                 options?: {
+                    /** @description Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled. */
+                    strict?: boolean;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -2072,7 +2074,19 @@ export interface components {
          *             "fileFormat": "pdf",
          *             "urn": "a4d8e2f1-7c3b-4a9e-b5d6-3e1f8c9a2b47",
          *             "documentGuid": "f3b9c1e7-2a5d-4c8f-9e1b-7d4a6c2e8f15"
-         *           }
+         *           },
+         *           "warnings": [
+         *             {
+         *               "code": "MISSING_VALUE",
+         *               "message": "no value for tag \"customer.vatNumber\" (word/document.xml, paragraph 4)",
+         *               "tag": "customer.vatNumber",
+         *               "location": {
+         *                 "part": "word/document.xml",
+         *                 "paragraph": 4,
+         *                 "offset": 12
+         *               }
+         *             }
+         *           ]
          *         }
          *       },
          *       "consumption": [
@@ -2102,6 +2116,10 @@ export interface components {
                 message: string;
                 data: {
                     document: components["schemas"]["GeneratedDocument"];
+                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most 100 */
+                    warnings?: components["schemas"]["GenerateWarning"][];
+                    /** @description Extension, present only when there were more than 100 warnings: how many are not listed (the merge counts up to 1000 tags) */
+                    warningsOmitted?: number;
                 };
             };
             consumption: components["schemas"]["Consumption"];
@@ -2120,6 +2138,28 @@ export interface components {
             operationId: string;
             /** Format: uuid */
             userId?: string;
+        };
+        /**
+         * GenerateWarning
+         * @description Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.
+         */
+        GenerateWarning: {
+            /**
+             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty
+             * @enum {string}
+             */
+            code: "MISSING_VALUE";
+            /**
+             * @description For people: which tag, and where
+             * @example no value for tag "customer.rep" (word/document.xml, paragraph 3)
+             */
+            message: string;
+            /**
+             * @description The tag as written between its delimiters, e.g. customer.rep
+             * @example customer.rep
+             */
+            tag: string;
+            location: components["schemas"]["TemplateLocation"];
         };
         /** InnerError */
         InnerError: {
@@ -2742,20 +2782,20 @@ export interface components {
             name: string;
             description: string;
         };
-        /** TagLocation */
+        /**
+         * TagLocation
+         * @description Where a tag is in the template (generate's TemplateLocation) and the same in words
+         */
         TagLocation: {
-            /**
-             * @description The package part, e.g. word/document.xml, ppt/slides/slide2.xml, xl/worksheets/sheet1.xml
-             * @example word/document.xml
-             */
+            /** @description The package part holding the tag, e.g. word/document.xml, xl/worksheets/sheet1.xml, ppt/slides/slide2.xml */
             part: string;
-            /** @description Word/PowerPoint: the 1-based paragraph of the part */
+            /** @description Word and PowerPoint: the paragraph of the part, counted from 1 */
             paragraph?: number;
-            /** @description Workbooks: the sheet name */
+            /** @description Workbooks: the sheet's name */
             sheet?: string;
             /** @description Workbooks: the cell, A1 style */
             cell?: string;
-            /** @description Character offset in the part's visible text */
+            /** @description Where the tag starts in the part's visible text (characters) */
             offset?: number;
             /** @description The same for people: `word/document.xml, paragraph 3` or `sheet "Sales", cell B2` */
             where: string;
@@ -2781,6 +2821,22 @@ export interface components {
             schema: unknown;
             /** @description Sample data generated from the schema (plausible values named after the fields, two items per list): it renders with no missing value */
             sample: unknown;
+        };
+        /**
+         * TemplateLocation
+         * @description Where a tag is in the template: the part and its paragraph (docx, pptx) or its sheet and cell (xlsx)
+         */
+        TemplateLocation: {
+            /** @description The package part holding the tag, e.g. word/document.xml, xl/worksheets/sheet1.xml, ppt/slides/slide2.xml */
+            part: string;
+            /** @description Word and PowerPoint: the paragraph of the part, counted from 1 */
+            paragraph?: number;
+            /** @description Workbooks: the sheet's name */
+            sheet?: string;
+            /** @description Workbooks: the cell, A1 style */
+            cell?: string;
+            /** @description Where the tag starts in the part's visible text (characters) */
+            offset?: number;
         };
         /** TemplateProblem */
         TemplateProblem: {
@@ -3356,7 +3412,19 @@ export interface operations {
                      *             "fileFormat": "pdf",
                      *             "urn": "a4d8e2f1-7c3b-4a9e-b5d6-3e1f8c9a2b47",
                      *             "documentGuid": "f3b9c1e7-2a5d-4c8f-9e1b-7d4a6c2e8f15"
-                     *           }
+                     *           },
+                     *           "warnings": [
+                     *             {
+                     *               "code": "MISSING_VALUE",
+                     *               "message": "no value for tag \"customer.vatNumber\" (word/document.xml, paragraph 4)",
+                     *               "tag": "customer.vatNumber",
+                     *               "location": {
+                     *                 "part": "word/document.xml",
+                     *                 "paragraph": 4,
+                     *                 "offset": 12
+                     *               }
+                     *             }
+                     *           ]
                      *         }
                      *       },
                      *       "consumption": [

@@ -80,6 +80,13 @@ export type GeneratedDocument = Schemas['GeneratedDocument'];
 /** The 201 of generate, and the body of an async generate's callback on success. */
 export type GenerateResponse = Schemas['GenerateResult'];
 
+/** result.data.warnings of generate (and of the async callback), present only when not empty: a tag that
+ *  rendered empty because the data has no value for it (`code` MISSING_VALUE, `tag`, `location`). Send
+ *  `document.options.strict: true` to fail the request instead. */
+export type GenerateWarning = Schemas['GenerateWarning'];
+/** Where a tag is in its template: part and paragraph (docx, pptx), or sheet and cell (xlsx). */
+export type TemplateLocation = Schemas['TemplateLocation'];
+
 export interface GenerateAsyncResponse {
   /** 201 with an empty body: queued. The result is POSTed to the callback of the client token. */
   queued: true;

@@ -201,7 +201,31 @@ export const settings = {
   gotenbergUrl: setting('GOTENBERG_URL', CS.gotenbergUrl, httpUrl, 'Gotenberg server for conversions (scale-out), e.g. http://gotenberg:3000; basic auth in the URL is sent as such'),
   converterPoolSize: setting('CONVERTER_POOL_SIZE', CS.poolSize, int(0, 256), 'Warm LibreOffice instances in this worker; 0 = the CPU count'),
   converterQueueLimit: setting('CONVERTER_QUEUE_LIMIT', CS.queueLimit, int(1, 100_000), 'Conversions that may wait for a free instance before new ones are refused (QUEUE_FULL, retried by the workflow)'),
-  converterTimeoutMs: setting('CONVERTER_TIMEOUT_MS', CS.timeoutMs, int(1_000, 3_600_000), 'Time limit of one conversion; a sync generate also stops at its own deadline'),
+  converterTimeoutMs: setting(
+    'CONVERTER_TIMEOUT_MS',
+    CS.timeoutMs,
+    int(1_000, 3_600_000),
+    'Time limit of one conversion or page count; past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX (not retried: the cost is the document\'s); a sync generate also stops at its own deadline',
+  ),
+  converterSubscriptionInstances: setting(
+    'CONVERTER_SUBSCRIPTION_INSTANCES',
+    CS.subscriptionInstances,
+    int(0, 256),
+    'LibreOffice instances one subscription\'s conversions and page counts may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+  ),
+  converterContendedTimeoutMs: setting(
+    'CONVERTER_CONTENDED_TIMEOUT_MS',
+    CS.contendedTimeoutMs,
+    int(1_000, 3_600_000),
+    'Time limit of a conversion or page count while another subscription\'s waits for an instance (every instance busy, e.g. a pool of one): past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX; CONVERTER_TIMEOUT_MS or more = no such limit',
+  ),
+  converterSubscriptionBudgetMs: setting(
+    'CONVERTER_SUBSCRIPTION_BUDGET_MS',
+    CS.budgetMs,
+    int(0, 1_000_000_000),
+    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS until the window frees enough; 0 = half of the pool\'s time in the window',
+  ),
+  converterBudgetWindowMs: setting('CONVERTER_BUDGET_WINDOW_MS', CS.budgetWindowMs, int(1_000, 86_400_000), 'The rolling window of CONVERTER_SUBSCRIPTION_BUDGET_MS'),
   converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
   converterNetworkIsolation: setting(
     'CONVERTER_NETWORK_ISOLATION',
@@ -245,6 +269,21 @@ export const settings = {
   templateMaxXmlElements: setting('TEMPLATE_MAX_XML_ELEMENTS', TL.maxXmlElements, int(1_000, 100_000_000), 'Most XML elements (paragraphs, runs, cells...) in one templated part'),
   templateMaxLoopIterations: setting('TEMPLATE_MAX_LOOP_ITERATIONS', TL.maxLoopIterations, int(1, 100_000_000), 'Most loop iterations one merge runs, all loops together'),
   templateMaxOutputBytes: setting('TEMPLATE_MAX_OUTPUT_BYTES', TL.maxOutputBytes, bytes, 'Largest merged document'),
+  templateMaxPages: setting(
+    'TEMPLATE_MAX_PAGES',
+    TL.maxPages,
+    int(1, 10_000_000),
+    'Most pages a merged document may come to, estimated before any conversion from its lines of text, table rows, page and section breaks, slides and sheet rows (LibreOffice\'s time grows faster than its pages)',
+  ),
+  templateMaxParagraphChars: setting('TEMPLATE_MAX_PARAGRAPH_CHARS', TL.maxParagraphChars, int(1_000, 1_000_000_000), 'Most characters in one paragraph of a merged document, all its runs together (LibreOffice\'s layout of a paragraph is quadratic in its length)'),
+  templateMaxTableRows: setting('TEMPLATE_MAX_TABLE_ROWS', TL.maxTableRows, int(10, 100_000_000), 'Most rows in one table of a merged document (the layout of a table grows with the square of its rows)'),
+  templateMaxCells: setting('TEMPLATE_MAX_CELLS', TL.maxCells, int(1_000, 1_000_000_000), 'Most cells in a merged workbook, all sheets together'),
+  templateMaxImagePixels: setting(
+    'TEMPLATE_MAX_IMAGE_PIXELS',
+    TL.maxImagePixels,
+    int(1_000_000, 100_000_000_000),
+    'Most pixels of all images of a merged document together, each image once (a small PNG can decode to a bitmap of billions of pixels)',
+  ),
   workflowDebugAids: setting(
     'WORKFLOW_DEBUG_AIDS',
     'off',
@@ -252,6 +291,12 @@ export const settings = {
     "The Temporal SDK's debugging aids in the workflow sandbox: on = a 5 s timeout on each workflow activation (a workflow stuck in a loop fails its task) and stack traces of running workflows in the Temporal UI; off = both disabled (the UI's stack trace is empty), which saves ~10 ms per generate and most of the workflow thread's CPU (worker/sandbox.ts)",
   ),
   mergeThreads: setting('MERGE_THREADS', 0, int(0, 256), 'Merges one worker runs at once, each on its own thread (waiting merges are served round-robin per subscription); 0 = the CPU count'),
+  mergeSubscriptionThreads: setting(
+    'MERGE_SUBSCRIPTION_THREADS',
+    0,
+    int(0, 256),
+    'Merge threads one subscription\'s merges may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+  ),
   mergeTimeoutMs: setting('MERGE_TIMEOUT_MS', 30_000, int(100, 3_600_000), 'Time limit of one merge; past it the merge thread is ended and the generate fails with 400 TEMPLATE_TOO_COMPLEX'),
   mergeMaxMemoryMb: setting('MERGE_MAX_MEMORY_MB', 1_024, int(64, 65_536), 'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX'),
   converterMaxMemoryMb: setting(
@@ -382,6 +427,11 @@ export function templateLimits(config: Config): TemplateLimits {
     maxXmlElements: config.templateMaxXmlElements,
     maxLoopIterations: config.templateMaxLoopIterations,
     maxOutputBytes: config.templateMaxOutputBytes,
+    maxPages: config.templateMaxPages,
+    maxParagraphChars: config.templateMaxParagraphChars,
+    maxTableRows: config.templateMaxTableRows,
+    maxCells: config.templateMaxCells,
+    maxImagePixels: config.templateMaxImagePixels,
   };
 }
 
@@ -406,6 +456,11 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     soffice: config.soffice,
     unoPython: config.unoPython,
     maxMemoryMb: config.converterMaxMemoryMb,
+    subscriptionInstances: config.converterSubscriptionInstances,
+    contendedTimeoutMs: config.converterContendedTimeoutMs,
+    budgetMs: config.converterSubscriptionBudgetMs,
+    budgetWindowMs: config.converterBudgetWindowMs,
+    limits: templateLimits(config),
   };
 }
 

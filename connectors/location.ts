@@ -102,6 +102,10 @@ export interface Location {
   /** `fileFormat`: the format the request declares (a location that cannot tell checks it against the bytes). */
   readTemplate?(ctx: LocationContext, urn: string, fileFormat?: string): Promise<BlobRef>;
   readData?(ctx: LocationContext, urn: string): Promise<BlobRef>;
+  /** The Office kind (docx, xlsx, pptx) of a template it holds, when it knows it without reading the file
+   *  (Storage: an upload's package was checked against its extension); undefined when it does not know or
+   *  the urn does not resolve (the workflow's read says so). The registry's check asks before queueing. */
+  templateFormat?(subscriptionId: string, urn: string): Promise<string | undefined>;
   readDocument?(ctx: LocationContext, urn: string): Promise<FoundFile>;
   write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;
   /** Undoes a write nothing has recorded yet (the step that made it failed after it): the file and every

@@ -4,6 +4,7 @@
 // means nothing was queued and nothing consumed); the activities ask `require` for the location they use.
 import type { InnerError } from '../core/errors.ts';
 import { innerError } from '../core/errors.ts';
+import { bytesFormatOf, isOfficeFormat, otherKindMessage } from '../core/formats.ts';
 import { holds, type LocationCatalog, type LocationNeed } from '../core/locations.ts';
 import { type Capability, type Location, type LocationDeps, LocationError, type LocationRegistration } from './location.ts';
 import { type ConnectionKind, missingConnection } from './connections.ts';
@@ -30,7 +31,7 @@ export const CONNECTION_KINDS: ReadonlyMap<string, { kind: ConnectionKind; metho
 );
 
 /** The registry's answer to the API: what cannot be done (NOT_SUPPORTED, CONNECTION_MISSING, naming the
- *  field), and the connection each connected location will use (method -> connection id) for the workflow. */
+ *  field; INVALID_TEMPLATE_FORMAT for a template the location knows is of another kind), and the connection each connected location will use (method -> connection id) for the workflow. */
 export interface LocationCheck {
   problems: InnerError[];
   connections: Record<string, string>;
@@ -60,8 +61,8 @@ function unsupported(need: LocationNeed, registered: boolean): string {
 }
 
 /** The most telling code of a check's problems: the API answers with it. */
-export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' | 'VALIDATION_ERROR' {
-  for (const code of ['CONNECTION_MISSING', 'VALIDATION_ERROR'] as const) if (problems.every((p) => p.code === code)) return code;
+export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' | 'VALIDATION_ERROR' | 'INVALID_TEMPLATE_FORMAT' {
+  for (const code of ['CONNECTION_MISSING', 'VALIDATION_ERROR', 'INVALID_TEMPLATE_FORMAT'] as const) if (problems.every((p) => p.code === code)) return code;
   return 'NOT_SUPPORTED';
 }
 
@@ -96,15 +97,19 @@ export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
           problems.push(innerError('NOT_SUPPORTED', p));
           continue;
         }
+        const kind = need.capability === 'readTemplate' && need.urn && need.fileFormat ? await get(need.method)!.templateFormat?.(subscriptionId, need.urn) : undefined;
+        if (kind && need.fileFormat && kind !== bytesFormatOf(need.fileFormat) && isOfficeFormat(kind)) {
+          problems.push(innerError('INVALID_TEMPLATE_FORMAT', otherKindMessage(need.fileFormat, kind)));
+        }
         const t = need.target;
         const refused = t && need.fileFormat !== undefined ? get(need.method)!.nameProblem?.({ name: t.name, path: t.path, fileFormat: need.fileFormat }) : undefined;
         if (t && refused) problems.push(innerError('VALIDATION_ERROR', `${t.field}.${refused.field} ${JSON.stringify(t[refused.field])}: ${refused.reason}`));
-        const kind = registration(need.method)!.connection?.kind;
-        if (!kind || asked.has(need.method)) continue;
+        const connection = registration(need.method)!.connection?.kind;
+        if (!connection || asked.has(need.method)) continue;
         asked.add(need.method);
-        const id = await deps.connections.idOf(subscriptionId, kind);
+        const id = await deps.connections.idOf(subscriptionId, connection);
         if (id) connections[need.method] = id;
-        else problems.push(innerError('CONNECTION_MISSING', `${need.field} ${need.method}: ${missingConnection(kind)}`));
+        else problems.push(innerError('CONNECTION_MISSING', `${need.field} ${need.method}: ${missingConnection(connection)}`));
       }
       return { problems, connections };
     },

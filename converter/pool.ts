@@ -11,6 +11,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { checkConversionCost } from '../engine/cost.ts';
+import { TemplateError } from '../engine/errors.ts';
+import type { TemplateLimits } from '../engine/limits.ts';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
@@ -52,6 +55,19 @@ export interface PoolOptions {
   maxMemoryMb?: number;
   /** Parent for the pool's temp dir (profiles, job files); default os.tmpdir(). */
   tmpDir?: string;
+  /** Instances one subscription (`ConvertOptions.tenant`) may hold at once; 0 = all but one (at least
+   *  one). Default CONVERTER_SUBSCRIPTION_INSTANCES. Conversions without a tenant (scripts) are not capped. */
+  subscriptionInstances?: number;
+  /** Time limit of a conversion while another subscription waits for an instance; default
+   *  CONVERTER_CONTENDED_TIMEOUT_MS or 30 000. */
+  contendedTimeoutMs?: number;
+  /** LibreOffice time one subscription may use per `budgetWindowMs` while others use the pool too; 0 =
+   *  half of the pool's time in the window. Default CONVERTER_SUBSCRIPTION_BUDGET_MS. */
+  budgetMs?: number;
+  /** Default CONVERTER_BUDGET_WINDOW_MS or 600 000. */
+  budgetWindowMs?: number;
+  /** Cost limits (engine/cost.ts) of the documents handed to the pool; default the configured ones. */
+  limits?: Partial<TemplateLimits>;
   log?: ConverterLog;
   /**
    * Tests only: convert the input as given, without sanitizeOoxml. Exists so the hardening test can
@@ -61,6 +77,35 @@ export interface PoolOptions {
 }
 
 let poolCounter = 0;
+
+/** A job as the pool keeps it: the caller's deadline, and the timer that ends its wait at that deadline. */
+interface PoolJob extends Job {
+  /** The caller's time (ConvertOptions.timeoutMs) and when it ends; absent = none. */
+  callerMs?: number;
+  deadlineAt?: number;
+  queueTimer?: NodeJS.Timeout;
+  dispatched?: boolean;
+}
+
+/** A running job: when it started, and how to stop it (its time limit, the caller, contention). */
+interface Active {
+  job: PoolJob;
+  startedAt: number;
+  stopped: boolean;
+  stop: (why: 'timeout' | 'contended' | 'aborted') => void;
+}
+
+/** What one subscription did with the pool (diagnostics, tests). */
+export interface SubscriptionUsage {
+  running: number;
+  queued: number;
+  /** LibreOffice time used in the budget window, running conversions included. */
+  usedMs: number;
+  /** Conversions and page counts started. */
+  started: number;
+  /** Of those, how many had to wait because every instance it may use was busy with other subscriptions. */
+  waitedForOthers: number;
+}
 
 export class LibreOfficePool implements Converter, InstanceHost {
   readonly kind = 'libreoffice' as const;
@@ -75,14 +120,26 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly isolation: Isolation;
   readonly baseDir: string;
   readonly maxMemoryMb: number;
+  /** Instances one subscription may hold at once. */
+  readonly perSubscription: number;
+  readonly contendedTimeoutMs: number;
+  readonly budgetMs: number;
+  readonly budgetWindowMs: number;
+  readonly limits: Partial<TemplateLimits> | undefined;
   /** `prlimit --as=N --` when a memory cap applies, else empty. */
   readonly memoryLimitPrefix: string[];
   private readonly log: ConverterLog;
   private readonly skipSanitize: boolean;
   private readonly instances: Instance[] = [];
-  private readonly queue = new FairQueue<Job>();
+  private readonly queue = new FairQueue<PoolJob>();
+  private readonly active = new Set<Active>();
+  /** Per subscription: LibreOffice time of the runs that ended in the budget window, and counters. */
+  private readonly usage = new Map<string, { runs: { at: number; ms: number }[]; started: number; waitedForOthers: number }>();
+  private contentionTimer: NodeJS.Timeout | undefined;
   private jobSeq = 0;
   private started = false;
+  /** Some instance has started once: a failing start is then a crash loop to wait out, not a missing install. */
+  private everStarted = false;
   private stopping = false;
   private startPromise: Promise<void> | null = null;
   private startError: ConvertError | null = null;
@@ -103,6 +160,13 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.isolation = chooseIsolation(opts.sandbox ?? settings.sandbox, opts.networkIsolation ?? settings.networkIsolation, { python: this.python, soffice: this.soffice });
     if (this.isolation.sandboxUnavailable) this.log(`LibreOffice instances run without a filesystem sandbox: ${this.isolation.sandboxUnavailable}`);
     this.maxMemoryMb = opts.maxMemoryMb ?? settings.maxMemoryMb;
+    const share = opts.subscriptionInstances ?? settings.subscriptionInstances;
+    this.perSubscription = share > 0 ? Math.min(share, this.size) : Math.max(1, this.size - 1);
+    this.contendedTimeoutMs = opts.contendedTimeoutMs ?? settings.contendedTimeoutMs;
+    this.budgetWindowMs = opts.budgetWindowMs ?? settings.budgetWindowMs;
+    const budget = opts.budgetMs ?? settings.budgetMs;
+    this.budgetMs = budget > 0 ? budget : (this.size * this.budgetWindowMs) / 2;
+    this.limits = opts.limits ?? settings.limits;
     this.memoryLimitPrefix = [];
     if (this.maxMemoryMb > 0) {
       if (hasPrlimit()) this.memoryLimitPrefix = ['prlimit', `--as=${this.maxMemoryMb * 1024 * 1024}`, '--'];
@@ -155,6 +219,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async startInstance(inst: Instance): Promise<void> {
     try {
       await inst.start();
+      this.everStarted = true;
       this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}, isolation: ${this.isolation.description})`, {
         instance: inst.index,
         pid: inst.proc?.pid,
@@ -192,7 +257,10 @@ export class LibreOfficePool implements Converter, InstanceHost {
       if (this.stopping) return;
       this.startInstance(inst).catch((e: unknown) => {
         inst.lastError = (e as Error).message;
-        if (this.allFailing()) {
+        // Only a LibreOffice that never started here is "not available": after that, failing starts are a
+        // crash loop (killed, out of memory, a slow machine) that the back-off waits out, and the queued
+        // jobs wait with it (each until its caller's deadline or cancellation).
+        if (this.allFailing() && !this.everStarted) {
           this.failQueue(new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${inst.lastError}; ${HOW_TO_ENABLE}`));
         }
         this.scheduleRestart(inst, inst.lastError);
@@ -232,22 +300,24 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private async enqueue(input: Uint8Array, plan: ConversionPlan, options: Omit<ConvertOptions, 'to'>, count: boolean): Promise<Uint8Array | number> {
     if (this.stopping) throw new ConvertError('SHUTDOWN', 'the converter has been stopped');
     options.signal?.throwIfAborted();
+    // The cost estimate first: one pass, cheaper than the sanitizer's parse of a costly document.
+    this.checkCost(input);
     const bytes = this.skipSanitize ? input : sanitizeOoxml(input, plan.from).bytes;
     if (!this.started) this.start().catch(() => {});
-    // Fail fast when nothing can start (not installed, or every instance failed); otherwise the job
-    // waits in the queue while the instances start.
+    // Fail fast when nothing can start (not installed, or no instance ever started); otherwise the job
+    // waits in the queue while the instances start or restart.
     if (this.startError) throw this.startError;
-    if (this.allFailing()) {
-      // Every instance keeps failing to start (backing off up to 30 s): say so instead of queueing.
+    if (this.allFailing() && !this.everStarted) {
       throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
     }
     if (this.queue.size >= this.queueLimit) {
       throw new ConvertError('QUEUE_FULL', `converter queue is full (${this.queue.size} waiting, limit ${this.queueLimit}); retry later`);
     }
     const tenant = options.tenant ?? '';
-    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, options.timeoutMs ?? Infinity));
+    this.checkBudget(tenant);
+    const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
-      const job: Job = { id: ++this.jobSeq, tenant, timeoutMs, input: bytes, plan, ...(count ? { count } : {}), signal: options.signal, resolve, reject, settled: false };
+      const job: PoolJob = { id: ++this.jobSeq, tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), signal: options.signal, resolve, reject, settled: false };
       if (options.signal) {
         job.onAbort = () => {
           if (this.queue.remove(tenant, job)) {
@@ -257,15 +327,118 @@ export class LibreOfficePool implements Converter, InstanceHost {
         };
         options.signal.addEventListener('abort', job.onAbort, { once: true });
       }
+      if (callerMs !== undefined) {
+        // The caller's time runs while the job waits too (behind other work, or a restarting instance).
+        job.callerMs = callerMs;
+        job.deadlineAt = Date.now() + callerMs;
+        job.queueTimer = setTimeout(() => {
+          if (this.queue.remove(tenant, job)) this.settle(job, new ConvertError('TIMEOUT', `the conversion waited ${callerMs} ms for the converter, all the time its caller had`));
+        }, callerMs);
+        job.queueTimer.unref();
+      }
       this.queue.push(tenant, job);
       this.keepAlive();
       this.dispatch();
+      // Still waiting while other subscriptions hold the instances it may use (not its own share's doing).
+      if (!job.dispatched && !job.settled && tenant && this.runningOf(tenant) < this.perSubscription && [...this.active].some((a) => a.job.tenant !== tenant)) {
+        this.usageOf(tenant).waitedForOthers++;
+      }
     });
   }
 
-  private settle(job: Job, result: Uint8Array | number | Error): void {
+  /** Refuses a document whose estimated cost is past a limit (engine/cost.ts): the merge checks the
+   *  documents it makes, this the others (a manage's conversion of a file from a drive). */
+  private checkCost(bytes: Uint8Array): void {
+    try {
+      checkConversionCost(bytes, this.limits);
+    } catch (e) {
+      if (e instanceof TemplateError && e.errors.some((x) => x.id === 'limit_exceeded')) {
+        throw new ConvertError('TOO_COMPLEX', `the document is too costly to convert: ${e.message}`, { cause: e });
+      }
+      // Not a package it can read: the sanitizer or LibreOffice says what is wrong with it.
+    }
+  }
+
+  /** Refuses a subscription's new conversion when it used its budget of LibreOffice time in the window
+   *  while others used the pool too (alone, it may use all of it). */
+  private checkBudget(tenant: string): void {
+    if (!tenant) return;
+    const now = Date.now();
+    const used = this.usedMs(tenant, now);
+    if (used < this.budgetMs || !this.othersActive(tenant, now)) return;
+    // When enough of the window's runs have left it for the use to fall below the budget.
+    let freed = used;
+    let at = now + this.budgetWindowMs;
+    for (const r of this.usage.get(tenant)?.runs ?? []) {
+      freed -= r.ms;
+      if (freed < this.budgetMs) {
+        at = r.at + this.budgetWindowMs;
+        break;
+      }
+    }
+    const retryAfterMs = Math.max(1_000, at - now);
+    throw new ConvertError(
+      'OVER_BUDGET',
+      `this subscription's conversions used ${Math.round(used / 1000)} s of LibreOffice time in the last ${Math.round(this.budgetWindowMs / 1000)} s while other subscriptions used the converter too; ` +
+        `the budget is ${Math.round(this.budgetMs)} ms per ${this.budgetWindowMs} ms (CONVERTER_SUBSCRIPTION_BUDGET_MS, CONVERTER_BUDGET_WINDOW_MS); retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+      { setting: 'CONVERTER_SUBSCRIPTION_BUDGET_MS', retryAfterMs },
+    );
+  }
+
+  private usageOf(tenant: string) {
+    let u = this.usage.get(tenant);
+    if (!u) this.usage.set(tenant, (u = { runs: [], started: 0, waitedForOthers: 0 }));
+    return u;
+  }
+
+  /** LibreOffice time of `tenant` in the window: the runs that ended in it and the running ones. */
+  private usedMs(tenant: string, now: number): number {
+    const u = this.usage.get(tenant);
+    let used = 0;
+    if (u) {
+      while (u.runs.length > 0 && u.runs[0]!.at <= now - this.budgetWindowMs) u.runs.shift();
+      for (const r of u.runs) used += r.ms;
+    }
+    for (const a of this.active) if (a.job.tenant === tenant) used += now - a.startedAt;
+    return used;
+  }
+
+  /** Another subscription used the pool in the window, or is using or waiting for it now. */
+  private othersActive(tenant: string, now: number): boolean {
+    for (const a of this.active) if (a.job.tenant && a.job.tenant !== tenant) return true;
+    if (this.queue.tenants().some((t) => t && t !== tenant)) return true;
+    for (const [t, u] of this.usage) if (t !== tenant && u.runs.some((r) => r.at > now - this.budgetWindowMs)) return true;
+    return false;
+  }
+
+  private recordRun(tenant: string, ms: number): void {
+    if (!tenant) return;
+    const now = Date.now();
+    this.usageOf(tenant).runs.push({ at: now, ms });
+    // Bounded by the subscriptions active in the window: forget the others.
+    if (this.usage.size > 1_000) {
+      for (const [t, u] of this.usage) {
+        if (u.runs.every((r) => r.at <= now - this.budgetWindowMs) && !this.queue.tenants().includes(t) && this.runningOf(t) === 0) this.usage.delete(t);
+      }
+    }
+  }
+
+  private runningOf(tenant: string): number {
+    let n = 0;
+    for (const a of this.active) if (a.job.tenant === tenant) n++;
+    return n;
+  }
+
+  /** What `tenant` did with the pool (diagnostics and tests). */
+  subscriptionUsage(tenant: string): SubscriptionUsage {
+    const u = this.usage.get(tenant);
+    return { running: this.runningOf(tenant), queued: this.queue.sizeOf(tenant), usedMs: this.usedMs(tenant, Date.now()), started: u?.started ?? 0, waitedForOthers: u?.waitedForOthers ?? 0 };
+  }
+
+  private settle(job: PoolJob, result: Uint8Array | number | Error): void {
     if (job.settled) return;
     job.settled = true;
+    clearTimeout(job.queueTimer);
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (result instanceof Error) job.reject(result);
     else job.resolve(result);
@@ -286,18 +459,65 @@ export class LibreOfficePool implements Converter, InstanceHost {
     }
   }
 
+  /** Starts waiting jobs on idle instances: round-robin per subscription, none beyond its share. */
   private dispatch(): void {
     while (this.queue.size > 0) {
       const inst = this.instances.find((i) => i.state === 'idle');
-      if (!inst) return;
-      const job = this.queue.shift()!;
+      if (!inst) break;
+      const job = this.queue.shift((tenant) => this.mayStart(tenant));
+      if (!job) break;
       void this.run(inst, job);
+    }
+    this.checkContention();
+  }
+
+  /** A subscription may start another conversion while it holds fewer instances than its share. */
+  private mayStart(tenant: string): boolean {
+    return !tenant || this.runningOf(tenant) < this.perSubscription;
+  }
+
+  /**
+   * While a subscription that may start a conversion waits because every instance is busy (a pool of
+   * one, or the others' shares), the conversions of other subscriptions get CONVERTER_CONTENDED_TIMEOUT_MS:
+   * the longest-running one past it is stopped, one per waiting subscription (less the instances already
+   * restarting, which will take them). Checked whenever the queue or the running set changes, and when
+   * the next running conversion reaches the limit.
+   */
+  private checkContention(): void {
+    clearTimeout(this.contentionTimer);
+    this.contentionTimer = undefined;
+    if (this.queue.size === 0 || this.active.size === 0 || this.contendedTimeoutMs >= this.timeoutMs || this.stopping) return;
+    const waiting = this.queue.tenants().filter((t) => this.mayStart(t));
+    let toFree = waiting.length - this.instances.filter((i) => i.state === 'starting').length;
+    if (toFree <= 0) return;
+    const now = Date.now();
+    let next = Infinity;
+    const candidates = [...this.active].filter((a) => !a.stopped && waiting.some((t) => t !== a.job.tenant)).sort((x, y) => x.startedAt - y.startedAt);
+    for (const a of candidates) {
+      const due = a.startedAt + this.contendedTimeoutMs;
+      if (due <= now) {
+        if (toFree-- > 0) a.stop('contended');
+      } else next = Math.min(next, due);
+    }
+    if (next < Infinity) {
+      this.contentionTimer = setTimeout(() => this.checkContention(), next - now);
+      this.contentionTimer.unref();
     }
   }
 
-  private async run(inst: Instance, job: Job): Promise<void> {
+  private async run(inst: Instance, job: PoolJob): Promise<void> {
     inst.state = 'busy';
     this.running++;
+    job.dispatched = true;
+    clearTimeout(job.queueTimer);
+    const startedAt = Date.now();
+    // The caller's remaining time when it is shorter than the pool's limit (it has waited in the queue).
+    const callerLeft = job.deadlineAt === undefined ? Infinity : job.deadlineAt - startedAt;
+    const limitMs = Math.max(1, Math.min(this.timeoutMs, callerLeft));
+    const setting = callerLeft < this.timeoutMs ? undefined : 'CONVERTER_TIMEOUT_MS';
+    const active: Active = { job, startedAt, stopped: false, stop: () => {} };
+    this.active.add(active);
+    if (job.tenant) this.usageOf(job.tenant).started++;
     // One directory per instance, made by the constructor; a job's files are named by its id (an instance
     // runs one job at a time, and a late unlink of an earlier job's files can never touch a later one's). A
     // directory per job cost a mkdir and a recursive rm (lstat, readdir, rmdir) on the event loop per count.
@@ -310,23 +530,40 @@ export class LibreOfficePool implements Converter, InstanceHost {
     let abortListener: (() => void) | undefined;
     try {
       await inst.jobCleanup;
-      await fsp.writeFile(inPath, job.input);
-      const interrupted = new Promise<'timeout' | 'aborted'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), job.timeoutMs);
+      // Its limits run from dispatch, the input's write included.
+      const interrupted = new Promise<'timeout' | 'contended' | 'aborted'>((resolve) => {
+        active.stop = (why) => {
+          active.stopped = true;
+          resolve(why);
+        };
+        timer = setTimeout(() => active.stop('timeout'), limitMs);
         if (job.signal) {
-          abortListener = () => resolve('aborted');
+          abortListener = () => active.stop('aborted');
           if (job.signal.aborted) abortListener();
           else job.signal.addEventListener('abort', abortListener, { once: true });
         }
       });
+      await fsp.writeFile(inPath, job.input);
       const req: Record<string, unknown> = job.count ? { id: job.id, in: inPath, count: true } : { id: job.id, in: inPath, out: outPath, filter: job.plan.filter };
       if (job.plan.filterData) req.filterData = job.plan.filterData;
       if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
       if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
-      const reply = await Promise.race([inst.request(req), interrupted]);
+      const reply = active.stopped ? await interrupted : await Promise.race([inst.request(req), interrupted]);
       if (reply === 'timeout') {
-        restartWhy = `conversion ${job.id} exceeded ${job.timeoutMs} ms`;
-        throw new ConvertError('TIMEOUT', `conversion timed out after ${job.timeoutMs} ms; the LibreOffice instance was restarted`);
+        restartWhy = `conversion ${job.id} exceeded ${limitMs} ms`;
+        // The pool's own limit: the document's cost, final. The caller's remaining time: its deadline.
+        throw setting
+          ? new ConvertError('TIMEOUT', `the conversion took longer than ${limitMs} ms; the limit is ${limitMs} ms (${setting})`, { setting })
+          : new ConvertError('TIMEOUT', `the conversion did not finish in the ${job.callerMs} ms its caller had`);
+      }
+      if (reply === 'contended') {
+        const ran = Date.now() - startedAt;
+        restartWhy = `conversion ${job.id} stopped after ${ran} ms: another subscription waits`;
+        throw new ConvertError(
+          'TIMEOUT',
+          `the conversion ran ${ran} ms while another subscription waited for the converter; the limit is ${this.contendedTimeoutMs} ms then (CONVERTER_CONTENDED_TIMEOUT_MS)`,
+          { setting: 'CONVERTER_CONTENDED_TIMEOUT_MS' },
+        );
       }
       if (reply === 'aborted') {
         restartWhy = `conversion ${job.id} cancelled`;
@@ -357,6 +594,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
       clearTimeout(timer);
       if (abortListener) job.signal?.removeEventListener('abort', abortListener);
       this.running--;
+      this.active.delete(active);
+      this.recordRun(job.tenant, Date.now() - startedAt);
       // The instance's next job waits for these (Instance.jobCleanup): it finds nothing of this one in the
       // job directory its sandbox shows.
       inst.jobCleanup = Promise.all([inPath, outPath].map((f) => fsp.unlink(f).catch(() => {})));
@@ -401,7 +640,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       queued: this.queue.size,
       queueLimit: this.queueLimit,
       running: this.running,
-      instances: this.instances.map((i) => i.status()),
+      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts })),
       networkIsolation: this.isolation.sandbox ? (this.isolation.offline ? 'bwrap --unshare-net' : 'none') : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
       sandbox: this.isolation.sandbox ? 'bwrap' : 'none',
       isolation: this.isolation.description,
@@ -411,6 +650,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    clearTimeout(this.contentionTimer);
     this.failQueue(new ConvertError('SHUTDOWN', 'the converter is shutting down'));
     await Promise.all(this.instances.map(async (i) => {
       i.state = 'stopping';

@@ -1,9 +1,11 @@
 // The converter's settings. The service reads them with every other setting (config/env.ts: CONVERTER,
 // GOTENBERG_URL, CONVERTER_POOL_SIZE, CONVERTER_QUEUE_LIMIT, CONVERTER_TIMEOUT_MS, CONVERTER_RECYCLE_AFTER,
-// CONVERTER_NETWORK_ISOLATION, CONVERTER_SANDBOX, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB,
-// CSV_ESCAPE_FORMULAS) and hands them over with configureConverter() before the converter starts; the converter itself reads no
-// environment. A script that imports convert() without configuring gets the defaults below.
+// CONVERTER_NETWORK_ISOLATION, CONVERTER_SANDBOX, SOFFICE, UNO_PYTHON, CONVERTER_MAX_MEMORY_MB, CONVERTER_SUBSCRIPTION_INSTANCES,
+// CONVERTER_CONTENDED_TIMEOUT_MS, CONVERTER_SUBSCRIPTION_BUDGET_MS, CONVERTER_BUDGET_WINDOW_MS, the TEMPLATE_MAX_*
+// cost limits, CSV_ESCAPE_FORMULAS) and hands them over with configureConverter() before the converter starts; the converter
+// itself reads no environment. A script that imports convert() without configuring gets the defaults below.
 import os from 'node:os';
+import type { TemplateLimits } from '../engine/limits.ts';
 
 export type ConverterMode = 'auto' | 'libreoffice' | 'gotenberg' | 'none';
 export type NetworkIsolation = 'auto' | 'required' | 'off';
@@ -37,6 +39,16 @@ export interface ConverterSettings {
   csvEscapeFormulas: boolean;
   /** Default: a line on stderr. The service passes its process log (telemetry/log.ts). */
   log?: ConverterLog;
+  /** Instances one subscription's conversions may hold at once; 0 = all but one (at least one). */
+  subscriptionInstances: number;
+  /** Time limit of a conversion while another subscription's conversion waits for an instance. */
+  contendedTimeoutMs: number;
+  /** LibreOffice time one subscription may use per budgetWindowMs while others convert too; 0 = half
+   *  of the pool's time in the window. */
+  budgetMs: number;
+  budgetWindowMs: number;
+  /** The cost limits (engine/cost.ts) a document handed to the pool must stay within; unset = the defaults. */
+  limits?: Partial<TemplateLimits>;
 }
 
 export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
@@ -52,6 +64,10 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   unoPython: '/usr/bin/python3',
   maxMemoryMb: 2_048,
   csvEscapeFormulas: true,
+  subscriptionInstances: 0,
+  contendedTimeoutMs: 30_000,
+  budgetMs: 0,
+  budgetWindowMs: 600_000,
 };
 
 let current: ConverterSettings = { ...DEFAULT_CONVERTER_SETTINGS };

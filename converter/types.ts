@@ -13,7 +13,8 @@ export interface ConvertOptions {
   csv?: CsvOptions;
   /** Custom document properties (`data.embedded`), written to the output's metadata. */
   embedded?: Record<string, string>;
-  /** Time limit of this conversion when shorter than the converter's own (the caller's remaining budget). */
+  /** The caller's remaining time (a sync generate's deadline): the conversion's wait and run together
+   *  end by then; past it the conversion fails with TIMEOUT (no `setting`). */
   timeoutMs?: number;
   /** Whose conversion this is: waiting conversions are served round-robin per tenant. */
   tenant?: string;
@@ -26,6 +27,8 @@ export interface InstanceStatus {
   conversions: number;
   restarts: number;
   lastError: string | null;
+  /** Starts that failed in a row (0 once it is up); the pool keeps restarting with a back-off. */
+  failedStarts?: number;
 }
 
 export interface ConverterStatus {

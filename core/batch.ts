@@ -187,6 +187,8 @@ export interface BatchRun {
     saveOptions?: SaveOptions;
     sharing?: SharingRequest;
     conflict?: ConflictBehavior;
+    /** document.options.strict: a row whose data misses a tag's value fails (TEMPLATE_ERROR). */
+    strict?: true;
   };
   variables?: Variable[];
   embedded?: string;
@@ -218,6 +220,7 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
       ...(d.saveOptions ? { saveOptions: d.saveOptions } : {}),
       ...(d.sharing ? { sharing: d.sharing } : {}),
       ...(d.conflict ? { conflict: d.conflict } : {}),
+      ...(d.strict ? { strict: d.strict } : {}),
     },
     ...(batch.data.variables ? { variables: batch.data.variables } : {}),
     ...(batch.data.embedded ? { embedded: batch.data.embedded } : {}),

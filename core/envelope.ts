@@ -1,6 +1,7 @@
 // The response envelopes of spec 2.1, as plain data: the API renders every answer with them, and the async
 // generate workflow builds its callback body (the same 201 body, or the error envelope) with them.
 import type { InnerError } from './errors.ts';
+import type { GenerateResult } from './generate.ts';
 
 export interface Consumption {
   dimension: string;
@@ -13,6 +14,17 @@ export function generatedConsumption(pages: number): Consumption[] {
     { dimension: 'pages-generated', value: pages },
     { dimension: 'documents-generated', value: 1 },
   ];
+}
+
+/** result.data of a generate's 201, and of the async generate's callback on success: the document, and the
+ *  tags that rendered empty for want of data when there are any (extension). */
+export function generatedData(result: GenerateResult) {
+  const { warnings, warningsOmitted } = result;
+  return {
+    document: { ...result.document, documentGuid: result.documentGuid },
+    ...(warnings?.length ? { warnings } : {}),
+    ...(warningsOmitted ? { warningsOmitted } : {}),
+  };
 }
 
 /** What one manage meters (spec: pages-managed, documents-managed). */

@@ -21,11 +21,13 @@ export class FairQueue<T> {
     this.count++;
   }
 
-  /** The next item: the oldest of the waiting tenant served longest ago (or never). */
-  shift(): T | undefined {
+  /** The next item: the oldest of the waiting tenant served longest ago (or never), among the tenants
+   *  `eligible` accepts (all by default; e.g. those below their share of the slots). */
+  shift(eligible?: (tenant: string) => boolean): T | undefined {
     let pick: string | undefined;
     let pickAt = Infinity;
     for (const tenant of this.queues.keys()) {
+      if (eligible && !eligible(tenant)) continue;
       const at = this.lastServed.get(tenant) ?? -1;
       if (at < pickAt) {
         pick = tenant;
@@ -47,6 +49,16 @@ export class FairQueue<T> {
       }
     }
     return item;
+  }
+
+  /** The tenants with waiting items. */
+  tenants(): string[] {
+    return [...this.queues.keys()];
+  }
+
+  /** How many items of `tenant` wait. */
+  sizeOf(tenant: string): number {
+    return this.queues.get(tenant)?.length ?? 0;
   }
 
   /** Removes an item (a cancelled job); true if it was waiting. */

@@ -66,6 +66,19 @@ export function bytesFormatOf(format: string): string {
   return isNativeFormat(format) ? NATIVE_OFFICE_TWIN[format] : format;
 }
 
+/** What an Office package is, for people: `a Word document (docx)`. */
+export const OFFICE_KIND_NAMES: Record<(typeof OFFICE_FORMATS)[number], string> = {
+  docx: 'a Word document (docx)',
+  xlsx: 'an Excel workbook (xlsx)',
+  pptx: 'a PowerPoint presentation (pptx)',
+};
+
+/** Why a template whose package is of another kind than its declared template.fileFormat is refused
+ *  (INVALID_TEMPLATE_FORMAT): said the same by the API (an upload whose kind it knows) and the merge. */
+export function otherKindMessage(declared: string, actual: (typeof OFFICE_FORMATS)[number]): string {
+  return `template.fileFormat is ${declared}, but the template is ${OFFICE_KIND_NAMES[actual]}`;
+}
+
 export function contentTypeOf(format: string): string {
   return isFormat(format) ? FORMATS[format].contentType : 'application/octet-stream';
 }

@@ -68,7 +68,19 @@ export function generateRequestSchema(methods: GenerateMethods) {
       fileFormat: oneOf(ALL_FORMATS, "The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)"),
       deliveryMethod: oneOf(methods.delivery, 'Where the document goes (spec 4.8 rule 3: DriveB-native formats to DriveB only; docx, xlsx, pptx to Storage or DriveA; pdf and csv anywhere)'),
       path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
-      options: Type.Optional(JsonObject),
+      options: Type.Optional(
+        Type.Object(
+          {
+            strict: Type.Optional(
+              Type.Boolean({
+                description:
+                  'Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled.',
+              }),
+            ),
+          },
+          { additionalProperties: true, description: 'Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict' },
+        ),
+      ),
     }),
   });
 }
@@ -98,6 +110,8 @@ export interface GenerateInput {
     timezone: string;
     /** document.options.driveBGenerate: merge the native template in place (DriveB), images too if asked. */
     nativeMerge?: { images: boolean };
+    /** document.options.strict: a tag whose data is missing fails the generate instead of rendering empty. */
+    strict?: true;
   };
   /** The uploads the request names (template, data, relatedItems at a location whose reads are uploads):
    *  the run consumes them, whether it succeeds or fails (spec 3). */
@@ -119,7 +133,38 @@ export interface GeneratedDocument {
   editOrganizationLink?: string;
 }
 
-export interface GenerateResult {
+/** Where a tag is in its template, as the engine and `docgen inspect` locate it: the part and, in Word and
+ *  PowerPoint, its 1-based paragraph; in a workbook its sheet and cell; the offset in the part's visible text. */
+export interface TemplateLocation {
+  part: string;
+  paragraph?: number;
+  sheet?: string;
+  cell?: string;
+  offset?: number;
+}
+
+/** A tag that rendered empty because the data has no value for it (extension: result.data.warnings). */
+export interface GenerateWarning {
+  code: 'MISSING_VALUE';
+  /** For people: which tag, and where. */
+  message: string;
+  /** The tag as written between its delimiters. */
+  tag: string;
+  location: TemplateLocation;
+}
+
+/** The most warnings a result lists (the rest are counted in `warningsOmitted`): they travel in the
+ *  workflow's history and the response. */
+export const MAX_GENERATE_WARNINGS = 100;
+
+/** What a merge reports besides its file: its warnings, when there are any. */
+export interface MergeWarnings {
+  warnings?: GenerateWarning[];
+  /** How many more there were than the `warnings` listed. */
+  warningsOmitted?: number;
+}
+
+export interface GenerateResult extends MergeWarnings {
   document: GeneratedDocument;
   documentGuid: string;
   consumption: { dimension: string; value: number }[];
@@ -174,6 +219,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   if (!isValidLocale(d.locale)) bad(`document.locale ${JSON.stringify(d.locale)} is not a BCP 47 locale`);
   const native = nativeMergeOf(req);
   problems.push(...native.errors);
+  const strict = strictOf(req, native.merge !== undefined, problems);
   const dataMethods = [...methodsFor(catalog, 'generate', 'readData'), 'GraphQL'];
   if (!dataMethods.includes(req.data.loadMethod)) bad(`data.loadMethod must be one of ${dataMethods.join(', ')}`);
   else if (req.data.loadMethod === 'GraphQL') problems.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
@@ -182,7 +228,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
 
   const needs: LocationNeed[] = [];
   if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
-  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat });
+  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat, ...(t.urn ? { urn: t.urn } : {}) });
   for (const [i, item] of related.entries()) {
     // Its format is checked above (an included template is docx, xlsx or pptx wherever the main one is).
     if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
@@ -206,7 +252,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
         ...(req.data.query ? { query: req.data.query } : {}),
         ...(req.data.embedded ? { embedded: req.data.embedded } : {}),
       },
-      document: { ...target, locale: d.locale, timezone: d.timezone, ...(native.merge ? { nativeMerge: native.merge } : {}) },
+      document: { ...target, locale: d.locale, timezone: d.timezone, ...(native.merge ? { nativeMerge: native.merge } : {}), ...(strict ? { strict } : {}) },
       uploads: uploadsOf(catalog, [[t.loadMethod, t.urn], [req.data.loadMethod, req.data.urn], ...related.map((r): [string, string] => [r.loadMethod, r.urn])]),
     },
     needs,
@@ -282,6 +328,23 @@ export function nativeMergeOf(req: Pick<GenerateRequest, 'template' | 'document'
     );
   }
   return errors.length > 0 ? { errors } : { merge: { images }, errors };
+}
+
+/** document.options.strict (true or false, default false): with true, a tag whose data is missing fails the
+ *  generate (400 TEMPLATE_ERROR naming each tag and where it is) instead of rendering empty. Native merge
+ *  fills the template in Google's editors, which cannot tell a missing value from an empty one. */
+function strictOf(req: Pick<GenerateRequest, 'document'>, nativeMerge: boolean, problems: InnerError[]): true | undefined {
+  const v = (req.document.options as Record<string, unknown> | undefined)?.strict;
+  if (v === undefined || v === false) return undefined;
+  if (v !== true) {
+    problems.push(innerError('VALIDATION_ERROR', `document.options.strict must be true or false (got ${JSON.stringify(v)})`));
+    return undefined;
+  }
+  if (nativeMerge) {
+    problems.push(innerError('VALIDATION_ERROR', 'document.options.strict needs docgen\'s own merge: native merge (document.options.driveBGenerate.nativeMergeEnabled) cannot tell which tags had no value'));
+    return undefined;
+  }
+  return true;
 }
 
 /** Zones that passed, remembered because making a DateTimeFormat to check one is a large share of a

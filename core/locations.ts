@@ -102,6 +102,10 @@ export interface LocationNeed {
   capability: Capability;
   field: string;
   fileFormat?: string;
+  /** readTemplate: the template's urn there. A location that knows the kind of the templates it holds
+   *  (Location.templateFormat: Storage, whose upload checked the package) lets the API refuse one of another
+   *  kind than `fileFormat` before anything is queued. */
+  urn?: string;
   /** A write's file: its name and folder as the request gives them, and the object naming them
    *  ('document', 'targetDocument'), checked against the location's naming rules (Location.nameProblem). */
   target?: { name: string; path: string; field: string };

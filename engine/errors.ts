@@ -24,6 +24,8 @@ export interface TemplateErrorEntry {
   id: string;
   message: string;
   location?: ErrorLocation;
+  /** The tag as written between its delimiters, trimmed (`missing_value` warnings: which tag rendered empty). */
+  tag?: string;
 }
 
 /**

@@ -32,7 +32,7 @@ const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_BOX = { width: 600, height: 800 };
 export const EMU_PER_PX = 9525;
 
-function sniff(b: Uint8Array): Exclude<ImageData['ext'], 'svg'> | undefined {
+export function sniff(b: Uint8Array): Exclude<ImageData['ext'], 'svg'> | undefined {
   if (b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return 'png';
   if (b[0] === 0xff && b[1] === 0xd8) return 'jpeg';
   if (b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46) return 'gif';
@@ -40,7 +40,7 @@ function sniff(b: Uint8Array): Exclude<ImageData['ext'], 'svg'> | undefined {
   return undefined;
 }
 
-function dimensions(b: Uint8Array, ext: Exclude<ImageData['ext'], 'svg'>): { w: number; h: number } | undefined {
+export function dimensions(b: Uint8Array, ext: Exclude<ImageData['ext'], 'svg'>): { w: number; h: number } | undefined {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   try {
     switch (ext) {

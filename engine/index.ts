@@ -470,8 +470,6 @@ export function checkPackageLimits(template: Uint8Array, limits?: Partial<Templa
   }
 }
 
-/** What a package's bytes are, for people: `a Word document (docx)`. */
-export const FORMAT_NAMES: Record<'docx' | 'xlsx' | 'pptx', string> = { docx: 'a Word document (docx)', xlsx: 'an Excel workbook (xlsx)', pptx: 'a PowerPoint presentation (pptx)' };
 
 /**
  * The kind of Office package the bytes are (from the package's main part, whatever the file is called),

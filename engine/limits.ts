@@ -25,6 +25,18 @@ export interface TemplateLimits {
   maxLoopIterations: number;
   /** Size of the merged document. */
   maxOutputBytes: number;
+  // What LibreOffice would have to lay out (engine/cost.ts), checked on the merged document before any
+  // conversion or page count: its time grows with these, much faster than with the document's size.
+  /** Estimated pages of the document (lines of text, table rows, page and section breaks; slides; sheet rows). */
+  maxPages: number;
+  /** Characters in one paragraph, all its runs together (LibreOffice's layout of one is quadratic in it). */
+  maxParagraphChars: number;
+  /** Rows of one table (its layout grows with the square of its rows). */
+  maxTableRows: number;
+  /** Cells of a workbook, all sheets together. */
+  maxCells: number;
+  /** Pixels of the document's images together, each distinct image once (decoded bitmaps, however small the file). */
+  maxImagePixels: number;
 }
 
 export const DEFAULT_TEMPLATE_LIMITS: Readonly<TemplateLimits> = Object.freeze({
@@ -35,6 +47,11 @@ export const DEFAULT_TEMPLATE_LIMITS: Readonly<TemplateLimits> = Object.freeze({
   maxXmlElements: 1_000_000,
   maxLoopIterations: 500_000,
   maxOutputBytes: 256 * 1024 * 1024,
+  maxPages: 2_000,
+  maxParagraphChars: 100_000,
+  maxTableRows: 5_000,
+  maxCells: 200_000,
+  maxImagePixels: 300_000_000,
 });
 
 /** The setting (config/env.ts) that changes each limit; quoted in error messages. */
@@ -46,6 +63,11 @@ export const LIMIT_SETTINGS: Readonly<Record<keyof TemplateLimits, string>> = Ob
   maxXmlElements: 'TEMPLATE_MAX_XML_ELEMENTS',
   maxLoopIterations: 'TEMPLATE_MAX_LOOP_ITERATIONS',
   maxOutputBytes: 'TEMPLATE_MAX_OUTPUT_BYTES',
+  maxPages: 'TEMPLATE_MAX_PAGES',
+  maxParagraphChars: 'TEMPLATE_MAX_PARAGRAPH_CHARS',
+  maxTableRows: 'TEMPLATE_MAX_TABLE_ROWS',
+  maxCells: 'TEMPLATE_MAX_CELLS',
+  maxImagePixels: 'TEMPLATE_MAX_IMAGE_PIXELS',
 });
 
 export const LIMIT_EXCEEDED = 'limit_exceeded';

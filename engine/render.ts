@@ -57,7 +57,8 @@ export function missing(tag: TagInfo, ctx: RenderContext, what = 'tag'): void {
   const l = tag.location;
   const key = `${l.part}|${l.paragraph ?? ''}|${l.sheet ?? ''}|${l.cell ?? ''}|${l.offset ?? ''}|${tag.source}`;
   if (seen.has(key)) return;
-  const entry: TemplateErrorEntry = { id: 'missing_value', message: `no value for ${what} "${tag.source.trim()}"`, location: l };
+  const source = tag.source.trim();
+  const entry: TemplateErrorEntry = { id: 'missing_value', message: `no value for ${what} "${source}"`, location: l, tag: source };
   seen.set(key, entry);
   if (ctx.strict) ctx.errors.add(entry.id, entry.message, l);
 }

@@ -286,7 +286,7 @@ async function checkAndPreview() {
     status.className = 'error';
     return;
   }
-  showMissing(missingFields(insp.schema, data), state.serverWarnings);
+  showMissing(missingFields(insp.schema, data), []);
   if (state.running) {
     state.pending = true;
     return;

@@ -3,7 +3,7 @@
 // envelope (no result, no consumption). The body is built once, so every attempt sends the same bytes.
 // A callback that could not be delivered fails the run, so operators find it under status Failed.
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
-import { type EnvelopeTail, errorEnvelope, successEnvelope } from '../core/envelope.ts';
+import { type EnvelopeTail, errorEnvelope, generatedData, successEnvelope } from '../core/envelope.ts';
 import { renderFailure } from '../core/failures.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
 import { type CallbackOutcome, type CallbackPlan, deliverCallback } from './callback.ts';
@@ -39,9 +39,9 @@ export async function generateDocumentAsync(input: AsyncGenerateInput): Promise<
   try {
     // Nobody waits on the answer: conversions queue on the office task queue (see steps.ts).
     const result = await runGeneration(input.generate, 'office');
-    const document = { ...result.document, documentGuid: result.documentGuid };
-    body = successEnvelope(201, { document }, envelopeTail(input), { consumption: result.consumption });
-    outcome = { generated: true, document };
+    const data = generatedData(result);
+    body = successEnvelope(201, data, envelopeTail(input), { consumption: result.consumption });
+    outcome = { generated: true, document: data.document };
   } catch (err) {
     if (isCancellation(err)) throw err;
     // The API's rendering of a failed generation, as a plain envelope.

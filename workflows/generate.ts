@@ -7,7 +7,7 @@ import type { Recorded, WriteAndRecordInput } from '../activities/groups.ts';
 import type { BlobRef } from '../core/blob.ts';
 import { displayUrl } from '../core/display-url.ts';
 import { contentTypeOf } from '../core/formats.ts';
-import type { GenerateInput, GenerateResult } from '../core/generate.ts';
+import type { GenerateInput, GenerateResult, MergeWarnings } from '../core/generate.ts';
 import { customProperties } from '../core/save-options.ts';
 import { conversion, type ConversionQueue, movingSteps, steps, writeAndRecord } from './steps.ts';
 
@@ -21,9 +21,11 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   const scratch: BlobRef[] = [];
   let ended = false;
   try {
-    const recorded = input.document.nativeMerge ? await nativeMerge(input, input.document.nativeMerge, scratch) : await generate(input, conversionQueue, scratch);
+    const { recorded, warnings } = input.document.nativeMerge
+      ? { recorded: await nativeMerge(input, input.document.nativeMerge, scratch), warnings: {} }
+      : await generate(input, conversionQueue, scratch);
     ended = true;
-    return resultOf(input, recorded);
+    return resultOf(input, recorded, warnings);
   } catch (err) {
     // Surface the activity's own failure (code + inner errors) rather than the ActivityFailure wrapper.
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
@@ -33,17 +35,19 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
   }
 }
 
-async function generate(input: GenerateInput, conversionQueue: ConversionQueue, scratch: BlobRef[]): Promise<Recorded> {
-  const prepared = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [prepareInput(input)]);
-  scratch.push(...prepared.scratch);
-  let output = prepared.merged;
+/** The document recorded, and the merge's warnings (the tags that rendered empty for want of data). */
+async function generate(input: GenerateInput, conversionQueue: ConversionQueue, scratch: BlobRef[]): Promise<{ recorded: Recorded; warnings: MergeWarnings }> {
+  const { merged, scratch: prepareScratch, ...warnings } = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [prepareInput(input)]);
+  scratch.push(...prepareScratch);
+  let output = merged;
   if (input.document.fileFormat !== input.template.fileFormat) {
     output = await convert(input, conversionQueue, output);
     scratch.push(output);
   }
   // Chosen here, not in an activity, so that a retried write finds or overwrites the same file.
   const urn = uuid4();
-  return writeAndRecord(writeInput(input, urn, output, scratch), { write: 'deliver', what: 'record document and metering; consume uploads' });
+  const recorded = await writeAndRecord(writeInput(input, urn, output, scratch), { write: 'deliver', what: 'record document and metering; consume uploads' });
+  return { recorded, warnings };
 }
 
 /** Native merge (DriveB): load the data, then one step reads the template's tags (refusing, before anything
@@ -78,6 +82,7 @@ function prepareInput(input: GenerateInput) {
       ...(data.variables ? { variables: data.variables } : {}),
       ...(data.embedded ? { embedded: data.embedded } : {}),
       subscriptionId: run.subscriptionId,
+      ...(document.strict ? { strict: true } : {}),
     },
   };
 }
@@ -125,14 +130,16 @@ function dataSummary(input: GenerateInput): string {
   return `data ${input.data.urn} (${input.data.loadMethod})`;
 }
 
-/** The workflow's result: the written file, with its uri and sharing links at a drive. */
-function resultOf(input: GenerateInput, recorded: Recorded): GenerateResult {
+/** The workflow's result: the written file, with its uri and sharing links at a drive, and the merge's
+ *  warnings when it has any. */
+function resultOf(input: GenerateInput, recorded: Recorded, warnings: MergeWarnings): GenerateResult {
   const { document } = input;
   const { uri, links } = recorded.written;
   return {
     document: { deliveryMethod: document.deliveryMethod, name: recorded.written.name, fileFormat: document.fileFormat, urn: recorded.written.urn, ...(uri ? { uri } : {}), ...links },
     documentGuid: recorded.documentGuid,
     consumption: recorded.consumption,
+    ...warnings,
   };
 }
 

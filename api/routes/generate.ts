@@ -11,6 +11,7 @@ import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../conn
 import type { Db } from '../../store/db.ts';
 import { sealHeaderVariables } from '../../security/sealed.ts';
 import { sealTemplateUrl } from '../../connectors/url/location.ts';
+import { generatedData } from '../../core/envelope.ts';
 import { captureExternalContext, metered } from '../envelope.ts';
 import { generateDocument } from '../schemas/generation.ts';
 import { idempotencyOf, runGenerate, type WorkflowStarter } from '../temporal.ts';
@@ -48,7 +49,7 @@ const generateRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter; db:
   app.post('/documents/document/generate', { preValidation: async (request) => captureExternalContext(request), schema: generateDocument }, async (request, reply) => {
     const input = await generateInput(request, request.body, opts.db, opts.locations);
     const result = await runGenerate(opts.temporal, input, idempotencyOf(request.headers, request.body));
-    return reply.code(201).send(metered(request, { document: { ...result.document, documentGuid: result.documentGuid } }, result.consumption));
+    return reply.code(201).send(metered(request, generatedData(result), result.consumption));
   });
 };
 

@@ -5,22 +5,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore } from '../../connectors/storage/blob-store.ts';
 import { ApiError } from '../../core/errors.ts';
-import {
-  checkPackageLimits,
-  describeLocation,
-  type ErrorLocation,
-  FORMAT_NAMES,
-  inferSchema,
-  inspect,
-  sampleData,
-  TemplateError,
-  templateFormat,
-  type TemplateLimits,
-} from '../../engine/index.ts';
+import { describeLocation, type ErrorLocation, inferSchema, inspect, sampleData, TemplateError, type TemplateLimits } from '../../engine/index.ts';
 import type { Db } from '../../store/db.ts';
 import { getFile } from '../../store/files.ts';
 import { success } from '../envelope.ts';
 import { inspectTemplate } from '../schemas/inspect.ts';
+import { templatePackageProblem } from './uploads.ts';
 
 export interface InspectRouteOptions {
   db: Db;
@@ -36,13 +26,9 @@ const located = (loc: ErrorLocation) => ({ ...loc, where: describeLocation(loc) 
 const inspectRoutes: FastifyPluginAsyncTypebox<InspectRouteOptions> = async (app, opts) => {
   app.post('/documents/template/inspect', { schema: inspectTemplate(opts.maxBytes) }, async (request) => {
     const { fileName, bytes } = request.isMultipart() ? await receiveOne(request, opts.maxBytes) : await storedUpload(request, opts);
-    const problem = checkPackageLimits(bytes, opts.templateLimits);
-    if (problem) throw new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(fileName)}: ${problem.message}`);
+    const problem = templatePackageProblem(fileName, bytes, opts.templateLimits);
+    if (problem) throw problem;
     const declared = path.extname(fileName).slice(1).toLowerCase();
-    const actual = templateFormat(bytes, opts.templateLimits);
-    if (actual !== undefined && actual !== declared) {
-      throw new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is ${FORMAT_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
-    }
     let result: ReturnType<typeof inspect>;
     try {
       result = inspect(bytes);

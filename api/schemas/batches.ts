@@ -2,8 +2,6 @@
 // /documents/batch/{id}/cancel. The request is generate's (core/generate.ts through GenerateRequest) with
 // the rows' fields; formats and methods are enums of core/ and the location registry.
 import Type from 'typebox';
-import { COMBINED_FORMATS } from '../../core/batch.ts';
-import { ROWS_FORMATS } from '../../core/rows.ts';
 import { component, stringEnum } from './components.ts';
 import { errorResponses, ExternalContext, successEnvelope } from './envelopes.ts';
 import { GenerateRequest, IdempotencyHeaders } from './generation.ts';
@@ -20,7 +18,7 @@ export const BatchRequest = component(
         ...request.data.properties,
         urn: Type.String({ description: 'Id of an uploaded data file (.json, .jsonl or .csv), the file at the drive, or the GraphQL endpoint' }),
         rowsPath: Type.Optional(Type.String({ description: 'The list of rows inside one JSON value, as a dotted path: required for GraphQL (e.g. customers, for a result {"customers": [...]}); for a JSON file holding an object' })),
-        rowsFormat: Type.Optional(stringEnum(ROWS_FORMATS, { description: 'json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character' })),
+        rowsFormat: Type.Optional(Type.String({ description: 'json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch\'s other rules, every problem at once' })),
       }),
       document: Type.Object({
         ...request.document.properties,
@@ -30,13 +28,13 @@ export const BatchRequest = component(
       }),
       combined: Type.Optional(
         Type.Object({
-          format: stringEnum(COMBINED_FORMATS, { description: "zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)" }),
+          format: Type.String({ description: "zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)" }),
           name: Type.String({ minLength: 1 }),
           path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
           deliveryMethod: Type.String({ description: 'Storage, DriveA or DriveB' }),
         }),
       ),
-      stopAfterFailures: Type.Optional(Type.Integer({ minimum: 1, description: 'End the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch' })),
+      stopAfterFailures: Type.Optional(Type.Integer({ description: 'At least 1: end the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch' })),
       externalContext: Type.Optional(ExternalContext),
     },
     { description: 'One template, rows of a data file, one document per row and/or one combined output' },

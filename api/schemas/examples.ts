@@ -35,7 +35,17 @@ export const generateResult = {
   result: {
     statusCode: 201,
     message: 'Created',
-    data: { document: { deliveryMethod: 'Storage', name: 'invoice.pdf', fileFormat: 'pdf', urn: DOCUMENT_URN, documentGuid: DOCUMENT_GUID } },
+    data: {
+      document: { deliveryMethod: 'Storage', name: 'invoice.pdf', fileFormat: 'pdf', urn: DOCUMENT_URN, documentGuid: DOCUMENT_GUID },
+      warnings: [
+        {
+          code: 'MISSING_VALUE',
+          message: 'no value for tag "customer.vatNumber" (word/document.xml, paragraph 4)',
+          tag: 'customer.vatNumber',
+          location: { part: 'word/document.xml', paragraph: 4, offset: 12 },
+        },
+      ],
+    },
   },
   consumption: [
     { dimension: 'pages-generated', value: 1 },

@@ -4,7 +4,7 @@
 import Type from 'typebox';
 import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { ALL_FORMATS } from '../../core/formats.ts';
-import { generateRequestSchema } from '../../core/generate.ts';
+import { generateRequestSchema, MAX_GENERATE_WARNINGS } from '../../core/generate.ts';
 import { LINK_FIELDS, methodsFor } from '../../core/locations.ts';
 import { manageRequestSchema } from '../../core/manage.ts';
 import { component, noContent, propertiesOf, stringEnum, withExample } from './components.ts';
@@ -51,10 +51,50 @@ export const GeneratedDocument = component(
   }),
 );
 
+/** Where a tag is in its template, as `docgen inspect` and `docgen render` locate it. */
+export const TemplateLocation = component(
+  'TemplateLocation',
+  Type.Object(
+    {
+      part: Type.String({ description: 'The package part holding the tag, e.g. word/document.xml, xl/worksheets/sheet1.xml, ppt/slides/slide2.xml' }),
+      paragraph: Type.Optional(Type.Integer({ minimum: 1, description: 'Word and PowerPoint: the paragraph of the part, counted from 1' })),
+      sheet: Type.Optional(Type.String({ description: "Workbooks: the sheet's name" })),
+      cell: Type.Optional(Type.String({ description: 'Workbooks: the cell, A1 style' })),
+      offset: Type.Optional(Type.Integer({ minimum: 0, description: "Where the tag starts in the part's visible text (characters)" })),
+    },
+    { description: 'Where a tag is in the template: the part and its paragraph (docx, pptx) or its sheet and cell (xlsx)' },
+  ),
+);
+
+/** A tag that rendered empty for want of data (extension). */
+export const GenerateWarning = component(
+  'GenerateWarning',
+  Type.Object(
+    {
+      code: stringEnum(['MISSING_VALUE'], { description: 'MISSING_VALUE: the data has no value for the tag, which rendered empty' }),
+      message: Type.String({ description: 'For people: which tag, and where', examples: ['no value for tag "customer.rep" (word/document.xml, paragraph 3)'] }),
+      tag: Type.String({ description: 'The tag as written between its delimiters, e.g. customer.rep', examples: ['customer.rep'] }),
+      location: TemplateLocation,
+    },
+    { description: 'Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.' },
+  ),
+);
+
 /** The 201 of generate, and the body of the async generate's callback on success. */
 export const GenerateResult = component(
   'GenerateResult',
-  meteredEnvelope(Type.Object({ document: GeneratedDocument }), { examples: [examples.generateResult] }),
+  meteredEnvelope(
+    Type.Object({
+      document: GeneratedDocument,
+      warnings: Type.Optional(
+        Type.Array(GenerateWarning, {
+          description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most ${MAX_GENERATE_WARNINGS}`,
+        }),
+      ),
+      warningsOmitted: Type.Optional(Type.Integer({ minimum: 1, description: `Extension, present only when there were more than ${MAX_GENERATE_WARNINGS} warnings: how many are not listed (the merge counts up to 1000 tags)` })),
+    }),
+    { examples: [examples.generateResult] },
+  ),
 );
 
 export const generateDocument = {
@@ -62,7 +102,7 @@ export const generateDocument = {
   tags: [TAG],
   summary: 'Generate a document synchronously',
   description:
-    'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document. A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
+    'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
   headers: IdempotencyHeaders,
   body: GenerateRequest,
   response: {

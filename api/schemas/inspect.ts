@@ -3,17 +3,18 @@
 import Type from 'typebox';
 import { component } from './components.ts';
 import { errorResponses, successEnvelope } from './envelopes.ts';
+import { TemplateLocation } from './generation.ts';
 
+/** Where a tag or problem is (generate's TemplateLocation), plus the same in words. */
 export const TagLocation = component(
   'TagLocation',
-  Type.Object({
-    part: Type.String({ description: 'The package part, e.g. word/document.xml, ppt/slides/slide2.xml, xl/worksheets/sheet1.xml', examples: ['word/document.xml'] }),
-    paragraph: Type.Optional(Type.Integer({ description: 'Word/PowerPoint: the 1-based paragraph of the part' })),
-    sheet: Type.Optional(Type.String({ description: 'Workbooks: the sheet name' })),
-    cell: Type.Optional(Type.String({ description: 'Workbooks: the cell, A1 style' })),
-    offset: Type.Optional(Type.Integer({ description: "Character offset in the part's visible text" })),
-    where: Type.String({ description: 'The same for people: `word/document.xml, paragraph 3` or `sheet "Sales", cell B2`' }),
-  }),
+  Type.Object(
+    {
+      ...TemplateLocation.properties,
+      where: Type.String({ description: 'The same for people: `word/document.xml, paragraph 3` or `sheet "Sales", cell B2`' }),
+    },
+    { description: "Where a tag is in the template (generate's TemplateLocation) and the same in words" },
+  ),
 );
 
 export const InspectedTag = component(

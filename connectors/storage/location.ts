@@ -1,7 +1,7 @@
 // Storage: the service's own location. Uploaded templates and data files, and delivered documents, are
 // stored_files rows (store/files.ts) plus their bytes in the blob store. Every lookup is scoped to the
 // caller's subscription; another tenant's urn reads as absent.
-import { formatOfFileName, outputFileName } from '../../core/formats.ts';
+import { formatOfFileName, isOfficeFormat, outputFileName } from '../../core/formats.ts';
 import type { BlobRef } from '../../core/blob.ts';
 import { deleteFile, type FileKind, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
@@ -30,6 +30,15 @@ export function storageLocation(deps: LocationDeps): Location {
         );
       }
       return ref(file);
+    },
+
+    /** The upload route refused a package whose kind is not its extension's (api/routes/uploads.ts), so the
+     *  extension tells the kind of an uploaded template, if it is an Office package at all (the merge says
+     *  when it is not). */
+    async templateFormat(subscriptionId, urn) {
+      const file = await getFile(deps.db, subscriptionId, urn, ['template']);
+      const format = file ? formatOfFileName(file.fileName) : undefined;
+      return isOfficeFormat(format) ? format : undefined;
     },
 
     async readData(ctx, urn) {

@@ -1,8 +1,10 @@
 // The README's promise, end to end: `docgen start`, `docgen credentials --json`, upload a template and
 // data, generate synchronously, download the merged document; then the run as an operator sees it.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SA } from '../../core/search-attributes.ts';
@@ -113,6 +115,30 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       expect(found.count).toBeGreaterThanOrEqual(1);
     } finally {
       await connection.close();
+    }
+  });
+
+  it('docgen generate lists the tags left empty for want of data; with --strict it refuses them and writes nothing', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-generate-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'letter.docx'), makeDocx(['Dear {customer.name},', 'your rep is {rep}.']));
+      fs.writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ customer: { name: 'ACME' } }));
+      const generate = (...extra: string[]) =>
+        promisify(execFile)(process.execPath, [path.join(repoRoot, 'cli', 'docgen.mjs'), 'generate', '--template', path.join(dir, 'letter.docx'), '--data', path.join(dir, 'data.json'), ...extra], { env: svc.env, cwd: dir }).then(
+          ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+          (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+        );
+      const lenient = await generate('--out', path.join(dir, 'out.docx'));
+      expect(lenient.code, lenient.stderr).toBe(0);
+      expect(lenient.stderr).toBe('docgen: 1 tag rendered empty, the data has no value (--strict refuses them):\n  no value for tag "rep" (word/document.xml, paragraph 2)\n');
+      expect(docxParagraphs(fs.readFileSync(path.join(dir, 'out.docx')))).toEqual(['Dear ACME,', 'your rep is .']);
+      const strict = await generate('--out', path.join(dir, 'strict.docx'), '--strict');
+      expect(strict.code).toBe(1);
+      expect(strict.stderr).toContain('TEMPLATE_ERROR');
+      expect(strict.stderr).toContain('no value for tag "rep" (word/document.xml, paragraph 2)');
+      expect(fs.existsSync(path.join(dir, 'strict.docx'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -134,9 +134,19 @@ describe('the template studio', () => {
 
       // A field removed: the missing-field warning names it and its tag.
       const { country: _gone, ...customer } = edited.customer;
+      // The page's own check (from the schema) shows at once; the service's warning (the generate's
+      // MISSING_VALUE) replaces it when the preview answers.
+      await page.evaluate(() => {
+        const list = document.getElementById('missing') as HTMLElement;
+        const seen: string[] = [];
+        (window as unknown as { missingSeen: string[] }).missingSeen = seen;
+        new MutationObserver(() => seen.push(list.innerText)).observe(list, { childList: true, subtree: true, characterData: true });
+      });
       await page.locator('#data').fill(JSON.stringify({ ...edited, customer }, null, 2));
-      await page.locator('#missing', { hasText: 'customer.country' }).waitFor({ timeout: 30_000 });
-      expect(await page.locator('#missing').innerText()).toMatch(/customer\.country.*\{customer\.country\} \(word\/document\.xml, paragraph \d+\)/);
+      await page.locator('#missing', { hasText: 'no value for tag "customer.country"' }).waitFor({ timeout: 60_000 });
+      expect(await page.locator('#missing').innerText()).toMatch(/no value for tag "customer\.country" \(word\/document\.xml, paragraph \d+\)/);
+      const seen = await page.evaluate(() => (window as unknown as { missingSeen: string[] }).missingSeen);
+      expect(seen.some((t) => /customer\.country is missing: \{customer\.country\} \(word\/document\.xml, paragraph \d+\)/.test(t))).toBe(true);
       await page.waitForFunction(() => !(document.getElementById('preview-text')?.textContent ?? '').includes('United Kingdom'), undefined, { timeout: 60_000 });
       // Back to the complete data, in another locale: the preview shown is what the saved call makes.
       await page.locator('#data').fill(JSON.stringify(edited, null, 2));

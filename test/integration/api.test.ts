@@ -1,7 +1,7 @@
 // The HTTP API against the real worker, Temporal dev server and database: authentication, validation that
 // names the field, uploads (limits, extension rule, all-or-nothing) and generate failures that leave nothing
 // behind.
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -279,13 +279,25 @@ describe('HTTP API', () => {
       expect(await runningWorkflows()).toBe(0);
     });
 
-    it('a template of another kind than template.fileFormat: 400 INVALID_TEMPLATE_FORMAT naming the field, no document', async () => {
+    it('an uploaded template of another kind than template.fileFormat: 400 INVALID_TEMPLATE_FORMAT naming the field before any workflow starts; nothing consumed', async () => {
       const docsBefore = await countRows('documents');
       const { templateUrn, dataUrn } = await uploadPair(makeDocx(['Hello {name}']));
       const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { template: { fileFormat: 'xlsx' }, document: { fileFormat: 'xlsx' } }) });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
-      expect(res.body.error.innerErrors[0]).toMatchObject({ code: 'INVALID_TEMPLATE_FORMAT', message: 'template.fileFormat is xlsx, but the template is a Word document (docx)' });
+      expect(res.body.error.innerErrors).toEqual([
+        expect.objectContaining({ code: 'INVALID_TEMPLATE_FORMAT', message: 'template.fileFormat is xlsx, but the template is a Word document (docx)' }),
+      ]);
       expect(await countRows('documents')).toBe(docsBefore);
+      // The upload's kind is known: no run was started for the operation...
+      const connection = await Connection.connect({ address: inject('temporalAddress') });
+      try {
+        await expect(new Client({ connection }).workflow.getHandle(`generate-${res.body.operationId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      } finally {
+        await connection.close();
+      }
+      // ...so nothing was consumed: the same uploads generate with the right format.
+      const ok = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     });
 
     it('a successful generate merges split tags and records the document', async () => {

@@ -15,7 +15,10 @@ describe('a sync generate whose conversion outlasts GENERATE_TIMEOUT_MS', () => 
   let pool: LibreOfficePool;
 
   beforeAll(async () => {
-    stack = await startStack({ generateTimeoutMs: TIMEOUT_MS, converterPoolSize: 1 });
+    // The document below is estimated at ~2 400 pages, past the default TEMPLATE_MAX_PAGES that would
+    // refuse it before any conversion (test/integration/generate-cost.test.ts): raised here, so that the
+    // conversion runs and outlasts the caller.
+    stack = await startStack({ generateTimeoutMs: TIMEOUT_MS, converterPoolSize: 1, templateMaxPages: 5_000 });
     const c = getDefaultConverter();
     if (!(c instanceof LibreOfficePool)) throw new Error(`expected the LibreOffice pool, got ${c.kind}`);
     pool = c;

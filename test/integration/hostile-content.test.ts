@@ -90,7 +90,7 @@ describe('hostile content from one tenant', () => {
   });
 
   async function generate(api: ReturnType<typeof client>, template: Uint8Array, templateFormat: string, data: unknown, fileFormat: string) {
-    const { templateUrn, dataUrn } = await api.uploadPair(template, data);
+    const { templateUrn, dataUrn } = await api.uploadPair(template, data, templateFormat);
     const t0 = performance.now();
     const res = await api.call('POST', '/documents/document/generate', {
       json: generateBody(templateUrn, dataUrn, { template: { fileFormat: templateFormat }, document: { fileFormat, name: 'out' } }),

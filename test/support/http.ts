@@ -37,9 +37,10 @@ export function client(creds: Pick<Credentials, 'baseUrl' | 'apiKey' | 'accessTo
       return call('POST', `/documents/${kind}/upload`, { form });
     },
     /** Uploads a template and a data file (by default a one-tag letter and its data) and returns their urns;
-     *  an upload that is not 201 fails the test with its answer. */
-    async uploadPair(template: Uint8Array = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }): Promise<{ templateUrn: string; dataUrn: string }> {
-      const t = await this.upload('template', [{ name: 't.docx', bytes: template }]);
+     *  an upload that is not 201 fails the test with its answer. The template is named by its extension
+     *  (t.docx unless given): the upload refuses a package of another kind than its name says. */
+    async uploadPair(template: Uint8Array = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }, templateFormat = 'docx'): Promise<{ templateUrn: string; dataUrn: string }> {
+      const t = await this.upload('template', [{ name: `t.${templateFormat}`, bytes: template }]);
       const d = await this.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
       for (const r of [t, d]) if (r.status !== 201) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
       return { templateUrn: t.body.result.data.files[0].id as string, dataUrn: d.body.result.data.files[0].id as string };

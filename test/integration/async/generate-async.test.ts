@@ -11,6 +11,7 @@ import type { Credentials } from '../../../api/auth/credentials.ts';
 import { sealClientJws } from '../../../security/client-token.ts';
 import { localSigningKey } from '../../../security/tokens.ts';
 import { verifyCallback } from '../../../client/webhooks.ts';
+import { inspect } from '../../../engine/index.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { localActivities } from '../../support/history.ts';
@@ -268,6 +269,27 @@ describe('POST /documents/document/generate/async', () => {
     expect(Object.keys(body).sort()).toEqual(['dateTime', 'error', 'externalContext', 'operationId', 'origin', 'userId']);
   });
 
+  it('a tag without data: the callback body lists it in result.data.warnings, located, as the synchronous 201 would', async () => {
+    const { token: value } = await token(claimsFor('/warnings'));
+    const template = makeDocx(['Dear {customer.name},', 'your rep is {rep}.']);
+    const data = { customer: { name: 'ACME' } };
+    const queued = await uploadPair(template, data);
+    const res = await postAsync(generateBody(queued.templateUrn, queued.dataUrn), value);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [delivery] = await receiver.waitFor('/hooks/warnings');
+    const body = json(delivery);
+    expect(body.result.data.warnings).toEqual([
+      { code: 'MISSING_VALUE', message: 'no value for tag "rep" (word/document.xml, paragraph 2)', tag: 'rep', location: inspect(template).tags.find((t) => t.source === 'rep')?.location },
+    ]);
+    expect(body.result.data.warnings[0].location).toMatchObject({ part: 'word/document.xml', paragraph: 2 });
+    // The same as the synchronous operation answers for the same request.
+    const again = await uploadPair(template, data);
+    const sync = await api.call('POST', '/documents/document/generate', { json: generateBody(again.templateUrn, again.dataUrn) });
+    expect(sync.status, JSON.stringify(sync.body)).toBe(201);
+    expect(sync.body.result.data.warnings).toEqual(body.result.data.warnings);
+    expect(docxParagraphs((await api.download(body.result.data.document.urn)).bytes)).toEqual(['Dear ACME,', 'your rep is .']);
+  });
+
   it('delivers what the OpenAPI document says of its callback: the documented headers, a body of the documented schema', async () => {
     const doc = (await (await fetch(`${creds.baseUrl}/openapi.json`)).json()) as any;
     const [expression, item] = Object.entries(doc.paths['/v1/documents/document/generate/async'].post.callbacks.result as Record<string, any>)[0]!;
@@ -278,9 +300,9 @@ describe('POST /documents/document/generate/async', () => {
     const pointer = ['paths', '/v1/documents/document/generate/async', 'post', 'callbacks', 'result', expression, 'post', 'requestBody', 'content', 'application/json', 'schema'];
     const validBody = ajv.compile({ $ref: `openapi.json#/${pointer.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}` });
     const headers = documented.parameters.filter((p: any) => p.in === 'header') as { name: string; required: boolean; schema: object }[];
-    // The success of the test above and the failure of the one before: both as documented.
-    const deliveries = [...receiver.at('/hooks/ok'), ...receiver.at('/hooks/failed')];
-    expect(deliveries).toHaveLength(2);
+    // The successes (with and without warnings) and the failure of the tests above: all as documented.
+    const deliveries = [...receiver.at('/hooks/ok'), ...receiver.at('/hooks/failed'), ...receiver.at('/hooks/warnings')];
+    expect(deliveries).toHaveLength(3);
     for (const d of deliveries) {
       expect(validBody(JSON.parse(d.body)), JSON.stringify(validBody.errors)).toBe(true);
       for (const h of headers) {

@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client } from '../../support/http.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
@@ -122,6 +123,49 @@ describe('batch generation', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.innerErrors[0]).toMatchObject({ code: 'TEMPLATE_ERROR', message: expect.stringMatching(/^row 1: /) });
+  });
+
+  it('document.options.strict holds for every row: a row without a value for a tag fails naming it; at admission, the request fails', async () => {
+    const letter = makeDocx(['Dear {name},', 'your rep is {rep}.']);
+    const template = await upload('template', 't.docx', letter);
+    // Rows 1 to 3 (merged at admission) have every value; row 5 has no rep.
+    const data = await upload('data', 'rows.json', JSON.stringify([1, 2, 3, 4, 5].map((i) => (i === 5 ? { name: `n${i}` } : { name: `n${i}`, rep: 'Ann' }))));
+    const strictDocument = { ...document, name: 'L {name}', path: 'root', options: { strict: true } };
+    const res = await api.call('POST', '/documents/document/generate/batch', {
+      json: { template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' }, data: { urn: data, loadMethod: 'Storage' }, document: strictDocument },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const batch = await waitForBatch(api, res.body.result.data.batch.id);
+    expect(batch).toMatchObject({ status: 'completed', rowsDone: 4, rowsFailed: 1 });
+    expect(batch.failures.items).toEqual([{ row: 5, code: 'TEMPLATE_ERROR', message: expect.stringContaining('no value for tag "rep" (word/document.xml, paragraph 2)') }]);
+
+    // A first row without the value: the admission's merge refuses the request.
+    const early = await api.call('POST', '/documents/document/generate/batch', {
+      json: {
+        template: { urn: await upload('template', 't.docx', letter), loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: await upload('data', 'rows.json', JSON.stringify([{ name: 'a' }, { name: 'b', rep: 'Ann' }])), loadMethod: 'Storage' },
+        document: strictDocument,
+      },
+    });
+    expect(early.status, JSON.stringify(early.body)).toBe(400);
+    expect(early.body.error.innerErrors).toEqual([expect.objectContaining({ code: 'TEMPLATE_ERROR', message: expect.stringMatching(/^row 1: .*no value for tag "rep" \(word\/document\.xml, paragraph 2\)/) })]);
+  });
+
+  it('refuses an uploaded template of another kind than template.fileFormat before anything runs', async () => {
+    const template = await upload('template', 't.docx', makeDocx(['{name}']));
+    const data = await upload('data', 'rows.json', JSON.stringify([{ name: 'a' }]));
+    const res = await api.call('POST', '/documents/document/generate/batch', {
+      json: { template: { urn: template, loadMethod: 'Storage', fileFormat: 'pptx' }, data: { urn: data, loadMethod: 'Storage' }, document: { ...document, fileFormat: 'pptx', name: 'x', path: 'root' } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.innerErrors).toEqual([expect.objectContaining({ code: 'INVALID_TEMPLATE_FORMAT', message: 'template.fileFormat is pptx, but the template is a Word document (docx)' })]);
+    // Refused by the API itself: not even the admission ran.
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      await expect(new Client({ connection }).workflow.getHandle(`batch-admission-${res.body.operationId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    } finally {
+      await connection.close();
+    }
   });
 
   it("reads another subscription's batch as absent", async () => {

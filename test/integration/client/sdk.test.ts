@@ -11,6 +11,8 @@ import {
   NotFoundError,
   ValidationError,
   type GenerateRequest,
+  type GenerateWarning,
+  type TemplateLocation,
 } from '../../../client/index.ts';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { docxParagraphs, makeDocx } from '../../support/office.ts';
@@ -89,6 +91,22 @@ describe('SDK against the running API', () => {
     const page = await sdk.documents.list({ top: 5, filter: [{ column: 'Urn', condition: 'EQUALS', value: doc.urn }] });
     expect(page.rowCount).toBe(1);
     expect(page.items[0]?.documentGuid).toBe(doc.documentGuid);
+  });
+
+  it('a tag without data: result.data.warnings typed as GenerateWarning[]; document.options.strict: a ValidationError naming the tag', async () => {
+    const upload = async () => {
+      const [t] = await sdk.uploads.templates([{ name: 'rep.docx', content: makeDocx(['Hello {name}, your rep is {rep}.']) }]);
+      const [d] = await sdk.uploads.data([{ name: 'd.json', content: JSON.stringify({ name: 'SDK' }) }]);
+      return generateBody(t!.id, d!.id);
+    };
+    const res = await sdk.generation.generate(await upload());
+    const warnings: GenerateWarning[] = res.result.data.warnings ?? [];
+    const location: TemplateLocation | undefined = warnings[0]?.location;
+    expect(warnings.map((w) => [w.code, w.tag, w.message])).toEqual([['MISSING_VALUE', 'rep', 'no value for tag "rep" (word/document.xml, paragraph 1)']]);
+    expect(location).toMatchObject({ part: 'word/document.xml', paragraph: 1 });
+    const body = await upload();
+    const e = await expectError(sdk.generation.generate({ ...body, document: { ...body.document, options: { strict: true } } }), ValidationError, 400, 'TEMPLATE_ERROR');
+    expect(e.innerErrors.map((i) => i.message)).toEqual(['no value for tag "rep" (word/document.xml, paragraph 1)']);
   });
 
   describe('typed errors', () => {

@@ -4,22 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  configureConverter, ConvertError, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
+  configureConverter, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
   readOfficeCustomProperties, shutdownConverter, startConverter,
 } from '../../../converter/index.ts';
+import { rejection } from '../../support/convert-error.ts';
 import { makeDocx, makePptx, makeXlsx, pagedDocx, para, pdfinfoPages, poppler } from './fixtures.ts';
 
 const text = (pdf: Uint8Array): string => poppler('pdftotext', pdf);
-
-async function rejection(p: Promise<unknown>): Promise<ConvertError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConvertError);
-    return e as ConvertError;
-  }
-  throw new Error('expected a rejection');
-}
 
 beforeAll(async () => {
   configureConverter({ poolSize: 2 });

@@ -143,8 +143,8 @@ export function makePptx(slides: string[]): Uint8Array {
   return pkg(files);
 }
 
-/** A valid 16x16 PNG of one colour (for linked-image tests). */
-export function png(rgb: [number, number, number] = [200, 30, 30]): Uint8Array {
+/** A PNG file of `raw` (filtered scanlines) with the given header fields. */
+export function pngFile(width: number, height: number, bitDepth: number, colourType: number, raw: Buffer, level = 6): Uint8Array {
   const chunk = (type: string, data: Buffer): Buffer => {
     const len = Buffer.alloc(4);
     len.writeUInt32BE(data.length);
@@ -153,15 +153,20 @@ export function png(rgb: [number, number, number] = [200, 30, 30]): Uint8Array {
     crc.writeUInt32BE(crc32(td) >>> 0);
     return Buffer.concat([len, td, crc]);
   };
-  const w = 16;
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(w, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // truecolour
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = bitDepth;
+  ihdr[9] = colourType;
+  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level })), chunk('IEND', Buffer.alloc(0))]));
+}
+
+/** A valid 16x16 PNG of one colour (for linked-image tests). */
+export function png(rgb: [number, number, number] = [200, 30, 30]): Uint8Array {
+  const w = 16;
   const raw = Buffer.alloc((w * 3 + 1) * w);
   for (let y = 0; y < w; y++) for (let x = 0; x < w; x++) raw.set(rgb, y * (w * 3 + 1) + 1 + x * 3);
-  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]));
+  return pngFile(w, w, 8, 2, raw);
 }
 
 /** An inline picture whose blip is linked (r:link) or embedded (r:embed) through relationship `rid`. */

@@ -5,7 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConvertError, GotenbergConverter, LibreOfficePool, createConverter, pdfaIdentification } from '../../../converter/index.ts';
+import { GotenbergConverter, LibreOfficePool, createConverter, pdfaIdentification } from '../../../converter/index.ts';
+import { rejection } from '../../support/convert-error.ts';
 import type { PdfConformance } from '../../../converter/index.ts';
 import { makeDocx, para, poppler } from './fixtures.ts';
 
@@ -116,16 +117,6 @@ afterAll(async () => {
   server?.close();
   await pool?.stop();
 });
-
-async function rejection(p: Promise<unknown>): Promise<ConvertError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConvertError);
-    return e as ConvertError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('GotenbergConverter', () => {
   const docx = makeDocx(para('Through Gotenberg'));

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { client } from '../../support/http.ts';
 import { makeDocx } from '../convert/fixtures.ts';
-import { para } from '../convert/fixtures.ts';
+import { para, pngFile } from '../convert/fixtures.ts';
 import type { GraphFake } from '../../fakes/graph/server.ts';
 
 /** Drive ids as SharePoint spells them (with "!"), so the driveId!itemId form is exercised for real. */
@@ -19,9 +19,14 @@ export async function connect(api: ReturnType<typeof client>, fake: GraphFake, o
   return res;
 }
 
-/** A docx template whose output is over 10 MB: an incompressible part rides along unchanged (with a PNG's
- *  signature: an image part whose bytes are no known image is emptied by the sanitizer every output passes). */
+/** A docx template whose output is over 10 MB: an incompressible image part rides along unchanged (a real
+ *  PNG of random grey pixels, stored without compression: an image part whose bytes are no known image is
+ *  emptied by the sanitizer every output passes, and the cost check reads its dimensions). */
 export function bigTemplate(bytes = 10 * 1024 * 1024 + 4321): Uint8Array {
-  const filler = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(bytes - 8)]);
+  const width = 2048;
+  const rows = Math.ceil(bytes / (width + 1));
+  const raw = randomBytes(rows * (width + 1));
+  for (let r = 0; r < rows; r++) raw[r * (width + 1)] = 0; // each row's filter byte: none
+  const filler = pngFile(width, rows, 8, 0, raw, 0);
   return makeDocx({ body: para('Big report for {name}'), extra: { 'word/media/filler.png': filler } });
 }

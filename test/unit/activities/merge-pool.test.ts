@@ -1,7 +1,8 @@
 // The merge thread pool on its own: a merge past its time limit is ended (the thread, not the process),
 // the next merge runs on a fresh thread, and waiting merges are served round-robin per tenant.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MergeLimitError, MergePool } from '../../../activities/merge-pool.ts';
+import { MergeLimitError, MergePool, MergeTemplateError } from '../../../activities/merge-pool.ts';
+import { DEFAULT_TEMPLATE_LIMITS } from '../../../engine/index.ts';
 import { docx, p } from '../engine/helpers.ts';
 
 const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
@@ -25,7 +26,17 @@ describe('MergePool', () => {
     expect((err as MergeLimitError).limit).toBe('time');
     expect((err as Error).message).toMatch(/the limit is 300 ms \(MERGE_TIMEOUT_MS\)/);
     const out = await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
-    expect(out.length).toBeGreaterThan(100);
+    expect(out.output.length).toBeGreaterThan(100);
+  });
+
+  it('brings back the tags that rendered empty for want of data, and with strict refuses them', async () => {
+    pool = new MergePool({ threads: 1 });
+    const t = docx(p('Hello {name}, your rep is {rep}.'));
+    const out = await pool.merge('a', t, enc({ name: 'A' }), opts);
+    expect(out.warnings).toEqual([{ id: 'missing_value', message: 'no value for tag "rep"', tag: 'rep', location: { part: 'word/document.xml', paragraph: 1, offset: 26 } }]);
+    const err = await pool.merge('a', t, enc({ name: 'A' }), { ...opts, strict: true }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(MergeTemplateError);
+    expect((err as MergeTemplateError).errors.map((e) => [e.id, e.message])).toEqual([['missing_value', 'no value for tag "rep"']]);
   });
 
   it('serves waiting merges round-robin per tenant: one burst does not delay another tenant behind all of it', async () => {
@@ -41,6 +52,45 @@ describe('MergePool', () => {
   });
 });
 
+describe('MergePool shares', () => {
+  it('runs one subscription on all threads but one: its burst of costly merges leaves a thread to the others', async () => {
+    const pool = new MergePool({ threads: 2, timeoutMs: 60_000 });
+    try {
+      expect(pool.perSubscription).toBe(1);
+      const costly = docx(p('{#items}') + p('{. | upper}') + p('{/items}'));
+      const data = enc({ items: Array.from({ length: 100_000 }, (_, i) => `item ${i}`) });
+      const order: string[] = [];
+      const bs = [1, 2, 3].map((n) => pool.merge('b', costly, data, opts).then(() => order.push(`b${n}`)));
+      expect(pool.status()).toMatchObject({ running: 1, queued: 2 });
+      // A's merge starts at once on the thread B may not take, and ends before any of B's.
+      const a = pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts).then(() => order.push('a1'));
+      expect(pool.status()).toMatchObject({ running: 2, queued: 2 });
+      await Promise.all([...bs, a]);
+      expect(order).toEqual(['a1', 'b1', 'b2', 'b3']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('MergePool cost checks', () => {
+  it("refuses a template past the cost limits before rendering it (before even reading the data), and checks the merged document", async () => {
+    const pool = new MergePool({ threads: 1, limits: { ...DEFAULT_TEMPLATE_LIMITS, maxPages: 10 } });
+    try {
+      // 600 paragraphs: about 12 pages. The data is not even JSON: the template is refused first.
+      const big = docx(p('{name}') + p('x').repeat(600));
+      const err = await pool.merge('b', big, new TextEncoder().encode('not json'), opts).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(MergeTemplateError);
+      expect((err as MergeTemplateError).errors).toEqual([{ id: 'limit_exceeded', message: 'the document comes to about 13 pages (601 paragraphs); the limit is 10 (TEMPLATE_MAX_PAGES)' }]);
+      // A small template whose loop makes the document too long: refused after the merge.
+      const loop = await pool.merge('b', docx(p('{#items}') + p('{.}') + p('{/items}')), enc({ items: Array.from({ length: 600 }, (_, i) => i) }), opts).then(() => null, (e: unknown) => e);
+      expect((loop as MergeTemplateError).errors[0]?.message).toMatch(/the limit is 10 \(TEMPLATE_MAX_PAGES\)$/);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('MergePool idle threads', () => {
   it('ends threads left idle but the first, so the heap of big merges is given back; merges go on', async () => {
     const pool = new MergePool({ threads: 2, idleMs: 200 });
@@ -52,7 +102,7 @@ describe('MergePool idle threads', () => {
       await new Promise((r) => setTimeout(r, 1_000));
       expect(pool.status().threads).toBe(1);
       const out = await pool.merge('a', docx(p('Hello {name}')), enc({ name: 'A' }), opts);
-      expect(out.length).toBeGreaterThan(100);
+      expect(out.output.length).toBeGreaterThan(100);
     } finally {
       await pool.close();
     }

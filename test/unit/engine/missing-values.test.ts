@@ -15,8 +15,8 @@ describe('tags that render empty for want of data', () => {
     const tags = inspect(tpl).tags;
     const at = (source: string) => tags.find((t) => t.source === source)?.location;
     expect(warnings).toEqual([
-      { id: 'missing_value', message: 'no value for tag "rep.name"', location: at('rep.name') },
-      { id: 'missing_value', message: 'no value for tag "price"', location: at('price') },
+      { id: 'missing_value', message: 'no value for tag "rep.name"', location: at('rep.name'), tag: 'rep.name' },
+      { id: 'missing_value', message: 'no value for tag "price"', location: at('price'), tag: 'price' },
     ]);
     expect(at('rep.name')).toMatchObject({ part: 'word/document.xml', paragraph: 1 });
   });

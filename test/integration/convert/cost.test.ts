@@ -1,0 +1,71 @@
+// The cost estimate (engine/cost.ts) against LibreOffice's own page count: on the documents of the
+// conformance corpus (made by Word and docxtemplater's authors, not by us) and on long documents of each
+// shape the estimate reads (short paragraphs, wrapped text, table rows, page breaks, sheet rows), the
+// estimated pages stay within a factor two (plus two pages) of LibreOffice's layout, and no corpus document
+// comes near a default limit. Real LibreOffice.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LibreOfficePool } from '../../../converter/index.ts';
+import { checkConversionCost, conversionCost } from '../../../engine/cost.ts';
+import { numberedParagraphs } from '../../support/costly-office.ts';
+import { longDocx, makeDocx, makeXlsx, pagedDocx } from './fixtures.ts';
+
+const CORPUS = path.resolve(import.meta.dirname, '../../../../shared/conformance');
+
+function corpus(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(docx|pptx)$/.test(e.name)) out.push(p);
+    }
+  };
+  walk(CORPUS);
+  return out.sort();
+}
+
+let pool: LibreOfficePool;
+beforeAll(async () => {
+  pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, log: () => {} });
+  await pool.ready();
+});
+afterAll(async () => {
+  await pool?.stop();
+});
+
+const near = (estimate: number, pages: number) => estimate <= 2 * pages + 2 && 2 * estimate + 2 >= pages;
+
+describe('estimated pages against LibreOffice', () => {
+  it('the conformance corpus: within a factor two of the layout, every document within the default limits', async () => {
+    const files = corpus();
+    expect(files.length).toBeGreaterThan(50);
+    const off: string[] = [];
+    for (const f of files) {
+      const bytes = new Uint8Array(fs.readFileSync(f));
+      const cost = checkConversionCost(bytes);
+      let pages: number;
+      try {
+        pages = await pool.pageCount(bytes, { from: path.extname(f).slice(1) });
+      } catch {
+        continue; // a few corpus files are templates LibreOffice cannot load; the estimate has nothing to match
+      }
+      if (!near(cost.pages, pages)) off.push(`${path.basename(f)}: estimated ${cost.pages}, LibreOffice ${pages}`);
+    }
+    expect(off).toEqual([]);
+  }, 300_000);
+
+  it.each([
+    ['5 000 one-line paragraphs', () => makeDocx(numberedParagraphs(5_000)), 'docx'],
+    ['2 000 paragraphs of two lines', () => longDocx(2_000), 'docx'],
+    ['a table of 1 000 rows', () => makeDocx(`<w:tbl><w:tblPr/>${'<w:tr><w:tc><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr>'.repeat(1_000)}</w:tbl><w:p/>`), 'docx'],
+    ['500 pages of page breaks', () => pagedDocx(500), 'docx'],
+    ['a sheet of 2 000 rows x 10 columns', () => makeXlsx([{ name: 'S', rows: Array.from({ length: 2_000 }, (_, r) => Array.from({ length: 10 }, (_, c) => r * 10 + c)) }]), 'xlsx'],
+  ] as const)('%s', async (_name, build, from) => {
+    const bytes = build();
+    const estimate = conversionCost(bytes).pages;
+    const pages = await pool.pageCount(bytes, { from });
+    expect(near(estimate, pages), `estimated ${estimate}, LibreOffice ${pages}`).toBe(true);
+  }, 120_000);
+});
