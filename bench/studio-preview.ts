@@ -10,16 +10,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { findTemporalCli } from '../cli/temporal-dev.ts';
+import { median } from './breakdown.ts';
 import { docgenStartEnv, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { makeDocx } from '../test/support/office.ts';
 
 const { values } = parseArgs({ options: { edits: { type: 'string', default: '20' } } });
 const edits = Number(values.edits);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 

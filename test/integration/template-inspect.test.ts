@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocgenClient } from '../../client/index.ts';
 import { inspect } from '../../engine/index.ts';
-import { client } from '../support/http.ts';
+import { client, generateBody } from '../support/http.ts';
 import { makeDocx } from '../support/office.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -50,26 +50,16 @@ describe('POST /documents/template/inspect', () => {
     expect(data.schema.properties.items.type).toBe('array');
 
     // The sample generates through the API, every tag filled.
-    const ids = await api.uploadPair(bytes, data.sample);
-    const g = await api.call('POST', '/documents/document/generate', {
-      json: {
-        template: { urn: ids.templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
-        data: { urn: ids.dataUrn, loadMethod: 'Storage' },
-        document: { name: 'sample', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/London', locale: 'en-GB' },
-      },
-    });
+    const generate = async (json: unknown) => {
+      const ids = await api.uploadPair(bytes, json);
+      return api.call('POST', '/documents/document/generate', { json: generateBody(ids.templateUrn, ids.dataUrn, { document: { name: 'sample' } }) });
+    };
+    const g = await generate(data.sample);
     expect(g.status).toBe(201);
     // The generate lists tags left empty for want of data (result.data.warnings, only when there are some).
     expect(g.body.result.data.warnings).toBeUndefined();
     const { number: _dropped, ...lacking } = data.sample as Record<string, unknown>;
-    const ids2 = await api.uploadPair(bytes, lacking);
-    const g2 = await api.call('POST', '/documents/document/generate', {
-      json: {
-        template: { urn: ids2.templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
-        data: { urn: ids2.dataUrn, loadMethod: 'Storage' },
-        document: { name: 'lacking', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/London', locale: 'en-GB' },
-      },
-    });
+    const g2 = await generate(lacking);
     expect(g2.status).toBe(201);
     expect(g2.body.result.data.warnings.map((w: { code: string; tag: string }) => [w.code, w.tag])).toEqual([
       ['MISSING_VALUE', 'number'],
