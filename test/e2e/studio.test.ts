@@ -157,6 +157,11 @@ describe('the template studio', () => {
       expect(previewText).toContain('Studio Test Customer');
       expect(previewText).toContain('United Kingdom');
 
+      // Download in a format the template allows.
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download docx' }).click()]);
+      expect(file.suggestedFilename()).toMatch(/\.docx$/);
+      expect(fs.readFileSync(await file.path()).subarray(0, 2).toString()).toBe('PK');
+
       // Use it: a template record, and the exact curl.
       await page.getByLabel('Template name').fill('Studio invoice');
       await page.getByRole('button', { name: 'Save as a template record' }).click();

@@ -107,6 +107,14 @@ describe('POST /documents/template/inspect', () => {
     expect(drive.body.error.innerErrors[0].message).toContain('template.loadMethod');
   });
 
+  it('serves the studio page, but no development credentials outside `docgen start` on embedded defaults', async () => {
+    const origin = new URL(stack.service.baseUrl).origin;
+    expect((await fetch(`${origin}/studio`)).status).toBe(200);
+    const creds = await fetch(`${origin}/studio/dev-credentials`);
+    expect(creds.status).toBe(404);
+    expect(((await creds.json()) as { error: { innerErrors: { code: string }[] } }).error.innerErrors[0]?.code).toBe('NOT_FOUND_BY_ID');
+  });
+
   it('refuses what is not a template in the error envelope, naming the file and field', async () => {
     const txt = await send('notes.txt', 'hello', 'upload');
     expect(txt.status).toBe(400);
