@@ -43,6 +43,8 @@ interface ObjectNode {
 interface ArrayNode {
   kind: 'array';
   items: Node | undefined;
+  /** Repeats slides (`{:items}`) rather than content. */
+  slides?: true;
 }
 interface ScalarNode {
   kind: 'scalar';
@@ -333,6 +335,7 @@ class Inference {
           prop.node.items ??= object();
           if (prop.node.items.kind === 'object') prop.node.items.scope = true;
           frame.list = prop.node;
+          if (kind === 'slide') prop.node.slides = true;
           frame.obj = prop.node.items.kind === 'object' ? prop.node.items : undefined;
           if (before === undefined) frame.created = prop;
         }
@@ -564,7 +567,7 @@ function toSchema(node: Node): JsonSchema {
 }
 
 function describeKind(node: Node): string {
-  if (node.kind === 'array') return 'A list (a loop repeats for each item)';
+  if (node.kind === 'array') return node.slides === true ? 'A list (the slide is repeated for each item)' : 'A list (a loop repeats for each item)';
   if (node.kind === 'object') return 'An object';
   switch (node.type) {
     case 'boolean': return 'A condition (true shows the section)';

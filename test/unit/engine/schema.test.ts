@@ -156,5 +156,6 @@ describe('inferSchema, tag by tag', () => {
     const top = props(rd.schema);
     expect(Object.keys(top)).toEqual(['slides', 'footer']); // the slide scope ends with its slide
     expect(Object.keys(props(top.slides?.items))).toEqual(['heading', 'points']);
+    expect(top.slides?.description).toMatch(/^A list \(the slide is repeated for each item\), used by \{:slides\}/);
   });
 });
