@@ -10,7 +10,11 @@ pdfjs.GlobalWorkerOptions.workerSrc = '/studio/vendor/pdf.worker.min.mjs';
 let pdfWorker;
 
 const API = `${location.origin}/v1`;
+// An edit after a quiet second previews at once; edits in a burst (typing) wait for a 200 ms pause, and
+// while a preview runs the next one waits for it (one in flight, one queued): typing does not turn into a
+// generate per keystroke, which the service's per-subscription rate limit would refuse.
 const DEBOUNCE_MS = 200;
+const QUIET_MS = 1000;
 const OUTPUTS = { docx: ['docx', 'pdf'], xlsx: ['xlsx', 'pdf', 'csv'], pptx: ['pptx', 'pdf'] };
 const LOCALES = ['en-GB', 'en-US', 'fr-FR', 'de-DE', 'es-ES', 'it-IT', 'nl-NL', 'pt-BR', 'pl-PL', 'sv-SE', 'ja-JP', 'zh-CN'];
 
@@ -35,6 +39,7 @@ const state = {
   running: false,
   pending: false,
   /** @type {ReturnType<typeof setTimeout> | undefined} */ timer: undefined,
+  lastEditAt: -Infinity,
   /** @type {{ code?: string, message: string, tag?: string, location?: Loc }[]} */ serverWarnings: [],
   lastPreviewMs: 0,
   /** @type {Record<string, number>} */ lastTimings: {},
@@ -269,7 +274,10 @@ async function downloadAs(format) {
 
 function scheduleCheck(delay = DEBOUNCE_MS) {
   clearTimeout(state.timer);
-  state.timer = setTimeout(() => void checkAndPreview(), delay);
+  const now = performance.now();
+  const quiet = now - state.lastEditAt >= QUIET_MS && !state.running;
+  state.lastEditAt = now;
+  state.timer = setTimeout(() => void checkAndPreview(), quiet ? 0 : delay);
 }
 
 async function checkAndPreview() {
