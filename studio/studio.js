@@ -295,6 +295,13 @@ async function checkAndPreview() {
     return;
   }
   showMissing(missingFields(insp.schema, data), []);
+  if (insp.problems.length > 0) {
+    // The service would refuse to render it (TEMPLATE_ERROR): say so here instead.
+    $('preview-status').textContent = `No preview: the template has ${insp.problems.length} problem${insp.problems.length === 1 ? '' : 's'} (listed under Problems) to fix first.`;
+    $('pages').replaceChildren();
+    $('preview-text').textContent = '';
+    return;
+  }
   if (state.running) {
     state.pending = true;
     return;

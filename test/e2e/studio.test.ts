@@ -91,6 +91,10 @@ describe('the template studio', () => {
       });
       const consoleErrors: string[] = [];
       page.on('pageerror', (e) => consoleErrors.push(e.message));
+      // Console errors too: a Content-Security-Policy violation or a missing asset shows there.
+      page.on('console', (m) => {
+        if (m.type() === 'error') consoleErrors.push(m.text());
+      });
       await page.goto(`${base}/studio`);
 
       // Signed in with the development credentials, prefilled.
@@ -208,6 +212,8 @@ describe('the template studio', () => {
       await problem.focus();
       await page.keyboard.press('Enter');
       expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.where)).toBe('word/document.xml, paragraph 2');
+      // No preview of a template the service would refuse to render, and why.
+      await page.locator('#preview-status', { hasText: 'No preview: the template has 1 problem' }).waitFor({ timeout: 30_000 });
 
       // A workbook: its tags by sheet and cell, and its preview.
       const seq = await page.evaluate(() => Number(document.body.dataset.previewSeq ?? 0));
