@@ -38,6 +38,8 @@ COPY core ./core
 COPY engine ./engine
 COPY security ./security
 COPY store ./store
+# The studio page's files (read by api/routes/studio.ts, not imported).
+COPY studio ./studio
 COPY telemetry ./telemetry
 COPY worker ./worker
 COPY workflows ./workflows

@@ -111,4 +111,14 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
+  // The studio's page scripts run in the browser (plain modules, no build step: api/routes/studio.ts).
+  {
+    files: ['studio/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'navigator', 'fetch', 'FormData', 'Blob', 'URL', 'Option', 'performance', 'setTimeout', 'clearTimeout', 'console'].map((g) => [g, 'readonly']),
+      ),
+    },
+  },
 );

@@ -34,6 +34,9 @@ import solutionRoutes from './routes/solutions.ts';
 import storageRoutes from './routes/storage.ts';
 import templateRoutes from './routes/templates.ts';
 import uploadRoutes from './routes/uploads.ts';
+import studioRoutes from './routes/studio.ts';
+import { issueCredentials } from './auth/credentials.ts';
+import inspectRoutes from './routes/inspect.ts';
 import rateLimitPlugin, { publicRouteLimit, RateLimits } from './plugins/rate-limit.ts';
 import type { WorkflowStarter } from './temporal.ts';
 
@@ -181,6 +184,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Outside the /v1 scope below, so the auth plugin never sees them.
   await app.register(healthRoutes, { checks: deps.readiness ?? {} });
+  // The studio page calls /v1 with the credentials its user gives; on `docgen start` (embedded defaults)
+  // it may fetch the development ones, once per process (api/routes/studio.ts says who may).
+  let devCredentials: Promise<unknown> | undefined;
+  await app.register(studioRoutes, {
+    ...(deps.adminToken && !deps.config.databaseUrl
+      ? { devCredentials: () => (devCredentials ??= issueCredentials(deps.db, deps.config, deps.baseUrl()).catch((err: unknown) => { devCredentials = undefined; throw err; })) }
+      : {}),
+  });
 
   await app.register(
     async (v1) => {
@@ -200,6 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         retentionSeconds: deps.config.uploadRetentionSeconds,
         templateLimits: templateLimits(deps.config),
       });
+      await v1.register(inspectRoutes, { db: deps.db, blobs: deps.blobs, maxBytes: deps.config.uploadMaxBytes, templateLimits: templateLimits(deps.config) });
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });

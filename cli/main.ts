@@ -32,6 +32,8 @@ Usage:
                                one document per row through the running service; exit 1 if any failed
   docgen example [--out DIR]   generates the examples/ templates with the running service, prints the files
   docgen inspect TEMPLATE      tags, loops and template errors, as JSON (problems also on stderr, exit 1)
+  docgen inspect --schema TEMPLATE [--sample]
+                               the JSON Schema of the data the template reads (--sample: sample data from it)
   docgen config [--markdown]   the configuration variables and their current values (or the README table)
 `;
 
@@ -100,6 +102,7 @@ async function cmdStart(config: Config): Promise<void> {
   log('docgen is ready.');
   log(`  API            ${api}`);
   log(`  API docs       ${api}/docs   (OpenAPI: ${api}/openapi.json)`);
+  log(`  Studio         ${service.baseUrl}/studio   (template authors: tags, data, live preview)`);
   log(`  Temporal UI    ${uiUrl ?? `(external cluster at ${temporalAddress})`}`);
   log(`  Temporal       ${temporalAddress} namespace ${config.temporalNamespace}, task queue ${config.taskQueue}`);
   log(`  Converter      ${service.converterStatus}`);
@@ -252,9 +255,13 @@ async function cmdRender(args: string[]): Promise<void> {
 
 /** Prints the tags, loops and problems as JSON; problems are also listed on stderr and make the exit code 1. */
 async function cmdInspect(args: string[]): Promise<void> {
-  const file = args[0];
+  const schema = args.includes('--schema');
+  const sample = args.includes('--sample');
+  const unknown = args.find((a) => a.startsWith('-') && a !== '--schema' && a !== '--sample');
+  if (unknown) throw new ConfigError(`inspect: unknown option ${unknown}`);
+  const file = args.find((a) => !a.startsWith('-'));
   if (!file) throw new ConfigError('inspect needs a template file');
-  const { inspect, TemplateError } = await import('../engine/index.ts');
+  const { inspect, inferSchema, sampleData, TemplateError } = await import('../engine/index.ts');
   let result;
   try {
     result = inspect(fs.readFileSync(file));
@@ -262,7 +269,10 @@ async function cmdInspect(args: string[]): Promise<void> {
     if (!(err instanceof TemplateError)) throw err;
     return reportProblems(err.errors, `${file} cannot be opened as a template`);
   }
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (schema || sample) {
+    const inferred = inferSchema(result);
+    process.stdout.write(`${JSON.stringify(sample ? sampleData(inferred) : inferred, null, 2)}\n`);
+  } else process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   if (result.errors.length > 0) await reportProblems(result.errors, `${file} has template problems`);
 }
 

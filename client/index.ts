@@ -4,6 +4,7 @@
 // Every failure rejects with a DocgenError subclass (see errors.ts); retries are the transport's.
 import { type CallInit, type QueryValue, type RequestOptions, Transport, type TransportOptions } from './http.ts';
 import type {
+  TemplateInspection,
   ClientClaims,
   ClientToken,
   ServiceClaims,
@@ -207,6 +208,13 @@ export class TemplatesClient extends Area {
   }
   delete(id: string, opts?: RequestOptions): Promise<{ documentTemplateGuid: string; message: string }> {
     return this.call('DELETE', `/documents/template/${seg(id)}/delete`, callInit(opts));
+  }
+  /** Extension: one template file's tags and problems with their locations, the JSON Schema of the data it
+   *  reads and sample data; nothing is stored. */
+  inspect(file: UploadFile, opts?: RequestOptions): Promise<TemplateInspection> {
+    const form = new FormData();
+    form.append(file.field ?? 'file', toBlob(file.content), file.name);
+    return this.call<TemplateInspection>('POST', '/documents/template/inspect', callInit(opts, { form }));
   }
 }
 

@@ -83,6 +83,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/template/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inspect a template: its tags, problems and the JSON Schema of its data (extension)
+         * @description Send one .docx, .xlsx or .pptx file as multipart/form-data, or JSON `{"template": {"urn": "<id>", "loadMethod": "Storage"}}` naming a template upload of this subscription (not consumed: an inspection is not a generate; an upload that is consumed, expired or another subscription's answers 400 TEMPLATE_NOT_FOUND). Nothing is stored. The answer lists every tag with its location, every template problem with its location (a template with problems still answers 200: they are the answer), and the data the template reads as a JSON Schema with sample data. A file of another extension, or one that is not an Office package of its kind, answers 400 INVALID_TEMPLATE_FORMAT naming the file and field; a package over the template limits 400 TEMPLATE_TOO_COMPLEX; more than 20971520 bytes 413 FILE_TOO_LARGE. `docgen inspect --schema FILE` prints the same schema locally.
+         */
+        post: operations["inspectTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/document/generate": {
         parameters: {
             query?: never;
@@ -2161,6 +2181,25 @@ export interface components {
             /** @description On 500: quote it when reporting the failure (the service log has the details) */
             eventId?: string;
         };
+        /** InspectedTag */
+        InspectedTag: {
+            /**
+             * @description field, open (loop or section), inverted, close, raw ({@x}), image ({%x}), include ({>name}), slide ({:items}), html ({~x}), htmlBlock ({~~x})
+             * @example field
+             */
+            kind: string;
+            /**
+             * @description The text between the delimiters, as written
+             * @example customer.name
+             */
+            source: string;
+            /**
+             * @description The expression, loop expression or include name
+             * @example customer.name
+             */
+            value: string;
+            location: components["schemas"]["TagLocation"];
+        };
         /**
          * ListedDataSource
          * @description List item: the Guid spelling of the spec (dataSourceGuid, subscriptionGuid, ownerGuid, lastModifiedUserGuid)
@@ -2744,6 +2783,46 @@ export interface components {
             description: string;
         };
         /**
+         * TagLocation
+         * @description Where a tag is in the template (generate's TemplateLocation) and the same in words
+         */
+        TagLocation: {
+            /** @description The package part holding the tag, e.g. word/document.xml, xl/worksheets/sheet1.xml, ppt/slides/slide2.xml */
+            part: string;
+            /** @description Word and PowerPoint: the paragraph of the part, counted from 1 */
+            paragraph?: number;
+            /** @description Workbooks: the sheet's name */
+            sheet?: string;
+            /** @description Workbooks: the cell, A1 style */
+            cell?: string;
+            /** @description Where the tag starts in the part's visible text (characters) */
+            offset?: number;
+            /** @description The same for people: `word/document.xml, paragraph 3` or `sheet "Sales", cell B2` */
+            where: string;
+        };
+        /** TemplateInspection */
+        TemplateInspection: {
+            /** @example invoice.docx */
+            fileName: string;
+            /**
+             * @description docx, xlsx or pptx: what the package is
+             * @example docx
+             */
+            format: string;
+            /** @description Every tag in document order (parts, then paragraphs or cells) */
+            tags: components["schemas"]["InspectedTag"][];
+            /** @description Loop and section expressions, without duplicates */
+            loops: string[];
+            /** @description Included template names ({>name}): each needs a relatedItems entry when generating */
+            includes: string[];
+            /** @description Every template problem with its location; empty when the template is valid */
+            problems: components["schemas"]["TemplateProblem"][];
+            /** @description JSON Schema (draft 2020-12) of the data the template reads, inferred from its tags: loops are arrays of objects, sections without data and inverted sections booleans, filters give types (| currency a number, | date a date string), images a data URL or {data, width, height}. Each property's description names its tags and their locations. */
+            schema: unknown;
+            /** @description Sample data generated from the schema (plausible values named after the fields, two items per list): it renders with no missing value */
+            sample: unknown;
+        };
+        /**
          * TemplateLocation
          * @description Where a tag is in the template: the part and its paragraph (docx, pptx) or its sheet and cell (xlsx)
          */
@@ -2758,6 +2837,17 @@ export interface components {
             cell?: string;
             /** @description Where the tag starts in the part's visible text (characters) */
             offset?: number;
+        };
+        /** TemplateProblem */
+        TemplateProblem: {
+            /**
+             * @description The engine's problem id (engine/README.md, Error ids), e.g. unclosed_loop, unknown_filter
+             * @example unclosed_loop
+             */
+            code: string;
+            /** @example loop "items" is never closed */
+            message: string;
+            location?: components["schemas"]["TagLocation"];
         };
         /** UploadedFile */
         UploadedFile: {
@@ -3100,6 +3190,121 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UploadResult"];
+                };
+            };
+            /** @description Every failure (spec 2.1): a code and a message per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every failure (spec 2.1): a code and a message per problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every failure (spec 2.1): a code and a message per problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: the subscription sent more than RATE_LIMIT_PER_MINUTE requests per minute (bursts of RATE_LIMIT_BURST, all its API keys together); or, from one client address, more than AUTH_FAILURES_PER_MINUTE failed authentications (AUTH_FAILURES_BURST), or more than RATE_LIMIT_PER_MINUTE requests to the routes that need no credentials. Retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until one request is allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every failure (spec 2.1): a code and a message per problem */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    inspectTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description multipart/form-data with one template file (.docx, .xlsx or .pptx) under any field name (`file` here), or JSON naming a template upload */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The template
+                     */
+                    file: string;
+                };
+                "application/json": {
+                    template: {
+                        /**
+                         * Format: uuid
+                         * @description An id from POST /documents/template/upload
+                         */
+                        urn: string;
+                        /** @enum {string} */
+                        loadMethod: "Storage";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /**
+                             * @description The HTTP status
+                             * @example 200
+                             */
+                            statusCode: number;
+                            /** @example OK */
+                            message: string;
+                            data: components["schemas"]["TemplateInspection"];
+                        };
+                        externalContext?: components["schemas"]["ExternalContext"];
+                        /**
+                         * @description METHOD followed by the full URL of the operation
+                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+                         */
+                        origin: string;
+                        /** Format: date-time */
+                        dateTime: string;
+                        /**
+                         * Format: uuid
+                         * @description Also in the x-operation-id response header; quote it when reporting a problem
+                         */
+                        operationId: string;
+                        /** Format: uuid */
+                        userId?: string;
+                    };
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */

@@ -121,6 +121,9 @@ export interface UploadFile {
 
 export type UploadedFile = Schemas['UploadedFile'];
 
+/** POST /documents/template/inspect (extension): tags, problems, the JSON Schema of the data and sample data. */
+export type TemplateInspection = Schemas['TemplateInspection'];
+
 export interface Download {
   bytes: Uint8Array;
   contentType: string;

@@ -11,6 +11,9 @@
 // - TypeScript declarations (*.d.ts, *.d.mts, *.d.cts): read by the type checker, never at run time.
 // - Source maps (*.map), except in the packages the worker bundles into its workflow code (webpack's
 //   source-map-loader reads theirs): Node reads none of them without --enable-source-maps.
+// - @napi-rs/canvas* (pdfjs-dist's optional native canvas) and pdfjs-dist's builds other than build/ and its
+//   standard fonts: the service only serves build/pdf.min.mjs, its worker and the fonts to the studio page
+//   (api/routes/studio.ts); no process runs pdf.js.
 // Licences, READMEs and package.json files stay.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -85,6 +88,12 @@ if (bridge) {
   for (const target of fs.readdirSync(releases)) if (target !== keep) remove(path.join(releases, target));
   for (const source of ['sdk-core', 'src', 'bridge-macros', 'Cargo.toml', 'Cargo.lock']) remove(path.join(bridge, source));
 }
+
+for (const dir of fs.existsSync(path.join(modules, '@napi-rs')) ? fs.readdirSync(path.join(modules, '@napi-rs')) : []) {
+  if (dir.startsWith('canvas')) remove(path.join(modules, '@napi-rs', dir));
+}
+const pdfjs = packageDir('pdfjs-dist', root);
+if (pdfjs) for (const part of ['legacy', 'web', 'types', 'image_decoders', 'cmaps', 'iccs', 'wasm']) remove(path.join(pdfjs, part));
 
 const bundled = closure('@temporalio/workflow');
 const keepsMaps = (file) => [...bundled].some((dir) => file.startsWith(`${dir}${path.sep}`));

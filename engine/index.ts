@@ -43,6 +43,8 @@ export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
 export { prepareSvg } from './svg.ts';
 export type { InspectResult } from './inspect.ts';
+export { inferSchema, sampleData } from './schema.ts';
+export type { JsonSchema } from './schema.ts';
 export { clearTemplateCache, templateCacheStats } from './template.ts';
 export { DEFAULT_TEMPLATE_LIMITS, LIMIT_EXCEEDED, LIMIT_SETTINGS } from './limits.ts';
 export type { TemplateLimits } from './limits.ts';

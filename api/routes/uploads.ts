@@ -104,19 +104,8 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
   if (!failure && kind === 'template') {
     for (const f of stored) {
       const bytes = await opts.blobs.get(f.key);
-      const problem = checkPackageLimits(bytes, opts.templateLimits);
-      if (problem) {
-        failure = new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(f.fileName)}: ${problem.message}`);
-        break;
-      }
-      // The package's own kind must be what its name says: a Word document named .xlsx would be merged
-      // and delivered as a workbook that no application opens.
-      const declared = path.extname(f.fileName).slice(1).toLowerCase();
-      const actual = templateFormat(bytes, opts.templateLimits);
-      if (actual !== undefined && actual !== declared) {
-        failure = new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(f.fileName)} is ${OFFICE_KIND_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
-        break;
-      }
+      failure = templatePackageProblem(f.fileName, bytes, opts.templateLimits);
+      if (failure) break;
     }
   }
   if (!failure) {
@@ -149,6 +138,20 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
     throw failure;
   }
   return stored.map((f) => ({ id: f.id, fileName: f.fileName }));
+}
+
+/** What the zip directory of a template file tells without inflating it: the package limits, and whether its
+ *  own kind is what its name says (a Word document named .xlsx would be merged and delivered as a workbook
+ *  that no application opens). Upload and inspect ask the same. */
+export function templatePackageProblem(fileName: string, bytes: Uint8Array, limits: TemplateLimits | undefined): ApiError | undefined {
+  const problem = checkPackageLimits(bytes, limits);
+  if (problem) return new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(fileName)}: ${problem.message}`);
+  const declared = path.extname(fileName).slice(1).toLowerCase();
+  const actual = templateFormat(bytes, limits);
+  if (actual !== undefined && actual !== declared) {
+    return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is ${OFFICE_KIND_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
+  }
+  return undefined;
 }
 
 /** File-system failures (disk full, permissions) are ours: they stay 500 FILE_UPLOAD_FAILED. */

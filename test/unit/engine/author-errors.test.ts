@@ -89,6 +89,13 @@ describe('errors a template author can act on', () => {
       expect(i.stderr).toContain('has template problems (2 problems)');
       expect(i.stderr).toContain('sheet "Sales Data", cell B2: loop "#items" is never closed [unclosed_loop]');
       expect(i.stderr).toMatch(/sheet "Sales Data", cell C3: .* \[expression_syntax\]/);
+
+      // --schema: the JSON Schema of the data (the problems still on stderr); --sample: data made from it.
+      const s = await cli(['inspect', '--schema', join(dir, 'hello.docx')]);
+      expect(s.code).toBe(0);
+      expect(JSON.parse(s.stdout)).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', required: ['customer', 'rep'] });
+      const d = await cli(['inspect', '--sample', join(dir, 'hello.docx')]);
+      expect(Object.keys(JSON.parse(d.stdout) as object)).toEqual(['customer', 'rep']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
