@@ -381,6 +381,7 @@ describe('SDK against the running API', () => {
         'GET /v1/documents/template/list',
         'DELETE /v1/documents/template/{documentTemplateGuid}/delete',
         'POST /v1/documents/template/upload',
+        'POST /v1/documents/template/inspect', // templates.inspect: test/integration/template-inspect.test.ts
         'POST /v1/documents/data/upload',
         'POST /v1/documents/datasource/create',
         'GET /v1/documents/datasource/list',
