@@ -3,6 +3,7 @@
 // core's logs among them; a customer mistake (a broken template, an upload already used) is one info line
 // with its code and ids, not a warning with a stack trace.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { generateWorkflowId } from '../../api/temporal.ts';
 import { processEnv } from '../support/async-e2e.ts';
 import { docgenCredentials } from '../support/docgen-start.ts';
 import { client, generateBody } from '../support/http.ts';
@@ -98,7 +99,7 @@ describe('logs: one JSON line per event from docgen api and docgen worker', () =
     const broken = all.filter((l) => l.operationId === operations.broken);
     const mistake = broken.find((l) => l.code === 'TEMPLATE_ERROR');
     console.log(`worker line: ${JSON.stringify(mistake)}`);
-    expect(mistake).toMatchObject({ level: 'info', workflowId: `generate-${operations.broken}`, subscriptionId, operationId: operations.broken, reason: expect.stringContaining('never closed') });
+    expect(mistake).toMatchObject({ level: 'info', workflowId: generateWorkflowId(subscriptionId, operations.broken!), subscriptionId, operationId: operations.broken, reason: expect.stringContaining('never closed') });
     expect(all.filter((l) => 'taskToken' in l)).toEqual([]);
     for (const l of broken) {
       expect(['warn', 'error', 'fatal'], JSON.stringify(l)).not.toContain(l.level);

@@ -14,9 +14,11 @@ import { killBusyInstance } from '../support/office-processes.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { makeDocx, pageBreak, para } from './convert/fixtures.ts';
 
-// A title page, then one page per item: several seconds of layout for LibreOffice, far longer than the
-// half second between "the count is running" and the kill (generate-convert-crash.test.ts measures it).
-const PAGES = 600;
+// A title page, then one page per item: seconds of layout for LibreOffice, longer than the half second
+// between "the count is running" and the kill (generate-convert-crash.test.ts measures it). 600 pages were
+// not enough: a warm sandboxed instance counted them within that half second when the machine was idle
+// enough, and the kill then missed. Within TEMPLATE_MAX_PAGES (2000).
+const PAGES = 1200;
 const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
 const TEMPLATE = makeDocx(para('Report for {name}') + para('{#pages}') + pageBreak + para('Page {n}') + para('{text}') + para('{/pages}'));
 const DATA = { name: 'Ada', pages: Array.from({ length: PAGES }, (_, i) => ({ n: i + 1, text: LOREM.repeat(12) })) };
