@@ -94,7 +94,8 @@ describe('docgen start and its Temporal dev server', () => {
         expect(now).toHaveLength(1);
         expect(now[0]).not.toBe(leftoverPid);
       } finally {
-        expect(await started.stop('SIGTERM')).toBe(0);
+        const code = await started.stop('SIGTERM');
+        expect(code, `docgen start's exit (signal ${started.child.signalCode ?? 'none'}); its last output:\n${started.output().slice(-3000)}`).toBe(0);
       }
     } finally {
       await leftover.stop();
