@@ -9,9 +9,9 @@ import type { FastifyRequest } from 'fastify';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../../config/env.ts';
-import { type BatchInput, batchAdmissionWorkflowId, checkBatchRules, type CombinedFormat, generateShapeOf } from '../../core/batch.ts';
+import { type BatchInput, batchAdmissionWorkflowId, checkBatchRules, COMBINED_FORMATS, generateShapeOf } from '../../core/batch.ts';
 import { ApiError, type ErrorCode, type InnerError, innerError, isErrorCode } from '../../core/errors.ts';
-import type { RowsFormat } from '../../core/rows.ts';
+import { ROWS_FORMATS } from '../../core/rows.ts';
 import { SA } from '../../core/search-attributes.ts';
 import { outboundPolicy } from '../../connectors/http/address-policy.ts';
 import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
@@ -133,6 +133,9 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       const { input: generate } = parsed;
       const { variables } = generate.data;
       const client = clientTokens.get(request);
+      // Checked by checkBatchRules above; found in their lists, they carry the lists' types.
+      const rowsFormat = ROWS_FORMATS.find((f) => f === body.data.rowsFormat);
+      const combinedFormat = COMBINED_FORMATS.find((f) => f === body.combined?.format);
       const input: BatchInput = {
         batchId: run.operationId,
         run,
@@ -142,10 +145,10 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
           ...generate.data,
           ...(variables ? { variables: await sealHeaderVariables(opts.db, subscriptionId, variables) } : {}),
           ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}),
-          ...(body.data.rowsFormat !== undefined ? { rowsFormat: body.data.rowsFormat as RowsFormat } : {}),
+          ...(rowsFormat ? { rowsFormat } : {}),
         },
         document: { ...generate.document, deliveryMethod: body.document.deliveryMethod ?? '', path: body.document.deliveryMethod ? body.document.path : 'root' },
-        ...(body.combined ? { combined: { ...body.combined, format: body.combined.format as CombinedFormat } } : {}),
+        ...(body.combined && combinedFormat ? { combined: { ...body.combined, format: combinedFormat } } : {}),
         ...(body.stopAfterFailures !== undefined ? { stopAfterFailures: body.stopAfterFailures } : {}),
         uploads: generate.uploads,
         tuning,
