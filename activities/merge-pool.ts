@@ -86,6 +86,8 @@ interface Job {
   tenant: string;
   payload: MergeThreadJob;
   signal: AbortSignal | undefined;
+  /** This job's time limit: the pool's (MERGE_TIMEOUT_MS) unless the caller gave a shorter or longer one. */
+  timeoutMs: number;
   resolve: (out: MergeOutput) => void;
   reject: (err: Error) => void;
   onAbort?: () => void;
@@ -129,13 +131,14 @@ export class MergePool {
     this.slots = Array.from({ length: this.threads }, () => ({ worker: null, ready: false, job: null, timer: undefined, ending: null, idle: undefined }));
   }
 
-  /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug). */
-  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal): Promise<MergeOutput> {
+  /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug).
+   *  `timeoutMs` replaces the pool's time limit for this job alone. */
+  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal, timeoutMs = this.timeoutMs): Promise<MergeOutput> {
     if (this.closed) return Promise.reject(new Error('the merge pool is closed'));
     signal?.throwIfAborted();
     return new Promise<MergeOutput>((resolve, reject) => {
       const id = ++this.seq;
-      const job: Job = { id, tenant, payload: { id, template, data, options }, signal, resolve, reject };
+      const job: Job = { id, tenant, payload: { id, template, data, options }, signal, timeoutMs, resolve, reject };
       if (signal) {
         job.onAbort = () => {
           if (this.queue.remove(tenant, job)) reject(new Error('merge cancelled while queued'));
@@ -192,9 +195,11 @@ export class MergePool {
   /** Sends the slot's job to its (ready) thread and starts the job's clock. */
   private start(slot: Slot): void {
     if (!slot.job || !slot.worker) return;
+    const limit = slot.job.timeoutMs;
+    const setting = limit === this.timeoutMs ? 'MERGE_TIMEOUT_MS' : "this merge's own limit";
     slot.timer = setTimeout(
-      () => this.end(slot, new MergeLimitError('time', `the merge took longer than ${this.timeoutMs} ms; the limit is ${this.timeoutMs} ms (MERGE_TIMEOUT_MS)`)),
-      this.timeoutMs,
+      () => this.end(slot, new MergeLimitError('time', `the merge took longer than ${limit} ms; the limit is ${limit} ms (${setting})`)),
+      limit,
     );
     slot.worker.postMessage(slot.job.payload);
   }

@@ -25,8 +25,9 @@ export interface DocgenStart {
   readyMs: number;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
-  /** Signals it once (SIGTERM by default), SIGKILL after 40 s; resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Signals it once (SIGTERM by default), SIGKILL after `killAfterMs` (120 s: a drain on a loaded machine is
+   *  slow, not stuck); resolves with the exit code (null when a signal ended it: see `child.signalCode`). */
+  stop(signal?: NodeJS.Signals, killAfterMs?: number): Promise<number | null>;
 }
 
 /** The environment of a `docgen start` on embedded defaults: free ports, its own data directory, no
@@ -73,10 +74,13 @@ async function spawnOnce(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pol
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let stopping: Promise<number | null> | undefined;
-  const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
+  const stop = (signal: NodeJS.Signals = 'SIGTERM', killAfterMs = 120_000) =>
     (stopping ??= (async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+      const timer = setTimeout(() => {
+        out += `\n[test harness: no exit ${killAfterMs} ms after ${signal}; SIGKILL]\n`;
+        child.kill('SIGKILL');
+      }, killAfterMs);
       const code = await exited;
       clearTimeout(timer);
       return code;

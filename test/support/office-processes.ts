@@ -66,6 +66,21 @@ export async function killBusyInstance(opts: {
   });
   await new Promise((r) => setTimeout(r, 500));
   const victims = instanceProcesses(opts.pool.baseDir, 0, { pgid });
-  for (const pid of victims) process.kill(pid, 'SIGKILL');
+  killAll(victims);
   return { handle, pgid, victims };
+}
+
+/** SIGKILLs each pid. A process that has ended since it was listed (the sandbox's intermediate processes
+ *  come and go) is what the caller wanted: ESRCH is not an error. Returns the pids that were still there. */
+export function killAll(pids: readonly number[], signal: NodeJS.Signals = 'SIGKILL'): number[] {
+  const hit: number[] = [];
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+      hit.push(pid);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  }
+  return hit;
 }

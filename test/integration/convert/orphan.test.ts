@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { instanceProcesses } from '../../support/office-processes.ts';
+import { instanceProcesses, killAll } from '../../support/office-processes.ts';
 
 it('the instances of a pool whose owner is killed mid-conversion stop at once', async () => {
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'orphan-child.ts'), '40000'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -23,18 +23,20 @@ it('the instances of a pool whose owner is killed mid-conversion stop at once', 
     }
     baseDir = (JSON.parse(out.slice(0, out.indexOf('\n'))) as { baseDir: string }).baseDir;
     // The conversion (~25 s on this machine) is under way: the instance's processes are busy with it.
-    await new Promise((r) => setTimeout(r, 1_000));
+    const started = Date.now();
+    while (instanceProcesses(baseDir, 0, { bridge: true }).length < 2 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50));
     expect(instanceProcesses(baseDir, 0, { bridge: true }).length).toBeGreaterThanOrEqual(2);
+    await new Promise((r) => setTimeout(r, 1_000));
     child.kill('SIGKILL');
     await exited;
     const killedAt = Date.now();
-    while (instanceProcesses(baseDir, 0, { bridge: true }).length > 0 && Date.now() - killedAt < 8_000) await new Promise((r) => setTimeout(r, 100));
+    while (instanceProcesses(baseDir, 0, { bridge: true }).length > 0 && Date.now() - killedAt < 15_000) await new Promise((r) => setTimeout(r, 100));
     // Without the watchdog they would keep going until the conversion ends, tens of seconds later.
     expect(instanceProcesses(baseDir, 0, { bridge: true })).toEqual([]);
     expect(out).not.toContain('finished');
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
-    for (const pid of baseDir ? instanceProcesses(baseDir, 0, { bridge: true }) : []) process.kill(pid, 'SIGKILL');
+    if (baseDir) killAll(instanceProcesses(baseDir, 0, { bridge: true }));
     if (baseDir) fs.rmSync(baseDir, { recursive: true, force: true });
   }
 }, 90_000);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibreOfficePool } from '../../../converter/index.ts';
 import { rejection } from '../../support/convert-error.ts';
+import { killAll } from '../../support/office-processes.ts';
 import { longDocx, makeDocx, para, poppler } from './fixtures.ts';
 
 let pool: LibreOfficePool;
@@ -13,6 +14,16 @@ const small = makeDocx(para('small document'));
 // ~900 pages: LibreOffice needs 6+ s here, so a cancel or the 3 s deadline lands mid-conversion,
 // while the small document converts in well under the deadline even on a loaded machine.
 const big = longDocx(24000);
+
+/** Polls `check` until it holds; a generous bound, since a loaded machine is slow, not wrong. */
+async function until(what: string, check: () => boolean, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what} (${JSON.stringify(pool.status())})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+const busy = () => pool.status().instances[0]!.state === 'busy';
 
 const okText = async (): Promise<string> => poppler('pdftotext', await pool.convert(small, { from: 'docx', to: 'pdf' }));
 
@@ -53,7 +64,7 @@ describe('LibreOfficePool', () => {
     const queued = new AbortController();
     const p1 = pool.convert(big, { from: 'docx', to: 'pdf', signal: running.signal });
     const p2 = pool.convert(small, { from: 'docx', to: 'pdf', signal: queued.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    await until('the first conversion to run and the second to wait', () => busy() && pool.status().queued === 1);
     expect(pool.status()).toMatchObject({ running: 1, queued: 1 });
     queued.abort();
     expect((await rejection(p2)).code).toBe('ABORTED');
@@ -81,7 +92,7 @@ describe('LibreOfficePool', () => {
     let pgid = pool.instancePid(0)!;
     let pids = sofficeIn(pgid);
     expect(pids.length).toBeGreaterThan(0);
-    for (const p of pids) process.kill(p, 'SIGKILL');
+    killAll(pids);
     // The bridge exits with its office, and the pool restarts the instance without being asked.
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && !(pool.instancePid(0) !== pgid && pool.status().instances[0]!.state === 'idle')) {
@@ -92,10 +103,13 @@ describe('LibreOfficePool', () => {
     expect(await okText()).toContain('small document');
 
     const during = pool.convert(big, { from: 'docx', to: 'pdf' });
+    // Killed while it works on the big document (6+ s), not before it has started.
+    await until('the big conversion to start', busy);
     await new Promise((r) => setTimeout(r, 400));
     pgid = pool.instancePid(0)!;
     pids = sofficeIn(pgid);
-    for (const p of pids) process.kill(p, 'SIGKILL');
+    expect(pids.length).toBeGreaterThan(0);
+    killAll(pids);
     const e = await rejection(during);
     expect(e.code).toBe('CRASHED');
     expect(await okText()).toContain('small document');

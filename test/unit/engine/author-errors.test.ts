@@ -99,5 +99,7 @@ describe('errors a template author can act on', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
+    // Eight runs of the CLI, each a Node start that compiles the engine (seconds; tens of seconds on a
+    // loaded machine): bounded by what it waits for, not by the default 60 s.
+  }, 8 * 45_000);
 });
