@@ -21,8 +21,9 @@ if (extra && extra !== testCa && fs.existsSync(extra)) {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The cluster test runs on its own (test/cluster/vitest.config.ts; .ci/run).
-    exclude: ['test/cluster/**', 'node_modules/**'],
+    // The cluster test runs on its own (test/cluster/vitest.config.ts; .ci/run), and so do the tests that read
+    // material from outside the repository (test/shared/vitest.config.ts: `npm run test:shared`).
+    exclude: ['test/cluster/**', 'test/shared/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // Test processes run PGlite, resvg and undici in-process: same V8 setting as the service (cli/node-runtime.ts).

@@ -10,7 +10,7 @@ export default defineConfig({
   root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'),
   test: {
     ...base.test,
-    include: ['test/unit/**/*.test.ts', 'test/conformance.test.ts'],
+    include: ['test/unit/**/*.test.ts'],
     globalSetup: [],
   },
 });

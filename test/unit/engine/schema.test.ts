@@ -1,66 +1,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { inferSchema, inspect, renderWithWarnings, sampleData } from '../../../engine/index.ts';
-import type { JsonSchema } from '../../../engine/index.ts';
+import { inferSchema, inspect } from '../../../engine/index.ts';
 import { keepOutput } from '../../support/office-outputs.ts';
 import { docx, p, pptx, row, shape, table, xlsx } from './helpers.ts';
+import { props, roundTrip, validator } from './schema-helpers.ts';
 
 // The data a template expects, inferred as a JSON Schema from its tags, and sample data made from it:
 // judged by a real JSON Schema validator (ajv, draft 2020-12, strict) and by rendering the template with
 // the sample, which must leave no tag without a value (no missing_value warning).
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const corpus = path.resolve(root, '..', 'shared', 'conformance', 'docxtemplater');
-
-function validator(schema: JsonSchema): (data: unknown) => string[] {
-  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
-  const validate = ajv.compile(schema);
-  return (data) => (validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`));
-}
-
-async function roundTrip(template: Uint8Array, options: { delimiters?: { start: string; end: string }; paragraphLoop?: boolean; linebreaks?: boolean } = {}) {
-  const inspected = inspect(template, options);
-  const schema = inferSchema(inspected);
-  const sample = sampleData(schema);
-  const invalid = validator(schema)(sample);
-  const { output, warnings } = await renderWithWarnings(template, sample, options);
-  return { schema, sample, invalid, warnings, output };
-}
-
-const props = (s: unknown): Record<string, JsonSchema> => ((s as JsonSchema).properties ?? {}) as Record<string, JsonSchema>;
-
-describe('inferSchema on templates we did not write (docxtemplater fixtures)', () => {
-  const cases = JSON.parse(readFileSync(path.join(corpus, 'cases.json'), 'utf8')) as Array<{ id: string; template: string; data: unknown; options: { delimiters?: { start: string; end: string }; paragraphLoop?: boolean } }>;
-  const unique = [...new Map(cases.map((c) => [c.template, c])).values()];
-
-  it('has fixtures to read', () => {
-    expect(unique.length).toBeGreaterThanOrEqual(40);
-  });
-
-  it.each(unique.map((c) => [c.id, c] as const))('%s: the sample fits the schema and fills every tag', async (_id, c) => {
-    const template = readFileSync(path.join(corpus, c.template));
-    const r = await roundTrip(template, c.options);
-    keepOutput(r.output, `schema-${c.id}`, template);
-    expect(r.invalid).toEqual([]);
-    expect(r.warnings).toEqual([]);
-  });
-
-  it('nested loops become arrays of objects holding arrays', () => {
-    const c = cases.find((x) => x.id === 'nested-loops-products-fulltext');
-    expect(c).toBeDefined();
-    const schema = inferSchema(inspect(readFileSync(path.join(corpus, c?.template ?? ''))));
-    const products = props(schema).products;
-    expect(products?.type).toBe('array');
-    const item = products?.items as JsonSchema;
-    expect(item.type).toBe('object');
-    expect(props(item).avantages?.type).toBe('array');
-    // The fixture's own data fits the schema inferred from its template.
-    expect(validator(schema)(c?.data)).toEqual([]);
-  });
-});
+// The same checks on templates we did not write (docxtemplater's fixtures): test/shared/schema-corpus.test.ts.
 
 describe('inferSchema on the examples', () => {
   for (const [tpl, data] of [

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { docxtemplaterCorpus, repoRoot, requireShared } from './corpus.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const checker = path.resolve(repoRoot, '..', 'shared', 'conformance', 'docxtemplater', 'check.mjs');
+requireShared();
+const checker = path.join(docxtemplaterCorpus, 'check.mjs');
 // docgen's own cases, in the shared corpus's format (test/conformance/docxtemplater/README.md).
 const ownCases = path.join(repoRoot, 'test', 'conformance', 'docxtemplater', 'cases.json');
 
