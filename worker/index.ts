@@ -20,9 +20,8 @@ let runtimeInstalled = false;
 export function installRuntime(logger: Logger = processLogger(), opts: { metricsBindAddress?: string } = {}): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const temporal = logger.child({ component: 'worker' });
   Runtime.install({
-    logger: temporalLogger(temporal),
+    logger: temporalLogger(logger, 'worker'),
     // docgen stops in its own order on SIGINT/SIGTERM (cli/main.ts): the API drains its requests first,
     // while the worker still runs the workflows they wait for; the SDK's own handler would shut the worker
     // down at once, and a sync generate with a step left to run would then never answer.
@@ -40,7 +39,7 @@ export function installRuntime(logger: Logger = processLogger(), opts: { metrics
 let bundle: Promise<WorkflowBundle> | undefined;
 /** Bundling takes seconds; do it once per process. Its warnings go to the log; its progress does not. */
 export function workflowBundle(logger: Logger = processLogger()): Promise<WorkflowBundle> {
-  const log = temporalLogger(logger.child({ component: 'bundler' }));
+  const log = temporalLogger(logger, 'bundler');
   const noop = () => undefined;
   bundle ??= bundleWorkflowCode({ workflowsPath, logger: { ...log, trace: noop, debug: noop, info: noop } });
   return bundle;
