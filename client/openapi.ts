@@ -3818,7 +3818,7 @@ export interface components {
             /** Format: date-time */
             lastModifiedDate: string;
         };
-        PutConnectionCrmResponse200: {
+        PutConnectionCrmResponse: {
             result: {
                 /**
                  * @description The HTTP status
@@ -3847,7 +3847,7 @@ export interface components {
             /** Format: uuid */
             userId?: string;
         };
-        PutConnectionCrmResponse201: {
+        PutConnectionDriveAResponse: {
             result: {
                 /**
                  * @description The HTTP status
@@ -3876,94 +3876,7 @@ export interface components {
             /** Format: uuid */
             userId?: string;
         };
-        PutConnectionDriveAResponse200: {
-            result: {
-                /**
-                 * @description The HTTP status
-                 * @example 200
-                 */
-                statusCode: number;
-                /** @example OK */
-                message: string;
-                data: {
-                    connection: components["schemas"]["Connection"];
-                };
-            };
-            externalContext?: components["schemas"]["ExternalContext"];
-            /**
-             * @description METHOD followed by the full URL of the operation
-             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-             */
-            origin: string;
-            /** Format: date-time */
-            dateTime: string;
-            /**
-             * Format: uuid
-             * @description Also in the x-operation-id response header; quote it when reporting a problem
-             */
-            operationId: string;
-            /** Format: uuid */
-            userId?: string;
-        };
-        PutConnectionDriveAResponse201: {
-            result: {
-                /**
-                 * @description The HTTP status
-                 * @example 200
-                 */
-                statusCode: number;
-                /** @example OK */
-                message: string;
-                data: {
-                    connection: components["schemas"]["Connection"];
-                };
-            };
-            externalContext?: components["schemas"]["ExternalContext"];
-            /**
-             * @description METHOD followed by the full URL of the operation
-             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-             */
-            origin: string;
-            /** Format: date-time */
-            dateTime: string;
-            /**
-             * Format: uuid
-             * @description Also in the x-operation-id response header; quote it when reporting a problem
-             */
-            operationId: string;
-            /** Format: uuid */
-            userId?: string;
-        };
-        PutConnectionDriveBResponse200: {
-            result: {
-                /**
-                 * @description The HTTP status
-                 * @example 200
-                 */
-                statusCode: number;
-                /** @example OK */
-                message: string;
-                data: {
-                    connection: components["schemas"]["Connection"];
-                };
-            };
-            externalContext?: components["schemas"]["ExternalContext"];
-            /**
-             * @description METHOD followed by the full URL of the operation
-             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-             */
-            origin: string;
-            /** Format: date-time */
-            dateTime: string;
-            /**
-             * Format: uuid
-             * @description Also in the x-operation-id response header; quote it when reporting a problem
-             */
-            operationId: string;
-            /** Format: uuid */
-            userId?: string;
-        };
-        PutConnectionDriveBResponse201: {
+        PutConnectionDriveBResponse: {
             result: {
                 /**
                  * @description The HTTP status
@@ -8398,7 +8311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PutConnectionDriveAResponse200"];
+                    "application/json": components["schemas"]["PutConnectionDriveAResponse"];
                 };
             };
             /** @description Created */
@@ -8407,7 +8320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PutConnectionDriveAResponse201"];
+                    "application/json": components["schemas"]["PutConnectionDriveAResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8495,7 +8408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PutConnectionDriveBResponse200"];
+                    "application/json": components["schemas"]["PutConnectionDriveBResponse"];
                 };
             };
             /** @description Created */
@@ -8504,7 +8417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PutConnectionDriveBResponse201"];
+                    "application/json": components["schemas"]["PutConnectionDriveBResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8588,7 +8501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PutConnectionCrmResponse200"];
+                    "application/json": components["schemas"]["PutConnectionCrmResponse"];
                 };
             };
             /** @description Created */
@@ -8597,7 +8510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PutConnectionCrmResponse201"];
+                    "application/json": components["schemas"]["PutConnectionCrmResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */

@@ -49,8 +49,10 @@ function nameSuccessBodies(operationId: unknown, responses: unknown, schemas: Js
     Object.entries(responses).map(([status, response]) => {
       const media = isObject(response) && isObject(response.content) ? response.content['application/json'] : undefined;
       if (!successes.includes(status) || !isObject(media) || !isObject(media.schema) || '$ref' in media.schema) return [status, response];
-      const name = successes.length > 1 ? `${responseName(operationId)}${status}` : responseName(operationId);
-      if (name in schemas) throw new Error(`${name}: a component of that name exists already`);
+      // Two success answers with one body (200 replaced, 201 created) share its name.
+      const bodies = new Set(successes.map((st) => JSON.stringify((responses[st] as { content?: Json }).content?.['application/json'])));
+      const name = bodies.size > 1 ? `${responseName(operationId)}${status}` : responseName(operationId);
+      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(media.schema)) throw new Error(`${name}: a component of that name exists already`);
       schemas[name] = media.schema;
       const content = { ...(response as Json & { content: Json }).content, 'application/json': { ...media, schema: { $ref: ref(name) } } };
       return [status, { ...(response as Json), content }];
