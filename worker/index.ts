@@ -7,6 +7,7 @@ import { batchTaskQueue } from '../core/batch.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import { type Logger, processLogger } from '../telemetry/log.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
+import { failedRowsLog } from './batch-log.ts';
 import { activityLogContext, coreLogFilter, temporalLogger } from './logging.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
 
@@ -102,7 +103,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     namespace: opts.namespace,
     taskQueue: batchTaskQueue(opts.taskQueue),
     activities: { generateBatchChunk: activities.generateBatchChunk, combineBatch: activities.combineBatch },
-    interceptors: { activity: [activityMetrics] },
+    interceptors: { activity: [activityMetrics, failedRowsLog(opts.deps.db, opts.logger ?? processLogger())] },
     maxConcurrentActivityTaskExecutions: opts.batchSlots ?? 2,
     shutdownGraceTime,
   });
