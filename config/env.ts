@@ -151,6 +151,7 @@ const trustedProxies: Parser<string[] | undefined> = (raw, name) => {
 export const settings = {
   host: setting('HOST', '127.0.0.1', str, 'Address the HTTP API listens on'),
   port: setting('PORT', 8080, int(0, 65535), 'Port of the HTTP API (0 = any free port)'),
+  keepAliveTimeoutMs: setting('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, int(1_000, 3_600_000), "How long the API keeps an idle keep-alive connection open (Fastify's default 72 s); behind a load balancer, above the balancer's idle timeout. A stop closes idle connections at once whatever it is"),
   publicBaseUrl: setting('PUBLIC_BASE_URL', undefined, url, 'Base URL printed and used in links (default http://HOST:PORT)'),
   dataDir: setting('DOCGEN_DATA_DIR', '.docgen', str, 'Directory for the embedded database, storage and Temporal dev server'),
   databaseUrl: setting('DATABASE_URL', undefined, optionalStr, 'PostgreSQL connection string; unset = embedded PGlite in the data directory'),
