@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../../config/env.ts';
-import { type BatchInput, batchAdmissionWorkflowId, checkBatchRules, COMBINED_FORMATS, generateShapeOf } from '../../core/batch.ts';
+import { type BatchInput, batchAdmissionWorkflowId, checkBatchRules, COMBINED_FORMATS, generateShapeOf, parseCombined } from '../../core/batch.ts';
 import { ApiError, type ErrorCode, type InnerError, innerError, isErrorCode } from '../../core/errors.ts';
 import { ROWS_FORMATS } from '../../core/rows.ts';
 import { SA } from '../../core/search-attributes.ts';
@@ -99,7 +99,7 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
     },
     async (request, reply) => {
       const body = request.body;
-      const problems: InnerError[] = [...checkBatchRules(body)];
+      const problems: InnerError[] = [...checkBatchRules(body, LOCATION_CATALOG)];
       for (const [field, pattern] of [
         ['document.name', body.document.name],
         ['document.path', body.document.path],
@@ -117,10 +117,7 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       const rowsDelivered = Boolean(body.document.deliveryMethod);
       // Rows only in the combined output write nothing of their own: no write need for them.
       const needs: LocationNeed[] = parsed.needs.filter((n) => rowsDelivered || n.capability !== 'write' || n.field !== 'document.deliveryMethod');
-      if (body.combined) {
-        const c = body.combined;
-        needs.push({ method: c.deliveryMethod, capability: 'write', field: 'combined.deliveryMethod', ...(c.format === 'pdf' ? { fileFormat: 'pdf' } : {}), target: { name: c.name, path: c.path, field: 'combined' } });
-      }
+      if (body.combined) needs.push(...parseCombined(body.combined, LOCATION_CATALOG).needs);
       const converter = opts.temporal.converter?.();
       if (converter && !converter.available && body.document.fileFormat !== body.template.fileFormat) {
         problems.push(innerError('NOT_SUPPORTED', `document.fileFormat ${body.document.fileFormat} needs a converter, and none is available: ${converter.reason}. ${converter.howToEnable}`));
@@ -131,6 +128,7 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
       const run = runContext({ operationId: request.ctx.operationId, subscriptionId, userId }, needs, connections);
       const { input: generate } = parsed;
+      const { deliveryMethod: _checkedAs, ...rowDocument } = generate.document;
       const { variables } = generate.data;
       const client = clientTokens.get(request);
       // Checked by checkBatchRules above; found in their lists, they carry the lists' types.
@@ -147,7 +145,8 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
           ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}),
           ...(rowsFormat ? { rowsFormat } : {}),
         },
-        document: { ...generate.document, deliveryMethod: body.document.deliveryMethod ?? '', path: body.document.deliveryMethod ? body.document.path : 'root' },
+        // Rows only in the combined output have no delivery (they were checked as Storage at root).
+        document: body.document.deliveryMethod ? { ...rowDocument, deliveryMethod: body.document.deliveryMethod } : { ...rowDocument, path: 'root' },
         ...(body.combined && combinedFormat ? { combined: { ...body.combined, format: combinedFormat } } : {}),
         ...(body.stopAfterFailures !== undefined ? { stopAfterFailures: body.stopAfterFailures } : {}),
         uploads: generate.uploads,
