@@ -15,8 +15,6 @@ import { ROWS_FORMATS } from '../../core/rows.ts';
 import { SA } from '../../core/search-attributes.ts';
 import { outboundPolicy } from '../../connectors/http/address-policy.ts';
 import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
-import { sealTemplateUrl } from '../../connectors/url/location.ts';
-import { sealHeaderVariables } from '../../security/sealed.ts';
 import { parseGenerateRequest } from '../../core/generate.ts';
 import type { LocationNeed } from '../../core/locations.ts';
 import { compileTextPattern, TemplateError } from '../../engine/text-pattern.ts';
@@ -28,7 +26,7 @@ import { captureExternalContext, origin, success } from '../envelope.ts';
 import { cancelBatch, getBatch as getBatchSchema, listBatchRows as listBatchRowsSchema, startBatch } from '../schemas/batches.ts';
 import { idempotencyOf, idempotentWorkflowId, startOnce, toApiError, type WorkflowStarter } from '../temporal.ts';
 import { assertCallbackReachable } from './client-token.ts';
-import { runContext } from './generate.ts';
+import { runContext, sealed } from './generate.ts';
 
 const HEADER = 'x-client-authorization';
 
@@ -128,8 +126,8 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
       const run = runContext({ operationId: request.ctx.operationId, subscriptionId, userId }, needs, connections);
       const { input: generate } = parsed;
+      const secret = await sealed(opts.db, subscriptionId, generate);
       const { deliveryMethod: _checkedAs, ...rowDocument } = generate.document;
-      const { variables } = generate.data;
       const client = clientTokens.get(request);
       // Checked by checkBatchRules above; found in their lists, they carry the lists' types.
       const rowsFormat = ROWS_FORMATS.find((f) => f === body.data.rowsFormat);
@@ -138,13 +136,8 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
         batchId: run.operationId,
         run,
         // As a generate's: template.url and GraphQL header variables sealed, so no history shows them.
-        template: { ...generate.template, ...(generate.template.url ? await sealTemplateUrl(opts.db, subscriptionId, generate.template.url) : {}) },
-        data: {
-          ...generate.data,
-          ...(variables ? { variables: await sealHeaderVariables(opts.db, subscriptionId, variables) } : {}),
-          ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}),
-          ...(rowsFormat ? { rowsFormat } : {}),
-        },
+        template: secret.template,
+        data: { ...secret.data, ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}), ...(rowsFormat ? { rowsFormat } : {}) },
         // Rows only in the combined output have no delivery (they were checked as Storage at root).
         document: body.document.deliveryMethod ? { ...rowDocument, deliveryMethod: body.document.deliveryMethod } : { ...rowDocument, path: 'root' },
         ...(body.combined && combinedFormat ? { combined: { ...body.combined, format: combinedFormat } } : {}),
