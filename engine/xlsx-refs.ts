@@ -304,8 +304,10 @@ export function shiftFormula(formula: string, dRow: number, dCol: number): strin
 export function unshareFormulas(xml: string): string {
   if (xml.indexOf('t="shared"') < 0) return xml;
   const masters = new Map<string, { col: number; row: number; text: string }>();
-  return xml.replace(/<c\b([^>]*)>([\s\S]*?)<\/c>/g, (cell, attrs: string, body: string) => {
-    if (body.indexOf('t="shared"') < 0) return cell;
+  // A self-closing cell (`<c r="C2" s="0"/>`, Excel's formatted blank) is a cell of its own, never the
+  // start of the next one's body.
+  return xml.replace(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g, (cell, attrs: string, body: string | undefined) => {
+    if (body === undefined || body.indexOf('t="shared"') < 0) return cell;
     const ref = /\sr="([A-Z]{1,3})(\d+)"/.exec(attrs);
     if (ref === null) return cell;
     const col = colToNum(ref[1] ?? 'A');
