@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { render } from '../../support/engine.ts';
-import { sheetCells, unzipText, xlsxBook, zip } from './helpers.ts';
+import { docText, docx, paragraphs, pptx, shape, sheetCells, unzipText, xlsxBook, zip } from './helpers.ts';
 import { packageProblems } from './package-check.ts';
+import { tokenize } from '../../../engine/xml.ts';
 
 /**
  * Packages as other writers make them (Excel's formatted blanks, the .NET Open XML SDK's prefixes,
@@ -29,5 +30,127 @@ describe('xlsx: shared formulas after a formatted blank cell', () => {
     const out = await render(tpl, { items: [{ qty: 1 }, { qty: 2 }] });
     const cells = sheetCells(out);
     expect(cells.filter((c) => /^[DE]/.test(c))).toEqual(['D2==A2*10', 'E2==B2*10', 'D3==A3*10', 'E3==B3*10', 'D4==A4*10', 'E4==B4*10']);
+  });
+});
+
+/** The package with every unprefixed element of the parts whose default namespace is `uri` written with `prefix:` instead. */
+function withPrefix(bytes: Uint8Array, uri: string, prefix: string): Uint8Array {
+  const files: Record<string, string> = {};
+  for (const [name, xml] of unzipText(bytes)) {
+    files[name] = !xml.includes(`xmlns="${uri}"`)
+      ? xml
+      : xml.replace(`xmlns="${uri}"`, `xmlns:${prefix}="${uri}"`).replace(/<(\/?)([A-Za-z][\w.-]*)(?=[\s/>])/g, `<$1${prefix}:$2`);
+  }
+  return zip(files);
+}
+
+/** The package with prefix `from:` renamed to `to:` in every part (declarations included). */
+function renamePrefix(bytes: Uint8Array, from: string, to: string): Uint8Array {
+  const files: Record<string, string> = {};
+  const re = new RegExp(`(<\\/?|\\s)${from}:`, 'g');
+  for (const [name, xml] of unzipText(bytes)) files[name] = xml.replace(re, `$1${to}:`).replaceAll(`xmlns:${from}=`, `xmlns:${to}=`);
+  return zip(files);
+}
+
+const SML = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+
+describe('namespaces by URI, not by prefix', () => {
+  it('renders a workbook whose SpreadsheetML is prefixed (x:workbook, x:sheet, as the .NET Open XML SDK writes)', async () => {
+    const plain = xlsxBook({
+      strings: ['Customer', '{customer}', '{#items}{name}', '{qty}{/items}', 'Total'],
+      sheets: [
+        {
+          name: 'Orders',
+          rows:
+            `<row r="1">${s('A1', 0)}${s('B1', 1)}</row>` +
+            `<row r="2">${s('A2', 2)}${s('B2', 3)}</row>` +
+            `<row r="3">${s('A3', 4)}<c r="B3"><f>SUM(B2:B2)</f><v>0</v></c></row>`,
+        },
+      ],
+    });
+    const tpl = withPrefix(plain, SML, 'x');
+    expect(unzipText(tpl).get('xl/workbook.xml')).toContain('<x:sheet name="Orders"');
+    const out = await render(tpl, { customer: 'ACME', items: [{ name: 'a', qty: 2 }, { name: 'b', qty: 3 }] });
+    // Untouched parts (the shared strings) keep the writer's prefix; read them as such.
+    const unprefixed = zip(Object.fromEntries([...unzipText(out)].map(([k, v]) => [k, k === 'xl/sharedStrings.xml' ? v.replace(/(<\/?)x:/g, '$1').replace('xmlns:x=', 'xmlns=') : v])));
+    expect(sheetCells(unprefixed)).toEqual(['A1=Customer', 'B1=ACME', 'A2=a', 'B2=num:2', 'A3=b', 'B3=num:3', 'A4=Total', 'B4==SUM(B2:B3)']);
+    expect(packageProblems(out)).toEqual([]);
+  });
+
+  it('renders a document whose WordprocessingML uses another prefix or the default namespace', async () => {
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    const body = '<w:p><w:r><w:t>Dear {name},</w:t></w:r></w:p><w:p><w:r><w:t>{#items}</w:t></w:r></w:p><w:p><w:r><w:t>- {.}</w:t></w:r></w:p><w:p><w:r><w:t>{/items}</w:t></w:r></w:p>';
+    const base = docx(body);
+    const data = { name: 'Ann', items: ['x', 'y'] };
+    for (const tpl of [renamePrefix(base, 'w', 'ns0'), withPrefix(renamePrefix(base, 'w', 'zz').slice(), W, 'w')]) {
+      const out = await render(tpl, data);
+      expect(docText(out)).toEqual(['Dear Ann,', '- x', '- y']);
+    }
+    // The default namespace: <document xmlns="…/wordprocessingml/2006/main"> with unprefixed elements.
+    const files: Record<string, string> = {};
+    for (const [name, xml] of unzipText(base)) files[name] = name === 'word/document.xml' ? xml.replace(`xmlns:w="${W}"`, `xmlns="${W}"`).replace(/(<\/?)w:/g, '$1') : xml;
+    const out = await render(zip(files), data);
+    expect(docText(out)).toEqual(['Dear Ann,', '- x', '- y']);
+  });
+});
+
+describe('namespaces by URI, not by prefix (presentations, refusals)', () => {
+  it('renders and repeats slides whose PresentationML and DrawingML use other prefixes', async () => {
+    const tpl = renamePrefix(renamePrefix(pptx([shape(2, '{:items}', '{name}')]), 'p', 'pml'), 'a', 'dml');
+    expect(unzipText(tpl).get('ppt/slides/slide1.xml')).toContain('<pml:sld');
+    const out = await render(tpl, { items: [{ name: 'one' }, { name: 'two' }] });
+    const files = unzipText(out);
+    const slides = [...files.keys()].filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k)).sort();
+    expect(slides.map((k) => paragraphs(files.get(k) ?? '').filter((x) => x !== '').join('|'))).toEqual(['one', 'two']);
+    expect(packageProblems(out)).toEqual([]);
+  });
+
+  it('refuses, naming the part, a document whose usual prefix is bound to another namespace where WordprocessingML needs it', async () => {
+    const files: Record<string, string> = {};
+    for (const [name, xml] of unzipText(renamePrefix(docx('<w:p><w:r><w:t>{name}</w:t></w:r></w:p>'), 'w', 'ns0'))) {
+      files[name] = name === 'word/document.xml' ? xml.replace('<ns0:body>', '<ns0:body xmlns:w="urn:example:other">') : xml;
+    }
+    await expect(render(zip(files), { name: 'Ann' })).rejects.toMatchObject({
+      errors: [{ id: 'unsupported_format', message: expect.stringContaining('word/document.xml') as unknown }],
+    });
+  });
+});
+
+const R_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** Prefixed names used where their prefix is not declared (what makes XML not namespace-well-formed). */
+function undeclaredPrefixes(xml: string): string[] {
+  const bad: string[] = [];
+  const stack: Array<Set<string>> = [new Set(['xml', 'xmlns'])];
+  for (const t of tokenize(xml)) {
+    if (t.k === 'close') stack.pop();
+    if (t.k !== 'open') continue;
+    const scope = new Set(stack[stack.length - 1]);
+    for (const m of t.text.matchAll(/\sxmlns:([^\s=]+)\s*=/g)) scope.add(m[1] ?? '');
+    const used = [t.name, ...[...t.text.matchAll(/\s([^\s=<>/]+)\s*=/g)].map((m) => m[1] ?? '')];
+    for (const q of used) {
+      const pre = q.includes(':') ? q.slice(0, q.indexOf(':')) : '';
+      if (pre !== '' && !scope.has(pre)) bad.push(`${q} in <${t.name}>`);
+    }
+    if (!t.self) stack.push(scope);
+  }
+  return bad;
+}
+
+describe('xlsx include into a workbook that declares r: on each sheet (openpyxl)', () => {
+  it('writes the included sheets with their relationship namespace declared', async () => {
+    const openpyxlStyle = (bytes: Uint8Array): Uint8Array => {
+      const files = Object.fromEntries(unzipText(bytes));
+      files['xl/workbook.xml'] = (files['xl/workbook.xml'] ?? '').replace(` xmlns:r="${R_NS}"`, '').replace(/<sheet /g, `<sheet xmlns:r="${R_NS}" `);
+      return zip(files);
+    };
+    const host = openpyxlStyle(xlsxBook({ strings: ['Summary', '{>details}'], sheets: [{ name: 'Summary', rows: `<row r="1">${s('A1', 0)}</row><row r="2">${s('A2', 1)}</row>` }] }));
+    expect(undeclaredPrefixes(unzipText(host).get('xl/workbook.xml') ?? '')).toEqual([]);
+    const details = openpyxlStyle(xlsxBook({ strings: ['Total', '{total}'], sheets: [{ name: 'Details', rows: `<row r="1">${s('A1', 0)}${s('B1', 1)}</row>` }] }));
+    const out = await render(host, { total: 42 }, { relatedItems: { details } });
+    const wb = unzipText(out).get('xl/workbook.xml') ?? '';
+    expect([...wb.matchAll(/<sheet\b[^>]*\sname="([^"]+)"/g)].map((m) => m[1])).toEqual(['Summary', 'Details']);
+    expect(undeclaredPrefixes(wb)).toEqual([]);
+    expect(packageProblems(out)).toEqual([]);
   });
 });
