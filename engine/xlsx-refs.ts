@@ -198,6 +198,8 @@ function rewritePlain(text: string, mapRow: RowMapper): string {
       const row = mapRow(Number(r1), prev === ':' ? 'last' : 'first', true, d2 === '$');
       return typeof row === 'number' && row < 0 ? '#REF!' : `${d1}${c1}${d2}${row}`;
     }
+    // A range written end-first (`O2:O1`, selected upwards) is the same range to Excel: map it start-first.
+    if (Number(r1) > Number(r2)) [d2, r1, d4, r2] = [d4 ?? '', r2, d2, r1];
     const a = mapRow(Number(r1), 'first', false, d2 === '$');
     const b = mapRow(Number(r2), 'last', false, d4 === '$');
     // Every row of the range was removed (an empty loop): Excel's #REF!, never a reference that

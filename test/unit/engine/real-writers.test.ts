@@ -154,3 +154,22 @@ describe('xlsx include into a workbook that declares r: on each sheet (openpyxl)
     expect(packageProblems(out)).toEqual([]);
   });
 });
+
+describe('xlsx: ranges written end-first', () => {
+  it('reads O3:O2 as Excel does (O2:O3) in a looped row instead of writing #REF!', async () => {
+    const tpl = xlsxBook({
+      strings: ['{#items}{qty}', '{/items}'],
+      sheets: [
+        {
+          name: 'Data',
+          rows:
+            `<row r="2">${n('A2', 0)}</row>` +
+            // A running total written end-first, as Excel keeps it when the range was selected upwards.
+            `<row r="3">${s('A3', 0)}<c r="B3"><f>SUMIFS(A3:A2,A3:A2,"&gt;0")</f><v>0</v></c>${s('C3', 1)}</row>`,
+        },
+      ],
+    });
+    const out = await render(tpl, { items: [{ qty: 1 }, { qty: 2 }, { qty: 3 }] });
+    expect(sheetCells(out).filter((c) => c.startsWith('B'))).toEqual(['B3==SUMIFS(A2:A3,A2:A3,"&gt;0")', 'B4==SUMIFS(A2:A4,A2:A4,"&gt;0")', 'B5==SUMIFS(A2:A5,A2:A5,"&gt;0")']);
+  });
+});
