@@ -173,3 +173,19 @@ describe('xlsx: ranges written end-first', () => {
     expect(sheetCells(out).filter((c) => c.startsWith('B'))).toEqual(['B3==SUMIFS(A2:A3,A2:A3,"&gt;0")', 'B4==SUMIFS(A2:A4,A2:A4,"&gt;0")', 'B5==SUMIFS(A2:A5,A2:A5,"&gt;0")']);
   });
 });
+
+describe('pptx: a package listing its .rels parts by Override', () => {
+  it('gives the relationships of repeated slides a content type', async () => {
+    const RELS_CT = 'application/vnd.openxmlformats-package.relationships+xml';
+    const files = Object.fromEntries(unzipText(pptx([shape(2, '{:items}{name}')])));
+    const rels = Object.keys(files).filter((k) => k.endsWith('.rels'));
+    files['[Content_Types].xml'] = (files['[Content_Types].xml'] ?? '')
+      .replace(`<Default Extension="rels" ContentType="${RELS_CT}"/>`, '')
+      .replace('</Types>', `${rels.map((k) => `<Override PartName="/${k}" ContentType="${RELS_CT}"/>`).join('')}</Types>`);
+    const tpl = zip(files);
+    expect(packageProblems(tpl)).toEqual([]);
+    const out = await render(tpl, { items: [{ name: 'one' }, { name: 'two' }, { name: 'three' }] });
+    expect([...unzipText(out).keys()].filter((k) => /^ppt\/slides\/_rels\//.test(k))).toHaveLength(3);
+    expect(packageProblems(out)).toEqual([]);
+  });
+});
