@@ -189,3 +189,32 @@ describe('pptx: a package listing its .rels parts by Override', () => {
     expect(packageProblems(out)).toEqual([]);
   });
 });
+
+describe('document properties hold values, not tags', () => {
+  const CUSTOM_CT = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
+  const withCustom = (props: string): Uint8Array => {
+    const files = Object.fromEntries(unzipText(docx('<w:p><w:r><w:t>Hello {name}</w:t></w:r></w:p>')));
+    files['[Content_Types].xml'] = (files['[Content_Types].xml'] ?? '').replace('</Types>', `<Override PartName="/docProps/custom.xml" ContentType="${CUSTOM_CT}"/></Types>`);
+    files['_rels/.rels'] = (files['_rels/.rels'] ?? '').replace('</Relationships>', `<Relationship Id="rId9" Type="${R_NS}/custom-properties" Target="docProps/custom.xml"/></Relationships>`);
+    files['docProps/custom.xml'] =
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes">' +
+      `${props}</Properties>`;
+    return zip(files);
+  };
+  const prop = (pid: number, name: string, value: string): string => `<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="${pid}" name="${name}"><vt:lpwstr>${value}</vt:lpwstr></property>`;
+
+  it('renders a document carrying SharePoint properties (a braced GUID, a managed _dlc_ name) and keeps them as they are', async () => {
+    const guid = prop(2, '_dlc_DocIdItemGuid', '{2B0EC025-1D7C-4C54-9E0F-7A0C3E5B6A11}');
+    // All-digit groups would even parse as a subtraction: still a value.
+    const digits = prop(3, 'TemplateGuid', '{11111111-2222-3333-4444-555555555555}');
+    const managed = prop(4, '_dlc_DocId', '{ABC-123 not a tag}');
+    const author = prop(5, 'Client', '{name}');
+    const out = await render(withCustom(guid + digits + managed + author), { name: 'Ann' });
+    expect(docText(out)).toEqual(['Hello Ann']);
+    const custom = unzipText(out).get('docProps/custom.xml') ?? '';
+    expect(custom).toContain(guid);
+    expect(custom).toContain(digits);
+    expect(custom).toContain(managed);
+    expect(custom).toContain(prop(5, 'Client', 'Ann'));
+  });
+});
