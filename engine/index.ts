@@ -494,10 +494,19 @@ export function checkPackageLimits(template: Uint8Array, limits?: Partial<Templa
  * `[Content_Types].xml` only.
  */
 export function templateFormat(template: Uint8Array, limits?: Partial<TemplateLimits>): 'docx' | 'xlsx' | 'pptx' | undefined {
+  const r = templateKind(template, limits);
+  return r instanceof TemplateError ? undefined : r;
+}
+
+/**
+ * `templateFormat`, or the engine's reason when the bytes are not a Word, Excel or PowerPoint package
+ * (not a zip, no `[Content_Types].xml`, no Office main part, macro code…), as a TemplateError.
+ */
+export function templateKind(template: Uint8Array, limits?: Partial<TemplateLimits>): 'docx' | 'xlsx' | 'pptx' | TemplateError {
   try {
     return openPackage(template, resolveLimits(limits)).format;
   } catch (e) {
-    if (e instanceof TemplateError) return undefined;
+    if (e instanceof TemplateError) return e;
     throw e;
   }
 }
