@@ -31,13 +31,18 @@ export const CANONICAL_PREFIX: ReadonlyMap<string, string> = new Map([
   ['http://purl.org/dc/terms/', 'dcterms'],
 ]);
 
-const DECL = /\sxmlns(?::([^\s=/>]+))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+// A namespace declaration, matched where `xmlns` was found (sticky): scanning with indexOf first keeps a
+// multi-megabyte sheet from being tried at every whitespace character.
+const DECL_AT = /xmlns(?::([^\s=/>]+))?\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
 
 /** Whether some namespace of `CANONICAL_PREFIX` is declared in `xml` under another prefix. */
 export function needsCanonicalPrefixes(xml: string): boolean {
-  if (xml.indexOf('xmlns') < 0) return false;
-  DECL.lastIndex = 0;
-  for (let m = DECL.exec(xml); m !== null; m = DECL.exec(xml)) {
+  for (let i = xml.indexOf('xmlns'); i >= 0; i = xml.indexOf('xmlns', i + 5)) {
+    const before = xml.charCodeAt(i - 1);
+    if (before !== 32 && before !== 9 && before !== 10 && before !== 13) continue;
+    DECL_AT.lastIndex = i;
+    const m = DECL_AT.exec(xml);
+    if (m === null) continue;
     const want = CANONICAL_PREFIX.get(m[2] ?? m[3] ?? '');
     if (want !== undefined && want !== (m[1] ?? '')) return true;
   }
