@@ -29,7 +29,7 @@ interface Para {
 }
 
 /** A docx as Word writes one: the given paragraphs, optionally a font table with embedded fonts. */
-function wordDocx(paras: Para[], embedded?: { family: string; odttf: Uint8Array; key: string }): Uint8Array {
+function wordDocx(paras: Para[], embedded?: { family: string; odttf: Uint8Array; key: string }, page = { width: 11906, settings: '' }): Uint8Array {
   const runs = paras.map((p) => {
     const f = p.font === undefined ? '' : `<w:rFonts w:ascii="${p.font}" w:hAnsi="${p.font}" w:eastAsia="${p.font}" w:cs="${p.font}"/>`;
     const rtl = p.rtl === true ? '<w:rtl/>' : '';
@@ -50,13 +50,13 @@ function wordDocx(paras: Para[], embedded?: { family: string; odttf: Uint8Array;
     { name: '_rels/.rels', data: enc(`${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`) },
     {
       name: 'word/document.xml',
-      data: enc(`${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${runs.join('')}<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>`),
+      data: enc(`${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${runs.join('')}<w:sectPr><w:pgSz w:w="${page.width}" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>`),
     },
     {
       name: 'word/_rels/document.xml.rels',
       data: enc(`${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/settings" Target="settings.xml"/><Relationship Id="rId2" Type="${R}/fontTable" Target="fontTable.xml"/></Relationships>`),
     },
-    { name: 'word/settings.xml', data: enc(`${XML}<w:settings xmlns:w="${W}">${embedded === undefined ? '' : '<w:embedTrueTypeFonts/><w:saveSubsetFonts/>'}</w:settings>`) },
+    { name: 'word/settings.xml', data: enc(`${XML}<w:settings xmlns:w="${W}">${embedded === undefined ? '' : '<w:embedTrueTypeFonts/><w:saveSubsetFonts/>'}${page.settings}</w:settings>`) },
     {
       name: 'word/fontTable.xml',
       data: enc(
@@ -83,11 +83,11 @@ let pool: LibreOfficePool;
 let n = 0;
 
 /** Converts with the pool, writes the pdf and returns its fonts and text (pdftotext). */
-async function toPdf(docx: Uint8Array, p: LibreOfficePool = pool): Promise<{ fonts: string[]; text: string }> {
+async function toPdf(docx: Uint8Array, p: LibreOfficePool = pool): Promise<{ fonts: string[]; text: string; file: string }> {
   const pdf = await p.convert(docx, { from: 'docx', to: 'pdf' });
   const file = path.join(tmp, `out-${++n}.pdf`);
   fs.writeFileSync(file, pdf);
-  return { fonts: pdfFonts(file), text: execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }) };
+  return { fonts: pdfFonts(file), text: execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }), file };
 }
 
 const compact = (s: string): string => s.normalize('NFKC').replace(/\s+/g, '');
@@ -151,6 +151,22 @@ describe('every script gets real glyphs', () => {
       else expect(got).toContain(want);
     });
   }
+});
+
+describe('hyphenation', () => {
+  it("hyphenates a German paragraph when the document asks for it (Word's automatic hyphenation)", async () => {
+    const words = 'Donaudampfschifffahrtsgesellschaft Rechtsschutzversicherungsgesellschaften Geschwindigkeitsbegrenzung Arbeitsunfähigkeitsbescheinigung';
+    // A column 7 cm wide: none of these words fits on a line whole with the margins.
+    const doc = (settings: string) => wordDocx([{ text: `${words} ${words}`, font: 'Calibri', lang: 'de-DE' }], undefined, { width: 2880 + 3969, settings });
+    // pdftotext joins hyphenated words back in its default mode: read the lines as laid out.
+    const lines = (pdf: { file: string }) =>
+      execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', pdf.file, '-'], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const hyphenated = lines(await toPdf(doc('<w:autoHyphenation/>'))).filter((l) => /\p{L}-$/u.test(l));
+    console.log(`[fonts] hyphenated German lines: ${hyphenated.join(' | ')}`);
+    expect(hyphenated.length).toBeGreaterThan(0);
+    // The same paragraph without it breaks only between words (or inside one that fits no line), never with a hyphen.
+    expect(lines(await toPdf(doc(''))).filter((l) => /\p{L}-$/u.test(l))).toEqual([]);
+  });
 });
 
 /**
