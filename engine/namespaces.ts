@@ -11,6 +11,8 @@ import { tokenize, XmlSyntaxError } from './xml.ts';
  * keep matching `<sheet\b` or `<w:t>`.
  */
 
+// Only the namespaces whose prefixes the engine's matching depends on: a part is rewritten only when one of
+// them has another prefix (Word 2007's `ve:` for markup compatibility, say, leaves the part as it is).
 export const CANONICAL_PREFIX: ReadonlyMap<string, string> = new Map([
   ['http://schemas.openxmlformats.org/spreadsheetml/2006/main', ''],
   ['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'w'],
@@ -18,17 +20,12 @@ export const CANONICAL_PREFIX: ReadonlyMap<string, string> = new Map([
   ['http://schemas.openxmlformats.org/drawingml/2006/main', 'a'],
   ['http://schemas.openxmlformats.org/officeDocument/2006/relationships', 'r'],
   ['http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing', 'wp'],
-  ['http://schemas.openxmlformats.org/drawingml/2006/picture', 'pic'],
   ['http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing', 'xdr'],
-  ['http://schemas.openxmlformats.org/markup-compatibility/2006', 'mc'],
   ['http://schemas.openxmlformats.org/package/2006/relationships', ''],
   ['http://schemas.openxmlformats.org/package/2006/content-types', ''],
   ['http://schemas.openxmlformats.org/officeDocument/2006/custom-properties', ''],
   ['http://schemas.openxmlformats.org/officeDocument/2006/extended-properties', ''],
   ['http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes', 'vt'],
-  ['http://schemas.openxmlformats.org/package/2006/metadata/core-properties', 'cp'],
-  ['http://purl.org/dc/elements/1.1/', 'dc'],
-  ['http://purl.org/dc/terms/', 'dcterms'],
 ]);
 
 // A namespace declaration, matched where `xmlns` was found (sticky): scanning with indexOf first keeps a

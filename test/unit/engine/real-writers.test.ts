@@ -218,3 +218,16 @@ describe('document properties hold values, not tags', () => {
     expect(custom).toContain(prop(5, 'Client', 'Ann'));
   });
 });
+
+describe('namespaces the engine does not match on keep their prefixes', () => {
+  it("leaves Word 2007's ve: markup-compatibility prefix as written", async () => {
+    const MC = 'http://schemas.openxmlformats.org/markup-compatibility/2006';
+    const files = Object.fromEntries(unzipText(docx('<w:p><w:r><w:t>Hello {name}</w:t></w:r></w:p>')));
+    files['word/document.xml'] = (files['word/document.xml'] ?? '').replace('<w:document ', `<w:document xmlns:ve="${MC}" xmlns:w10="urn:schemas-microsoft-com:office:word" ve:Ignorable="w10" `);
+    const out = unzipText(await render(zip(files), { name: 'Ann' })).get('word/document.xml') ?? '';
+    expect(out).toContain(`xmlns:ve="${MC}"`);
+    expect(out).toContain('ve:Ignorable="w10"');
+    expect(out).not.toContain('xmlns:mc=');
+    expect(paragraphs(out)).toEqual(['Hello Ann']);
+  });
+});
