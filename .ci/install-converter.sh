@@ -18,7 +18,8 @@ PACKAGES=(
   fonts-crosextra-caladea    # metric-compatible Cambria (Word's heading font 2007-2013)
   fonts-noto-core            # Arabic, Hebrew, Devanagari, Thai and most other scripts (Noto Sans/Serif/Naskh)
   fonts-noto-cjk             # Chinese, Japanese, Korean (Noto Sans/Serif CJK)
-  fonts-noto-color-emoji     # emoji
+  fonts-noto-color-emoji     # emoji in colour (LibreOffice 7.5+ exports colour fonts to pdf)
+  fonts-symbola              # emoji as outlines: what LibreOffice 7.4 (Debian 12) draws in pdfs (converter/fonts.ts)
   fontconfig                 # fc-match/fc-list; the converter's font configuration (converter/fonts.ts)
   # Hyphenation patterns LibreOffice uses for documents in these languages (Word's automatic hyphenation).
   hyphen-en-us hyphen-en-gb hyphen-de hyphen-fr hyphen-es hyphen-it hyphen-nl hyphen-pt-br hyphen-pt-pt

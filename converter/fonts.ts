@@ -31,9 +31,13 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
  */
 export function fontConfigXml(opts: { fontsDir?: string | undefined; cacheDir: string }): string {
   const dir = opts.fontsDir !== undefined && opts.fontsDir !== '' ? `  <dir>${esc(opts.fontsDir)}</dir>\n` : '';
+  // LibreOffice before 7.5 writes a colour (bitmap) font into a pdf as a TrueType font without outlines:
+  // emoji come out invisible. Hidden from it, emoji fall back to Symbola's outlines (Unicode 9 emoji). With a
+  // LibreOffice that exports colour fonts, drop this rule.
+  const reject = '  <selectfont><rejectfont><pattern><patelt name="family"><string>Noto Color Emoji</string></patelt></pattern></rejectfont></selectfont>\n';
   return (
     '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n' +
-    `${dir}  <cachedir>${esc(opts.cacheDir)}</cachedir>\n${substitutionRules()}\n` +
+    `${dir}  <cachedir>${esc(opts.cacheDir)}</cachedir>\n${reject}${substitutionRules()}\n` +
     `  <include ignore_missing="yes">${SYSTEM_CONF}</include>\n</fontconfig>\n`
   );
 }
