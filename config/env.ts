@@ -246,6 +246,12 @@ export const settings = {
     bool,
     "csv output: a cell that begins with = + - @, a tab or a carriage return and is not a number (-5 stays -5) is written as text, prefixed with ' and quoted, so a spreadsheet that opens the file runs no formula (OWASP CSV injection); false = cells as LibreOffice exports them",
   ),
+  converterFontsDir: setting(
+    'CONVERTER_FONTS_DIR',
+    CS.fontsDir,
+    str,
+    "A directory of the deployment's own fonts (TrueType/OpenType, e.g. licensed Office fonts such as Aptos or Calibri), mounted read-only into each LibreOffice sandbox and used before the installed ones; empty = none",
+  ),
   soffice: setting('SOFFICE', CS.soffice, str, 'The LibreOffice executable'),
   unoPython: setting('UNO_PYTHON', CS.unoPython, str, 'Python with the uno module (python3-uno) that runs the LibreOffice bridge'),
   callbackRetryScheduleMs: setting(
@@ -461,6 +467,7 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     contendedTimeoutMs: config.converterContendedTimeoutMs,
     budgetMs: config.converterSubscriptionBudgetMs,
     budgetWindowMs: config.converterBudgetWindowMs,
+    fontsDir: config.converterFontsDir,
     limits: templateLimits(config),
   };
 }
