@@ -28,7 +28,9 @@ export default defineConfig({
     pool: 'forks',
     // Test processes run PGlite, resvg and undici in-process: same V8 setting as the service (cli/node-runtime.ts).
     execArgv: wasmCodeGcAffected() ? [WASM_CODE_GC_OFF] : [],
-    testTimeout: 60_000,
+    // A bound for a test that hangs, not a speed check (tests assert outcomes; the benchmarks measure speed):
+    // generous, since a test started beside other suites on a loaded 2-core machine is slow, not wrong.
+    testTimeout: 180_000,
     hookTimeout: 180_000,
     // Two cores: integration files each bundle workflows and run LibreOffice/Temporal work.
     maxWorkers: 2,

@@ -13,6 +13,18 @@ PACKAGES=(
   qpdf                       # a batch's merged PDF (activities/batch-pdf.ts)
   fonts-dejavu-core
   fonts-liberation2          # metric-compatible Arial/Times/Courier so layouts match Word's
+  fonts-liberation           # Liberation Sans Narrow (metric-compatible Arial Narrow)
+  fonts-crosextra-carlito    # metric-compatible Calibri (Word/PowerPoint body font 2007-2023)
+  fonts-crosextra-caladea    # metric-compatible Cambria (Word's heading font 2007-2013)
+  fonts-noto-core            # Arabic, Hebrew, Devanagari, Thai and most other scripts (Noto Sans/Serif/Naskh)
+  fonts-noto-cjk             # Chinese, Japanese, Korean (Noto Sans/Serif CJK)
+  fonts-noto-color-emoji     # emoji in colour (LibreOffice 7.5+ exports colour fonts to pdf)
+  fonts-symbola              # emoji as outlines: what LibreOffice 7.4 (Debian 12) draws in pdfs (converter/fonts.ts)
+  fontconfig                 # fc-match/fc-list; the converter's font configuration (converter/fonts.ts)
+  # Hyphenation patterns LibreOffice uses for documents in these languages (Word's automatic hyphenation).
+  hyphen-en-us hyphen-en-gb hyphen-de hyphen-fr hyphen-es hyphen-it hyphen-nl hyphen-pt-br hyphen-pt-pt
+  hyphen-pl hyphen-sv hyphen-da hyphen-no hyphen-cs hyphen-sk hyphen-hu hyphen-ro hyphen-hr hyphen-sl
+  hyphen-ru hyphen-uk hyphen-el hyphen-ca hyphen-lt hyphen-lv hyphen-bg hyphen-hi hyphen-th
   util-linux                 # unshare -n (network namespace when bwrap cannot run), prlimit (memory cap)
   bubblewrap                 # bwrap: each soffice sees only its profile and its job (filesystem + network sandbox)
   procps                     # ps, used by the converter tests to check for leftover soffice processes

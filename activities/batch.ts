@@ -23,11 +23,14 @@ import { callerFailure } from '../core/failures.ts';
 import { bytesFormatOf, contentTypeOf, outputFileName } from '../core/formats.ts';
 import { type Row, RowReader, RowsError } from '../core/rows.ts';
 import { convert, isConvertError, type ConvertOptions } from '../converter/index.ts';
+import { LOCATION_CATALOG } from '../connectors/registry.ts';
+import { entryOf } from '../core/locations.ts';
+import { customProperties } from '../core/save-options.ts';
+import { placeProblems } from '../core/target.ts';
+import { conversionFailure } from './convert.ts';
 import { compileTextPattern, TemplateError, type TextPattern } from '../engine/text-pattern.ts';
 import { consumeFiles } from '../store/files.ts';
-import { forgetLocationWrites } from '../store/location-writes.ts';
 import { type Batch, type BatchStatus, createBatch, endBatch, getBatch, recordBatchRowDone, recordBatchRowFailed, recordedRows, setBatchCombined } from '../store/records/batches.ts';
-import { recordDocument } from '../store/records/documents.ts';
 import { countMetering } from '../telemetry/metrics.ts';
 import { mergePdfFiles, PdfMergeError } from './batch-pdf.ts';
 import { safeEntryName, uniqueNames, zipStream, type ZipEntry } from './batch-zip.ts';
@@ -125,19 +128,18 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
     return p;
   }
 
-  /** The rows' name and path: a file name and a location path that the location accepts. */
+  /** The row's name and path from the patterns, held to generate's target rules (core/target.ts): the
+   *  file-name rule, and the path rule of the location the rows go to (none for combined-only rows). */
   function nameOf(run: BatchRun, row: Row): { name: string; path: string } {
     const p = patternsOf(run);
     const ctx = { locale: run.document.locale, timezone: run.document.timezone };
-    const name = p.name.render(row, ctx).trim();
-    const where = p.path.render(row, ctx).trim();
-    if (name === '' || /[\\/\u0000-\u001f]/.test(name) || name.length > 255) {
-      throw callerFailure('VALIDATION_ERROR', `document.name ${JSON.stringify(run.document.name)} gives ${JSON.stringify(name.slice(0, 80))} for this row: a file name needs 1-255 characters without slashes or control characters`);
+    const place = { name: p.name.render(row, ctx).trim(), path: p.path.render(row, ctx).trim() };
+    const location = run.document.deliveryMethod ? entryOf(LOCATION_CATALOG, run.document.deliveryMethod) : undefined;
+    const problems = placeProblems(place, location, 'document');
+    if (problems.length > 0) {
+      throw callerFailure('VALIDATION_ERROR', `${problems.join('; ')} (this row gives name ${JSON.stringify(place.name.slice(0, 80))}, path ${JSON.stringify(place.path.slice(0, 80))})`);
     }
-    if (run.document.deliveryMethod === 'Storage' && where !== 'root' && !where.startsWith('root/')) {
-      throw callerFailure('VALIDATION_ERROR', `document.path gives ${JSON.stringify(where.slice(0, 80))} for this row: it must be 'root' or start with 'root/' for Storage`);
-    }
-    return { name, path: where };
+    return place;
   }
 
   const templates = new Map<string, { bytes: Uint8Array; related?: Record<string, Uint8Array> }>();
@@ -182,7 +184,7 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
 
   async function convertRow(run: BatchRun, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<Uint8Array> {
     const save = run.document.saveOptions ?? {};
-    const embedded = run.embedded ? Object.fromEntries(Object.entries(JSON.parse(run.embedded) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])) : undefined;
+    const embedded = run.embedded ? customProperties(run.embedded) : undefined;
     const options = {
       from: bytesFormatOf(run.templateFormat),
       to: run.document.fileFormat,
@@ -195,8 +197,9 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
     try {
       return await convert(bytes, options, deps.converter);
     } catch (err) {
-      if (isConvertError(err) && !err.retryable) throw callerFailure(err.code === 'CONVERTER_UNAVAILABLE' ? 'NOT_SUPPORTED' : 'VALIDATION_ERROR', err.message);
-      if (isConvertError(err)) throw ApplicationFailure.create({ type: `CONVERT_${err.code}`, message: err.message, nonRetryable: false });
+      // A single generate's answers (activities/convert.ts): a row over a limit is TEMPLATE_TOO_COMPLEX, a
+      // spent budget TOO_MANY_REQUESTS, a crash retried. A batch has no caller's deadline.
+      if (isConvertError(err)) throw conversionFailure(err, undefined);
       throw err;
     }
   }
@@ -211,7 +214,7 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
     const d = run.document;
     const who = rowRun(run, rowNumber);
     const scratch = run.keepDocuments ? [] : [source];
-    if (d.deliveryMethod !== '') {
+    if (d.deliveryMethod) {
       const recorded = await deps.writeAndRecord({
         run: who,
         urn: rowUrn(run.batchId, rowNumber),
@@ -313,7 +316,7 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
             workflowId: input.workflowId,
             rowsTotal,
             fileFormat: batch.document.fileFormat,
-            deliveryMethod: batch.document.deliveryMethod,
+            deliveryMethod: batch.document.deliveryMethod ?? '',
             ...(batch.combined ? { combinedFormat: batch.combined.format } : {}),
           });
           return { ok: true, prepared: { rowsTotal, pages: Math.ceil(rowsTotal / batch.tuning.chunkRows), template, ...(related ? { related } : {}) } };
@@ -424,32 +427,19 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
           put = await deps.blobs.putStream(outKey, fs.createReadStream(out));
         }
         const source: BlobRef = { key: outKey, ...put, contentType: combined.format === 'zip' ? 'application/zip' : 'application/pdf' };
-        const urn = combinedUrn(run.batchId);
-        const need = { method: combined.deliveryMethod, capability: 'write', field: 'combined.deliveryMethod' } as const;
-        const written = await atLocation(deps.locations, need, (l) =>
-          l.write!(contextOf({ subscriptionId: run.subscriptionId, userId: run.userId, ...(run.connections ? { connections: run.connections } : {}) }, combined.deliveryMethod), {
-            urn,
-            name: combined.name,
-            path: combined.path,
-            fileFormat: combined.format === 'zip' ? 'zip' : 'pdf',
-            source,
-          }),
-        );
-        await deps.db.transaction(async (tx) => {
-          await recordDocument(tx, {
-            subscriptionId: run.subscriptionId,
-            userId: run.userId,
-            operationId: `${run.batchId}:combined`,
-            title: written.name,
-            urn: written.urn,
-            path: written.path,
-            fileFormat: combined.format,
-            deliveryMethod: combined.deliveryMethod,
-            ...(written.uri ? { url: written.uri } : {}),
-          });
-          await setBatchCombined(tx, run.subscriptionId, run.batchId, { urn: written.urn, name: written.name, ...(pages !== undefined ? { pages } : {}) });
+        // The one write-and-record of every document (activities/groups.ts), under the combined output's own
+        // operation id: not metered (its rows were), its pages known from the merge. A retry finds its record.
+        const { written } = await deps.writeAndRecord({
+          run: { operationId: `${run.batchId}:combined`, subscriptionId: run.subscriptionId, userId: run.userId, ...(run.connections ? { connections: run.connections } : {}), ...(run.remote ? { remote: run.remote } : {}) },
+          urn: combinedUrn(run.batchId),
+          source,
+          target: { name: combined.name, path: combined.path, fileFormat: combined.format, deliveryMethod: combined.deliveryMethod },
+          field: 'combined',
+          pages: pages ?? 0,
+          metering: 'none',
+          end: { uploads: [], scratch: [] },
         });
-        if (combined.deliveryMethod !== 'Storage') await forgetLocationWrites(deps.db, run.subscriptionId, urn);
+        await setBatchCombined(deps.db, run.subscriptionId, run.batchId, { urn: written.urn, name: written.name, ...(pages !== undefined ? { pages } : {}) });
         return { urn: written.urn, name: written.name, ...(pages !== undefined ? { pages } : {}) };
       } finally {
         clearInterval(beat);

@@ -66,8 +66,9 @@ export interface WriteAndRecordInput extends WriteInput {
   pages?: number;
   /** The write, when it was a transfer of its own (a remote target); else written here. */
   written?: Written;
-  /** What the record meters: a generate's pages, or a manage's. */
-  metering: 'generated' | 'managed';
+  /** What the record meters: a generate's pages, a manage's, or nothing (a batch's combined output: its rows
+   *  were metered). */
+  metering: 'generated' | 'managed' | 'none';
   /** A move: the source's record is carried over to the written file. */
   movedFrom?: string;
   /** X-Email of a manage request (spec 5.2). */
@@ -137,7 +138,7 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
     async writeAndRecord(input: WriteAndRecordInput): Promise<Recorded> {
       const { run, urn, target, end, written: transferred, pages: counted, metering, movedFrom, initiatorEmail, ...write } = input;
       const writeInput: WriteInput = { run, urn, target, ...write };
-      const meter = metering === 'generated' ? generatedConsumption : managedConsumption;
+      const meter = metering === 'generated' ? generatedConsumption : metering === 'managed' ? managedConsumption : () => [];
       // A run that ran consumes its uploads whatever its outcome: no need to wait for the count.
       const consumed = end.uploads.length > 0 ? steps.consumeUploads({ subscriptionId: run.subscriptionId, urns: end.uploads }) : Promise.resolve(undefined);
       consumed.catch(() => undefined);

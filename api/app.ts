@@ -122,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     logController: new RequestLog({ requestIdLogLabel: 'operationId' }),
     bodyLimit: 5 * 1024 * 1024,
+    keepAliveTimeout: deps.config.keepAliveTimeoutMs,
     // request.ip: the client's address as TRUST_PROXY allows it to be known (per-address limits, logs).
     trustProxy: deps.config.trustProxy ?? false,
     // Routes are case-sensitive and exact, as the spec writes them.

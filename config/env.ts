@@ -151,6 +151,7 @@ const trustedProxies: Parser<string[] | undefined> = (raw, name) => {
 export const settings = {
   host: setting('HOST', '127.0.0.1', str, 'Address the HTTP API listens on'),
   port: setting('PORT', 8080, int(0, 65535), 'Port of the HTTP API (0 = any free port)'),
+  keepAliveTimeoutMs: setting('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, int(1_000, 3_600_000), "How long the API keeps an idle keep-alive connection open (Fastify's default 72 s); behind a load balancer, above the balancer's idle timeout. A stop closes idle connections at once whatever it is"),
   publicBaseUrl: setting('PUBLIC_BASE_URL', undefined, url, 'Base URL printed and used in links (default http://HOST:PORT)'),
   dataDir: setting('DOCGEN_DATA_DIR', '.docgen', str, 'Directory for the embedded database, storage and Temporal dev server'),
   databaseUrl: setting('DATABASE_URL', undefined, optionalStr, 'PostgreSQL connection string; unset = embedded PGlite in the data directory'),
@@ -250,6 +251,12 @@ export const settings = {
     CS.csvEscapeFormulas,
     bool,
     "csv output: a cell that begins with = + - @, a tab or a carriage return and is not a number (-5 stays -5) is written as text, prefixed with ' and quoted, so a spreadsheet that opens the file runs no formula (OWASP CSV injection); false = cells as LibreOffice exports them",
+  ),
+  converterFontsDir: setting(
+    'CONVERTER_FONTS_DIR',
+    CS.fontsDir,
+    str,
+    "A directory of the deployment's own fonts (TrueType/OpenType, e.g. licensed Office fonts such as Aptos or Calibri), mounted read-only into each LibreOffice sandbox and used before the installed ones; empty = none",
   ),
   soffice: setting('SOFFICE', CS.soffice, str, 'The LibreOffice executable'),
   unoPython: setting('UNO_PYTHON', CS.unoPython, str, 'Python with the uno module (python3-uno) that runs the LibreOffice bridge'),
@@ -466,6 +473,7 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     contendedTimeoutMs: config.converterContendedTimeoutMs,
     budgetMs: config.converterSubscriptionBudgetMs,
     budgetWindowMs: config.converterBudgetWindowMs,
+    fontsDir: config.converterFontsDir,
     limits: templateLimits(config),
   };
 }

@@ -13,6 +13,8 @@ import type { InstanceStatus } from './types.ts';
 import { groupAlive, liveGroups, trackGroup } from './processes.ts';
 import type { Isolation } from './probes.ts';
 import { instanceEnv, sandboxArgs } from './sandbox.ts';
+import { instanceFonts } from './fonts.ts';
+import { converterSettings } from './settings.ts';
 
 const BRIDGE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'uno_bridge.py');
 
@@ -103,16 +105,18 @@ export class Instance {
     // The memory cap applies to the bridge and the soffice it starts (limits are inherited); inside it, the
     // sandbox (or the network namespace alone).
     const iso = this.pool.isolation;
+    // Its fonts: docgen's substitutions and the deployment's font directory (converter/fonts.ts).
+    const fonts = await instanceFonts(tmp, this.profileDir, converterSettings().fontsDir);
     const confine = iso.sandbox
       ? sandboxArgs(
           { profile: this.profileDir, tmp, job: this.jobDir, bridge: BRIDGE },
-          { network: !iso.offline, extraReadOnly: iso.readOnly },
+          { network: !iso.offline, extraReadOnly: iso.readOnly, fontsDir: fonts.fontsDir },
         )
       : (iso.networkPrefix ?? []);
     const prefix = [...this.pool.memoryLimitPrefix, ...confine];
     const cmd = prefix.length > 0 ? prefix[0]! : this.pool.python;
     const argv = prefix.length > 0 ? [...prefix.slice(1), this.pool.python, ...args] : args;
-    const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: instanceEnv(process.env, tmp) });
+    const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...instanceEnv(process.env, tmp), ...fonts.env } });
     this.proc = proc;
     if (proc.pid) trackGroup(proc.pid);
     // The pool holds the event loop open only while it has work (see LibreOfficePool.keepAlive),

@@ -42,7 +42,7 @@ const TMPFS_BYTES = 64 * 1024 * 1024;
  * the instance in an empty network namespace; `extraReadOnly`: installation directories outside /usr
  * (SOFFICE, UNO_PYTHON elsewhere).
  */
-export function sandboxArgs(dirs: SandboxDirs, opts: { network: boolean; extraReadOnly?: readonly string[] }): string[] {
+export function sandboxArgs(dirs: SandboxDirs, opts: { network: boolean; extraReadOnly?: readonly string[]; fontsDir?: string | undefined }): string[] {
   const args = ['bwrap'];
   for (const d of SYSTEM_DIRS) {
     let st: fs.Stats;
@@ -58,6 +58,9 @@ export function sandboxArgs(dirs: SandboxDirs, opts: { network: boolean; extraRe
   args.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMPFS_BYTES), '--tmpfs', '/tmp');
   for (const d of [dirs.profile, dirs.tmp, dirs.job]) args.push('--bind', d, d);
   args.push('--ro-bind', dirs.bridge, dirs.bridge);
+  // The deployment's fonts (CONVERTER_FONTS_DIR, converter/fonts.ts), read-only; after the private /tmp,
+  // so a directory under /tmp is not hidden by it.
+  if (opts.fontsDir !== undefined) args.push('--ro-bind', opts.fontsDir, opts.fontsDir);
   args.push(
     // Its own PID namespace (no other process's /proc/<pid>/root), IPC, UTS and cgroup namespaces; no
     // capabilities, no further user namespaces; it dies with its owner.

@@ -47,6 +47,9 @@ export interface ConverterSettings {
    *  of the pool's time in the window. */
   budgetMs: number;
   budgetWindowMs: number;
+  /** A directory of the deployment's own fonts (e.g. licensed Office fonts), mounted read-only into each
+   *  instance's sandbox and searched before the system's; '' = none. Read when an instance starts. */
+  fontsDir: string;
   /** The cost limits (engine/cost.ts) a document handed to the pool must stay within; unset = the defaults. */
   limits?: Partial<TemplateLimits>;
 }
@@ -68,6 +71,7 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   contendedTimeoutMs: 30_000,
   budgetMs: 0,
   budgetWindowMs: 600_000,
+  fontsDir: '',
 };
 
 let current: ConverterSettings = { ...DEFAULT_CONVERTER_SETTINGS };

@@ -4,10 +4,11 @@
 import type { BlobRef } from './blob.ts';
 import { type InnerError, innerError } from './errors.ts';
 import type { GenerateInput, GenerateRequest, Variable } from './generate.ts';
-import type { ConflictBehavior, SharingRequest } from './locations.ts';
+import type { ConflictBehavior, LocationCatalog, SharingRequest } from './locations.ts';
 import type { RunContext } from './run.ts';
 import type { SaveOptions } from './save-options.ts';
 import { isRowsPath, ROWS_FORMATS, type RowsFormat } from './rows.ts';
+import { type ParsedTarget, parseTarget } from './target.ts';
 
 export const COMBINED_FORMATS = ['zip', 'pdf'] as const;
 export type CombinedFormat = (typeof COMBINED_FORMATS)[number];
@@ -39,7 +40,7 @@ export function generateShapeOf(req: BatchRequest): GenerateRequest {
 
 /** The combination rules of a batch beyond a generate's (checkGenerateRules on generateShapeOf). Every
  *  problem at once. */
-export function checkBatchRules(req: BatchRequest): InnerError[] {
+export function checkBatchRules(req: BatchRequest, catalog: LocationCatalog): InnerError[] {
   const d = req.document;
   const rowsDelivered = d.deliveryMethod !== undefined && d.deliveryMethod !== '';
   const errors: InnerError[] = [];
@@ -61,20 +62,23 @@ export function checkBatchRules(req: BatchRequest): InnerError[] {
   if (c) {
     if (!(COMBINED_FORMATS as readonly string[]).includes(c.format)) {
       errors.push(innerError('VALIDATION_ERROR', `combined.format must be one of ${COMBINED_FORMATS.join(', ')}`));
-    } else if (c.format === 'pdf' && d.fileFormat !== 'pdf') {
-      errors.push(innerError('VALIDATION_ERROR', `combined.format pdf merges the rows' PDFs: document.fileFormat must be pdf (it is ${d.fileFormat})`));
-    }
-    if (!['Storage', 'DriveA', 'DriveB'].includes(c.deliveryMethod)) errors.push(innerError('VALIDATION_ERROR', 'combined.deliveryMethod must be one of Storage, DriveA, DriveB'));
-    else if (c.deliveryMethod === 'Storage' && c.path !== 'root' && !c.path.startsWith('root/')) {
-      errors.push(innerError('VALIDATION_ERROR', "combined.path must be 'root' or start with 'root/' for Storage delivery"));
-    }
-    if (c.name.trim() === '' || /[\\/\u0000-\u001f{}]/.test(c.name) || c.name.length > 255) {
-      errors.push(innerError('VALIDATION_ERROR', 'combined.name must be a file name without slashes, braces or control characters (1-255 characters)'));
+    } else {
+      if (c.format === 'pdf' && d.fileFormat !== 'pdf') {
+        errors.push(innerError('VALIDATION_ERROR', `combined.format pdf merges the rows' PDFs: document.fileFormat must be pdf (it is ${d.fileFormat})`));
+      }
+      errors.push(...parseCombined(c, catalog).problems);
     }
   }
   const stop = req.stopAfterFailures;
   if (stop !== undefined && !(Number.isInteger(stop) && stop >= 1)) errors.push(innerError('VALIDATION_ERROR', 'stopAfterFailures must be a whole number of at least 1'));
   return errors;
+}
+
+/** The combined output as a target: generate's target rules (a location generate may write to, its path
+ *  rule, the file-name rule), the zip being a file any writing location holds. Its needs are what the API
+ *  asks of the locations. `combined.format` is one of COMBINED_FORMATS (checked first). */
+export function parseCombined(c: NonNullable<BatchRequest['combined']>, catalog: LocationCatalog): ParsedTarget {
+  return parseTarget({ name: c.name, fileFormat: c.format, deliveryMethod: c.deliveryMethod, path: c.path }, { field: 'combined', request: 'generate', containers: ['zip'] }, catalog);
 }
 
 /** How a batch's work is cut and paced (config/env.ts BATCH_*). */
@@ -110,8 +114,8 @@ export interface BatchInput {
   data: GenerateInput['data'] & { rowsPath?: string; rowsFormat?: RowsFormat };
   /** The uploads the request names: consumed once, when the batch ends. */
   uploads: string[];
-  /** deliveryMethod '' = the rows go only into the combined output. */
-  document: GenerateInput['document'];
+  /** Without deliveryMethod the rows go only into the combined output. */
+  document: Omit<GenerateInput['document'], 'deliveryMethod'> & { deliveryMethod?: string };
   combined?: { format: CombinedFormat; name: string; path: string; deliveryMethod: string };
   stopAfterFailures?: number;
   tuning: BatchTuning;
@@ -180,8 +184,9 @@ export interface BatchRun {
     name: string;
     path: string;
     fileFormat: string;
-    /** '' = the rows go only into the combined output. */
-    deliveryMethod: string;
+    /** Where each row's document goes; none (undefined, or '' in a batch started before this was optional):
+     *  the rows go only into the combined output. */
+    deliveryMethod?: string;
     locale: string;
     timezone: string;
     saveOptions?: SaveOptions;
@@ -214,7 +219,7 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
       name: d.name,
       path: d.path,
       fileFormat: d.fileFormat,
-      deliveryMethod: d.deliveryMethod,
+      ...(d.deliveryMethod ? { deliveryMethod: d.deliveryMethod } : {}),
       locale: d.locale,
       timezone: d.timezone,
       ...(d.saveOptions ? { saveOptions: d.saveOptions } : {}),

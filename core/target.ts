@@ -3,7 +3,7 @@
 // it asks of the locations, or every problem with it at once.
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, isFormat } from './formats.ts';
-import { type ConflictBehavior, type CrmTargetOptions, entryOf, type LocationCatalog, type LocationNeed, methodsFor, type SharingRequest } from './locations.ts';
+import { type ConflictBehavior, type CrmTargetOptions, entryOf, type LocationCatalog, type LocationEntry, type LocationNeed, methodsFor, type SharingRequest } from './locations.ts';
 import { parseSaveOptions, type SaveOptions } from './save-options.ts';
 
 export interface Target {
@@ -45,34 +45,54 @@ export function fileNameProblem(name: string): string | undefined {
   return undefined;
 }
 
+/** The place rules of a target at its location: the location's path rule and the file-name rule, each
+ *  message naming `field`'s path or name. What parseTarget checks, for a name and path known only later too
+ *  (a batch row's, rendered from its patterns). */
+export function placeProblems(place: { name: string; path: string }, location: Pick<LocationEntry, 'pathProblem'> | undefined, field: string): string[] {
+  const out: string[] = [];
+  const pathProblem = location?.pathProblem?.(place.path);
+  if (pathProblem) out.push(`${field}.path ${pathProblem}`);
+  const nameProblem = fileNameProblem(place.name);
+  if (nameProblem) out.push(`${field}.name ${nameProblem}`);
+  return out;
+}
+
 /**
  * Parses a target (`field`: document or targetDocument) of an operation: its format, its location (one the
  * operation may write to, holding that format: spec 4.8 rule 3), its path and name, its save options and
  * the options of its own location. Every problem at once; the target is only meaningful without problems.
  */
-export function parseTarget(req: TargetRequest, at: { field: string; request: 'generate' | 'manage' }, catalog: LocationCatalog): ParsedTarget {
+export function parseTarget(
+  req: TargetRequest,
+  at: { field: string; request: 'generate' | 'manage'; /** Files that are no document format (a batch's zip): any writing location holds them. */ containers?: readonly string[] },
+  catalog: LocationCatalog,
+): ParsedTarget {
   const { field } = at;
   const options = req.options as Record<string, unknown> | undefined;
   const problems: InnerError[] = [];
   const bad = (message: string) => problems.push(innerError('VALIDATION_ERROR', message));
   const methods = methodsFor(catalog, at.request, 'write');
-  const format = isFormat(req.fileFormat) ? req.fileFormat : undefined;
+  const container = at.containers?.includes(req.fileFormat) ?? false;
+  const format = isFormat(req.fileFormat) || container ? req.fileFormat : undefined;
   const location = methods.includes(req.deliveryMethod) ? entryOf(catalog, req.deliveryMethod) : undefined;
   if (!format) bad(`${field}.fileFormat must be one of ${ALL_FORMATS.join(', ')}`);
   if (!location) bad(`${field}.deliveryMethod must be one of ${methods.join(', ')}`);
-  else if (format && !(location.formats.writes as readonly string[]).includes(format)) {
+  else if (format && !container && !(location.formats.writes as readonly string[]).includes(format)) {
     bad(`${field}.fileFormat ${format} can be delivered to ${methodsFor(catalog, at.request, 'write', format).join(' or ')}, not ${req.deliveryMethod}`);
   }
-  const pathProblem = location?.pathProblem?.(req.path);
-  if (pathProblem) bad(`${field}.path ${pathProblem}`);
-  const nameProblem = fileNameProblem(req.name);
-  if (nameProblem) bad(`${field}.name ${nameProblem}`);
+  for (const message of placeProblems(req, location, field)) bad(message);
   const saved = parseSaveOptions(options, req.fileFormat, `${field}.options`);
   problems.push(...saved.problems);
   const target: Target = { name: req.name, fileFormat: req.fileFormat, deliveryMethod: req.deliveryMethod, path: req.path };
   if (Object.keys(saved.options).length > 0) target.saveOptions = saved.options;
   const needs: LocationNeed[] = [
-    { method: req.deliveryMethod, capability: 'write', field: `${field}.deliveryMethod`, fileFormat: req.fileFormat, target: { name: req.name, path: req.path, field } },
+    {
+      method: req.deliveryMethod,
+      capability: 'write',
+      field: `${field}.deliveryMethod`,
+      ...(container ? {} : { fileFormat: req.fileFormat }),
+      target: { name: req.name, path: req.path, field },
+    },
   ];
   // Only the options object of the target's own location is read (spec 4.8: the other drive's is ignored).
   const own = location?.targetOptions;

@@ -1,7 +1,7 @@
 import type { CompileSpec } from './compile.ts';
 import type { LexOptions } from './lexer.ts';
 import type { OpcPackage } from './package.ts';
-import { escapeXml } from './xml.ts';
+import { decodeXml, escapeXml, getAttr } from './xml.ts';
 
 /** Document properties: tags in title/subject/custom properties, and custom metadata output. */
 
@@ -20,6 +20,33 @@ export function propsLex(part: string, start: string, end: string): LexOptions {
 
 export function propsSpec(): CompileSpec {
   return { paragraph: '\0', row: '\0', cell: '', rawExpand: '', paragraphLoop: false, lineBreak: () => null };
+}
+
+/**
+ * Custom properties that hold values, never tags: those Office, SharePoint and labelling tools manage
+ * (names starting with `_` such as `_dlc_DocIdItemGuid`, `MSIP_Label_…`, `ContentTypeId`) and any whose
+ * value is a braced GUID (`{2B0EC025-…}`, how Office writes identifiers). The author's own properties
+ * with tags are templated as before.
+ */
+const MANAGED_PROP = /^(?:_|MSIP_Label_|ContentTypeId$)/;
+const BRACED_GUID = /^\s*\{[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}\s*$/;
+const PROPERTY = /<property\b[^>]*?(?:\/>|>([\s\S]*?)<\/property>)/g;
+
+/**
+ * docProps/custom.xml with the properties that hold values set aside (each replaced by a comment the
+ * compiler keeps as is), and the function that puts them back into the rendered part.
+ */
+export function protectCustomValues(xml: string): { xml: string; restore: (out: string) => string } | undefined {
+  const kept: string[] = [];
+  const masked = xml.replace(PROPERTY, (m, body: string | undefined) => {
+    const name = decodeXml(getAttr(m, 'name') ?? '');
+    const value = decodeXml((body ?? '').replace(/<[^>]*>/g, ''));
+    if (!MANAGED_PROP.test(name) && !BRACED_GUID.test(value)) return m;
+    kept.push(m);
+    return `<!--docgen-value-${kept.length - 1}-->`;
+  });
+  if (kept.length === 0) return undefined;
+  return { xml: masked, restore: (out) => out.replace(/<!--docgen-value-(\d+)-->/g, (m, i: string) => kept[Number(i)] ?? m) };
 }
 
 const CUSTOM_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/custom-properties';

@@ -26,6 +26,7 @@ import type { SheetMapper } from './xlsx-refs.ts';
  */
 
 const WORKSHEET_CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml';
+const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const WORKSHEET_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet';
 
 interface AddedSheet {
@@ -267,6 +268,10 @@ export class SheetIncludes {
     let maxId = 0;
     for (const m of wb.matchAll(/<sheet\b[^>]*\ssheetId="(\d+)"/g)) maxId = Math.max(maxId, Number(m[1]));
     let relN = 1;
+    // openpyxl declares the relationship namespace on each <sheet>, not on the workbook: the new ones
+    // then declare it too.
+    const rootTag = /<workbook\b[^>]*>/.exec(wb)?.[0] ?? '';
+    const rNs = getAttr(rootTag, 'xmlns:r') === REL_NS ? '' : ` xmlns:r="${REL_NS}"`;
     // New sheet elements, after the sheet that held their tag (in include order).
     const order: Array<{ xml: string; part: string; old?: number }> = before.map((s, i) => ({ xml: '', part: s.part, old: i }));
     const sheetEls = [...wb.matchAll(/<sheet\b[^>]*?(?:\/>|>[\s\S]*?<\/sheet>)/g)].map((m) => m[0]);
@@ -276,7 +281,7 @@ export class SheetIncludes {
       const rid = `rIdInc${relN++}`;
       wbRels = wbRels.replace('</Relationships>', `<Relationship Id="${rid}" Type="${WORKSHEET_REL}" Target="${relativeTarget(wbName, a.part)}"/></Relationships>`);
       const hidden = a.visibility === 'hidden' || a.visibility === 'veryHidden' ? ` state="${a.visibility}"` : '';
-      const el = `<sheet name="${escapeXml(a.name)}" sheetId="${++maxId}"${hidden} r:id="${rid}"/>`;
+      const el = `<sheet${rNs} name="${escapeXml(a.name)}" sheetId="${++maxId}"${hidden} r:id="${rid}"/>`;
       let at = order.findIndex((o) => o.part === a.after);
       if (at < 0) at = order.length - 1;
       // After the host sheet and the sheets already included after it.

@@ -425,6 +425,7 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
 
   const entries: OutEntry[] = [];
   for (const [name, xml] of newFiles) extra.set(name, xml);
+  relsContentType(extra, read);
   for (const e of compiled.order) {
     if (removed.has(e.name)) continue;
     const xml = rendered.get(e.name) ?? extra.get(e.name);
@@ -443,6 +444,22 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
     throw limitError('maxOutputBytes', `the merged document is ${output.length} bytes`, opts.limits.maxOutputBytes);
   }
   return { output, warnings: [...(ctx.missing?.values() ?? [])] };
+}
+
+const RELS_CT = 'application/vnd.openxmlformats-package.relationships+xml';
+
+/**
+ * New relationship parts (of repeated slides, included parts, new images) need a content type. Office
+ * writes a `rels` Default; some writers list every `.rels` part by Override instead, and then the new ones
+ * would have none (PowerPoint calls the file corrupt): the Default is added when some new `.rels` part has
+ * neither.
+ */
+function relsContentType(extra: Map<string, string>, read: (name: string) => string | undefined): void {
+  const ct = extra.get('[Content_Types].xml') ?? read('[Content_Types].xml');
+  if (ct === undefined || /<Default\b[^>]*\sExtension="rels"/i.test(ct)) return;
+  const listed = (name: string): boolean => ct.includes(`PartName="/${name}"`) || ct.includes(`PartName="/${encodeURI(name)}"`);
+  const unlisted = [...extra.keys()].some((name) => name.endsWith('.rels') && !listed(name));
+  if (unlisted) extra.set('[Content_Types].xml', ct.replace(/<Types\b[^>]*>/, (open) => `${open}<Default Extension="rels" ContentType="${RELS_CT}"/>`));
 }
 
 function addCustomProps(read: (name: string) => string | undefined, rendered: Map<string, string>, extra: Map<string, string>, props: Embedded): void {
@@ -477,10 +494,19 @@ export function checkPackageLimits(template: Uint8Array, limits?: Partial<Templa
  * `[Content_Types].xml` only.
  */
 export function templateFormat(template: Uint8Array, limits?: Partial<TemplateLimits>): 'docx' | 'xlsx' | 'pptx' | undefined {
+  const r = templateKind(template, limits);
+  return r instanceof TemplateError ? undefined : r;
+}
+
+/**
+ * `templateFormat`, or the engine's reason when the bytes are not a Word, Excel or PowerPoint package
+ * (not a zip, no `[Content_Types].xml`, no Office main part, macro code…), as a TemplateError.
+ */
+export function templateKind(template: Uint8Array, limits?: Partial<TemplateLimits>): 'docx' | 'xlsx' | 'pptx' | TemplateError {
   try {
     return openPackage(template, resolveLimits(limits)).format;
   } catch (e) {
-    if (e instanceof TemplateError) return undefined;
+    if (e instanceof TemplateError) return e;
     throw e;
   }
 }

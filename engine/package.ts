@@ -4,6 +4,7 @@ import type { ZipEntry, ZipLimits } from './zip.ts';
 import { DEFAULT_LIMITS } from './zip.ts';
 import { limitError } from './limits.ts';
 import { getAttr } from './xml.ts';
+import { canonicalPrefixes } from './namespaces.ts';
 
 /** Stage "unzip": opens an OPC package, refuses unsafe content and finds out what it is. */
 
@@ -47,6 +48,8 @@ export function openPackage(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMIT
     }
     let s = inflateEntry(e).toString('utf8');
     if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+    // Namespaces by their usual prefixes, whatever the writer chose (`<x:sheet>` from the .NET SDK).
+    if (/\.(xml|rels)$/i.test(name)) s = canonicalPrefixes(s, name);
     cache.set(name, s);
     return s;
   };

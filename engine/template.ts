@@ -3,7 +3,7 @@ import { build, walkNodes } from './compile.ts';
 import type { CompileSpec, Node } from './compile.ts';
 import { diagramLex, diagramParts, diagramSpec } from './diagrams.ts';
 import { docxLex, docxRepair, docxSpec, docxTemplatedParts } from './docx.ts';
-import { propsLex, propsParts, propsSpec } from './docprops.ts';
+import { propsLex, propsParts, propsSpec, protectCustomValues } from './docprops.ts';
 import { ErrorBag, TemplateError } from './errors.ts';
 import type { TemplateErrorEntry } from './errors.ts';
 import { lexTags } from './lexer.ts';
@@ -166,7 +166,11 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     const spec = diagramSpec(opts.paragraphLoop);
     for (const name of diagramParts(pkg)) add(name, diagramLex(name, start, end), spec);
   }
-  for (const name of propsParts(pkg)) add(name, propsLex(name, start, end), propsSpec());
+  for (const name of propsParts(pkg)) {
+    const values = name === 'docProps/custom.xml' ? protectCustomValues(pkg.text(name) ?? '') : undefined;
+    if (values === undefined) add(name, propsLex(name, start, end), propsSpec());
+    else add(name, propsLex(name, start, end), propsSpec(), { finish: values.restore }, values.xml);
+  }
 
   // Inflated XML stays cached in pkg.text for render-time edits (rels, content types).
   let cost = bytes.length * 8;

@@ -198,6 +198,8 @@ function rewritePlain(text: string, mapRow: RowMapper): string {
       const row = mapRow(Number(r1), prev === ':' ? 'last' : 'first', true, d2 === '$');
       return typeof row === 'number' && row < 0 ? '#REF!' : `${d1}${c1}${d2}${row}`;
     }
+    // A range written end-first (`O2:O1`, selected upwards) is the same range to Excel: map it start-first.
+    if (Number(r1) > Number(r2)) [d2, r1, d4, r2] = [d4 ?? '', r2, d2, r1];
     const a = mapRow(Number(r1), 'first', false, d2 === '$');
     const b = mapRow(Number(r2), 'last', false, d4 === '$');
     // Every row of the range was removed (an empty loop): Excel's #REF!, never a reference that
@@ -304,8 +306,10 @@ export function shiftFormula(formula: string, dRow: number, dCol: number): strin
 export function unshareFormulas(xml: string): string {
   if (xml.indexOf('t="shared"') < 0) return xml;
   const masters = new Map<string, { col: number; row: number; text: string }>();
-  return xml.replace(/<c\b([^>]*)>([\s\S]*?)<\/c>/g, (cell, attrs: string, body: string) => {
-    if (body.indexOf('t="shared"') < 0) return cell;
+  // A self-closing cell (`<c r="C2" s="0"/>`, Excel's formatted blank) is a cell of its own, never the
+  // start of the next one's body.
+  return xml.replace(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g, (cell, attrs: string, body: string | undefined) => {
+    if (body === undefined || body.indexOf('t="shared"') < 0) return cell;
     const ref = /\sr="([A-Z]{1,3})(\d+)"/.exec(attrs);
     if (ref === null) return cell;
     const col = colToNum(ref[1] ?? 'A');

@@ -9,14 +9,12 @@ import type { FastifyRequest } from 'fastify';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../../config/env.ts';
-import { type BatchInput, batchAdmissionWorkflowId, checkBatchRules, COMBINED_FORMATS, generateShapeOf } from '../../core/batch.ts';
+import { type BatchInput, batchAdmissionWorkflowId, checkBatchRules, COMBINED_FORMATS, generateShapeOf, parseCombined } from '../../core/batch.ts';
 import { ApiError, type ErrorCode, type InnerError, innerError, isErrorCode } from '../../core/errors.ts';
 import { ROWS_FORMATS } from '../../core/rows.ts';
 import { SA } from '../../core/search-attributes.ts';
 import { outboundPolicy } from '../../connectors/http/address-policy.ts';
 import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
-import { sealTemplateUrl } from '../../connectors/url/location.ts';
-import { sealHeaderVariables } from '../../security/sealed.ts';
 import { parseGenerateRequest } from '../../core/generate.ts';
 import type { LocationNeed } from '../../core/locations.ts';
 import { compileTextPattern, TemplateError } from '../../engine/text-pattern.ts';
@@ -28,7 +26,7 @@ import { captureExternalContext, origin, success } from '../envelope.ts';
 import { cancelBatch, getBatch as getBatchSchema, listBatchRows as listBatchRowsSchema, startBatch } from '../schemas/batches.ts';
 import { idempotencyOf, idempotentWorkflowId, startOnce, toApiError, type WorkflowStarter } from '../temporal.ts';
 import { assertCallbackReachable } from './client-token.ts';
-import { runContext } from './generate.ts';
+import { runContext, sealed } from './generate.ts';
 
 const HEADER = 'x-client-authorization';
 
@@ -99,7 +97,7 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
     },
     async (request, reply) => {
       const body = request.body;
-      const problems: InnerError[] = [...checkBatchRules(body)];
+      const problems: InnerError[] = [...checkBatchRules(body, LOCATION_CATALOG)];
       for (const [field, pattern] of [
         ['document.name', body.document.name],
         ['document.path', body.document.path],
@@ -117,10 +115,7 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       const rowsDelivered = Boolean(body.document.deliveryMethod);
       // Rows only in the combined output write nothing of their own: no write need for them.
       const needs: LocationNeed[] = parsed.needs.filter((n) => rowsDelivered || n.capability !== 'write' || n.field !== 'document.deliveryMethod');
-      if (body.combined) {
-        const c = body.combined;
-        needs.push({ method: c.deliveryMethod, capability: 'write', field: 'combined.deliveryMethod', ...(c.format === 'pdf' ? { fileFormat: 'pdf' } : {}), target: { name: c.name, path: c.path, field: 'combined' } });
-      }
+      if (body.combined) needs.push(...parseCombined(body.combined, LOCATION_CATALOG).needs);
       const converter = opts.temporal.converter?.();
       if (converter && !converter.available && body.document.fileFormat !== body.template.fileFormat) {
         problems.push(innerError('NOT_SUPPORTED', `document.fileFormat ${body.document.fileFormat} needs a converter, and none is available: ${converter.reason}. ${converter.howToEnable}`));
@@ -131,7 +126,8 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
       const run = runContext({ operationId: request.ctx.operationId, subscriptionId, userId }, needs, connections);
       const { input: generate } = parsed;
-      const { variables } = generate.data;
+      const secret = await sealed(opts.db, subscriptionId, generate);
+      const { deliveryMethod: _checkedAs, ...rowDocument } = generate.document;
       const client = clientTokens.get(request);
       // Checked by checkBatchRules above; found in their lists, they carry the lists' types.
       const rowsFormat = ROWS_FORMATS.find((f) => f === body.data.rowsFormat);
@@ -140,14 +136,10 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
         batchId: run.operationId,
         run,
         // As a generate's: template.url and GraphQL header variables sealed, so no history shows them.
-        template: { ...generate.template, ...(generate.template.url ? await sealTemplateUrl(opts.db, subscriptionId, generate.template.url) : {}) },
-        data: {
-          ...generate.data,
-          ...(variables ? { variables: await sealHeaderVariables(opts.db, subscriptionId, variables) } : {}),
-          ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}),
-          ...(rowsFormat ? { rowsFormat } : {}),
-        },
-        document: { ...generate.document, deliveryMethod: body.document.deliveryMethod ?? '', path: body.document.deliveryMethod ? body.document.path : 'root' },
+        template: secret.template,
+        data: { ...secret.data, ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}), ...(rowsFormat ? { rowsFormat } : {}) },
+        // Rows only in the combined output have no delivery (they were checked as Storage at root).
+        document: body.document.deliveryMethod ? { ...rowDocument, deliveryMethod: body.document.deliveryMethod } : { ...rowDocument, path: 'root' },
         ...(body.combined && combinedFormat ? { combined: { ...body.combined, format: combinedFormat } } : {}),
         ...(body.stopAfterFailures !== undefined ? { stopAfterFailures: body.stopAfterFailures } : {}),
         uploads: generate.uploads,

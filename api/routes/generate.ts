@@ -27,13 +27,20 @@ export async function generateInput(request: FastifyRequest, body: GenerateReque
   const { subscriptionId, userId } = request.auth;
   const { problems: unavailable, connections } = await locations.check(subscriptionId, needs);
   if (unavailable.length > 0) throw new ApiError(problemCode(unavailable), unavailable.map((p) => p.message).join('; '), unavailable);
-  const { variables } = input.data;
   return {
     run: runContext({ operationId: request.ctx.operationId, subscriptionId, userId }, needs, connections),
     ...input,
-    // template.url may itself be a credential (a presigned URL): the workflow gets its display form and the URL sealed.
+    ...(await sealed(db, subscriptionId, input)),
+  };
+}
+
+/** A checked request's template and data as the workflow may hold them (generate and batch): template.url
+ *  may itself be a credential (a presigned URL), so the workflow gets its display form and the URL sealed;
+ *  credentials for the data endpoint (GraphQL header variables) are sealed too. No history shows either. */
+export async function sealed<I extends Pick<GenerateInput, 'template' | 'data'>>(db: Db, subscriptionId: string, input: I): Promise<Pick<I, 'template' | 'data'>> {
+  const { variables } = input.data;
+  return {
     template: { ...input.template, ...(input.template.url ? await sealTemplateUrl(db, subscriptionId, input.template.url) : {}) },
-    // Credentials for the data endpoint are sealed here, so the workflow history never shows them.
     data: { ...input.data, ...(variables ? { variables: await sealHeaderVariables(db, subscriptionId, variables) } : {}) },
   };
 }

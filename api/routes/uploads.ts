@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, innerError } from '../../core/errors.ts';
 import { BlobTooLargeError, type BlobStore } from '../../connectors/storage/blob-store.ts';
 import type { Db } from '../../store/db.ts';
-import { checkPackageLimits, templateFormat, type TemplateLimits } from '../../engine/index.ts';
+import { checkPackageLimits, TemplateError, templateKind, type TemplateLimits } from '../../engine/index.ts';
 import { OFFICE_KIND_NAMES } from '../../core/formats.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
 import { readAllRows, RowsError } from '../../core/rows.ts';
@@ -147,8 +147,10 @@ export function templatePackageProblem(fileName: string, bytes: Uint8Array, limi
   const problem = checkPackageLimits(bytes, limits);
   if (problem) return new ApiError('TEMPLATE_TOO_COMPLEX', `file ${JSON.stringify(fileName)}: ${problem.message}`);
   const declared = path.extname(fileName).slice(1).toLowerCase();
-  const actual = templateFormat(bytes, limits);
-  if (actual !== undefined && actual !== declared) {
+  const actual = templateKind(bytes, limits);
+  // A text file or another zip named .docx would be stored, then refused by every merge: refuse it now.
+  if (actual instanceof TemplateError) return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is not a .${declared} template: ${actual.message}`);
+  if (actual !== declared) {
     return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is ${OFFICE_KIND_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
   }
   return undefined;

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
 import { issueAccessToken } from '../../security/tokens.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
-import { pptx, row, shape, xlsx } from '../unit/engine/helpers.ts';
+import { pptx, row, shape, xlsx, zip } from '../unit/engine/helpers.ts';
 import { client, generateBody } from '../support/http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -164,6 +164,24 @@ describe('HTTP API', () => {
       expect({ rows: await countRows('stored_files'), blobs: (await blobFiles()).length }).toEqual(before);
     });
 
+    it('refuses a plain-text file or a zip that is no Office package named .docx/.pptx (INVALID_TEMPLATE_FORMAT naming it), storing nothing', async () => {
+      const before = { rows: await countRows('stored_files'), blobs: (await blobFiles()).length };
+      const cases: Array<[string, Uint8Array, RegExp]> = [
+        ['notes.docx', new TextEncoder().encode('this is not a docx'), /^file "notes\.docx" is not a \.docx template: the template is not a zip package/],
+        ['photos.pptx', zip({ 'a.txt': 'a zip, but no Office package' }), /^file "photos\.pptx" is not a \.pptx template: the zip file is not an Office document \(no \[Content_Types\]\.xml\)/],
+      ];
+      for (const [name, bytes, message] of cases) {
+        const res = await api.upload('template', [
+          { name: 'ok.docx', bytes: makeDocx(['ok']) },
+          { name, bytes },
+        ]);
+        expect(res.status, name).toBe(400);
+        expect(res.body.error.innerErrors[0].code).toBe('INVALID_TEMPLATE_FORMAT');
+        expect(res.body.error.innerErrors[0].message).toMatch(message);
+      }
+      expect({ rows: await countRows('stored_files'), blobs: (await blobFiles()).length }).toEqual(before);
+    });
+
     it('enforces the size limit while streaming: 413 FILE_TOO_LARGE, nothing kept', async () => {
       const before = { rows: await countRows('stored_files'), blobs: (await blobFiles()).length };
       const res = await api.upload('template', [
@@ -261,13 +279,9 @@ describe('HTTP API', () => {
       expect(d.body.externalContext).toEqual({ correlation: 'abc-123', nested: { n: 1 } });
     });
 
-    it('a template that is not a zip, and one with template errors: 400 TEMPLATE_ERROR, no document, no workflow left', async () => {
+    it('a template with template errors: 400 TEMPLATE_ERROR, no document, no workflow left', async () => {
       const docsBefore = await countRows('documents');
       const outputsBefore = await countRows('stored_files', "kind = 'document'");
-      const notZip = await uploadPair(new TextEncoder().encode('this is not a docx'));
-      const a = await api.call('POST', '/documents/document/generate', { json: generateBody(notZip.templateUrn, notZip.dataUrn) });
-      expect(a.status).toBe(400);
-      expect(a.body.error.innerErrors[0].code).toBe('TEMPLATE_ERROR');
       const broken = await uploadPair(makeDocx(['{#items}never closed', '{unclosed']));
       const b = await api.call('POST', '/documents/document/generate', { json: generateBody(broken.templateUrn, broken.dataUrn) });
       expect(b.status).toBe(400);

@@ -23,9 +23,10 @@ describe('costly documents and LibreOffice', () => {
 
   beforeAll(async () => {
     [stack, receiver] = await Promise.all([
-      // A short caller deadline: before the estimates, each of these requests waited for LibreOffice
-      // until it (504), holding the only instance.
-      startStack({ converterPoolSize: 1, generateTimeoutMs: 30_000, converterTimeoutMs: CONVERTER_TIMEOUT_MS, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] }),
+      // Before the estimates, each of these requests held the only LibreOffice instance for minutes, past the
+      // caller's deadline (504); now each is refused before converting, which the pool's own count of started
+      // conversions proves (not the time it took: reading a 7.3 MB HTML table takes tens of seconds on a loaded machine).
+      startStack({ converterPoolSize: 1, generateTimeoutMs: 120_000, converterTimeoutMs: CONVERTER_TIMEOUT_MS, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] }),
       startReceiver('127.0.0.1'),
     ]);
     const c = getDefaultConverter();
@@ -86,7 +87,7 @@ describe('costly documents and LibreOffice', () => {
     expect(inner.some((m) => (typeof message === 'string' ? m.startsWith(message) : message.test(m))), inner.join(' | ')).toBe(true);
     // Refused by the merge: LibreOffice never saw it.
     expect(pool.subscriptionUsage(bSubscription).started).toBe(started);
-  }, 120_000);
+  }, 240_000);
 
   it('async: the callback carries the same 400, once', async () => {
     const body = await uploaded(makeDocx(para('{name}') + numberedParagraphs(260_000)), { name: 'B' });

@@ -6,6 +6,7 @@ import { type GenerateRequest, parseGenerateRequest } from '../../../core/genera
 import { LOCATION_CATALOG } from '../../../connectors/registry.ts';
 
 const checkGenerateRules = (req: GenerateRequest) => parseGenerateRequest(req, LOCATION_CATALOG).problems;
+const rules = (over: Partial<BatchRequest> = {}) => checkBatchRules(request(over), LOCATION_CATALOG);
 
 const request = (over: Partial<BatchRequest> = {}): BatchRequest => ({
   template: { urn: 't', loadMethod: 'Storage', fileFormat: 'docx' },
@@ -16,37 +17,46 @@ const request = (over: Partial<BatchRequest> = {}): BatchRequest => ({
 
 describe('batch rules', () => {
   it('accepts patterns as names and paths, and checks the rest as a generate', () => {
-    expect(checkBatchRules(request())).toEqual([]);
+    expect(rules()).toEqual([]);
     expect(checkGenerateRules(generateShapeOf(request()))).toEqual([]);
     expect(checkGenerateRules(generateShapeOf(request({ document: { ...request().document, path: '{region}' } })))[0]?.message).toMatch(/^document\.path /);
   });
 
   it('lets rows go only into the combined output, which then must be given', () => {
     const noDelivery = { ...request().document, deliveryMethod: undefined };
-    expect(checkBatchRules(request({ document: noDelivery })).map((e) => e.message)).toEqual(['document.deliveryMethod is required unless combined names where the combined output goes']);
-    expect(checkBatchRules(request({ document: noDelivery, combined: { format: 'pdf', name: 'all', path: 'root', deliveryMethod: 'Storage' } }))).toEqual([]);
+    expect(rules({ document: noDelivery }).map((e) => e.message)).toEqual(['document.deliveryMethod is required unless combined names where the combined output goes']);
+    expect(rules({ document: noDelivery, combined: { format: 'pdf', name: 'all', path: 'root', deliveryMethod: 'Storage' } })).toEqual([]);
     // Checked as a Storage delivery at root, whatever the path pattern says.
     expect(generateShapeOf(request({ document: { ...noDelivery, path: 'x' } })).document).toMatchObject({ deliveryMethod: 'Storage', path: 'root' });
   });
 
+  it('checks the combined target with the locations generate writes to, a zip at any of them', () => {
+    const combined = (c: Partial<NonNullable<BatchRequest['combined']>>) => rules({ combined: { format: 'zip', name: 'all', path: 'root', deliveryMethod: 'Storage', ...c } }).map((e) => e.message);
+    expect(combined({})).toEqual([]);
+    expect(combined({ deliveryMethod: 'DriveA', path: 'Shared Documents/out' })).toEqual([]);
+    expect(combined({ deliveryMethod: 'crm' })).toEqual(['combined.deliveryMethod must be one of Storage, DriveA, DriveB']);
+    expect(combined({ format: 'tar' })).toEqual(['combined.format must be one of zip, pdf']);
+  });
+
   it('names every problem of the batch fields at once', () => {
-    const messages = checkBatchRules(
-      request({
+    const messages = rules(
+      {
         data: { urn: 'https://example.org/graphql', loadMethod: 'GraphQL', query: '{ a }', rowsFormat: 'csv' },
         document: { ...request().document, fileFormat: 'docx' },
         combined: { format: 'pdf', name: 'a/b', path: 'x', deliveryMethod: 'Storage' },
         stopAfterFailures: 0,
-      }),
+      },
     ).map((e) => e.message);
     expect(messages).toEqual([
       'data.rowsPath is required for GraphQL: the path of the list in the result, such as customers',
       "combined.format pdf merges the rows' PDFs: document.fileFormat must be pdf (it is docx)",
-      "combined.path must be 'root' or start with 'root/' for Storage delivery",
-      'combined.name must be a file name without slashes, braces or control characters (1-255 characters)',
+      // The combined output is a target like a generate's document: its location's path rule, the file-name rule.
+      "combined.path must be 'root' or start with 'root/' for Storage",
+      'combined.name must be a file name without slashes or control characters (1-255 characters)',
       'stopAfterFailures must be a whole number of at least 1',
     ]);
-    expect(checkBatchRules(request({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'a.__proto__' } }))[0]?.message).toContain('data.rowsPath must be a dotted path');
-    expect(checkBatchRules(request({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'items', rowsFormat: 'jsonl' } }))[0]?.message).toContain('cannot be used with data.rowsFormat jsonl');
+    expect(rules({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'a.__proto__' } })[0]?.message).toContain('data.rowsPath must be a dotted path');
+    expect(rules({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'items', rowsFormat: 'jsonl' } })[0]?.message).toContain('cannot be used with data.rowsFormat jsonl');
   });
 });
 

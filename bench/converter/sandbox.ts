@@ -4,13 +4,13 @@
  * alternately, in the same run. Prints the median of N warm conversions (and layout page counts) per
  * document and pool, their ratio, and each pool's instance start time.
  *
- *   node converter/bench-sandbox.ts [--runs 21] [--docs 1,40]
+ *   node bench/converter/sandbox.ts [--runs 21] [--docs 1,40]
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { LibreOfficePool } from './pool.ts';
-import { benchDocx as docx } from './bench-doc.ts';
+import { LibreOfficePool } from '../../converter/pool.ts';
+import { benchDocx as docx } from './doc.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' }, docs: { type: 'string', default: '1,40' } } });
 const runs = Number(values.runs);

@@ -1,7 +1,7 @@
 /**
  * Throughput of the pool with 1 vs N concurrent conversions (a benchmark, not a test).
  *
- *   node converter/bench-concurrency.ts [--docs 1,40] [--seconds 8] [--concurrency 2]
+ *   node bench/converter/concurrency.ts [--docs 1,40] [--seconds 8] [--concurrency 2]
  *
  * Each case runs a fixed pool of `concurrency` instances, first with one conversion in flight at a
  * time, then with `concurrency` in flight, for `--seconds` each, and prints conversions/s and the
@@ -10,8 +10,8 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { LibreOfficePool } from './pool.ts';
-import { benchDocx as docx } from './bench-doc.ts';
+import { LibreOfficePool } from '../../converter/pool.ts';
+import { benchDocx as docx } from './doc.ts';
 
 const { values } = parseArgs({
   options: {

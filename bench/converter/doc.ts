@@ -1,6 +1,6 @@
-// The document the converter benchmarks convert (bench-concurrency.ts, bench-sandbox.ts): `pages` pages of
+// The document the converter benchmarks convert (concurrency.ts, sandbox.ts): `pages` pages of
 // invoice-like lines, built here so that no file is needed.
-import { makeEntry, writeZip } from './zip.ts';
+import { makeEntry, writeZip } from '../../converter/zip.ts';
 
 export function benchDocx(pages: number): Uint8Array {
   const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
