@@ -12,8 +12,9 @@ const TAG = 'Generation';
 const request = GenerateRequest.properties;
 /** Where rows' documents may go: generate's delivery methods. */
 const ROW_DELIVERY = (request.document.properties.deliveryMethod as unknown as { enum: string[] }).enum;
-/** Where the combined output may go (checkBatchRules, core/batch.ts; test/unit/openapi.test.ts holds them equal). */
-export const COMBINED_DELIVERY = ['Storage', 'DriveA', 'DriveB'] as const;
+/** Where the combined output may go: any location generate writes to (core/batch.ts parseCombined;
+ *  test/unit/openapi.test.ts holds them equal). */
+export const COMBINED_DELIVERY: readonly string[] = ROW_DELIVERY;
 /** data.variables[].type: what a GraphQL request does with each (core/generate.ts graphqlRequestOf). */
 const VARIABLE_TYPES = ['graphql', 'header'];
 // The batch's enumerations are checked by the batch's rules, every problem of a request at once (a 400 that
