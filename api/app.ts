@@ -39,6 +39,7 @@ import { issueCredentials } from './auth/credentials.ts';
 import inspectRoutes from './routes/inspect.ts';
 import rateLimitPlugin, { publicRouteLimit, RateLimits } from './plugins/rate-limit.ts';
 import type { WorkflowStarter } from './temporal.ts';
+import { DOCUMENTED_ENUM } from './schemas/components.ts';
 
 export interface AppDeps {
   config: Config;
@@ -126,7 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy ?? false,
     // Routes are case-sensitive and exact, as the spec writes them.
     routerOptions: { ignoreTrailingSlash: true },
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+    // DOCUMENTED_ENUM: values listed for the OpenAPI document only (api/schemas/components.ts documentedEnum).
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, keywords: [DOCUMENTED_ENUM] } },
     // Errors the router raises before any hook runs (malformed percent-encoding, an absurdly long path
     // parameter) still answer in the spec's error envelope.
     clientErrorHandler,

@@ -35,6 +35,7 @@ Usage:
   docgen inspect --schema TEMPLATE [--sample]
                                the JSON Schema of the data the template reads (--sample: sample data from it)
   docgen config [--markdown]   the configuration variables and their current values (or the README table)
+  docgen --version             docgen's version, and Node's and the Temporal SDK's
 `;
 
 /** The log of a service command (start, api, worker), once it has one: its failures are log lines too. */
@@ -303,11 +304,23 @@ export function commandHelp(cmd: string): string | undefined {
 }
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
+const isVersion = (arg: string | undefined) => arg === '--version' || arg === '-V' || arg === 'version';
+
+/** `docgen 0.1.0 (Node v24.21.0, Temporal SDK 1.24.0)`: package.json's versions, which the images carry. */
+function versionLine(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  const sdk = pkg.dependencies?.['@temporalio/worker'];
+  return `docgen ${pkg.version} (Node ${process.version}${sdk ? `, Temporal SDK ${sdk}` : ''})\n`;
+}
 
 async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
   if (!cmd || isHelp(cmd)) {
     process.stdout.write(HELP);
+    return;
+  }
+  if (isVersion(cmd)) {
+    process.stdout.write(versionLine());
     return;
   }
   // `docgen <command> --help` (anywhere among its arguments): that command's usage, nothing run.

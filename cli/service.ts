@@ -7,7 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, logSerializers } from '../api/app.ts';
 import { ensureUploadSweeper } from '../api/temporal.ts';
-import { configureConverter, type ConverterLog, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, shutdownConverter, startConverter } from '../converter/index.ts';
+import { configureConverter, type ConverterLog, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, onConversion, onQueueWait, shutdownConverter, startConverter } from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config, connectorSettingsOf, converterSettingsOf, templateLimits } from '../config/env.ts';
 import { MergePool } from '../activities/merge-pool.ts';
@@ -18,7 +18,7 @@ import { migrate } from '../store/migrate.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import type { ReadinessCheck } from '../telemetry/health.ts';
 import { createLogger, type Logger } from '../telemetry/log.ts';
-import { type MetricsServer, observeRequest, registerConverterMetrics, startMetricsServer } from '../telemetry/metrics.ts';
+import { type MetricsServer, observeConversion, observeQueueWait, observeRequest, registerConverterMetrics, registerMergeMetrics, startMetricsServer } from '../telemetry/metrics.ts';
 import { installRuntime, type RunningWorker, startWorker } from '../worker/index.ts';
 import { freePort } from './temporal-dev.ts';
 import { ensureSearchAttributes } from '../worker/search-attributes.ts';
@@ -119,10 +119,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         logger: log,
         officeSlots: config.converterSlots || 2 * defaultPoolSize(),
         batchSlots: config.batchSlots || 2 * defaultPoolSize(),
+        shutdownGraceTime: `${config.workerDrainSeconds} seconds`,
         workflowDebugAids: config.workflowDebugAids === 'on',
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());
+      registerMergeMetrics(() => mergePool.status());
+      // Every conversion of this process (generates and batch rows alike) and its wait for an instance.
+      const unsubscribe = [onConversion(observeConversion), onQueueWait(observeQueueWait)];
+      cleanups.push(async () => unsubscribe.forEach((off) => off()));
       registerConverterMetrics(() => {
         const st = poolStatus();
         if (!st) return null;

@@ -18,6 +18,8 @@ export interface DocgenErrorInit {
   /** The parsed response body, as received (undefined for an empty body). */
   body?: unknown;
   cause?: unknown;
+  /** 429: the server's Retry-After, in milliseconds from when the answer came. */
+  retryAfterMs?: number | undefined;
 }
 
 export class DocgenError extends Error {
@@ -55,6 +57,22 @@ export class NotFoundError extends DocgenError {
 export class ServerError extends DocgenError {
   override name = 'ServerError';
 }
+/** 429 TOO_MANY_REQUESTS: the subscription's (or the client address's) rate limit. Thrown once the
+ *  transport's retries are spent, or at once when the server asks for a wait longer than the policy's
+ *  maxRetryAfterMs. */
+export class RateLimitError extends DocgenError {
+  override name = 'RateLimitError';
+  /** Milliseconds to wait before one request is allowed again (the Retry-After header), when the server said. */
+  readonly retryAfterMs: number | undefined;
+  constructor(init: DocgenErrorInit) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+  /** The same in whole seconds, as the header says it. */
+  get retryAfter(): number | undefined {
+    return this.retryAfterMs === undefined ? undefined : Math.ceil(this.retryAfterMs / 1000);
+  }
+}
 /** No response at all: connection refused or reset, DNS failure, or the client-side timeout. */
 export class NetworkError extends DocgenError {
   override name = 'NetworkError';
@@ -76,12 +94,13 @@ export function errorClassFor(status: number): typeof DocgenError {
   if (status === 401) return AuthenticationError;
   if (status === 403) return AuthorizationError;
   if (status === 404) return NotFoundError;
+  if (status === 429) return RateLimitError;
   if (status >= 500) return ServerError;
   return DocgenError;
 }
 
 /** Builds the typed error of a non-2xx response from its status, parsed body and operationId header. */
-export function errorFromResponse(status: number, body: unknown, headerOperationId?: string | null): DocgenError {
+export function errorFromResponse(status: number, body: unknown, headerOperationId?: string | null, retryAfterMs?: number): DocgenError {
   let message = `HTTP ${status}`;
   let innerErrors: InnerError[] = [];
   let operationId: string | undefined = headerOperationId ?? undefined;
@@ -105,5 +124,5 @@ export function errorFromResponse(status: number, body: unknown, headerOperation
     message = `HTTP ${status}: ${body.slice(0, 200)}`;
   }
   const Cls = errorClassFor(status);
-  return new Cls({ status, message, innerErrors, operationId, body });
+  return new Cls({ status, message, innerErrors, operationId, body, ...(Cls === RateLimitError ? { retryAfterMs } : {}) });
 }

@@ -188,9 +188,9 @@ export class Transport {
       }
       if (res.ok) return res;
       const parsed = await readBody(res);
-      const error = errorFromResponse(res.status, parsed, res.headers.get('x-operation-id'));
+      const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
+      const error = errorFromResponse(res.status, parsed, res.headers.get('x-operation-id'), retryAfter);
       if (canRetry && RETRY_STATUSES(res.status)) {
-        const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
         if (retryAfter === undefined || retryAfter <= this.policy.maxRetryAfterMs) {
           await sleep(this.delayFor(attempt, retryAfter), init.signal);
           continue;

@@ -1189,6 +1189,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AddDataSourceToSolutionResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    /** Format: uuid */
+                    documentSolutionId: string;
+                    /** Format: uuid */
+                    dataSourceId: string;
+                    message: string;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
         /**
          * BareError
          * @description Bare error body, as the spec documents for configuration get and list (no envelope)
@@ -1264,11 +1297,8 @@ export interface components {
                 /** @description Alternative to urn + loadMethod */
                 url?: string;
                 name?: string;
-                /**
-                 * @description gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1)
-                 * @enum {string}
-                 */
-                fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide";
+                /** @description gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1) */
+                fileFormat: components["schemas"]["TemplateFormat"];
                 options?: {
                     [key: string]: unknown;
                 };
@@ -1291,15 +1321,22 @@ export interface components {
                 variables?: {
                     name: string;
                     value: unknown;
-                    type: string;
+                    /**
+                     * @description graphql: a variable of the query; header: a request header for the endpoint (e.g. Authorization)
+                     * @enum {string}
+                     */
+                    type: "graphql" | "header";
                 }[];
                 query?: string;
                 /** @description JSON text of an object written to the output file properties */
                 embedded?: string;
                 /** @description The list of rows inside one JSON value, as a dotted path: required for GraphQL (e.g. customers, for a result {"customers": [...]}); for a JSON file holding an object */
                 rowsPath?: string;
-                /** @description json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch's other rules, every problem at once */
-                rowsFormat?: string;
+                /**
+                 * @description json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch's other rules, every problem at once
+                 * @enum {string}
+                 */
+                rowsFormat?: "json" | "jsonl" | "csv";
             };
             document: {
                 /** @description IANA time zone, e.g. Europe/Paris */
@@ -1308,13 +1345,13 @@ export interface components {
                 locale: string;
                 /** @description A pattern over the row with the template tag syntax, e.g. "Invoice {number}" or "{customer.name | upper}" */
                 name: string;
+                /** @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2) */
+                fileFormat: components["schemas"]["FileFormat"];
                 /**
-                 * @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)
+                 * @description One document per row there. Leave out to put the rows only into the combined output
                  * @enum {string}
                  */
-                fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
-                /** @description Storage, DriveA or DriveB: one document per row there. Leave out to put the rows only into the combined output */
-                deliveryMethod?: string;
+                deliveryMethod?: "Storage" | "DriveA" | "DriveB";
                 /** @description A pattern over the row: 'root' or 'root/<folder>' for Storage (e.g. root/{region}); '' or a folder for the drives */
                 path: string;
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
@@ -1326,13 +1363,16 @@ export interface components {
                 };
             };
             combined?: {
-                /** @description zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf) */
-                format: string;
+                /**
+                 * @description zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)
+                 * @enum {string}
+                 */
+                format: "zip" | "pdf";
                 name: string;
                 /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
                 path: string;
-                /** @description Storage, DriveA or DriveB */
-                deliveryMethod: string;
+                /** @enum {string} */
+                deliveryMethod: "Storage" | "DriveA" | "DriveB";
             };
             /** @description At least 1: end the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch */
             stopAfterFailures?: number;
@@ -1355,8 +1395,109 @@ export interface components {
         BatchStarted: {
             /** Format: uuid */
             id: string;
-            status: string;
+            /**
+             * @description A batch starts running; GET /documents/batch/{id} follows it
+             * @enum {string}
+             */
+            status: "running";
             rowsTotal: number;
+        };
+        /** BatchSummary */
+        BatchSummary: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "completed" | "stopped" | "cancelled" | "failed";
+            rowsTotal: number;
+            rowsDone: number;
+            rowsFailed: number;
+            pages: number;
+            combined?: {
+                urn: string;
+                name: string;
+                pages?: number;
+            };
+        };
+        /** BatchSummaryError */
+        BatchSummaryError: {
+            error: {
+                /** @example 500 */
+                statusCode: number;
+                message: string;
+                innerErrors: components["schemas"]["InnerError"][];
+            };
+            batch: components["schemas"]["BatchSummary"];
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        /** BatchSummaryResult */
+        BatchSummaryResult: {
+            result: {
+                /** @example 201 */
+                statusCode: number;
+                message: string;
+                data: {
+                    batch: components["schemas"]["BatchSummary"];
+                };
+            };
+            consumption: components["schemas"]["Consumption"];
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CancelBatchResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    batch: components["schemas"]["BatchProgress"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
         };
         /**
          * ClientClaims
@@ -1529,6 +1670,266 @@ export interface components {
             /** @example 1 */
             value: number;
         }[];
+        CreateClientTokenResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: components["schemas"]["ClientToken"];
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateConfigurationResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentSolutionConfiguration: components["schemas"]["Configuration"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateDataSourceResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    dataSource: components["schemas"]["DataSource"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateEnvelopeResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    envelope: components["schemas"]["Envelope"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateFolderResponse: {
+            folder: components["schemas"]["Folder"];
+        };
+        CreateOptionValueResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    optionValue: components["schemas"]["OptionValue"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateServiceTokenResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: components["schemas"]["ServiceToken"];
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateSolutionResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentSolution: components["schemas"]["DocumentSolution"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateTemplateResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentTemplate: components["schemas"]["DocumentTemplate"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        CreateUserContactResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    userContact: components["schemas"]["UserContact"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
         /**
          * DashboardSummary
          * @description Dashboard (2.10), computed from the envelopes of the caller
@@ -1627,6 +2028,162 @@ export interface components {
             documentSolutions?: {
                 id: string;
             }[];
+        };
+        DeleteConnectionResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    /** @enum {string} */
+                    kind: "driveA" | "driveB" | "crm";
+                    deleted: boolean;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        DeleteDataSourceResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    /** Format: uuid */
+                    dataSourceGuid: string;
+                    message: string;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        DeleteOptionValueResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    /** Format: uuid */
+                    optionValueGuid: string;
+                    message: string;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        DeleteSignatureTemplateResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    template: {
+                        id: string;
+                        message: string;
+                    };
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        DeleteTemplateResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    /** Format: uuid */
+                    documentTemplateGuid: string;
+                    message: string;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
         };
         /**
          * Document
@@ -1929,6 +2486,12 @@ export interface components {
         ExternalContext: {
             [key: string]: unknown;
         };
+        /**
+         * FileFormat
+         * @description A document's format: a template's own (docx, xlsx, pptx; gdoc, gsheet, gslide at DriveB), pdf or csv
+         * @enum {string}
+         */
+        FileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
         /** Folder */
         Folder: {
             /** Format: uuid */
@@ -1941,8 +2504,7 @@ export interface components {
             deliveryMethod: "Storage" | "DriveA" | "DriveB";
             /** @description The file name, with its extension */
             name: string;
-            /** @enum {string} */
-            fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
+            fileFormat: components["schemas"]["FileFormat"];
             /** @description Storage: download with GET /documents/storage/{urn}/content. DriveA: the driveItem id. DriveB: the file id. */
             urn: string;
             /** @description Drive deliveries: where the file opens (the drive item web URL) */
@@ -2000,11 +2562,8 @@ export interface components {
                 /** @description Alternative to urn + loadMethod */
                 url?: string;
                 name?: string;
-                /**
-                 * @description gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1)
-                 * @enum {string}
-                 */
-                fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide";
+                /** @description gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1) */
+                fileFormat: components["schemas"]["TemplateFormat"];
                 options?: {
                     [key: string]: unknown;
                 };
@@ -2039,11 +2598,8 @@ export interface components {
                 /** @description BCP 47 locale, e.g. en-US */
                 locale: string;
                 name: string;
-                /**
-                 * @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)
-                 * @enum {string}
-                 */
-                fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
+                /** @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2) */
+                fileFormat: components["schemas"]["FileFormat"];
                 /**
                  * @description Where the document goes (spec 4.8 rule 3: DriveB-native formats to DriveB only; docx, xlsx, pptx to Storage or DriveA; pdf and csv anywhere)
                  * @enum {string}
@@ -2161,13 +2717,309 @@ export interface components {
             tag: string;
             location: components["schemas"]["TemplateLocation"];
         };
+        GetBatchResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    batch: components["schemas"]["BatchProgress"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetConfigurationResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentSolutionConfiguration: components["schemas"]["Configuration"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetConnectionResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    connection: components["schemas"]["Connection"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetDocumentResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    document: components["schemas"]["Document"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetEnvelopeResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    envelope: components["schemas"]["Envelope"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetFolderResponse: {
+            folder: components["schemas"]["Folder"];
+        };
+        GetLimitsResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    settings: components["schemas"]["MeteredDimensionSetting"][];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetSolutionResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentSolution: components["schemas"]["DocumentSolutionWithMembers"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetSummaryResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: components["schemas"]["DashboardSummary"] | components["schemas"]["SelfServiceSummary"];
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetTemplateResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentTemplate: components["schemas"]["DocumentTemplate"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        GetUserContactResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    userContact: components["schemas"]["UserContact"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        HealthResponse: {
+            /** @enum {string} */
+            status: "ok";
+        };
         /** InnerError */
         InnerError: {
             /**
-             * @description Machine identifier: DATA_NAME_REQUIRED, OPTION_VALUE_MISSING_DEFINITION_OR_KEY, INVALID_SUMMARY_TYPE, INVALID_SCOPE_VALUE, INVALID_APPLICATION_VALUE, INVALID_TEMPLATE_FORMAT, TEMPLATE_NOT_FOUND, X_CLIENT_AUTH_ERROR, VALIDATION_ERROR, ENVELOPE_ID_INVALID, UNAUTHORIZED, AUTHORIZATION_ERROR, NOT_FOUND_BY_ID, CREATE_DOCUMENT_TEMPLATE_ERROR, CREATE_DATA_SOURCE_ERROR, ADD_DATA_SOURCE_TO_SOLUTION_ERROR, FILE_UPLOAD_FAILED, GET_DATA_SOURCE_ERROR, FUNCTION_EXECUTION_ERROR, DATA_NOT_FOUND, DATA_INVALID, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX, X_SERVICE_AUTH_ERROR, NOT_SUPPORTED, CONNECTION_MISSING, CONNECTION_ERROR, FILE_TOO_LARGE, ROUTE_NOT_FOUND, METHOD_NOT_ALLOWED, IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, GENERATION_TIMEOUT. The same request sent again later can succeed for CREATE_DOCUMENT_TEMPLATE_ERROR, CREATE_DATA_SOURCE_ERROR, ADD_DATA_SOURCE_TO_SOLUTION_ERROR, FILE_UPLOAD_FAILED, GET_DATA_SOURCE_ERROR, FUNCTION_EXECUTION_ERROR, TOO_MANY_REQUESTS, GENERATION_TIMEOUT; for the others it must change.
+             * @description Machine identifier (core/errors.ts). The same request sent again later can succeed for CREATE_DOCUMENT_TEMPLATE_ERROR, CREATE_DATA_SOURCE_ERROR, ADD_DATA_SOURCE_TO_SOLUTION_ERROR, FILE_UPLOAD_FAILED, GET_DATA_SOURCE_ERROR, FUNCTION_EXECUTION_ERROR, TOO_MANY_REQUESTS, GENERATION_TIMEOUT; for the others it must change.
              * @example VALIDATION_ERROR
+             * @enum {string}
              */
-            code: string;
+            code: "DATA_NAME_REQUIRED" | "OPTION_VALUE_MISSING_DEFINITION_OR_KEY" | "INVALID_SUMMARY_TYPE" | "INVALID_SCOPE_VALUE" | "INVALID_APPLICATION_VALUE" | "INVALID_TEMPLATE_FORMAT" | "TEMPLATE_NOT_FOUND" | "X_CLIENT_AUTH_ERROR" | "VALIDATION_ERROR" | "ENVELOPE_ID_INVALID" | "UNAUTHORIZED" | "AUTHORIZATION_ERROR" | "NOT_FOUND_BY_ID" | "CREATE_DOCUMENT_TEMPLATE_ERROR" | "CREATE_DATA_SOURCE_ERROR" | "ADD_DATA_SOURCE_TO_SOLUTION_ERROR" | "FILE_UPLOAD_FAILED" | "GET_DATA_SOURCE_ERROR" | "FUNCTION_EXECUTION_ERROR" | "DATA_NOT_FOUND" | "DATA_INVALID" | "TEMPLATE_ERROR" | "TEMPLATE_TOO_COMPLEX" | "X_SERVICE_AUTH_ERROR" | "NOT_SUPPORTED" | "CONNECTION_MISSING" | "CONNECTION_ERROR" | "FILE_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "GENERATION_TIMEOUT";
             /**
              * @description What went wrong, naming the field
              * @example document.locale is required
@@ -2200,6 +3052,182 @@ export interface components {
             value: string;
             location: components["schemas"]["TagLocation"];
         };
+        InspectTemplateResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: components["schemas"]["TemplateInspection"];
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListBatchRowsResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    rowCount: number;
+                    rows: components["schemas"]["BatchRow"][];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListConfigurationsResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentSolutionConfigurations: components["schemas"]["Configuration"][];
+                    rowCount: number;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListConnectionsResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    connections: components["schemas"]["Connection"][];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListDataSourcesResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    dataSources: components["schemas"]["ListedDataSource"][];
+                    rowCount: number;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListDocumentsResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documents: components["schemas"]["Document"][];
+                    rowCount: number;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
         /**
          * ListedDataSource
          * @description List item: the Guid spelling of the spec (dataSourceGuid, subscriptionGuid, ownerGuid, lastModifiedUserGuid)
@@ -2226,13 +3254,133 @@ export interface components {
             /** @description Always false: deleted data sources are not listed */
             isDeleted: boolean;
         };
+        ListFoldersResponse: {
+            folder: components["schemas"]["Folder"][];
+        };
+        ListOptionValuesResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    optionValues: components["schemas"]["OptionValue"][];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListSolutionsResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentSolutions: components["schemas"]["DocumentSolution"][];
+                    rowCount: number;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListTemplatesResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentTemplates: components["schemas"]["DocumentTemplate"][];
+                    rowCount: number;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        ListUserContactsResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    userContacts: components["schemas"]["UserContact"][];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
         /** ManagedDocument */
         ManagedDocument: {
             /** @enum {string} */
             deliveryMethod: "Storage" | "DriveA" | "DriveB" | "crm";
             name: string;
-            /** @enum {string} */
-            fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
+            fileFormat: components["schemas"]["FileFormat"];
             /** @description For Storage: download with GET /documents/storage/{urn}/content */
             urn: string;
             /** @description Drive targets: where the file opens */
@@ -2307,11 +3455,8 @@ export interface components {
             sourceDocument: {
                 /** @description The urn the location gave: Storage, a delivered document (result.data.document.urn of generate or manage); DriveA an item id, driveId!itemId or root:/path:; DriveB a file id; crm a ContentVersion id */
                 urn: string;
-                /**
-                 * @description The format of the source file
-                 * @enum {string}
-                 */
-                fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
+                /** @description The format of the source file */
+                fileFormat: components["schemas"]["FileFormat"];
                 /**
                  * @description Where the source is (crm: urn is a ContentVersion id)
                  * @enum {string}
@@ -2328,11 +3473,8 @@ export interface components {
             };
             targetDocument?: {
                 name: string;
-                /**
-                 * @description Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)
-                 * @enum {string}
-                 */
-                fileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
+                /** @description Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv) */
+                fileFormat: components["schemas"]["FileFormat"];
                 /**
                  * @description Where the document goes (crm: options.crm)
                  * @enum {string}
@@ -2676,6 +3818,93 @@ export interface components {
             /** Format: date-time */
             lastModifiedDate: string;
         };
+        PutConnectionCrmResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    connection: components["schemas"]["Connection"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        PutConnectionDriveAResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    connection: components["schemas"]["Connection"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        PutConnectionDriveBResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    connection: components["schemas"]["Connection"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
         /** ReadinessReport */
         ReadinessReport: {
             status: "ready" | "not ready";
@@ -2687,6 +3916,38 @@ export interface components {
                     ready: boolean;
                 };
             };
+        };
+        ReplaceOptionValuesResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    /** Format: uuid */
+                    entityId: string;
+                    entityType: string;
+                    message: string;
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
         };
         /**
          * SelfServiceSummary
@@ -2782,6 +4043,35 @@ export interface components {
             name: string;
             description: string;
         };
+        StartBatchResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    batch: components["schemas"]["BatchStarted"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
         /**
          * TagLocation
          * @description Where a tag is in the template (generate's TemplateLocation) and the same in words
@@ -2800,6 +4090,12 @@ export interface components {
             /** @description The same for people: `word/document.xml, paragraph 3` or `sheet "Sales", cell B2` */
             where: string;
         };
+        /**
+         * TemplateFormat
+         * @description A template's format: docx, xlsx, pptx; gdoc, gsheet, gslide load from DriveB only
+         * @enum {string}
+         */
+        TemplateFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide";
         /** TemplateInspection */
         TemplateInspection: {
             /** @example invoice.docx */
@@ -2849,12 +4145,132 @@ export interface components {
             message: string;
             location?: components["schemas"]["TagLocation"];
         };
-        /** UploadedFile */
-        UploadedFile: {
+        UpdateConfigurationResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentSolutionConfiguration: components["schemas"]["Configuration"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
             /**
              * Format: uuid
-             * @description Use it as template.urn (or data.urn) with loadMethod Storage
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
              */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        UpdateDocumentResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    document: components["schemas"]["Document"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        UpdateFolderResponse: {
+            folder: {
+                /** Format: uuid */
+                id: string;
+                message: string;
+            };
+        };
+        UpdateOptionValueResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    optionValue: components["schemas"]["OptionValue"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        UpdateTemplateResponse: {
+            result: {
+                /**
+                 * @description The HTTP status
+                 * @example 200
+                 */
+                statusCode: number;
+                /** @example OK */
+                message: string;
+                data: {
+                    documentTemplate: components["schemas"]["DocumentTemplate"];
+                };
+            };
+            externalContext?: components["schemas"]["ExternalContext"];
+            /**
+             * @description METHOD followed by the full URL of the operation
+             * @example POST http://127.0.0.1:8080/v1/documents/document/generate
+             */
+            origin: string;
+            /** Format: date-time */
+            dateTime: string;
+            /**
+             * Format: uuid
+             * @description Also in the x-operation-id response header; quote it when reporting a problem
+             */
+            operationId: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        /** UploadedFile */
+        UploadedFile: {
+            /** @description Use it as template.urn (or data.urn) with loadMethod Storage */
             id: string;
             /** @example invoice.docx */
             fileName: string;
@@ -2956,10 +4372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                    };
+                    "application/json": components["schemas"]["HealthResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -3278,33 +4691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: components["schemas"]["TemplateInspection"];
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["InspectTemplateResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -3790,35 +5177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                batch: components["schemas"]["BatchStarted"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["StartBatchResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -3900,35 +5259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                batch: components["schemas"]["BatchProgress"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetBatchResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -4002,36 +5333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                rowCount: number;
-                                rows: components["schemas"]["BatchRow"][];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListBatchRowsResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -4101,35 +5403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                batch: components["schemas"]["BatchProgress"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CancelBatchResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -4208,33 +5482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: components["schemas"]["ClientToken"];
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateClientTokenResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -4297,33 +5545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: components["schemas"]["ServiceToken"];
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateServiceTokenResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -4466,35 +5688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentSolutionConfiguration: components["schemas"]["Configuration"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateConfigurationResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -4569,35 +5763,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentSolutionConfiguration: components["schemas"]["Configuration"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["UpdateConfigurationResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -4676,35 +5842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentSolutionConfiguration: components["schemas"]["Configuration"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetConfigurationResponse"];
                 };
             };
             /** @description Bare error body, as the spec documents for configuration get and list (no envelope) */
@@ -4795,36 +5933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentSolutionConfigurations: components["schemas"]["Configuration"][];
-                                rowCount: number;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListConfigurationsResponse"];
                 };
             };
             /** @description Bare error body, as the spec documents for configuration get and list (no envelope) */
@@ -4898,35 +6007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentTemplate: components["schemas"]["DocumentTemplate"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateTemplateResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5003,35 +6084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentTemplate: components["schemas"]["DocumentTemplate"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["UpdateTemplateResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5110,35 +6163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentTemplate: components["schemas"]["DocumentTemplate"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetTemplateResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5229,36 +6254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentTemplates: components["schemas"]["DocumentTemplate"][];
-                                rowCount: number;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListTemplatesResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5328,37 +6324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                /** Format: uuid */
-                                documentTemplateGuid: string;
-                                message: string;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["DeleteTemplateResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5441,35 +6407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentSolution: components["schemas"]["DocumentSolution"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateSolutionResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5539,35 +6477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentSolution: components["schemas"]["DocumentSolutionWithMembers"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetSolutionResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5658,36 +6568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documentSolutions: components["schemas"]["DocumentSolution"][];
-                                rowCount: number;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListSolutionsResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5761,35 +6642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                dataSource: components["schemas"]["DataSource"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateDataSourceResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5871,36 +6724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                dataSources: components["schemas"]["ListedDataSource"][];
-                                rowCount: number;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListDataSourcesResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -5970,37 +6794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                /** Format: uuid */
-                                dataSourceGuid: string;
-                                message: string;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["DeleteDataSourceResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6081,39 +6875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                /** Format: uuid */
-                                documentSolutionId: string;
-                                /** Format: uuid */
-                                dataSourceId: string;
-                                message: string;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["AddDataSourceToSolutionResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6197,35 +6959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                optionValue: components["schemas"]["OptionValue"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateOptionValueResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6310,38 +7044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                /** Format: uuid */
-                                entityId: string;
-                                entityType: string;
-                                message: string;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ReplaceOptionValuesResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6422,35 +7125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                optionValues: components["schemas"]["OptionValue"][];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListOptionValuesResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6534,35 +7209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                optionValue: components["schemas"]["OptionValue"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["UpdateOptionValueResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6641,37 +7288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                /** Format: uuid */
-                                optionValueGuid: string;
-                                message: string;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["DeleteOptionValueResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6755,35 +7372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                document: components["schemas"]["Document"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["UpdateDocumentResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6862,35 +7451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                document: components["schemas"]["Document"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetDocumentResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -6981,36 +7542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                documents: components["schemas"]["Document"][];
-                                rowCount: number;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListDocumentsResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7084,35 +7616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                settings: components["schemas"]["MeteredDimensionSetting"][];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetLimitsResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7194,33 +7698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: components["schemas"]["DashboardSummary"] | components["schemas"]["SelfServiceSummary"];
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetSummaryResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7293,35 +7771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                userContact: components["schemas"]["UserContact"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateUserContactResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7388,35 +7838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                userContacts: components["schemas"]["UserContact"][];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListUserContactsResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7486,35 +7908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                userContact: components["schemas"]["UserContact"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetUserContactResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7602,9 +7996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        folder: components["schemas"]["Folder"];
-                    };
+                    "application/json": components["schemas"]["CreateFolderResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7680,9 +8072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        folder: components["schemas"]["Folder"][];
-                    };
+                    "application/json": components["schemas"]["ListFoldersResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7752,9 +8142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        folder: components["schemas"]["Folder"];
-                    };
+                    "application/json": components["schemas"]["GetFolderResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7836,13 +8224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        folder: {
-                            /** Format: uuid */
-                            id: string;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["UpdateFolderResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -7929,35 +8311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connection: components["schemas"]["Connection"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["PutConnectionDriveAResponse"];
                 };
             };
             /** @description Created */
@@ -7966,35 +8320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connection: components["schemas"]["Connection"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["PutConnectionDriveAResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8082,35 +8408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connection: components["schemas"]["Connection"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["PutConnectionDriveBResponse"];
                 };
             };
             /** @description Created */
@@ -8119,35 +8417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connection: components["schemas"]["Connection"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["PutConnectionDriveBResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8231,35 +8501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connection: components["schemas"]["Connection"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["PutConnectionCrmResponse"];
                 };
             };
             /** @description Created */
@@ -8268,35 +8510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connection: components["schemas"]["Connection"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["PutConnectionCrmResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8363,35 +8577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connections: components["schemas"]["Connection"][];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["ListConnectionsResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8461,35 +8647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                connection: components["schemas"]["Connection"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetConnectionResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8568,37 +8726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                /** @enum {string} */
-                                kind: "driveA" | "driveB" | "crm";
-                                deleted: boolean;
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["DeleteConnectionResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8677,38 +8805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                template: {
-                                    id: string;
-                                    message: string;
-                                };
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["DeleteSignatureTemplateResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8782,35 +8879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                envelope: components["schemas"]["Envelope"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["CreateEnvelopeResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */
@@ -8880,35 +8949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: {
-                            /**
-                             * @description The HTTP status
-                             * @example 200
-                             */
-                            statusCode: number;
-                            /** @example OK */
-                            message: string;
-                            data: {
-                                envelope: components["schemas"]["Envelope"];
-                            };
-                        };
-                        externalContext?: components["schemas"]["ExternalContext"];
-                        /**
-                         * @description METHOD followed by the full URL of the operation
-                         * @example POST http://127.0.0.1:8080/v1/documents/document/generate
-                         */
-                        origin: string;
-                        /** Format: date-time */
-                        dateTime: string;
-                        /**
-                         * Format: uuid
-                         * @description Also in the x-operation-id response header; quote it when reporting a problem
-                         */
-                        operationId: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["GetEnvelopeResponse"];
                 };
             };
             /** @description Every failure (spec 2.1): a code and a message per problem */

@@ -177,6 +177,12 @@ export const settings = {
     int(0, 256),
     "Chunk activities one worker runs at once (from the batch task queue, all batches together; the rest wait in Temporal); 0 = twice the LibreOffice pool size, so a row's merge and writes overlap another's conversion. Merge threads and LibreOffice serve waiting work round-robin per subscription, so other tenants' generates wait for at most one batch job each",
   ),
+  workerDrainSeconds: setting(
+    'WORKER_DRAIN_SECONDS',
+    30,
+    int(1, 86_400),
+    'On SIGTERM a worker stops polling and lets its running activities finish for this long before cancelling them (the SDK\'s shutdownGraceTime); give the process manager at least this plus 30 s (Kubernetes terminationGracePeriodSeconds, compose stop_grace_period)',
+  ),
   batchHeartbeatSeconds: setting('BATCH_HEARTBEAT_SECONDS', 20, int(2, 3_600), 'A chunk that stops heartbeating for this long (its worker died) is retried on another worker, after its last recorded row'),
   batchChunksPerRun: setting('BATCH_CHUNKS_PER_RUN', 100, int(1, 10_000), 'Chunks per run of a batch workflow before it continues as new (keeps its history bounded)'),
   batchMaxRows: setting('BATCH_MAX_ROWS', 100_000, int(1, 10_000_000), 'Most rows in one batch'),

@@ -13,7 +13,8 @@
  * Settings (converter/settings.ts): the service reads them with the others (config/env.ts) and passes them
  * in with configureConverter(); the converter reads no environment.
  */
-import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
+import { ConvertError, HOW_TO_ENABLE, isConvertError } from './errors.ts';
+import { reportConversion } from './events.ts';
 import { GotenbergConverter } from './gotenberg.ts';
 import type { GotenbergOptions } from './gotenberg.ts';
 import { setOfficeCustomProperties } from './office-props.ts';
@@ -29,6 +30,8 @@ import { converterSettings } from './settings.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 
 export { ConvertError, isConvertError, HOW_TO_ENABLE } from './errors.ts';
+export { onConversion, onQueueWait } from './events.ts';
+export type { ConversionEvent, QueueWaitEvent } from './events.ts';
 export type { ConvertErrorCode } from './errors.ts';
 export type {
   Converter, ConverterStatus, ConvertOptions, CsvOptions, InstanceStatus, OfficeFormat, OutputFormat, PdfConformance, PdfOptions,
@@ -144,7 +147,16 @@ export async function convert(input: Uint8Array, options: ConvertOptions, conver
     const clean = sanitizeOoxml(input, plan.from).bytes;
     return plan.embedded ? setOfficeCustomProperties(clean, plan.embedded) : clean;
   }
-  return (converter ?? getDefaultConverter()).convert(input, options);
+  const started = performance.now();
+  const event = { from: plan.from, to: plan.to };
+  try {
+    const out = await (converter ?? getDefaultConverter()).convert(input, options);
+    reportConversion({ ...event, seconds: (performance.now() - started) / 1000 });
+    return out;
+  } catch (err) {
+    reportConversion({ ...event, seconds: (performance.now() - started) / 1000, failure: isConvertError(err) ? err.code : 'ERROR' });
+    throw err;
+  }
 }
 
 /** Page count of a delivered file by the documented rule (converter/pages.ts). */

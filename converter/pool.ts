@@ -26,6 +26,7 @@ import { type ConverterLog, converterSettings, defaultPoolSize, type NetworkIsol
 import { Instance, type InstanceHost, type Job } from './instance.ts';
 import { chooseIsolation, hasPrlimit, type Isolation, libreOfficeAvailable } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
+import { reportQueueWait } from './events.ts';
 
 export type { NetworkIsolation, SandboxMode } from './settings.ts';
 export { defaultPoolSize } from './settings.ts';
@@ -80,6 +81,8 @@ let poolCounter = 0;
 
 /** A job as the pool keeps it: the caller's deadline, and the timer that ends its wait at that deadline. */
 interface PoolJob extends Job {
+  /** When it entered the queue (Date.now()): its wait is reported when it starts (converter/events.ts). */
+  queuedAt: number;
   /** The caller's time (ConvertOptions.timeoutMs) and when it ends; absent = none. */
   callerMs?: number;
   deadlineAt?: number;
@@ -317,7 +320,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.checkBudget(tenant);
     const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
-      const job: PoolJob = { id: ++this.jobSeq, tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), signal: options.signal, resolve, reject, settled: false };
+      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), signal: options.signal, resolve, reject, settled: false };
       if (options.signal) {
         job.onAbort = () => {
           if (this.queue.remove(tenant, job)) {
@@ -517,6 +520,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const setting = callerLeft < this.timeoutMs ? undefined : 'CONVERTER_TIMEOUT_MS';
     const active: Active = { job, startedAt, stopped: false, stop: () => {} };
     this.active.add(active);
+    reportQueueWait(job.tenant, startedAt - job.queuedAt);
     if (job.tenant) this.usageOf(job.tenant).started++;
     // One directory per instance, made by the constructor; a job's files are named by its id (an instance
     // runs one job at a time, and a late unlink of an earlier job's files can never touch a later one's). A

@@ -470,11 +470,11 @@ function curlOf(body, dataText) {
   const json = JSON.stringify(body).replace(/'/g, `'\\''`).replace('"__DATA__"', `"'"$DATA"'"`);
   return [
     'AUTH=(-H "Authorization: Bearer $DOCGEN_TOKEN" -H "X-Api-Key: $DOCGEN_API_KEY")',
-    `DATA=$(printf '%s' ${shq(data)} | curl -s "\${AUTH[@]}" -F 'file=@-;filename=data.json;type=application/json' ${API}/documents/data/upload \\`,
+    `DATA=$(printf '%s' ${shq(data)} | curl -fsS "\${AUTH[@]}" -F 'file=@-;filename=data.json;type=application/json' ${API}/documents/data/upload \\`,
     `  | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).result.data.files[0].id')`,
-    `URN=$(curl -s "\${AUTH[@]}" -H 'content-type: application/json' ${API}/documents/document/generate -d '${json}' \\`,
+    `URN=$(curl -fsS "\${AUTH[@]}" -H 'content-type: application/json' ${API}/documents/document/generate -d '${json}' \\`,
     `  | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).result.data.document.urn')`,
-    `curl -s "\${AUTH[@]}" -o ${shq(`${body.document.name}.pdf`)} ${API}/documents/storage/$URN/content`,
+    `curl -fsS "\${AUTH[@]}" -o ${shq(`${body.document.name}.pdf`)} ${API}/documents/storage/$URN/content`,
   ].join('\n');
 }
 

@@ -38,7 +38,15 @@ export async function runReadiness(checks: Record<string, ReadinessCheck>, timeo
     }),
   );
   const notReady = entries.filter(([, r]) => !r.ready).map(([n]) => n);
-  return { status: notReady.length ? 'not ready' : 'ready', notReady, checks: Object.fromEntries(entries) };
+  const report: ReadinessReport = { status: notReady.length ? 'not ready' : 'ready', notReady, checks: Object.fromEntries(entries) };
+  for (const fn of listeners) fn(report);
+  return report;
+}
+
+const listeners = new Set<(report: ReadinessReport) => void>();
+/** Called with every readiness report (the docgen_ready gauge of telemetry/metrics.ts). */
+export function onReadinessReport(fn: (report: ReadinessReport) => void): void {
+  listeners.add(fn);
 }
 
 /** Drops user:password@ from any URL in a message (a driver may echo its connection string). */

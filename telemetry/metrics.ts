@@ -1,12 +1,13 @@
 // Prometheus metrics of one process (prom-client): HTTP requests of the API, activity durations by step,
-// the converter pool, metering. `startMetricsServer` serves them on METRICS_PORT together with the
+// conversions (every one, batch rows included) and their queue wait, batch rows, the merge threads, the
+// converter pool, metering. docs/operations.md lists them with the dashboard and alert rules that use them. `startMetricsServer` serves them on METRICS_PORT together with the
 // Temporal SDK's own runtime metrics (Core's exporter listens on a private loopback port; its text is
 // appended), so each process has exactly one port to scrape.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { type ReadinessCheck, runReadiness } from './health.ts';
+import { onReadinessReport, type ReadinessCheck, runReadiness } from './health.ts';
 
 export const registry = new Registry();
 
@@ -42,6 +43,74 @@ export const metering = new Counter({
   registers: [registry],
 });
 
+export const conversions = new Counter({
+  name: 'docgen_conversions_total',
+  help: 'Conversions handed to the converter (LibreOffice or Gotenberg), single generates and batch rows alike, by source and target format and outcome (ok, failed)',
+  labelNames: ['from', 'to', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const conversionDuration = new Histogram({
+  name: 'docgen_conversion_duration_seconds',
+  help: 'Time of one conversion from the call to the result (queue wait included), by target format and outcome',
+  labelNames: ['to', 'outcome'] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+export const conversionFailures = new Counter({
+  name: 'docgen_conversion_failures_total',
+  help: 'Failed conversions by target format and reason (the converter error code: TIMEOUT, QUEUE_FULL, OVER_BUDGET, TOO_COMPLEX, CRASHED...; ERROR for anything else)',
+  labelNames: ['to', 'reason'] as const,
+  registers: [registry],
+});
+
+export const converterQueueWait = new Histogram({
+  name: 'docgen_converter_queue_wait_seconds',
+  help: 'Time a job (a conversion, or a layout page count) waited for a free LibreOffice instance, by subscription (one series per subscription that used the pool since the process started)',
+  labelNames: ['subscription'] as const,
+  buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
+  registers: [registry],
+});
+
+export const batchRows = new Counter({
+  name: 'docgen_batch_rows_total',
+  help: 'Batch rows finished by this worker, by outcome (done, failed); counted when their chunk activity returns',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const ready = new Gauge({
+  name: 'docgen_ready',
+  help: 'Readiness of this process by check (database, temporal, storage, converter): 1 ready, 0 not, as of the last readiness run (every scrape of /metrics runs one)',
+  labelNames: ['check'] as const,
+  registers: [registry],
+});
+onReadinessReport((report) => {
+  for (const [check, r] of Object.entries(report.checks)) ready.set({ check }, r.ready ? 1 : 0);
+});
+
+/** One conversion's outcome (converter/events.ts onConversion). */
+export function observeConversion(e: { from: string; to: string; seconds: number; failure?: string }): void {
+  const outcome = e.failure ? 'failed' : 'ok';
+  conversions.inc({ from: e.from, to: e.to, outcome });
+  conversionDuration.observe({ to: e.to, outcome }, e.seconds);
+  if (e.failure) conversionFailures.inc({ to: e.to, reason: e.failure });
+}
+
+/** One conversion's wait for an instance (converter/events.ts onQueueWait). */
+export function observeQueueWait(e: { tenant: string; seconds: number }): void {
+  converterQueueWait.observe({ subscription: e.tenant || 'none' }, e.seconds);
+}
+
+/** Counts the rows of a finished batch chunk from its activity's result ({ done, failed }). */
+export function countBatchRows(result: unknown): void {
+  if (result === null || typeof result !== 'object') return;
+  const { done, failed } = result as { done?: unknown; failed?: unknown };
+  if (typeof done === 'number' && done > 0) batchRows.inc({ outcome: 'done' }, done);
+  if (typeof failed === 'number' && failed > 0) batchRows.inc({ outcome: 'failed' }, failed);
+}
+
 /** Called by the API for every answered request. */
 export function observeRequest(route: string, method: string, status: number, seconds: number): void {
   const labels = { route, method, status: String(status) };
@@ -71,7 +140,11 @@ export async function timedStep<T>(activity: string, run: () => Promise<T>): Pro
 /** Times every activity attempt (normal and local) of the worker it is given to. */
 export const activityMetrics: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
-    execute: (input, next) => timedStep(ctx.info.activityType, () => next(input)),
+    execute: async (input, next) => {
+      const result = await timedStep(ctx.info.activityType, () => next(input));
+      if (ctx.info.activityType === 'generateBatchChunk') countBatchRows(result);
+      return result;
+    },
   },
 });
 
@@ -105,6 +178,34 @@ export function registerConverterMetrics(snapshot: () => PoolSnapshot | null): v
   gauge('docgen_converter_ready', '1 when the converter can take work', (s) => (s.ready ? 1 : 0));
 }
 
+export interface MergeSnapshot {
+  queued: number;
+  running: number;
+  threads: number;
+}
+
+let mergeSnapshot: (() => MergeSnapshot | null) | undefined;
+/** Gauges read from the merge-thread pool at scrape time (the worker process only); a later call (a
+ *  service started again in one process) replaces the pool they read. */
+export function registerMergeMetrics(snapshot: () => MergeSnapshot | null): void {
+  const registered = mergeSnapshot !== undefined;
+  mergeSnapshot = snapshot;
+  if (registered) return;
+  const gauge = (name: string, help: string, pick: (s: MergeSnapshot) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const s = mergeSnapshot?.() ?? null;
+        this.set(s ? pick(s) : 0);
+      },
+    });
+  gauge('docgen_merge_queued', 'Merges waiting for a merge thread', (s) => s.queued);
+  gauge('docgen_merge_running', 'Merges running now', (s) => s.running);
+  gauge('docgen_merge_threads', 'Merge threads started (MERGE_THREADS)', (s) => s.threads);
+}
+
 let defaultsCollected = false;
 
 export interface MetricsServer {
@@ -129,6 +230,8 @@ export async function startMetricsServer(opts: {
     const answer = async () => {
       if (req.method !== 'GET') return send(res, 405, 'text/plain', 'GET only\n');
       if (url === '/metrics') {
+        // docgen_ready as of now: the checks are bounded in time (telemetry/health.ts).
+        await runReadiness(opts.readiness);
         let text = await registry.metrics();
         if (opts.coreMetricsUrl) {
           const core = await fetch(opts.coreMetricsUrl, { signal: AbortSignal.timeout(2_000) }).then(

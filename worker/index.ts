@@ -7,6 +7,7 @@ import { batchTaskQueue } from '../core/batch.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import { type Logger, processLogger } from '../telemetry/log.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
+import { failedRowsLog } from './batch-log.ts';
 import { activityLogContext, coreLogFilter, temporalLogger } from './logging.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
 
@@ -20,9 +21,8 @@ let runtimeInstalled = false;
 export function installRuntime(logger: Logger = processLogger(), opts: { metricsBindAddress?: string } = {}): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const temporal = logger.child({ component: 'worker' });
   Runtime.install({
-    logger: temporalLogger(temporal),
+    logger: temporalLogger(logger, 'worker'),
     // docgen stops in its own order on SIGINT/SIGTERM (cli/main.ts): the API drains its requests first,
     // while the worker still runs the workflows they wait for; the SDK's own handler would shut the worker
     // down at once, and a sync generate with a step left to run would then never answer.
@@ -40,7 +40,7 @@ export function installRuntime(logger: Logger = processLogger(), opts: { metrics
 let bundle: Promise<WorkflowBundle> | undefined;
 /** Bundling takes seconds; do it once per process. Its warnings go to the log; its progress does not. */
 export function workflowBundle(logger: Logger = processLogger()): Promise<WorkflowBundle> {
-  const log = temporalLogger(logger.child({ component: 'bundler' }));
+  const log = temporalLogger(logger, 'bundler');
   const noop = () => undefined;
   bundle ??= bundleWorkflowCode({ workflowsPath, logger: { ...log, trace: noop, debug: noop, info: noop } });
   return bundle;
@@ -103,7 +103,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     namespace: opts.namespace,
     taskQueue: batchTaskQueue(opts.taskQueue),
     activities: { generateBatchChunk: activities.generateBatchChunk, combineBatch: activities.combineBatch },
-    interceptors: { activity: [activityMetrics] },
+    interceptors: { activity: [activityMetrics, failedRowsLog(opts.deps.db, opts.logger ?? processLogger())] },
     maxConcurrentActivityTaskExecutions: opts.batchSlots ?? 2,
     shutdownGraceTime,
   });

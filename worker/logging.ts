@@ -37,11 +37,12 @@ export function idsOfWorkflow(workflowId: unknown): { operationId?: string; subs
   return plain ? { operationId: plain[1]! } : {};
 }
 
-/** The SDK's Logger writing through pino: `sdkComponent` becomes `component`, ids are added from the
+/** The SDK's Logger writing through pino: `sdkComponent` becomes `component` (else `component`, given
+ *  here rather than bound on `logger`: a bound one and the line's own would both be written), ids are added from the
  *  workflow id when missing, errors are classified as above. A workflow's failure reaches the log from the
  *  workflow thread as a plain Error (its failure type is lost on the way): it is the caller's mistake when
  *  it carries the message of the mistake an activity of that workflow just failed with. */
-export function temporalLogger(logger: Logger): TemporalLogger {
+export function temporalLogger(logger: Logger, component = 'worker'): TemporalLogger {
   const recent = new Map<string, { code: string; message: string }>();
   const remember = (workflowId: unknown, mistake: { code: string; message: string }) => {
     if (typeof workflowId !== 'string') return;
@@ -58,7 +59,7 @@ export function temporalLogger(logger: Logger): TemporalLogger {
   const log = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
     // An activity's task token completes it from outside: not a thing to ship with the logs.
     const { sdkComponent, error, spanContexts: _spans, taskToken: _token, ...rest } = meta as Record<string, unknown>;
-    const fields: Record<string, unknown> = { component: sdkComponent ?? 'worker', ...idsOfWorkflow(rest.workflowId), ...rest };
+    const fields: Record<string, unknown> = { component: sdkComponent ?? component, ...idsOfWorkflow(rest.workflowId), ...rest };
     let to = LEVELS[level];
     // The office worker (worker/index.ts) runs activities only, by design: the core's warning about it is not news.
     if (sdkComponent === 'core' && message === 'No workflows registered, not polling for workflow tasks') to = 'debug';

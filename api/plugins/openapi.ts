@@ -9,7 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { TSchema } from 'typebox';
-import { components } from '../schemas/components.ts';
+import { components, DOCUMENTED_ENUM, enumComponentOf } from '../schemas/components.ts';
 
 type Json = Record<string, unknown>;
 
@@ -20,15 +20,44 @@ const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
 
 /** `node` with every named schema inside it (and itself, unless `keep`) replaced by a $ref to its component;
  *  a description of its own is kept beside the $ref. */
-function withRefs(node: unknown, named: ReadonlyMap<string, TSchema>, keep?: unknown): unknown {
-  if (Array.isArray(node)) return node.map((n) => withRefs(n, named));
-  if (!isObject(node)) return node;
-  const name = typeof node.title === 'string' && named.has(node.title) ? node.title : undefined;
-  if (name && node !== keep) {
+function withRefs(given: unknown, named: ReadonlyMap<string, TSchema>, keep?: unknown): unknown {
+  if (Array.isArray(given)) return given.map((n) => withRefs(n, named));
+  if (!isObject(given)) return given;
+  let node = given;
+  if (DOCUMENTED_ENUM in node) {
+    const { [DOCUMENTED_ENUM]: values, ...rest } = node;
+    node = { ...rest, enum: values };
+  }
+  const name = typeof node.title === 'string' && named.has(node.title) ? node.title : enumComponentOf(node);
+  if (name && given !== keep) {
     const own = (named.get(name) as { description?: unknown }).description;
     return { $ref: ref(name), ...(typeof node.description === 'string' && node.description !== own ? { description: node.description } : {}) };
   }
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, DATA_KEYS.has(k) ? v : withRefs(v, named)]));
+}
+
+/** `someOperationId` -> `SomeOperationIdResponse`. */
+const responseName = (operationId: string) => `${operationId[0]!.toUpperCase()}${operationId.slice(1)}Response`;
+
+/** Each success answer's JSON body that is not already a component becomes one, named after its operation
+ *  (`GenerateDocumentAsyncResponse`...): generated clients get a readable type per answer instead of an
+ *  anonymous `*_response_20x` one. Added to `schemas`; the operation's body becomes a $ref. */
+function nameSuccessBodies(operationId: unknown, responses: unknown, schemas: Json): unknown {
+  if (typeof operationId !== 'string' || !isObject(responses)) return responses;
+  const successes = Object.keys(responses).filter((s) => /^2\d\d$/.test(s));
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const media = isObject(response) && isObject(response.content) ? response.content['application/json'] : undefined;
+      if (!successes.includes(status) || !isObject(media) || !isObject(media.schema) || '$ref' in media.schema) return [status, response];
+      // Two success answers with one body (200 replaced, 201 created) share its name.
+      const bodies = new Set(successes.map((st) => JSON.stringify((responses[st] as { content?: Json }).content?.['application/json'])));
+      const name = bodies.size > 1 ? `${responseName(operationId)}${status}` : responseName(operationId);
+      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(media.schema)) throw new Error(`${name}: a component of that name exists already`);
+      schemas[name] = media.schema;
+      const content = { ...(response as Json & { content: Json }).content, 'application/json': { ...media, schema: { $ref: ref(name) } } };
+      return [status, { ...(response as Json), content }];
+    }),
+  );
 }
 
 /** An operation's responses described by their status where the schema says nothing (not @fastify/swagger's
@@ -56,13 +85,15 @@ function responsesOf(responses: unknown): unknown {
  *  moved to components/schemas. */
 export function finishDocument(spec: Json, serverUrl: string): Json {
   const named = components();
+  const responseSchemas: Json = {};
   const paths: Json = {};
   for (const [path, item] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
     const operations: Json = {};
     for (const [method, op] of Object.entries(isObject(item) ? item : {})) {
       if (!isObject(op)) continue;
       const { 'x-openapi': extra, ...rest } = op;
-      operations[method] = withRefs({ ...rest, ...(isObject(extra) ? extra : {}), responses: responsesOf(rest.responses) }, named);
+      const operation = withRefs({ ...rest, ...(isObject(extra) ? extra : {}), responses: responsesOf(rest.responses) }, named) as Json;
+      operations[method] = { ...operation, responses: nameSuccessBodies(operation.operationId, operation.responses, responseSchemas) };
     }
     paths[path] = operations;
   }
@@ -71,8 +102,13 @@ export function finishDocument(spec: Json, serverUrl: string): Json {
     const plain: unknown = JSON.parse(JSON.stringify(schema));
     schemas[name] = withRefs(plain, named, plain);
   }
+  for (const [name, schema] of Object.entries(responseSchemas)) {
+    if (name in schemas) throw new Error(`${name}: a component of that name exists already`);
+    schemas[name] = schema;
+  }
+  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   const given = isObject(spec.components) ? spec.components : {};
-  return { ...spec, servers: [{ url: serverUrl }], paths, components: { ...given, schemas } };
+  return { ...spec, servers: [{ url: serverUrl }], paths, components: { ...given, schemas: sorted } };
 }
 
 export default fp(async function openapiPlugin(app: FastifyInstance, opts: { serverUrl: () => string }) {

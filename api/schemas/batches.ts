@@ -2,12 +2,23 @@
 // /documents/batch/{id}/cancel. The request is generate's (core/generate.ts through GenerateRequest) with
 // the rows' fields; formats and methods are enums of core/ and the location registry.
 import Type from 'typebox';
-import { component, stringEnum } from './components.ts';
-import { errorResponses, ExternalContext, successEnvelope } from './envelopes.ts';
-import { GenerateRequest, IdempotencyHeaders } from './generation.ts';
+import { COMBINED_FORMATS } from '../../core/batch.ts';
+import { ROWS_FORMATS } from '../../core/rows.ts';
+import { component, documentedEnum, stringEnum } from './components.ts';
+import { Consumption, envelopeTail, errorResponses, ExternalContext, InnerError, successEnvelope } from './envelopes.ts';
+import { CALLBACK_HEADERS, GenerateRequest, IdempotencyHeaders } from './generation.ts';
 
 const TAG = 'Generation';
 const request = GenerateRequest.properties;
+/** Where rows' documents may go: generate's delivery methods. */
+const ROW_DELIVERY = (request.document.properties.deliveryMethod as unknown as { enum: string[] }).enum;
+/** Where the combined output may go: any location generate writes to (core/batch.ts parseCombined;
+ *  test/unit/openapi.test.ts holds them equal). */
+export const COMBINED_DELIVERY: readonly string[] = ROW_DELIVERY;
+/** data.variables[].type: what a GraphQL request does with each (core/generate.ts graphqlRequestOf). */
+const VARIABLE_TYPES = ['graphql', 'header'];
+// The batch's enumerations are checked by the batch's rules, every problem of a request at once (a 400 that
+// lists them all): the document lists their values, the route's validation does not stop at the first.
 
 export const BatchRequest = component(
   'BatchRequest',
@@ -16,22 +27,25 @@ export const BatchRequest = component(
       template: request.template,
       data: Type.Object({
         ...request.data.properties,
+        variables: Type.Optional(
+          Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: documentedEnum(VARIABLE_TYPES, { description: 'graphql: a variable of the query; header: a request header for the endpoint (e.g. Authorization)' }) })),
+        ),
         urn: Type.String({ description: 'Id of an uploaded data file (.json, .jsonl or .csv), the file at the drive, or the GraphQL endpoint' }),
         rowsPath: Type.Optional(Type.String({ description: 'The list of rows inside one JSON value, as a dotted path: required for GraphQL (e.g. customers, for a result {"customers": [...]}); for a JSON file holding an object' })),
-        rowsFormat: Type.Optional(Type.String({ description: 'json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch\'s other rules, every problem at once' })),
+        rowsFormat: Type.Optional(documentedEnum(ROWS_FORMATS, { description: 'json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch\'s other rules, every problem at once' })),
       }),
       document: Type.Object({
         ...request.document.properties,
         name: Type.String({ minLength: 1, description: 'A pattern over the row with the template tag syntax, e.g. "Invoice {number}" or "{customer.name | upper}"' }),
         path: Type.String({ description: "A pattern over the row: 'root' or 'root/<folder>' for Storage (e.g. root/{region}); '' or a folder for the drives" }),
-        deliveryMethod: Type.Optional(Type.String({ description: 'Storage, DriveA or DriveB: one document per row there. Leave out to put the rows only into the combined output' })),
+        deliveryMethod: Type.Optional(documentedEnum(ROW_DELIVERY, { description: 'One document per row there. Leave out to put the rows only into the combined output' })),
       }),
       combined: Type.Optional(
         Type.Object({
-          format: Type.String({ description: "zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)" }),
+          format: documentedEnum(COMBINED_FORMATS, { description: "zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)" }),
           name: Type.String({ minLength: 1 }),
           path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
-          deliveryMethod: Type.String({ description: 'Storage, DriveA or DriveB' }),
+          deliveryMethod: documentedEnum(COMBINED_DELIVERY),
         }),
       ),
       stopAfterFailures: Type.Optional(Type.Integer({ description: 'At least 1: end the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch' })),
@@ -83,7 +97,44 @@ export const BatchProgress = component(
   }),
 );
 
-export const BatchStarted = component('BatchStarted', Type.Object({ id: Type.String({ format: 'uuid' }), status: Type.String(), rowsTotal: Type.Integer() }));
+export const BatchStarted = component(
+  'BatchStarted',
+  Type.Object({ id: Type.String({ format: 'uuid' }), status: stringEnum(['running'], { description: 'A batch starts running; GET /documents/batch/{id} follows it' }), rowsTotal: Type.Integer() }),
+);
+
+/** What the summary callback says of the batch (workflows/batch.ts). */
+export const BatchSummary = component(
+  'BatchSummary',
+  Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    status: stringEnum(['completed', 'stopped', 'cancelled', 'failed']),
+    rowsTotal: Type.Integer(),
+    rowsDone: Type.Integer(),
+    rowsFailed: Type.Integer(),
+    pages: Type.Integer(),
+    combined: Type.Optional(Type.Object({ urn: Type.String(), name: Type.String(), pages: Type.Optional(Type.Integer()) })),
+  }),
+);
+
+/** The summary callback's body when the batch ended (completed, stopped or cancelled): a metered envelope. */
+export const BatchSummaryResult = component(
+  'BatchSummaryResult',
+  Type.Object({
+    result: Type.Object({ statusCode: Type.Integer({ examples: [201] }), message: Type.String(), data: Type.Object({ batch: BatchSummary }) }),
+    consumption: Consumption,
+    ...envelopeTail,
+  }),
+);
+
+/** The summary callback's body when the batch failed: the error envelope with the batch's counts. */
+export const BatchSummaryError = component(
+  'BatchSummaryError',
+  Type.Object({
+    error: Type.Object({ statusCode: Type.Integer({ examples: [500] }), message: Type.String(), innerErrors: Type.Array(InnerError) }),
+    batch: BatchSummary,
+    ...envelopeTail,
+  }),
+);
 
 const Paging = Type.Object({
   top: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
@@ -107,6 +158,30 @@ export const startBatch = {
   }),
   body: BatchRequest,
   response: { 201: successEnvelope(Type.Object({ batch: BatchStarted })), ...errorResponses(400, 401, 409, 504) },
+  // What @fastify/swagger cannot express, merged into the operation by plugins/openapi.ts.
+  'x-openapi': {
+    callbacks: {
+      summary: {
+        '{$request.header.X-Client-Authorization}': {
+          post: {
+            operationId: 'startBatchSummary',
+            summary: 'The summary of a batch that ended',
+            description:
+              "POSTed once the batch has ended to iss joined with dest of the request's client-authorization token, with `Authorization: Bearer <sub>` and Standard Webhooks headers, as an async generate's callback: the batch's counts in a metered envelope (completed, stopped, cancelled), or the error envelope with the batch's counts (failed).",
+            security: [{ callbackBearer: [] }],
+            parameters: CALLBACK_HEADERS,
+            requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [BatchSummaryResult, BatchSummaryError] } } } },
+            responses: {
+              '2XX': { description: 'Delivered: no further attempt' },
+              '410': { description: 'Gone: no further attempt' },
+              '4XX': { description: 'No further attempt, except for 408 and 429, which are retried (never sooner than Retry-After)' },
+              '5XX': { description: 'Retried on CALLBACK_RETRY_SCHEDULE, never sooner than Retry-After' },
+            },
+          },
+        },
+      },
+    },
+  },
 };
 
 export const getBatch = {

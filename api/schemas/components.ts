@@ -33,6 +33,38 @@ export function propertiesOf<K extends string, T extends TSchema>(keys: readonly
   return Object.fromEntries(keys.map((k) => [k, make(k)])) as Record<K, T>;
 }
 
+/** The keyword that carries an enumeration for the document only (plugins/openapi.ts turns it into `enum`). */
+export const DOCUMENTED_ENUM = 'x-documented-enum';
+
+/** A string whose values the document lists as an `enum` (a union or enum class in generated clients), while
+ *  the route's validation accepts any string: for fields that a rule of their own checks together with the
+ *  request's other problems (the batch's rules answer every problem at once; Ajv would stop at the first). */
+export function documentedEnum(values: readonly string[], options: { description?: string; examples?: string[] } = {}): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', [DOCUMENTED_ENUM]: [...values], ...options });
+}
+
+const byValue = new Map<string, { name: string; key: string }>();
+/** Names every `{type: 'string', enum}` schema with exactly these values, wherever it is declared (core's
+ *  request schemas included): one component, each occurrence a $ref to it (plugins/openapi.ts). */
+export function enumComponent(name: string, values: readonly string[], description: string): void {
+  const key = enumKey(values);
+  if (byValue.has(key) && byValue.get(key)!.name !== name) throw new Error(`the values of ${name} are already named ${byValue.get(key)!.name}`);
+  byValue.set(key, { name, key });
+  const schema = Type.Unsafe<string>({ type: 'string', enum: [...values], description });
+  (schema as { title?: string }).title = name;
+  registry.set(name, schema);
+}
+
+function enumKey(values: readonly unknown[]): string {
+  return JSON.stringify(values);
+}
+
+/** The component naming a string enum schema with these values, if any. */
+export function enumComponentOf(schema: { type?: unknown; enum?: unknown; title?: unknown }): string | undefined {
+  if (schema.type !== 'string' || !Array.isArray(schema.enum) || schema.title !== undefined) return undefined;
+  return byValue.get(enumKey(schema.enum))?.name;
+}
+
 /** An answer without a body (204-like: Fastify sends nothing; the handler calls send(undefined)). */
 export function noContent(description: string): TUnsafe<undefined> {
   return Type.Unsafe<undefined>({ type: 'null', description });

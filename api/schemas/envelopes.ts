@@ -2,7 +2,7 @@
 // OpenAPI document, so a field missing here is missing from the response: keep them exact.
 import Type, { type TSchema } from 'typebox';
 import { errorRegistry, RETRYABLE_CODES } from '../../core/errors.ts';
-import { component } from './components.ts';
+import { component, stringEnum } from './components.ts';
 
 export const ExternalContext = component(
   'ExternalContext',
@@ -41,8 +41,8 @@ export function meteredEnvelope<T extends TSchema>(data: T, options: { examples?
 export const InnerError = component(
   'InnerError',
   Type.Object({
-    code: Type.String({
-      description: `Machine identifier: ${Object.keys(errorRegistry).join(', ')}. The same request sent again later can succeed for ${RETRYABLE_CODES.join(', ')}; for the others it must change.`,
+    code: stringEnum(Object.keys(errorRegistry), {
+      description: `Machine identifier (core/errors.ts). The same request sent again later can succeed for ${RETRYABLE_CODES.join(', ')}; for the others it must change.`,
       examples: ['VALIDATION_ERROR'],
     }),
     message: Type.String({ description: 'What went wrong, naming the field', examples: ['document.locale is required'] }),

@@ -8,7 +8,8 @@ import * as examples from './examples.ts';
 export const UploadedFile = component(
   'UploadedFile',
   Type.Object({
-    id: Type.String({ format: 'uuid', description: 'Use it as template.urn (or data.urn) with loadMethod Storage' }),
+    // A plain string like every urn it becomes (no format: uuid, which generated clients type as a UUID object).
+    id: Type.String({ description: 'Use it as template.urn (or data.urn) with loadMethod Storage' }),
     fileName: Type.String({ examples: ['invoice.docx'] }),
   }),
 );

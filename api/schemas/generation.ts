@@ -3,15 +3,19 @@
 // locations (connectors/registry.ts) and their formats of core/formats.ts.
 import Type from 'typebox';
 import { LOCATION_CATALOG } from '../../connectors/registry.ts';
-import { ALL_FORMATS } from '../../core/formats.ts';
+import { ALL_FORMATS, TEMPLATE_FORMATS } from '../../core/formats.ts';
 import { generateRequestSchema, MAX_GENERATE_WARNINGS } from '../../core/generate.ts';
 import { LINK_FIELDS, methodsFor } from '../../core/locations.ts';
 import { manageRequestSchema } from '../../core/manage.ts';
-import { component, noContent, propertiesOf, stringEnum, withExample } from './components.ts';
+import { component, enumComponent, noContent, propertiesOf, stringEnum, withExample } from './components.ts';
 import { Consumption, envelopeTail, ErrorEnvelope, errorResponses, ExternalContext, InnerError, meteredEnvelope } from './envelopes.ts';
 import * as examples from './examples.ts';
 
 const TAG = 'Generation';
+
+// One schema per list of formats, whoever declares it (core's request schemas too): clients get one type.
+enumComponent('FileFormat', ALL_FORMATS, "A document's format: a template's own (docx, xlsx, pptx; gdoc, gsheet, gslide at DriveB), pdf or csv");
+enumComponent('TemplateFormat', TEMPLATE_FORMATS, "A template's format: docx, xlsx, pptx; gdoc, gsheet, gslide load from DriveB only");
 
 /** The optional Idempotency-Key header of generate, async generate and manage. */
 export const IdempotencyHeaders = Type.Object({
@@ -112,7 +116,7 @@ export const generateDocument = {
   },
 };
 
-const CALLBACK_HEADERS = [
+export const CALLBACK_HEADERS = [
   {
     name: 'webhook-id',
     in: 'header',

@@ -1,6 +1,8 @@
 // `docgen <command> --help` for every command the main help lists: the command's usage on stdout, exit 0,
-// nothing started (a `docgen start --help` that started the service would not exit).
+// nothing started (a `docgen start --help` that started the service would not exit); `docgen --version`.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { docgenBin, repoRoot } from '../support/docgen-start.ts';
@@ -39,5 +41,16 @@ describe('docgen <command> --help', () => {
     const unknown = await run(['frobnicate', '--help']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('answers docgen --version with the package version, Node and the Temporal SDK, and nothing else', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    for (const flag of ['--version', '-V', 'version']) {
+      const res = await run([flag]);
+      expect(res.code, flag).toBe(0);
+      expect(res.stderr, flag).toBe('');
+      expect(res.stdout, flag).toBe(`docgen ${pkg.version} (Node ${process.version}, Temporal SDK ${pkg.dependencies['@temporalio/worker']})\n`);
+    }
+    expect((await run(['--help'])).stdout).toContain('  docgen --version ');
   });
 });

@@ -198,6 +198,18 @@ describe('the template studio', () => {
       const pdf = new Uint8Array(fs.readFileSync(path.join(work, 'Studio invoice.pdf')));
       expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe('%PDF-');
       expect(await pdfText(pdf)).toBe(previewText);
+      // Run again, it fails (the generate consumed the upload the record names) and says so by its exit
+      // status (curl -f), leaving the pdf of the first run as it was, no error body written over it.
+      const again = await promisify(execFile)('bash', ['-c', curl], {
+        cwd: work,
+        env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, DOCGEN_TOKEN: creds.accessToken, DOCGEN_API_KEY: creds.apiKey },
+        timeout: 120_000,
+      }).then(
+        () => 0,
+        (err: { code: number }) => err.code,
+      );
+      expect(again).not.toBe(0);
+      expect(new Uint8Array(fs.readFileSync(path.join(work, 'Studio invoice.pdf')))).toEqual(pdf);
       for (const name of ['studio.png', 'studio-narrow.png']) expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
 
       // A template with a problem: listed at its place, in plain words; Enter on it (keyboard only) moves the

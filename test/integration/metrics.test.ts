@@ -1,12 +1,19 @@
 // A stack on object storage (the real S3 server) with its metrics endpoint on: downloads redirect to a
-// presigned URL when STORAGE_DOWNLOAD=redirect, and a scrape after generates shows the API, activity,
-// converter, metering and Temporal SDK metrics.
+// presigned URL when STORAGE_DOWNLOAD=redirect, and a scrape after generates and a batch shows the API,
+// activity, conversion (every one, batch rows included), batch, merge, converter, readiness, metering and
+// Temporal SDK metrics; every metric the Grafana dashboard and the alert rules of deploy/ name is served.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
 import { docxParagraphs, makeDocx } from '../support/office.ts';
 import { client, generateBody } from '../support/http.ts';
 import { s3Settings } from '../support/s3.ts';
 import { type Stack, startStack } from '../support/stack.ts';
+import { waitForBatch } from './batch/support.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
 
 /** The value of the first sample whose name and labels match (labels in any order), or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -70,6 +77,20 @@ describe('object storage and metrics', () => {
     expect((await other.download(urns[0]!)).status).toBe(404);
   });
 
+  it('runs a batch of three pdf rows', async () => {
+    const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Row {n}']) }]);
+    const d = await api.upload('data', [{ name: 'rows.csv', bytes: 'n\r\n1\r\n2\r\n3\r\n' }]);
+    const res = await api.call('POST', '/documents/document/generate/batch', {
+      json: {
+        template: { urn: t.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: d.body.result.data.files[0].id, loadMethod: 'Storage' },
+        document: { name: 'Row {n}', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-US' },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(await waitForBatch(api, res.body.result.data.batch.id)).toMatchObject({ status: 'completed', rowsDone: 3, rowsFailed: 0 });
+  });
+
   it('serves Prometheus metrics on its own port after the generates', async () => {
     const url = stack.service.metricsUrl!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -87,18 +108,47 @@ describe('object storage and metrics', () => {
     for (const activity of ['resolveTemplate', 'loadData', 'merge', 'convertDocument', 'deliver', 'record']) {
       expect(sample(text, 'docgen_activity_duration_seconds_count', { activity, outcome: 'ok' }), activity).toBeGreaterThanOrEqual(1);
     }
-    expect(sample(text, 'docgen_metering_total', { dimension: 'documents-generated' })).toBe(2);
-    expect(sample(text, 'docgen_metering_total', { dimension: 'pages-generated' })).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'docgen_metering_total', { dimension: 'documents-generated' })).toBe(5);
+    expect(sample(text, 'docgen_metering_total', { dimension: 'pages-generated' })).toBeGreaterThanOrEqual(5);
     expect(sample(text, 'docgen_converter_pool_size')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'docgen_converter_ready')).toBe(1);
     expect(sample(text, 'docgen_converter_busy')).toBe(0);
     expect(sample(text, 'docgen_converter_queued')).toBe(0);
     expect(sample(text, 'docgen_converter_restarts')).toBe(0);
+    // Every conversion, the batch's rows too (the activity metric counts one convertDocument only).
+    expect(sample(text, 'docgen_activity_duration_seconds_count', { activity: 'convertDocument', outcome: 'ok' })).toBe(1);
+    expect(sample(text, 'docgen_conversions_total', { from: 'docx', to: 'pdf', outcome: 'ok' })).toBe(4);
+    expect(sample(text, 'docgen_conversion_duration_seconds_count', { to: 'pdf', outcome: 'ok' })).toBe(4);
+    expect(sample(text, 'docgen_batch_rows_total', { outcome: 'done' })).toBe(3);
+    expect(sample(text, 'docgen_batch_rows_total', { outcome: 'failed' })).toBeUndefined();
+    // Each job's wait for an instance, under its subscription: the 4 conversions and the layout page count
+    // of the docx generate.
+    expect(sample(text, 'docgen_converter_queue_wait_seconds_count', { subscription: creds.subscriptionId })).toBe(5);
+    expect(sample(text, 'docgen_merge_threads')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'docgen_merge_queued')).toBe(0);
+    for (const check of ['database', 'temporal', 'storage', 'converter']) expect(sample(text, 'docgen_ready', { check }), check).toBe(1);
     // The Temporal SDK's runtime metrics, from the same port.
     expect(text).toMatch(/^temporal_\w+/m);
     expect(sample(text, 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })).toBeGreaterThanOrEqual(1);
     // Process metrics.
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('serves every metric that the Grafana dashboard and the alert rules name', async () => {
+    const text = await (await fetch(`${stack.service.metricsUrl!}/metrics`)).text();
+    const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'deploy/grafana/docgen.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const rules = parse(fs.readFileSync(path.join(root, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+    const exprs = [...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)), ...rules.groups.flatMap((g) => g.rules.map((r) => r.expr))];
+    // `up` is Prometheus's own (a scrape that failed), not a metric of the service.
+    const names = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:docgen|temporal|process)_\w+)/g)].map((m) => m[1]!)));
+    expect(names.size).toBeGreaterThan(15);
+    const served = (name: string) => {
+      const base = name.replace(/_(bucket|sum|count)$/, '');
+      return new RegExp(`^${name}(\\{| )`, 'm').test(text) || new RegExp(`^# TYPE ${name} `, 'm').test(text) || (base !== name && new RegExp(`^# TYPE ${base} histogram$`, 'm').test(text));
+    };
+    expect([...names].filter((n) => !served(n))).toEqual([]);
+    // The check finds a name that is not there.
+    expect(served('docgen_no_such_metric_total')).toBe(false);
   });
 
   it('also answers /health and /ready on the metrics port (for processes without the API)', async () => {

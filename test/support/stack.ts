@@ -12,6 +12,7 @@ import type { BlobStore } from '../../connectors/storage/blob-store.ts';
 import { openBlobStore } from '../../connectors/storage/open.ts';
 import { currentLabel, keepOutput, OUTPUTS_ENV } from './office-outputs.ts';
 import { s3Settings } from './s3.ts';
+import type { Logger } from '../../telemetry/log.ts';
 
 export interface Stack {
   service: RunningService;
@@ -24,7 +25,14 @@ export interface Stack {
 
 export async function startStack(
   overrides: Partial<Config> = {},
-  opts: { database?: 'pglite' | 'postgres'; storage?: 'directory' | 's3'; /** Fastify/pino logger options (default: no log). */ logger?: Record<string, unknown> } = {},
+  opts: {
+    database?: 'pglite' | 'postgres';
+    storage?: 'directory' | 's3';
+    /** Fastify/pino logger options (default: no log). */
+    logger?: Record<string, unknown>;
+    /** The process log (the worker's and the converter's lines); default: at the config's level, silent. */
+    log?: Logger;
+  } = {},
 ): Promise<Stack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-stack-'));
   let databaseUrl: string | undefined;
@@ -36,7 +44,7 @@ export async function startStack(
   const storage = opts.storage ?? (process.env.DOCGEN_TEST_STORAGE === 's3' ? 's3' : 'directory');
   const s3 = storage === 's3' ? await s3Settings() : {};
   const config = loadConfig({}, { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...s3, ...overrides });
-  const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: opts.logger ?? false });
+  const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: opts.logger ?? false, ...(opts.log ? { log: opts.log } : {}) });
   return {
     service,
     blobs: openBlobStore(config),

@@ -21,7 +21,17 @@ const require = createRequire(import.meta.url);
 const schema = JSON.parse(fs.readFileSync(path.join(path.dirname(require.resolve('dclint/package.json')), 'schemas', 'compose.schema.json'), 'utf8'));
 // The schema names draft-07 by its https URI, which Ajv (draft-07 by default) does not register; skip the meta-check.
 const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(schema);
-type Service = { image?: string; command?: string[]; environment?: Record<string, string>; build?: { target?: string }; ports?: string[]; stop_grace_period?: string };
+type Service = {
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  build?: { target?: string };
+  ports?: string[];
+  stop_grace_period?: string;
+  restart?: string;
+  healthcheck?: { test?: string[] };
+  depends_on?: Record<string, { condition: string }> | string[];
+};
 const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> };
 const portsOverride = parse(fs.readFileSync(path.join(root, 'deploy', 'compose.ports.yml'), 'utf8')) as { services: Record<string, Service> };
@@ -41,7 +51,7 @@ describe('docker-compose.yml', () => {
 
   it('has the scale-out topology', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['docgen-api', 'docgen-worker', 'postgresql', 's3', 's3-bucket', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui'].sort(),
+      ['docgen-api', 'docgen-db', 'docgen-worker', 'postgresql', 's3', 's3-bucket', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui'].sort(),
     );
     expect(compose.services['docgen-api']?.command).toEqual(['node', 'cli/docgen.mjs', 'api']);
     expect(compose.services['docgen-worker']?.command).toEqual(['node', 'cli/docgen.mjs', 'worker']);
@@ -59,8 +69,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('requires every password and secret (no default a deployment could run with)', () => {
-    const refs = [...composeText.matchAll(/\$\{(\w+)([^}]*)\}/g)].filter((m) => /PASSWORD|SECRET/.test(m[1]!));
-    expect(refs.length).toBeGreaterThanOrEqual(4);
+    // `$${X}` is the shell's variable inside a command, not an interpolation of compose's.
+    const refs = [...composeText.matchAll(/(?<!\$)\$\{(\w+)([^}]*)\}/g)].filter((m) => /PASSWORD|SECRET/.test(m[1]!));
+    expect(refs.length).toBeGreaterThanOrEqual(6);
     for (const [ref, , rest] of refs) expect(rest, ref).toMatch(/^:\?\S/);
     expect(composeText).not.toMatch(/change-me/i);
   });
@@ -75,6 +86,36 @@ describe('docker-compose.yml', () => {
     const merged = structuredClone(compose);
     for (const [name, s] of Object.entries(portsOverride.services)) merged.services[name] = { ...merged.services[name], ...s };
     expect(validate(merged), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('restarts every long-running service when it dies, and retries the one-shot jobs a few times', () => {
+    const oneShot = ['docgen-db', 's3-bucket', 'temporal-namespace', 'temporal-schema'];
+    for (const [name, s] of Object.entries(compose.services)) {
+      if (oneShot.includes(name)) expect(s.restart, name).toMatch(/^on-failure:\d+$/);
+      else expect(s.restart, name).toBe('unless-stopped');
+    }
+  });
+
+  it('checks the health of every long-running service but the UI, and starts what needs S3 once it answers', () => {
+    for (const name of ['postgresql', 'temporal', 's3', 'docgen-api', 'docgen-worker']) expect(compose.services[name]?.healthcheck?.test?.length, name).toBeGreaterThan(1);
+    const s3 = compose.services.s3!;
+    const healthPath = s3.environment?.VGW_HEALTH;
+    expect(healthPath).toMatch(/^\//);
+    expect(s3.healthcheck!.test!.join(' ')).toContain(`:7070${healthPath}`);
+    expect(compose.services['s3-bucket']?.depends_on).toEqual({ s3: { condition: 'service_healthy' } });
+  });
+
+  it('connects docgen as its own database user, made by the docgen-db job, not as Temporal', () => {
+    const url = new URL(compose.services['docgen-api']!.environment!.DATABASE_URL!.replace(/\$\{[^}]*\}/g, 'x'));
+    expect(url.username).toBe('docgen');
+    expect(url.pathname).toBe('/docgen');
+    expect(compose.services['docgen-worker']!.environment!.DATABASE_URL).toBe(compose.services['docgen-api']!.environment!.DATABASE_URL);
+    expect(compose.services.temporal!.environment!.POSTGRES_USER).not.toBe('docgen');
+    const job = compose.services['docgen-db']!;
+    expect(job.command!.join('\n')).toMatch(/CREATE ROLE docgen LOGIN[\s\S]*ALTER DATABASE docgen OWNER TO docgen/);
+    for (const name of ['docgen-api', 'docgen-worker']) {
+      expect((compose.services[name]!.depends_on as Record<string, { condition: string }>)['docgen-db'], name).toEqual({ condition: 'service_completed_successfully' });
+    }
   });
 
   it('gives the API time to drain its requests on stop', () => {

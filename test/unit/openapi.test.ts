@@ -11,6 +11,10 @@ import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { ALL_FORMATS, TEMPLATE_FORMATS } from '../../core/formats.ts';
 import { methodsFor } from '../../core/locations.ts';
 import { REMOVE_MODES } from '../../core/manage.ts';
+import { checkBatchRules, COMBINED_FORMATS } from '../../core/batch.ts';
+import { errorRegistry } from '../../core/errors.ts';
+import { ROWS_FORMATS } from '../../core/rows.ts';
+import { COMBINED_DELIVERY } from '../../api/schemas/batches.ts';
 import { CLIENT_TYPES, clientTypes, lintDocument } from '../../scripts/openapi.ts';
 
 type Json = Record<string, any>;
@@ -60,17 +64,100 @@ describe('the OpenAPI document', () => {
 
   it('lists fileFormat, loadMethod and deliveryMethod as enums of the location registry and core/formats.ts', () => {
     const g = schemas().GenerateRequest!.properties;
-    expect(g.template.properties.fileFormat.enum).toEqual([...TEMPLATE_FORMATS]);
+    expect(g.template.properties.fileFormat.$ref).toBe('#/components/schemas/TemplateFormat');
+    expect(deref(g.template.properties.fileFormat).enum).toEqual([...TEMPLATE_FORMATS]);
     expect(g.template.properties.loadMethod.enum).toEqual(methodsFor(LOCATION_CATALOG, 'generate', 'readTemplate'));
     expect(g.data.properties.loadMethod.enum).toEqual([...methodsFor(LOCATION_CATALOG, 'generate', 'readData'), 'GraphQL']);
-    expect(g.document.properties.fileFormat.enum).toEqual(ALL_FORMATS);
+    expect(g.document.properties.fileFormat.$ref).toBe('#/components/schemas/FileFormat');
+    expect(deref(g.document.properties.fileFormat).enum).toEqual(ALL_FORMATS);
     expect(g.document.properties.deliveryMethod.enum).toEqual(methodsFor(LOCATION_CATALOG, 'generate', 'write'));
     const m = schemas().ManageRequest!.properties;
     expect(m.sourceDocument.properties.loadMethod.enum).toEqual(methodsFor(LOCATION_CATALOG, 'manage', 'readDocument'));
     expect(m.sourceDocument.properties.remove.enum).toEqual([...REMOVE_MODES]);
     expect(m.targetDocument.properties.deliveryMethod.enum).toEqual(methodsFor(LOCATION_CATALOG, 'manage', 'write'));
     expect(m.targetDocument.properties.deliveryMethod.enum).toContain('crm');
-    expect(schemas().GeneratedDocument!.properties.fileFormat.enum).toEqual(ALL_FORMATS);
+    expect(deref(schemas().GeneratedDocument!.properties.fileFormat).enum).toEqual(ALL_FORMATS);
+  });
+
+  it('names each list of formats once: every fileFormat enum is a $ref to FileFormat or TemplateFormat (issue 41)', () => {
+    const inlineFormats: string[] = [];
+    const refs: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [k, v] of Object.entries(node as Json)) {
+        if (k === 'fileFormat' && v && typeof v === 'object') {
+          if ((v as Json).enum) inlineFormats.push(`${where}/${k}`);
+          if ((v as Json).$ref) refs.push((v as Json).$ref);
+        }
+        if (k !== 'examples' && k !== 'example') walk(v, `${where}/${k}`);
+      }
+    };
+    walk(doc, '');
+    expect(inlineFormats).toEqual([]);
+    expect(new Set(refs)).toEqual(new Set(['#/components/schemas/FileFormat', '#/components/schemas/TemplateFormat']));
+    expect(refs.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('names every success answer: each 2xx JSON body is a $ref to a component (issue 41)', () => {
+    const inline = operations.flatMap(({ path: p, method, op: o }) =>
+      Object.entries(o.responses as Json)
+        .filter(([status, r]) => /^2/.test(status) && (r as Json).content?.['application/json'] && !(r as Json).content['application/json'].schema.$ref)
+        .map(([status]) => `${method} ${p} ${status}`),
+    );
+    expect(inline).toEqual([]);
+    expect(op('/documents/document/generate/batch', 'post').responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/StartBatchResponse' });
+    expect(deref(op('/documents/batch/{id}', 'get').responses['200'].content['application/json'].schema).properties.result.properties.data.properties.batch).toEqual({
+      $ref: '#/components/schemas/BatchProgress',
+    });
+  });
+
+  it("lists the batch's fields and the error codes as enums, while the batch's rules still answer every problem at once", () => {
+    const b = schemas().BatchRequest!.properties;
+    expect(b.combined.properties.format.enum).toEqual([...COMBINED_FORMATS]);
+    expect(b.combined.properties.deliveryMethod.enum).toEqual([...COMBINED_DELIVERY]);
+    expect(b.document.properties.deliveryMethod.enum).toEqual(methodsFor(LOCATION_CATALOG, 'generate', 'write'));
+    expect(b.data.properties.rowsFormat.enum).toEqual([...ROWS_FORMATS]);
+    expect(b.data.properties.variables.items.properties.type.enum).toEqual(['graphql', 'header']);
+    expect(schemas().BatchStarted!.properties.status.enum).toEqual(['running']);
+    expect(schemas().InnerError!.properties.code.enum).toEqual(Object.keys(errorRegistry));
+    expect(JSON.stringify(doc)).not.toContain('x-documented-enum');
+    // The combined output's places are exactly those the batch's rules accept.
+    const rules = (deliveryMethod: string) =>
+      checkBatchRules({
+        template: { urn: 't', loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: 'd', loadMethod: 'Storage' },
+        document: { name: 'x', fileFormat: 'docx', path: 'root', timezone: 'UTC', locale: 'en-US' },
+        combined: { format: 'zip', name: 'all', path: deliveryMethod === 'Storage' ? 'root' : '', deliveryMethod },
+      } as Parameters<typeof checkBatchRules>[0], LOCATION_CATALOG).filter((e) => e.message.includes('combined.deliveryMethod'));
+    for (const m of COMBINED_DELIVERY) expect(rules(m), m).toEqual([]);
+    expect(rules('Dropbox')).toHaveLength(1);
+  });
+
+  it('spells every identifier a client passes back as a urn as a plain string (no format: uuid)', () => {
+    expect(schemas().UploadedFile!.properties.id).not.toHaveProperty('format');
+    const urns: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [k, v] of Object.entries(node as Json)) {
+        if (k === 'urn' && v && typeof v === 'object' && !(v as Json).$ref) {
+          urns.push(where);
+          expect((v as Json).type, `${where}/urn`).toBe('string');
+          expect(v, `${where}/urn`).not.toHaveProperty('format');
+        }
+        if (k !== 'examples' && k !== 'example') walk(v, `${where}/${k}`);
+      }
+    };
+    walk(doc.components, '');
+    expect(urns.length).toBeGreaterThan(5);
+  });
+
+  it("documents the batch's summary callback: the counts in a metered envelope, or the error envelope with them", () => {
+    const post = (Object.values(op('/documents/document/generate/batch', 'post').callbacks.summary as Json)[0] as Json).post;
+    expect(post.requestBody.content['application/json'].schema.oneOf).toEqual([{ $ref: '#/components/schemas/BatchSummaryResult' }, { $ref: '#/components/schemas/BatchSummaryError' }]);
+    expect(schemas().BatchSummaryResult!.properties.result.properties.data.properties.batch).toEqual({ $ref: '#/components/schemas/BatchSummary' });
+    expect(post.parameters.map((p: Json) => p.name)).toContain('webhook-signature');
   });
 
   it("documents the async generate's callback: the result or the error envelope, with Standard Webhooks headers", () => {

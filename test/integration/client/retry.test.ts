@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DocgenClient, type GenerateRequest, NetworkError, parseRetryAfter, ServerError, ValidationError } from '../../../client/index.ts';
+import { DocgenClient, DocgenError, type GenerateRequest, NetworkError, parseRetryAfter, RateLimitError, ServerError, ValidationError } from '../../../client/index.ts';
 
 interface Seen {
   method: string;
@@ -99,6 +99,29 @@ describe('SDK retries (real HTTP)', () => {
     script = [unavailable('3600')];
     await expect(sdk().templates.get('x')).rejects.toBeInstanceOf(ServerError);
     expect(seen).toHaveLength(1);
+  });
+
+  it('throws a 429 as RateLimitError with the Retry-After, once retrying is over or the wait is past the bound', async () => {
+    const limited = (after: string): [number, Record<string, string>, unknown] => [
+      429,
+      { 'retry-after': after },
+      { error: { statusCode: 429, message: 'slow down', innerErrors: [{ code: 'TOO_MANY_REQUESTS', message: 'slow down', userMessage: 'slow down' }] }, operationId: 'op-429' },
+    ];
+    script = [limited('0'), limited('0')];
+    const spent = await sdk(1).templates.list().catch((e: unknown) => e);
+    expect(spent).toBeInstanceOf(RateLimitError);
+    expect(seen).toHaveLength(2);
+    expect(spent).toMatchObject({ status: 429, code: 'TOO_MANY_REQUESTS', operationId: 'op-429', retryAfterMs: 0, retryAfter: 0 });
+    seen = [];
+    // Past maxRetryAfterMs: not waited for; the caller gets the wait to schedule its own retry.
+    script = [limited('120')];
+    const later = await sdk().templates.list().catch((e: unknown) => e);
+    expect(seen).toHaveLength(1);
+    expect(later).toBeInstanceOf(RateLimitError);
+    expect((later as RateLimitError).retryAfter).toBe(120);
+    expect((later as RateLimitError).retryAfterMs).toBe(120_000);
+    // A RateLimitError is still a DocgenError (callers catching the base keep working).
+    expect(later).toBeInstanceOf(DocgenError);
   });
 
   it('maps a refused connection to NetworkError after retrying', async () => {
