@@ -11,6 +11,7 @@ import type { Db } from '../store/db.ts';
 import type { OutboundPolicy } from './http/address-policy.ts';
 import type { ConnectionKind, ConnectionKindName, ConnectorSettings, OpenedConnection } from './connections.ts';
 import type { BlobStore } from './storage/blob-store.ts';
+import type { ThrottledError } from './throttle.ts';
 
 export type { Capability } from '../core/locations.ts';
 
@@ -144,9 +145,18 @@ export class LocationError extends Error {
   override name = 'LocationError';
   readonly code: ErrorCode;
   readonly externalErrors: unknown[];
-  constructor(code: ErrorCode, message: string, externalErrors: unknown[] = []) {
+  /** TOO_MANY_REQUESTS: when the service asked to be called again (the answer's Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: ErrorCode, message: string, externalErrors: unknown[] = [], retryAfterSeconds?: number) {
     super(message);
     this.code = code;
     this.externalErrors = externalErrors;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
+}
+
+/** A drive throttled longer than the step may wait (connectors/throttle.ts): TOO_MANY_REQUESTS with the
+ *  Retry-After the drive asked for. */
+export function throttledError(err: ThrottledError): LocationError {
+  return new LocationError('TOO_MANY_REQUESTS', err.message, [], Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
 }
