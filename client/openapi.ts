@@ -248,7 +248,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a batch (extension)
-         * @description Stops the batch after the rows in progress, which finish: the rows done stay (documents, records, metering), nothing is half-written, no combined output is made, the uploads are consumed. Answers the progress as it is (status running until the batch has stopped, then cancelled); cancelling an ended batch changes nothing.
+         * @description Stops the batch: no row starts after the cancel (each chunk checks between rows); the rows in progress (at most one per chunk running) finish. The rows done stay (documents, records, metering), nothing is half-written, no combined output (zip or merged PDF) is made, the uploads are consumed, and the summary callback says cancelled. Answers the progress as it is: status cancelling until the batch has stopped, then cancelled; cancelling an ended batch changes nothing.
          */
         post: operations["cancelBatch"];
         delete?: never;
@@ -1205,10 +1205,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description running, completed, stopped (stopAfterFailures), cancelled or failed
+             * @description running; cancelling (a cancel came: no row starts, the rows in progress finish); completed, stopped (stopAfterFailures), cancelled or failed
              * @enum {string}
              */
-            status: "running" | "completed" | "stopped" | "cancelled" | "failed";
+            status: "running" | "cancelling" | "completed" | "stopped" | "cancelled" | "failed";
             rowsTotal: number;
             rowsDone: number;
             rowsFailed: number;
