@@ -252,7 +252,7 @@ export function driveALocation(deps: LocationDeps): Location {
   }
 
   /** The folder `segments` below the root, made where missing; its item id. */
-  async function folder(graph: GraphClient, drive: string, segments: string[]): Promise<string> {
+  async function folder(graph: GraphClient, drive: string, segments: string[], made?: string[]): Promise<string> {
     // Usually the folder is there already: one request by path.
     if (segments.length > 0) {
       try {
@@ -275,6 +275,7 @@ export function driveALocation(deps: LocationDeps): Location {
           child = await graph.json<DriveItem>('POST', `${drive}/items/${encodeURIComponent(parent)}/children`, {
             json: { name, folder: {}, '@microsoft.graph.conflictBehavior': 'fail' },
           });
+          made?.push(child.id);
         } catch (err) {
           // Made meanwhile by a concurrent delivery into the same folder: use it.
           if (!(err instanceof GraphError && err.status === 409)) throw err;
@@ -285,6 +286,21 @@ export function driveALocation(deps: LocationDeps): Location {
       parent = child.id;
     }
     return parent;
+  }
+
+  /** Spec 4.8: a refused write leaves nothing in the target, so the folders this request made go again,
+   *  deepest first, each only if it is still empty (another delivery may have put a file there meanwhile).
+   *  Best effort: a folder that cannot be removed now stays, and the refusal is what the caller hears. */
+  async function removeMadeFolders(graph: GraphClient, drive: string, made: string[]): Promise<void> {
+    for (const id of [...made].reverse()) {
+      try {
+        const item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(id)}`);
+        if (!item.folder || (item.folder.childCount ?? 0) > 0) return;
+        await graph.request('POST', `${drive}/items/${encodeURIComponent(id)}/permanentDelete`);
+      } catch {
+        return;
+      }
+    }
   }
 
   /** Uploads `source` as `name` into the folder (replace on a clash: the name is ours), resuming a
@@ -523,20 +539,26 @@ export function driveALocation(deps: LocationDeps): Location {
     async write(ctx, req: WriteRequest) {
       const name = outputFileName(req.name, req.fileFormat);
       const conflict: Conflict = req.conflict ?? 'rename';
+      const made: string[] = [];
+      let opened: { graph: GraphClient; drive: string } | undefined;
       try {
         const segments = folderSegments(req.path);
-        const { graph, drive } = await connect(ctx);
+        opened = await connect(ctx);
+        const { graph, drive } = opened;
         // With replace, the final name itself is as repeatable as a temporary one (a retry replaces the same
         // file again), and the replaced file keeps its id, versions and sharing.
         const tmp = conflict === 'replace' ? name : temporaryName(req.urn, req.fileFormat);
         const item = await journaled(ctx, req.urn, graph, drive, {
           temporaryName: conflict === 'replace' ? '' : tmp,
-          make: async (journal) => upload(graph, drive, await folder(graph, drive, segments), tmp, req.source, journal),
+          make: async (journal) => upload(graph, drive, await folder(graph, drive, segments, made), tmp, req.source, journal),
           place: (i) => placeAs(graph, drive, i, name, conflict),
         });
         return await placed(graph, drive, item, segments, req.sharing);
       } catch (err) {
-        throw mapped(err, { field: 'document.name' });
+        const refusal = mapped(err, { field: 'document.name' });
+        // Final (the caller's answer): the folders made for it go; a transient failure keeps them for the retry.
+        if (refusal instanceof LocationError && opened && made.length > 0) await removeMadeFolders(opened.graph, opened.drive, made);
+        throw refusal;
       }
     },
 

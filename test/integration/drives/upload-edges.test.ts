@@ -132,9 +132,10 @@ describe('uploads at the edges of DriveA and DriveB', () => {
 
   it('a full drive is QUOTA_EXCEEDED (Graph 507, Drive storageQuotaExceeded); an OAuth user is not told about service accounts', async () => {
     graph.setQuota(D, 1);
-    const a = await failure(driveA.write!(ctx(), await request({ path: 'Full' })));
+    const a = await failure(driveA.write!(ctx(), await request({ path: 'Full/Deep' })));
     expect(a.code).toBe('QUOTA_EXCEEDED');
     expect(a.message).toMatch(/DriveA drive has no room left .*507 quotaLimitReached/);
+    expect(graph.files(D).filter((f) => f.path.startsWith('Full'))).toEqual([]);
     graph.setQuota(D, undefined);
 
     google.setQuota(ADA, 1);
@@ -143,6 +144,29 @@ describe('uploads at the edges of DriveA and DriveB', () => {
     expect(b.message).toMatch(/storage quota of the connected Google account is used up/);
     expect(b.message).not.toMatch(/service account/i);
     google.setQuota(ADA, undefined);
+  });
+
+  it('Graph: a refused write removes the folders it made (only those, only empty ones), spec 4.8', async () => {
+    // The site's own path eats most of SharePoint's 400 characters: the folders and the temporary name
+    // fit, the final name does not, and Graph refuses it after the folders were made.
+    const L = 'b!drive-edges-long!1';
+    graph.addDrive(L, { pathPrefix: `sites/${'x'.repeat(300)}/Shared Documents` });
+    const sub = (await ensureSubscription(db, `edges-long-${randomUUID()}`)).id;
+    await putConnection(db, {
+      subscriptionId: sub,
+      userId: randomUUID(),
+      kind: 'driveA',
+      settings: { tenantId: graph.tenantId, clientId: graph.clientId, driveId: L },
+      sealedSecrets: await seal(db, sub, JSON.stringify({ clientSecret: graph.clientSecret })),
+      secretNames: ['clientSecret'],
+    });
+    graph.put(L, 'Kept/existing.pdf', Buffer.from('%PDF-1.7 kept'));
+    const name = 'Quarterly report for the board of directors, final version approved on the 30th';
+    const err = await failure(driveA.write!({ subscriptionId: sub, userId: randomUUID() }, await request({ name, path: 'Kept/New/Deeper' })));
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect(err.message).toMatch(/path is too long/);
+    // New and Deeper were made for the write and went again; Kept (there before, not empty) stays.
+    expect(graph.files(L).map((f) => f.path).sort()).toEqual(['Kept/', 'Kept/existing.pdf']);
   });
 
   it('Drive throttling past DRIVE_THROTTLE_MAX_WAIT_MS is TOO_MANY_REQUESTS with a Retry-After, after waiting the back-off', async () => {
