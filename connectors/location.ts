@@ -112,6 +112,11 @@ export interface Location {
   /** Undoes a write nothing has recorded yet (the step that made it failed after it): the file and every
    *  trace of it go. A location with it may have its writes overlap the page count (activities/groups.ts). */
   discard?(ctx: LocationContext, urn: string): Promise<void>;
+  /** The retention sweep's clean-up of a write whose run ended unfinished (its journal entry is stale): the
+   *  temporary file or upload session it left goes, then the journal entry. Throws while the location
+   *  cannot be reached (the connection refused: its credentials rotated); the entry stays for the next
+   *  sweep. Never touches a file that has its final name. */
+  sweepLeftover?(ctx: LocationContext, urn: string): Promise<void>;
   /** `delete` is soft (recoverable), `permanentDelete` is not; both make the urn stop resolving. */
   remove?(ctx: LocationContext, urn: string, mode: 'delete' | 'permanentDelete'): Promise<void>;
   /** Manage inside one location (DriveA: Graph's asynchronous copy, PATCH of the parent; DriveB): copy or

@@ -628,6 +628,31 @@ export function driveALocation(deps: LocationDeps): Location {
       }
     },
 
+    /** A write whose run ended before placing its file: the temporary `.docgen-<urn>` file (only under that
+     *  name) or the upload session goes, then the journal entry. Connection failures throw (kept for the
+     *  next sweep). */
+    async sweepLeftover(ctx, urn) {
+      const earlier = await openedJournal(ctx, urn);
+      if (!earlier || earlier.state === 'placed') return;
+      try {
+        const { graph, drive } = await connect(ctx);
+        if (earlier.itemId) {
+          try {
+            const item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
+            if (item.name.startsWith('.docgen-')) await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`);
+          } catch (err) {
+            if (!(err instanceof GraphError && err.status === 404)) throw err;
+          }
+        } else if (earlier.uploadUrl) {
+          // An upload session (or a copy monitor): cancelling it drops what it holds; an expired one is gone.
+          await graph.request('DELETE', earlier.uploadUrl, { absolute: true }).catch(() => undefined);
+        }
+      } catch (err) {
+        throw mapped(err, { urn });
+      }
+      await deleteLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn);
+    },
+
     /** delete: to the recycle bin; permanentDelete: gone. Already gone (a retry) is done. */
     async remove(ctx, urn, mode) {
       try {
