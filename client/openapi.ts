@@ -2145,10 +2145,10 @@ export interface components {
          */
         GenerateWarning: {
             /**
-             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty
+             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)
              * @enum {string}
              */
-            code: "MISSING_VALUE";
+            code: "MISSING_VALUE" | "IMAGE_INVALID";
             /**
              * @description For people: which tag, and where
              * @example no value for tag "customer.rep" (word/document.xml, paragraph 3)
