@@ -42,6 +42,7 @@ export const errorRegistry = {
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },
+  CANCELLED: { status: 409, message: 'The operation was cancelled before it finished; nothing was delivered.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used with a different request.' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests; retry after the time in Retry-After.', retryable: true },
   GENERATION_TIMEOUT: {
