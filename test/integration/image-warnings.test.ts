@@ -2,7 +2,13 @@
 // read, it holds no image data). Before, the document went out with the image silently missing (the
 // sanitizer empties an image part no viewer can draw). Now the image is left out and the 201 says so in
 // result.data.warnings (IMAGE_INVALID, the tag and where it is, as inspect locates it); under
-// document.options.strict the generate is a 400 naming the tag, and nothing is delivered.
+// document.options.strict the generate is a 400 naming the tag, and nothing is delivered. `docgen render`
+// says the same on stderr.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspect } from '../../engine/index.ts';
 import { client, generateBody } from '../support/http.ts';
@@ -49,6 +55,20 @@ describe('a truncated PNG in an image tag', () => {
     ]);
     const file = await api.download(res.body.result.data.document.urn);
     expect(docxParagraphs(file.bytes)).toEqual(['Logo: ', 'Hello Ada']);
+  });
+
+  it('docgen render writes the document and names the image it left out', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'image-warning-'));
+    try {
+      await writeFile(join(dir, 't.docx'), template);
+      await writeFile(join(dir, 'd.json'), JSON.stringify(data));
+      const node = join(process.cwd(), 'node_modules', '.bin', 'node');
+      const r = await promisify(execFile)(node, ['cli/docgen.mjs', 'render', '--template', join(dir, 't.docx'), '--data', join(dir, 'd.json'), '--out', join(dir, 'out.docx')], { cwd: process.cwd() });
+      expect(r.stderr).toContain('docgen: 1 image left out, damaged (IMAGE_INVALID; --strict refuses them):\n  word/document.xml, paragraph 1: the image of tag "%logo" was left out: the PNG is cut short');
+      expect(r.stderr).not.toContain('rendered empty');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('strict: 400 TEMPLATE_ERROR naming the tag, nothing delivered', async () => {
