@@ -266,6 +266,8 @@ export async function resumableUpload(
     return m ? Number(m[1]) + 1 : 0;
   };
   let offset = 0;
+  let throttled = 0;
+  const budget: ThrottleScope = { waited: 0 };
   for (let failures = 0, renewed = 0; ; ) {
     const end = Math.min(offset + chunkBytes, size);
     try {
@@ -291,8 +293,13 @@ export async function resumableUpload(
         offset = 0;
         continue;
       }
-      if (!e.retryable || ++failures >= g.retry.attempts) throw e;
-      await sleep(Math.min(g.retry.maxMs, g.retry.baseMs * 2 ** (failures - 1)));
+      if (e.throttled) {
+        // A throttled chunk: the same policy as every other call (Retry-After or back-off, within budget).
+        await throttleWait('DriveB (Google Drive)', e.retryAfterMs ?? backoffMs(++throttled), g.retry.maxThrottleWaitMs ?? DEFAULT_THROTTLE_WAIT_MS, budget);
+      } else {
+        if (!e.retryable || ++failures >= g.retry.attempts) throw e;
+        await sleep(Math.min(g.retry.maxMs, g.retry.baseMs * 2 ** (failures - 1)));
+      }
       // Ask where the session stands, then go on from there.
       const status = await withRetry(g.retry, () =>
         g.request<drive_v3.Schema$File>({ url: session, method: 'PUT', headers: { 'content-range': `bytes */${size}` }, validateStatus: ok308 }),

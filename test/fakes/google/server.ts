@@ -117,6 +117,8 @@ interface Session {
 interface Fault {
   status: number;
   reason: string;
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number;
   match: (r: LoggedRequest) => boolean;
 }
 
@@ -142,7 +144,7 @@ export interface GoogleFake {
   /** Children (not trashed) of a folder. */
   childrenOf(folderId: string): FakeFile[];
   /** The next `count` requests matching `match` answer with a rate-limit error. */
-  failNext(count: number, fault: { status: 401 | 403 | 429 | 500 | 503; reason?: string }, match?: (r: LoggedRequest) => boolean): void;
+  failNext(count: number, fault: { status: 401 | 403 | 429 | 500 | 503; reason?: string; retryAfter?: number }, match?: (r: LoggedRequest) => boolean): void;
   /** Holds the answer to the next resumable chunk after `chunks` chunks were stored, or ('final') the
    *  answer to the last chunk once the file exists; `held` resolves then. */
   holdUpload(chunks: number | 'final'): { held: Promise<void>; release(): void };
@@ -168,8 +170,8 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(text);
 }
 
-function apiError(res: http.ServerResponse, status: number, reason: string, message: string, domain = 'global') {
-  json(res, status, { error: { code: status, message, errors: [{ domain, reason, message }] } });
+function apiError(res: http.ServerResponse, status: number, reason: string, message: string, domain = 'global', headers: Record<string, string> = {}) {
+  json(res, status, { error: { code: status, message, errors: [{ domain, reason, message }] } }, headers);
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer> {
@@ -412,7 +414,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     if (fault >= 0) {
       const f = faults.splice(fault, 1)[0]!;
       if (f.status === 401) return apiError(res, 401, 'authError', 'Request had invalid authentication credentials.');
-      return apiError(res, f.status, f.reason, f.reason === 'userRateLimitExceeded' ? 'User rate limit exceeded.' : 'Quota exceeded.', 'usageLimits');
+      return apiError(res, f.status, f.reason, f.reason === 'userRateLimitExceeded' ? 'User rate limit exceeded.' : 'Quota exceeded.', 'usageLimits', f.retryAfter !== undefined ? { 'retry-after': String(f.retryAfter) } : {});
     }
     const who = identity!;
     const find = (id: string | undefined): FakeFile | undefined => {
@@ -753,7 +755,9 @@ export async function startGoogleFake(): Promise<GoogleFake> {
       else quotas.set(user, bytes);
     },
     failNext(count, fault, match = () => true) {
-      for (let i = 0; i < count; i++) faults.push({ status: fault.status, reason: fault.reason ?? (fault.status === 429 ? 'rateLimitExceeded' : 'userRateLimitExceeded'), match });
+      for (let i = 0; i < count; i++) {
+        faults.push({ status: fault.status, reason: fault.reason ?? (fault.status === 429 ? 'rateLimitExceeded' : 'userRateLimitExceeded'), match, ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}) });
+      }
     },
     holdUpload(chunks) {
       let reached!: () => void;

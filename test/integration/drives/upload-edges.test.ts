@@ -169,6 +169,16 @@ describe('uploads at the edges of DriveA and DriveB', () => {
     expect(graph.files(L).map((f) => f.path).sort()).toEqual(['Kept/', 'Kept/existing.pdf']);
   });
 
+  it('Drive: throttled chunks of a resumable upload are waited out as Retry-After says, not counted as failures', async () => {
+    const bytes = Buffer.alloc(6 * 1024 * 1024 + 5, 4);
+    // Twelve throttled chunk PUTs (Retry-After: 0), far more than the 3 attempts a failing chunk gets.
+    google.failNext(12, { status: 429, retryAfter: 0 }, (r) => r.method === 'PUT' && r.query.upload_id !== undefined);
+    const before = google.requests.filter((r) => r.status === 429).length;
+    const w = await driveB.write!(ctx(), await request({ path: '', name: 'chunks-throttled', bytes }));
+    expect(google.files.get(w.urn)?.content.equals(bytes)).toBe(true);
+    expect(google.requests.filter((r) => r.status === 429).length - before).toBe(12);
+  });
+
   it('Drive throttling past DRIVE_THROTTLE_MAX_WAIT_MS is TOO_MANY_REQUESTS with a Retry-After, after waiting the back-off', async () => {
     google.failNext(50, { status: 429 });
     const err = await failure(driveB.write!(ctx(), await request({ path: '', name: 'throttled' })));
