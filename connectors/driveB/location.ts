@@ -305,6 +305,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
 
     async write(ctx, req) {
       const ops = await open(ctx);
+      const made: string[] = [];
       try {
         const native = isNativeFormat(req.fileFormat);
         const temporary = temporaryName(req.urn, req.fileFormat);
@@ -317,7 +318,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         let file = earlier.find((f) => f.name !== temporary) ?? earlier[0];
         if (file && file.name !== temporary) for (const left of earlier.filter((f) => f.name === temporary)) await ops.delete(left.id!);
         if (!file || file.name === temporary) {
-          const folderId = (await ops.folder(req.path, true))!;
+          const folderId = (await ops.folder(req.path, true, made))!;
           const wanted = driveName(req.name, req.fileFormat);
           const replaceInPlace = async (existing: DriveFile) => ops.updateContent(existing.id!, { bytes: await deps.blobs.get(req.source.key), contentType, appProperties: tag });
           if (!file && conflict === 'replace') {
@@ -338,7 +339,17 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         }
         return written(file, req.path, await share(ops, file, req.sharing));
       } catch (err) {
-        throw asLocationError(err, 'CONNECTION_ERROR', `document.path ${req.path || '(root)'}`, viaServiceAccount.has(ops));
+        const refusal = asLocationError(err, 'CONNECTION_ERROR', `document.path ${req.path || '(root)'}`, viaServiceAccount.has(ops));
+        // Final (the caller's answer): spec 4.8, nothing stays in the target; the folders this write made
+        // go, deepest first, each only while empty. A transient failure keeps them for the retry.
+        if (refusal instanceof LocationError) {
+          for (const id of [...made].reverse()) {
+            const empty = await ops.g.call(() => ops.g.drive.files.list({ q: `'${id}' in parents and trashed = false`, fields: 'files(id)', supportsAllDrives: true, includeItemsFromAllDrives: true }, ops.g.opts('drive'))).catch(() => undefined);
+            if (!empty || (empty.files?.length ?? 0) > 0) break;
+            if (!(await ops.delete(id).then(() => true, () => false))) break;
+          }
+        }
+        throw refusal;
       }
     },
 

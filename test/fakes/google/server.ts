@@ -316,7 +316,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     if (!parent.driveId && identity.serviceAccount && (meta.mimeType as string | undefined) !== MIME.folder) {
       return { error: [403, 'storageQuotaExceeded', 'Service Accounts do not have storage quota. Leverage shared drives, or use OAuth delegation instead.'] };
     }
-    const quota = parent.driveId ? undefined : quotas.get(identity.user);
+    const quota = parent.driveId || meta.mimeType === MIME.folder ? undefined : quotas.get(identity.user);
     if (quota !== undefined) {
       const used = [...files.values()].filter((f) => f.owner === identity.user && !f.driveId).reduce((n, f) => n + f.content.length, 0);
       if (used + media.length > quota) return { error: [403, 'storageQuotaExceeded', 'The user\'s Drive storage quota has been exceeded.'] };

@@ -139,10 +139,12 @@ describe('uploads at the edges of DriveA and DriveB', () => {
     graph.setQuota(D, undefined);
 
     google.setQuota(ADA, 1);
-    const b = await failure(driveB.write!(ctx(), await request({ path: '', name: 'full' })));
+    const b = await failure(driveB.write!(ctx(), await request({ path: 'Full B/Deep', name: 'full' })));
     expect(b.code).toBe('QUOTA_EXCEEDED');
     expect(b.message).toMatch(/storage quota of the connected Google account is used up/);
     expect(b.message).not.toMatch(/service account/i);
+    // The folders made for the refused write went again (spec 4.8).
+    expect(driveFiles(/^(Full B|Deep)$/)).toEqual([]);
     google.setQuota(ADA, undefined);
   });
 
