@@ -11,13 +11,22 @@ export async function atLocation<T>(registry: LocationRegistry, need: LocationNe
   const stopHeartbeats = heartbeatWhileRunning();
   try {
     // A throttling drive is waited out, heartbeating, as long as this step may wait (connectors/throttle.ts).
-    return await withThrottleScope({ deadline: stepDeadline(callerDeadline) }, () => run(registry.require(need)));
+    return await withThrottleScope({ deadline: stepDeadline(callerDeadline), ...cancellation() }, () => run(registry.require(need)));
   } catch (err) {
     if (err instanceof ThrottledError) throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
     if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors, err.retryAfterSeconds);
     throw err;
   } finally {
     stopHeartbeats();
+  }
+}
+
+/** The activity's cancellation, which ends a throttled wait early. */
+function cancellation(): { signal?: AbortSignal } {
+  try {
+    return { signal: Context.current().cancellationSignal };
+  } catch {
+    return {};
   }
 }
 

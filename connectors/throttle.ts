@@ -15,12 +15,14 @@ export interface ThrottleScope {
   deadline?: number;
   /** Milliseconds waited for throttling in this scope so far. */
   waited: number;
+  /** Ends a wait early: the step was cancelled (a worker shutting down, a cancelled run). */
+  signal?: AbortSignal;
 }
 
 const scopes = new AsyncLocalStorage<ThrottleScope>();
 
 /** Runs `fn` with its own throttle budget and deadline. */
-export function withThrottleScope<T>(scope: { deadline?: number }, fn: () => Promise<T>): Promise<T> {
+export function withThrottleScope<T>(scope: { deadline?: number; signal?: AbortSignal }, fn: () => Promise<T>): Promise<T> {
   return scopes.run({ ...scope, waited: 0 }, fn);
 }
 
@@ -64,7 +66,7 @@ export async function throttleWait(service: string, waitMs: number, maxWaitMs: n
   throttleStats.waits++;
   throttleStats.waitedMs += waitMs;
   scope.waited += waitMs;
-  await sleep(waitMs);
+  await sleep(waitMs, undefined, scope.signal ? { signal: scope.signal } : {});
 }
 
 /** Retry-After as delta-seconds or an HTTP date, in ms; undefined when absent or unreadable. */
