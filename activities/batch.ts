@@ -30,7 +30,7 @@ import { placeProblems } from '../core/target.ts';
 import { conversionFailure } from './convert.ts';
 import { compileTextPattern, TemplateError, type TextPattern } from '../engine/text-pattern.ts';
 import { consumeFiles } from '../store/files.ts';
-import { type Batch, type BatchStatus, createBatch, endBatch, getBatch, recordBatchRowDone, recordBatchRowFailed, recordedRows, setBatchCombined } from '../store/records/batches.ts';
+import { type Batch, batchCancelRequested, type BatchStatus, createBatch, endBatch, getBatch, listBatchRows, recordBatchRowDone, recordBatchRowFailed, recordedRows, setBatchCombined } from '../store/records/batches.ts';
 import { countMetering } from '../telemetry/metrics.ts';
 import { mergePdfFiles, PdfMergeError } from './batch-pdf.ts';
 import { safeEntryName, uniqueNames, zipStream, type ZipEntry } from './batch-zip.ts';
@@ -71,6 +71,9 @@ export interface CombineInput {
   run: BatchRun;
   combined: { format: 'zip' | 'pdf'; name: string; path: string; deliveryMethod: string };
 }
+
+/** Failed rows the summary callback lists. */
+const FIRST_FAILURES = 10;
 
 export interface FinishBatchInput {
   subscriptionId: string;
@@ -138,6 +141,12 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
     const problems = placeProblems(place, location, 'document');
     if (problems.length > 0) {
       throw callerFailure('VALIDATION_ERROR', `${problems.join('; ')} (this row gives name ${JSON.stringify(place.name.slice(0, 80))}, path ${JSON.stringify(place.path.slice(0, 80))})`);
+    }
+    // Every row's name and folders against the target's own rules too (SharePoint's reserved names: CON,
+    // ~$draft...), as the API checks a single generate's before queueing: refused here, nothing is sent.
+    const refused = run.document.deliveryMethod ? deps.locations.get(run.document.deliveryMethod)?.nameProblem?.({ ...place, fileFormat: run.document.fileFormat }) : undefined;
+    if (refused) {
+      throw callerFailure('VALIDATION_ERROR', `document.${refused.field} ${JSON.stringify(refused.field === 'name' ? run.document.name : run.document.path)} gives ${JSON.stringify(place[refused.field].slice(0, 80))} for this row: ${refused.reason}`);
     }
     return place;
   }
@@ -260,11 +269,24 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
   function describeFailure(err: unknown): { code: ErrorCode; message: string } {
     if (err instanceof ApplicationFailure && isErrorCode(err.type)) {
       const inner = Array.isArray(err.details?.[0]) ? (err.details[0] as InnerError[]) : [];
-      const detail = inner.length > 1 ? `${err.message}: ${inner.map((e) => e.message).join('; ')}` : inner[0]?.message && inner[0].message !== err.message ? `${err.message}: ${inner[0].message}` : err.message;
-      return { code: err.type, message: detail };
+      return { code: err.type, message: withoutRepeats(err.message, inner.map((e) => e.message)) };
     }
     if (err instanceof TemplateError) return { code: 'TEMPLATE_ERROR', message: err.errors.map((e) => e.message).join('; ') };
     return { code: 'FUNCTION_EXECUTION_ERROR', message: err instanceof Error ? err.message : String(err) };
+  }
+
+  /** The failure's message with its inner errors' details, each said once: a detail the message holds
+   *  adds nothing, and a detail that repeats the message's end ("...: no value for tag X" and "no value for
+   *  tag X (part, place)") replaces that end. */
+  function withoutRepeats(outer: string, inner: (string | undefined)[]): string {
+    const details = [...new Set(inner.filter((m): m is string => !!m && !outer.includes(m)))];
+    if (details.length !== 1) return details.length === 0 ? outer : `${outer}: ${details.join('; ')}`;
+    const detail = details[0]!;
+    const parts = outer.split(': ');
+    for (let k = 0; k < parts.length; k++) {
+      if (detail.startsWith(parts.slice(k).join(': '))) return [...parts.slice(0, k), detail].join(': ');
+    }
+    return `${outer}: ${detail}`;
   }
 
   const isFinal = (err: unknown) => (err instanceof ApplicationFailure && err.nonRetryable) || err instanceof TemplateError;
@@ -358,6 +380,9 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
           // Cancelled (the batch was cancelled, or the worker is stopping): stop before a row starts; a row
           // whose write has begun is finished below, so nothing is left half-written.
           if (signal?.aborted) throw ApplicationFailure.create({ type: 'CANCELLED', message: 'the batch chunk was cancelled', nonRetryable: false });
+          // A cancel asked for through the API is read here, between rows: Temporal's cancellation reaches
+          // the chunk only with a heartbeat's answer (throttled), by when many rows would have started.
+          if (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId)) break;
           const row = JSON.parse(rows[i]!) as Row;
           try {
             const names = nameOf(run, row);
@@ -449,12 +474,15 @@ export function batchActivities(deps: ResolvedActivityDeps & { steps: Pick<Steps
 
     /** The batch's end: its status, its uploads consumed (once, by this run), its scratch removed. Returns
      *  the batch as recorded, for the callback. */
-    async finishBatch(input: FinishBatchInput): Promise<Batch> {
+    async finishBatch(input: FinishBatchInput): Promise<Batch & { firstFailures: { row: number; code: string; message: string }[] }> {
       const run = currentRun();
       if (input.uploads.length > 0) await consumeFiles(deps.db, input.subscriptionId, input.uploads, ['template', 'data'], run?.runId ?? input.workflowId);
-      const batch = await endBatch(deps.db, input.subscriptionId, input.batchId, input.status, input.error);
+      const ended = await endBatch(deps.db, input.subscriptionId, input.batchId, input.status, input.error);
       await discard(batchScratch(input.workflowId));
-      if (!batch) throw new Error(`batch ${input.batchId} is not recorded`);
+      if (!ended) throw new Error(`batch ${input.batchId} is not recorded`);
+      // The first failed rows, for the summary callback (the rest: GET /documents/batch/{id}/rows).
+      const failed = await listBatchRows(deps.db, input.subscriptionId, input.batchId, { status: 'failed', top: FIRST_FAILURES, skip: 0 });
+      const batch = { ...ended, firstFailures: failed.rows.map((r) => ({ row: r.row, code: r.code ?? '', message: r.message ?? '' })) };
       return batch;
     },
   };

@@ -82,7 +82,7 @@ async function deliver(deps: ResolvedActivityDeps, input: WriteInput): Promise<W
     source = { key: temporary, sha256: put.sha256, size: put.size, contentType: source.contentType };
   }
   try {
-    const written = await atLocation(deps.locations, need, (l) => l.write!(ctx(), { ...req, source }));
+    const written = await atLocation(deps.locations, need, (l) => l.write!(ctx(), { ...req, source }), run.callerDeadline);
     // What the drive refused without failing the write (a tenant policy against anonymous links, an
     // invitation that could not be sent): in the step's result (the workflow history) and in the log.
     if (written.externalErrors?.length) Context.current().log.warn('the write target refused part of the sharing', { externalErrors: written.externalErrors });

@@ -22,7 +22,7 @@ export function loadDataActivity(deps: ResolvedActivityDeps) {
     const { data, run } = input;
     if (data.loadMethod === 'GraphQL') return loadGraphql(deps, run.subscriptionId, data);
     const need = { method: data.loadMethod, capability: 'readData', field: 'data.loadMethod' } as const;
-    const ref = await atLocation(deps.locations, need, (l) => l.readData!(contextOf(run, data.loadMethod), data.urn));
+    const ref = await atLocation(deps.locations, need, (l) => l.readData!(contextOf(run, data.loadMethod), data.urn), run.callerDeadline);
     const bytes = await deps.blobs.get(ref.key);
     try {
       JSON.parse(Buffer.from(bytes).toString('utf8'));

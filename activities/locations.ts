@@ -4,18 +4,46 @@ import { type LocationNeed, type LocationRegistry } from '../connectors/registry
 import { type Location, type LocationContext, LocationError } from '../connectors/location.ts';
 import { Context } from '@temporalio/activity';
 import { callerFailure } from '../core/failures.ts';
+import { ThrottledError, withThrottleScope } from '../connectors/throttle.ts';
 import { currentRun, scratchRunId } from './scratch.ts';
 
-export async function atLocation<T>(registry: LocationRegistry, need: LocationNeed, run: (location: Location) => Promise<T>): Promise<T> {
+export async function atLocation<T>(registry: LocationRegistry, need: LocationNeed, run: (location: Location) => Promise<T>, callerDeadline?: number): Promise<T> {
   const stopHeartbeats = heartbeatWhileRunning();
   try {
-    return await run(registry.require(need));
+    // A throttling drive is waited out, heartbeating, as long as this step may wait (connectors/throttle.ts).
+    return await withThrottleScope({ deadline: stepDeadline(callerDeadline), ...cancellation() }, () => run(registry.require(need)));
   } catch (err) {
-    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors);
+    if (err instanceof ThrottledError) throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
+    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors, err.retryAfterSeconds);
     throw err;
   } finally {
     stopHeartbeats();
   }
+}
+
+/** The activity's cancellation, which ends a throttled wait early. */
+function cancellation(): { signal?: AbortSignal } {
+  try {
+    return { signal: Context.current().cancellationSignal };
+  } catch {
+    return {};
+  }
+}
+
+/** The latest a throttled wait may end: the synchronous caller's deadline (a second before it, so the
+ *  answer reaches the caller in time), and the activity's own time limit (a minute before it). */
+function stepDeadline(callerDeadline: number | undefined): number | undefined {
+  let deadline = callerDeadline !== undefined ? callerDeadline - 1_000 : undefined;
+  try {
+    const info = Context.current().info;
+    if (info.startToCloseTimeoutMs) {
+      const own = info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs - 60_000;
+      deadline = deadline === undefined ? own : Math.min(deadline, own);
+    }
+  } catch {
+    // not in an activity
+  }
+  return deadline;
 }
 
 /** Transfers to and from the drives run as normal activities with a heartbeat timeout (workflows/steps.ts

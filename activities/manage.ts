@@ -28,7 +28,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
     async resolveSource(input: { run: RunContext; source: ManageInput['source'] }): Promise<SourceFile> {
       const { source } = input;
       const need = { method: source.loadMethod, capability: 'readDocument', field: 'sourceDocument.loadMethod' } as const;
-      const file = await atLocation(deps.locations, need, (l) => l.readDocument!(contextOf(input.run, source.loadMethod), source.urn));
+      const file = await atLocation(deps.locations, need, (l) => l.readDocument!(contextOf(input.run, source.loadMethod), source.urn), input.run.callerDeadline);
       if (file.fileFormat !== source.fileFormat) {
         throw callerFailure('VALIDATION_ERROR', `sourceDocument.fileFormat is ${source.fileFormat} but the document ${source.urn} is a ${file.fileFormat} file`);
       }
@@ -43,7 +43,7 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       // A Delete (metered here) is the manage operation of its own; a Move's removal is part of the move.
       const capability = input.consumption ? 'delete' : 'remove';
       const need = { method: source.loadMethod, capability, field: 'sourceDocument.loadMethod' } as const;
-      await atLocation(deps.locations, need, (l) => l.remove!(contextOf(run, source.loadMethod), source.urn, mode));
+      await atLocation(deps.locations, need, (l) => l.remove!(contextOf(run, source.loadMethod), source.urn, mode), run.callerDeadline);
       const documentGuid = input.markRecordDeleted ? await markDocumentDeleted(deps.db, run.subscriptionId, source.urn, run.userId) : undefined;
       if (input.consumption) countMetering(await recordConsumption(deps.db, run.subscriptionId, run.userId, run.operationId, input.consumption));
       return documentGuid ? { documentGuid } : {};

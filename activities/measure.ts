@@ -45,8 +45,10 @@ export function measureActivity(deps: ActivityDeps) {
 }
 
 /** With PAGE_COUNT=auto, these failures of the exact count meter the document statistic instead: the
- *  document is delivered already, and another count would cost LibreOffice as much again. */
-const FALLBACK = new Set(['TIMEOUT', 'CRASHED', 'TOO_COMPLEX', 'OVER_BUDGET']);
+ *  document is delivered already, and another count would cost LibreOffice as much again. A converter that
+ *  cannot start (LibreOffice found but broken or partly installed) is no converter: docx, xlsx and pptx
+ *  generation works without one (README), only conversions need it. */
+const FALLBACK = new Set(['TIMEOUT', 'CRASHED', 'TOO_COMPLEX', 'OVER_BUDGET', 'CONVERTER_UNAVAILABLE']);
 
 function needsConverter(format: string): boolean {
   const f = format.trim().toLowerCase();

@@ -72,13 +72,13 @@ export function mergeActivity(deps: ActivityDeps) {
   };
 }
 
-/** The engine's missing_value warnings as the API lists them, the first MAX_GENERATE_WARNINGS of them and
+/** The engine's warnings (missing_value; image_invalid, a damaged image left out) as the API lists them, the first MAX_GENERATE_WARNINGS of them and
  *  how many more there were; nothing when there are none. */
 export function mergeWarnings(entries: readonly TemplateErrorEntry[]): MergeWarnings {
-  const missing = entries.filter((e) => e.id === 'missing_value' && e.location !== undefined);
+  const missing = entries.filter((e) => (e.id === 'missing_value' || e.id === 'image_invalid') && e.location !== undefined);
   if (missing.length === 0) return {};
   const warnings = missing.slice(0, MAX_GENERATE_WARNINGS).map(
-    (e): GenerateWarning => ({ code: 'MISSING_VALUE', message: locatedMessage(e), tag: e.tag ?? '', location: { ...e.location! } }),
+    (e): GenerateWarning => ({ code: e.id === 'image_invalid' ? 'IMAGE_INVALID' : 'MISSING_VALUE', message: locatedMessage(e), tag: e.tag ?? '', location: { ...e.location! } }),
   );
   return { warnings, ...(missing.length > warnings.length ? { warningsOmitted: missing.length - warnings.length } : {}) };
 }

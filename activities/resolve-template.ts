@@ -22,6 +22,6 @@ export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
     const need = { method, capability: 'readTemplate', field: byUrl ? `${field}.url` : `${field}.loadMethod`, fileFormat: template.fileFormat } as const;
     // template.url: the url location opens the sealed URL (inputs recorded before sealing carry it in url).
     const at = byUrl ? (template.sealedUrl ?? template.url!) : template.urn;
-    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input.run, method), at, template.fileFormat));
+    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input.run, method), at, template.fileFormat), input.run.callerDeadline);
   };
 }

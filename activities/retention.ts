@@ -8,7 +8,9 @@
 // data-source records that point at the urn are not touched: they survive, and their urn must be updated
 // after a re-upload. The same sweep removes scratch files older than the longest run (RUN_TIME_LIMIT_MS).
 import { RUN_TIME_LIMIT_MS } from '../core/run.ts';
+import { Context } from '@temporalio/activity';
 import { consumeFiles, expiredUploads, markFileRemoved, markUploadsErased } from '../store/files.ts';
+import { staleLocationWrites } from '../store/location-writes.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentRun } from './scratch.ts';
 
@@ -30,6 +32,26 @@ export interface SweepUploadsInput {
   /** Scratch files older than this are removed (default RUN_TIME_LIMIT_MS: no run that wrote one can still
    *  be open). */
   scratchOlderThanMs?: number;
+  /** Unfinished drive writes untouched for this long are swept (default RUN_TIME_LIMIT_MS). */
+  journalOlderThanMs?: number;
+}
+
+/** A temporary file (or upload session) of a failed drive write that the sweep could not remove yet. */
+export interface Leftover {
+  subscriptionId: string;
+  location: string;
+  urn: string;
+  since: string;
+  reason: string;
+}
+
+/** A warning in the activity's log (the worker's), or on stderr outside an activity (a script, a test). */
+function logWarn(message: string, fields: Record<string, unknown>): void {
+  try {
+    Context.current().log.warn(message, fields);
+  } catch {
+    process.emitWarning(`${message} ${JSON.stringify(fields)}`);
+  }
 }
 
 /** Blob deletions in flight at once during a sweep. */
@@ -43,6 +65,29 @@ export function retentionActivities(deps: ActivityDeps) {
       while (next < keys.length) await deps.blobs.delete(keys[next++]!);
     };
     await Promise.all(Array.from({ length: Math.min(ERASE_CONCURRENCY, keys.length) }, lane));
+  }
+
+  /** What failed drive writes left (a `.docgen-<urn>` file uploaded, then the rename refused because the
+   *  connection's credentials were rotated): removed once the connection works again. What cannot be
+   *  removed yet is logged (a warning per leftover) and returned: the sweep's result in the Temporal UI
+   *  lists it for the operator. */
+  async function sweepLeftovers(before: Date, limit: number): Promise<{ removed: number; left: Leftover[] }> {
+    if (!deps.locations) return { removed: 0, left: [] };
+    let removed = 0;
+    const left: Leftover[] = [];
+    for (const w of await staleLocationWrites(deps.db, before, limit)) {
+      const location = deps.locations.get(w.location);
+      if (!location?.sweepLeftover) continue;
+      try {
+        await location.sweepLeftover({ subscriptionId: w.subscriptionId }, w.urn);
+        removed++;
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        left.push({ subscriptionId: w.subscriptionId, location: w.location, urn: w.urn, since: w.updatedDate.toISOString(), reason });
+        logWarn(`a temporary file of a failed ${w.location} write is still there (.docgen-${w.urn}); it goes once the connection works again`, { subscriptionId: w.subscriptionId, urn: w.urn, since: w.updatedDate.toISOString(), reason });
+      }
+    }
+    return { removed, left };
   }
 
   return {
@@ -60,7 +105,7 @@ export function retentionActivities(deps: ActivityDeps) {
      *  their rows erased (and removed, unless a generate consumed them first). Bytes first: a sweep stopped
      *  in between finds the rows again and erases nothing twice that matters (deleting a missing key is a
      *  no-op). Returns how many it erased; fewer than `limit` means none is left. */
-    async sweepUploads(input: SweepUploadsInput): Promise<{ erased: number; scratch: number }> {
+    async sweepUploads(input: SweepUploadsInput): Promise<{ erased: number; scratch: number; leftoversRemoved?: number; leftovers?: Leftover[] }> {
       const due = await expiredUploads(deps.db, input.limit);
       await eraseAll(due.map((f) => f.blobKey));
       await markUploadsErased(deps.db, due.map((f) => f.id));
@@ -69,7 +114,8 @@ export function retentionActivities(deps: ActivityDeps) {
       const before = new Date(Date.now() - (input.scratchOlderThanMs ?? RUN_TIME_LIMIT_MS));
       const stale = (await deps.blobs.list('scratch/', { modifiedBefore: before })).slice(0, input.limit);
       await eraseAll(stale);
-      return { erased: due.length, scratch: stale.length };
+      const { removed, left } = await sweepLeftovers(new Date(Date.now() - (input.journalOlderThanMs ?? RUN_TIME_LIMIT_MS)), input.limit);
+      return { erased: due.length, scratch: stale.length, ...(removed > 0 ? { leftoversRemoved: removed } : {}), ...(left.length > 0 ? { leftovers: left } : {}) };
     },
 
     /** The end of a per-upload retention timer (uploadRetention workflows started before the sweep). Erases

@@ -72,7 +72,7 @@ export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem
   return waitForOutcome<typeof generateDocument>(t, 'generateDocument', idem, key, {
     taskQueue: t.taskQueue,
     workflowId: generateWorkflowId(input.run.subscriptionId, key),
-    args: [input],
+    args: [{ ...input, run: { ...input.run, callerDeadline: Date.now() + t.generateTimeoutMs } }],
     ...describeGenerate(input),
   });
 }
@@ -89,7 +89,7 @@ export function toApiError(err: unknown, workflowId: string, run: { timeLimitMs:
       );
     }
     const r = renderFailure(err.cause, workflowId);
-    return new ApiError(r.code, r.message, r.innerErrors, r.externalErrors);
+    return new ApiError(r.code, r.message, r.innerErrors, r.externalErrors, r.retryAfterSeconds);
   }
   if (err instanceof ApiError) return err;
   throw err;
@@ -279,7 +279,7 @@ export async function runManage(t: WorkflowStarter, input: ManageInput, idem: Id
   return waitForOutcome<typeof manageDocument>(t, 'manageDocument', idem, key, {
     taskQueue: t.taskQueue,
     workflowId: manageWorkflowId(run.subscriptionId, key),
-    args: [input],
+    args: [{ ...input, run: { ...run, callerDeadline: Date.now() + t.generateTimeoutMs } }],
     typedSearchAttributes: new TypedSearchAttributes([
       { key: SA.subscription, value: run.subscriptionId },
       { key: SA.operation, value: run.operationId },

@@ -249,8 +249,12 @@ async function cmdRender(args: string[]): Promise<void> {
   process.stdout.write(`wrote ${values.out} (${out.byteLength} bytes)\n`);
   if (warnings.length > 0) {
     const { describeLocation } = await import('../engine/index.ts');
-    const lines = warnings.map((w) => `  ${describeLocation(w.location)}: ${w.message}`);
-    process.stderr.write(`docgen: ${warnings.length} tag${warnings.length === 1 ? '' : 's'} rendered empty, the data has no value (--strict refuses them):\n${lines.join('\n')}\n`);
+    const missing = warnings.filter((w) => w.id !== 'image_invalid');
+    const images = warnings.filter((w) => w.id === 'image_invalid');
+    const lines = (list: readonly TemplateErrorEntry[]) => list.map((w) => `  ${describeLocation(w.location)}: ${w.message}`).join('\n');
+    if (missing.length > 0) process.stderr.write(`docgen: ${missing.length} tag${missing.length === 1 ? '' : 's'} rendered empty, the data has no value (--strict refuses them):\n${lines(missing)}\n`);
+    // A damaged image (a PNG cut short) was left out: IMAGE_INVALID, as the service's warnings say it.
+    if (images.length > 0) process.stderr.write(`docgen: ${images.length} image${images.length === 1 ? '' : 's'} left out, damaged (IMAGE_INVALID; --strict refuses them):\n${lines(images)}\n`);
   }
 }
 

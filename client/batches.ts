@@ -63,7 +63,8 @@ export class BatchesClient {
     }
   }
 
-  /** Stops the batch after the rows in progress (rows done stay). */
+  /** Cancels the batch: no row starts any more, the rows in progress finish (rows done stay, no combined
+   *  output is made); the answer says cancelling until the batch has stopped. */
   async cancel(id: string, opts: RequestOptions = {}): Promise<BatchProgress> {
     const env = await this.t.json<SuccessEnvelope<{ batch: BatchProgress }>>('POST', `/documents/batch/${seg(id)}/cancel`, opts);
     return env.result.data.batch;
@@ -74,7 +75,7 @@ export class BatchesClient {
     for (;;) {
       const p = await this.get(id, {}, opts.signal ? { signal: opts.signal } : {});
       opts.onProgress?.(p);
-      if (p.status !== 'running') return p;
+      if (p.status !== 'running' && p.status !== 'cancelling') return p;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, opts.intervalMs ?? 1_000);
         opts.signal?.addEventListener('abort', () => {

@@ -248,7 +248,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a batch (extension)
-         * @description Stops the batch after the rows in progress, which finish: the rows done stay (documents, records, metering), nothing is half-written, no combined output is made, the uploads are consumed. Answers the progress as it is (status running until the batch has stopped, then cancelled); cancelling an ended batch changes nothing.
+         * @description Stops the batch: no row starts after the cancel (each chunk checks between rows); the rows in progress (at most one per chunk running) finish. The rows done stay (documents, records, metering), nothing is half-written, no combined output (zip or merged PDF) is made, the uploads are consumed, and the summary callback says cancelled. Answers the progress as it is: status cancelling until the batch has stopped, then cancelled; cancelling an ended batch changes nothing.
          */
         post: operations["cancelBatch"];
         delete?: never;
@@ -1238,10 +1238,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description running, completed, stopped (stopAfterFailures), cancelled or failed
+             * @description running; cancelling (a cancel came: no row starts, the rows in progress finish); completed, stopped (stopAfterFailures), cancelled or failed
              * @enum {string}
              */
-            status: "running" | "completed" | "stopped" | "cancelled" | "failed";
+            status: "running" | "cancelling" | "completed" | "stopped" | "cancelled" | "failed";
             rowsTotal: number;
             rowsDone: number;
             rowsFailed: number;
@@ -2701,10 +2701,10 @@ export interface components {
          */
         GenerateWarning: {
             /**
-             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty
+             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)
              * @enum {string}
              */
-            code: "MISSING_VALUE";
+            code: "MISSING_VALUE" | "IMAGE_INVALID";
             /**
              * @description For people: which tag, and where
              * @example no value for tag "customer.rep" (word/document.xml, paragraph 3)
@@ -3019,7 +3019,7 @@ export interface components {
              * @example VALIDATION_ERROR
              * @enum {string}
              */
-            code: "DATA_NAME_REQUIRED" | "OPTION_VALUE_MISSING_DEFINITION_OR_KEY" | "INVALID_SUMMARY_TYPE" | "INVALID_SCOPE_VALUE" | "INVALID_APPLICATION_VALUE" | "INVALID_TEMPLATE_FORMAT" | "TEMPLATE_NOT_FOUND" | "X_CLIENT_AUTH_ERROR" | "VALIDATION_ERROR" | "ENVELOPE_ID_INVALID" | "UNAUTHORIZED" | "AUTHORIZATION_ERROR" | "NOT_FOUND_BY_ID" | "CREATE_DOCUMENT_TEMPLATE_ERROR" | "CREATE_DATA_SOURCE_ERROR" | "ADD_DATA_SOURCE_TO_SOLUTION_ERROR" | "FILE_UPLOAD_FAILED" | "GET_DATA_SOURCE_ERROR" | "FUNCTION_EXECUTION_ERROR" | "DATA_NOT_FOUND" | "DATA_INVALID" | "TEMPLATE_ERROR" | "TEMPLATE_TOO_COMPLEX" | "X_SERVICE_AUTH_ERROR" | "NOT_SUPPORTED" | "CONNECTION_MISSING" | "CONNECTION_ERROR" | "FILE_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "GENERATION_TIMEOUT";
+            code: "DATA_NAME_REQUIRED" | "OPTION_VALUE_MISSING_DEFINITION_OR_KEY" | "INVALID_SUMMARY_TYPE" | "INVALID_SCOPE_VALUE" | "INVALID_APPLICATION_VALUE" | "INVALID_TEMPLATE_FORMAT" | "TEMPLATE_NOT_FOUND" | "X_CLIENT_AUTH_ERROR" | "VALIDATION_ERROR" | "ENVELOPE_ID_INVALID" | "UNAUTHORIZED" | "AUTHORIZATION_ERROR" | "NOT_FOUND_BY_ID" | "CREATE_DOCUMENT_TEMPLATE_ERROR" | "CREATE_DATA_SOURCE_ERROR" | "ADD_DATA_SOURCE_TO_SOLUTION_ERROR" | "FILE_UPLOAD_FAILED" | "GET_DATA_SOURCE_ERROR" | "FUNCTION_EXECUTION_ERROR" | "DATA_NOT_FOUND" | "DATA_INVALID" | "TEMPLATE_ERROR" | "TEMPLATE_TOO_COMPLEX" | "X_SERVICE_AUTH_ERROR" | "NOT_SUPPORTED" | "CONNECTION_MISSING" | "CONNECTION_ERROR" | "QUOTA_EXCEEDED" | "FILE_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "GENERATION_TIMEOUT";
             /**
              * @description What went wrong, naming the field
              * @example document.locale is required

@@ -379,6 +379,12 @@ export const settings = {
   metricsHost: setting('METRICS_HOST', '127.0.0.1', str, 'Address the metrics endpoint listens on (0.0.0.0 in a container)'),
   driveAGraphUrl: setting('DRIVEA_GRAPH_URL', CD.driveAGraphUrl, requiredHttpUrl, 'Microsoft Graph endpoint of DriveA (OneDrive / SharePoint), including the API version'),
   driveALoginUrl: setting('DRIVEA_LOGIN_URL', CD.driveALoginUrl, requiredHttpUrl, 'Microsoft Entra token endpoint host of DriveA connections ({tenant}/oauth2/v2.0/token is appended)'),
+  driveThrottleMaxWaitMs: setting(
+    'DRIVE_THROTTLE_MAX_WAIT_MS',
+    CD.driveThrottleMaxWaitMs!,
+    int(0, 840_000),
+    'The longest one step waits for a throttling DriveA or DriveB (429, 503 with Retry-After, Drive rate limits), all waits together: it waits what Retry-After (or the documented back-off) says and sends nothing meanwhile; past this, or past a synchronous caller\'s GENERATE_TIMEOUT_MS, the request answers 429 TOO_MANY_REQUESTS with Retry-After (at most 14 min: a transfer step has 15)',
+  ),
   crmApiVersion: setting('CRM_API_VERSION', CD.crmApiVersion, apiVersion, 'Salesforce REST API version of crm connections'),
   crmLoginHosts: setting(
     'CRM_LOGIN_HOSTS',
@@ -488,5 +494,6 @@ export function connectorSettingsOf(config: Config): ConnectorSettings {
     crmMultipartBytes: config.crmMultipartBytes,
     driveBApiUrl: config.driveBApiUrl,
     driveBTokenUrl: config.driveBTokenUrl,
+    driveThrottleMaxWaitMs: config.driveThrottleMaxWaitMs,
   };
 }

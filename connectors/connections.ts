@@ -26,6 +26,9 @@ export interface ConnectorSettings {
   driveBApiUrl: string;
   /** Google OAuth token endpoint. */
   driveBTokenUrl: string;
+  /** The longest one step waits for a throttling drive (Graph, Drive), all waits together (ms):
+   *  DRIVE_THROTTLE_MAX_WAIT_MS. Past it the write or read answers TOO_MANY_REQUESTS with Retry-After. */
+  driveThrottleMaxWaitMs?: number;
 }
 
 export const DEFAULT_CONNECTOR_SETTINGS: ConnectorSettings = {
@@ -36,6 +39,7 @@ export const DEFAULT_CONNECTOR_SETTINGS: ConnectorSettings = {
   crmMultipartBytes: 30 * 1024 * 1024,
   driveBApiUrl: 'https://www.googleapis.com/',
   driveBTokenUrl: 'https://oauth2.googleapis.com/token',
+  driveThrottleMaxWaitMs: 600_000,
 };
 
 /** What a connector declares about its connections: the body it accepts and how it splits it. */

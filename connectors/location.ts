@@ -11,6 +11,7 @@ import type { Db } from '../store/db.ts';
 import type { OutboundPolicy } from './http/address-policy.ts';
 import type { ConnectionKind, ConnectionKindName, ConnectorSettings, OpenedConnection } from './connections.ts';
 import type { BlobStore } from './storage/blob-store.ts';
+import type { ThrottledError } from './throttle.ts';
 
 export type { Capability } from '../core/locations.ts';
 
@@ -111,6 +112,11 @@ export interface Location {
   /** Undoes a write nothing has recorded yet (the step that made it failed after it): the file and every
    *  trace of it go. A location with it may have its writes overlap the page count (activities/groups.ts). */
   discard?(ctx: LocationContext, urn: string): Promise<void>;
+  /** The retention sweep's clean-up of a write whose run ended unfinished (its journal entry is stale): the
+   *  temporary file or upload session it left goes, then the journal entry. Throws while the location
+   *  cannot be reached (the connection refused: its credentials rotated); the entry stays for the next
+   *  sweep. Never touches a file that has its final name. */
+  sweepLeftover?(ctx: LocationContext, urn: string): Promise<void>;
   /** `delete` is soft (recoverable), `permanentDelete` is not; both make the urn stop resolving. */
   remove?(ctx: LocationContext, urn: string, mode: 'delete' | 'permanentDelete'): Promise<void>;
   /** Manage inside one location (DriveA: Graph's asynchronous copy, PATCH of the parent; DriveB): copy or
@@ -144,9 +150,18 @@ export class LocationError extends Error {
   override name = 'LocationError';
   readonly code: ErrorCode;
   readonly externalErrors: unknown[];
-  constructor(code: ErrorCode, message: string, externalErrors: unknown[] = []) {
+  /** TOO_MANY_REQUESTS: when the service asked to be called again (the answer's Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: ErrorCode, message: string, externalErrors: unknown[] = [], retryAfterSeconds?: number) {
     super(message);
     this.code = code;
     this.externalErrors = externalErrors;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
+}
+
+/** A drive throttled longer than the step may wait (connectors/throttle.ts): TOO_MANY_REQUESTS with the
+ *  Retry-After the drive asked for. */
+export function throttledError(err: ThrottledError): LocationError {
+  return new LocationError('TOO_MANY_REQUESTS', err.message, [], Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
 }

@@ -38,9 +38,11 @@ export const errorRegistry = {
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
   CONNECTION_MISSING: { status: 400, message: 'The subscription has no connection to this location: connect it with PUT /common/connection/{kind}.' },
   CONNECTION_ERROR: { status: 400, message: 'The connection to this location was refused (credentials, permissions or the drive it names).' },
+  QUOTA_EXCEEDED: { status: 400, message: 'The target drive is full (its storage quota is used up): free space there or choose another target.' },
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },
+  CANCELLED: { status: 409, message: 'The operation was cancelled before it finished; nothing was delivered.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was already used with a different request.' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests; retry after the time in Retry-After.', retryable: true },
   GENERATION_TIMEOUT: {
@@ -76,12 +78,15 @@ export class ApiError extends Error {
   readonly innerErrors: InnerError[];
   /** Errors an external service reported (manage's error.externalErrors); empty otherwise. */
   readonly externalErrors: unknown[];
-  constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[], externalErrors: unknown[] = []) {
+  /** TOO_MANY_REQUESTS from a run (a throttling drive): sent as the Retry-After header. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[], externalErrors: unknown[] = [], retryAfterSeconds?: number) {
     super(message ?? errorRegistry[code].message);
     this.code = code;
     this.status = errorRegistry[code].status;
     this.innerErrors = innerErrors ?? [innerError(code, message)];
     this.externalErrors = externalErrors;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

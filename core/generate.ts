@@ -143,9 +143,10 @@ export interface TemplateLocation {
   offset?: number;
 }
 
-/** A tag that rendered empty because the data has no value for it (extension: result.data.warnings). */
+/** A tag that rendered empty because the data has no value for it, or whose image was left out because
+ *  its bytes are damaged (extension: result.data.warnings). */
 export interface GenerateWarning {
-  code: 'MISSING_VALUE';
+  code: 'MISSING_VALUE' | 'IMAGE_INVALID';
   /** For people: which tag, and where. */
   message: string;
   /** The tag as written between its delimiters. */

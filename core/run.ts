@@ -11,6 +11,9 @@ export interface RunContext {
   /** The locations the run names whose steps are remote transfers (core/locations.ts `transfer`): normal
    *  activities that heartbeat, with journaled writes. The others' steps are local activities. */
   remote?: string[];
+  /** A synchronous caller's deadline (epoch ms: the API's wait, GENERATE_TIMEOUT_MS): a drive that throttles
+   *  longer is answered TOO_MANY_REQUESTS with its Retry-After before it passes, instead of a 504. */
+  callerDeadline?: number;
 }
 
 /** Whether the run's steps at `method` are remote transfers (the location's answer, carried by the run). */

@@ -21,10 +21,34 @@ export interface ImageData {
 
 export class ImageError extends Error {
   readonly id: string;
-  constructor(id: string, message: string) {
+  /** The value is an image of a known kind whose bytes are damaged (a truncated PNG): the document goes out
+   *  without it and a warning says so (an error under strict). */
+  readonly damaged: boolean;
+  constructor(id: string, message: string, damaged = false) {
     super(message);
     this.id = id;
+    this.damaged = damaged;
   }
+}
+
+/** Why a PNG's bytes cannot be drawn (a file cut short: only the header, no image data, no end), or
+ *  undefined. Walks the chunks: IHDR first, at least one IDAT, IEND last, every length inside the file. */
+export function pngDamage(b: Uint8Array): string | undefined {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let p = 8;
+  let idat = false;
+  let first = true;
+  while (p + 8 <= b.length) {
+    const len = v.getUint32(p);
+    const type = String.fromCharCode(b[p + 4]!, b[p + 5]!, b[p + 6]!, b[p + 7]!);
+    if (first && type !== 'IHDR') return 'the PNG does not start with its header (IHDR)';
+    first = false;
+    if (p + 12 + len > b.length) return `the PNG is cut short: its ${type} chunk needs ${len} bytes, the file ends before`;
+    if (type === 'IDAT') idat = true;
+    if (type === 'IEND') return idat ? undefined : 'the PNG holds no image data (no IDAT chunk)';
+    p += 12 + len;
+  }
+  return idat ? 'the PNG is cut short: it has no end (IEND)' : `the PNG is cut short (${b.length} bytes, the header only): it holds no image data`;
 }
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -130,6 +154,8 @@ export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: Im
   if (ext === undefined) throw new ImageError('image_invalid', 'unsupported image format (use PNG, JPEG, GIF, BMP or SVG)');
   const dim = dimensions(bytes, ext);
   if (dim === undefined || dim.w <= 0 || dim.h <= 0) throw new ImageError('image_invalid', 'cannot read the image dimensions');
+  const damage = ext === 'png' ? pngDamage(bytes) : undefined;
+  if (damage !== undefined) throw new ImageError('image_invalid', damage, true);
   const image: ImageData = {
     bytes,
     ext,

@@ -31,6 +31,7 @@ import { SlideIncludes } from './include-slides.ts';
 import { SheetIncludes } from './include-sheets.ts';
 import type { SlideOut } from './pptx.ts';
 import type { RenderContext } from './render.ts';
+import type { TagInfo } from './lexer.ts';
 import { getCompiled } from './template.ts';
 import type { CompiledTemplate } from './template.ts';
 import { readZip, writeZip } from './zip.ts';
@@ -279,9 +280,20 @@ function renderImage(
     else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
   } catch (e) {
     if (e instanceof PendingImage) return;
-    if (e instanceof ImageError) ctx.errors.add(e.id, `tag "${node.tag.source.trim()}": ${e.message}`, node.tag.location);
+    if (e instanceof ImageError && e.damaged && !ctx.strict) imageWarning(node.tag, ctx, e.message);
+    else if (e instanceof ImageError) ctx.errors.add(e.id, `tag "${node.tag.source.trim()}": ${e.message}`, node.tag.location);
     else throw e;
   }
+}
+
+/** A damaged image (a truncated PNG) left out of the document: a warning beside the missing values
+ *  (`image_invalid`, located like them). */
+function imageWarning(tag: TagInfo, ctx: RenderContext, why: string): void {
+  const seen = (ctx.missing ??= new Map());
+  const l = tag.location;
+  const key = `image|${l.part}|${l.paragraph ?? ''}|${l.sheet ?? ''}|${l.cell ?? ''}|${l.offset ?? ''}|${tag.source}`;
+  const source = tag.source.trim();
+  if (!seen.has(key)) seen.set(key, { id: 'image_invalid', message: `the image of tag "${source}" was left out: ${why}`, location: l, tag: source });
 }
 
 /** A rendered document, and what rendered empty for want of data (`missing_value`, with locations). */

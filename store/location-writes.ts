@@ -37,6 +37,26 @@ export async function deleteLocationWrite(db: Queryable, subscriptionId: string,
   await db.query('DELETE FROM location_writes WHERE subscription_id = $1 AND location = $2 AND urn = $3', [subscriptionId, location, urn]);
 }
 
+export interface StaleLocationWrite {
+  subscriptionId: string;
+  location: string;
+  urn: string;
+  state: LocationWriteState;
+  updatedDate: Date;
+}
+
+/** Writes left unfinished (uploading or uploaded, never placed) and untouched since `before`: their run has
+ *  ended without placing the file (the write failed for good, e.g. the connection's credentials were
+ *  rotated between the upload and the rename), so what they made at the location is a leftover. */
+export async function staleLocationWrites(db: Queryable, before: Date, limit: number): Promise<StaleLocationWrite[]> {
+  const r = await db.query<{ subscription_id: string; location: string; urn: string; state: LocationWriteState; updated_date: Date }>(
+    `SELECT subscription_id, location, urn, state, updated_date FROM location_writes
+     WHERE state IN ('uploading', 'uploaded') AND updated_date < $1 ORDER BY updated_date LIMIT $2`,
+    [before.toISOString(), limit],
+  );
+  return r.rows.map((w) => ({ subscriptionId: w.subscription_id, location: w.location, urn: w.urn, state: w.state, updatedDate: new Date(w.updated_date) }));
+}
+
 /** Forgets every journal entry of a write once its document is recorded: the write is final then, and no
  *  retry of it can come (the record step runs after the delivery step completed). */
 export async function forgetLocationWrites(db: Queryable, subscriptionId: string, urn: string): Promise<void> {

@@ -183,7 +183,16 @@ async function finish(state: BatchState, status: BatchOutcome['status'], combine
       operationId: batch.batchId,
       userId: batch.run.userId,
     };
-    const summary = { batch: { id: batch.batchId, ...outcome } };
+    // The first failed rows (row, code, message) and where the rest are: the batch's rows operation.
+    const base = batch.envelope.origin.replace(/^\S+\s+/, '').replace(/\/documents\/document\/generate\/batch.*$/, '');
+    const summary = {
+      batch: {
+        id: batch.batchId,
+        ...outcome,
+        failures: { rowCount: outcome.rowsFailed, items: ended.firstFailures ?? [] },
+        rowsUrl: `${base}/documents/batch/${batch.batchId}/rows`,
+      },
+    };
     const body =
       status === 'failed'
         ? errorEnvelope(500, error?.message ?? 'the batch failed', [{ code: error?.code ?? 'FUNCTION_EXECUTION_ERROR', message: error?.message ?? '', userMessage: error?.message ?? '' }], tail)

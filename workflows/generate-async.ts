@@ -2,7 +2,8 @@
 // 6 with the body the synchronous operation would have answered: the 201 success envelope, or the error
 // envelope (no result, no consumption). The body is built once, so every attempt sends the same bytes.
 // A callback that could not be delivered fails the run, so operators find it under status Failed.
-import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { errorRegistry, innerError } from '../core/errors.ts';
 import { type EnvelopeTail, errorEnvelope, generatedData, successEnvelope } from '../core/envelope.ts';
 import { renderFailure } from '../core/failures.ts';
 import type { GenerateInput, GenerateResult } from '../core/generate.ts';
@@ -43,7 +44,17 @@ export async function generateDocumentAsync(input: AsyncGenerateInput): Promise<
     body = successEnvelope(201, data, envelopeTail(input), { consumption: result.consumption });
     outcome = { generated: true, document: data.document };
   } catch (err) {
-    if (isCancellation(err)) throw err;
+    // A cancel that reached a step as its own failure (a conversion killed: "conversion cancelled") is the
+    // run's cancellation all the same.
+    if (isCancellation(err) || CancellationScope.current().consideredCancelled) {
+      // Cancelled (from the Temporal UI or CLI): the run has ended its steps (scratch discarded, uploads
+      // consumed); the caller still hears how it ended, then the run ends cancelled.
+      const message = `the operation was cancelled before it finished (workflow ${workflowInfo().workflowId}); nothing was delivered`;
+      const cancelled = errorEnvelope(errorRegistry.CANCELLED.status, message, [innerError('CANCELLED', message)], envelopeTail(input));
+      await CancellationScope.nonCancellable(() => deliverCallback(input.callback, JSON.stringify(cancelled)));
+      if (isCancellation(err)) throw err;
+      throw new CancelledFailure(message);
+    }
     // The API's rendering of a failed generation, as a plain envelope.
     const e = renderFailure(err instanceof ActivityFailure && err.cause ? err.cause : err, workflowInfo().workflowId);
     body = errorEnvelope(e.status, e.message, e.innerErrors, envelopeTail(input));

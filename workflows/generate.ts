@@ -61,8 +61,10 @@ async function generate(input: GenerateInput, conversionQueue: ConversionQueue, 
     warnings = merge;
     output = merged;
     if (input.document.fileFormat !== input.template.fileFormat) {
+      // Listed before the conversion runs: a run cancelled or failed meanwhile discards what it wrote.
+      const slot = scratch.push(outputOf(input)) - 1;
       output = await convert(input, conversionQueue, output);
-      scratch.push(output);
+      scratch[slot] = output;
     }
   } catch (err) {
     // The files the transfers read are in the history, not read again: a workflow task lost after its
@@ -169,6 +171,12 @@ function prepareInput(input: GenerateInput) {
       ...(document.strict ? { strict: true } : {}),
     },
   };
+}
+
+/** Where the conversion writes its output (no checksum yet: a reference for discarding it). */
+function outputOf(input: GenerateInput): BlobRef {
+  const to = input.document.fileFormat;
+  return { key: `scratch/${workflowInfo().workflowId}/output.${to}`, sha256: '', size: 0, contentType: contentTypeOf(to) };
 }
 
 function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef): Promise<BlobRef> {

@@ -1,6 +1,6 @@
 // The activity proxies the generate and manage workflows share, and their one way to write a file and
 // record it. Deterministic code only; activities are imported as types.
-import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { Recorded, WriteAndRecordInput } from '../activities/groups.ts';
 import { isRemote, type RunContext } from '../core/run.ts';
@@ -53,8 +53,19 @@ export type ConversionQueue = 'local' | 'office';
 const localConversion = proxyLocalActivities<Activities>({ startToCloseTimeout: CONVERSION.startToCloseTimeout, retry: CONVERSION.retry });
 
 export function conversion(queue: ConversionQueue) {
-  return queue === 'local' ? localConversion : proxyActivities<Activities>({ ...CONVERSION, taskQueue: officeTaskQueue(workflowInfo().taskQueue) });
+  if (queue === 'local') return localConversion;
+  // A run cancelled while converting (the Temporal UI) waits for the conversion to stop before it ends, so
+  // its end step discards the output the conversion may still write (issue 39): the patch keeps the runs
+  // cancelled before it replaying as they ran.
+  const waits = patched(CANCEL_WAITS_FOR_CONVERSION);
+  return proxyActivities<Activities>({
+    ...CONVERSION,
+    taskQueue: officeTaskQueue(workflowInfo().taskQueue),
+    ...(waits ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
+  });
 }
+
+const CANCEL_WAITS_FOR_CONVERSION = 'cancel-waits-for-conversion';
 
 /** Writes a file to its target and records it, for both workflows. A local target: one local activity
  *  (count || write, record, end of the run). A remote one: the count, the transfer (a normal activity with

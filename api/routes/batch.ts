@@ -20,7 +20,7 @@ import type { LocationNeed } from '../../core/locations.ts';
 import { compileTextPattern, TemplateError } from '../../engine/text-pattern.ts';
 import { readClientToken } from '../../security/client-token.ts';
 import type { Db } from '../../store/db.ts';
-import { getBatch, listBatchRows, type Batch } from '../../store/records/batches.ts';
+import { getBatch, listBatchRows, requestBatchCancel, type Batch } from '../../store/records/batches.ts';
 import type { AdmissionResult, batchAdmission } from '../../workflows/batch.ts';
 import { captureExternalContext, origin, success } from '../envelope.ts';
 import { cancelBatch, getBatch as getBatchSchema, listBatchRows as listBatchRowsSchema, startBatch } from '../schemas/batches.ts';
@@ -53,7 +53,8 @@ async function progressOf(db: Db, batch: Batch, paging: { top: number; skip: num
   const left = batch.rowsTotal - processed;
   return {
     id: batch.id,
-    status: batch.status,
+    // Running with a cancel asked for: cancelling (no row starts; the rows in progress finish).
+    status: batch.status === 'running' && batch.cancelRequested ? 'cancelling' : batch.status,
     rowsTotal: batch.rowsTotal,
     rowsDone: batch.rowsDone,
     rowsFailed: batch.rowsFailed,
@@ -230,6 +231,8 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       const batch = await getBatch(opts.db, request.auth.subscriptionId, id);
       if (!batch) throw new ApiError('NOT_FOUND_BY_ID', `batch ${id} not found`);
       if (batch.status === 'running') {
+        // First the rows' signal (read between rows), then the workflow's cancellation.
+        await requestBatchCancel(opts.db, request.auth.subscriptionId, id);
         try {
           await opts.temporal.client.workflow.getHandle(batch.workflowId).cancel();
         } catch (err) {

@@ -75,7 +75,9 @@ export const BatchProgress = component(
   'BatchProgress',
   Type.Object({
     id: Type.String({ format: 'uuid' }),
-    status: stringEnum(['running', 'completed', 'stopped', 'cancelled', 'failed'], { description: 'running, completed, stopped (stopAfterFailures), cancelled or failed' }),
+    status: stringEnum(['running', 'cancelling', 'completed', 'stopped', 'cancelled', 'failed'], {
+      description: 'running; cancelling (a cancel came: no row starts, the rows in progress finish); completed, stopped (stopAfterFailures), cancelled or failed',
+    }),
     rowsTotal: Type.Integer(),
     rowsDone: Type.Integer(),
     rowsFailed: Type.Integer(),
@@ -210,7 +212,7 @@ export const cancelBatch = {
   tags: [TAG],
   summary: 'Cancel a batch (extension)',
   description:
-    'Stops the batch after the rows in progress, which finish: the rows done stay (documents, records, metering), nothing is half-written, no combined output is made, the uploads are consumed. Answers the progress as it is (status running until the batch has stopped, then cancelled); cancelling an ended batch changes nothing.',
+    'Stops the batch: no row starts after the cancel (each chunk checks between rows); the rows in progress (at most one per chunk running) finish. The rows done stay (documents, records, metering), nothing is half-written, no combined output (zip or merged PDF) is made, the uploads are consumed, and the summary callback says cancelled. Answers the progress as it is: status cancelling until the batch has stopped, then cancelled; cancelling an ended batch changes nothing.',
   params: BatchParams,
   response: { 200: oneBatch, ...errorResponses(401, 404) },
 };

@@ -75,7 +75,9 @@ export const GenerateWarning = component(
   'GenerateWarning',
   Type.Object(
     {
-      code: stringEnum(['MISSING_VALUE'], { description: 'MISSING_VALUE: the data has no value for the tag, which rendered empty' }),
+      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID'], {
+        description: 'MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)',
+      }),
       message: Type.String({ description: 'For people: which tag, and where', examples: ['no value for tag "customer.rep" (word/document.xml, paragraph 3)'] }),
       tag: Type.String({ description: 'The tag as written between its delimiters, e.g. customer.rep', examples: ['customer.rep'] }),
       location: TemplateLocation,

@@ -11,6 +11,10 @@
 // and every endpoint is a service setting (DRIVEA_GRAPH_URL, DRIVEA_LOGIN_URL), whatever its host.
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffMs, retryAfterMs, type ThrottleScope, throttleWait } from '../throttle.ts';
+
+/** DRIVE_THROTTLE_MAX_WAIT_MS's default: 10 minutes, inside a transfer's 15-minute limit. */
+export const DEFAULT_THROTTLE_WAIT_MS = 600_000;
 
 export interface GraphCredentials {
   tenantId: string;
@@ -26,8 +30,9 @@ export interface GraphClientOptions {
   cacheKey: string;
   /** Attempts per request on 429/503/504 or a network error (default 4). */
   maxAttempts?: number;
-  /** The longest single wait honoured (seconds, default 10): a longer Retry-After is left to Temporal. */
-  maxRetryAfter?: number;
+  /** The longest a step waits for throttling, all waits together (ms, DRIVE_THROTTLE_MAX_WAIT_MS): past it
+   *  a ThrottledError (connectors/throttle.ts). */
+  maxThrottleWaitMs?: number;
 }
 
 /** What Graph answered, when it is not a success. */
@@ -56,8 +61,8 @@ export class TokenError extends Error {
   }
 }
 
-/** Too many throttled or failed attempts, or a Retry-After longer than we wait inside an activity: a
- *  plain Error, so Temporal retries the activity later. */
+/** Too many failed attempts (network errors, 5xx without a Retry-After): a plain Error, so Temporal
+ *  retries the activity later. Throttling past what a step may wait is a ThrottledError instead. */
 export class GraphUnavailableError extends Error {
   override name = 'GraphUnavailableError';
 }
@@ -93,7 +98,7 @@ export class GraphClient {
   private readonly key: string;
 
   constructor(opts: GraphClientOptions) {
-    this.opts = { maxAttempts: 4, maxRetryAfter: 10, ...opts, graphUrl: opts.graphUrl.replace(/\/+$/, ''), loginUrl: opts.loginUrl.replace(/\/+$/, '') };
+    this.opts = { maxAttempts: 4, maxThrottleWaitMs: DEFAULT_THROTTLE_WAIT_MS, ...opts, graphUrl: opts.graphUrl.replace(/\/+$/, ''), loginUrl: opts.loginUrl.replace(/\/+$/, '') };
     // A changed secret (PUT of the connection) must not reuse the old secret's token.
     const c = opts.credentials;
     this.key = `${opts.cacheKey}:${createHash('sha256').update(`${opts.loginUrl}\n${c.tenantId}\n${c.clientId}\n${c.clientSecret}`).digest('hex')}`;
@@ -120,7 +125,7 @@ export class GraphClient {
       if ((res.status === 429 || res.status >= 500) && attempt < this.opts.maxAttempts) {
         await res.body?.cancel();
         const wait = retryAfter(res, attempt);
-        if (wait > this.opts.maxRetryAfter * 1000) break;
+        if (wait > 10_000) break;
         await sleep(wait);
         continue;
       }
@@ -142,6 +147,8 @@ export class GraphClient {
     let url = o.absolute ? path : `${this.opts.graphUrl}${path}`;
     if (o.query) url += (url.includes('?') ? '&' : '?') + new URLSearchParams(o.query).toString();
     let refreshed = false;
+    let throttled = 0;
+    const budget: ThrottleScope = { waited: 0 };
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { ...o.headers };
       if (!o.absolute) headers.authorization = `Bearer ${await this.token()}`;
@@ -160,14 +167,26 @@ export class GraphClient {
         await sleep(250 * 2 ** attempt);
         continue;
       }
-      if (res.status === 429 || res.status === 503 || res.status === 504) {
+      // Throttling: 429, or 503/504 with a Retry-After (Graph's "Throttling guidance"): wait what it says
+      // (else the documented exponential back-off), sending nothing meanwhile, within the step's budget
+      // and deadline (connectors/throttle.ts); past them a ThrottledError, which the location answers as
+      // TOO_MANY_REQUESTS with Retry-After.
+      const asked = retryAfterMs(res.headers.get('retry-after'));
+      if (res.status === 429 || ((res.status === 503 || res.status === 504) && asked !== undefined && asked > 0)) {
         await res.body?.cancel();
-        const wait = retryAfter(res, attempt);
-        if (attempt >= this.opts.maxAttempts || wait > this.opts.maxRetryAfter * 1000) {
-          throw new GraphUnavailableError(`DriveA (Microsoft Graph) answered ${res.status} ${attempt} times (Retry-After ${res.headers.get('retry-after') ?? 'none'}); retrying later`);
+        throttled++;
+        graphStats.retries++;
+        await throttleWait('DriveA (Microsoft Graph)', asked ?? backoffMs(throttled), this.opts.maxThrottleWaitMs, budget);
+        attempt--; // a throttled answer is not a failed attempt
+        continue;
+      }
+      if (res.status === 503 || res.status === 504) {
+        await res.body?.cancel();
+        if (attempt >= this.opts.maxAttempts) {
+          throw new GraphUnavailableError(`DriveA (Microsoft Graph) answered ${res.status} ${attempt} times; retrying later`);
         }
         graphStats.retries++;
-        await sleep(wait);
+        await sleep(retryAfter(res, attempt));
         continue;
       }
       if (res.status === 401 && !o.absolute && !refreshed) {

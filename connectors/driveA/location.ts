@@ -32,7 +32,8 @@ import { contentTypeOf, type FileFormat, formatOfFileName, isOfficeFormat, outpu
 import { deleteLocationWrite, getLocationWrite, type LocationWrite, putLocationWrite } from '../../store/location-writes.ts';
 import { isSealed, seal, unseal } from '../../security/sealed.ts';
 import type { Location, LocationContext, LocationDeps, SharingRequest, WriteRequest, Written } from '../location.ts';
-import { LocationError } from '../location.ts';
+import { LocationError, throttledError } from '../location.ts';
+import { ThrottledError } from '../throttle.ts';
 import { type BlobStore, BlobTooLargeError } from '../storage/blob-store.ts';
 import { type DriveASettings, driveBase } from './connection.ts';
 import { type DriveItem, GraphClient, GraphError, TokenError } from './graph.ts';
@@ -130,6 +131,7 @@ export function driveANameProblem(target: { name: string; path: string; fileForm
  *  unchanged (plain errors: the activity is retried). */
 function mapped(err: unknown, what: { reading?: Reading; urn?: string; field?: string }): unknown {
   if (err instanceof LocationError) return err;
+  if (err instanceof ThrottledError) return throttledError(err);
   if (err instanceof BlobTooLargeError && what.reading) {
     // Not transient: a retry would download the same bytes again.
     const { field } = NOT_FOUND[what.reading];
@@ -155,7 +157,9 @@ function mapped(err: unknown, what: { reading?: Reading; urn?: string; field?: s
   if (err.status === 409 && err.code === 'nameAlreadyExists') {
     return new LocationError('VALIDATION_ERROR', `${what.field ?? 'document.name'} already exists in that DriveA folder and the conflict behaviour is fail`, external);
   }
-  if (err.status === 507) return new LocationError('CONNECTION_ERROR', `the DriveA drive is full (${err.message})`, external);
+  if (err.status === 507 || err.code === 'quotaLimitReached' || err.code === 'insufficientStorage') {
+    return new LocationError('QUOTA_EXCEEDED', `the DriveA drive has no room left for ${what.field ?? 'document.name'} (Graph answered ${err.message}): free space in the drive or raise its quota, then send the request again`, external);
+  }
   if (err.status === 400 || err.status === 413 || err.status === 423) return new LocationError('VALIDATION_ERROR', `DriveA refused the write (${err.message})`, external);
   return err;
 }
@@ -210,6 +214,7 @@ export function driveALocation(deps: LocationDeps): Location {
       loginUrl: deps.settings.driveALoginUrl,
       credentials: { tenantId: s.tenantId, clientId: s.clientId, clientSecret: c.secrets.clientSecret ?? '' },
       cacheKey: `${c.id}:${c.version}`,
+      ...(deps.settings.driveThrottleMaxWaitMs !== undefined ? { maxThrottleWaitMs: deps.settings.driveThrottleMaxWaitMs } : {}),
     });
     return { graph, drive: driveBase(s) };
   }
@@ -247,7 +252,7 @@ export function driveALocation(deps: LocationDeps): Location {
   }
 
   /** The folder `segments` below the root, made where missing; its item id. */
-  async function folder(graph: GraphClient, drive: string, segments: string[]): Promise<string> {
+  async function folder(graph: GraphClient, drive: string, segments: string[], made?: string[]): Promise<string> {
     // Usually the folder is there already: one request by path.
     if (segments.length > 0) {
       try {
@@ -270,6 +275,7 @@ export function driveALocation(deps: LocationDeps): Location {
           child = await graph.json<DriveItem>('POST', `${drive}/items/${encodeURIComponent(parent)}/children`, {
             json: { name, folder: {}, '@microsoft.graph.conflictBehavior': 'fail' },
           });
+          made?.push(child.id);
         } catch (err) {
           // Made meanwhile by a concurrent delivery into the same folder: use it.
           if (!(err instanceof GraphError && err.status === 409)) throw err;
@@ -280,6 +286,21 @@ export function driveALocation(deps: LocationDeps): Location {
       parent = child.id;
     }
     return parent;
+  }
+
+  /** Spec 4.8: a refused write leaves nothing in the target, so the folders this request made go again,
+   *  deepest first, each only if it is still empty (another delivery may have put a file there meanwhile).
+   *  Best effort: a folder that cannot be removed now stays, and the refusal is what the caller hears. */
+  async function removeMadeFolders(graph: GraphClient, drive: string, made: string[]): Promise<void> {
+    for (const id of [...made].reverse()) {
+      try {
+        const item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(id)}`);
+        if (!item.folder || (item.folder.childCount ?? 0) > 0) return;
+        await graph.request('POST', `${drive}/items/${encodeURIComponent(id)}/permanentDelete`);
+      } catch {
+        return;
+      }
+    }
   }
 
   /** Uploads `source` as `name` into the folder (replace on a clash: the name is ours), resuming a
@@ -313,30 +334,46 @@ export function driveALocation(deps: LocationDeps): Location {
         url = undefined; // expired or finished: a new session
       }
     }
-    if (!url) {
+    const newSession = async (): Promise<string> => {
       const session = await graph.json<{ uploadUrl: string }>('POST', `${target}/createUploadSession`, {
         json: { item: { '@microsoft.graph.conflictBehavior': 'replace', name } },
       });
-      url = session.uploadUrl;
       offset = 0;
-      await journal.write({ state: 'uploading', itemId: null, uploadUrl: url });
-    }
+      await journal.write({ state: 'uploading', itemId: null, uploadUrl: session.uploadUrl });
+      return session.uploadUrl;
+    };
+    let session: string = url ?? (await newSession());
     const reader = new BlobReader(deps.blobs, source.key);
     await reader.open(offset);
     try {
-      for (let resyncs = 0; ; ) {
+      for (let resyncs = 0, renewed = 0; ; ) {
         const chunk = await reader.read(Math.min(UPLOAD_CHUNK, source.size - offset));
         let res: Response;
         try {
-          res = await graph.request('PUT', url, {
+          res = await graph.request('PUT', session, {
             absolute: true,
             body: chunk,
             headers: { 'content-range': `bytes ${offset}-${offset + chunk.length - 1}/${source.size}` },
           });
         } catch (err) {
+          if (err instanceof GraphError && err.status === 404) {
+            // The session expired half-way (Graph: "the upload session does not exist or has expired";
+            // an idle session lasts minutes, a slow or paused upload outlives it): a new session, the
+            // whole file again, once.
+            if (++renewed > 1) {
+              throw new LocationError(
+                'FILE_UPLOAD_FAILED',
+                `the DriveA upload session of ${name} expired before the upload finished, twice (404 on its upload URL after ${offset} of ${source.size} bytes): nothing was placed; send the request again`,
+                [{ status: err.status, code: err.code, message: err.message }],
+              );
+            }
+            session = await newSession();
+            await reader.open(0);
+            continue;
+          }
           // 416: this range already arrived (an answer we lost); ask where to go on.
           if (!(err instanceof GraphError && err.status === 416) || ++resyncs > 5) throw err;
-          const status = await graph.json<{ nextExpectedRanges?: string[]; id?: string }>('GET', url, { absolute: true });
+          const status = await graph.json<{ nextExpectedRanges?: string[]; id?: string }>('GET', session, { absolute: true });
           if (status.id) return status as DriveItem;
           offset = nextFrom(status) ?? 0;
           await reader.open(offset);
@@ -502,20 +539,26 @@ export function driveALocation(deps: LocationDeps): Location {
     async write(ctx, req: WriteRequest) {
       const name = outputFileName(req.name, req.fileFormat);
       const conflict: Conflict = req.conflict ?? 'rename';
+      const made: string[] = [];
+      let opened: { graph: GraphClient; drive: string } | undefined;
       try {
         const segments = folderSegments(req.path);
-        const { graph, drive } = await connect(ctx);
+        opened = await connect(ctx);
+        const { graph, drive } = opened;
         // With replace, the final name itself is as repeatable as a temporary one (a retry replaces the same
         // file again), and the replaced file keeps its id, versions and sharing.
         const tmp = conflict === 'replace' ? name : temporaryName(req.urn, req.fileFormat);
         const item = await journaled(ctx, req.urn, graph, drive, {
           temporaryName: conflict === 'replace' ? '' : tmp,
-          make: async (journal) => upload(graph, drive, await folder(graph, drive, segments), tmp, req.source, journal),
+          make: async (journal) => upload(graph, drive, await folder(graph, drive, segments, made), tmp, req.source, journal),
           place: (i) => placeAs(graph, drive, i, name, conflict),
         });
         return await placed(graph, drive, item, segments, req.sharing);
       } catch (err) {
-        throw mapped(err, { field: 'document.name' });
+        const refusal = mapped(err, { field: 'document.name' });
+        // Final (the caller's answer): the folders made for it go; a transient failure keeps them for the retry.
+        if (refusal instanceof LocationError && opened && made.length > 0) await removeMadeFolders(opened.graph, opened.drive, made);
+        throw refusal;
       }
     },
 
@@ -583,6 +626,31 @@ export function driveALocation(deps: LocationDeps): Location {
       } catch (err) {
         throw mapped(err, { field: 'targetDocument.name', reading: undefined });
       }
+    },
+
+    /** A write whose run ended before placing its file: the temporary `.docgen-<urn>` file (only under that
+     *  name) or the upload session goes, then the journal entry. Connection failures throw (kept for the
+     *  next sweep). */
+    async sweepLeftover(ctx, urn) {
+      const earlier = await openedJournal(ctx, urn);
+      if (!earlier || earlier.state === 'placed') return;
+      try {
+        const { graph, drive } = await connect(ctx);
+        if (earlier.itemId) {
+          try {
+            const item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
+            if (item.name.startsWith('.docgen-')) await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`);
+          } catch (err) {
+            if (!(err instanceof GraphError && err.status === 404)) throw err;
+          }
+        } else if (earlier.uploadUrl) {
+          // An upload session (or a copy monitor): cancelling it drops what it holds; an expired one is gone.
+          await graph.request('DELETE', earlier.uploadUrl, { absolute: true }).catch(() => undefined);
+        }
+      } catch (err) {
+        throw mapped(err, { urn });
+      }
+      await deleteLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, urn);
     },
 
     /** delete: to the recycle bin; permanentDelete: gone. Already gone (a retry) is done. */

@@ -16,6 +16,9 @@ import { drive as driveApi, type drive_v3 } from '@googleapis/drive';
 import { sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
 import { slides as slidesApi, type slides_v1 } from '@googleapis/slides';
 import { JWT, OAuth2Client } from 'google-auth-library';
+import { backoffMs, type ThrottleScope, ThrottledError, throttleWait } from '../throttle.ts';
+
+const DEFAULT_THROTTLE_WAIT_MS = 600_000;
 
 export const DRIVE_SCOPE = 'https://www.googleapis.com/auth/drive';
 /** Google's own token URL: the JWT (service account) flow sends here whatever it is configured with. */
@@ -42,6 +45,9 @@ export interface RetryPolicy {
   attempts: number;
   baseMs: number;
   maxMs: number;
+  /** Throttling (429, 403 rate limits) is waited out, within this budget per step (DRIVE_THROTTLE_MAX_WAIT_MS)
+   *  and the step's deadline, not counted as attempts (connectors/throttle.ts). */
+  maxThrottleWaitMs?: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 400, maxMs: 8_000 };
@@ -59,6 +65,11 @@ export class GoogleApiError extends Error {
     this.reason = reason;
     this.auth = auth;
     this.retryAfterMs = retryAfterMs;
+  }
+  /** Drive's throttling: 429, 403 userRateLimitExceeded / rateLimitExceeded. */
+  get throttled(): boolean {
+    if (this.auth) return false;
+    return this.status === 429 || (this.status === 403 && (this.reason === 'userRateLimitExceeded' || this.reason === 'rateLimitExceeded'));
   }
   get retryable(): boolean {
     if (this.auth) return false;
@@ -107,11 +118,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `fn` until it succeeds or fails with something back-off cannot help. */
 export async function withRetry<T>(policy: RetryPolicy, fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  const budget: ThrottleScope = { waited: 0 };
+  for (let attempt = 1, throttled = 0; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
+      if (err instanceof ThrottledError) throw err;
       const g = googleError(err);
+      if (g.throttled) {
+        // Wait what Retry-After says, else Drive's documented exponential back-off; nothing is sent
+        // meanwhile, and past the step's budget or deadline a ThrottledError ends the step.
+        await throttleWait('DriveB (Google Drive)', g.retryAfterMs ?? backoffMs(++throttled), policy.maxThrottleWaitMs ?? DEFAULT_THROTTLE_WAIT_MS, budget);
+        attempt--;
+        continue;
+      }
       if (!g.retryable || attempt >= policy.attempts) throw g;
       const backoff = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1));
       await sleep(Math.max(g.retryAfterMs ?? 0, backoff / 2 + Math.random() * (backoff / 2)));
@@ -208,6 +228,14 @@ export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentia
   };
 }
 
+/** A resumable upload's session expired twice before the file was complete. */
+export class UploadSessionExpiredError extends Error {
+  override name = 'UploadSessionExpiredError';
+  constructor(offset: number, size: number) {
+    super(`the DriveB upload session expired before the upload finished, twice (404 on its session URI after ${offset} of ${size} bytes): nothing was placed; send the request again`);
+  }
+}
+
 /** Uploads in 256 KiB-multiple chunks through a resumable session; resumes from the server's Range after a
  *  failed chunk. Returns the created File, or with `fileId` the file whose content it replaced. */
 export async function resumableUpload(
@@ -220,7 +248,7 @@ export async function resumableUpload(
 ): Promise<drive_v3.Schema$File> {
   if (chunkBytes % UPLOAD_CHUNK !== 0) throw new Error('resumable chunks must be multiples of 256 KiB');
   const size = bytes.length;
-  const start = await withRetry(g.retry, () =>
+  const begin = () => withRetry(g.retry, () =>
     g.request<unknown>({
       url: `${g.apiRoot}upload/drive/v3/files${fileId ? `/${encodeURIComponent(fileId)}` : ''}?uploadType=resumable&supportsAllDrives=true&fields=${encodeURIComponent(FILE_FIELDS)}`,
       method: fileId ? 'PATCH' : 'POST',
@@ -228,15 +256,19 @@ export async function resumableUpload(
       data: meta,
     }),
   );
-  const session = start.headers.get('location');
-  if (!session) throw new GoogleApiError(502, 'noSession', 'Drive did not return a resumable session URI');
+  const start = await begin();
+  const first = start.headers.get('location');
+  if (!first) throw new GoogleApiError(502, 'noSession', 'Drive did not return a resumable session URI');
+  let session: string = first;
   const ok308 = (s: number) => s === 308 || (s >= 200 && s < 300);
   const nextOffset = (h: Headers): number => {
     const m = /bytes=0-(\d+)/.exec(h.get('range') ?? '');
     return m ? Number(m[1]) + 1 : 0;
   };
   let offset = 0;
-  for (let failures = 0; ; ) {
+  let throttled = 0;
+  const budget: ThrottleScope = { waited: 0 };
+  for (let failures = 0, renewed = 0; ; ) {
     const end = Math.min(offset + chunkBytes, size);
     try {
       const res = await g.request<drive_v3.Schema$File>({
@@ -249,9 +281,25 @@ export async function resumableUpload(
       if (res.status !== 308) return res.data;
       offset = nextOffset(res.headers);
     } catch (err) {
+      if (err instanceof ThrottledError) throw err;
       const e = googleError(err);
-      if (!e.retryable || ++failures >= g.retry.attempts) throw e;
-      await sleep(Math.min(g.retry.maxMs, g.retry.baseMs * 2 ** (failures - 1)));
+      if ((e.status === 404 || e.status === 410) && !e.auth) {
+        // The session expired half-way (Drive: "404 Not Found: the upload session has expired and the
+        // upload must be restarted from the beginning"): a new session, the whole file again, once.
+        if (++renewed > 1) throw new UploadSessionExpiredError(offset, size);
+        const again = (await begin()).headers.get('location');
+        if (!again) throw new GoogleApiError(502, 'noSession', 'Drive did not return a resumable session URI');
+        session = again;
+        offset = 0;
+        continue;
+      }
+      if (e.throttled) {
+        // A throttled chunk: the same policy as every other call (Retry-After or back-off, within budget).
+        await throttleWait('DriveB (Google Drive)', e.retryAfterMs ?? backoffMs(++throttled), g.retry.maxThrottleWaitMs ?? DEFAULT_THROTTLE_WAIT_MS, budget);
+      } else {
+        if (!e.retryable || ++failures >= g.retry.attempts) throw e;
+        await sleep(Math.min(g.retry.maxMs, g.retry.baseMs * 2 ** (failures - 1)));
+      }
       // Ask where the session stands, then go on from there.
       const status = await withRetry(g.retry, () =>
         g.request<drive_v3.Schema$File>({ url: session, method: 'PUT', headers: { 'content-range': `bytes */${size}` }, validateStatus: ok308 }),

@@ -108,7 +108,8 @@ export class DriveOps {
 
   /** The folder id of a docgen path ('' / 'root' = the drive's root; 'a/b' = nested folders), created
    *  when `create` (else undefined when a folder is missing). */
-  async folder(path: string, create: boolean): Promise<string | undefined> {
+  /** `ours`: receives the ids of the folders this call created (a refused write removes them again). */
+  async folder(path: string, create: boolean, ours?: string[]): Promise<string | undefined> {
     const segments = path.split('/').map((s) => s.trim()).filter(Boolean);
     if (segments[0] === 'root') segments.shift();
     let parent = this.rootId;
@@ -131,6 +132,7 @@ export class DriveOps {
         );
         const keep = oldest(await this.list(q)) ?? made;
         if (keep.id !== made.id && (await this.list(`${lit(made.id!)} in parents`)).length === 0) await this.delete(made.id!).catch(() => undefined);
+        if (keep.id === made.id) ours?.push(made.id!);
         return keep.id!;
       });
     }

@@ -25,9 +25,10 @@ import type { ErrorCode } from '../../core/errors.ts';
 import { contentTypeOf, isNativeFormat, outputFileName } from '../../core/formats.ts';
 import { withLocationLock } from '../../store/location-writes.ts';
 import type { OpenedConnection } from '../connections.ts';
-import { type Location, type LocationContext, type LocationDeps, LocationError, type NativeMergeRequest, type SharingRequest, type WriteRequest, type Written } from '../location.ts';
+import { type Location, type LocationContext, type LocationDeps, LocationError, throttledError, type NativeMergeRequest, type SharingRequest, type WriteRequest, type Written } from '../location.ts';
 import { BlobTooLargeError } from '../storage/blob-store.ts';
-import { DEFAULT_RETRY, type GoogleApiError, googleClients, googleError, type RetryPolicy } from './client.ts';
+import { DEFAULT_RETRY, type GoogleApiError, googleClients, googleError, type RetryPolicy, UploadSessionExpiredError } from './client.ts';
+import { ThrottledError } from '../throttle.ts';
 import { credentialsOf } from './connection.ts';
 import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME, oldest } from './drive.ts';
 import { nativeRequests, planNativeMerge } from './native-merge.ts';
@@ -46,18 +47,22 @@ export interface DriveBLocation extends Location {
   nativeMerge(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;
 }
 
-function asLocationError(err: unknown, notFound: ErrorCode, what: string): unknown {
+function asLocationError(err: unknown, notFound: ErrorCode, what: string, serviceAccount = false): unknown {
   if (err instanceof LocationError) return err;
+  if (err instanceof ThrottledError) return throttledError(err);
+  if (err instanceof UploadSessionExpiredError) return new LocationError('FILE_UPLOAD_FAILED', `${what}: ${err.message}`);
   const g: GoogleApiError = googleError(err);
   const external = [{ status: g.status, reason: g.reason, message: g.message }];
   if (g.retryable && !g.auth) return g; // transient: the activity is retried
   if (g.auth || g.status === 401) {
     return new LocationError('CONNECTION_ERROR', `Google refused the driveB connection (${g.message}): check it with PUT /v1/common/connection/driveB`, external);
   }
-  if (g.reason === 'storageQuotaExceeded') {
+  if (g.reason === 'storageQuotaExceeded' || g.reason === 'quotaExceeded' || g.reason === 'teamDriveFileLimitExceeded') {
     return new LocationError(
-      'CONNECTION_ERROR',
-      `${what}: ${g.message} (a service account has no storage of its own: connect with subject (domain-wide delegation) or sharedDriveId)`,
+      'QUOTA_EXCEEDED',
+      serviceAccount
+        ? `${what}: the DriveB storage quota is used up (${g.message}); a service account has no storage of its own: connect with subject (domain-wide delegation) or sharedDriveId`
+        : `${what}: the DriveB storage quota of the connected Google account is used up (${g.message}): free space in that Drive or connect a shared drive (sharedDriveId)`,
       external,
     );
   }
@@ -123,6 +128,8 @@ function temporaryName(urn: string, fileFormat: string): string {
 export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_RETRY, limits: { maxReadBytes?: number } = {}): DriveBLocation {
   const cache = new Map<string, { fingerprint: string; ops: DriveOps }>();
   const maxReadBytes = limits.maxReadBytes ?? MAX_READ_BYTES;
+  /** Connections through a service account (a full drive's advice differs from an OAuth user's). */
+  const viaServiceAccount = new WeakSet<DriveOps>();
 
   async function open(ctx: LocationContext): Promise<DriveOps> {
     const c: OpenedConnection = await deps.connections.open(ctx, 'driveB');
@@ -131,11 +138,12 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
     const hit = cache.get(c.id);
     if (hit?.fingerprint === fingerprint) return hit.ops;
     const ops = new DriveOps(
-      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), retry),
+      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), { ...retry, ...(s.driveThrottleMaxWaitMs !== undefined ? { maxThrottleWaitMs: s.driveThrottleMaxWaitMs } : {}) }),
       typeof c.settings.sharedDriveId === 'string' ? c.settings.sharedDriveId : undefined,
       (key, fn) => withLocationLock(deps.db, `DriveB ${c.id} ${key}`, fn),
     );
     cache.set(c.id, { fingerprint, ops });
+    if (credentialsOf(c).kind === 'serviceAccount') viaServiceAccount.add(ops);
     return ops;
   }
 
@@ -297,6 +305,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
 
     async write(ctx, req) {
       const ops = await open(ctx);
+      const made: string[] = [];
       try {
         const native = isNativeFormat(req.fileFormat);
         const temporary = temporaryName(req.urn, req.fileFormat);
@@ -309,7 +318,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         let file = earlier.find((f) => f.name !== temporary) ?? earlier[0];
         if (file && file.name !== temporary) for (const left of earlier.filter((f) => f.name === temporary)) await ops.delete(left.id!);
         if (!file || file.name === temporary) {
-          const folderId = (await ops.folder(req.path, true))!;
+          const folderId = (await ops.folder(req.path, true, made))!;
           const wanted = driveName(req.name, req.fileFormat);
           const replaceInPlace = async (existing: DriveFile) => ops.updateContent(existing.id!, { bytes: await deps.blobs.get(req.source.key), contentType, appProperties: tag });
           if (!file && conflict === 'replace') {
@@ -330,7 +339,17 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         }
         return written(file, req.path, await share(ops, file, req.sharing));
       } catch (err) {
-        throw asLocationError(err, 'CONNECTION_ERROR', `document.path ${req.path || '(root)'}`);
+        const refusal = asLocationError(err, 'CONNECTION_ERROR', `document.path ${req.path || '(root)'}`, viaServiceAccount.has(ops));
+        // Final (the caller's answer): spec 4.8, nothing stays in the target; the folders this write made
+        // go, deepest first, each only while empty. A transient failure keeps them for the retry.
+        if (refusal instanceof LocationError) {
+          for (const id of [...made].reverse()) {
+            const empty = await ops.g.call(() => ops.g.drive.files.list({ q: `'${id}' in parents and trashed = false`, fields: 'files(id)', supportsAllDrives: true, includeItemsFromAllDrives: true }, ops.g.opts('drive'))).catch(() => undefined);
+            if (!empty || (empty.files?.length ?? 0) > 0) break;
+            if (!(await ops.delete(id).then(() => true, () => false))) break;
+          }
+        }
+        throw refusal;
       }
     },
 
@@ -361,7 +380,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         // targetDocument.options.driveB shares the copy, as write does.
         return written(copy, target.path, await share(ops, copy, target.sharing));
       } catch (err) {
-        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`);
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`, viaServiceAccount.has(ops));
       }
     },
 
@@ -392,7 +411,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         }
         return written(moved, target.path, await share(ops, moved, target.sharing));
       } catch (err) {
-        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`);
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `sourceDocument.urn ${sourceUrn}`, viaServiceAccount.has(ops));
       }
     },
 
@@ -452,7 +471,7 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
         }
         return { ...written(copy, req.write.path, await share(ops, copy, req.write.sharing)), pages };
       } catch (err) {
-        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `template.urn ${req.template.urn}`);
+        throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `template.urn ${req.template.urn}`, viaServiceAccount.has(ops));
       } finally {
         for (const key of scratch) await deps.blobs.delete(key).catch(() => undefined);
       }

@@ -25,6 +25,8 @@ export interface Batch {
   createdDate: Date;
   progressDate?: Date;
   endedDate?: Date;
+  /** POST /documents/batch/{id}/cancel came: no row starts any more (status running until it has stopped). */
+  cancelRequested?: boolean;
 }
 
 export interface NewBatch {
@@ -39,7 +41,7 @@ export interface NewBatch {
 }
 
 const COLUMNS =
-  'id, subscription_id, user_id, workflow_id, status, rows_total, rows_done, rows_failed, pages, file_format, delivery_method, combined_format, combined_urn, combined_name, combined_pages, error_code, error_message, created_date, progress_date, ended_date';
+  'id, subscription_id, user_id, workflow_id, status, rows_total, rows_done, rows_failed, pages, file_format, delivery_method, combined_format, combined_urn, combined_name, combined_pages, error_code, error_message, created_date, progress_date, ended_date, cancel_requested_date';
 
 interface BatchRow {
   id: string;
@@ -62,6 +64,7 @@ interface BatchRow {
   created_date: Date;
   progress_date: Date | null;
   ended_date: Date | null;
+  cancel_requested_date: Date | null;
 }
 
 function toBatch(r: BatchRow): Batch {
@@ -84,6 +87,7 @@ function toBatch(r: BatchRow): Batch {
     createdDate: new Date(r.created_date),
     ...(r.progress_date ? { progressDate: new Date(r.progress_date) } : {}),
     ...(r.ended_date ? { endedDate: new Date(r.ended_date) } : {}),
+    ...(r.cancel_requested_date ? { cancelRequested: true } : {}),
   };
 }
 
@@ -210,6 +214,17 @@ export async function setBatchCombined(db: Queryable, subscriptionId: string, ba
     c.name,
     c.pages ?? null,
   ]);
+}
+
+/** Records a cancel of a running batch (the first one counts); the chunks read it between rows. */
+export async function requestBatchCancel(db: Queryable, subscriptionId: string, batchId: string): Promise<void> {
+  await db.query(`UPDATE batches SET cancel_requested_date = now() WHERE id = $1 AND subscription_id = $2 AND status = 'running' AND cancel_requested_date IS NULL`, [batchId, subscriptionId]);
+}
+
+/** Whether a cancel of the batch was asked for (one indexed read, made between rows). */
+export async function batchCancelRequested(db: Queryable, subscriptionId: string, batchId: string): Promise<boolean> {
+  const r = await db.query<{ c: boolean }>(`SELECT cancel_requested_date IS NOT NULL AS c FROM batches WHERE id = $1 AND subscription_id = $2`, [batchId, subscriptionId]);
+  return r.rows[0]?.c === true;
 }
 
 /** The batch's end: its status (and the error that ended it, if one did). A batch already ended keeps its

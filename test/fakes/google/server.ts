@@ -117,6 +117,8 @@ interface Session {
 interface Fault {
   status: number;
   reason: string;
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number;
   match: (r: LoggedRequest) => boolean;
 }
 
@@ -142,12 +144,18 @@ export interface GoogleFake {
   /** Children (not trashed) of a folder. */
   childrenOf(folderId: string): FakeFile[];
   /** The next `count` requests matching `match` answer with a rate-limit error. */
-  failNext(count: number, fault: { status: 401 | 403 | 429 | 500 | 503; reason?: string }, match?: (r: LoggedRequest) => boolean): void;
+  failNext(count: number, fault: { status: 401 | 403 | 429 | 500 | 503; reason?: string; retryAfter?: number }, match?: (r: LoggedRequest) => boolean): void;
   /** Holds the answer to the next resumable chunk after `chunks` chunks were stored, or ('final') the
    *  answer to the last chunk once the file exists; `held` resolves then. */
   holdUpload(chunks: number | 'final'): { held: Promise<void>; release(): void };
   /** Every access token issued so far answers 401 from now on (the refresh tokens still work). */
   revokeAccessTokens(): void;
+  /** The next `times` resumable sessions expire once they hold `afterBytes`: their URI answers 404
+   *  (Drive: "the upload session has expired and the upload must be restarted from the beginning"). */
+  expireUploadSessions(afterBytes: number, times?: number): void;
+  /** What a user's My Drive may hold (bytes; undefined: no limit): a file past it is refused 403
+   *  storageQuotaExceeded, as Drive refuses an OAuth user whose storage is full. */
+  setQuota(user: string, bytes: number | undefined): void;
   /** Holds the first `n` requests matching until all `n` have arrived, then answers them together;
    *  `arrived` resolves then. */
   barrier(n: number, match: (r: LoggedRequest) => boolean): { arrived: Promise<void> };
@@ -162,8 +170,8 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(text);
 }
 
-function apiError(res: http.ServerResponse, status: number, reason: string, message: string, domain = 'global') {
-  json(res, status, { error: { code: status, message, errors: [{ domain, reason, message }] } });
+function apiError(res: http.ServerResponse, status: number, reason: string, message: string, domain = 'global', headers: Record<string, string> = {}) {
+  json(res, status, { error: { code: status, message, errors: [{ domain, reason, message }] } }, headers);
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer> {
@@ -249,6 +257,8 @@ export async function startGoogleFake(): Promise<GoogleFake> {
   const accessTokens = new Map<string, Identity>();
   const sessions = new Map<string, Session>();
   const faults: Fault[] = [];
+  let expiring: { afterBytes: number; left: number } | undefined;
+  const quotas = new Map<string, number>();
   let hold: { after: number; chunks: number; reached: () => void; gate: Promise<void> } | undefined;
   let finalHold: { reached: () => void; gate: Promise<void> } | undefined;
   const meeting = barriers<LoggedRequest>();
@@ -305,6 +315,11 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     if (parent.driveId && query.supportsAllDrives !== 'true') return { error: [404, 'notFound', `File not found: ${parents[0]}.`] };
     if (!parent.driveId && identity.serviceAccount && (meta.mimeType as string | undefined) !== MIME.folder) {
       return { error: [403, 'storageQuotaExceeded', 'Service Accounts do not have storage quota. Leverage shared drives, or use OAuth delegation instead.'] };
+    }
+    const quota = parent.driveId || meta.mimeType === MIME.folder ? undefined : quotas.get(identity.user);
+    if (quota !== undefined) {
+      const used = [...files.values()].filter((f) => f.owner === identity.user && !f.driveId).reduce((n, f) => n + f.content.length, 0);
+      if (used + media.length > quota) return { error: [403, 'storageQuotaExceeded', 'The user\'s Drive storage quota has been exceeded.'] };
     }
     let mimeType = (meta.mimeType as string | undefined) ?? mediaType;
     if (TWIN[mimeType] !== undefined && mediaType !== mimeType) {
@@ -399,7 +414,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     if (fault >= 0) {
       const f = faults.splice(fault, 1)[0]!;
       if (f.status === 401) return apiError(res, 401, 'authError', 'Request had invalid authentication credentials.');
-      return apiError(res, f.status, f.reason, f.reason === 'userRateLimitExceeded' ? 'User rate limit exceeded.' : 'Quota exceeded.', 'usageLimits');
+      return apiError(res, f.status, f.reason, f.reason === 'userRateLimitExceeded' ? 'User rate limit exceeded.' : 'Quota exceeded.', 'usageLimits', f.retryAfter !== undefined ? { 'retry-after': String(f.retryAfter) } : {});
     }
     const who = identity!;
     const find = (id: string | undefined): FakeFile | undefined => {
@@ -462,6 +477,11 @@ export async function startGoogleFake(): Promise<GoogleFake> {
         const s = sessions.get(sessionId);
         const body = await readBody(req);
         if (!s) return apiError(res, 404, 'notFound', 'Upload session not found.');
+        if (expiring && expiring.left > 0 && s.size >= expiring.afterBytes && !s.done) {
+          expiring.left--;
+          sessions.delete(sessionId);
+          return apiError(res, 404, 'notFound', 'Upload session not found.');
+        }
         const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$|^bytes \*\/(\d+)$/.exec(String(req.headers['content-range'] ?? ''));
         const incomplete = () => {
           res.writeHead(308, { ...(s.size > 0 ? { range: `bytes=0-${s.size - 1}` } : {}), 'content-length': '0' });
@@ -727,8 +747,17 @@ export async function startGoogleFake(): Promise<GoogleFake> {
       return newFile({ name, mimeType: MIME.folder, parents: [parent], owner, content: Buffer.alloc(0), ...(driveId ? { driveId } : {}) });
     },
     childrenOf: (folderId) => [...files.values()].filter((f) => f.parents.includes(folderId) && !f.trashed),
+    expireUploadSessions(afterBytes, times = 1) {
+      expiring = { afterBytes, left: times };
+    },
+    setQuota(user, bytes) {
+      if (bytes === undefined) quotas.delete(user);
+      else quotas.set(user, bytes);
+    },
     failNext(count, fault, match = () => true) {
-      for (let i = 0; i < count; i++) faults.push({ status: fault.status, reason: fault.reason ?? (fault.status === 429 ? 'rateLimitExceeded' : 'userRateLimitExceeded'), match });
+      for (let i = 0; i < count; i++) {
+        faults.push({ status: fault.status, reason: fault.reason ?? (fault.status === 429 ? 'rateLimitExceeded' : 'userRateLimitExceeded'), match, ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}) });
+      }
     },
     holdUpload(chunks) {
       let reached!: () => void;

@@ -103,6 +103,13 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   // throttled again (and counted), so a client that does not wait shows in the request count.
   const faults: (Fault & { left: number; until?: number })[] = [];
   let earlyRetries = 0;
+  /** A throttling window (SharePoint's long throttling, reported with Retry-After of 41 s, then 315 s):
+   *  until `until`, every matching request answers 429 with the Retry-After still to go. */
+  let window: { until: number; match: (method: string, path: string) => boolean; times: number[] } | undefined;
+  /** Upload sessions that expire once they hold `afterBytes` (404 itemNotFound on their URL), `left` times. */
+  let expiring: { afterBytes: number; left: number } | undefined;
+  /** Bytes a drive may hold (507 quotaLimitReached past it). */
+  const quotas = new Map<string, number>();
   const log: LoggedRequest[] = [];
   const invites: { recipients: string[]; roles: string[]; requireSignIn?: boolean; sendInvitation?: boolean }[] = [];
   let counter = 0;
@@ -189,6 +196,7 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   }
   /** Graph's conflict behaviours: fail (409), replace (the existing item gets the new content, same id), rename ("name 1.ext"). */
   function place(driveId: string, parentId: string, name: string, conflict: string, content: Buffer | undefined, folder = false): { item: FakeItem; created: boolean } {
+    checkQuota(driveId, content?.length ?? 0);
     const existing = childNamed(driveId, parentId, name);
     if (!existing) return { item: makeItem(driveId, parentId, name, folder, content), created: true };
     if (conflict === 'fail') throw new HttpError(409, 'nameAlreadyExists', 'The specified item name already exists.');
@@ -200,6 +208,13 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       return { item: existing, created: false };
     }
     return { item: makeItem(driveId, parentId, freeName(driveId, parentId, name), folder, content), created: true };
+  }
+  /** Graph's answer to a write into a full drive: 507 Insufficient Storage, quotaLimitReached. */
+  function checkQuota(driveId: string, adding: number): void {
+    const quota = quotas.get(driveId);
+    if (quota === undefined) return;
+    const used = [...drive(driveId).items.values()].filter((i) => i.state === 'live').reduce((n, i) => n + (i.content?.length ?? 0), 0);
+    if (used + adding > quota) throw new HttpError(507, 'quotaLimitReached', 'Insufficient Space Available: the maximum storage quota has been reached.');
   }
   function freeName(driveId: string, parentId: string, name: string): string {
     const dot = name.lastIndexOf('.');
@@ -281,6 +296,11 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       const matches = (f: Fault) =>
         (!f.method || f.method === method) &&
         (f.path ? (typeof f.path === 'string' ? url.pathname.includes(f.path) : f.path.test(url.pathname)) : url.pathname.startsWith('/v1.0/'));
+      if (window && Date.now() < window.until && window.match(method, url.pathname)) {
+        window.times.push(Date.now());
+        await body(req);
+        return send(res, 429, graphError('TooManyRequests', 'The request has been throttled'), { 'retry-after': String(Math.ceil((window.until - Date.now()) / 1000)) });
+      }
       const early = faults.find((f) => f.until !== undefined && Date.now() < f.until && matches(f));
       if (early) {
         earlyRetries++;
@@ -523,6 +543,11 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     if (s.size !== undefined && s.size !== total) throw new HttpError(400, 'invalidRange', 'The total size changed');
     s.size = total;
     if (end - start + 1 !== bytes.length) throw new HttpError(400, 'invalidRange', 'Content-Range does not match the body');
+    if (expiring && expiring.left > 0 && s.next >= expiring.afterBytes) {
+      expiring.left--;
+      sessions.delete(id);
+      throw new HttpError(404, 'itemNotFound', 'The upload session does not exist or has expired');
+    }
     if (s.done || start !== s.next) throw new HttpError(416, 'invalidRange', `Expected the range starting at ${s.next}`, {});
     const last = end + 1 === total;
     if (!last && bytes.length % CHUNK_UNIT !== 0) throw new HttpError(400, 'invalidRange', 'A fragment must be a multiple of 320 KiB');
@@ -570,6 +595,24 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     },
     clearFaults() {
       faults.length = 0;
+      window = undefined;
+      expiring = undefined;
+    },
+    /** Every matching request answers 429 (Retry-After: the seconds left) for `seconds` from now; default:
+     *  every API call. Returns the arrival times of the throttled requests. */
+    throttleFor(seconds: number, match: (method: string, path: string) => boolean = (_m, p) => p.startsWith('/v1.0/')) {
+      const times: number[] = [];
+      window = { until: Date.now() + seconds * 1000, match, times };
+      return { times, until: window.until };
+    },
+    /** The next `times` upload sessions expire once they hold `afterBytes`: their URL answers 404. */
+    expireUploadSessions(afterBytes: number, times = 1) {
+      expiring = { afterBytes, left: times };
+    },
+    /** The drive holds at most `bytes` (undefined: no limit); a write past it answers 507. */
+    setQuota(driveId: string, bytes: number | undefined) {
+      if (bytes === undefined) quotas.delete(driveId);
+      else quotas.set(driveId, bytes);
     },
     /** Requests that came before the Retry-After of the throttling answer they followed. */
     earlyRetries: () => earlyRetries,

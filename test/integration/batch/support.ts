@@ -11,7 +11,7 @@ export async function waitForBatch(api: Api, id: string, timeoutMs = 90_000): Pr
     const r = await api.call('GET', `/documents/batch/${id}`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const b = r.body.result.data.batch;
-    if (b.status !== 'running') return b;
+    if (b.status !== 'running' && b.status !== 'cancelling') return b;
     if (Date.now() > deadline) throw new Error(`batch ${id} still running: ${JSON.stringify(b)}`);
     await new Promise((res) => setTimeout(res, 200));
   }
