@@ -7,7 +7,7 @@ import { TEMPLATE_FORMATS } from '../../core/formats.ts';
 import { methodsFor } from '../../core/locations.ts';
 import { CONFIGURATION, CONFIGURATION_COLUMNS } from '../../store/records/configurations.ts';
 import { DATA_SOURCE, DATA_SOURCE_COLUMNS } from '../../store/records/datasources.ts';
-import { DOCUMENT_COLUMNS, DOCUMENT_UPDATABLE } from '../../store/records/documents.ts';
+import { DOCUMENT, DOCUMENT_COLUMNS, DOCUMENT_UPDATABLE, LINK_FIELDS } from '../../store/records/documents.ts';
 import type { Field } from '../../store/records/fields.ts';
 import type { ColumnSpec } from '../../store/records/list.ts';
 import { ENTITY_TYPES, OPTION_DEFINITIONS } from '../../store/records/options.ts';
@@ -466,48 +466,27 @@ export const deleteOptionValue = {
 // ---- document records (2.5, 4.7) ----
 
 const DOCUMENT_TAG = 'Document record';
-export const EMAIL_LISTS = ['succeededViewUserEmailList', 'succeededEditUserEmailList', 'failedViewUserEmailList', 'failedEditUserEmailList'] as const;
+/** The e-mail list fields (spec 2.5): comma-separated addresses. */
+export const EMAIL_LISTS = DOCUMENT_UPDATABLE.flatMap(([f]) => (f.endsWith('EmailList') ? [f] : []));
 
 export const DocumentUpdate = component(
   'DocumentUpdate',
   Type.Object(
-    propertiesOf(Object.keys(DOCUMENT_UPDATABLE) as (keyof typeof DOCUMENT_UPDATABLE)[], (f) =>
-      Type.Optional(Type.String({ maxLength: 10_000, ...((EMAIL_LISTS as readonly string[]).includes(f) ? { description: 'Comma-separated e-mail addresses' } : {}) })),
+    propertiesOf(
+      DOCUMENT_UPDATABLE.map(([f]) => f),
+      (f) => Type.Optional(Type.String({ maxLength: 10_000, ...(EMAIL_LISTS.includes(f) ? { description: 'Comma-separated e-mail addresses' } : {}) })),
     ),
     { description: 'Only the fields sent change. Other fields (ids, links, timestamps, isDeleted) are server-managed and ignored when sent' },
   ),
 );
 
-const link = { description: 'Empty when absent' };
 export const Document = component(
   'Document',
   Type.Object(
-    {
-      documentGuid: Type.String({ format: 'uuid' }),
-      subscriptionGuid: Type.String({ format: 'uuid' }),
-      ownerGuid: Type.String({ format: 'uuid' }),
-      lastModifiedUserGuid: Type.String({ format: 'uuid' }),
-      title: Type.String(),
-      urn: Type.String(),
-      url: Type.String(),
-      path: Type.String(),
-      fileFormat: Type.String(),
-      deliveryMethod: Type.String(),
-      viewAnonymousLink: Type.String(link),
-      editAnonymousLink: Type.String(link),
-      viewUserLink: Type.String(link),
-      editUserLink: Type.String(link),
-      viewOrganizationLink: Type.String(link),
-      editOrganizationLink: Type.String(link),
-      succeededViewUserEmailList: Type.String(),
-      succeededEditUserEmailList: Type.String(),
-      failedViewUserEmailList: Type.String(),
-      failedEditUserEmailList: Type.String(),
-      initiatorEmail: Type.String({ description: 'Extension: the X-Email header of the manage request that made or moved the document (spec 5.2); empty otherwise' }),
-      createdDate: Type.String({ format: 'date-time' }),
-      lastModifiedDate: Type.String({ format: 'date-time' }),
-      isDeleted: Type.Boolean(),
-    },
+    oneProperties(DOCUMENT, {
+      ...Object.fromEntries(LINK_FIELDS.map(([f]) => [f, 'Empty when absent'])),
+      initiatorEmail: 'Extension: the X-Email header of the manage request that made or moved the document (spec 5.2); empty otherwise',
+    }),
     { description: 'The record of a generated or managed document (spec 2.5)' },
   ),
 );
