@@ -2,8 +2,8 @@
 // gives update the same body as create.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { assignments, fromRow, type InputOf, inputColumns, listColumns, type RecordKind, type RecordOf, placeholders, selectList } from './fields.ts';
-import { type ColumnSpec, type ListQuery, type ListResult, runList } from './list.ts';
+import { assignments, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
 const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
 const flag = (col: string) => ({ type: 'boolean', col, input: true, list: true }) as const;
@@ -12,7 +12,10 @@ const date = (col: string) => ({ type: 'date', col, list: true }) as const;
 
 /** A configuration's fields (2.2), in wire order. */
 export const CONFIGURATION = {
+  table: 'solution_configurations',
   alias: 'c',
+  key: 'id',
+  tenant: 'subscription_id',
   fields: {
     documentSolutionConfigurationGuid: { ...uuid('id'), list: true },
     documentSolutionGuid: { ...uuid('document_solution_id'), input: true, list: true, nullable: true },
@@ -88,18 +91,6 @@ export async function getConfiguration(db: Queryable, subscriptionId: string, id
 }
 
 export async function listConfigurations(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<Configuration>> {
-  const r = await runList<Record<string, unknown>>(
-    db,
-    {
-      from: 'solution_configurations c',
-      select: SELECT,
-      scope: 'c.subscription_id = $1 AND NOT c.is_deleted',
-      scopeParams: [subscriptionId],
-      columns: CONFIGURATION_COLUMNS,
-      defaultOrder: 'c.created_date DESC',
-      tieBreaker: 'c.id',
-    },
-    q,
-  );
+  const r = await listRecords(db, CONFIGURATION, subscriptionId, q);
   return { rows: r.rows.map(toConfiguration), rowCount: r.rowCount };
 }

@@ -1,8 +1,8 @@
 // Data source records (spec 2.4, 4.5) and the strict solution link.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { fromRow, type InputOf, inputColumns, listColumns, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef } from './fields.ts';
-import { type ColumnSpec, type ListQuery, type ListResult, runList } from './list.ts';
+import { fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 import { linkedSolutions, linkSolutions } from './solutions.ts';
 
 const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
@@ -10,7 +10,10 @@ const text = (col: string) => ({ type: 'text', col, input: true, list: true }) a
 /** A data source's fields (2.4), in wire order. Create answers the Id spelling, the list the Guid spelling
  *  (`listed`); the list shows isDeleted but not the links and user names. */
 export const DATA_SOURCE = {
+  table: 'data_sources',
   alias: 'd',
+  key: 'id',
+  tenant: 'subscription_id',
   fields: {
     id: { type: 'uuid', col: 'id', list: true, listed: 'dataSourceGuid' },
     subscriptionId: { type: 'uuid', col: 'subscription_id', listed: 'subscriptionGuid' },
@@ -67,21 +70,12 @@ export async function dataSourceExists(db: Queryable, subscriptionId: string, id
 }
 
 export async function listDataSources(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<DataSource>> {
-  const r = await runList<Record<string, unknown>>(
-    db,
-    { from: FROM, select: SELECT, scope: 'd.subscription_id = $1 AND NOT d.is_deleted', scopeParams: [subscriptionId], columns: DATA_SOURCE_COLUMNS, defaultOrder: 'd.created_date DESC', tieBreaker: 'd.id' },
-    q,
-  );
+  const r = await listRecords(db, DATA_SOURCE, subscriptionId, q, FROM);
   return { rows: r.rows.map(toDataSource), rowCount: r.rowCount };
 }
 
 export async function deleteDataSource(db: Queryable, subscriptionId: string, userId: string, id: string): Promise<boolean> {
-  const r = await db.query(
-    `UPDATE data_sources SET is_deleted = true, last_modified_user_id = $3, last_modified_date = now()
-     WHERE id = $1 AND subscription_id = $2 AND NOT is_deleted RETURNING id`,
-    [id, subscriptionId, userId],
-  );
-  return r.rows.length > 0;
+  return softDelete(db, DATA_SOURCE, subscriptionId, userId, id);
 }
 
 /** Strict: both records must be live in the subscription, else nothing changes. Linking twice is a no-op. */

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import { fromRow, type InputOf, inputColumns, listColumns, type RecordKind, type RecordOf, selectList } from './fields.ts';
-import { type ColumnSpec, type ListQuery, type ListResult, runList } from './list.ts';
+import { fromRow, inputColumns, type InputOf, listColumns, listRecords, type RecordKind, type RecordOf, selectList } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
 const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
 const link = (col: string) => ({ type: 'text', col }) as const;
@@ -13,7 +13,10 @@ const link = (col: string) => ({ type: 'text', col }) as const;
 /** A document record's fields (2.5), in wire order. The client changes the `input` ones (4.7); the sharing
  *  links (the fields named *Link) are written by generate and manage only. */
 export const DOCUMENT = {
+  table: 'documents',
   alias: 'd',
+  key: 'document_guid',
+  tenant: 'subscription_guid',
   fields: {
     documentGuid: { type: 'uuid', col: 'document_guid', list: true },
     subscriptionGuid: { type: 'uuid', col: 'subscription_guid' },
@@ -83,19 +86,7 @@ export async function updateDocumentRecord(db: Queryable, subscriptionId: string
 }
 
 export async function listDocumentRecords(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<DocumentRecord>> {
-  const r = await runList<Record<string, unknown>>(
-    db,
-    {
-      from: 'documents d',
-      select: SELECT,
-      scope: 'd.subscription_guid = $1 AND NOT d.is_deleted',
-      scopeParams: [subscriptionId],
-      columns: DOCUMENT_COLUMNS,
-      defaultOrder: 'd.created_date DESC',
-      tieBreaker: 'd.document_guid',
-    },
-    q,
-  );
+  const r = await listRecords(db, DOCUMENT, subscriptionId, q);
   return { rows: r.rows.map(toRecord), rowCount: r.rowCount };
 }
 

@@ -3,7 +3,8 @@
 // spec gives the list other names than create (data sources). The repositories derive their SELECT lists,
 // row mappers, written columns and list columns from it (store/records/*.ts); the API derives the create,
 // get and list schemas (api/schemas/records.ts). Only the wire prose is the API's.
-import { type ColumnSpec, type ColumnType, iso } from './list.ts';
+import type { Queryable } from '../db.ts';
+import { type ColumnSpec, type ColumnType, iso, type ListQuery, type ListResult, runList } from './list.ts';
 
 /** A link to a document solution, as records show it. */
 export interface SolutionRef {
@@ -37,8 +38,12 @@ export interface Field {
 export type Fields = Readonly<Record<string, Field>>;
 
 export interface RecordKind<F extends Fields = Fields> {
+  table: string;
   /** The table's alias in the repository's SQL. */
   alias: string;
+  /** The record's id column and its subscription column. */
+  key: string;
+  tenant: string;
   fields: F;
 }
 
@@ -115,3 +120,32 @@ export function listedSpelling<F extends Fields>(kind: RecordKind<F>, rec: Recor
 export const placeholders = (n: number, first: number) => Array.from({ length: n }, (_, i) => `$${first + i}`).join(', ');
 /** `col = $first, ...`: an UPDATE's assignments of `cols`. */
 export const assignments = (cols: readonly string[], first: number) => cols.map((c, i) => `${c} = $${first + i}`).join(', ');
+
+/** A page of the subscription's live records (spec 4.9), newest first unless the query orders; `from` is the
+ *  table with the joins the selected fields need. */
+export function listRecords(db: Queryable, kind: RecordKind, subscriptionId: string, q: ListQuery, from = `${kind.table} ${kind.alias}`): Promise<ListResult<Record<string, unknown>>> {
+  const a = kind.alias;
+  return runList(
+    db,
+    {
+      from,
+      select: selectList(kind),
+      scope: `${a}.${kind.tenant} = $1 AND NOT ${a}.is_deleted`,
+      scopeParams: [subscriptionId],
+      columns: listColumns(kind),
+      defaultOrder: `${a}.created_date DESC`,
+      tieBreaker: `${a}.${kind.key}`,
+    },
+    q,
+  );
+}
+
+/** Marks a live record deleted; false when there was none (unknown, another subscription's, deleted). */
+export async function softDelete(db: Queryable, kind: RecordKind, subscriptionId: string, userId: string, id: string): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE ${kind.table} SET is_deleted = true, last_modified_user_id = $3, last_modified_date = now()
+     WHERE ${kind.key} = $1 AND ${kind.tenant} = $2 AND NOT is_deleted RETURNING ${kind.key}`,
+    [id, subscriptionId, userId],
+  );
+  return r.rows.length > 0;
+}

@@ -2,13 +2,16 @@
 // sources and templates. Soft-deleted solutions are absent everywhere.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { fromRow, type InputOf, inputColumns, listColumns, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef } from './fields.ts';
-import { type ColumnSpec, type ListQuery, type ListResult, runList } from './list.ts';
+import { fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
 
 /** A document solution's fields (extension), in wire order. */
 export const SOLUTION = {
+  table: 'document_solutions',
   alias: 's',
+  key: 'id',
+  tenant: 'subscription_id',
   fields: {
     id: { type: 'uuid', col: 'id', list: true },
     name: { type: 'text', col: 'name', input: true, list: true },
@@ -44,19 +47,7 @@ export async function getSolution(db: Queryable, subscriptionId: string, id: str
 }
 
 export async function listSolutions(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<Solution>> {
-  const r = await runList<Record<string, unknown>>(
-    db,
-    {
-      from: 'document_solutions s',
-      select: SELECT,
-      scope: 's.subscription_id = $1 AND NOT s.is_deleted',
-      scopeParams: [subscriptionId],
-      columns: SOLUTION_COLUMNS,
-      defaultOrder: 's.created_date DESC',
-      tieBreaker: 's.id',
-    },
-    q,
-  );
+  const r = await listRecords(db, SOLUTION, subscriptionId, q);
   return { rows: r.rows.map(toSolution), rowCount: r.rowCount };
 }
 

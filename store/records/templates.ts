@@ -1,15 +1,18 @@
 // Document template records (spec 2.3, 4.4): references to files, never the files themselves.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { assignments, fromRow, type InputOf, inputColumns, listColumns, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef } from './fields.ts';
-import { type ColumnSpec, type ListQuery, type ListResult, runList } from './list.ts';
+import { assignments, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 import { linkedSolutions, linkSolutions, unlinkAllSolutions } from './solutions.ts';
 
 const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
 
 /** A template's fields (2.3), in wire order. */
 export const TEMPLATE = {
+  table: 'document_templates',
   alias: 't',
+  key: 'id',
+  tenant: 'subscription_id',
   fields: {
     id: { type: 'uuid', col: 'id', list: true },
     subscriptionId: { type: 'uuid', col: 'subscription_id' },
@@ -89,20 +92,11 @@ export async function updateTemplate(
 export const getTemplate = load;
 
 export async function deleteTemplate(db: Queryable, subscriptionId: string, userId: string, id: string): Promise<boolean> {
-  const r = await db.query(
-    `UPDATE document_templates SET is_deleted = true, last_modified_user_id = $3, last_modified_date = now()
-     WHERE id = $1 AND subscription_id = $2 AND NOT is_deleted RETURNING id`,
-    [id, subscriptionId, userId],
-  );
-  return r.rows.length > 0;
+  return softDelete(db, TEMPLATE, subscriptionId, userId, id);
 }
 
 export async function listTemplates(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<Template>> {
-  const r = await runList<Record<string, unknown>>(
-    db,
-    { from: FROM, select: SELECT, scope: 't.subscription_id = $1 AND NOT t.is_deleted', scopeParams: [subscriptionId], columns: TEMPLATE_COLUMNS, defaultOrder: 't.created_date DESC', tieBreaker: 't.id' },
-    q,
-  );
+  const r = await listRecords(db, TEMPLATE, subscriptionId, q, FROM);
   const rows = [];
   for (const row of r.rows) rows.push(toTemplate(row, await linkedSolutions(db, 'solution_templates', subscriptionId, String(row.id))));
   return { rows, rowCount: r.rowCount };
