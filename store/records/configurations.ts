@@ -2,13 +2,10 @@
 // gives update the same body as create.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { assignments, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList } from './fields.ts';
+import { assignments, clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, timestamp, uuid } from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
-const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
 const flag = (col: string) => ({ type: 'boolean', col, input: true, list: true }) as const;
-const uuid = (col: string) => ({ type: 'uuid', col }) as const;
-const date = (col: string) => ({ type: 'date', col, list: true }) as const;
 
 /** A configuration's fields (2.2), in wire order. */
 export const CONFIGURATION = {
@@ -22,29 +19,29 @@ export const CONFIGURATION = {
     subscriptionGuid: uuid('subscription_id'),
     ownerGuid: uuid('owner_id'),
     lastModifiedUserGuid: uuid('last_modified_user_id'),
-    name: text('name'),
-    description: text('description'),
-    title: text('title'),
-    fileFormat: text('file_format'),
-    processingType: text('processing_type'),
-    deliveryMethod: text('delivery_method'),
-    path: text('path'),
-    pdfConformanceLevel: text('pdf_conformance_level'),
-    pdfVersion: text('pdf_version'),
-    language: text('language'),
-    locale: text('locale'),
-    timeZone: text('time_zone'),
-    embeddedData: text('embedded_data'),
-    viewUserEmailList: text('view_user_email_list'),
-    editUserEmailList: text('edit_user_email_list'),
+    name: clientText('name'),
+    description: clientText('description'),
+    title: clientText('title'),
+    fileFormat: clientText('file_format'),
+    processingType: clientText('processing_type'),
+    deliveryMethod: clientText('delivery_method'),
+    path: clientText('path'),
+    pdfConformanceLevel: clientText('pdf_conformance_level'),
+    pdfVersion: clientText('pdf_version'),
+    language: clientText('language'),
+    locale: clientText('locale'),
+    timeZone: clientText('time_zone'),
+    embeddedData: clientText('embedded_data'),
+    viewUserEmailList: clientText('view_user_email_list'),
+    editUserEmailList: clientText('edit_user_email_list'),
     viewAnonymous: flag('view_anonymous'),
     editAnonymous: flag('edit_anonymous'),
     viewOrganization: flag('view_organization'),
     editOrganization: flag('edit_organization'),
     viewUser: flag('view_user'),
     editUser: flag('edit_user'),
-    createdDate: date('created_date'),
-    lastModifiedDate: date('last_modified_date'),
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
     isDeleted: { type: 'boolean', col: 'is_deleted' },
   },
 } as const satisfies RecordKind;

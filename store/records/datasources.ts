@@ -1,11 +1,9 @@
 // Data source records (spec 2.4, 4.5) and the strict solution link.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef } from './fields.ts';
+import { clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef, timestamp, uuid } from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 import { linkedSolutions, linkSolutions } from './solutions.ts';
-
-const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
 
 /** A data source's fields (2.4), in wire order. Create answers the Id spelling, the list the Guid spelling
  *  (`listed`); the list shows isDeleted but not the links and user names. */
@@ -15,21 +13,21 @@ export const DATA_SOURCE = {
   key: 'id',
   tenant: 'subscription_id',
   fields: {
-    id: { type: 'uuid', col: 'id', list: true, listed: 'dataSourceGuid' },
-    subscriptionId: { type: 'uuid', col: 'subscription_id', listed: 'subscriptionGuid' },
-    ownerId: { type: 'uuid', col: 'owner_id', listed: 'ownerGuid' },
-    lastModifiedUserId: { type: 'uuid', col: 'last_modified_user_id', listed: 'lastModifiedUserGuid' },
-    name: text('name'),
-    description: text('description'),
-    urn: text('urn'),
-    loadMethod: text('load_method'),
+    id: { ...uuid('id'), list: true, listed: 'dataSourceGuid' },
+    subscriptionId: { ...uuid('subscription_id'), listed: 'subscriptionGuid' },
+    ownerId: { ...uuid('owner_id'), listed: 'ownerGuid' },
+    lastModifiedUserId: { ...uuid('last_modified_user_id'), listed: 'lastModifiedUserGuid' },
+    name: clientText('name'),
+    description: clientText('description'),
+    urn: clientText('urn'),
+    loadMethod: clientText('load_method'),
     query: { type: 'text', col: 'query', input: true },
     variables: { type: 'text', col: 'variables', input: true },
     documentSolutions: { type: 'solutions', input: true, only: 'one' },
     ownerName: { type: 'text', col: 'owner_name', sql: 'o.name', only: 'one' },
     lastModifiedUserName: { type: 'text', col: 'last_modified_user_name', sql: 'm.name', only: 'one' },
-    createdDate: { type: 'date', col: 'created_date', list: true },
-    lastModifiedDate: { type: 'date', col: 'last_modified_date', list: true },
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
     isDeleted: { type: 'boolean', col: 'is_deleted', only: 'listed' },
   },
 } as const satisfies RecordKind;

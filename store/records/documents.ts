@@ -4,10 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import { fromRow, inputColumns, type InputOf, listColumns, listRecords, type RecordKind, type RecordOf, selectList } from './fields.ts';
+import { clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, type RecordKind, type RecordOf, selectList, timestamp, uuid } from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
-const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
 const link = (col: string) => ({ type: 'text', col }) as const;
 
 /** A document record's fields (2.5), in wire order. The client changes the `input` ones (4.7); the sharing
@@ -18,30 +17,30 @@ export const DOCUMENT = {
   key: 'document_guid',
   tenant: 'subscription_guid',
   fields: {
-    documentGuid: { type: 'uuid', col: 'document_guid', list: true },
-    subscriptionGuid: { type: 'uuid', col: 'subscription_guid' },
-    ownerGuid: { type: 'uuid', col: 'owner_guid' },
-    lastModifiedUserGuid: { type: 'uuid', col: 'last_modified_user_guid' },
-    title: text('title'),
-    urn: text('urn'),
-    url: text('url'),
-    path: text('path'),
-    fileFormat: text('file_format'),
-    deliveryMethod: text('delivery_method'),
+    documentGuid: { ...uuid('document_guid'), list: true },
+    subscriptionGuid: uuid('subscription_guid'),
+    ownerGuid: uuid('owner_guid'),
+    lastModifiedUserGuid: uuid('last_modified_user_guid'),
+    title: clientText('title'),
+    urn: clientText('urn'),
+    url: clientText('url'),
+    path: clientText('path'),
+    fileFormat: clientText('file_format'),
+    deliveryMethod: clientText('delivery_method'),
     viewAnonymousLink: link('view_anonymous_link'),
     editAnonymousLink: link('edit_anonymous_link'),
     viewUserLink: link('view_user_link'),
     editUserLink: link('edit_user_link'),
     viewOrganizationLink: link('view_organization_link'),
     editOrganizationLink: link('edit_organization_link'),
-    succeededViewUserEmailList: text('succeeded_view_user_email_list'),
-    succeededEditUserEmailList: text('succeeded_edit_user_email_list'),
-    failedViewUserEmailList: text('failed_view_user_email_list'),
-    failedEditUserEmailList: text('failed_edit_user_email_list'),
+    succeededViewUserEmailList: clientText('succeeded_view_user_email_list'),
+    succeededEditUserEmailList: clientText('succeeded_edit_user_email_list'),
+    failedViewUserEmailList: clientText('failed_view_user_email_list'),
+    failedEditUserEmailList: clientText('failed_edit_user_email_list'),
     /** Extension: X-Email of the manage request that made the record (spec 5.2), else empty. */
     initiatorEmail: { type: 'text', col: 'initiator_email', list: true },
-    createdDate: { type: 'date', col: 'created_date', list: true },
-    lastModifiedDate: { type: 'date', col: 'last_modified_date', list: true },
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
     isDeleted: { type: 'boolean', col: 'is_deleted' },
   },
 } as const satisfies RecordKind;

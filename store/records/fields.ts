@@ -47,6 +47,13 @@ export interface RecordKind<F extends Fields = Fields> {
   fields: F;
 }
 
+/** A text field the client sets and lists filter and order by. */
+export const clientText = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
+/** A server-managed uuid (an id, the subscription, a user). */
+export const uuid = (col: string) => ({ type: 'uuid', col }) as const;
+/** A server-managed timestamp lists filter and order by (created_date, last_modified_date). */
+export const timestamp = (col: string) => ({ type: 'date', col, list: true }) as const;
+
 type ValueOf<T extends Field> = T['type'] extends 'boolean'
   ? boolean
   : T['type'] extends 'solutions'

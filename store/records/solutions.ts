@@ -2,9 +2,8 @@
 // sources and templates. Soft-deleted solutions are absent everywhere.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef } from './fields.ts';
+import { fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef, timestamp, uuid } from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
-
 
 /** A document solution's fields (extension), in wire order. */
 export const SOLUTION = {
@@ -13,14 +12,14 @@ export const SOLUTION = {
   key: 'id',
   tenant: 'subscription_id',
   fields: {
-    id: { type: 'uuid', col: 'id', list: true },
+    id: { ...uuid('id'), list: true },
     name: { type: 'text', col: 'name', input: true, list: true },
     description: { type: 'text', col: 'description', input: true, list: true },
-    subscriptionId: { type: 'uuid', col: 'subscription_id' },
-    ownerId: { type: 'uuid', col: 'owner_id' },
-    lastModifiedUserId: { type: 'uuid', col: 'last_modified_user_id' },
-    createdDate: { type: 'date', col: 'created_date', list: true },
-    lastModifiedDate: { type: 'date', col: 'last_modified_date', list: true },
+    subscriptionId: uuid('subscription_id'),
+    ownerId: uuid('owner_id'),
+    lastModifiedUserId: uuid('last_modified_user_id'),
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
   },
 } as const satisfies RecordKind;
 

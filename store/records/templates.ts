@@ -1,11 +1,9 @@
 // Document template records (spec 2.3, 4.4): references to files, never the files themselves.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { assignments, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef } from './fields.ts';
+import { assignments, clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef, timestamp, uuid } from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 import { linkedSolutions, linkSolutions, unlinkAllSolutions } from './solutions.ts';
-
-const text = (col: string) => ({ type: 'text', col, input: true, list: true }) as const;
 
 /** A template's fields (2.3), in wire order. */
 export const TEMPLATE = {
@@ -14,23 +12,23 @@ export const TEMPLATE = {
   key: 'id',
   tenant: 'subscription_id',
   fields: {
-    id: { type: 'uuid', col: 'id', list: true },
-    subscriptionId: { type: 'uuid', col: 'subscription_id' },
-    ownerId: { type: 'uuid', col: 'owner_id' },
-    lastModifiedUserId: { type: 'uuid', col: 'last_modified_user_id' },
-    name: text('name'),
-    description: text('description'),
-    title: text('title'),
-    urn: text('urn'),
-    url: text('url'),
-    fileFormat: text('file_format'),
-    loadMethod: text('load_method'),
+    id: { ...uuid('id'), list: true },
+    subscriptionId: uuid('subscription_id'),
+    ownerId: uuid('owner_id'),
+    lastModifiedUserId: uuid('last_modified_user_id'),
+    name: clientText('name'),
+    description: clientText('description'),
+    title: clientText('title'),
+    urn: clientText('urn'),
+    url: clientText('url'),
+    fileFormat: clientText('file_format'),
+    loadMethod: clientText('load_method'),
     path: { type: 'text', col: 'path' },
     documentSolutions: { type: 'solutions', input: true },
     ownerName: { type: 'text', col: 'owner_name', sql: 'o.name', listSql: "coalesce(o.name, '')", list: true },
     lastModifiedUserName: { type: 'text', col: 'last_modified_user_name', sql: 'm.name' },
-    createdDate: { type: 'date', col: 'created_date', list: true },
-    lastModifiedDate: { type: 'date', col: 'last_modified_date', list: true },
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
   },
 } as const satisfies RecordKind;
 
