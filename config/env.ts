@@ -219,6 +219,18 @@ export const settings = {
     int(1_000, 3_600_000),
     'Time limit of a conversion or page count while another subscription\'s waits for an instance (every instance busy, e.g. a pool of one): past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX; CONVERTER_TIMEOUT_MS or more = no such limit',
   ),
+  converterSliceMs: setting(
+    'CONVERTER_SLICE_MS',
+    CS.sliceMs,
+    int(100, 3_600_000),
+    'Time limit of a conversion or page count while a subscription that used less LibreOffice time recently (CONVERTER_FAIR_HALF_LIFE_MS) waits for an instance: past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX naming this setting; CONVERTER_TIMEOUT_MS or more = no such limit',
+  ),
+  converterFairHalfLifeMs: setting(
+    'CONVERTER_FAIR_HALF_LIFE_MS',
+    CS.fairHalfLifeMs,
+    int(1_000, 86_400_000),
+    'Waiting conversions are served to the subscription that used the least LibreOffice time recently, each millisecond used counting half after this long',
+  ),
   converterSubscriptionBudgetMs: setting(
     'CONVERTER_SUBSCRIPTION_BUDGET_MS',
     CS.budgetMs,
@@ -458,6 +470,8 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     maxMemoryMb: config.converterMaxMemoryMb,
     subscriptionInstances: config.converterSubscriptionInstances,
     contendedTimeoutMs: config.converterContendedTimeoutMs,
+    sliceMs: config.converterSliceMs,
+    fairHalfLifeMs: config.converterFairHalfLifeMs,
     budgetMs: config.converterSubscriptionBudgetMs,
     budgetWindowMs: config.converterBudgetWindowMs,
     limits: templateLimits(config),

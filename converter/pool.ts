@@ -13,12 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { checkConversionCost } from '../engine/cost.ts';
 import { TemplateError } from '../engine/errors.ts';
-import type { TemplateLimits } from '../engine/limits.ts';
+import { resolveLimits, type TemplateLimits } from '../engine/limits.ts';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
 import { escapeCsvFormulas } from './csv.ts';
-import { addPdfInfo, pdfaIdentification } from './pdf.ts';
+import { addPdfInfo, checkPdfPages, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
@@ -61,6 +61,12 @@ export interface PoolOptions {
   /** Time limit of a conversion while another subscription waits for an instance; default
    *  CONVERTER_CONTENDED_TIMEOUT_MS or 30 000. */
   contendedTimeoutMs?: number;
+  /** Time limit of a conversion while a subscription that used less LibreOffice time recently waits for
+   *  an instance; default CONVERTER_SLICE_MS or 2 000. */
+  sliceMs?: number;
+  /** Half-life of the recent LibreOffice time that orders waiting subscriptions; default
+   *  CONVERTER_FAIR_HALF_LIFE_MS or 60 000. */
+  fairHalfLifeMs?: number;
   /** LibreOffice time one subscription may use per `budgetWindowMs` while others use the pool too; 0 =
    *  half of the pool's time in the window. Default CONVERTER_SUBSCRIPTION_BUDGET_MS. */
   budgetMs?: number;
@@ -84,6 +90,7 @@ interface PoolJob extends Job {
   callerMs?: number;
   deadlineAt?: number;
   queueTimer?: NodeJS.Timeout;
+  abandonTimer?: NodeJS.Timeout;
   dispatched?: boolean;
 }
 
@@ -92,8 +99,10 @@ interface Active {
   job: PoolJob;
   startedAt: number;
   stopped: boolean;
-  stop: (why: 'timeout' | 'contended' | 'aborted') => void;
+  stop: (why: Interruption) => void;
 }
+
+type Interruption = 'timeout' | 'contended' | 'slice' | 'aborted';
 
 /** What one subscription did with the pool (diagnostics, tests). */
 export interface SubscriptionUsage {
@@ -123,6 +132,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   /** Instances one subscription may hold at once. */
   readonly perSubscription: number;
   readonly contendedTimeoutMs: number;
+  readonly sliceMs: number;
+  readonly fairHalfLifeMs: number;
   readonly budgetMs: number;
   readonly budgetWindowMs: number;
   readonly limits: Partial<TemplateLimits> | undefined;
@@ -135,6 +146,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private readonly active = new Set<Active>();
   /** Per subscription: LibreOffice time of the runs that ended in the budget window, and counters. */
   private readonly usage = new Map<string, { runs: { at: number; ms: number }[]; started: number; waitedForOthers: number }>();
+  /** Per subscription: LibreOffice time of its ended runs, decayed (half-life fairHalfLifeMs), as of `at`. */
+  private readonly service = new Map<string, { ms: number; at: number }>();
   private contentionTimer: NodeJS.Timeout | undefined;
   private jobSeq = 0;
   private started = false;
@@ -163,6 +176,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const share = opts.subscriptionInstances ?? settings.subscriptionInstances;
     this.perSubscription = share > 0 ? Math.min(share, this.size) : Math.max(1, this.size - 1);
     this.contendedTimeoutMs = opts.contendedTimeoutMs ?? settings.contendedTimeoutMs;
+    this.sliceMs = opts.sliceMs ?? settings.sliceMs;
+    this.fairHalfLifeMs = opts.fairHalfLifeMs ?? settings.fairHalfLifeMs;
     this.budgetWindowMs = opts.budgetWindowMs ?? settings.budgetWindowMs;
     const budget = opts.budgetMs ?? settings.budgetMs;
     this.budgetMs = budget > 0 ? budget : (this.size * this.budgetWindowMs) / 2;
@@ -336,6 +351,16 @@ export class LibreOfficePool implements Converter, InstanceHost {
         }, callerMs);
         job.queueTimer.unref();
       }
+      if (options.abandonAt !== undefined) {
+        // The caller stops waiting then: what has not started by then is not run for it.
+        job.abandonTimer = setTimeout(() => {
+          if (this.queue.remove(tenant, job)) {
+            this.settle(job, new ConvertError('TIMEOUT', 'the caller stopped waiting (GENERATE_TIMEOUT_MS) before the conversion started; it was not run', { setting: 'GENERATE_TIMEOUT_MS' }));
+            this.checkContention();
+          }
+        }, Math.max(0, options.abandonAt - Date.now()));
+        job.abandonTimer.unref();
+      }
       this.queue.push(tenant, job);
       this.keepAlive();
       this.dispatch();
@@ -415,12 +440,29 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (!tenant) return;
     const now = Date.now();
     this.usageOf(tenant).runs.push({ at: now, ms });
+    this.service.set(tenant, { ms: this.decayedMs(tenant, now) + ms, at: now });
     // Bounded by the subscriptions active in the window: forget the others.
     if (this.usage.size > 1_000) {
       for (const [t, u] of this.usage) {
         if (u.runs.every((r) => r.at <= now - this.budgetWindowMs) && !this.queue.tenants().includes(t) && this.runningOf(t) === 0) this.usage.delete(t);
       }
+      for (const t of this.service.keys()) if (this.decayedMs(t, now) < 1 && !this.queue.tenants().includes(t) && this.runningOf(t) === 0) this.service.delete(t);
     }
+  }
+
+  /** The ended runs' LibreOffice time of `tenant`, each millisecond counting half after fairHalfLifeMs. */
+  private decayedMs(tenant: string, now: number): number {
+    const s = this.service.get(tenant);
+    return s ? s.ms * 2 ** (-(now - s.at) / this.fairHalfLifeMs) : 0;
+  }
+
+  /** What orders waiting subscriptions (least first) and decides who yields: the LibreOffice time a
+   *  subscription used recently (decayed), its running conversions' time so far included. */
+  private recentMs(tenant: string, now: number): number {
+    if (!tenant) return 0;
+    let ms = this.decayedMs(tenant, now);
+    for (const a of this.active) if (a.job.tenant === tenant) ms += now - a.startedAt;
+    return ms;
   }
 
   private runningOf(tenant: string): number {
@@ -439,6 +481,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (job.settled) return;
     job.settled = true;
     clearTimeout(job.queueTimer);
+    clearTimeout(job.abandonTimer);
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (result instanceof Error) job.reject(result);
     else job.resolve(result);
@@ -459,12 +502,15 @@ export class LibreOfficePool implements Converter, InstanceHost {
     }
   }
 
-  /** Starts waiting jobs on idle instances: round-robin per subscription, none beyond its share. */
+  /** Starts waiting jobs on idle instances: first the subscription that used the least LibreOffice time
+   *  recently (fair queuing by service time, not by request count; round-robin among equals), none beyond
+   *  its share. */
   private dispatch(): void {
     while (this.queue.size > 0) {
       const inst = this.instances.find((i) => i.state === 'idle');
       if (!inst) break;
-      const job = this.queue.shift((tenant) => this.mayStart(tenant));
+      const now = Date.now();
+      const job = this.queue.shift((tenant) => this.mayStart(tenant), (tenant) => this.recentMs(tenant, now));
       if (!job) break;
       void this.run(inst, job);
     }
@@ -478,15 +524,17 @@ export class LibreOfficePool implements Converter, InstanceHost {
 
   /**
    * While a subscription that may start a conversion waits because every instance is busy (a pool of
-   * one, or the others' shares), the conversions of other subscriptions get CONVERTER_CONTENDED_TIMEOUT_MS:
-   * the longest-running one past it is stopped, one per waiting subscription (less the instances already
-   * restarting, which will take them). Checked whenever the queue or the running set changes, and when
-   * the next running conversion reaches the limit.
+   * one, or the others' shares), the running conversions of other subscriptions are limited: to
+   * CONVERTER_SLICE_MS when the waiting one used less LibreOffice time recently than the running one's
+   * subscription (fair queuing's slice: one that used more yields), else to CONVERTER_CONTENDED_TIMEOUT_MS.
+   * The longest-running one past its limit is stopped, one per waiting subscription (less the instances
+   * already restarting, which will take them). Checked whenever the queue or the running set changes,
+   * and when the next running conversion reaches its limit.
    */
   private checkContention(): void {
     clearTimeout(this.contentionTimer);
     this.contentionTimer = undefined;
-    if (this.queue.size === 0 || this.active.size === 0 || this.contendedTimeoutMs >= this.timeoutMs || this.stopping) return;
+    if (this.queue.size === 0 || this.active.size === 0 || this.stopping) return;
     const waiting = this.queue.tenants().filter((t) => this.mayStart(t));
     let toFree = waiting.length - this.instances.filter((i) => i.state === 'starting').length;
     if (toFree <= 0) return;
@@ -494,15 +542,34 @@ export class LibreOfficePool implements Converter, InstanceHost {
     let next = Infinity;
     const candidates = [...this.active].filter((a) => !a.stopped && waiting.some((t) => t !== a.job.tenant)).sort((x, y) => x.startedAt - y.startedAt);
     for (const a of candidates) {
-      const due = a.startedAt + this.contendedTimeoutMs;
-      if (due <= now) {
-        if (toFree-- > 0) a.stop('contended');
-      } else next = Math.min(next, due);
+      const { at, why } = this.limitOf(a, waiting, now);
+      if (at <= now) {
+        if (toFree-- > 0) a.stop(why);
+      } else next = Math.min(next, at);
     }
     if (next < Infinity) {
-      this.contentionTimer = setTimeout(() => this.checkContention(), next - now);
+      this.contentionTimer = setTimeout(() => this.checkContention(), Math.max(1, next - now));
       this.contentionTimer.unref();
     }
+  }
+
+  /** When a running conversion is due to stop while `waiting` subscriptions wait, and why. */
+  private limitOf(a: Active, waiting: string[], now: number): { at: number; why: Interruption } {
+    let at = Infinity;
+    let why: Interruption = 'contended';
+    if (this.contendedTimeoutMs < this.timeoutMs) at = a.startedAt + this.contendedTimeoutMs;
+    if (this.sliceMs < this.timeoutMs && a.job.tenant) {
+      // The running subscription's recent time grows while it runs: the slice applies from when it has
+      // used more than a waiting one (and the conversion has run a slice).
+      const mine = this.recentMs(a.job.tenant, now);
+      const least = Math.min(...waiting.filter((t) => t && t !== a.job.tenant).map((t) => this.recentMs(t, now)));
+      const sliceAt = Math.max(a.startedAt + this.sliceMs, now + Math.max(0, least - mine + 1));
+      if (sliceAt < at) {
+        at = sliceAt;
+        why = 'slice';
+      }
+    }
+    return { at, why };
   }
 
   private async run(inst: Instance, job: PoolJob): Promise<void> {
@@ -510,6 +577,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.running++;
     job.dispatched = true;
     clearTimeout(job.queueTimer);
+    clearTimeout(job.abandonTimer);
     const startedAt = Date.now();
     // The caller's remaining time when it is shorter than the pool's limit (it has waited in the queue).
     const callerLeft = job.deadlineAt === undefined ? Infinity : job.deadlineAt - startedAt;
@@ -531,7 +599,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     try {
       await inst.jobCleanup;
       // Its limits run from dispatch, the input's write included.
-      const interrupted = new Promise<'timeout' | 'contended' | 'aborted'>((resolve) => {
+      const interrupted = new Promise<Interruption>((resolve) => {
         active.stop = (why) => {
           active.stopped = true;
           resolve(why);
@@ -563,6 +631,15 @@ export class LibreOfficePool implements Converter, InstanceHost {
           'TIMEOUT',
           `the conversion ran ${ran} ms while another subscription waited for the converter; the limit is ${this.contendedTimeoutMs} ms then (CONVERTER_CONTENDED_TIMEOUT_MS)`,
           { setting: 'CONVERTER_CONTENDED_TIMEOUT_MS' },
+        );
+      }
+      if (reply === 'slice') {
+        const ran = Date.now() - startedAt;
+        restartWhy = `conversion ${job.id} stopped after ${ran} ms: a subscription that used less of the converter waits`;
+        throw new ConvertError(
+          'TIMEOUT',
+          `the conversion ran ${ran} ms while another subscription that used less of the converter recently waited for it; the limit is ${this.sliceMs} ms then (CONVERTER_SLICE_MS)`,
+          { setting: 'CONVERTER_SLICE_MS' },
         );
       }
       if (reply === 'aborted') {
@@ -623,6 +700,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (out.byteLength < 8 || Buffer.from(out.subarray(0, 5)).toString('latin1') !== '%PDF-') {
       throw new ConvertError('CONVERSION_FAILED', 'LibreOffice produced no PDF');
     }
+    checkPdfPages(out, resolveLimits(this.limits).maxPages);
     if (plan.pdfaPart !== undefined) {
       const id = pdfaIdentification(out);
       if (!id || id.part !== plan.pdfaPart) {

@@ -43,6 +43,11 @@ export interface ConverterSettings {
   subscriptionInstances: number;
   /** Time limit of a conversion while another subscription's conversion waits for an instance. */
   contendedTimeoutMs: number;
+  /** Time limit of a conversion while a subscription that used less LibreOffice time recently waits for
+   *  an instance (fair queuing's slice). */
+  sliceMs: number;
+  /** Half-life of the LibreOffice time that orders waiting subscriptions (least used recently first). */
+  fairHalfLifeMs: number;
   /** LibreOffice time one subscription may use per budgetWindowMs while others convert too; 0 = half
    *  of the pool's time in the window. */
   budgetMs: number;
@@ -66,6 +71,8 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   csvEscapeFormulas: true,
   subscriptionInstances: 0,
   contendedTimeoutMs: 30_000,
+  sliceMs: 2_000,
+  fairHalfLifeMs: 60_000,
   budgetMs: 0,
   budgetWindowMs: 600_000,
 };

@@ -124,7 +124,8 @@ export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>
       if (!cost.largestImage || size.width * size.height > cost.largestImage.width * cost.largestImage.height) cost.largestImage = { part: entry.name, ...size };
     }
   }
-  cost.pages += cost.breaks + Math.ceil(flowPages - 1e-9) + cost.slides;
+  // A sum of fractions: its rounding error must not make a page.
+  cost.pages += cost.breaks + Math.ceil(flowPages - 1e-6 * Math.max(1, flowPages)) + cost.slides;
   return cost;
 }
 

@@ -1,0 +1,133 @@
+// Fair use of LibreOffice time (issue 36, section 1), with real LibreOffice and a pool of one instance:
+// - waiting conversions go to the subscription that used the least LibreOffice time recently, not to the
+//   one served longest ago (round-robin by request count gave a tenant's costly conversion the instance
+//   as often as another's cheap one);
+// - a conversion running past CONVERTER_SLICE_MS while a subscription that used less time waits is
+//   stopped and answered (final, naming the setting); one that used more waits its turn;
+// - a conversion still queued when its synchronous caller stops waiting is not run;
+// - the page limit holds on the pdf that would be delivered, whatever the estimate let through.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LibreOfficePool } from '../../../converter/index.ts';
+import { conversionCost } from '../../../engine/cost.ts';
+import { rejection } from '../../support/convert-error.ts';
+import { hostileLayoutDocx, longDocx, makeDocx, para, poppler } from './fixtures.ts';
+
+const small = makeDocx(para('small document'));
+// ~450 pages: several seconds of LibreOffice; ~110 pages, about a second.
+const long = longDocx(12_000);
+const medium = longDocx(3_000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('fair queuing by LibreOffice time, one instance', () => {
+  let pool: LibreOfficePool;
+  beforeAll(async () => {
+    // No slice, no contended limit: only the order of the queue is under test.
+    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool?.stop();
+  });
+
+  it('the subscription that used less time goes first, though the other was served longer ago', async () => {
+    await pool.convert(medium, { from: 'docx', to: 'pdf', tenant: 'B' });
+    for (let i = 0; i < 3; i++) await pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A' });
+    // B was served longest ago (round-robin would pick it) but used far more of the instance than A.
+    const c = pool.convert(medium, { from: 'docx', to: 'pdf', tenant: 'C' });
+    await until("C's conversion to run", () => pool.subscriptionUsage('C').running === 1);
+    const order: string[] = [];
+    const b = pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'B' }).then(() => order.push('B'));
+    const a = pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A' }).then(() => order.push('A'));
+    await Promise.all([a, b, c]);
+    expect(order).toEqual(['A', 'B']);
+  }, 180_000);
+});
+
+describe('the slice, one instance', () => {
+  let pool: LibreOfficePool;
+  beforeAll(async () => {
+    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 300, budgetMs: 600_000, log: () => {} });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool?.stop();
+  });
+  afterEach(async () => {
+    await until('the instance to be back', () => pool.status().instances.some((i) => i.state === 'idle'), 120_000);
+  });
+
+  it('a conversion past CONVERTER_SLICE_MS is stopped when a subscription that used less time waits, and answered with the setting', async () => {
+    const b = pool.convert(long, { from: 'docx', to: 'pdf', tenant: 'B' });
+    await until("B's conversion to run", () => pool.subscriptionUsage('B').running === 1);
+    const a = pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A' });
+    const e = await rejection(b);
+    expect(e.code).toBe('TIMEOUT');
+    expect(e.setting).toBe('CONVERTER_SLICE_MS');
+    expect(e.retryable).toBe(false);
+    expect(e.message).toMatch(/^the conversion ran \d+ ms while another subscription that used less of the converter recently waited for it; the limit is 300 ms then \(CONVERTER_SLICE_MS\)$/);
+    expect(poppler('pdftotext', await a)).toContain('small document');
+  }, 120_000);
+
+  it('a subscription that used more time waits for the running one (no slice against it)', async () => {
+    // H has used two long conversions' time; L's medium conversion uses less than that.
+    for (let i = 0; i < 2; i++) await pool.convert(medium, { from: 'docx', to: 'pdf', tenant: 'H' });
+    const l = pool.convert(medium, { from: 'docx', to: 'pdf', tenant: 'L' });
+    await until("L's conversion to run", () => pool.subscriptionUsage('L').running === 1);
+    const h = pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'H' });
+    expect(poppler('pdfinfo', await l)).toMatch(/Pages:\s+\d+/);
+    expect(poppler('pdftotext', await h)).toContain('small document');
+  }, 180_000);
+});
+
+describe('a caller that stopped waiting', () => {
+  let pool: LibreOfficePool;
+  beforeAll(async () => {
+    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool?.stop();
+  });
+
+  it('leaves nothing queued: a conversion still waiting at abandonAt is dropped, naming GENERATE_TIMEOUT_MS', async () => {
+    const b = pool.convert(long, { from: 'docx', to: 'pdf', tenant: 'B' });
+    await until("B's conversion to run", () => pool.subscriptionUsage('B').running === 1);
+    const a = pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A', abandonAt: Date.now() + 200 });
+    const e = await rejection(a);
+    expect(e.code).toBe('TIMEOUT');
+    expect(e.setting).toBe('GENERATE_TIMEOUT_MS');
+    expect(e.retryable).toBe(false);
+    expect(pool.subscriptionUsage('A')).toMatchObject({ queued: 0, running: 0, started: 0 });
+    // B's conversion, already running, was not disturbed.
+    expect(pool.subscriptionUsage('B').running).toBe(1);
+    await b;
+  }, 120_000);
+});
+
+describe('the page limit on the delivered pdf', () => {
+  let pool: LibreOfficePool;
+  beforeAll(async () => {
+    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, limits: { maxPages: 50 }, log: () => {} });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool?.stop();
+  });
+
+  it('a document the estimate lets through that lays out past TEMPLATE_MAX_PAGES is refused, no pdf delivered', async () => {
+    const bytes = hostileLayoutDocx(3);
+    expect(conversionCost(bytes).pages).toBeLessThanOrEqual(50);
+    expect(await pool.pageCount(bytes, { from: 'docx' })).toBeGreaterThan(50);
+    const e = await rejection(pool.convert(bytes, { from: 'docx', to: 'pdf', tenant: 'B' }));
+    expect(e.code).toBe('TOO_COMPLEX');
+    expect(e.message).toMatch(/laid out as \d+ pages; the limit is 50 \(TEMPLATE_MAX_PAGES\)$/);
+  }, 120_000);
+});
