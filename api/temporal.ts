@@ -72,7 +72,7 @@ export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem
   return waitForOutcome<typeof generateDocument>(t, 'generateDocument', idem, key, {
     taskQueue: t.taskQueue,
     workflowId: generateWorkflowId(input.run.subscriptionId, key),
-    args: [input],
+    args: [{ ...input, run: { ...input.run, callerWaitsUntil: Date.now() + t.generateTimeoutMs } }],
     ...describeGenerate(input),
   });
 }
@@ -89,7 +89,9 @@ export function toApiError(err: unknown, workflowId: string, run: { timeLimitMs:
       );
     }
     const r = renderFailure(err.cause, workflowId);
-    return new ApiError(r.code, r.message, r.innerErrors, r.externalErrors);
+    const e = new ApiError(r.code, r.message, r.innerErrors, r.externalErrors);
+    if (r.retryAfterSeconds !== undefined) e.retryAfterSeconds = r.retryAfterSeconds;
+    return e;
   }
   if (err instanceof ApiError) return err;
   throw err;

@@ -76,6 +76,8 @@ export class ApiError extends Error {
   readonly innerErrors: InnerError[];
   /** Errors an external service reported (manage's error.externalErrors); empty otherwise. */
   readonly externalErrors: unknown[];
+  /** A 429's Retry-After (seconds), sent as that header. */
+  retryAfterSeconds?: number;
   constructor(code: ErrorCode, message?: string, innerErrors?: InnerError[], externalErrors: unknown[] = []) {
     super(message ?? errorRegistry[code].message);
     this.code = code;

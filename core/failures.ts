@@ -4,14 +4,20 @@
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { type ErrorCode, errorRegistry, type InnerError, innerError, isErrorCode } from './errors.ts';
 
+/** What else a caller's failure says: when to send the request again (a 429's Retry-After, seconds). */
+export interface FailureHints {
+  retryAfterSeconds?: number;
+}
+
 /** A failure the caller caused: the workflow must not retry it. */
-export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[], externalErrors?: unknown[]): ApplicationFailure {
+export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[], externalErrors?: unknown[], hints?: FailureHints): ApplicationFailure {
+  const inner = innerErrors ?? [innerError(code, message)];
   return ApplicationFailure.create({
     type: code,
     message,
     nonRetryable: true,
-    // The external service's own errors (a drive's, Salesforce's) travel as a second detail.
-    details: externalErrors?.length ? [innerErrors ?? [innerError(code, message)], externalErrors] : [innerErrors ?? [innerError(code, message)]],
+    // The external service's own errors (a drive's, Salesforce's) travel as a second detail, hints as a third.
+    details: hints ? [inner, externalErrors ?? [], hints] : externalErrors?.length ? [inner, externalErrors] : [inner],
   });
 }
 
@@ -22,6 +28,8 @@ export interface FailureRendering {
   innerErrors: InnerError[];
   /** What an external location reported (manage's error.externalErrors). */
   externalErrors?: unknown[];
+  /** A 429's Retry-After (seconds). */
+  retryAfterSeconds?: number;
 }
 
 /** How a run's failure cause is answered: the activity's code and inner errors when the caller caused it,
@@ -29,8 +37,17 @@ export interface FailureRendering {
 export function renderFailure(cause: unknown, workflowId: string): FailureRendering {
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
     const inner = Array.isArray(cause.details?.[0]) ? (cause.details[0] as InnerError[]) : [innerError(cause.type, cause.message)];
-    const external = Array.isArray(cause.details?.[1]) ? (cause.details[1] as unknown[]) : undefined;
-    return { code: cause.type, status: errorRegistry[cause.type].status, message: cause.message, innerErrors: inner, ...(external ? { externalErrors: external } : {}) };
+    const external = Array.isArray(cause.details?.[1]) && cause.details[1].length > 0 ? (cause.details[1] as unknown[]) : undefined;
+    const hints = (cause.details?.[2] ?? {}) as FailureHints;
+    const retryAfter = typeof hints.retryAfterSeconds === 'number' && hints.retryAfterSeconds > 0 ? Math.ceil(hints.retryAfterSeconds) : undefined;
+    return {
+      code: cause.type,
+      status: errorRegistry[cause.type].status,
+      message: cause.message,
+      innerErrors: inner,
+      ...(external ? { externalErrors: external } : {}),
+      ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+    };
   }
   if (cause instanceof TimeoutFailure) {
     // A step of the run ran out of time (its time limit, after its retries) and the run failed: final, and

@@ -11,6 +11,10 @@ export interface RunContext {
   /** The locations the run names whose steps are remote transfers (core/locations.ts `transfer`): normal
    *  activities that heartbeat, with journaled writes. The others' steps are local activities. */
   remote?: string[];
+  /** A synchronous run: epoch ms when its caller stops waiting (GENERATE_TIMEOUT_MS). A conversion still
+   *  queued for the converter then is not run (the caller gave up; its next request must not wait behind
+   *  it); one already running finishes and the run records its outcome. */
+  callerWaitsUntil?: number;
 }
 
 /** Whether the run's steps at `method` are remote transfers (the location's answer, carried by the run). */

@@ -186,6 +186,7 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
       ...(csv ? { csv } : {}),
       ...(input.data.embedded ? { embedded: customProperties(input.data.embedded) } : {}),
       subscriptionId: input.run.subscriptionId,
+      ...(input.run.callerWaitsUntil !== undefined ? { abandonAt: input.run.callerWaitsUntil } : {}),
     },
   ]);
 }

@@ -56,6 +56,7 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
     // while its body was read: what matters is that no operation exists, not what was wrong with the body.
     if (request.is404) return notFound(request, reply);
     if (error instanceof ApiError) {
+      if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
       return sendError(request, reply, error.status, error.message, error.innerErrors, error.externalErrors);
     }
     const fe = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
