@@ -589,9 +589,13 @@ export class LibreOfficePool implements Converter, InstanceHost {
     // One directory per instance, made by the constructor; a job's files are named by its id (an instance
     // runs one job at a time, and a late unlink of an earlier job's files can never touch a later one's). A
     // directory per job cost a mkdir and a recursive rm (lstat, readdir, rmdir) on the event loop per count.
-    const dir = path.join(this.baseDir, 'jobs', String(inst.index));
-    const inPath = path.join(dir, `${job.id}-in.${job.plan.from}`);
-    const outPath = path.join(dir, `${job.id}-out.${job.plan.to}`);
+    // Every job's files have the same names (a document asking for its own file name, `=CELL("filename")`,
+    // learns nothing of other jobs); the next job on this instance waits for their removal (jobCleanup).
+    const dir = inst.jobDir;
+    const inName = `document.${job.plan.from}`;
+    const outName = `output.${job.plan.to}`;
+    const inPath = path.join(dir, inName);
+    const outPath = path.join(dir, outName);
     let restartWhy: string | null = null;
     let failed = false;
     let timer: NodeJS.Timeout | undefined;
@@ -612,7 +616,10 @@ export class LibreOfficePool implements Converter, InstanceHost {
         }
       });
       await fsp.writeFile(inPath, job.input);
-      const req: Record<string, unknown> = job.count ? { id: job.id, in: inPath, count: true } : { id: job.id, in: inPath, out: outPath, filter: job.plan.filter };
+      const seen = inst.jobDirInside;
+      const req: Record<string, unknown> = job.count
+        ? { id: job.id, in: path.join(seen, inName), count: true }
+        : { id: job.id, in: path.join(seen, inName), out: path.join(seen, outName), filter: job.plan.filter };
       if (job.plan.filterData) req.filterData = job.plan.filterData;
       if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
       if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
@@ -674,21 +681,26 @@ export class LibreOfficePool implements Converter, InstanceHost {
       this.active.delete(active);
       this.recordRun(job.tenant, Date.now() - startedAt);
       // The instance's next job waits for these (Instance.jobCleanup): it finds nothing of this one in the
-      // job directory its sandbox shows.
-      inst.jobCleanup = Promise.all([inPath, outPath].map((f) => fsp.unlink(f).catch(() => {})));
+      // job directory its sandbox shows. The removal is set before any restart, whose new instance may take
+      // the next job at once.
+      const unlinks = Promise.all([inPath, outPath].map((f) => fsp.unlink(f).catch(() => {})));
       // Not 'busy' any more means the bridge already exited and onInstanceExit is restarting it;
       // a second restart here would kill the replacement while it starts.
+      let restarted: Promise<void> | undefined;
       if (inst.state === 'busy') {
-        if (restartWhy) await this.restart(inst, restartWhy);
-        else if (inst.sinceStart >= this.recycleAfter) await this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
+        if (restartWhy) restarted = this.restart(inst, restartWhy);
+        else if (inst.sinceStart >= this.recycleAfter) restarted = this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
         else inst.state = 'idle';
       }
       // A failed job may leave more than its two files: a csv export's per-sheet files, and an export killed
       // mid-write (timeout, cancel, crash) LibreOffice's lock file (`.~lock.<name>#`) and its temporary
-      // (`lu*.tmp`), which names no job. Everything named by this or an earlier job goes; what names no job
-      // goes when no LibreOffice runs in this directory (the instance is restarting). A later job's files,
-      // once this instance is idle again and another takes it, stay.
-      if (failed) await (inst.jobCleanup = Promise.all([inst.jobCleanup, removeJobFiles(dir, job.id, inst.state !== 'idle' && inst.state !== 'busy')]));
+      // (`lu*.tmp`). Only this job's files are in the directory (an instance runs one job at a time, and the
+      // next waits for this removal): once LibreOffice is stopped (restarted) everything goes; while it runs
+      // (it refused the document), what the job's names name.
+      const officeStopped = restarted !== undefined || (inst.state !== 'idle' && inst.state !== 'busy');
+      inst.jobCleanup = failed ? unlinks.then(() => restarted).then(() => removeJobFiles(dir, officeStopped)) : unlinks;
+      await restarted;
+      if (failed) await inst.jobCleanup;
       this.keepAlive();
       this.dispatch();
     }
@@ -747,13 +759,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
   }
 }
 
-const JOB_FILE = /^(?:\.~lock\.)?(\d+)-/;
+/** The files a job leaves under its names (document.*, output.*, their lock files). */
+const JOB_FILE = /^(?:\.~lock\.)?(?:document|output)[.-]/;
 
-async function removeJobFiles(dir: string, jobId: number, officeStopped: boolean): Promise<void> {
+async function removeJobFiles(dir: string, officeStopped: boolean): Promise<void> {
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
-  const gone = names.filter((n) => {
-    const owner = JOB_FILE.exec(n);
-    return owner ? Number(owner[1]) <= jobId : officeStopped;
-  });
+  const gone = names.filter((n) => officeStopped || JOB_FILE.test(n));
   await Promise.all(gone.map((n) => fsp.rm(path.join(dir, n), { force: true, recursive: true }).catch(() => {})));
 }

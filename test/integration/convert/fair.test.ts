@@ -5,12 +5,14 @@
 // - a conversion running past CONVERTER_SLICE_MS while a subscription that used less time waits is
 //   stopped and answered (final, naming the setting); one that used more waits its turn;
 // - a conversion still queued when its synchronous caller stops waiting is not run;
-// - the page limit holds on the pdf that would be delivered, whatever the estimate let through.
+// - the page limit holds on the pdf that would be delivered, whatever the estimate let through;
+// - a document that asks for its own file name learns the same neutral path in every job (section 3).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LibreOfficePool } from '../../../converter/index.ts';
 import { conversionCost } from '../../../engine/cost.ts';
 import { rejection } from '../../support/convert-error.ts';
-import { hostileLayoutDocx, longDocx, makeDocx, para, poppler } from './fixtures.ts';
+import { entryText, makeEntry, readZip, writeZip } from '../../../converter/zip.ts';
+import { longDocx, makeDocx, makeXlsx, para, poppler } from './fixtures.ts';
 
 const small = makeDocx(para('small document'));
 // ~450 pages: several seconds of LibreOffice; ~110 pages, about a second.
@@ -114,8 +116,16 @@ describe('a caller that stopped waiting', () => {
 
 describe('the page limit on the delivered pdf', () => {
   let pool: LibreOfficePool;
+  // What the estimate does not read (character scale, w:w 600 %) on a 1-inch page: each character takes a
+  // line and a page in LibreOffice; the estimate counts it at its natural width.
+  const scaled = makeDocx({
+    body: Array.from({ length: 4 }, (_, i) => `<w:p><w:r><w:rPr><w:w w:val="600"/><w:sz w:val="72"/></w:rPr><w:t>Paragraph ${i} of 4 words</w:t></w:r></w:p>`).join(''),
+    sectPr: '<w:sectPr><w:pgSz w:w="1440" w:h="1440"/><w:pgMar w:top="0" w:right="0" w:bottom="0" w:left="0"/></w:sectPr>',
+  });
+  const estimate = conversionCost(scaled).pages;
   beforeAll(async () => {
-    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, limits: { maxPages: 50 }, log: () => {} });
+    // The limit is the estimate itself: the document passes the estimate.
+    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, limits: { maxPages: estimate }, log: () => {} });
     await pool.ready();
   });
   afterAll(async () => {
@@ -123,11 +133,42 @@ describe('the page limit on the delivered pdf', () => {
   });
 
   it('a document the estimate lets through that lays out past TEMPLATE_MAX_PAGES is refused, no pdf delivered', async () => {
-    const bytes = hostileLayoutDocx(3);
-    expect(conversionCost(bytes).pages).toBeLessThanOrEqual(50);
-    expect(await pool.pageCount(bytes, { from: 'docx' })).toBeGreaterThan(50);
-    const e = await rejection(pool.convert(bytes, { from: 'docx', to: 'pdf', tenant: 'B' }));
+    expect(await pool.pageCount(scaled, { from: 'docx' })).toBeGreaterThan(estimate);
+    const e = await rejection(pool.convert(scaled, { from: 'docx', to: 'pdf', tenant: 'B' }));
     expect(e.code).toBe('TOO_COMPLEX');
-    expect(e.message).toMatch(/laid out as \d+ pages; the limit is 50 \(TEMPLATE_MAX_PAGES\)$/);
+    expect(e.message).toMatch(new RegExp(`laid out as \\d+ pages; the limit is ${estimate} \\(TEMPLATE_MAX_PAGES\\)$`));
+  }, 120_000);
+});
+
+/** A workbook whose cell A1 asks for the file's own name (no cached value: LibreOffice computes it). */
+function cellFilenameXlsx(): Uint8Array {
+  const xlsx = makeXlsx([{ name: 'Data', rows: [['placeholder']] }]);
+  const entries = readZip(xlsx).map((e) =>
+    e.name === 'xl/worksheets/sheet1.xml' ? makeEntry(e.name, entryText(e).replace(/<c r="A1"[\s\S]*?<\/c>/, '<c r="A1" t="str"><f>CELL("filename")</f></c>')) : e,
+  );
+  return writeZip(entries);
+}
+
+describe('what a document learns of its own file', () => {
+  let pool: LibreOfficePool;
+  beforeAll(async () => {
+    pool = new LibreOfficePool({ size: 1, sandbox: 'required', log: () => {} });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool?.stop();
+  });
+
+  it('=CELL("filename") gives the same neutral path in every job: no host path, no job number', async () => {
+    const book = cellFilenameXlsx();
+    const outputs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      outputs.push(Buffer.from(await pool.convert(book, { from: 'xlsx', to: 'csv', tenant: `T${i}` })).toString('utf8'));
+      await pool.convert(small, { from: 'docx', to: 'pdf' }); // other jobs in between
+    }
+    expect(outputs[0]).toMatch(/\/job\/document\.xlsx/);
+    expect(outputs.every((o) => o === outputs[0])).toBe(true);
+    expect(outputs[0]).not.toContain(pool.baseDir);
+    expect(outputs[0]).not.toMatch(/\d+-in\./);
   }, 120_000);
 });
