@@ -235,7 +235,7 @@ export const settings = {
     'CONVERTER_SUBSCRIPTION_BUDGET_MS',
     CS.budgetMs,
     int(0, 1_000_000_000),
-    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS until the window frees enough; 0 = half of the pool\'s time in the window',
+    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS (Retry-After) until the window frees enough; counted per worker process (its own pool\'s time: N workers allow N budgets); 0 = half of the pool\'s time in the window',
   ),
   converterBudgetWindowMs: setting('CONVERTER_BUDGET_WINDOW_MS', CS.budgetWindowMs, int(1_000, 86_400_000), 'The rolling window of CONVERTER_SUBSCRIPTION_BUDGET_MS'),
   converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
@@ -333,7 +333,13 @@ export const settings = {
     'RATE_LIMIT_PER_MINUTE',
     1_200,
     int(0, 10_000_000),
-    'Requests per minute one subscription may send (sustained, all its API keys together), and one client address to the routes that need no credentials (health, readiness, API docs); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; counted per API process; 0 = no limit',
+    'Requests per minute one subscription may send (sustained, all its API keys together), and one client address to the routes that need no credentials (health, readiness, API docs); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; counted where RATE_LIMIT_STORE says; 0 = no limit',
+  ),
+  rateLimitStore: setting(
+    'RATE_LIMIT_STORE',
+    'database',
+    oneOf('database', 'memory'),
+    'Where the API counts RATE_LIMIT_* and AUTH_FAILURES_*: database = in the database every API process shares (one UPSERT per counted request; two API processes allow what one does), memory = per API process (N processes allow N times the limits)',
   ),
   rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one subscription (or one client address, to the public routes) may send at once above the per-minute rate'),
   authFailuresPerMinute: setting(

@@ -9,6 +9,7 @@ import { m006 } from './006-location-writes.ts';
 import { m007 } from './007-consumed-by.ts';
 import { m008 } from './008-upload-sweep.ts';
 import { m009 } from './009-batches.ts';
+import { m010 } from './010-rate-buckets.ts';
 
 export interface Migration {
   readonly version: number;
@@ -16,4 +17,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];
