@@ -225,6 +225,12 @@ export const settings = {
     int(100, 3_600_000),
     'Time limit of a conversion or page count while a subscription that used less LibreOffice time recently (CONVERTER_FAIR_HALF_LIFE_MS) waits for an instance: past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX naming this setting; CONVERTER_TIMEOUT_MS or more = no such limit',
   ),
+  converterSpareInstances: setting(
+    'CONVERTER_SPARE_INSTANCES',
+    1,
+    int(0, 16),
+    'Warm LibreOffice instances kept idle beside CONVERTER_POOL_SIZE that take over at once from an instance stopped by a time limit (CONVERTER_SLICE_MS, CONVERTER_CONTENDED_TIMEOUT_MS, CONVERTER_TIMEOUT_MS), so the conversion waiting for it does not wait for a LibreOffice restart (seconds); each costs an idle LibreOffice\'s memory (~250 MB); 0 = none',
+  ),
   converterFairHalfLifeMs: setting(
     'CONVERTER_FAIR_HALF_LIFE_MS',
     CS.fairHalfLifeMs,
@@ -477,6 +483,7 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     subscriptionInstances: config.converterSubscriptionInstances,
     contendedTimeoutMs: config.converterContendedTimeoutMs,
     sliceMs: config.converterSliceMs,
+    spareInstances: config.converterSpareInstances,
     fairHalfLifeMs: config.converterFairHalfLifeMs,
     budgetMs: config.converterSubscriptionBudgetMs,
     budgetWindowMs: config.converterBudgetWindowMs,

@@ -64,6 +64,9 @@ export interface PoolOptions {
   /** Time limit of a conversion while a subscription that used less LibreOffice time recently waits for
    *  an instance; default CONVERTER_SLICE_MS or 2 000. */
   sliceMs?: number;
+  /** Warm instances beside `size` that take over at once from an instance stopped by a time limit;
+   *  default CONVERTER_SPARE_INSTANCES (0 for a pool made directly without configuring). */
+  spareInstances?: number;
   /** Half-life of the recent LibreOffice time that orders waiting subscriptions; default
    *  CONVERTER_FAIR_HALF_LIFE_MS or 60 000. */
   fairHalfLifeMs?: number;
@@ -142,6 +145,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private readonly log: ConverterLog;
   private readonly skipSanitize: boolean;
   private readonly instances: Instance[] = [];
+  /** Instances kept idle (not dispatched to) to take over from one stopped by a time limit. */
+  private readonly spares = new Set<Instance>();
   private readonly queue = new FairQueue<PoolJob>();
   private readonly active = new Set<Active>();
   /** Per subscription: LibreOffice time of the runs that ended in the budget window, and counters. */
@@ -190,8 +195,10 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
     liveDirs.add(this.baseDir);
     installExitHook();
-    for (let i = 0; i < this.size; i++) {
+    const spare = opts.spareInstances ?? settings.spareInstances;
+    for (let i = 0; i < this.size + spare; i++) {
       this.instances.push(new Instance(this, i));
+      if (i >= this.size) this.spares.add(this.instances[i]!);
       // Each instance's job directory (see run), made once here rather than checked on every job.
       fs.mkdirSync(path.join(this.baseDir, 'jobs', String(i)), { recursive: true });
     }
@@ -507,7 +514,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
    *  its share. */
   private dispatch(): void {
     while (this.queue.size > 0) {
-      const inst = this.instances.find((i) => i.state === 'idle');
+      const inst = this.instances.find((i) => i.state === 'idle' && !this.spares.has(i));
       if (!inst) break;
       const now = Date.now();
       const job = this.queue.shift((tenant) => this.mayStart(tenant), (tenant) => this.recentMs(tenant, now));
@@ -536,7 +543,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.contentionTimer = undefined;
     if (this.queue.size === 0 || this.active.size === 0 || this.stopping) return;
     const waiting = this.queue.tenants().filter((t) => this.mayStart(t));
-    let toFree = waiting.length - this.instances.filter((i) => i.state === 'starting').length;
+    let toFree = waiting.length - this.instances.filter((i) => i.state === 'starting' && !this.spares.has(i)).length;
     if (toFree <= 0) return;
     const now = Date.now();
     let next = Infinity;
@@ -597,6 +604,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const inPath = path.join(dir, inName);
     const outPath = path.join(dir, outName);
     let restartWhy: string | null = null;
+    let stoppedByLimit = false;
     let failed = false;
     let timer: NodeJS.Timeout | undefined;
     let abortListener: (() => void) | undefined;
@@ -624,6 +632,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
       if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
       const reply = active.stopped ? await interrupted : await Promise.race([inst.request(req), interrupted]);
+      stoppedByLimit = reply === 'timeout' || reply === 'contended' || reply === 'slice';
       if (reply === 'timeout') {
         restartWhy = `conversion ${job.id} exceeded ${limitMs} ms`;
         // The pool's own limit: the document's cost, final. The caller's remaining time: its deadline.
@@ -688,6 +697,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
       // a second restart here would kill the replacement while it starts.
       let restarted: Promise<void> | undefined;
       if (inst.state === 'busy') {
+        // Stopped by a time limit (the pool's own stop): an idle spare takes its place at once, and it
+        // restarts as the spare. A crash waits for its restart, as before.
+        if (restartWhy && stoppedByLimit) this.promoteSpare(inst);
         if (restartWhy) restarted = this.restart(inst, restartWhy);
         else if (inst.sinceStart >= this.recycleAfter) restarted = this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
         else inst.state = 'idle';
@@ -704,6 +716,16 @@ export class LibreOfficePool implements Converter, InstanceHost {
       this.keepAlive();
       this.dispatch();
     }
+  }
+
+  /** An idle spare takes `inst`'s place (dispatched to from now on); `inst` becomes the spare. */
+  private promoteSpare(inst: Instance): void {
+    if (this.spares.has(inst)) return;
+    const spare = [...this.spares].find((i) => i.state === 'idle');
+    if (!spare) return;
+    this.spares.delete(spare);
+    this.spares.add(inst);
+    this.log(`instance ${spare.index} takes over from instance ${inst.index}, which restarts as the spare`, { instance: spare.index, replaces: inst.index });
   }
 
   private postProcess(out: Uint8Array, plan: ConversionPlan): Uint8Array {
@@ -725,12 +747,13 @@ export class LibreOfficePool implements Converter, InstanceHost {
   status(): ConverterStatus {
     return {
       kind: 'libreoffice',
-      ready: this.instances.some((i) => i.state === 'idle' || i.state === 'busy'),
+      // A spare takes no work until an instance is stopped by a time limit: it does not make the pool ready.
+      ready: this.instances.some((i) => !this.spares.has(i) && (i.state === 'idle' || i.state === 'busy')),
       started: this.started,
       queued: this.queue.size,
       queueLimit: this.queueLimit,
       running: this.running,
-      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts })),
+      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts, ...(this.spares.has(i) ? { spare: true } : {}) })),
       networkIsolation: this.isolation.sandbox ? (this.isolation.offline ? 'bwrap --unshare-net' : 'none') : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
       sandbox: this.isolation.sandbox ? 'bwrap' : 'none',
       isolation: this.isolation.description,

@@ -46,6 +46,9 @@ export interface ConverterSettings {
   /** Time limit of a conversion while a subscription that used less LibreOffice time recently waits for
    *  an instance (fair queuing's slice). */
   sliceMs: number;
+  /** Warm instances kept idle beside the pool that take over, at once, from an instance stopped by a time
+   *  limit (slice, contended, timeout), so the waiting conversion does not wait for a restart. */
+  spareInstances: number;
   /** Half-life of the LibreOffice time that orders waiting subscriptions (least used recently first). */
   fairHalfLifeMs: number;
   /** LibreOffice time one subscription may use per budgetWindowMs while others convert too; 0 = half
@@ -72,6 +75,8 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   subscriptionInstances: 0,
   contendedTimeoutMs: 30_000,
   sliceMs: 2_000,
+  // A pool made directly (scripts, tests) has none unless asked; the service's default is 1 (config/env.ts).
+  spareInstances: 0,
   fairHalfLifeMs: 60_000,
   budgetMs: 0,
   budgetWindowMs: 600_000,

@@ -34,6 +34,8 @@ export interface InstanceStatus {
   lastError: string | null;
   /** Starts that failed in a row (0 once it is up); the pool keeps restarting with a back-off. */
   failedStarts?: number;
+  /** A spare: kept idle to take over from an instance stopped by a time limit (CONVERTER_SPARE_INSTANCES). */
+  spare?: boolean;
 }
 
 export interface ConverterStatus {

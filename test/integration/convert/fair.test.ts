@@ -89,6 +89,32 @@ describe('the slice, one instance', () => {
   }, 180_000);
 });
 
+describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
+  let pool: LibreOfficePool;
+  beforeAll(async () => {
+    pool = new LibreOfficePool({ size: 1, spareInstances: 1, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 300, budgetMs: 600_000, log: () => {} });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool?.stop();
+  });
+
+  it('takes over at once from an instance stopped by the slice: the waiting conversion runs on it, not after a restart', async () => {
+    expect(pool.status().instances.map((i) => Boolean(i.spare))).toEqual([false, true]);
+    const b = pool.convert(long, { from: 'docx', to: 'pdf', tenant: 'B' });
+    await until("B's conversion to run", () => pool.subscriptionUsage('B').running === 1);
+    // The spare is never given work while it is the spare.
+    const a = pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A' });
+    expect((await rejection(b)).setting).toBe('CONVERTER_SLICE_MS');
+    expect(poppler('pdftotext', await a)).toContain('small document');
+    const [first, second] = pool.status().instances;
+    // A ran on the former spare; the stopped instance restarts as the spare.
+    expect(second).toMatchObject({ conversions: 1 });
+    expect(second!.spare).toBeUndefined();
+    expect(first).toMatchObject({ spare: true, conversions: 0 });
+  }, 120_000);
+});
+
 describe('a caller that stopped waiting', () => {
   let pool: LibreOfficePool;
   beforeAll(async () => {
