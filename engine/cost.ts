@@ -461,9 +461,9 @@ function sectionBoxes(xml: Buffer): PageBox[] {
     from = end < 0 ? xml.length : end + 6;
     const size = /<(?:[\w.-]+:)?pgSz\b[^>]*>/.exec(body)?.[0] ?? '';
     const mar = /<(?:[\w.-]+:)?pgMar\b[^>]*>/.exec(body)?.[0] ?? '';
-    // Word's defaults: Letter, 1-inch margins (twips).
-    const w = numberAttr(attribute(size, 'w')) ?? 12_240;
-    const h = numberAttr(attribute(size, 'h')) ?? 15_840;
+    // Without a size: A4 (LibreOffice's default in most locales), 1-inch margins (twips).
+    const w = numberAttr(attribute(size, 'w')) ?? 11_906;
+    const h = numberAttr(attribute(size, 'h')) ?? 16_838;
     const m = (k: string, d: number) => Math.abs(numberAttr(attribute(mar, k)) ?? d);
     const width = (w - m('left', 1440) - m('right', 1440)) / 20;
     const height = (h - m('top', 1440) - m('bottom', 1440)) / 20;
