@@ -13,8 +13,8 @@ export async function atLocation<T>(registry: LocationRegistry, need: LocationNe
     // A throttling drive is waited out, heartbeating, as long as this step may wait (connectors/throttle.ts).
     return await withThrottleScope({ deadline: stepDeadline(callerDeadline), ...cancellation() }, () => run(registry.require(need)));
   } catch (err) {
-    if (err instanceof ThrottledError) throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
-    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors, err.retryAfterSeconds);
+    if (err instanceof ThrottledError) throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, { retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)) });
+    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors, err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : undefined);
     throw err;
   } finally {
     stopHeartbeats();
