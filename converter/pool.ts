@@ -103,6 +103,7 @@ interface PoolJob extends Job {
 /** A running job: when it started, and how to stop it (its time limit, the caller, contention). */
 interface Active {
   job: PoolJob;
+  inst: Instance;
   startedAt: number;
   stopped: boolean;
   stop: (why: Interruption) => void;
@@ -517,12 +518,25 @@ export class LibreOfficePool implements Converter, InstanceHost {
    *  its share. */
   private dispatch(): void {
     while (this.queue.size > 0) {
-      const inst = this.instances.find((i) => i.state === 'idle' && !this.spares.has(i));
-      if (!inst) break;
       const now = Date.now();
-      const job = this.queue.shift((tenant) => this.mayStart(tenant), (tenant) => this.recentMs(tenant, now));
+      const rank = (tenant: string) => this.recentMs(tenant, now);
+      const inst = this.instances.find((i) => i.state === 'idle' && !this.spares.has(i));
+      if (inst) {
+        const job = this.queue.shift((tenant) => this.mayStart(tenant), rank);
+        if (!job) break;
+        void this.run(inst, job);
+        continue;
+      }
+      // Every instance busy: an idle spare is the fairness lane. A subscription that used less LibreOffice
+      // time recently than each one holding an instance runs on it at once, so its wait is bounded by its own
+      // work, not by the others' (without stopping theirs); the spare is the spare again when it ends.
+      const spare = [...this.spares].find((i) => i.state === 'idle');
+      if (!spare) break;
+      const holders = [...this.active].filter((a) => !this.spares.has(a.inst)).map((a) => a.job.tenant);
+      const lighter = (tenant: string) => this.mayStart(tenant) && holders.every((h) => h !== tenant && rank(tenant) < rank(h));
+      const job = this.queue.shift(lighter, rank);
       if (!job) break;
-      void this.run(inst, job);
+      void this.run(spare, job);
     }
     this.checkContention();
   }
@@ -593,7 +607,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const callerLeft = job.deadlineAt === undefined ? Infinity : job.deadlineAt - startedAt;
     const limitMs = Math.max(1, Math.min(this.timeoutMs, callerLeft));
     const setting = callerLeft < this.timeoutMs ? undefined : 'CONVERTER_TIMEOUT_MS';
-    const active: Active = { job, startedAt, stopped: false, stop: () => {} };
+    const active: Active = { job, inst, startedAt, stopped: false, stop: () => {} };
     this.active.add(active);
     reportQueueWait(job.tenant, startedAt - job.queuedAt);
     if (job.tenant) this.usageOf(job.tenant).started++;
