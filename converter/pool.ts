@@ -98,6 +98,8 @@ interface PoolJob extends Job {
   queueTimer?: NodeJS.Timeout;
   abandonTimer?: NodeJS.Timeout;
   dispatched?: boolean;
+  /** Its document embeds fonts: the instance restarts after it (LibreOffice keeps them registered). */
+  embedsFonts?: true;
 }
 
 /** A running job: when it started, and how to stop it (its time limit, the caller, contention). */
@@ -328,7 +330,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
     options.signal?.throwIfAborted();
     // The cost estimate first: one pass, cheaper than the sanitizer's parse of a costly document.
     this.checkCost(input);
-    const bytes = this.skipSanitize ? input : sanitizeOoxml(input, plan.from).bytes;
+    const sanitized = this.skipSanitize ? { bytes: input, embedsFonts: false } : sanitizeOoxml(input, plan.from);
+    const bytes = sanitized.bytes;
     if (!this.started) this.start().catch(() => {});
     // Fail fast when nothing can start (not installed, or no instance ever started); otherwise the job
     // waits in the queue while the instances start or restart.
@@ -343,7 +346,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.checkBudget(tenant);
     const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
-      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), signal: options.signal, resolve, reject, settled: false };
+      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}), signal: options.signal, resolve, reject, settled: false };
       if (options.signal) {
         job.onAbort = () => {
           if (this.queue.remove(tenant, job)) {
@@ -719,7 +722,12 @@ export class LibreOfficePool implements Converter, InstanceHost {
         // restarts as the spare. A crash waits for its restart, as before.
         if (restartWhy && stoppedByLimit) this.promoteSpare(inst);
         if (restartWhy) restarted = this.restart(inst, restartWhy);
-        else if (inst.sinceStart >= this.recycleAfter) restarted = this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
+        else if (job.embedsFonts) {
+          // LibreOffice keeps a document's embedded fonts registered for the whole process after it closes:
+          // the next job (maybe another subscription's) must not lay out with them. A warm spare takes over.
+          this.promoteSpare(inst);
+          restarted = this.restart(inst, 'its document embedded fonts, which LibreOffice keeps after the document closes');
+        } else if (inst.sinceStart >= this.recycleAfter) restarted = this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
         else inst.state = 'idle';
       }
       // A failed job may leave more than its two files: a csv export's per-sheet files, and an export killed
