@@ -24,9 +24,10 @@ describe('README', () => {
     expect(pkg.bin.docgen).toBeTruthy();
   });
 
-  it('stays a page a newcomer reads in minutes, and every local link it or a docs page makes resolves', () => {
+  it('stays a page a newcomer reads in minutes, and every local link of it, ARCHITECTURE.md and the docs resolves', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(260);
-    for (const page of ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]) {
+    const pages = (dir: string) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`);
+    for (const page of ['README.md', 'ARCHITECTURE.md', ...pages('docs'), ...pages('docs/decisions')]) {
       // Links only: not what code spans and blocks show.
       const text = fs.readFileSync(path.join(root, page), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
       for (const m of text.matchAll(/\]\(([^)\s#]+)(#[^)\s]*)?\)/g)) {
