@@ -12,21 +12,9 @@ import { LibreOfficePool } from '../../../converter/index.ts';
 import { conversionCost } from '../../../engine/cost.ts';
 import { rejection } from '../../support/convert-error.ts';
 import { entryText, makeEntry, readZip, writeZip } from '../../../converter/zip.ts';
-import { longDocx, makeDocx, makeXlsx, para, poppler } from './fixtures.ts';
+import { makeDocx, makeXlsx, poolDocs, poppler, until } from './fixtures.ts';
 
-const small = makeDocx(para('small document'));
-// ~450 pages: several seconds of LibreOffice; ~110 pages, about a second.
-const long = longDocx(12_000);
-const medium = longDocx(3_000);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const { small, medium, long } = poolDocs;
 
 describe('fair queuing by LibreOffice time, one instance', () => {
   let pool: LibreOfficePool;

@@ -236,3 +236,15 @@ export function poppler(tool: 'pdfinfo' | 'pdftotext' | 'pdfimages', pdf: Uint8A
 export function pdfinfoPages(pdf: Uint8Array): number {
   return Number(/^Pages:\s+(\d+)/m.exec(poppler('pdfinfo', pdf))?.[1] ?? NaN);
 }
+
+/** Documents the pool tests convert: one page; ~110 pages (about a second of LibreOffice); ~450 pages (several seconds). */
+export const poolDocs = { small: makeDocx(para('small document')), medium: longDocx(3_000), long: longDocx(12_000) };
+
+/** Polls `check` until it holds, bounded generously: a loaded machine is slow, not wrong. */
+export async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
