@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { batchPageKey, type BatchRun } from '../../core/batch.ts';
 import type { Row } from '../../core/rows.ts';
 import { batchCancelRequested, getBatch, recordBatchRowFailed, recordedRows } from '../../store/records/batches.ts';
+import { countBatchRow } from '../../telemetry/metrics.ts';
 import { activity, type BatchDeps, beatWhileRunning } from './deps.ts';
 import { describeFailure, isFinal, type RowSteps } from './rows.ts';
 
@@ -57,13 +58,15 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
         if (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId)) break;
         const row = JSON.parse(lines[i]!) as Row;
         try {
-          await rows.generateRow(run, rowNumber, row, signal);
+          // Counted as it is recorded, by the attempt that recorded it (a chunk that fails later, or a
+          // retry that finds the row's record, counts it once).
+          if (await rows.generateRow(run, rowNumber, row, signal)) countBatchRow('done');
           result.done++;
         } catch (err) {
           if (signal?.aborted) throw err;
           if (!isFinal(err) && (ctx?.info.attempt ?? 1) < POISON_ATTEMPT) throw err;
           const f = describeFailure(err);
-          await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message);
+          if (await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message)) countBatchRow('failed');
           result.failed++;
         }
         lastRow = rowNumber;
