@@ -6,6 +6,7 @@ import { batchPageKey, type BatchRun } from '../../core/batch.ts';
 import type { Row } from '../../core/rows.ts';
 import { batchCancelRequested, getBatch, recordBatchRowFailed, recordedRows } from '../../store/records/batches.ts';
 import { countBatchRow } from '../../telemetry/metrics.ts';
+import { heartbeat } from '../heartbeat.ts';
 import { activity, type BatchDeps, beatWhileRunning } from './deps.ts';
 import { describeFailure, isFinal, type RowSteps } from './rows.ts';
 
@@ -25,6 +26,18 @@ export interface ChunkResult {
   batchFailed: number;
 }
 
+/** A chunk's heartbeat details: where a retry resumes, and the chunk's progress, which the Temporal UI shows
+ *  on the pending activity from the first row on (the workflow hears of a chunk only when it ends). */
+export interface ChunkHeartbeat {
+  /** The last row recorded (done or failed): a retry starts after it. */
+  lastRow: number;
+  /** Rows of this chunk recorded so far, by every attempt, of `of`. */
+  recorded: number;
+  of: number;
+  /** How many of them failed, as the attempts' heartbeats tell. */
+  failed: number;
+}
+
 /** After this many attempts of a chunk, a row that still fails with an unexpected error is recorded as
  *  failed instead of failing the chunk again (one poisoned row must not hold the batch). */
 const POISON_ATTEMPT = 3;
@@ -37,15 +50,20 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
     const ctx = activity();
     const signal = ctx?.cancellationSignal;
     const last = input.firstRow + input.count - 1;
-    const resumeAfter = Number((ctx?.info.heartbeatDetails as { lastRow?: number } | undefined)?.lastRow ?? 0);
+    const before = ctx?.info.heartbeatDetails as Partial<ChunkHeartbeat> | undefined;
+    const resumeAfter = Number(before?.lastRow ?? 0);
     const recorded = await recordedRows(deps.db, run.subscriptionId, run.batchId, input.firstRow, last);
     const page = await deps.blobs.get(batchPageKey(run.workflowId, input.page));
     const lines = text.decode(page).split('\n').filter((l) => l !== '');
     if (lines.length !== input.count) throw new Error(`page ${input.page} of batch ${run.batchId} holds ${lines.length} rows, not ${input.count}`);
     const result = { done: 0, failed: 0 };
     let lastRow = Math.max(resumeAfter, input.firstRow - 1);
-    // Also while one row takes long (a slow conversion).
-    const stopBeating = beatWhileRunning(ctx, () => ({ lastRow }));
+    const failedBefore = Number(before?.failed ?? 0);
+    const details = (): ChunkHeartbeat => ({ lastRow, recorded: lastRow - input.firstRow + 1, of: input.count, failed: failedBefore + result.failed });
+    // At once (the first heartbeat is sent unthrottled: the UI shows the chunk's place and size), and also
+    // while one row takes long (a slow conversion).
+    if (ctx) heartbeat(ctx, details());
+    const stopBeating = beatWhileRunning(ctx, details);
     try {
       for (let i = 0; i < lines.length; i++) {
         const rowNumber = input.firstRow + i;
@@ -70,7 +88,7 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
           result.failed++;
         }
         lastRow = rowNumber;
-        ctx?.heartbeat({ lastRow });
+        if (ctx) heartbeat(ctx, details());
       }
     } finally {
       stopBeating();

@@ -1,6 +1,7 @@
 // What every part of the batch's activities is given, and the running activity's context.
 import { Context } from '@temporalio/activity';
 import type { ResolvedActivityDeps } from '../deps.ts';
+import { heartbeat } from '../heartbeat.ts';
 import type { Recorded, Steps, WriteAndRecordInput } from '../groups.ts';
 
 /** The activities' dependencies, with generate's own steps and its one write-and-record (activities/groups.ts). */
@@ -21,7 +22,7 @@ export function activity(): Context | undefined {
 /** Heartbeats `details()` every third of the heartbeat timeout, also while one step takes long (a slow
  *  conversion, a large merge); returns the stop. */
 export function beatWhileRunning(ctx: Context | undefined, details: () => unknown): () => void {
-  const beat = setInterval(() => ctx?.heartbeat(details()), Math.max(500, Math.floor((ctx?.info.heartbeatTimeoutMs ?? 15_000) / 3)));
+  const beat = setInterval(() => ctx && heartbeat(ctx, details()), Math.max(500, Math.floor((ctx?.info.heartbeatTimeoutMs ?? 15_000) / 3)));
   return () => clearInterval(beat);
 }
 

@@ -8,7 +8,7 @@
 //                 a failure described as the row's entry
 //   chunk.ts      generateBatchChunk (normal activity, batch task queue): a page of rows; a row already
 //                 recorded is skipped, so a retried chunk resumes after its last row and never writes a row
-//                 twice; the cancel read between rows; heartbeats carry the last row
+//                 twice; the cancel read between rows; heartbeats carry the last row and progress
 //   combine.ts    combineBatch (normal activity): the zip or merged PDF of every done row, written and
 //                 recorded once (zip.ts, pdf.ts)
 //   finish.ts     finishBatch (local): the batch's status, its uploads consumed, its scratch removed
@@ -21,7 +21,7 @@ import { finishing } from './finish.ts';
 import { rowSteps } from './rows.ts';
 
 export type { PrepareBatchInput, PrepareBatchResult } from './admission.ts';
-export type { ChunkInput, ChunkResult } from './chunk.ts';
+export type { ChunkHeartbeat, ChunkInput, ChunkResult } from './chunk.ts';
 export type { CombineInput } from './combine.ts';
 export type { BatchDeps } from './deps.ts';
 export type { FinishBatchInput } from './finish.ts';
