@@ -37,6 +37,8 @@ import { ThrottledError } from '../throttle.ts';
 import { type BlobStore, BlobTooLargeError } from '../storage/blob-store.ts';
 import { type DriveASettings, driveBase } from './connection.ts';
 import { type DriveItem, GraphClient, GraphError, TokenError } from './graph.ts';
+import { driveASettings } from './settings.ts';
+import { valuesOf } from '../../core/settings.ts';
 
 /** Files up to this size go up in one PUT; larger ones through an upload session. */
 export const SIMPLE_UPLOAD_MAX = 4 * 1024 * 1024;
@@ -206,15 +208,16 @@ const nextFrom = (s: { nextExpectedRanges?: string[] }): number | undefined => {
 };
 
 export function driveALocation(deps: LocationDeps): Location {
+  const settings = valuesOf(driveASettings, deps.settings);
   async function connect(ctx: LocationContext) {
     const c = await deps.connections.open(ctx, 'driveA');
     const s = c.settings as unknown as DriveASettings;
     const graph = new GraphClient({
-      graphUrl: deps.settings.driveAGraphUrl,
-      loginUrl: deps.settings.driveALoginUrl,
+      graphUrl: settings.driveAGraphUrl,
+      loginUrl: settings.driveALoginUrl,
       credentials: { tenantId: s.tenantId, clientId: s.clientId, clientSecret: c.secrets.clientSecret ?? '' },
       cacheKey: `${c.id}:${c.version}`,
-      ...(deps.settings.driveThrottleMaxWaitMs !== undefined ? { maxThrottleWaitMs: deps.settings.driveThrottleMaxWaitMs } : {}),
+      maxThrottleWaitMs: settings.driveThrottleMaxWaitMs,
     });
     return { graph, drive: driveBase(s) };
   }

@@ -32,6 +32,8 @@ import { ThrottledError } from '../throttle.ts';
 import { credentialsOf } from './connection.ts';
 import { type DriveFile, DriveOps, formatOfMime, GOOGLE_MIME, NATIVE_TWIN, type NativeFormat, OFFICE_MIME, oldest } from './drive.ts';
 import { nativeRequests, planNativeMerge } from './native-merge.ts';
+import { driveBSettings } from './settings.ts';
+import { valuesOf } from '../../core/settings.ts';
 
 /** Spec 4.4 rule 2 / 4.8 rule 1: only the native formats are templates from DriveB. */
 const TEMPLATE_FORMATS = new Set(['gdoc', 'gsheet', 'gslide']);
@@ -133,12 +135,12 @@ export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_
 
   async function open(ctx: LocationContext): Promise<DriveOps> {
     const c: OpenedConnection = await deps.connections.open(ctx, 'driveB');
-    const s = deps.settings;
+    const s = valuesOf(driveBSettings, deps.settings);
     const fingerprint = c.version;
     const hit = cache.get(c.id);
     if (hit?.fingerprint === fingerprint) return hit.ops;
     const ops = new DriveOps(
-      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), { ...retry, ...(s.driveThrottleMaxWaitMs !== undefined ? { maxThrottleWaitMs: s.driveThrottleMaxWaitMs } : {}) }),
+      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), { ...retry, maxThrottleWaitMs: s.driveThrottleMaxWaitMs }),
       typeof c.settings.sharedDriveId === 'string' ? c.settings.sharedDriveId : undefined,
       (key, fn) => withLocationLock(deps.db, `DriveB ${c.id} ${key}`, fn),
     );
