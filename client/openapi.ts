@@ -1352,7 +1352,7 @@ export interface components {
                  * @enum {string}
                  */
                 deliveryMethod?: "Storage" | "DriveA" | "DriveB";
-                /** @description A pattern over the row: 'root' or 'root/<folder>' for Storage (e.g. root/{region}); '' or a folder for the drives */
+                /** @description A pattern over the row (e.g. root/{region}): Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
                 options?: {
@@ -1369,7 +1369,7 @@ export interface components {
                  */
                 format: "zip" | "pdf";
                 name: string;
-                /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
+                /** @description Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
                 /** @enum {string} */
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
