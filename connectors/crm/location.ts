@@ -18,6 +18,8 @@ import type { CrmTargetOptions } from '../../core/locations.ts';
 import { type Location, type LocationContext, type LocationDeps, LocationError } from '../location.ts';
 import { BlobTooLargeError } from '../storage/blob-store.ts';
 import { type CrmSession, withCrm } from './client.ts';
+import { crmSettings } from './settings.ts';
+import { valuesOf } from '../../core/settings.ts';
 
 /** The largest file read from Salesforce into the service. */
 export const MAX_READ_BYTES = 512 * 1024 * 1024;
@@ -71,7 +73,8 @@ function notSalesforce(instanceUrl: string, what: string, answer: unknown): Loca
 
 export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number } = {}): Location {
   const maxReadBytes = limits.maxReadBytes ?? MAX_READ_BYTES;
-  const settings = () => ({ apiVersion: deps.settings.crmApiVersion, loginHosts: deps.settings.crmLoginHosts });
+  const own = valuesOf(crmSettings, deps.settings);
+  const settings = () => ({ apiVersion: own.crmApiVersion, loginHosts: own.crmLoginHosts });
   async function run<T>(ctx: LocationContext, what: string, work: (conn: Connection, session: CrmSession) => Promise<T>): Promise<T> {
     const opened = await deps.connections.open(ctx, 'crm');
     try {
@@ -158,7 +161,7 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
           if (crm.networkId) record.NetworkId = crm.networkId;
         }
         if (crm.ownerId) record.OwnerId = crm.ownerId;
-        const multipart = bytes.length > deps.settings.crmMultipartBytes;
+        const multipart = bytes.length > own.crmMultipartBytes;
         const saved = (await conn.sobject('ContentVersion').create(
           record,
           multipart ? ({ multipartFileFields: { VersionData: { contentType: contentTypeOf(req.fileFormat), filename: name } } } as never) : {},
