@@ -10,7 +10,7 @@ PACKAGES=(
   libreoffice-impress-nogui  # pptx -> pdf
   python3-uno                # the UNO bridge (converter/uno_bridge.py) runs under /usr/bin/python3
   poppler-utils              # pdfinfo/pdftotext, used by the converter tests
-  qpdf                       # a batch's merged PDF (activities/batch-pdf.ts)
+  qpdf                       # a batch's merged PDF (activities/batch/pdf.ts)
   fonts-dejavu-core
   fonts-liberation2          # metric-compatible Arial/Times/Courier so layouts match Word's
   fonts-liberation           # Liberation Sans Narrow (metric-compatible Arial Narrow)

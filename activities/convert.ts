@@ -17,8 +17,11 @@ export interface ConvertInput {
   embedded?: Record<string, string>;
   /** Epoch ms when the caller stops waiting (a sync generate): no conversion runs or retries past it. */
   deadline?: number;
-  /** Waiting conversions are served round-robin per subscription. */
+  /** Waiting conversions are served to the subscription that used the least converter time recently. */
   subscriptionId?: string;
+  /** A sync generate: when its caller stops waiting (RunContext.callerDeadline); still queued then, the
+   *  conversion is not run. */
+  abandonAt?: number;
 }
 
 export function convertActivity(deps: ActivityDeps) {
@@ -39,6 +42,7 @@ export function convertActivity(deps: ActivityDeps) {
         signal: ctx.cancellationSignal,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
+        ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
         ...(input.pdf ? { pdf: input.pdf } : {}),
         ...(input.csv ? { csv: input.csv } : {}),
         ...(input.embedded ? { embedded: input.embedded } : {}),
@@ -63,10 +67,13 @@ export function convertActivity(deps: ActivityDeps) {
  * other refusals of the input. Retried: crashes, a full queue, a converter stopping.
  */
 export function conversionFailure(err: ConvertError, deadline: number | undefined): ApplicationFailure {
+  if (err.code === 'TIMEOUT' && err.setting === 'GENERATE_TIMEOUT_MS') return budgetSpent();
   if (err.code === 'TIMEOUT' && err.setting === undefined && deadline !== undefined && Date.now() >= deadline - 1_000) return budgetSpent();
   if (err.code === 'TIMEOUT' && err.setting !== undefined) return callerFailure('TEMPLATE_TOO_COMPLEX', `the document cannot be converted: ${err.message}`);
   if (err.code === 'TOO_COMPLEX') return callerFailure('TEMPLATE_TOO_COMPLEX', err.message);
-  if (err.code === 'OVER_BUDGET') return callerFailure('TOO_MANY_REQUESTS', err.message);
+  if (err.code === 'OVER_BUDGET') {
+    return callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, { retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1_000) / 1000)) });
+  }
   if (err.code === 'CONVERTER_UNAVAILABLE') return callerFailure('NOT_SUPPORTED', err.message);
   if (!err.retryable) return callerFailure('VALIDATION_ERROR', err.message);
   // Crashes, a full queue, a stopping converter: another attempt (maybe on another worker) can succeed.

@@ -17,7 +17,7 @@ import { retentionActivities } from './retention.ts';
 import { scratchActivities } from './scratch.ts';
 import { nativeMergeActivities } from './native-merge.ts';
 import { groupActivities } from './groups.ts';
-import { batchActivities } from './batch.ts';
+import { batchActivities } from './batch/index.ts';
 
 export function createActivities(given: ActivityDeps) {
   const locations =

@@ -6,6 +6,7 @@ import { Context } from '@temporalio/activity';
 import { callerFailure } from '../core/failures.ts';
 import { ThrottledError, withThrottleScope } from '../connectors/throttle.ts';
 import { currentRun, scratchRunId } from './scratch.ts';
+import { heartbeat } from './heartbeat.ts';
 
 export async function atLocation<T>(registry: LocationRegistry, need: LocationNeed, run: (location: Location) => Promise<T>, callerDeadline?: number): Promise<T> {
   const stopHeartbeats = heartbeatWhileRunning();
@@ -13,8 +14,8 @@ export async function atLocation<T>(registry: LocationRegistry, need: LocationNe
     // A throttling drive is waited out, heartbeating, as long as this step may wait (connectors/throttle.ts).
     return await withThrottleScope({ deadline: stepDeadline(callerDeadline), ...cancellation() }, () => run(registry.require(need)));
   } catch (err) {
-    if (err instanceof ThrottledError) throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
-    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors, err.retryAfterSeconds);
+    if (err instanceof ThrottledError) throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, { retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)) });
+    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors, err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : undefined);
     throw err;
   } finally {
     stopHeartbeats();
@@ -59,8 +60,9 @@ function heartbeatWhileRunning(): () => void {
   }
   if (ctx.info.isLocal || !ctx.info.heartbeatTimeoutMs) return () => undefined;
   const every = Math.max(1_000, Math.floor(ctx.info.heartbeatTimeoutMs / 3));
-  ctx.heartbeat();
-  const timer = setInterval(() => ctx.heartbeat(), every);
+  // Keeps the activity's own details (a batch chunk's last row): a bare heartbeat would clear them.
+  heartbeat(ctx);
+  const timer = setInterval(() => heartbeat(ctx), every);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -12,7 +12,7 @@ export function measureActivity(deps: ActivityDeps) {
    *  what is left of the caller's budget and of this step's own time limit. With `auto`, a count that
    *  times out or crashes meters the statistic (the step is not retried into a second conversion); with
    *  `exact` it fails the attempt, and the step's retries count again: never a count of another kind. */
-  return async function measure(input: { blob: BlobRef; fileFormat: string; deadline?: number; subscriptionId?: string }): Promise<number> {
+  return async function measure(input: { blob: BlobRef; fileFormat: string; deadline?: number; subscriptionId?: string; abandonAt?: number }): Promise<number> {
     const ctx = Context.current();
     const mode = deps.pageCount ?? 'auto';
     const own = ctx.info.startToCloseTimeoutMs ? ctx.info.startToCloseTimeoutMs - 2_000 : undefined;
@@ -29,6 +29,7 @@ export function measureActivity(deps: ActivityDeps) {
       signal: ctx.cancellationSignal,
       ...(Number.isFinite(timeoutMs) ? { timeoutMs: Math.max(1_000, timeoutMs) } : {}),
       ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
+      ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
     };
     try {
       return (await pageCount(bytes, bytesFormatOf(input.fileFormat), opts)).pages;

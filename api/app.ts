@@ -11,6 +11,7 @@ import { connectionStore } from '../connectors/connection-store.ts';
 import { createLocationRegistry, type LocationRegistry } from '../connectors/registry.ts';
 import type { BlobStore } from '../connectors/storage/blob-store.ts';
 import type { Db } from '../store/db.ts';
+import { SharedBuckets } from '../store/rate-buckets.ts';
 import type { TokenVerifier } from '../security/tokens.ts';
 import { isLogger, type Logger } from '../telemetry/log.ts';
 import authPlugin from './plugins/auth.ts';
@@ -155,12 +156,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(errorsPlugin);
-  const limits = new RateLimits({
-    perMinute: deps.config.rateLimitPerMinute,
-    burst: deps.config.rateLimitBurst,
-    failuresPerMinute: deps.config.authFailuresPerMinute,
-    failuresBurst: deps.config.authFailuresBurst,
-  });
+  const limits = new RateLimits(
+    {
+      perMinute: deps.config.rateLimitPerMinute,
+      burst: deps.config.rateLimitBurst,
+      failuresPerMinute: deps.config.authFailuresPerMinute,
+      failuresBurst: deps.config.authFailuresBurst,
+    },
+    // Counted in the database every API process shares, unless RATE_LIMIT_STORE=memory.
+    deps.config.rateLimitStore === 'database' ? { shared: (scope, rate) => new SharedBuckets(deps.db, scope, rate) } : {},
+  );
   // Every route, before any other work: requests that carry no verified credentials count per address.
   await app.register(publicRouteLimit, { limits });
   await app.register(openapiPlugin, { serverUrl: () => `${deps.baseUrl()}` });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SUBSCRIPTION } from '../api/auth/credentials.ts';
-import { ConfigError, type Config, configMarkdown, loadConfig, settings } from '../config/env.ts';
+import { allSettings, ConfigError, type Config, configMarkdown, loadConfig } from '../config/env.ts';
 import { ensureLibreOffice } from './converter-install.ts';
 import { adminTokenFile, obtainCredentials, pidAlive, readServiceFile, serviceFile } from './running.ts';
 import { type RunningService, startService } from './service.ts';
@@ -34,7 +34,7 @@ Usage:
   docgen inspect TEMPLATE      tags, loops and template errors, as JSON (problems also on stderr, exit 1)
   docgen inspect --schema TEMPLATE [--sample]
                                the JSON Schema of the data the template reads (--sample: sample data from it)
-  docgen config [--markdown]   the configuration variables and their current values (or the README table)
+  docgen config [--markdown]   the configuration variables and their current values (or the table of docs/configuration.md)
   docgen --version             docgen's version, and Node's and the Temporal SDK's
 `;
 
@@ -286,7 +286,7 @@ function cmdConfig(config: Config, args: string[]): void {
     process.stdout.write(`${configMarkdown()}\n`);
     return;
   }
-  for (const [key, s] of Object.entries(settings)) {
+  for (const [key, s] of Object.entries(allSettings())) {
     const raw = (config as Record<string, unknown>)[key];
     const value = 'secret' in s && s.secret && raw !== undefined ? '(set)' : raw;
     process.stdout.write(`${s.env.padEnd(26)} ${String(value ?? '(unset)').padEnd(28)} ${s.description}\n`);

@@ -132,7 +132,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         const st = poolStatus();
         if (!st) return null;
         return {
-          size: st.instances.length,
+          size: st.instances.filter((i) => !i.spare).length,
           busy: st.running,
           queued: st.queued,
           restarts: st.instances.reduce((n, i) => n + i.restarts, 0),
@@ -143,7 +143,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
         converterStatus = await startConverter().then(
-          (s) => `${s.kind}, ${s.instances.length} warm instance(s), isolation: ${s.isolation}`,
+          (s) => `${s.kind}, ${s.instances.filter((i) => !i.spare).length} warm instance(s)${s.instances.some((i) => i.spare) ? ` + ${s.instances.filter((i) => i.spare).length} spare` : ''}, isolation: ${s.isolation}`,
           (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
         );
         cleanups.splice(1, 0, async () => shutdownConverter());

@@ -158,9 +158,9 @@ export interface paths {
         put?: never;
         /**
          * Copy, move, convert or delete a delivered document
-         * @description The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for the drives only (DriveA, DriveB), so a Storage delete answers 400 NOT_SUPPORTED.
+         * @description The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported only by DriveA or DriveB (elsewhere 400 NOT_SUPPORTED).
          *
-         *     Locations: Storage, DriveA, DriveB and crm (Salesforce Files); the drives and crm are connected per subscription with PUT /common/connection/{kind} (400 CONNECTION_MISSING otherwise). sourceDocument.urn is the urn the location gave: a Storage document urn, a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id, a crm ContentVersion id. Inside one drive a copy or move acts on the file itself (Graph copy/PATCH, Drive copy/parents). Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND; errors the drive or Salesforce reported are in error.externalErrors.
+         *     Locations: Storage (the service's own storage), DriveA (OneDrive / SharePoint), DriveB (Google Drive) and crm (Salesforce Files); DriveA, DriveB and crm are connected per subscription with PUT /common/connection/{kind} (400 CONNECTION_MISSING otherwise). sourceDocument.urn is the urn the location gave: Storage: an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content); DriveA: a driveItem id (or driveId!itemId, root:/path:); DriveB: a file id; crm: a ContentVersion id. Inside one drive a copy or move acts on the file itself (Graph copy/PATCH, Drive copy/parents). Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND; errors the drive or Salesforce reported are in error.externalErrors.
          *
          *     crm (Salesforce Files, through the subscription's crm connection: PUT /common/connection/crm): as a target, a new ContentVersion with targetDocument.options.crm {fileParentId -> FirstPublishLocationId, networkId -> NetworkId, ownerId -> OwnerId, fileId -> a new version of that file (its ContentDocument id 069..., or a ContentVersion id 068... of it), fileType (optional, must match fileFormat)}; result.data.document.urn is the ContentVersion id. As a source, sourceDocument.urn is a ContentVersion id and remove delete deletes its file (ContentDocument) into the org's recycle bin. A refused connection is 400 CONNECTION_ERROR; a Salesforce refusal of a crm option is 400 VALIDATION_ERROR naming targetDocument.options.crm.<field>, with Salesforce's errors in error.externalErrors.
          *
@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Create a document template record
-         * @description Records a reference to an existing template file; the file itself is not uploaded here (see template upload). Rules: (1) point at the file with `urn` together with `loadMethod`, or with `url` alone, never both (400 VALIDATION_ERROR); (2) `fileFormat` must agree with `loadMethod`: gdoc, gsheet, gslide only with DriveB; docx, xlsx, pptx only with Storage or DriveA (400 VALIDATION_ERROR); (3) linking through `documentSolutions` is best-effort: unknown solutions are skipped and the response lists the linked ones; (4) ids, ownership, path and timestamps are server-assigned; sending them has no effect; (5) a Storage urn is not checked against uploads: an uploaded file stops resolving after its retention, and the record survives (update its urn after re-uploading). `name` is required (400 DATA_NAME_REQUIRED). loadMethod and fileFormat are matched case-insensitively and stored in their canonical spelling. Answers 201 with result.data.documentTemplate and externalContext echoed. An unexpected failure gives 500 CREATE_DOCUMENT_TEMPLATE_ERROR.
+         * @description Records a reference to an existing template file; the file itself is not uploaded here (see template upload). Rules: (1) point at the file with `urn` together with `loadMethod`, or with `url` alone, never both (400 VALIDATION_ERROR); (2) `fileFormat` must agree with `loadMethod` (docx, xlsx, pptx: Storage or DriveA; gdoc, gsheet, gslide: only DriveB; 400 VALIDATION_ERROR); (3) linking through `documentSolutions` is best-effort: unknown solutions are skipped and the response lists the linked ones; (4) ids, ownership, path and timestamps are server-assigned; sending them has no effect; (5) a Storage urn is not checked against uploads: an uploaded file stops resolving after its retention, and the record survives (update its urn after re-uploading). `name` is required (400 DATA_NAME_REQUIRED). loadMethod and fileFormat are matched case-insensitively and stored in their canonical spelling. Answers 201 with result.data.documentTemplate and externalContext echoed. An unexpected failure gives 500 CREATE_DOCUMENT_TEMPLATE_ERROR.
          */
         post: operations["createTemplate"];
         delete?: never;
@@ -437,7 +437,7 @@ export interface paths {
         get?: never;
         /**
          * Update a document template record (extension)
-         * @description Same body as create; it replaces the record's fields (fields left out become empty). `documentSolutions`, when sent, replaces the links (best-effort again); when left out the links stay. Rules: (1) point at the file with `urn` together with `loadMethod`, or with `url` alone, never both (400 VALIDATION_ERROR); (2) `fileFormat` must agree with `loadMethod`: gdoc, gsheet, gslide only with DriveB; docx, xlsx, pptx only with Storage or DriveA (400 VALIDATION_ERROR); (3) linking through `documentSolutions` is best-effort: unknown solutions are skipped and the response lists the linked ones; (4) ids, ownership, path and timestamps are server-assigned; sending them has no effect; (5) a Storage urn is not checked against uploads: an uploaded file stops resolving after its retention, and the record survives (update its urn after re-uploading). `name` is required (400 DATA_NAME_REQUIRED). loadMethod and fileFormat are matched case-insensitively and stored in their canonical spelling. An unknown, deleted or other subscription's id gives 404 NOT_FOUND_BY_ID.
+         * @description Same body as create; it replaces the record's fields (fields left out become empty). `documentSolutions`, when sent, replaces the links (best-effort again); when left out the links stay. Rules: (1) point at the file with `urn` together with `loadMethod`, or with `url` alone, never both (400 VALIDATION_ERROR); (2) `fileFormat` must agree with `loadMethod` (docx, xlsx, pptx: Storage or DriveA; gdoc, gsheet, gslide: only DriveB; 400 VALIDATION_ERROR); (3) linking through `documentSolutions` is best-effort: unknown solutions are skipped and the response lists the linked ones; (4) ids, ownership, path and timestamps are server-assigned; sending them has no effect; (5) a Storage urn is not checked against uploads: an uploaded file stops resolving after its retention, and the record survives (update its urn after re-uploading). `name` is required (400 DATA_NAME_REQUIRED). loadMethod and fileFormat are matched case-insensitively and stored in their canonical spelling. An unknown, deleted or other subscription's id gives 404 NOT_FOUND_BY_ID.
          */
         put: operations["updateTemplate"];
         post?: never;
@@ -1287,17 +1287,17 @@ export interface components {
          */
         BatchRequest: {
             template: {
-                /** @description With loadMethod: an uploaded template (Storage), a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id */
+                /** @description With loadMethod: Storage: an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content); DriveA: a driveItem id (or driveId!itemId, root:/path:); DriveB: a file id */
                 urn?: string;
                 /**
-                 * @description Where the template is: an uploaded file (Storage) or a drive
+                 * @description Where the template is: Storage (the service's own storage), DriveA (OneDrive / SharePoint) or DriveB (Google Drive)
                  * @enum {string}
                  */
                 loadMethod?: "Storage" | "DriveA" | "DriveB";
                 /** @description Alternative to urn + loadMethod */
                 url?: string;
                 name?: string;
-                /** @description gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1) */
+                /** @description Where each format loads from (spec 4.8 rule 1): docx, xlsx, pptx: Storage or DriveA; gdoc, gsheet, gslide: only DriveB */
                 fileFormat: components["schemas"]["TemplateFormat"];
                 options?: {
                     [key: string]: unknown;
@@ -1312,7 +1312,7 @@ export interface components {
             };
             data: {
                 /**
-                 * @description Storage, DriveA, DriveB or GraphQL: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query
+                 * @description A JSON file at Storage (the service's own storage), DriveA (OneDrive / SharePoint) or DriveB (Google Drive) (DriveB also reads a Google Sheet as rows), or the result of a GraphQL query
                  * @enum {string}
                  */
                 loadMethod: "Storage" | "DriveA" | "DriveB" | "GraphQL";
@@ -1352,7 +1352,7 @@ export interface components {
                  * @enum {string}
                  */
                 deliveryMethod?: "Storage" | "DriveA" | "DriveB";
-                /** @description A pattern over the row: 'root' or 'root/<folder>' for Storage (e.g. root/{region}); '' or a folder for the drives */
+                /** @description A pattern over the row (e.g. root/{region}): Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
                 options?: {
@@ -1369,7 +1369,7 @@ export interface components {
                  */
                 format: "zip" | "pdf";
                 name: string;
-                /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
+                /** @description Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
                 /** @enum {string} */
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
@@ -2505,7 +2505,7 @@ export interface components {
             /** @description The file name, with its extension */
             name: string;
             fileFormat: components["schemas"]["FileFormat"];
-            /** @description Storage: download with GET /documents/storage/{urn}/content. DriveA: the driveItem id. DriveB: the file id. */
+            /** @description Storage: an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content); DriveA: a driveItem id (or driveId!itemId, root:/path:); DriveB: a file id */
             urn: string;
             /** @description Drive deliveries: where the file opens (the drive item web URL) */
             uri?: string;
@@ -2552,17 +2552,17 @@ export interface components {
          */
         GenerateRequest: {
             template: {
-                /** @description With loadMethod: an uploaded template (Storage), a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id */
+                /** @description With loadMethod: Storage: an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content); DriveA: a driveItem id (or driveId!itemId, root:/path:); DriveB: a file id */
                 urn?: string;
                 /**
-                 * @description Where the template is: an uploaded file (Storage) or a drive
+                 * @description Where the template is: Storage (the service's own storage), DriveA (OneDrive / SharePoint) or DriveB (Google Drive)
                  * @enum {string}
                  */
                 loadMethod?: "Storage" | "DriveA" | "DriveB";
                 /** @description Alternative to urn + loadMethod */
                 url?: string;
                 name?: string;
-                /** @description gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1) */
+                /** @description Where each format loads from (spec 4.8 rule 1): docx, xlsx, pptx: Storage or DriveA; gdoc, gsheet, gslide: only DriveB */
                 fileFormat: components["schemas"]["TemplateFormat"];
                 options?: {
                     [key: string]: unknown;
@@ -2577,11 +2577,11 @@ export interface components {
             };
             data: {
                 /**
-                 * @description Storage, DriveA, DriveB or GraphQL: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query
+                 * @description A JSON file at Storage (the service's own storage), DriveA (OneDrive / SharePoint) or DriveB (Google Drive) (DriveB also reads a Google Sheet as rows), or the result of a GraphQL query
                  * @enum {string}
                  */
                 loadMethod: "Storage" | "DriveA" | "DriveB" | "GraphQL";
-                /** @description Id of an uploaded data file, the GraphQL endpoint, or the file at the drive (DriveA item id / driveId!itemId / root:/path:, DriveB file id) */
+                /** @description The GraphQL endpoint, or the data file: Storage: an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content); DriveA: a driveItem id (or driveId!itemId, root:/path:); DriveB: a file id */
                 urn: string;
                 variables?: {
                     name: string;
@@ -2601,11 +2601,11 @@ export interface components {
                 /** @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2) */
                 fileFormat: components["schemas"]["FileFormat"];
                 /**
-                 * @description Where the document goes (spec 4.8 rule 3: DriveB-native formats to DriveB only; docx, xlsx, pptx to Storage or DriveA; pdf and csv anywhere)
+                 * @description Where the document goes; where each format may go (spec 4.8 rule 3): docx, xlsx, pptx: Storage or DriveA; pdf, csv: any of them; gdoc, gsheet, gslide: only DriveB
                  * @enum {string}
                  */
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
-                /** @description 'root' or 'root/<folder>' for Storage; '' or a folder for the drives */
+                /** @description Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
                 options?: {
@@ -3381,7 +3381,7 @@ export interface components {
             deliveryMethod: "Storage" | "DriveA" | "DriveB" | "crm";
             name: string;
             fileFormat: components["schemas"]["FileFormat"];
-            /** @description For Storage: download with GET /documents/storage/{urn}/content */
+            /** @description Storage: an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content); DriveA: a driveItem id (or driveId!itemId, root:/path:); DriveB: a file id; crm: a ContentVersion id */
             urn: string;
             /** @description Drive targets: where the file opens */
             uri?: string;
@@ -3453,7 +3453,7 @@ export interface components {
         ManageRequest: {
             externalContext?: components["schemas"]["ExternalContext"];
             sourceDocument: {
-                /** @description The urn the location gave: Storage, a delivered document (result.data.document.urn of generate or manage); DriveA an item id, driveId!itemId or root:/path:; DriveB a file id; crm a ContentVersion id */
+                /** @description The urn the location gave (result.data.document.urn of generate or manage): Storage: an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content); DriveA: a driveItem id (or driveId!itemId, root:/path:); DriveB: a file id; crm: a ContentVersion id */
                 urn: string;
                 /** @description The format of the source file */
                 fileFormat: components["schemas"]["FileFormat"];
@@ -3480,7 +3480,7 @@ export interface components {
                  * @enum {string}
                  */
                 deliveryMethod: "Storage" | "DriveA" | "DriveB" | "crm";
-                /** @description 'root' or 'root/<folder>' for Storage; a folder path from the drive root for DriveA and DriveB ('' = the root; folders are created); ignored by crm */
+                /** @description Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created); crm: ignored */
                 path: string;
                 options?: {
                     /** @description JSON text, read when fileFormat is pdf */

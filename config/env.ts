@@ -1,65 +1,17 @@
 // One validated configuration, parsed once at start-up. A bad value fails fast and names the variable.
-// The same table feeds `docgen config` and the README's configuration table, so docs cannot drift.
+// The same table feeds `docgen config` and the configuration table in docs/configuration.md, so docs cannot drift. The
+// service's own settings are here; each location declares its own in its registration
+// (connectors/registry.ts locationSettings), and allSettings() lists both.
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { AllowListError, outboundPolicy } from '../connectors/http/address-policy.ts';
 import { DEFAULT_TEMPLATE_LIMITS as TL, type TemplateLimits } from '../engine/limits.ts';
-import { type ConnectorSettings, DEFAULT_CONNECTOR_SETTINGS as CD } from '../connectors/connections.ts';
+import type { ConnectorSettings } from '../connectors/connections.ts';
+import { type LocationConfig, locationSettings } from '../connectors/registry.ts';
+import { bool, bytes, ConfigError, httpUrl, int, oneOf, optionalStr, type Parser, type Setting, setting, type SettingsTable, str, url, type ValuesOf } from '../core/settings.ts';
+
+export { ConfigError } from '../core/settings.ts';
 import { type ConverterSettings, DEFAULT_CONVERTER_SETTINGS as CS } from '../converter/settings.ts';
-
-type Parser<T> = (raw: string, name: string) => T;
-
-interface Setting<T> {
-  readonly env: string;
-  readonly description: string;
-  readonly default: T;
-  readonly parse: Parser<T>;
-  /** `docgen config` prints "(set)" instead of the value. */
-  readonly secret?: boolean;
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-const int =
-  (min: number, max: number): Parser<number> =>
-  (raw, name) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`);
-    }
-    return n;
-  };
-const str: Parser<string> = (raw) => raw;
-const optionalStr: Parser<string | undefined> = (raw) => (raw === '' ? undefined : raw);
-const url: Parser<string | undefined> = (raw, name) => {
-  if (raw === '') return undefined;
-  try {
-    return new URL(raw).toString();
-  } catch {
-    throw new ConfigError(`${name} must be a URL, got ${JSON.stringify(raw)}`);
-  }
-};
-const oneOf =
-  <T extends string>(...values: T[]): Parser<T> =>
-  (raw, name) => {
-    if ((values as string[]).includes(raw)) return raw as T;
-    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
-  };
-const bool: Parser<boolean> = (raw, name) => {
-  const v = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
-};
-const bytes: Parser<number> = (raw, name) => {
-  const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw.trim());
-  if (!m) throw new ConfigError(`${name} must be a size such as 20MB or 1048576, got ${JSON.stringify(raw)}`);
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const factor = unit === 'gb' ? 1024 ** 3 : unit === 'mb' ? 1024 ** 2 : unit === 'kb' ? 1024 : 1;
-  return Number(m[1]) * factor;
-};
 
 /** `0,5s,5m,2h` -> milliseconds; a bare number is milliseconds. */
 const durations: Parser<number[]> = (raw, name) => {
@@ -85,10 +37,6 @@ const allowList: Parser<string[]> = (raw, name) => {
   }
 };
 
-function setting<T>(env: string, def: T, parse: Parser<T>, description: string, opts: { secret?: boolean } = {}): Setting<T> {
-  return { env, default: def, parse, description, ...opts };
-}
-
 /** Unset = the data directory; `s3://bucket[/prefix]` = object storage; anything else = a directory. */
 const storageUrl: Parser<string | undefined> = (raw, name) => {
   if (raw === '') return undefined;
@@ -108,28 +56,6 @@ const storageUrl: Parser<string | undefined> = (raw, name) => {
     throw new ConfigError(`${name} must be s3://bucket[/prefix], file:///directory or a directory, got ${JSON.stringify(raw)}`);
   }
   return raw;
-};
-const httpUrl: Parser<string | undefined> = (raw, name) => {
-  const v = url(raw, name);
-  if (v && !/^https?:/.test(v)) throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(raw)}`);
-  return v?.replace(/\/$/, '');
-};
-/** An http(s) URL that must be set, kept as written except for a trailing slash on a bare path. */
-const requiredHttpUrl: Parser<string> = (raw, name) => {
-  const v = httpUrl(raw, name);
-  if (!v) throw new ConfigError(`${name} must be an http(s) URL`);
-  return raw.endsWith('/') ? `${v}/` : v;
-};
-const apiVersion: Parser<string> = (raw, name) => {
-  if (!/^\d{2,3}\.0$/.test(raw)) throw new ConfigError(`${name} must be a Salesforce API version such as 62.0, got ${JSON.stringify(raw)}`);
-  return raw;
-};
-const hostList: Parser<string[]> = (raw, name) => {
-  const hosts = raw.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
-  for (const h of hosts) {
-    if (!/^(http:\/\/)?(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/.test(h)) throw new ConfigError(`${name}: ${JSON.stringify(h)} is not a host name or *.domain`);
-  }
-  return hosts;
 };
 const optionalPort: Parser<number | undefined> = (raw, name) => (raw === '' ? undefined : int(0, 65535)(raw, name));
 /** TRUST_PROXY: addresses and CIDR ranges (and proxy-addr's names loopback, linklocal, uniquelocal) of the
@@ -226,11 +152,29 @@ export const settings = {
     int(1_000, 3_600_000),
     'Time limit of a conversion or page count while another subscription\'s waits for an instance (every instance busy, e.g. a pool of one): past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX; CONVERTER_TIMEOUT_MS or more = no such limit',
   ),
+  converterSliceMs: setting(
+    'CONVERTER_SLICE_MS',
+    CS.sliceMs,
+    int(100, 3_600_000),
+    'Time limit of a conversion or page count while a subscription that used less LibreOffice time recently (CONVERTER_FAIR_HALF_LIFE_MS) waits for an instance: past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX naming this setting; CONVERTER_TIMEOUT_MS or more = no such limit',
+  ),
+  converterSpareInstances: setting(
+    'CONVERTER_SPARE_INSTANCES',
+    1,
+    int(0, 16),
+    'Warm LibreOffice instances kept idle beside CONVERTER_POOL_SIZE that take over at once from an instance stopped by a time limit (CONVERTER_SLICE_MS, CONVERTER_CONTENDED_TIMEOUT_MS, CONVERTER_TIMEOUT_MS), so the conversion waiting for it does not wait for a LibreOffice restart (seconds); each costs an idle LibreOffice\'s memory (~250 MB); 0 = none',
+  ),
+  converterFairHalfLifeMs: setting(
+    'CONVERTER_FAIR_HALF_LIFE_MS',
+    CS.fairHalfLifeMs,
+    int(1_000, 86_400_000),
+    'Waiting conversions are served to the subscription that used the least LibreOffice time recently, each millisecond used counting half after this long',
+  ),
   converterSubscriptionBudgetMs: setting(
     'CONVERTER_SUBSCRIPTION_BUDGET_MS',
     CS.budgetMs,
     int(0, 1_000_000_000),
-    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS until the window frees enough; 0 = half of the pool\'s time in the window',
+    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS (Retry-After) until the window frees enough; counted per worker process (its own pool\'s time: N workers allow N budgets); 0 = half of the pool\'s time in the window',
   ),
   converterBudgetWindowMs: setting('CONVERTER_BUDGET_WINDOW_MS', CS.budgetWindowMs, int(1_000, 86_400_000), 'The rolling window of CONVERTER_SUBSCRIPTION_BUDGET_MS'),
   converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
@@ -334,7 +278,13 @@ export const settings = {
     'RATE_LIMIT_PER_MINUTE',
     1_200,
     int(0, 10_000_000),
-    'Requests per minute one subscription may send (sustained, all its API keys together), and one client address to the routes that need no credentials (health, readiness, API docs); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; counted per API process; 0 = no limit',
+    'Requests per minute one subscription may send (sustained, all its API keys together), and one client address to the routes that need no credentials (health, readiness, API docs); past it the API answers 429 TOO_MANY_REQUESTS with Retry-After; counted where RATE_LIMIT_STORE says; 0 = no limit',
+  ),
+  rateLimitStore: setting(
+    'RATE_LIMIT_STORE',
+    'database',
+    oneOf('database', 'memory'),
+    'Where the API counts RATE_LIMIT_* and AUTH_FAILURES_*: database = in the database every API process shares (one UPSERT per counted request; two API processes allow what one does), memory = per API process (N processes allow N times the limits)',
   ),
   rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one subscription (or one client address, to the public routes) may send at once above the per-minute rate'),
   authFailuresPerMinute: setting(
@@ -377,39 +327,20 @@ export const settings = {
     'Port of this process\'s Prometheus endpoint (/metrics, plus /health and /ready); unset = no metrics server, 0 = any free port',
   ),
   metricsHost: setting('METRICS_HOST', '127.0.0.1', str, 'Address the metrics endpoint listens on (0.0.0.0 in a container)'),
-  driveAGraphUrl: setting('DRIVEA_GRAPH_URL', CD.driveAGraphUrl, requiredHttpUrl, 'Microsoft Graph endpoint of DriveA (OneDrive / SharePoint), including the API version'),
-  driveALoginUrl: setting('DRIVEA_LOGIN_URL', CD.driveALoginUrl, requiredHttpUrl, 'Microsoft Entra token endpoint host of DriveA connections ({tenant}/oauth2/v2.0/token is appended)'),
-  driveThrottleMaxWaitMs: setting(
-    'DRIVE_THROTTLE_MAX_WAIT_MS',
-    CD.driveThrottleMaxWaitMs!,
-    int(0, 840_000),
-    'The longest one step waits for a throttling DriveA or DriveB (429, 503 with Retry-After, Drive rate limits), all waits together: it waits what Retry-After (or the documented back-off) says and sends nothing meanwhile; past this, or past a synchronous caller\'s GENERATE_TIMEOUT_MS, the request answers 429 TOO_MANY_REQUESTS with Retry-After (at most 14 min: a transfer step has 15)',
-  ),
-  crmApiVersion: setting('CRM_API_VERSION', CD.crmApiVersion, apiVersion, 'Salesforce REST API version of crm connections'),
-  crmLoginHosts: setting(
-    'CRM_LOGIN_HOSTS',
-    CD.crmLoginHosts,
-    hostList,
-    'Hosts a crm connection\'s loginUrl (and the org\'s instance URL) may name, https only (comma-separated, *.domain allowed; an entry http://host:port also allows plain http to exactly that, for local test servers): the tenant picks its org\'s login host, the service decides which hosts are Salesforce',
-  ),
-  crmMultipartBytes: setting(
-    'CRM_MULTIPART_BYTES',
-    CD.crmMultipartBytes,
-    bytes,
-    'Files larger than this go to Salesforce as a multipart request instead of one JSON body (the REST API refuses JSON bodies over about 50 MB, and base64 adds a third)',
-  ),
-  driveBApiUrl: setting('DRIVEB_API_URL', CD.driveBApiUrl, requiredHttpUrl, 'Google API root of DriveB: Drive and its uploads; when set to another root, Docs, Sheets and Slides go there too (by default they use their own googleapis.com hosts)'),
-  driveBTokenUrl: setting('DRIVEB_TOKEN_URL', CD.driveBTokenUrl, requiredHttpUrl, 'Google OAuth token endpoint of DriveB connections'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
 } as const;
 
-type Settings = typeof settings;
-export type Config = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
+/** Every setting: the service's own, then the registered locations'. */
+export function allSettings(): SettingsTable {
+  return { ...settings, ...locationSettings() };
+}
+
+export type Config = ValuesOf<typeof settings> & LocationConfig;
 
 /** Parses the environment (or the given record) into a Config; throws ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const out: Record<string, unknown> = {};
-  for (const [key, s] of Object.entries(settings) as [keyof Settings, Setting<unknown>][]) {
+  for (const [key, s] of Object.entries(allSettings())) {
     const raw = env[s.env];
     out[key] = raw === undefined ? s.default : s.parse(raw, s.env);
   }
@@ -427,9 +358,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return config;
 }
 
-/** The README's configuration table; test/unit/readme.test.ts keeps README.md equal to it. */
+/** The configuration table of docs/configuration.md; test/unit/readme.test.ts keeps the page equal to it. */
 export function configMarkdown(): string {
-  const rows = Object.values(settings).map((s: Setting<unknown>) => {
+  const rows = Object.values(allSettings()).map((s: Setting<unknown>) => {
     const def = s.default === undefined ? '' : Array.isArray(s.default) ? s.default.join(',') : String(s.default);
     return `| \`${s.env}\` | ${def === '' ? '(unset)' : `\`${def}\``} | ${s.description.replace(/\|/g, '\\|')} |`;
   });
@@ -477,6 +408,9 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     maxMemoryMb: config.converterMaxMemoryMb,
     subscriptionInstances: config.converterSubscriptionInstances,
     contendedTimeoutMs: config.converterContendedTimeoutMs,
+    sliceMs: config.converterSliceMs,
+    spareInstances: config.converterSpareInstances,
+    fairHalfLifeMs: config.converterFairHalfLifeMs,
     budgetMs: config.converterSubscriptionBudgetMs,
     budgetWindowMs: config.converterBudgetWindowMs,
     fontsDir: config.converterFontsDir,
@@ -484,16 +418,9 @@ export function converterSettingsOf(config: Config): ConverterSettings {
   };
 }
 
-/** The connectors' part of the configuration: endpoints are service settings, never tenant values. */
+/** The connectors' part of the configuration (the settings the locations declare): endpoints are service
+ *  settings, never tenant values. */
 export function connectorSettingsOf(config: Config): ConnectorSettings {
-  return {
-    driveAGraphUrl: config.driveAGraphUrl,
-    driveALoginUrl: config.driveALoginUrl,
-    crmApiVersion: config.crmApiVersion,
-    crmLoginHosts: config.crmLoginHosts,
-    crmMultipartBytes: config.crmMultipartBytes,
-    driveBApiUrl: config.driveBApiUrl,
-    driveBTokenUrl: config.driveBTokenUrl,
-    driveThrottleMaxWaitMs: config.driveThrottleMaxWaitMs,
-  };
+  const values = config as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(locationSettings()).map((key) => [key, values[key]]));
 }

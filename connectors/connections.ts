@@ -10,37 +10,13 @@ import type { InnerError } from '../core/errors.ts';
  *  registered locations need (registry.ts CONNECTION_KINDS). */
 export type ConnectionKindName = string;
 
-/** Service settings of the connectors (config/env.ts connectorSettingsOf). */
-export interface ConnectorSettings {
-  /** Microsoft Graph root with its version, e.g. https://graph.microsoft.com/v1.0 */
-  driveAGraphUrl: string;
-  /** Entra token host; `/{tenant}/oauth2/v2.0/token` is appended. */
-  driveALoginUrl: string;
-  /** Salesforce REST API version, e.g. 62.0 */
-  crmApiVersion: string;
-  /** Hosts a crm connection's loginUrl may name (`*.domain` allowed). */
-  crmLoginHosts: string[];
-  /** Files larger than this go to Salesforce as multipart instead of JSON (base64). */
-  crmMultipartBytes: number;
-  /** Google API root (Drive, Docs, Sheets, Slides, uploads). */
-  driveBApiUrl: string;
-  /** Google OAuth token endpoint. */
-  driveBTokenUrl: string;
-  /** The longest one step waits for a throttling drive (Graph, Drive), all waits together (ms):
-   *  DRIVE_THROTTLE_MAX_WAIT_MS. Past it the write or read answers TOO_MANY_REQUESTS with Retry-After. */
-  driveThrottleMaxWaitMs?: number;
-}
+/** Service settings of the connectors, by key (config/env.ts connectorSettingsOf): each location declares
+ *  its own in its registration (LocationRegistration.settings) and reads them with core's valuesOf, which
+ *  gives each one missing its declared default. */
+export type ConnectorSettings = Readonly<Record<string, unknown>>;
 
-export const DEFAULT_CONNECTOR_SETTINGS: ConnectorSettings = {
-  driveAGraphUrl: 'https://graph.microsoft.com/v1.0',
-  driveALoginUrl: 'https://login.microsoftonline.com',
-  crmApiVersion: '62.0',
-  crmLoginHosts: ['*.my.salesforce.com', 'login.salesforce.com', 'test.salesforce.com'],
-  crmMultipartBytes: 30 * 1024 * 1024,
-  driveBApiUrl: 'https://www.googleapis.com/',
-  driveBTokenUrl: 'https://oauth2.googleapis.com/token',
-  driveThrottleMaxWaitMs: 600_000,
-};
+/** No settings given: every location uses its declared defaults. */
+export const DEFAULT_CONNECTOR_SETTINGS: ConnectorSettings = {};
 
 /** What a connector declares about its connections: the body it accepts and how it splits it. */
 export interface ConnectionKind {

@@ -5,6 +5,7 @@
 // it can do, the formats it holds, its connection and options), so the API refuses a request that asks
 // for something unavailable before anything is queued or consumed.
 import type { BlobRef } from '../core/blob.ts';
+import type { SettingsTable } from '../core/settings.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { ConflictBehavior, CrmTargetOptions, LinkField, LocationEntry, SharingRequest } from '../core/locations.ts';
 import type { Db } from '../store/db.ts';
@@ -21,6 +22,10 @@ export interface LocationRegistration extends Omit<LocationEntry, 'connection'> 
   /** The connection kind it needs: the API refuses a request (CONNECTION_MISSING, naming the field) when
    *  the subscription has none, before anything is queued; PUT /common/connection/{kind} makes one. */
   readonly connection?: ConnectionKind;
+  /** Its service settings (environment variables, defaults, parsers, meanings): config/env.ts parses them
+   *  with the service's own, `docgen config` and the README's table list them, and the location reads
+   *  them from LocationDeps.settings with core's valuesOf. */
+  readonly settings?: SettingsTable;
   create(deps: LocationDeps): Location;
 }
 

@@ -9,6 +9,17 @@
 // parameters: activities/locations.ts opens it, with the heartbeats running all along.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { int, setting } from '../core/settings.ts';
+
+/** The drives' shared setting: both registrations declare it (config lists it once). */
+export const driveThrottleSettings = {
+  driveThrottleMaxWaitMs: setting(
+    'DRIVE_THROTTLE_MAX_WAIT_MS',
+    600_000,
+    int(0, 840_000),
+    "The longest one step waits for a throttling DriveA or DriveB (429, 503 with Retry-After, Drive rate limits), all waits together: it waits what Retry-After (or the documented back-off) says and sends nothing meanwhile; past this, or past a synchronous caller's GENERATE_TIMEOUT_MS, the request answers 429 TOO_MANY_REQUESTS with Retry-After (at most 14 min: a transfer step has 15)",
+  ),
+};
 
 export interface ThrottleScope {
   /** The latest moment a wait may end (epoch ms): the caller's or the activity's deadline. */

@@ -1,5 +1,5 @@
 // csv output that a spreadsheet opens as data, not as formulas (issue 25 §3; OWASP "CSV Injection"): a
-// cell whose text begins with = + - @, a tab or a carriage return is read by Excel, LibreOffice and
+// cell whose text begins with = + - @, a tab, a carriage return or a line feed is read by Excel, LibreOffice and
 // Google Sheets as a formula (`=HYPERLINK(...)`, `=cmd|' /C calc'!A0`, `@SUM(...)`, `-2+3+cmd|...`). Such a
 // cell is written as text: prefixed with a single quote and quoted. A number keeps its form (-5, +3,
 // -1,234.50, -1 234,5, -12%, -1E+05 stay numbers), and a lone - or + (a placeholder, never a formula)
@@ -14,7 +14,9 @@ const QUOTE = 0x22;
 const APOSTROPHE = 0x27;
 const LF = 0x0a;
 const CR = 0x0d;
-const TRIGGERS = new Set([0x3d /* = */, 0x2b /* + */, 0x2d /* - */, 0x40 /* @ */, 0x09, CR]);
+/** A quoted cell may also begin with a line feed: a CR that a cell's value began with reaches LibreOffice
+ *  as LF (XML reads CR as LF), and is exported so. */
+const TRIGGERS = new Set([0x3d /* = */, 0x2b /* + */, 0x2d /* - */, 0x40 /* @ */, 0x09, CR, LF]);
 
 /** Encodings TextDecoder knows, by the names planConversion accepts (CSV_ENCODINGS); ibm850/ibm437 it does not. */
 const DECODER_LABEL: Record<string, string> = {

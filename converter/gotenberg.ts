@@ -10,7 +10,8 @@
 import { converterSettings } from './settings.ts';
 import { ConvertError } from './errors.ts';
 import { planConversion } from './options.ts';
-import { pdfaIdentification } from './pdf.ts';
+import { resolveLimits } from '../engine/limits.ts';
+import { checkPdfPages, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 
@@ -121,6 +122,7 @@ export class GotenbergConverter implements Converter {
         throw new ConvertError('CONVERSION_FAILED', `requested PDF/A-${plan.pdfaPart} but Gotenberg's output does not identify as such`);
       }
       this.lastProbeOk = true;
+      checkPdfPages(body, resolveLimits(converterSettings().limits).maxPages);
       return body;
     } finally {
       this.release();

@@ -12,7 +12,7 @@ import type { ConversionPlan } from './options.ts';
 import type { InstanceStatus } from './types.ts';
 import { groupAlive, liveGroups, trackGroup } from './processes.ts';
 import type { Isolation } from './probes.ts';
-import { instanceEnv, sandboxArgs } from './sandbox.ts';
+import { instanceEnv, SANDBOX_JOB_DIR, sandboxArgs } from './sandbox.ts';
 import { instanceFonts } from './fonts.ts';
 import { converterSettings } from './settings.ts';
 
@@ -87,6 +87,11 @@ export class Instance {
   /** Where the pool writes this instance's job files (made by the pool). */
   get jobDir(): string {
     return path.join(this.pool.baseDir, 'jobs', String(this.index));
+  }
+
+  /** The job directory as the instance sees it: /job in its sandbox, else the host path. */
+  get jobDirInside(): string {
+    return this.pool.isolation.sandbox ? SANDBOX_JOB_DIR : this.jobDir;
   }
 
   /** Spawns the bridge and resolves once soffice accepts; rejects (and cleans up) otherwise. */

@@ -40,6 +40,7 @@ export interface PageCountOptions {
   /** Passed to the rendition's conversion (ConvertOptions). */
   timeoutMs?: number;
   tenant?: string;
+  abandonAt?: number;
 }
 
 function part(bytes: Uint8Array, name: string): string | undefined {
@@ -67,6 +68,7 @@ export async function pageCount(bytes: Uint8Array, format: string, opts: PageCou
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
         ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
+        ...(opts.abandonAt !== undefined ? { abandonAt: opts.abandonAt } : {}),
       };
       if (exact && opts.count) return { pages: await opts.count(bytes, how), method: 'layout', exact: true };
       if (exact && opts.render) return { pages: pdfPageCount(await opts.render(bytes, { ...how, to: 'pdf' })), method: 'rendition', exact: true };

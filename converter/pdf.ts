@@ -282,6 +282,16 @@ export function pdfPageCount(bytes: Uint8Array): number {
   return leaves;
 }
 
+/** Refuses a PDF with more pages than TEMPLATE_MAX_PAGES (TOO_COMPLEX): the estimate (engine/cost.ts)
+ *  reads what makes layout expensive, within a factor two of LibreOffice's count, so a document it let
+ *  through can still lay out past the limit; such a file is not delivered. */
+export function checkPdfPages(pdf: Uint8Array, maxPages: number): void {
+  const pages = pdfPageCount(pdf);
+  if (pages > maxPages) {
+    throw new ConvertError('TOO_COMPLEX', `the document is too costly to convert: it laid out as ${pages} pages; the limit is ${maxPages} (TEMPLATE_MAX_PAGES)`);
+  }
+}
+
 export interface PdfAId {
   part: number;
   conformance: string;

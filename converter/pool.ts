@@ -13,12 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { checkConversionCost } from '../engine/cost.ts';
 import { TemplateError } from '../engine/errors.ts';
-import type { TemplateLimits } from '../engine/limits.ts';
+import { resolveLimits, type TemplateLimits } from '../engine/limits.ts';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
 import { escapeCsvFormulas } from './csv.ts';
-import { addPdfInfo, pdfaIdentification } from './pdf.ts';
+import { addPdfInfo, checkPdfPages, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
@@ -62,6 +62,15 @@ export interface PoolOptions {
   /** Time limit of a conversion while another subscription waits for an instance; default
    *  CONVERTER_CONTENDED_TIMEOUT_MS or 30 000. */
   contendedTimeoutMs?: number;
+  /** Time limit of a conversion while a subscription that used less LibreOffice time recently waits for
+   *  an instance; default CONVERTER_SLICE_MS or 2 000. */
+  sliceMs?: number;
+  /** Warm instances beside `size` that take over at once from an instance stopped by a time limit;
+   *  default CONVERTER_SPARE_INSTANCES (0 for a pool made directly without configuring). */
+  spareInstances?: number;
+  /** Half-life of the recent LibreOffice time that orders waiting subscriptions; default
+   *  CONVERTER_FAIR_HALF_LIFE_MS or 60 000. */
+  fairHalfLifeMs?: number;
   /** LibreOffice time one subscription may use per `budgetWindowMs` while others use the pool too; 0 =
    *  half of the pool's time in the window. Default CONVERTER_SUBSCRIPTION_BUDGET_MS. */
   budgetMs?: number;
@@ -87,16 +96,22 @@ interface PoolJob extends Job {
   callerMs?: number;
   deadlineAt?: number;
   queueTimer?: NodeJS.Timeout;
+  abandonTimer?: NodeJS.Timeout;
   dispatched?: boolean;
+  /** Its document embeds fonts: the instance restarts after it (LibreOffice keeps them registered). */
+  embedsFonts?: true;
 }
 
 /** A running job: when it started, and how to stop it (its time limit, the caller, contention). */
 interface Active {
   job: PoolJob;
+  inst: Instance;
   startedAt: number;
   stopped: boolean;
-  stop: (why: 'timeout' | 'contended' | 'aborted') => void;
+  stop: (why: Interruption) => void;
 }
+
+type Interruption = 'timeout' | 'contended' | 'slice' | 'aborted';
 
 /** What one subscription did with the pool (diagnostics, tests). */
 export interface SubscriptionUsage {
@@ -126,6 +141,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   /** Instances one subscription may hold at once. */
   readonly perSubscription: number;
   readonly contendedTimeoutMs: number;
+  readonly sliceMs: number;
+  readonly fairHalfLifeMs: number;
   readonly budgetMs: number;
   readonly budgetWindowMs: number;
   readonly limits: Partial<TemplateLimits> | undefined;
@@ -134,10 +151,14 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private readonly log: ConverterLog;
   private readonly skipSanitize: boolean;
   private readonly instances: Instance[] = [];
+  /** Instances kept idle (not dispatched to) to take over from one stopped by a time limit. */
+  private readonly spares = new Set<Instance>();
   private readonly queue = new FairQueue<PoolJob>();
   private readonly active = new Set<Active>();
   /** Per subscription: LibreOffice time of the runs that ended in the budget window, and counters. */
   private readonly usage = new Map<string, { runs: { at: number; ms: number }[]; started: number; waitedForOthers: number }>();
+  /** Per subscription: LibreOffice time of its ended runs, decayed (half-life fairHalfLifeMs), as of `at`. */
+  private readonly service = new Map<string, { ms: number; at: number }>();
   private contentionTimer: NodeJS.Timeout | undefined;
   private jobSeq = 0;
   private started = false;
@@ -166,6 +187,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const share = opts.subscriptionInstances ?? settings.subscriptionInstances;
     this.perSubscription = share > 0 ? Math.min(share, this.size) : Math.max(1, this.size - 1);
     this.contendedTimeoutMs = opts.contendedTimeoutMs ?? settings.contendedTimeoutMs;
+    this.sliceMs = opts.sliceMs ?? settings.sliceMs;
+    this.fairHalfLifeMs = opts.fairHalfLifeMs ?? settings.fairHalfLifeMs;
     this.budgetWindowMs = opts.budgetWindowMs ?? settings.budgetWindowMs;
     const budget = opts.budgetMs ?? settings.budgetMs;
     this.budgetMs = budget > 0 ? budget : (this.size * this.budgetWindowMs) / 2;
@@ -178,8 +201,10 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
     liveDirs.add(this.baseDir);
     installExitHook();
-    for (let i = 0; i < this.size; i++) {
+    const spare = opts.spareInstances ?? settings.spareInstances;
+    for (let i = 0; i < this.size + spare; i++) {
       this.instances.push(new Instance(this, i));
+      if (i >= this.size) this.spares.add(this.instances[i]!);
       // Each instance's job directory (see run), made once here rather than checked on every job.
       fs.mkdirSync(path.join(this.baseDir, 'jobs', String(i)), { recursive: true });
     }
@@ -305,7 +330,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
     options.signal?.throwIfAborted();
     // The cost estimate first: one pass, cheaper than the sanitizer's parse of a costly document.
     this.checkCost(input);
-    const bytes = this.skipSanitize ? input : sanitizeOoxml(input, plan.from).bytes;
+    const sanitized = this.skipSanitize ? { bytes: input, embedsFonts: false } : sanitizeOoxml(input, plan.from);
+    const bytes = sanitized.bytes;
     if (!this.started) this.start().catch(() => {});
     // Fail fast when nothing can start (not installed, or no instance ever started); otherwise the job
     // waits in the queue while the instances start or restart.
@@ -320,7 +346,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.checkBudget(tenant);
     const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
-      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), signal: options.signal, resolve, reject, settled: false };
+      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}), signal: options.signal, resolve, reject, settled: false };
       if (options.signal) {
         job.onAbort = () => {
           if (this.queue.remove(tenant, job)) {
@@ -338,6 +364,16 @@ export class LibreOfficePool implements Converter, InstanceHost {
           if (this.queue.remove(tenant, job)) this.settle(job, new ConvertError('TIMEOUT', `the conversion waited ${callerMs} ms for the converter, all the time its caller had`));
         }, callerMs);
         job.queueTimer.unref();
+      }
+      if (options.abandonAt !== undefined) {
+        // The caller stops waiting then: what has not started by then is not run for it.
+        job.abandonTimer = setTimeout(() => {
+          if (this.queue.remove(tenant, job)) {
+            this.settle(job, new ConvertError('TIMEOUT', 'the caller stopped waiting (GENERATE_TIMEOUT_MS) before the conversion started; it was not run', { setting: 'GENERATE_TIMEOUT_MS' }));
+            this.checkContention();
+          }
+        }, Math.max(0, options.abandonAt - Date.now()));
+        job.abandonTimer.unref();
       }
       this.queue.push(tenant, job);
       this.keepAlive();
@@ -418,12 +454,29 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (!tenant) return;
     const now = Date.now();
     this.usageOf(tenant).runs.push({ at: now, ms });
+    this.service.set(tenant, { ms: this.decayedMs(tenant, now) + ms, at: now });
     // Bounded by the subscriptions active in the window: forget the others.
     if (this.usage.size > 1_000) {
       for (const [t, u] of this.usage) {
         if (u.runs.every((r) => r.at <= now - this.budgetWindowMs) && !this.queue.tenants().includes(t) && this.runningOf(t) === 0) this.usage.delete(t);
       }
+      for (const t of this.service.keys()) if (this.decayedMs(t, now) < 1 && !this.queue.tenants().includes(t) && this.runningOf(t) === 0) this.service.delete(t);
     }
+  }
+
+  /** The ended runs' LibreOffice time of `tenant`, each millisecond counting half after fairHalfLifeMs. */
+  private decayedMs(tenant: string, now: number): number {
+    const s = this.service.get(tenant);
+    return s ? s.ms * 2 ** (-(now - s.at) / this.fairHalfLifeMs) : 0;
+  }
+
+  /** What orders waiting subscriptions (least first) and decides who yields: the LibreOffice time a
+   *  subscription used recently (decayed), its running conversions' time so far included. */
+  private recentMs(tenant: string, now: number): number {
+    if (!tenant) return 0;
+    let ms = this.decayedMs(tenant, now);
+    for (const a of this.active) if (a.job.tenant === tenant) ms += now - a.startedAt;
+    return ms;
   }
 
   private runningOf(tenant: string): number {
@@ -442,6 +495,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (job.settled) return;
     job.settled = true;
     clearTimeout(job.queueTimer);
+    clearTimeout(job.abandonTimer);
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (result instanceof Error) job.reject(result);
     else job.resolve(result);
@@ -462,14 +516,30 @@ export class LibreOfficePool implements Converter, InstanceHost {
     }
   }
 
-  /** Starts waiting jobs on idle instances: round-robin per subscription, none beyond its share. */
+  /** Starts waiting jobs on idle instances: first the subscription that used the least LibreOffice time
+   *  recently (fair queuing by service time, not by request count; round-robin among equals), none beyond
+   *  its share. */
   private dispatch(): void {
     while (this.queue.size > 0) {
-      const inst = this.instances.find((i) => i.state === 'idle');
-      if (!inst) break;
-      const job = this.queue.shift((tenant) => this.mayStart(tenant));
+      const now = Date.now();
+      const rank = (tenant: string) => this.recentMs(tenant, now);
+      const inst = this.instances.find((i) => i.state === 'idle' && !this.spares.has(i));
+      if (inst) {
+        const job = this.queue.shift((tenant) => this.mayStart(tenant), rank);
+        if (!job) break;
+        void this.run(inst, job);
+        continue;
+      }
+      // Every instance busy: an idle spare is the fairness lane. A subscription that used less LibreOffice
+      // time recently than each one holding an instance runs on it at once, so its wait is bounded by its own
+      // work, not by the others' (without stopping theirs); the spare is the spare again when it ends.
+      const spare = [...this.spares].find((i) => i.state === 'idle');
+      if (!spare) break;
+      const holders = [...this.active].filter((a) => !this.spares.has(a.inst)).map((a) => a.job.tenant);
+      const lighter = (tenant: string) => this.mayStart(tenant) && holders.every((h) => h !== tenant && rank(tenant) < rank(h));
+      const job = this.queue.shift(lighter, rank);
       if (!job) break;
-      void this.run(inst, job);
+      void this.run(spare, job);
     }
     this.checkContention();
   }
@@ -481,31 +551,52 @@ export class LibreOfficePool implements Converter, InstanceHost {
 
   /**
    * While a subscription that may start a conversion waits because every instance is busy (a pool of
-   * one, or the others' shares), the conversions of other subscriptions get CONVERTER_CONTENDED_TIMEOUT_MS:
-   * the longest-running one past it is stopped, one per waiting subscription (less the instances already
-   * restarting, which will take them). Checked whenever the queue or the running set changes, and when
-   * the next running conversion reaches the limit.
+   * one, or the others' shares), the running conversions of other subscriptions are limited: to
+   * CONVERTER_SLICE_MS when the waiting one used less LibreOffice time recently than the running one's
+   * subscription (fair queuing's slice: one that used more yields), else to CONVERTER_CONTENDED_TIMEOUT_MS.
+   * The longest-running one past its limit is stopped, one per waiting subscription (less the instances
+   * already restarting, which will take them). Checked whenever the queue or the running set changes,
+   * and when the next running conversion reaches its limit.
    */
   private checkContention(): void {
     clearTimeout(this.contentionTimer);
     this.contentionTimer = undefined;
-    if (this.queue.size === 0 || this.active.size === 0 || this.contendedTimeoutMs >= this.timeoutMs || this.stopping) return;
+    if (this.queue.size === 0 || this.active.size === 0 || this.stopping) return;
     const waiting = this.queue.tenants().filter((t) => this.mayStart(t));
-    let toFree = waiting.length - this.instances.filter((i) => i.state === 'starting').length;
+    let toFree = waiting.length - this.instances.filter((i) => i.state === 'starting' && !this.spares.has(i)).length;
     if (toFree <= 0) return;
     const now = Date.now();
     let next = Infinity;
     const candidates = [...this.active].filter((a) => !a.stopped && waiting.some((t) => t !== a.job.tenant)).sort((x, y) => x.startedAt - y.startedAt);
     for (const a of candidates) {
-      const due = a.startedAt + this.contendedTimeoutMs;
-      if (due <= now) {
-        if (toFree-- > 0) a.stop('contended');
-      } else next = Math.min(next, due);
+      const { at, why } = this.limitOf(a, waiting, now);
+      if (at <= now) {
+        if (toFree-- > 0) a.stop(why);
+      } else next = Math.min(next, at);
     }
     if (next < Infinity) {
-      this.contentionTimer = setTimeout(() => this.checkContention(), next - now);
+      this.contentionTimer = setTimeout(() => this.checkContention(), Math.max(1, next - now));
       this.contentionTimer.unref();
     }
+  }
+
+  /** When a running conversion is due to stop while `waiting` subscriptions wait, and why. */
+  private limitOf(a: Active, waiting: string[], now: number): { at: number; why: Interruption } {
+    let at = Infinity;
+    let why: Interruption = 'contended';
+    if (this.contendedTimeoutMs < this.timeoutMs) at = a.startedAt + this.contendedTimeoutMs;
+    if (this.sliceMs < this.timeoutMs && a.job.tenant) {
+      // The running subscription's recent time grows while it runs: the slice applies from when it has
+      // used more than a waiting one (and the conversion has run a slice).
+      const mine = this.recentMs(a.job.tenant, now);
+      const least = Math.min(...waiting.filter((t) => t && t !== a.job.tenant).map((t) => this.recentMs(t, now)));
+      const sliceAt = Math.max(a.startedAt + this.sliceMs, now + Math.max(0, least - mine + 1));
+      if (sliceAt < at) {
+        at = sliceAt;
+        why = 'slice';
+      }
+    }
+    return { at, why };
   }
 
   private async run(inst: Instance, job: PoolJob): Promise<void> {
@@ -513,29 +604,35 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.running++;
     job.dispatched = true;
     clearTimeout(job.queueTimer);
+    clearTimeout(job.abandonTimer);
     const startedAt = Date.now();
     // The caller's remaining time when it is shorter than the pool's limit (it has waited in the queue).
     const callerLeft = job.deadlineAt === undefined ? Infinity : job.deadlineAt - startedAt;
     const limitMs = Math.max(1, Math.min(this.timeoutMs, callerLeft));
     const setting = callerLeft < this.timeoutMs ? undefined : 'CONVERTER_TIMEOUT_MS';
-    const active: Active = { job, startedAt, stopped: false, stop: () => {} };
+    const active: Active = { job, inst, startedAt, stopped: false, stop: () => {} };
     this.active.add(active);
     reportQueueWait(job.tenant, startedAt - job.queuedAt);
     if (job.tenant) this.usageOf(job.tenant).started++;
     // One directory per instance, made by the constructor; a job's files are named by its id (an instance
     // runs one job at a time, and a late unlink of an earlier job's files can never touch a later one's). A
     // directory per job cost a mkdir and a recursive rm (lstat, readdir, rmdir) on the event loop per count.
-    const dir = path.join(this.baseDir, 'jobs', String(inst.index));
-    const inPath = path.join(dir, `${job.id}-in.${job.plan.from}`);
-    const outPath = path.join(dir, `${job.id}-out.${job.plan.to}`);
+    // Every job's files have the same names (a document asking for its own file name, `=CELL("filename")`,
+    // learns nothing of other jobs); the next job on this instance waits for their removal (jobCleanup).
+    const dir = inst.jobDir;
+    const inName = `document.${job.plan.from}`;
+    const outName = `output.${job.plan.to}`;
+    const inPath = path.join(dir, inName);
+    const outPath = path.join(dir, outName);
     let restartWhy: string | null = null;
+    let stoppedByLimit = false;
     let failed = false;
     let timer: NodeJS.Timeout | undefined;
     let abortListener: (() => void) | undefined;
     try {
       await inst.jobCleanup;
       // Its limits run from dispatch, the input's write included.
-      const interrupted = new Promise<'timeout' | 'contended' | 'aborted'>((resolve) => {
+      const interrupted = new Promise<Interruption>((resolve) => {
         active.stop = (why) => {
           active.stopped = true;
           resolve(why);
@@ -548,11 +645,15 @@ export class LibreOfficePool implements Converter, InstanceHost {
         }
       });
       await fsp.writeFile(inPath, job.input);
-      const req: Record<string, unknown> = job.count ? { id: job.id, in: inPath, count: true } : { id: job.id, in: inPath, out: outPath, filter: job.plan.filter };
+      const seen = inst.jobDirInside;
+      const req: Record<string, unknown> = job.count
+        ? { id: job.id, in: path.join(seen, inName), count: true }
+        : { id: job.id, in: path.join(seen, inName), out: path.join(seen, outName), filter: job.plan.filter };
       if (job.plan.filterData) req.filterData = job.plan.filterData;
       if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
       if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
       const reply = active.stopped ? await interrupted : await Promise.race([inst.request(req), interrupted]);
+      stoppedByLimit = reply === 'timeout' || reply === 'contended' || reply === 'slice';
       if (reply === 'timeout') {
         restartWhy = `conversion ${job.id} exceeded ${limitMs} ms`;
         // The pool's own limit: the document's cost, final. The caller's remaining time: its deadline.
@@ -567,6 +668,15 @@ export class LibreOfficePool implements Converter, InstanceHost {
           'TIMEOUT',
           `the conversion ran ${ran} ms while another subscription waited for the converter; the limit is ${this.contendedTimeoutMs} ms then (CONVERTER_CONTENDED_TIMEOUT_MS)`,
           { setting: 'CONVERTER_CONTENDED_TIMEOUT_MS' },
+        );
+      }
+      if (reply === 'slice') {
+        const ran = Date.now() - startedAt;
+        restartWhy = `conversion ${job.id} stopped after ${ran} ms: a subscription that used less of the converter waits`;
+        throw new ConvertError(
+          'TIMEOUT',
+          `the conversion ran ${ran} ms while another subscription that used less of the converter recently waited for it; the limit is ${this.sliceMs} ms then (CONVERTER_SLICE_MS)`,
+          { setting: 'CONVERTER_SLICE_MS' },
         );
       }
       if (reply === 'aborted') {
@@ -601,24 +711,47 @@ export class LibreOfficePool implements Converter, InstanceHost {
       this.active.delete(active);
       this.recordRun(job.tenant, Date.now() - startedAt);
       // The instance's next job waits for these (Instance.jobCleanup): it finds nothing of this one in the
-      // job directory its sandbox shows.
-      inst.jobCleanup = Promise.all([inPath, outPath].map((f) => fsp.unlink(f).catch(() => {})));
+      // job directory its sandbox shows. The removal is set before any restart, whose new instance may take
+      // the next job at once.
+      const unlinks = Promise.all([inPath, outPath].map((f) => fsp.unlink(f).catch(() => {})));
       // Not 'busy' any more means the bridge already exited and onInstanceExit is restarting it;
       // a second restart here would kill the replacement while it starts.
+      let restarted: Promise<void> | undefined;
       if (inst.state === 'busy') {
-        if (restartWhy) await this.restart(inst, restartWhy);
-        else if (inst.sinceStart >= this.recycleAfter) await this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
+        // Stopped by a time limit (the pool's own stop): an idle spare takes its place at once, and it
+        // restarts as the spare. A crash waits for its restart, as before.
+        if (restartWhy && stoppedByLimit) this.promoteSpare(inst);
+        if (restartWhy) restarted = this.restart(inst, restartWhy);
+        else if (job.embedsFonts) {
+          // LibreOffice keeps a document's embedded fonts registered for the whole process after it closes:
+          // the next job (maybe another subscription's) must not lay out with them. A warm spare takes over.
+          this.promoteSpare(inst);
+          restarted = this.restart(inst, 'its document embedded fonts, which LibreOffice keeps after the document closes');
+        } else if (inst.sinceStart >= this.recycleAfter) restarted = this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
         else inst.state = 'idle';
       }
       // A failed job may leave more than its two files: a csv export's per-sheet files, and an export killed
       // mid-write (timeout, cancel, crash) LibreOffice's lock file (`.~lock.<name>#`) and its temporary
-      // (`lu*.tmp`), which names no job. Everything named by this or an earlier job goes; what names no job
-      // goes when no LibreOffice runs in this directory (the instance is restarting). A later job's files,
-      // once this instance is idle again and another takes it, stay.
-      if (failed) await (inst.jobCleanup = Promise.all([inst.jobCleanup, removeJobFiles(dir, job.id, inst.state !== 'idle' && inst.state !== 'busy')]));
+      // (`lu*.tmp`). Only this job's files are in the directory (an instance runs one job at a time, and the
+      // next waits for this removal): once LibreOffice is stopped (restarted) everything goes; while it runs
+      // (it refused the document), what the job's names name.
+      const officeStopped = restarted !== undefined || (inst.state !== 'idle' && inst.state !== 'busy');
+      inst.jobCleanup = failed ? unlinks.then(() => restarted).then(() => removeJobFiles(dir, officeStopped)) : unlinks;
+      await restarted;
+      if (failed) await inst.jobCleanup;
       this.keepAlive();
       this.dispatch();
     }
+  }
+
+  /** An idle spare takes `inst`'s place (dispatched to from now on); `inst` becomes the spare. */
+  private promoteSpare(inst: Instance): void {
+    if (this.spares.has(inst)) return;
+    const spare = [...this.spares].find((i) => i.state === 'idle');
+    if (!spare) return;
+    this.spares.delete(spare);
+    this.spares.add(inst);
+    this.log(`instance ${spare.index} takes over from instance ${inst.index}, which restarts as the spare`, { instance: spare.index, replaces: inst.index });
   }
 
   private postProcess(out: Uint8Array, plan: ConversionPlan): Uint8Array {
@@ -627,6 +760,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (out.byteLength < 8 || Buffer.from(out.subarray(0, 5)).toString('latin1') !== '%PDF-') {
       throw new ConvertError('CONVERSION_FAILED', 'LibreOffice produced no PDF');
     }
+    checkPdfPages(out, resolveLimits(this.limits).maxPages);
     if (plan.pdfaPart !== undefined) {
       const id = pdfaIdentification(out);
       if (!id || id.part !== plan.pdfaPart) {
@@ -639,12 +773,13 @@ export class LibreOfficePool implements Converter, InstanceHost {
   status(): ConverterStatus {
     return {
       kind: 'libreoffice',
-      ready: this.instances.some((i) => i.state === 'idle' || i.state === 'busy'),
+      // A spare takes no work until an instance is stopped by a time limit: it does not make the pool ready.
+      ready: this.instances.some((i) => !this.spares.has(i) && (i.state === 'idle' || i.state === 'busy')),
       started: this.started,
       queued: this.queue.size,
       queueLimit: this.queueLimit,
       running: this.running,
-      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts })),
+      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts, ...(this.spares.has(i) ? { spare: true } : {}) })),
       networkIsolation: this.isolation.sandbox ? (this.isolation.offline ? 'bwrap --unshare-net' : 'none') : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
       sandbox: this.isolation.sandbox ? 'bwrap' : 'none',
       isolation: this.isolation.description,
@@ -673,13 +808,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
   }
 }
 
-const JOB_FILE = /^(?:\.~lock\.)?(\d+)-/;
+/** The files a job leaves under its names (document.*, output.*, their lock files). */
+const JOB_FILE = /^(?:\.~lock\.)?(?:document|output)[.-]/;
 
-async function removeJobFiles(dir: string, jobId: number, officeStopped: boolean): Promise<void> {
+async function removeJobFiles(dir: string, officeStopped: boolean): Promise<void> {
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
-  const gone = names.filter((n) => {
-    const owner = JOB_FILE.exec(n);
-    return owner ? Number(owner[1]) <= jobId : officeStopped;
-  });
+  const gone = names.filter((n) => officeStopped || JOB_FILE.test(n));
   await Promise.all(gone.map((n) => fsp.rm(path.join(dir, n), { force: true, recursive: true }).catch(() => {})));
 }

@@ -1,12 +1,14 @@
 // The filesystem sandbox of a LibreOffice instance (bubblewrap, `bwrap`): the instance sees the system
-// read-only (what soffice and python3-uno need: /usr, a few /etc entries, the font cache), its own profile,
+// read-only (what soffice and python3-uno need: parts of /usr, a few /etc entries, the font cache), its own profile,
 // temporary directory and job directory (writable), a private /tmp, /proc of its own PID namespace, and
 // nothing else: no data directory, no home, no other instance's jobs, no network (unless network
 // isolation is off). A `file://` reference to anything outside the job resolves to nothing, whatever the
 // document, image or link type that names it (issue 25 §1).
 //
-// The instance's directories keep their host paths inside the sandbox, so requests need no translation
-// and the processes stay recognisable by their arguments (tests find an instance by its profile path).
+// The instance's profile and temporary directories keep their host paths inside the sandbox, so the
+// processes stay recognisable by their arguments (tests find an instance by its profile path). Its job
+// directory is mounted at /job: a document that asks for its own file name (`=CELL("filename")`, a
+// FILENAME field) sees `/job/document.<ext>` in every job, never a host path, a pool or a job number.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -20,9 +22,50 @@ export interface SandboxDirs {
   bridge: string;
 }
 
-/** System paths mounted read-only when they exist; symlinked top-level directories (merged /usr) are
- *  recreated as symlinks. */
-const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** Where an instance's job directory is inside its sandbox. */
+export const SANDBOX_JOB_DIR = '/job';
+
+/** Top-level system paths mounted read-only when they exist; symlinked ones (merged /usr) are recreated as
+ *  symlinks. */
+const SYSTEM_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** What of /usr soffice and python3-uno read: executables, shared libraries, LibreOffice and Python
+ *  themselves, locales, and the data they load (fonts and fontconfig's rules, hyphenation, thesaurus and
+ *  spelling dictionaries, language tags, time zones, ICU, MIME, colour profiles). Not /usr/local (a site's
+ *  own installs), nor the rest of /usr/lib and /usr/share (other packages' files). Fonts must be installed
+ *  system-wide in /usr/share/fonts (fontconfig's /etc/fonts is mounted too). */
+const USR_DIRS = [
+  '/usr/bin',
+  '/usr/lib64',
+  '/usr/lib/libreoffice',
+  '/usr/lib/locale',
+  '/usr/share/fonts',
+  '/usr/share/fontconfig',
+  '/usr/share/hyphen',
+  '/usr/share/mythes',
+  '/usr/share/hunspell',
+  '/usr/share/myspell',
+  '/usr/share/liblangtag',
+  '/usr/share/libreoffice',
+  '/usr/share/zoneinfo',
+  '/usr/share/locale',
+  '/usr/share/icu',
+  '/usr/share/mime',
+  '/usr/share/color',
+  '/usr/share/X11/locale',
+];
+/** /usr/lib entries matched by name: the architecture's libraries (x86_64-linux-gnu...) and Python (python3, python3.11). */
+const USR_LIB_PATTERN = /^(?:[a-z0-9_]+-linux-gnu[a-z0-9_]*|python3(?:\.\d+)?)$/;
+
+/** The /usr directories an instance sees (those that exist here). */
+export function usrDirs(): string[] {
+  let lib: string[] = [];
+  try {
+    lib = fs.readdirSync('/usr/lib').filter((n) => USR_LIB_PATTERN.test(n)).map((n) => `/usr/lib/${n}`);
+  } catch {
+    /* no /usr/lib */
+  }
+  return [...USR_DIRS, ...lib].filter((d) => fs.existsSync(d));
+}
 const SYSTEM_ENTRIES = [
   '/etc/libreoffice', // Debian's registry and sofficerc (/usr/lib/libreoffice/share/registry points here)
   '/etc/fonts', // fontconfig
@@ -54,9 +97,11 @@ export function sandboxArgs(dirs: SandboxDirs, opts: { network: boolean; extraRe
     if (st.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(d), d);
     else if (st.isDirectory()) args.push('--ro-bind', d, d);
   }
+  for (const d of usrDirs()) args.push('--ro-bind', d, d);
   for (const e of [...SYSTEM_ENTRIES, ...(opts.extraReadOnly ?? [])]) if (fs.existsSync(e)) args.push('--ro-bind', e, e);
   args.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMPFS_BYTES), '--tmpfs', '/tmp');
-  for (const d of [dirs.profile, dirs.tmp, dirs.job]) args.push('--bind', d, d);
+  for (const d of [dirs.profile, dirs.tmp]) args.push('--bind', d, d);
+  args.push('--bind', dirs.job, SANDBOX_JOB_DIR);
   args.push('--ro-bind', dirs.bridge, dirs.bridge);
   // The deployment's fonts (CONVERTER_FONTS_DIR, converter/fonts.ts), read-only; after the private /tmp,
   // so a directory under /tmp is not hidden by it.
@@ -66,7 +111,7 @@ export function sandboxArgs(dirs: SandboxDirs, opts: { network: boolean; extraRe
     // capabilities, no further user namespaces; it dies with its owner.
     '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
     ...(opts.network ? [] : ['--unshare-net']),
-    '--cap-drop', 'ALL', '--die-with-parent', '--chdir', dirs.job, '--',
+    '--cap-drop', 'ALL', '--die-with-parent', '--chdir', SANDBOX_JOB_DIR, '--',
   );
   return args;
 }
@@ -89,7 +134,7 @@ export function installationDirs(executables: readonly string[]): string[] {
   const out = new Set<string>();
   for (const exe of executables) {
     const real = resolveExecutable(exe);
-    if (!real || SYSTEM_DIRS.some((d) => real.startsWith(`${d}/`))) continue;
+    if (!real || [...SYSTEM_DIRS, ...usrDirs()].some((d) => real.startsWith(`${d}/`))) continue;
     out.add(path.dirname(path.dirname(real)));
   }
   return [...out];

@@ -51,7 +51,13 @@ export interface SanitizeResult {
   bytes: Uint8Array;
   /** Human-readable list of what was removed, empty when the input came back unchanged. */
   removed: string[];
+  /** The package carries fonts of its own (word/fonts, ppt/fonts: Word's and PowerPoint's embedded fonts).
+   *  LibreOffice registers them for the whole process and keeps them after the document closes. */
+  embedsFonts: boolean;
 }
+
+/** Where Word, PowerPoint and Excel keep a document's embedded fonts (obfuscated .odttf, .fntdata, plain). */
+const EMBEDDED_FONT = /^(word|ppt|xl)\/fonts\/|\.(odttf|fntdata|ttf|otf|ttc)$/i;
 
 const DANGEROUS_FIELD = /^\s*(INCLUDEPICTURE|INCLUDETEXT|INCLUDE|LINK|DDE|DDEAUTO|IMPORT|DATABASE|RD)(?![\w])/i;
 const SAFE_EXTERNAL_HYPERLINK = /^(https?:|mailto:)/i;
@@ -783,10 +789,11 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
     const next = sanitizeRels(name, xml, source === undefined ? undefined : refsByPart.get(source), removed);
     if (next !== undefined) replaced.set(name, next);
   }
-  if (!replaced.size) return { bytes: input, removed };
+  const embedsFonts = entries.some((e) => EMBEDDED_FONT.test(e.name));
+  if (!replaced.size) return { bytes: input, removed, embedsFonts };
   const out: ZipEntry[] = entries.map((e) => {
     const t = replaced.get(e.name);
     return t === undefined ? e : makeEntry(e.name, t);
   });
-  return { bytes: writeZip(out), removed };
+  return { bytes: writeZip(out), removed, embedsFonts };
 }

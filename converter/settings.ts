@@ -43,6 +43,14 @@ export interface ConverterSettings {
   subscriptionInstances: number;
   /** Time limit of a conversion while another subscription's conversion waits for an instance. */
   contendedTimeoutMs: number;
+  /** Time limit of a conversion while a subscription that used less LibreOffice time recently waits for
+   *  an instance (fair queuing's slice). */
+  sliceMs: number;
+  /** Warm instances kept idle beside the pool that take over, at once, from an instance stopped by a time
+   *  limit (slice, contended, timeout), so the waiting conversion does not wait for a restart. */
+  spareInstances: number;
+  /** Half-life of the LibreOffice time that orders waiting subscriptions (least used recently first). */
+  fairHalfLifeMs: number;
   /** LibreOffice time one subscription may use per budgetWindowMs while others convert too; 0 = half
    *  of the pool's time in the window. */
   budgetMs: number;
@@ -69,6 +77,10 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   csvEscapeFormulas: true,
   subscriptionInstances: 0,
   contendedTimeoutMs: 30_000,
+  sliceMs: 2_000,
+  // A pool made directly (scripts, tests) has none unless asked; the service's default is 1 (config/env.ts).
+  spareInstances: 0,
+  fairHalfLifeMs: 60_000,
   budgetMs: 0,
   budgetWindowMs: 600_000,
   fontsDir: '',

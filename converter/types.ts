@@ -16,8 +16,13 @@ export interface ConvertOptions {
   /** The caller's remaining time (a sync generate's deadline): the conversion's wait and run together
    *  end by then; past it the conversion fails with TIMEOUT (no `setting`). */
   timeoutMs?: number;
-  /** Whose conversion this is: waiting conversions are served round-robin per tenant. */
+  /** Whose conversion this is: waiting conversions are served to the tenant that used the least
+   *  LibreOffice time recently (round-robin among equals). */
   tenant?: string;
+  /** Epoch ms when the caller stops waiting (a synchronous generate's GENERATE_TIMEOUT_MS): a conversion
+   *  still queued then is dropped (TIMEOUT, setting GENERATE_TIMEOUT_MS), so a caller that gave up leaves
+   *  no work queued ahead of its next request. One already running finishes under its own limits. */
+  abandonAt?: number;
 }
 
 export interface InstanceStatus {
@@ -29,6 +34,8 @@ export interface InstanceStatus {
   lastError: string | null;
   /** Starts that failed in a row (0 once it is up); the pool keeps restarting with a back-off. */
   failedStarts?: number;
+  /** A spare: kept idle to take over from an instance stopped by a time limit (CONVERTER_SPARE_INSTANCES). */
+  spare?: boolean;
 }
 
 export interface ConverterStatus {

@@ -235,13 +235,24 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
   };
 }
 
-/** The run context of row `row` of a batch: its own operation id, so its record and metering are its own. */
-export function rowRun(run: Pick<BatchRun, 'batchId' | 'subscriptionId' | 'userId' | 'connections' | 'remote'>, row: number): RunContext {
+/** The run context of one of a batch's own operations (a row, the combined output): the batch's
+ *  subscription, user, connections and remote locations under that operation's id. */
+export function batchOperationRun(run: Pick<BatchRun, 'subscriptionId' | 'userId' | 'connections' | 'remote'>, operationId: string): RunContext {
   return {
-    operationId: rowOperationId(run.batchId, row),
+    operationId,
     subscriptionId: run.subscriptionId,
     userId: run.userId,
     ...(run.connections ? { connections: run.connections } : {}),
     ...(run.remote ? { remote: run.remote } : {}),
   };
+}
+
+/** The run context of row `row` of a batch: its own operation id, so its record and metering are its own. */
+export function rowRun(run: Pick<BatchRun, 'batchId' | 'subscriptionId' | 'userId' | 'connections' | 'remote'>, row: number): RunContext {
+  return batchOperationRun(run, rowOperationId(run.batchId, row));
+}
+
+/** The operation id the combined output is recorded under (not metered: its rows were). */
+export function combinedOperationId(batchId: string): string {
+  return `${batchId}:combined`;
 }

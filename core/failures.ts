@@ -4,21 +4,20 @@
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { type ErrorCode, errorRegistry, type InnerError, innerError, isErrorCode } from './errors.ts';
 
+/** What else a caller's failure says: when to send the request again (a 429's Retry-After, seconds). */
+export interface FailureHints {
+  retryAfterSeconds?: number;
+}
+
 /** A failure the caller caused: the workflow must not retry it. */
-export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[], externalErrors?: unknown[], retryAfterSeconds?: number): ApplicationFailure {
+export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[], externalErrors?: unknown[], hints?: FailureHints): ApplicationFailure {
   const inner = innerErrors ?? [innerError(code, message)];
   return ApplicationFailure.create({
     type: code,
     message,
     nonRetryable: true,
-    // The external service's own errors (a drive's, Salesforce's) travel as a second detail; a throttling
-    // answer's Retry-After as a third.
-    details:
-      retryAfterSeconds !== undefined
-        ? [inner, externalErrors ?? [], { retryAfterSeconds }]
-        : externalErrors?.length
-          ? [inner, externalErrors]
-          : [inner],
+    // The external service's own errors (a drive's, Salesforce's) travel as a second detail, hints as a third.
+    details: hints ? [inner, externalErrors ?? [], hints] : externalErrors?.length ? [inner, externalErrors] : [inner],
   });
 }
 
@@ -29,7 +28,7 @@ export interface FailureRendering {
   innerErrors: InnerError[];
   /** What an external location reported (manage's error.externalErrors). */
   externalErrors?: unknown[];
-  /** TOO_MANY_REQUESTS: the Retry-After of the answer (seconds). */
+  /** A 429's Retry-After (seconds). */
   retryAfterSeconds?: number;
 }
 
@@ -39,14 +38,15 @@ export function renderFailure(cause: unknown, workflowId: string): FailureRender
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
     const inner = Array.isArray(cause.details?.[0]) ? (cause.details[0] as InnerError[]) : [innerError(cause.type, cause.message)];
     const external = Array.isArray(cause.details?.[1]) && cause.details[1].length > 0 ? (cause.details[1] as unknown[]) : undefined;
-    const retryAfter = (cause.details?.[2] as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    const hints = (cause.details?.[2] ?? {}) as FailureHints;
+    const retryAfter = typeof hints.retryAfterSeconds === 'number' && hints.retryAfterSeconds > 0 ? Math.ceil(hints.retryAfterSeconds) : undefined;
     return {
       code: cause.type,
       status: errorRegistry[cause.type].status,
       message: cause.message,
       innerErrors: inner,
       ...(external ? { externalErrors: external } : {}),
-      ...(typeof retryAfter === 'number' ? { retryAfterSeconds: retryAfter } : {}),
+      ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
     };
   }
   if (cause instanceof TimeoutFailure) {

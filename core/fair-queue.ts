@@ -1,5 +1,6 @@
-// A queue per tenant, served round-robin: a burst of one tenant waits behind one job of each other
-// tenant, never in front of all of them. Used where one process runs work of every tenant with a fixed
+// A queue per tenant, served round-robin (or, given a rank, to the tenant of lowest rank first, e.g. the
+// LibreOffice time it used recently: fair queuing by service time): a burst of one tenant waits behind one
+// job of each other tenant, never in front of all of them. Used where one process runs work of every tenant with a fixed
 // number of slots (merge threads, LibreOffice instances). Pure: no Node built-ins.
 
 export class FairQueue<T> {
@@ -21,17 +22,21 @@ export class FairQueue<T> {
     this.count++;
   }
 
-  /** The next item: the oldest of the waiting tenant served longest ago (or never), among the tenants
-   *  `eligible` accepts (all by default; e.g. those below their share of the slots). */
-  shift(eligible?: (tenant: string) => boolean): T | undefined {
+  /** The next item: the oldest of the waiting tenant of lowest `rank` (when given), then served longest
+   *  ago (or never), among the tenants `eligible` accepts (all by default; e.g. those below their share of
+   *  the slots). */
+  shift(eligible?: (tenant: string) => boolean, rank?: (tenant: string) => number): T | undefined {
     let pick: string | undefined;
     let pickAt = Infinity;
+    let pickRank = Infinity;
     for (const tenant of this.queues.keys()) {
       if (eligible && !eligible(tenant)) continue;
+      const r = rank ? rank(tenant) : 0;
       const at = this.lastServed.get(tenant) ?? -1;
-      if (at < pickAt) {
+      if (r < pickRank || (r === pickRank && at < pickAt)) {
         pick = tenant;
         pickAt = at;
+        pickRank = r;
       }
     }
     if (pick === undefined) return undefined;
@@ -54,6 +59,11 @@ export class FairQueue<T> {
   /** The tenants with waiting items. */
   tenants(): string[] {
     return [...this.queues.keys()];
+  }
+
+  /** The items of `tenant` that wait, oldest first. */
+  itemsOf(tenant: string): readonly T[] {
+    return this.queues.get(tenant) ?? [];
   }
 
   /** How many items of `tenant` wait. */

@@ -4,7 +4,7 @@ import { parse as parseGraphql } from 'graphql';
 import Type, { type Static } from 'typebox';
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
-import { entryOf, holds, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
+import { dataLoadMethods, entryOf, formatWording, GRAPHQL, holds, type LocationCatalog, type LocationNeed, methodsFor, orList, pathWording, urnWording } from './locations.ts';
 import { jsonObject } from './save-options.ts';
 import type { RunContext } from './run.ts';
 import { parseTarget, type Target } from './target.ts';
@@ -15,16 +15,18 @@ export interface Variable {
   type: string;
 }
 
-/** The location methods each field of the request may name (from the location registry), for the
- *  descriptions of the request's schema. */
+/** The location methods each field of a generate may name (from the location registry). */
 export interface GenerateMethods {
   template: readonly string[];
   data: readonly string[];
   delivery: readonly string[];
 }
 
+export function generateMethods(catalog: LocationCatalog): GenerateMethods {
+  return { template: methodsFor(catalog, 'generate', 'readTemplate'), data: dataLoadMethods(catalog), delivery: methodsFor(catalog, 'generate', 'write') };
+}
+
 const JsonObject = Type.Object({}, { additionalProperties: true });
-const or = (list: readonly string[]) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : (list[0] ?? ''));
 
 /** A string field that must be one of `values`: an enum of the schema (validation, the OpenAPI document and
  *  the unions of generated clients), typed as a string for the rules below, which name the field. */
@@ -33,14 +35,17 @@ export const oneOf = (values: readonly string[], description?: string) =>
 
 /** The body of generate and async generate (spec 4.8) but externalContext (the API's, as every operation's),
  *  its descriptions naming the registered locations. */
-export function generateRequestSchema(methods: GenerateMethods) {
+export function generateRequestSchema(catalog: LocationCatalog) {
+  const methods = generateMethods(catalog);
+  const what = (capability: 'readTemplate' | 'readData') =>
+    catalog.filter((e) => e.wording && e.requests.includes('generate') && e.can.includes(capability)).map((e) => `${e.method} (${e.wording!.what})`);
   return Type.Object({
     template: Type.Object({
-      urn: Type.Optional(Type.String({ description: 'With loadMethod: an uploaded template (Storage), a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id' })),
-      loadMethod: Type.Optional(oneOf(methods.template, 'Where the template is: an uploaded file (Storage) or a drive')),
+      urn: Type.Optional(Type.String({ description: `With loadMethod: ${urnWording(catalog, 'generate', 'readTemplate')}` })),
+      loadMethod: Type.Optional(oneOf(methods.template, `Where the template is: ${orList(what('readTemplate'))}`)),
       url: Type.Optional(Type.String({ description: 'Alternative to urn + loadMethod' })),
       name: Type.Optional(Type.String()),
-      fileFormat: oneOf(TEMPLATE_FORMATS, 'gdoc, gsheet and gslide load from DriveB only (spec 4.8 rule 1)'),
+      fileFormat: oneOf(TEMPLATE_FORMATS, `Where each format loads from (spec 4.8 rule 1): ${formatWording(catalog, 'generate', 'readTemplate')}`),
       options: Type.Optional(JsonObject),
       relatedItems: Type.Optional(
         Type.Array(
@@ -55,8 +60,8 @@ export function generateRequestSchema(methods: GenerateMethods) {
       ),
     }),
     data: Type.Object({
-      loadMethod: oneOf(methods.data, `${or(methods.data)}: an uploaded JSON file (Storage), a JSON file at a drive (DriveB also reads a Google Sheet as rows), or a GraphQL query`),
-      urn: Type.String({ description: 'Id of an uploaded data file, the GraphQL endpoint, or the file at the drive (DriveA item id / driveId!itemId / root:/path:, DriveB file id)' }),
+      loadMethod: oneOf(methods.data, `A JSON file at ${orList(what('readData'))} (DriveB also reads a Google Sheet as rows), or the result of a ${GRAPHQL} query`),
+      urn: Type.String({ description: `The GraphQL endpoint, or the data file: ${urnWording(catalog, 'generate', 'readData')}` }),
       variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: Type.String() }))),
       query: Type.Optional(Type.String()),
       embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })),
@@ -66,8 +71,8 @@ export function generateRequestSchema(methods: GenerateMethods) {
       locale: Type.String({ description: 'BCP 47 locale, e.g. en-US' }),
       name: Type.String({ minLength: 1 }),
       fileFormat: oneOf(ALL_FORMATS, "The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)"),
-      deliveryMethod: oneOf(methods.delivery, 'Where the document goes (spec 4.8 rule 3: DriveB-native formats to DriveB only; docx, xlsx, pptx to Storage or DriveA; pdf and csv anywhere)'),
-      path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
+      deliveryMethod: oneOf(methods.delivery, `Where the document goes; where each format may go (spec 4.8 rule 3): ${formatWording(catalog, 'generate', 'write')}`),
+      path: Type.String({ description: pathWording(catalog, 'generate') }),
       options: Type.Optional(
         Type.Object(
           {
@@ -221,9 +226,9 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   const native = nativeMergeOf(req);
   problems.push(...native.errors);
   const strict = strictOf(req, native.merge !== undefined, problems);
-  const dataMethods = [...methodsFor(catalog, 'generate', 'readData'), 'GraphQL'];
+  const dataMethods = dataLoadMethods(catalog);
   if (!dataMethods.includes(req.data.loadMethod)) bad(`data.loadMethod must be one of ${dataMethods.join(', ')}`);
-  else if (req.data.loadMethod === 'GraphQL') problems.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
+  else if (req.data.loadMethod === GRAPHQL) problems.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
   if (req.data.embedded !== undefined && !isJsonObjectText(req.data.embedded)) bad('data.embedded must be JSON text of an object');
   const related = relatedTemplates(req, problems);
 
@@ -234,7 +239,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
     // Its format is checked above (an included template is docx, xlsx or pptx wherever the main one is).
     if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
   }
-  if (req.data.loadMethod !== 'GraphQL') needs.push({ method: req.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
+  if (req.data.loadMethod !== GRAPHQL) needs.push({ method: req.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
   needs.push(...targetNeeds);
   return {
     input: {

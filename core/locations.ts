@@ -92,6 +92,9 @@ export interface LocationEntry {
   /** Why a target path is not one of its paths (undefined: it is). */
   pathProblem?(path: string): string | undefined;
   readonly targetOptions?: TargetOptionsReader;
+  /** How the API's descriptions and the docs name it: `what` it is, what a `urn` is there, what a `path`
+   *  of a written file is there (none: it has no folders). */
+  readonly wording?: { readonly what: string; readonly urn: string; readonly path?: string };
 }
 
 export type LocationCatalog = readonly LocationEntry[];
@@ -128,6 +131,48 @@ export function methodsFor(catalog: LocationCatalog, request: 'generate' | 'mana
 export function holds(e: Pick<LocationEntry, 'formats'>, capability: Capability, format: string): boolean {
   const list = capability === 'readTemplate' ? e.formats.templates : capability === 'write' ? e.formats.writes : undefined;
   return list === undefined || (list as readonly string[]).includes(format);
+}
+
+/** generate's data.loadMethod other than a location: the data is a GraphQL query's result. */
+export const GRAPHQL = 'GraphQL';
+
+/** The methods generate's data.loadMethod may name: the locations generate reads data from, and GraphQL. */
+export function dataLoadMethods(catalog: LocationCatalog): string[] {
+  return [...methodsFor(catalog, 'generate', 'readData'), GRAPHQL];
+}
+
+/** "a, b or c" */
+export function orList(list: readonly string[]): string {
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : (list[0] ?? '');
+}
+
+/** The descriptions' sentence of what a urn is at each location an operation's field may name. */
+export function urnWording(catalog: LocationCatalog, request: 'generate' | 'manage', capability: Capability): string {
+  return catalog
+    .filter((e) => e.wording && e.requests.includes(request) && e.can.includes(capability))
+    .map((e) => `${e.method}: ${e.wording!.urn}`)
+    .join('; ');
+}
+
+/** The descriptions' sentence of what a written file's path is at each location an operation writes to. */
+export function pathWording(catalog: LocationCatalog, request: 'generate' | 'manage'): string {
+  return catalog
+    .filter((e) => e.wording && e.requests.includes(request) && e.can.includes('write'))
+    .map((e) => `${e.method}: ${e.wording!.path ?? 'ignored'}`)
+    .join('; ');
+}
+
+/** Which locations hold which formats (spec 4.8 rules 1 and 3), e.g. "gdoc, gsheet, gslide only DriveB;
+ *  pdf, csv Storage, DriveA, DriveB or crm". */
+export function formatWording(catalog: LocationCatalog, request: 'generate' | 'manage', capability: 'readTemplate' | 'write'): string {
+  const entries = catalog.filter((e) => e.requests.includes(request) && e.can.includes(capability));
+  const groups = new Map<string, string[]>();
+  for (const f of new Set(entries.flatMap((e) => (capability === 'write' ? e.formats.writes : e.formats.templates)))) {
+    const where = entries.filter((e) => holds(e, capability, f)).map((e) => e.method);
+    const key = where.length === entries.length ? 'any of them' : `${where.length === 1 ? 'only ' : ''}${orList(where)}`;
+    groups.set(key, [...(groups.get(key) ?? []), f]);
+  }
+  return [...groups].map(([where, formats]) => `${formats.join(', ')}: ${where}`).join('; ');
 }
 
 /** The run's locations whose steps are remote transfers, of those a request names. */

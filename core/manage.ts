@@ -5,7 +5,7 @@ import Type, { type Static } from 'typebox';
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, isFormat } from './formats.ts';
 import { isJsonObjectText, oneOf } from './generate.ts';
-import { type LinkField, type LocationCatalog, type LocationNeed, methodsFor } from './locations.ts';
+import { type LinkField, type LocationCatalog, type LocationNeed, methodsFor, pathWording, urnWording } from './locations.ts';
 import type { RunContext } from './run.ts';
 import { parseTarget, type Target } from './target.ts';
 
@@ -34,10 +34,11 @@ const JsonObject = Type.Object({}, { additionalProperties: true });
 
 /** The body of manage (spec 4.8) but externalContext (the API's), its descriptions naming the registered
  *  locations. */
-export function manageRequestSchema(methods: { source: readonly string[]; target: readonly string[] }) {
+export function manageRequestSchema(catalog: LocationCatalog) {
+  const methods = { source: methodsFor(catalog, 'manage', 'readDocument'), target: methodsFor(catalog, 'manage', 'write') };
   return Type.Object({
     sourceDocument: Type.Object({
-      urn: Type.String({ minLength: 1, description: 'The urn the location gave: Storage, a delivered document (result.data.document.urn of generate or manage); DriveA an item id, driveId!itemId or root:/path:; DriveB a file id; crm a ContentVersion id' }),
+      urn: Type.String({ minLength: 1, description: `The urn the location gave (result.data.document.urn of generate or manage): ${urnWording(catalog, 'manage', 'readDocument')}` }),
       fileFormat: oneOf(ALL_FORMATS, 'The format of the source file'),
       loadMethod: oneOf(methods.source, 'Where the source is (crm: urn is a ContentVersion id)'),
       remove: Type.Optional(
@@ -53,7 +54,7 @@ export function manageRequestSchema(methods: { source: readonly string[]; target
         name: Type.String({ minLength: 1 }),
         fileFormat: oneOf(ALL_FORMATS, 'Same as the source for copy and move; different for convert (docx/xlsx/pptx to pdf, xlsx to csv)'),
         deliveryMethod: oneOf(methods.target, 'Where the document goes (crm: options.crm)'),
-        path: Type.String({ description: "'root' or 'root/<folder>' for Storage; a folder path from the drive root for DriveA and DriveB ('' = the root; folders are created); ignored by crm" }),
+        path: Type.String({ description: pathWording(catalog, 'manage') }),
         options: Type.Optional(
           Type.Object(
             {

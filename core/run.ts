@@ -11,8 +11,10 @@ export interface RunContext {
   /** The locations the run names whose steps are remote transfers (core/locations.ts `transfer`): normal
    *  activities that heartbeat, with journaled writes. The others' steps are local activities. */
   remote?: string[];
-  /** A synchronous caller's deadline (epoch ms: the API's wait, GENERATE_TIMEOUT_MS): a drive that throttles
-   *  longer is answered TOO_MANY_REQUESTS with its Retry-After before it passes, instead of a 504. */
+  /** A synchronous run: epoch ms when its caller stops waiting (the API's wait, GENERATE_TIMEOUT_MS). A drive
+   *  that throttles longer is answered TOO_MANY_REQUESTS with its Retry-After before then, instead of a 504;
+   *  a conversion still queued for the converter then is not run (the caller gave up; its next request must
+   *  not wait behind it); one already running finishes and the run records its outcome. */
   callerDeadline?: number;
 }
 

@@ -17,10 +17,16 @@ import { dimensions, sniff } from './images.ts';
 import { limitError, resolveLimits, type TemplateLimits } from './limits.ts';
 import { inflateEntry, readZip, type ZipEntry } from './zip.ts';
 
-/** A4/Letter with default margins and font: LibreOffice lays out ~53 one-line paragraphs and ~3 300
- *  characters of running text on a page; the estimate rounds towards fewer pages. */
-const LINES_PER_PAGE = 50;
-const CHARS_PER_LINE = 70;
+/** Layout in points, calibrated on LibreOffice's page counts: a character is about 0.537 of its font
+ *  size wide, a single line 1.163 times its font size high (so on A4 with 1-inch margins and the default
+ *  12 pt, ~70 characters a line and ~50 lines a page). Page size, margins, font sizes, line spacing,
+ *  spacing before/after, character spacing, table row heights and image heights are read from the
+ *  document (a 1-inch page with 72 pt type lays out a page per character). */
+const CHAR_EM = 0.537;
+const LINE_EM = 1.163;
+const DEFAULT_FONT_PT = 12;
+/** A4 with 1-inch margins, in points: the page of a part without a section (headers, footnotes). */
+const DEFAULT_PAGE: PageBox = { width: 451.3, height: 697.9 };
 /** A printed sheet page holds ~50 rows of ~10 columns. */
 const SHEET_ROWS_PER_PAGE = 50;
 const SHEET_CELLS_PER_PAGE = 500;
@@ -43,29 +49,73 @@ export interface ConversionCost {
 
 type Mode = 'flow' | 'slide' | 'sheet' | 'other';
 
+/** The text area of a page, in points. */
+interface PageBox {
+  width: number;
+  height: number;
+}
+
+/** What a paragraph style (or the document defaults) sets of what layout costs. */
+interface ParaProps {
+  sizePt?: number;
+  /** w:spacing w:line and w:lineRule. */
+  line?: number;
+  lineRule?: string;
+  beforePt?: number;
+  afterPt?: number;
+  charSpacingPt?: number;
+}
+
+interface Styles {
+  defaults: ParaProps;
+  /** The paragraph style used when a paragraph names none. */
+  normal: ParaProps;
+  byId: Map<string, ParaProps>;
+}
+
+const NO_STYLES: Styles = { defaults: {}, normal: {}, byId: new Map() };
+
 /** Root elements of parts whose paragraphs flow into pages (Word). */
 const FLOW_ROOTS = new Set(['document', 'hdr', 'ftr', 'footnotes', 'endnotes', 'comments']);
 
 interface Frame {
   kind: 'p' | 'tbl' | 'tr' | 'tc';
-  /** Lines inside (p: of nested content; tbl: of its rows; tc: of its paragraphs). */
+  /** Pages inside, as a fraction of the section's page (p: of nested content; tbl: of its rows; tc: of its paragraphs). */
   lines: number;
-  /** p: characters of its own text; tbl: rows; tr: the tallest cell's lines. */
+  /** p: characters of its own text; tbl: rows; tr: the tallest cell's height (pages). */
   n: number;
   /** p: its number in the part (1-based). */
   at?: number;
+  /** p: the width of its text in points, each character as wide as its run's font and spacing make it. */
+  width?: number;
+  /** p: its largest font (points), its style and direct spacing; the sum of its images' heights (points). */
+  sizePt?: number;
+  style?: ParaProps;
+  direct?: ParaProps;
+  imagesPt?: number;
+  /** p: a section ends with this paragraph (its sectPr). */
+  endsSection?: boolean;
+  /** tr: its height rule's minimum (points). */
+  minPt?: number;
 }
 
 export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>): ConversionCost {
   const cost: ConversionCost = {
     pages: 0, paragraphs: 0, breaks: 0, slides: 0, longestParagraph: null, longestTable: null, cells: 0, imagePixels: 0, largestImage: null,
   };
-  let flowLines = 0;
-  for (const entry of readZip(pkg, resolveLimits(limits)).values()) {
+  let flowPages = 0;
+  const entries = [...readZip(pkg, resolveLimits(limits)).values()];
+  // Paragraph styles first (a part whose root is w:styles, whatever its name): the document's paragraphs use them.
+  let styles = NO_STYLES;
+  for (const entry of entries) {
+    if (entry.size === 0 || !looksLikeXml(headOf(entry, 64)) || rootName(headOf(entry, 1024)) !== 'styles') continue;
+    styles = readStyles(inflateEntry(entry).toString('latin1'));
+  }
+  for (const entry of entries) {
     if (entry.size === 0) continue;
     const head = headOf(entry, 64);
     if (looksLikeXml(head)) {
-      flowLines += scanPart(entry.name, inflateEntry(entry), cost);
+      flowPages += scanPart(entry.name, inflateEntry(entry), cost, styles);
       continue;
     }
     const size = imageSize(entry);
@@ -74,7 +124,8 @@ export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>
       if (!cost.largestImage || size.width * size.height > cost.largestImage.width * cost.largestImage.height) cost.largestImage = { part: entry.name, ...size };
     }
   }
-  cost.pages += cost.breaks + Math.ceil(flowLines / LINES_PER_PAGE) + cost.slides;
+  // A sum of fractions: its rounding error must not make a page.
+  cost.pages += cost.breaks + Math.ceil(flowPages - 1e-6 * Math.max(1, flowPages)) + cost.slides;
   return cost;
 }
 
@@ -109,11 +160,11 @@ export function checkConversionCost(pkg: Uint8Array, limits?: Partial<TemplateLi
   return cost;
 }
 
-/** Scans one XML part; returns the lines it adds to the Word flow. */
-function scanPart(part: string, xml: Buffer, cost: ConversionCost): number {
+/** Scans one XML part; returns the pages (fractional) it adds to the Word flow. */
+function scanPart(part: string, xml: Buffer, cost: ConversionCost, styles: Styles): number {
   let mode: Mode | undefined;
   const stack: Frame[] = [];
-  let lines = 0;
+  let pages = 0;
   let paragraph = 0;
   let inText = 0;
   /** Characters of a text element outside any paragraph (a shared string, an inline cell string). */
@@ -121,23 +172,40 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost): number {
   /** Per section (its sectPr), whether it starts on a new page (w:type other than continuous). */
   const sections: boolean[] = [];
   let inSectPr = 0;
+  let inPPr = 0;
+  let inRPr = 0;
+  /** The run being read: its font size and character spacing (points), when it sets them. */
+  let run: { sizePt?: number; charSpacingPt?: number } | undefined;
   let rows = 0;
   let cells = 0;
-  const addLines = (n: number) => {
+  // The page of each section, in document order (a section's properties close it, so they are read first).
+  const boxes = sectionBoxes(xml);
+  let section = 0;
+  const box = () => boxes[Math.min(section, boxes.length - 1)] ?? DEFAULT_PAGE;
+  const addPages = (n: number) => {
     const top = stack[stack.length - 1];
     if (top) top.lines += n;
-    else lines += n;
+    else pages += n;
   };
   const text = (from: number, to: number) => {
     let n = 0;
     for (let k = from; k < to; k++) if ((xml[k]! & 0xc0) !== 0x80) n++;
     const p = innermost(stack, 'p');
-    if (p) p.n += n;
-    else looseChars += n;
+    if (p) {
+      p.n += n;
+      if (mode === 'flow') {
+        const size = run?.sizePt ?? p.style?.sizePt ?? styles.defaults.sizePt ?? DEFAULT_FONT_PT;
+        const spacing = run?.charSpacingPt ?? p.direct?.charSpacingPt ?? p.style?.charSpacingPt ?? styles.defaults.charSpacingPt ?? 0;
+        p.sizePt = Math.max(p.sizePt ?? 0, size);
+        // A character wider than the line still takes a line.
+        p.width! += n * Math.min(box().width, Math.max(0.1, size * CHAR_EM + spacing));
+      }
+    } else looseChars += n;
   };
   const longest = (chars: number, at: number) => {
     if (!cost.longestParagraph || chars > cost.longestParagraph.chars) cost.longestParagraph = { chars, part, paragraph: at };
   };
+  const attr = (tagStart: number, tagEnd: number, name: string): string | undefined => attribute(xml.toString('latin1', tagStart, tagEnd), name);
   const open = (name: string, tagStart: number, tagEnd: number) => {
     if (mode === undefined) {
       mode = FLOW_ROOTS.has(name) ? 'flow' : name === 'sld' ? 'slide' : name === 'worksheet' ? 'sheet' : 'other';
@@ -146,8 +214,50 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost): number {
     switch (name) {
       case 'p':
         cost.paragraphs++;
-        stack.push({ kind: 'p', lines: 0, n: 0, at: ++paragraph });
+        stack.push({ kind: 'p', lines: 0, n: 0, at: ++paragraph, width: 0, sizePt: 0, imagesPt: 0, style: styles.normal, direct: {} });
         break;
+      case 'pPr':
+        inPPr++;
+        break;
+      case 'rPr':
+        inRPr++;
+        break;
+      case 'r':
+        run = {};
+        break;
+      case 'pStyle': {
+        const p = innermost(stack, 'p');
+        const id = attr(tagStart, tagEnd, 'val');
+        if (p && inPPr > 0 && id !== undefined) p.style = styles.byId.get(id) ?? styles.normal;
+        break;
+      }
+      case 'sz': {
+        const v = numberAttr(attr(tagStart, tagEnd, 'val'));
+        if (v === undefined || v <= 0) break;
+        const p = innermost(stack, 'p');
+        if (run && inPPr === 0) run.sizePt = v / 2;
+        else if (p) p.sizePt = Math.max(p.sizePt ?? 0, v / 2); // the paragraph mark's font
+        break;
+      }
+      case 'spacing': {
+        const p = innermost(stack, 'p');
+        if (!p) break;
+        const tag = xml.toString('latin1', tagStart, tagEnd);
+        if (inRPr > 0) {
+          const v = numberAttr(attribute(tag, 'val'));
+          if (v !== undefined) {
+            if (run && inPPr === 0) run.charSpacingPt = v / 20;
+          }
+        } else if (inPPr > 0) Object.assign(p.direct!, spacingOf(tag));
+        break;
+      }
+      case 'extent': {
+        const p = innermost(stack, 'p');
+        const cy = numberAttr(attr(tagStart, tagEnd, 'cy'));
+        // An image taller than the page is scaled or clipped to it.
+        if (p && cy !== undefined && cy > 0) p.imagesPt! += Math.min(cy / 12_700, box().height);
+        break;
+      }
       case 'tbl':
         stack.push({ kind: 'tbl', lines: 0, n: 0 });
         break;
@@ -155,6 +265,12 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost): number {
         const tbl = innermost(stack, 'tbl');
         if (tbl) tbl.n++;
         stack.push({ kind: 'tr', lines: 0, n: 0 });
+        break;
+      }
+      case 'trHeight': {
+        const tr = innermost(stack, 'tr');
+        const v = numberAttr(attr(tagStart, tagEnd, 'val'));
+        if (tr && v !== undefined && v > 0) tr.minPt = v / 20;
         break;
       }
       case 'tc':
@@ -185,17 +301,32 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost): number {
     }
   };
   const close = (name: string) => {
-    if (name === 'sectPr') {
-      inSectPr = Math.max(0, inSectPr - 1);
-      return;
-    }
-    if (name === 't') {
-      inText = Math.max(0, inText - 1);
-      if (inText === 0 && looseChars > 0) {
-        longest(looseChars, 0);
-        looseChars = 0;
+    switch (name) {
+      case 'sectPr': {
+        inSectPr = Math.max(0, inSectPr - 1);
+        if (inSectPr > 0) return;
+        // A paragraph's own section ends with that paragraph; the body's ends the part.
+        const p = innermost(stack, 'p');
+        if (p) p.endsSection = true;
+        else section++;
+        return;
       }
-      return;
+      case 'pPr':
+        inPPr = Math.max(0, inPPr - 1);
+        return;
+      case 'rPr':
+        inRPr = Math.max(0, inRPr - 1);
+        return;
+      case 'r':
+        run = undefined;
+        return;
+      case 't':
+        inText = Math.max(0, inText - 1);
+        if (inText === 0 && looseChars > 0) {
+          longest(looseChars, 0);
+          looseChars = 0;
+        }
+        return;
     }
     if (name !== 'p' && name !== 'tbl' && name !== 'tr' && name !== 'tc') return;
     const i = lastIndexOfKind(stack, name);
@@ -205,16 +336,18 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost): number {
     const f = stack.pop()!;
     if (f.kind === 'p') {
       longest(f.n, f.at ?? 0);
-      addLines(Math.max(1, Math.ceil(f.n / CHARS_PER_LINE)) + f.lines);
+      addPages(paragraphPages(f, box(), styles) + f.lines);
+      if (f.endsSection) section++;
     } else if (f.kind === 'tbl') {
       if (!cost.longestTable || f.n > cost.longestTable.rows) cost.longestTable = { rows: f.n, part };
-      addLines(f.lines);
+      addPages(f.lines);
     } else if (f.kind === 'tr') {
-      addLines(Math.max(1, f.n));
+      const line = (DEFAULT_FONT_PT * LINE_EM) / box().height;
+      addPages(Math.max(line, f.n, (f.minPt ?? 0) / box().height));
     } else {
       const tr = stack[stack.length - 1];
       if (tr?.kind === 'tr') tr.n = Math.max(tr.n, f.lines);
-      else addLines(f.lines);
+      else addPages(f.lines);
     }
   };
 
@@ -273,10 +406,10 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost): number {
   // A section's properties say how it starts: every section after the first that is not continuous
   // starts a page.
   cost.breaks += sections.slice(1).filter(Boolean).length;
-  return lines;
+  return pages;
 }
 
-const COUNTED = ['p', 't', 'c', 'tr', 'tc', 'br', 'tbl', 'row', 'type', 'sectPr', 'pageBreakBefore'].map((n) => Buffer.from(n, 'latin1'));
+const COUNTED = ['p', 't', 'c', 'r', 'tr', 'tc', 'br', 'sz', 'tbl', 'row', 'pPr', 'rPr', 'type', 'sectPr', 'pStyle', 'extent', 'spacing', 'trHeight', 'pageBreakBefore'].map((n) => Buffer.from(n, 'latin1'));
 
 /** The local name in xml[s, e) when it is one of the counted names, without allocating. */
 function nameOf(xml: Buffer, s: number, e: number): string | undefined {
@@ -290,6 +423,130 @@ function nameOf(xml: Buffer, s: number, e: number): string | undefined {
   return undefined;
 }
 const NAMES = new Map(COUNTED.map((n) => [n, n.toString('latin1')]));
+
+/** The pages a paragraph takes, as a fraction of its section's page: its lines (its text's width over
+ *  the line's), each as high as its font and line spacing make it (a line taller than the page takes a
+ *  page), its spacing before and after, its images. */
+function paragraphPages(p: Frame, page: PageBox, styles: Styles): number {
+  const get = <K extends keyof ParaProps>(k: K): ParaProps[K] => p.direct?.[k] ?? p.style?.[k] ?? styles.defaults[k];
+  const size = Math.max(p.sizePt || 0, p.n === 0 ? (get('sizePt') ?? DEFAULT_FONT_PT) : 0) || DEFAULT_FONT_PT;
+  const natural = size * LINE_EM;
+  const line = get('line');
+  const rule = get('lineRule') ?? 'auto';
+  let lineH = natural;
+  if (line !== undefined && line > 0) {
+    if (rule === 'exact') lineH = line / 20;
+    else if (rule === 'atLeast') lineH = Math.max(natural, line / 20);
+    else lineH = natural * (line / 240);
+  }
+  const lines = Math.max(1, Math.ceil((p.width ?? 0) / page.width - 1e-9));
+  const perPage = Math.max(1, Math.floor(page.height / Math.max(lineH, 0.01)));
+  const spacing = Math.max(0, get('beforePt') ?? 0) + Math.max(0, get('afterPt') ?? 0);
+  return lines / perPage + (spacing + (p.imagesPt ?? 0)) / page.height;
+}
+
+/** The text area (page size less margins, in points) of each section of a Word part, in order. */
+function sectionBoxes(xml: Buffer): PageBox[] {
+  const out: PageBox[] = [];
+  let from = 0;
+  for (;;) {
+    const at = xml.indexOf('sectPr', from, 'latin1');
+    if (at < 0) break;
+    const end = xml.indexOf('sectPr', at + 6, 'latin1');
+    from = at + 6;
+    // An opening tag (`<w:sectPr`, not `</w:sectPr` nor w:sectPrChange) up to its closing tag.
+    const lt = xml.lastIndexOf(0x3c, at);
+    if (lt < 0 || xml[lt + 1] === 0x2f || !/^[\s/>]/.test(xml.toString('latin1', at + 6, at + 7))) continue;
+    const body = xml.toString('latin1', at, end < 0 ? Math.min(xml.length, at + 4096) : end);
+    from = end < 0 ? xml.length : end + 6;
+    const size = /<(?:[\w.-]+:)?pgSz\b[^>]*>/.exec(body)?.[0] ?? '';
+    const mar = /<(?:[\w.-]+:)?pgMar\b[^>]*>/.exec(body)?.[0] ?? '';
+    // Without a size: A4 (LibreOffice's default in most locales), 1-inch margins (twips).
+    const w = numberAttr(attribute(size, 'w')) ?? 11_906;
+    const h = numberAttr(attribute(size, 'h')) ?? 16_838;
+    const m = (k: string, d: number) => Math.abs(numberAttr(attribute(mar, k)) ?? d);
+    const width = (w - m('left', 1440) - m('right', 1440)) / 20;
+    const height = (h - m('top', 1440) - m('bottom', 1440)) / 20;
+    out.push({ width: Math.max(1, width), height: Math.max(1, height) });
+  }
+  return out;
+}
+
+/** The document defaults and the paragraph styles (with what they inherit) of a styles part. */
+function readStyles(xml: string): Styles {
+  const defaults: ParaProps = {};
+  const dd = /<(?:[\w.-]+:)?docDefaults\b[\s\S]*?<\/(?:[\w.-]+:)?docDefaults>/.exec(xml)?.[0];
+  if (dd) Object.assign(defaults, propsOf(dd));
+  const raw = new Map<string, { props: ParaProps; basedOn?: string }>();
+  let normal: string | undefined;
+  for (const m of xml.matchAll(/<(?:[\w.-]+:)?style\b([^>]*)>([\s\S]*?)<\/(?:[\w.-]+:)?style>/g)) {
+    const head = m[1]!;
+    if ((attribute(head, 'type') ?? 'paragraph') !== 'paragraph') continue;
+    const id = attribute(head, 'styleId');
+    if (id === undefined) continue;
+    const basedOn = /<(?:[\w.-]+:)?basedOn\b[^>]*>/.exec(m[2]!)?.[0];
+    raw.set(id, { props: propsOf(m[2]!), ...(basedOn ? { basedOn: attribute(basedOn, 'val') } : {}) });
+    if (/^(?:1|true|on)$/.test(attribute(head, 'default') ?? '')) normal = id;
+  }
+  const resolved = (id: string): ParaProps => {
+    const chain: ParaProps[] = [];
+    const seen = new Set<string>();
+    for (let at: string | undefined = id; at !== undefined && !seen.has(at) && raw.has(at); at = raw.get(at)!.basedOn) {
+      seen.add(at);
+      chain.unshift(raw.get(at)!.props);
+    }
+    return Object.assign({}, ...chain) as ParaProps;
+  };
+  const byId = new Map<string, ParaProps>();
+  for (const id of raw.keys()) byId.set(id, resolved(id));
+  return { defaults, normal: normal ? (byId.get(normal) ?? {}) : {}, byId };
+}
+
+/** Font size, line spacing, spacing before/after and character spacing of a style's (or the defaults') XML. */
+function propsOf(xml: string): ParaProps {
+  const out: ParaProps = {};
+  const sz = /<(?:[\w.-]+:)?sz\b[^>]*>/.exec(xml)?.[0];
+  const size = numberAttr(attribute(sz ?? '', 'val'));
+  if (size !== undefined && size > 0) out.sizePt = size / 2;
+  for (const tag of xml.match(/<(?:[\w.-]+:)?spacing\b[^>]*>/g) ?? []) {
+    const val = numberAttr(attribute(tag, 'val'));
+    if (val !== undefined) out.charSpacingPt = val / 20;
+    else Object.assign(out, spacingOf(tag));
+  }
+  return out;
+}
+
+/** A paragraph's w:spacing: line (and its rule), before and after. */
+function spacingOf(tag: string): ParaProps {
+  const out: ParaProps = {};
+  const line = numberAttr(attribute(tag, 'line'));
+  if (line !== undefined) out.line = line;
+  const rule = attribute(tag, 'lineRule');
+  if (rule !== undefined) out.lineRule = rule;
+  const before = numberAttr(attribute(tag, 'before'));
+  if (before !== undefined) out.beforePt = before / 20;
+  const after = numberAttr(attribute(tag, 'after'));
+  if (after !== undefined) out.afterPt = after / 20;
+  return out;
+}
+
+/** An attribute's value by its local name (any prefix). */
+function attribute(tag: string, name: string): string | undefined {
+  const m = new RegExp(`[\\s:]${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(tag);
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
+function numberAttr(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number.parseFloat(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** The local name of the first element of an XML part's head (after its declaration and comments). */
+function rootName(head: Uint8Array): string | undefined {
+  const s = Buffer.from(head).toString('latin1');
+  return /<([\w.-]+:)?([\w.-]+)[\s/>]/.exec(s.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, ''))?.[2];
+}
 
 function innermost(stack: Frame[], kind: Frame['kind']): Frame | undefined {
   const i = lastIndexOfKind(stack, kind);

@@ -4,7 +4,7 @@
 // caller). Read from what the chunk recorded, as an interceptor of the batch worker: the chunk's own code
 // stays as it is.
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import type { ChunkInput } from '../activities/batch.ts';
+import type { ChunkInput } from '../activities/batch/index.ts';
 import type { Db } from '../store/db.ts';
 import { listBatchRows } from '../store/records/batches.ts';
 import type { Logger } from '../telemetry/log.ts';

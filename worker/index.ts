@@ -105,6 +105,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     activities: { generateBatchChunk: activities.generateBatchChunk, combineBatch: activities.combineBatch },
     interceptors: { activity: [activityMetrics, failedRowsLog(opts.deps.db, opts.logger ?? processLogger())] },
     maxConcurrentActivityTaskExecutions: opts.batchSlots ?? 2,
+    // A chunk's heartbeat carries its progress (activities/batch/chunk.ts ChunkHeartbeat), which the Temporal
+    // UI shows on the pending activity: sent at most every 2 s rather than every 80% of the heartbeat
+    // timeout, so a batch shows its rows as they go (one call per running chunk, no history events).
+    maxHeartbeatThrottleInterval: '2 seconds',
     shutdownGraceTime,
   });
   const workers = [worker, office, batch];

@@ -105,8 +105,21 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
 
   let next = state.nextPage;
   let stop: { code: string; message: string } | undefined;
-  const progress = (p: { done: number; failed: number }) =>
-    setCurrentDetails(`**rows** ${p.done + p.failed} of ${prepared.rowsTotal} (${p.done} done, ${p.failed} failed) · chunk ${Math.min(next, prepared.pages)} of ${prepared.pages}`);
+  // The Temporal UI's current details: the batch's rows as of the last chunk that ended, and the chunks
+  // running, each showing its own rows as they go in its heartbeat (Pending Activities: lastRow, recorded of
+  // of, failed), so a batch shows progress from its first rows, not from its first chunk's end. Not a
+  // command: history and replay are unchanged.
+  let rows: { done: number; failed: number } | undefined;
+  const running = new Set<number>();
+  const progress = () => {
+    const chunksRunning = [...running].sort((a, b) => a - b).map((p) => p + 1);
+    setCurrentDetails(
+      [
+        rows ? `**rows** ${rows.done + rows.failed} of ${prepared.rowsTotal} (${rows.done} done, ${rows.failed} failed)` : `**rows** ${prepared.rowsTotal}, none ended in this run yet`,
+        `chunk${chunksRunning.length === 1 ? '' : 's'} ${chunksRunning.join(', ') || 'none'} of ${prepared.pages} running: rows so far in each one's heartbeat (Pending Activities)`,
+      ].join(' · '),
+    );
+  };
   try {
     const inFlight = new Map<number, Promise<void>>();
     let started = 0;
@@ -118,10 +131,14 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
       started++;
       const firstRow = page * chunkRows + 1;
       const count = Math.min(chunkRows, prepared.rowsTotal - page * chunkRows);
+      running.add(page);
+      progress();
       const p = chunks.generateBatchChunk
         .executeWithOptions({ summary: `rows ${firstRow}-${firstRow + count - 1}` }, [{ run, page, firstRow, count }])
         .then((r) => {
-          progress({ done: r.batchDone, failed: r.batchFailed });
+          running.delete(page);
+          rows = { done: r.batchDone, failed: r.batchFailed };
+          progress();
           if (batch.stopAfterFailures !== undefined && r.batchFailed >= batch.stopAfterFailures && !stop) {
             stop = { code: 'STOPPED', message: `${r.batchFailed} rows failed (stopAfterFailures ${batch.stopAfterFailures})` };
           }

@@ -194,6 +194,7 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
       ...(csv ? { csv } : {}),
       ...(input.data.embedded ? { embedded: customProperties(input.data.embedded) } : {}),
       subscriptionId: input.run.subscriptionId,
+      ...(input.run.callerDeadline !== undefined ? { abandonAt: input.run.callerDeadline } : {}),
     },
   ]);
 }

@@ -80,7 +80,7 @@ export async function writeAndRecord(input: WriteAndRecordInput, summary: { what
   const pages =
     input.pages ??
     (await steps.measure.executeWithOptions({ summary: 'count pages' }, [
-      { blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId },
+      { blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId, ...(run.callerDeadline !== undefined ? { abandonAt: run.callerDeadline } : {}) },
     ]));
   const { pages: _pages, metering: _metering, movedFrom: _movedFrom, initiatorEmail: _initiatorEmail, end: _end, ...write } = input;
   const written = await transfers.deliver.executeWithOptions({ summary: `${summary.write ?? 'write'} ${target.name} to ${to}` }, [write]);

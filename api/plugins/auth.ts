@@ -117,11 +117,11 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
       request.ctx.subscriptionId = known.subscriptionId;
       return;
     }
-    opts.limits?.beforeAuthentication(reply, request.ip);
+    await opts.limits?.beforeAuthentication(reply, request.ip);
     try {
       await authenticate(request, bearer, apiKey, cacheKey);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'UNAUTHORIZED') opts.limits?.failedAuthentication(request.ip);
+      if (err instanceof ApiError && err.code === 'UNAUTHORIZED') await opts.limits?.failedAuthentication(request.ip);
       throw err;
     }
   });

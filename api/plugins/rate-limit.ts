@@ -8,6 +8,10 @@
 //   lookup and the signature check, so guessing costs the service a map lookup;
 // - the public routes (health, readiness, the API docs, unknown paths) per client address, with the
 //   RATE_LIMIT_* numbers.
+// The buckets live in the database every API process shares (RATE_LIMIT_STORE=database, the default:
+// store/rate-buckets.ts, one UPSERT per counted request), so a second API process does not double an
+// allowance; RATE_LIMIT_STORE=memory counts per process. A database that does not answer lets the request
+// through (the limits must not take the health and readiness routes down with it).
 // A client address is `request.ip` (the connection's, or X-Forwarded-For from a TRUST_PROXY proxy), an
 // IPv6 address counted by its /64 (one host's usual allocation). Memory is bounded: each limiter holds at
 // most MAX_TRACKED keys; when full it first drops the buckets that are full again (they carry nothing),
@@ -36,8 +40,18 @@ interface Bucket {
   at: number;
 }
 
-/** Token buckets by key, at most `maxKeys` of them. */
-export class TokenBuckets {
+/** Token buckets by key: spend one (`take`), or ask without spending (`wait`); undefined = a token is there,
+ *  else the seconds until one is. */
+export interface Buckets {
+  take(key: string): number | undefined | Promise<number | undefined>;
+  wait(key: string): number | undefined | Promise<number | undefined>;
+}
+
+/** Makes the buckets of one scope with its rate (the shared, database-backed ones). */
+export type BucketsFactory = (scope: string, rate: { perMinute: number; burst: number }) => Buckets;
+
+/** Token buckets by key in this process's memory, at most `maxKeys` of them. */
+export class TokenBuckets implements Buckets {
   private readonly buckets = new Map<string, Bucket>();
   private readonly perMs: number;
   private readonly burst: number;
@@ -136,42 +150,53 @@ function tooMany(reply: FastifyReply, retryAfter: number, message: string): ApiE
   return new ApiError('TOO_MANY_REQUESTS', `${message}: retry after ${retryAfter} s`);
 }
 
-/** The limits of one API process (each process counts its own requests). */
+/** A bucket's answer; a database that does not answer lets the request through. */
+async function ask(b: Buckets | undefined, op: 'take' | 'wait', key: string): Promise<number | undefined> {
+  if (!b) return undefined;
+  try {
+    return await b[op](key);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The API's limits, in the shared database (`shared`) or in this process's memory. */
 export class RateLimits {
-  private readonly subscriptions?: TokenBuckets;
-  private readonly anonymous?: TokenBuckets;
-  private readonly failures?: TokenBuckets;
+  private readonly subscriptions?: Buckets;
+  private readonly anonymous?: Buckets;
+  private readonly failures?: Buckets;
   private readonly settings: RateLimitSettings;
 
-  constructor(settings: RateLimitSettings, opts: { maxKeys?: number; now?: () => number } = {}) {
+  constructor(settings: RateLimitSettings, opts: { maxKeys?: number; now?: () => number; shared?: BucketsFactory } = {}) {
     this.settings = settings;
-    const { maxKeys, now } = opts;
+    const { maxKeys, now, shared } = opts;
+    const make = (scope: string, perMinute: number, burst: number): Buckets => (shared ? shared(scope, { perMinute, burst }) : new TokenBuckets(perMinute, burst, maxKeys, now));
     if (settings.perMinute > 0) {
-      this.subscriptions = new TokenBuckets(settings.perMinute, settings.burst, maxKeys, now);
-      this.anonymous = new TokenBuckets(settings.perMinute, settings.burst, maxKeys, now);
+      this.subscriptions = make('subscription', settings.perMinute, settings.burst);
+      this.anonymous = make('public', settings.perMinute, settings.burst);
     }
-    if (settings.failuresPerMinute > 0) this.failures = new TokenBuckets(settings.failuresPerMinute, settings.failuresBurst, maxKeys, now);
+    if (settings.failuresPerMinute > 0) this.failures = make('auth-failures', settings.failuresPerMinute, settings.failuresBurst);
   }
 
   /** One request of an authenticated subscription (all its API keys together). */
-  subscription(reply: FastifyReply, subscriptionId: string): void {
-    const wait = this.subscriptions?.take(subscriptionId);
+  async subscription(reply: FastifyReply, subscriptionId: string): Promise<void> {
+    const wait = await ask(this.subscriptions, 'take', subscriptionId);
     if (wait === undefined) return;
     const { perMinute, burst } = this.settings;
     throw tooMany(reply, wait, `this subscription sent more than ${perMinute} requests per minute, all its API keys together (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`);
   }
 
   /** One request to a route that needs no credentials. */
-  publicRoute(reply: FastifyReply, address: string): void {
-    const wait = this.anonymous?.take(clientKey(address));
+  async publicRoute(reply: FastifyReply, address: string): Promise<void> {
+    const wait = await ask(this.anonymous, 'take', clientKey(address));
     if (wait === undefined) return;
     const { perMinute, burst } = this.settings;
     throw tooMany(reply, wait, `this address sent more than ${perMinute} requests per minute to the routes that need no credentials (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`);
   }
 
   /** Before checking credentials that are not already verified: refuses an address out of failures. */
-  beforeAuthentication(reply: FastifyReply, address: string): void {
-    const wait = this.failures?.wait(clientKey(address));
+  async beforeAuthentication(reply: FastifyReply, address: string): Promise<void> {
+    const wait = await ask(this.failures, 'wait', clientKey(address));
     if (wait === undefined) return;
     const { failuresPerMinute, failuresBurst } = this.settings;
     throw tooMany(
@@ -182,8 +207,8 @@ export class RateLimits {
   }
 
   /** A failed authentication from `address`. */
-  failedAuthentication(address: string): void {
-    this.failures?.take(clientKey(address));
+  async failedAuthentication(address: string): Promise<void> {
+    await ask(this.failures, 'take', clientKey(address));
   }
 }
 
@@ -194,13 +219,13 @@ export class RateLimits {
  */
 export const publicRouteLimit = fp(async function publicRouteLimit(app: FastifyInstance, opts: { limits: RateLimits }) {
   app.addHook('preParsing', async (request, reply) => {
-    if (!request.auth) opts.limits.publicRoute(reply, request.ip);
+    if (!request.auth) await opts.limits.publicRoute(reply, request.ip);
   });
 });
 
 export default fp(async function subscriptionLimit(app: FastifyInstance, opts: { limits: RateLimits }) {
   app.addHook('onRequest', async (request, reply) => {
     // Routes the auth plugin lets through without credentials count as public (publicRouteLimit).
-    if (request.auth) opts.limits.subscription(reply, request.auth.subscriptionId);
+    if (request.auth) await opts.limits.subscription(reply, request.auth.subscriptionId);
   });
 });

@@ -2,6 +2,7 @@
 // add-to-solution link. The schemas and their prose are in api/schemas/records.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../core/errors.ts';
+import { GRAPHQL } from '../../core/locations.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import { addDataSourceToSolution, createDataSource, DATA_SOURCE, DATA_SOURCE_COLUMNS, deleteDataSource, listDataSources } from '../../store/records/datasources.ts';
@@ -27,7 +28,7 @@ const dataSourceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts
       if (!loadMethod) {
         throw new ApiError('VALIDATION_ERROR', `dataSource.loadMethod: ${JSON.stringify(d.loadMethod.slice(0, 80))} must be one of ${S.DATA_LOAD_METHODS.join(', ')}`);
       }
-      const graphql = loadMethod === 'GraphQL';
+      const graphql = loadMethod === GRAPHQL;
       const { subscriptionId, userId } = request.auth;
       const created = await db.transaction(async (tx) => {
         const ids = (d.documentSolutions ?? []).map((s) => s.id.trim().toLowerCase()).filter(isUuid);

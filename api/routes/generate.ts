@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.ts';
 import { type GenerateInput, type GenerateRequest, parseGenerateRequest } from '../../core/generate.ts';
-import { entryOf, type LocationNeed } from '../../core/locations.ts';
+import { type LocationNeed, remoteMethods } from '../../core/locations.ts';
 import type { RunContext } from '../../core/run.ts';
 import { LOCATION_CATALOG, type LocationRegistry, problemCode } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
@@ -48,7 +48,7 @@ export async function sealed<I extends Pick<GenerateInput, 'template' | 'data'>>
 /** The run of a checked request: who asks, the connections its locations use, and which of them are remote
  *  transfers (each location's registered answer). */
 export function runContext(who: Pick<RunContext, 'operationId' | 'subscriptionId' | 'userId'>, needs: LocationNeed[], connections: Record<string, string>): RunContext {
-  const remote = [...new Set(needs.map((n) => n.method))].filter((m) => entryOf(LOCATION_CATALOG, m)?.transfer === 'remote');
+  const remote = remoteMethods(LOCATION_CATALOG, needs.map((n) => n.method));
   return { ...who, ...(Object.keys(connections).length > 0 ? { connections } : {}), ...(remote.length > 0 ? { remote } : {}) };
 }
 

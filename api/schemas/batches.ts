@@ -2,7 +2,9 @@
 // /documents/batch/{id}/cancel. The request is generate's (core/generate.ts through GenerateRequest) with
 // the rows' fields; formats and methods are enums of core/ and the location registry.
 import Type from 'typebox';
+import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { COMBINED_FORMATS } from '../../core/batch.ts';
+import { pathWording } from '../../core/locations.ts';
 import { ROWS_FORMATS } from '../../core/rows.ts';
 import { component, documentedEnum, stringEnum } from './components.ts';
 import { Consumption, envelopeTail, errorResponses, ExternalContext, InnerError, successEnvelope } from './envelopes.ts';
@@ -37,14 +39,14 @@ export const BatchRequest = component(
       document: Type.Object({
         ...request.document.properties,
         name: Type.String({ minLength: 1, description: 'A pattern over the row with the template tag syntax, e.g. "Invoice {number}" or "{customer.name | upper}"' }),
-        path: Type.String({ description: "A pattern over the row: 'root' or 'root/<folder>' for Storage (e.g. root/{region}); '' or a folder for the drives" }),
+        path: Type.String({ description: `A pattern over the row (e.g. root/{region}): ${pathWording(LOCATION_CATALOG, 'generate')}` }),
         deliveryMethod: Type.Optional(documentedEnum(ROW_DELIVERY, { description: 'One document per row there. Leave out to put the rows only into the combined output' })),
       }),
       combined: Type.Optional(
         Type.Object({
           format: documentedEnum(COMBINED_FORMATS, { description: "zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)" }),
           name: Type.String({ minLength: 1 }),
-          path: Type.String({ description: "'root' or 'root/<folder>' for Storage; '' or a folder for the drives" }),
+          path: Type.String({ description: pathWording(LOCATION_CATALOG, 'generate') }),
           deliveryMethod: documentedEnum(COMBINED_DELIVERY),
         }),
       ),

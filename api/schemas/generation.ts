@@ -4,8 +4,8 @@
 import Type from 'typebox';
 import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { ALL_FORMATS, TEMPLATE_FORMATS } from '../../core/formats.ts';
-import { generateRequestSchema, MAX_GENERATE_WARNINGS } from '../../core/generate.ts';
-import { LINK_FIELDS, methodsFor } from '../../core/locations.ts';
+import { generateMethods, generateRequestSchema, MAX_GENERATE_WARNINGS } from '../../core/generate.ts';
+import { LINK_FIELDS, methodsFor, orList, urnWording } from '../../core/locations.ts';
 import { manageRequestSchema } from '../../core/manage.ts';
 import { component, enumComponent, noContent, propertiesOf, stringEnum, withExample } from './components.ts';
 import { Consumption, envelopeTail, ErrorEnvelope, errorResponses, ExternalContext, InnerError, meteredEnvelope } from './envelopes.ts';
@@ -27,17 +27,13 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
-const generateMethods = {
-  template: methodsFor(LOCATION_CATALOG, 'generate', 'readTemplate'),
-  data: [...methodsFor(LOCATION_CATALOG, 'generate', 'readData'), 'GraphQL'],
-  delivery: methodsFor(LOCATION_CATALOG, 'generate', 'write'),
-};
+const methods = generateMethods(LOCATION_CATALOG);
 
 /** The body of generate and async generate (core/generate.ts), with externalContext. */
 export const GenerateRequest = component(
   'GenerateRequest',
   Type.Object(
-    { ...generateRequestSchema(generateMethods).properties, externalContext: Type.Optional(ExternalContext) },
+    { ...generateRequestSchema(LOCATION_CATALOG).properties, externalContext: Type.Optional(ExternalContext) },
     { description: 'A template, its data and where the document goes (spec 4.8)', examples: [examples.generateRequest] },
   ),
 );
@@ -45,10 +41,10 @@ export const GenerateRequest = component(
 export const GeneratedDocument = component(
   'GeneratedDocument',
   Type.Object({
-    deliveryMethod: stringEnum(generateMethods.delivery),
+    deliveryMethod: stringEnum(methods.delivery),
     name: Type.String({ description: 'The file name, with its extension' }),
     fileFormat: stringEnum(ALL_FORMATS),
-    urn: Type.String({ description: 'Storage: download with GET /documents/storage/{urn}/content. DriveA: the driveItem id. DriveB: the file id.' }),
+    urn: Type.String({ description: urnWording(LOCATION_CATALOG, 'generate', 'write') }),
     uri: Type.Optional(Type.String({ description: 'Drive deliveries: where the file opens (the drive item web URL)' })),
     ...propertiesOf(LINK_FIELDS, () => Type.Optional(Type.String({ description: 'Drive deliveries: a sharing link made for the file (document.options.driveA / driveB)' }))),
     documentGuid: Type.String({ format: 'uuid', description: 'Extension: the document record of this file' }),
@@ -194,10 +190,13 @@ export const generateDocumentAsync = {
 
 // ---- manage ----
 
-const manageSchema = manageRequestSchema({
-  source: methodsFor(LOCATION_CATALOG, 'manage', 'readDocument'),
-  target: methodsFor(LOCATION_CATALOG, 'manage', 'write'),
-});
+const manageSchema = manageRequestSchema(LOCATION_CATALOG);
+const managed = {
+  all: methodsFor(LOCATION_CATALOG, 'manage', 'write'),
+  deleting: methodsFor(LOCATION_CATALOG, 'manage', 'delete'),
+  connected: LOCATION_CATALOG.filter((e) => e.requests.includes('manage') && e.connection).map((e) => e.method),
+  named: LOCATION_CATALOG.filter((e) => e.requests.includes('manage') && e.wording).map((e) => `${e.method} (${e.wording!.what})`),
+};
 
 /** The body of manage (core/manage.ts), with externalContext. */
 export const ManageRequest = component(
@@ -211,10 +210,10 @@ export const ManageRequest = component(
 export const ManagedDocument = component(
   'ManagedDocument',
   Type.Object({
-    deliveryMethod: stringEnum(methodsFor(LOCATION_CATALOG, 'manage', 'write')),
+    deliveryMethod: stringEnum(managed.all),
     name: Type.String(),
     fileFormat: stringEnum(ALL_FORMATS),
-    urn: Type.String({ description: 'For Storage: download with GET /documents/storage/{urn}/content' }),
+    urn: Type.String({ description: urnWording(LOCATION_CATALOG, 'manage', 'write') }),
     uri: Type.Optional(Type.String({ description: 'Drive targets: where the file opens' })),
     ...propertiesOf(LINK_FIELDS, () => Type.Optional(Type.String({ description: 'Drive targets: a sharing link made for the file (targetDocument.options.driveA)' }))),
     documentGuid: Type.String({ description: 'Extension: the document record (new for copy and convert, the moved record for move)' }),
@@ -258,8 +257,8 @@ export const manageDocument = {
   tags: [TAG],
   summary: 'Copy, move, convert or delete a delivered document',
   description: [
-    'The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported for the drives only (DriveA, DriveB), so a Storage delete answers 400 NOT_SUPPORTED.',
-    'Locations: Storage, DriveA, DriveB and crm (Salesforce Files); the drives and crm are connected per subscription with PUT /common/connection/{kind} (400 CONNECTION_MISSING otherwise). sourceDocument.urn is the urn the location gave: a Storage document urn, a DriveA item id (or driveId!itemId, root:/path:), a DriveB file id, a crm ContentVersion id. Inside one drive a copy or move acts on the file itself (Graph copy/PATCH, Drive copy/parents). Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND; errors the drive or Salesforce reported are in error.externalErrors.',
+    `The payload chooses the operation (spec 4.8): **Copy** = source and target with the same fileFormat and sourceDocument.remove none; **Move** = the same with remove delete or permanentDelete; **Convert** = source and target with different fileFormats (docx, xlsx, pptx to pdf; xlsx to csv), in the same or another location, remove optional; **Delete** = source only, remove delete or permanentDelete, supported only by ${orList(managed.deleting)} (elsewhere 400 NOT_SUPPORTED).`,
+    `Locations: ${orList(managed.named).replace(/ or /, ' and ')}; ${orList(managed.connected).replace(/ or /, ' and ')} are connected per subscription with PUT /common/connection/{kind} (400 CONNECTION_MISSING otherwise). sourceDocument.urn is the urn the location gave: ${urnWording(LOCATION_CATALOG, 'manage', 'readDocument')}. Inside one drive a copy or move acts on the file itself (Graph copy/PATCH, Drive copy/parents). Copy and convert create a new document record; move carries the source record over to the new file. An unknown urn answers 400 TEMPLATE_NOT_FOUND; errors the drive or Salesforce reported are in error.externalErrors.`,
     "crm (Salesforce Files, through the subscription's crm connection: PUT /common/connection/crm): as a target, a new ContentVersion with targetDocument.options.crm {fileParentId -> FirstPublishLocationId, networkId -> NetworkId, ownerId -> OwnerId, fileId -> a new version of that file (its ContentDocument id 069..., or a ContentVersion id 068... of it), fileType (optional, must match fileFormat)}; result.data.document.urn is the ContentVersion id. As a source, sourceDocument.urn is a ContentVersion id and remove delete deletes its file (ContentDocument) into the org's recycle bin. A refused connection is 400 CONNECTION_ERROR; a Salesforce refusal of a crm option is 400 VALIDATION_ERROR naming targetDocument.options.crm.<field>, with Salesforce's errors in error.externalErrors.",
     'Success: 201 with result.statusCode "201" (a string), result.data.document and consumption pages-managed / documents-managed. Failure: the error envelope with error.statusCode as a string and error.externalErrors. Optional `Idempotency-Key` as for generate.',
   ].join('\n\n'),

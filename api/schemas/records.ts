@@ -4,7 +4,7 @@
 import Type from 'typebox';
 import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { TEMPLATE_FORMATS } from '../../core/formats.ts';
-import { methodsFor } from '../../core/locations.ts';
+import { dataLoadMethods, formatWording, methodsFor } from '../../core/locations.ts';
 import { CONFIGURATION, CONFIGURATION_COLUMNS } from '../../store/records/configurations.ts';
 import { DATA_SOURCE, DATA_SOURCE_COLUMNS } from '../../store/records/datasources.ts';
 import { DOCUMENT, DOCUMENT_COLUMNS, DOCUMENT_UPDATABLE, LINK_FIELDS } from '../../store/records/documents.ts';
@@ -128,7 +128,7 @@ export const DocumentTemplate = component(
 
 const TEMPLATE_RULES = [
   'Rules: (1) point at the file with `urn` together with `loadMethod`, or with `url` alone, never both (400 VALIDATION_ERROR);',
-  '(2) `fileFormat` must agree with `loadMethod`: gdoc, gsheet, gslide only with DriveB; docx, xlsx, pptx only with Storage or DriveA (400 VALIDATION_ERROR);',
+  `(2) \`fileFormat\` must agree with \`loadMethod\` (${formatWording(LOCATION_CATALOG, 'generate', 'readTemplate')}; 400 VALIDATION_ERROR);`,
   '(3) linking through `documentSolutions` is best-effort: unknown solutions are skipped and the response lists the linked ones;',
   '(4) ids, ownership, path and timestamps are server-assigned; sending them has no effect;',
   '(5) a Storage urn is not checked against uploads: an uploaded file stops resolving after its retention, and the record survives (update its urn after re-uploading).',
@@ -281,7 +281,7 @@ const DATA_SOURCE_TAG = 'Data source';
 
 /** The spec names Storage and GraphQL of four methods; the others are the locations generate reads data
  *  from (the location catalog): the two drives. */
-export const DATA_LOAD_METHODS = [...methodsFor(LOCATION_CATALOG, 'generate', 'readData'), 'GraphQL'];
+export const DATA_LOAD_METHODS = dataLoadMethods(LOCATION_CATALOG);
 
 export const DataSourceInput = component(
   'DataSourceInput',

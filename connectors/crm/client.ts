@@ -61,6 +61,15 @@ async function requestToken(c: OpenedConnection, settings: CrmSettings, allowedH
     }
     throw err;
   }
+  // A token endpoint that answers something else than JSON (a proxy's HTML page) is the connection's
+  // problem, said at once, not a TypeError retried until the caller's 504.
+  if (!res || typeof res !== 'object' || typeof res.access_token !== 'string' || typeof res.instance_url !== 'string') {
+    const head = typeof res === 'string' ? `: ${JSON.stringify((res as string).slice(0, 80))}` : '';
+    throw new LocationError(
+      'CONNECTION_ERROR',
+      `the crm connection's token endpoint (${settings.loginUrl}) answered without an access token and instance URL: not JSON as Salesforce answers${head}; check the connection's loginUrl (PUT /common/connection/crm)`,
+    );
+  }
   const problem = loginUrlProblem(res.instance_url, allowedHosts);
   if (problem) throw new LocationError('CONNECTION_ERROR', `the crm connection's org answered with an instance URL this service may not call: ${problem}`);
   return { accessToken: res.access_token, instanceUrl: res.instance_url };

@@ -7,6 +7,8 @@ import { createPrivateKey } from 'node:crypto';
 import Type from 'typebox';
 import { type InnerError, innerError } from '../../core/errors.ts';
 import type { ConnectionKind } from '../connections.ts';
+import { crmSettings } from './settings.ts';
+import { valuesOf } from '../../core/settings.ts';
 
 export const CrmConnectionBody = Type.Object(
   {
@@ -74,7 +76,7 @@ export const crmConnection: ConnectionKind = {
     const privateKey = str('privateKey');
     if (!loginUrl) problem('loginUrl', 'is required (e.g. https://login.salesforce.com)');
     else {
-      const why = loginUrlProblem(loginUrl, connectorSettings.crmLoginHosts);
+      const why = loginUrlProblem(loginUrl, valuesOf(crmSettings, connectorSettings).crmLoginHosts);
       if (why) problem('loginUrl', why);
     }
     if (!clientId) problem('clientId', 'is required (the consumer key of the app)');

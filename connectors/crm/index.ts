@@ -5,8 +5,9 @@ import { OFFICE_FORMATS } from '../../core/formats.ts';
 import type { LocationRegistration } from '../location.ts';
 import { crmConnection } from './connection.ts';
 import { crmLocation } from './location.ts';
+import { crmSettings } from './settings.ts';
 
-export const crm: LocationRegistration = {
+export const crm = {
   method: 'crm',
   can: ['readDocument', 'write', 'remove'],
   formats: { templates: [], writes: [...OFFICE_FORMATS, 'pdf', 'csv'] },
@@ -14,5 +15,7 @@ export const crm: LocationRegistration = {
   connection: crmConnection,
   transfer: 'remote',
   targetOptions: crmOptions,
+  settings: crmSettings,
+  wording: { what: 'Salesforce Files', urn: 'a ContentVersion id' },
   create: crmLocation,
-};
+} satisfies LocationRegistration;

@@ -18,6 +18,8 @@ import type { CrmTargetOptions } from '../../core/locations.ts';
 import { type Location, type LocationContext, type LocationDeps, LocationError } from '../location.ts';
 import { BlobTooLargeError } from '../storage/blob-store.ts';
 import { type CrmSession, withCrm } from './client.ts';
+import { crmSettings } from './settings.ts';
+import { valuesOf } from '../../core/settings.ts';
 
 /** The largest file read from Salesforce into the service. */
 export const MAX_READ_BYTES = 512 * 1024 * 1024;
@@ -62,9 +64,17 @@ function failure(err: unknown, what: string): unknown {
   return new LocationError('VALIDATION_ERROR', `Salesforce refused ${what}${named}: ${code}: ${e.message}`, external);
 }
 
+/** An answer that is not Salesforce's JSON: the endpoint the connection names is not (or not only) a
+ *  Salesforce org. Final: sending the same request again reaches the same endpoint. */
+function notSalesforce(instanceUrl: string, what: string, answer: unknown): LocationError {
+  const head = typeof answer === 'string' ? `: ${JSON.stringify(answer.slice(0, 80))}` : '';
+  return new LocationError('CONNECTION_ERROR', `the crm connection's org (${instanceUrl}) answered ${what} with something that is not Salesforce's JSON${head}; check the connection's loginUrl (PUT /common/connection/crm)`);
+}
+
 export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number } = {}): Location {
   const maxReadBytes = limits.maxReadBytes ?? MAX_READ_BYTES;
-  const settings = () => ({ apiVersion: deps.settings.crmApiVersion, loginHosts: deps.settings.crmLoginHosts });
+  const own = valuesOf(crmSettings, deps.settings);
+  const settings = () => ({ apiVersion: own.crmApiVersion, loginHosts: own.crmLoginHosts });
   async function run<T>(ctx: LocationContext, what: string, work: (conn: Connection, session: CrmSession) => Promise<T>): Promise<T> {
     const opened = await deps.connections.open(ctx, 'crm');
     try {
@@ -74,9 +84,19 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
     }
   }
 
+  /** A SOQL query whose answer must be Salesforce's JSON: anything else (a proxy's or a portal's HTML page)
+   *  is the connection's problem, said at once (CONNECTION_ERROR), not a TypeError retried to the caller's 504. */
+  async function query<R extends Record<string, unknown>>(conn: Connection, soql: string): Promise<{ records: R[] }> {
+    // The REST query endpoint itself: jsforce's Query reads `records` of whatever came back (a TypeError).
+    const r = await conn.request<unknown>(`/services/data/v${conn.version}/query?q=${encodeURIComponent(soql)}`);
+    if (!r || typeof r !== 'object' || !Array.isArray((r as { records?: unknown }).records)) throw notSalesforce(conn.instanceUrl, 'a query', r);
+    return r as { records: R[] };
+  }
+
   async function version(conn: Connection, id: string): Promise<{ Id: string; ContentDocumentId: string; PathOnClient: string; FileExtension: string } | undefined> {
     if (!SALESFORCE_ID.test(id)) return undefined;
-    const r = await conn.query<{ Id: string; ContentDocumentId: string; PathOnClient: string; FileExtension: string }>(
+    const r = await query<{ Id: string; ContentDocumentId: string; PathOnClient: string; FileExtension: string }>(
+      conn,
       `SELECT Id, ContentDocumentId, PathOnClient, FileExtension FROM ContentVersion WHERE Id = '${id}'`,
     );
     return r.records[0];
@@ -117,14 +137,14 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
         if (crm.fileId) {
           if (crm.fileId.startsWith('068')) documentId = (await version(conn, crm.fileId))?.ContentDocumentId;
           else if (SALESFORCE_ID.test(crm.fileId)) {
-            const r = await conn.query<{ ContentDocumentId: string }>(`SELECT ContentDocumentId FROM ContentVersion WHERE ContentDocumentId = '${crm.fileId}' AND IsLatest = true`);
+            const r = await query<{ ContentDocumentId: string }>(conn, `SELECT ContentDocumentId FROM ContentVersion WHERE ContentDocumentId = '${crm.fileId}' AND IsLatest = true`);
             documentId = r.records[0]?.ContentDocumentId;
           }
           if (!documentId) throw new LocationError('VALIDATION_ERROR', `targetDocument.options.crm.fileId ${crm.fileId} does not name a file (ContentDocument) of the crm connection's org`);
         }
         // Stored by an earlier attempt whose answer was lost: that version is the write.
         const tag = writeTag(req.urn);
-        const earlier = await conn.query<{ Id: string }>(`SELECT Id, ContentDocumentId FROM ContentVersion WHERE ReasonForChange = '${tag.replace(/['\\]/g, '\\$&')}'`);
+        const earlier = await query<{ Id: string }>(conn, `SELECT Id, ContentDocumentId FROM ContentVersion WHERE ReasonForChange = '${tag.replace(/['\\]/g, '\\$&')}'`);
         if (earlier.records[0]) return { urn: earlier.records[0].Id, name, path: req.path };
         const bytes = Buffer.from(await deps.blobs.get(req.source.key));
         const record: Record<string, string> = {
@@ -141,11 +161,12 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
           if (crm.networkId) record.NetworkId = crm.networkId;
         }
         if (crm.ownerId) record.OwnerId = crm.ownerId;
-        const multipart = bytes.length > deps.settings.crmMultipartBytes;
+        const multipart = bytes.length > own.crmMultipartBytes;
         const saved = (await conn.sobject('ContentVersion').create(
           record,
           multipart ? ({ multipartFileFields: { VersionData: { contentType: contentTypeOf(req.fileFormat), filename: name } } } as never) : {},
-        )) as { id?: string; success?: boolean; errors?: unknown[] };
+        )) as { id?: string; success?: boolean; errors?: unknown[] } | undefined;
+        if (!saved || typeof saved !== 'object') throw notSalesforce(conn.instanceUrl, `saving the file ${name}`, saved);
         if (!saved.success || !saved.id) throw new LocationError('VALIDATION_ERROR', `Salesforce did not save the file ${name}`, saved.errors ?? []);
         return { urn: saved.id, name, path: req.path };
       });

@@ -4,8 +4,9 @@ import { OFFICE_FORMATS } from '../../core/formats.ts';
 import type { LocationRegistration } from '../location.ts';
 import { driveAConnection } from './connection.ts';
 import { driveALocation } from './location.ts';
+import { driveASettings } from './settings.ts';
 
-export const driveA: LocationRegistration = {
+export const driveA = {
   method: 'DriveA',
   can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'],
   formats: { templates: OFFICE_FORMATS, writes: [...OFFICE_FORMATS, 'pdf', 'csv'] },
@@ -13,5 +14,7 @@ export const driveA: LocationRegistration = {
   connection: driveAConnection,
   transfer: 'remote',
   targetOptions: driveOptions('driveA'),
+  settings: driveASettings,
+  wording: { what: 'OneDrive / SharePoint', urn: 'a driveItem id (or driveId!itemId, root:/path:)', path: "a folder path from the drive root ('' = the root; folders are created)" },
   create: driveALocation,
-};
+} satisfies LocationRegistration;

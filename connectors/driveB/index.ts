@@ -5,8 +5,9 @@ import { DRIVEB_NATIVE_FORMATS } from '../../core/formats.ts';
 import type { LocationRegistration } from '../location.ts';
 import { driveBConnection } from './connection.ts';
 import { driveBLocation } from './location.ts';
+import { driveBSettings } from './settings.ts';
 
-export const driveB: LocationRegistration = {
+export const driveB = {
   method: 'DriveB',
   can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'],
   formats: { templates: DRIVEB_NATIVE_FORMATS, writes: [...DRIVEB_NATIVE_FORMATS, 'pdf', 'csv'] },
@@ -14,5 +15,7 @@ export const driveB: LocationRegistration = {
   connection: driveBConnection,
   transfer: 'remote',
   targetOptions: driveOptions('driveB'),
+  settings: driveBSettings,
+  wording: { what: 'Google Drive', urn: 'a file id', path: "a folder path from the drive root ('' = the root; folders are created)" },
   create: (deps) => driveBLocation(deps),
-};
+} satisfies LocationRegistration;

@@ -1,5 +1,5 @@
 // A batch's cancel, as the rows see it: `cancel_requested_date` is set by POST /documents/batch/{id}/cancel
-// before the workflow is cancelled, and every chunk reads it between rows (activities/batch.ts), so no row
+// before the workflow is cancelled, and every chunk reads it between rows (activities/batch/chunk.ts), so no row
 // starts after the cancel, whatever the chunk's size or when its heartbeat brings Temporal's cancellation.
 export const m010 = {
   version: 10,

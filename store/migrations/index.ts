@@ -10,6 +10,7 @@ import { m007 } from './007-consumed-by.ts';
 import { m008 } from './008-upload-sweep.ts';
 import { m009 } from './009-batches.ts';
 import { m010 } from './010-batch-cancel.ts';
+import { m011 } from './011-rate-buckets.ts';
 
 export interface Migration {
   readonly version: number;
@@ -17,4 +18,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011];

@@ -37,7 +37,7 @@ describe('a LibreOffice instance killed during the convert activity of a generat
 
   beforeAll(async () => {
     // The service configures the default converter from its settings (startStack -> startConverter).
-    stack = await startStack({ converterPoolSize: 1 });
+    stack = await startStack({ converterPoolSize: 1, converterSpareInstances: 0 });
     creds = await stack.credentials();
     api = client(creds);
     connection = await Connection.connect({ address: inject('temporalAddress') });

@@ -21,7 +21,7 @@ describe('LibreOffice killed as it restarts, while pdf generates wait for it', (
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    [stack, receiver] = await Promise.all([startStack({ converterPoolSize: 1, outboundAllow: ['127.0.0.1'] }), startReceiver('127.0.0.1')]);
+    [stack, receiver] = await Promise.all([startStack({ converterPoolSize: 1, converterSpareInstances: 0, outboundAllow: ['127.0.0.1'] }), startReceiver('127.0.0.1')]);
     const c = getDefaultConverter();
     if (!(c instanceof LibreOfficePool)) throw new Error(`expected the LibreOffice pool, got ${c.kind}`);
     pool = c;

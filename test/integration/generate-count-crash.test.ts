@@ -37,7 +37,7 @@ describe('a LibreOffice instance killed while it counts the pages a write to Sto
   let pool: LibreOfficePool;
 
   beforeAll(async () => {
-    stack = await startStack({ converterPoolSize: 1, pageCount: 'exact' });
+    stack = await startStack({ converterPoolSize: 1, converterSpareInstances: 0, pageCount: 'exact' });
     connection = await Connection.connect({ address: inject('temporalAddress') });
     temporal = new Client({ connection, namespace: stack.config.temporalNamespace });
     const c = getDefaultConverter();

@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { ensureTemporalCli } from '../../cli/temporal-dev.ts';
 import { parse } from 'yaml';
 import { drainGraceMs } from '../../cli/service.ts';
-import { loadConfig, settings } from '../../config/env.ts';
+import { allSettings, loadConfig } from '../../config/env.ts';
 import { parseDockerfile } from '../support/dockerfile.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -35,7 +35,7 @@ type Service = {
 const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> };
 const portsOverride = parse(fs.readFileSync(path.join(root, 'deploy', 'compose.ports.yml'), 'utf8')) as { services: Record<string, Service> };
-const known = new Set(Object.values(settings).map((s) => s.env));
+const known = new Set(Object.values(allSettings()).map((s) => s.env));
 
 describe('docker-compose.yml', () => {
   it('is valid against the Compose specification schema', () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { drainGraceMs } from '../../cli/service.ts';
-import { loadConfig, settings } from '../../config/env.ts';
+import { allSettings, loadConfig } from '../../config/env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const chart = path.join(root, 'deploy/helm/docgen');
@@ -16,7 +16,7 @@ const read = (f: string) => fs.readFileSync(path.join(chart, f), 'utf8');
 type Values = Record<string, any>;
 const values = parse(read('values.yaml')) as Values;
 const production = parse(fs.readFileSync(path.join(root, 'deploy/helm/values-production.yaml'), 'utf8')) as Values;
-const known = new Set(Object.values(settings).map((s) => s.env));
+const known = new Set(Object.values(allSettings()).map((s) => s.env));
 
 describe('the Helm chart', () => {
   it('sets on the docgen containers only variables that config/env.ts defines', () => {

@@ -1,11 +1,11 @@
-// The README's "Dependencies" table against package.json: what it says is used is a dependency, what it
+// The "Dependencies" table (docs/dependencies.md) against package.json: what it says is used is a dependency, what it
 // says is not used is neither a dependency nor a development dependency.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const readme = fs.readFileSync(path.join(root, 'docs', 'dependencies.md'), 'utf8');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
 
 describe('README: Dependencies', () => {

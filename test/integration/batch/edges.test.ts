@@ -2,7 +2,11 @@
 // from starting (checked between rows, whatever the chunk's size) and the answer says cancelling; rows
 // after the first are held to SharePoint's naming rules before anything is sent to Graph; a row's message
 // says its reason once; the summary callback lists the first failed rows and where the rest are.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ChunkHeartbeat } from '../../../activities/batch/index.ts';
+import { batchRows } from '../../../telemetry/metrics.ts';
 import { type GraphFake, startGraphFake } from '../../fakes/graph/server.ts';
 import { client } from '../../support/http.ts';
 import { makeDocx } from '../../support/office.ts';
@@ -41,7 +45,7 @@ describe('batches at the edges', () => {
   }
   const doc = { fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/London', locale: 'en-GB' };
 
-  it('a cancel stops rows from starting: the rows in progress finish, no other starts, the answer says cancelling, no combined output', async () => {
+  it('a cancel stops rows from starting: the rows in progress finish, no other starts, the answer says cancelling, no combined output; meanwhile the running chunks show their progress in Temporal', async () => {
     const template = await upload('template', 't.docx', makeDocx(['{name}']));
     const data = await upload('data', 'rows.json', JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ name: `row ${i + 1}` }))));
     const res = await api.call('POST', '/documents/document/generate/batch', {
@@ -59,6 +63,36 @@ describe('batches at the edges', () => {
       if (b.rowsDone >= 3) break;
       expect(b.status).toBe('running');
       await new Promise((r) => setTimeout(r, 50));
+    }
+    // While its chunks run (100 rows each: rows show before a chunk ends), the batch shows progress in Temporal:
+    // each running chunk's heartbeat carries its rows so far, and the workflow's current details name the
+    // chunks running; the metrics have counted the rows recorded.
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const handle = new Client({ connection }).workflow.getHandle(`batch-${id}`);
+      let beats: ChunkHeartbeat[] = [];
+      // Rows recorded show within the batch worker's heartbeat throttle (2 s).
+      while (!beats.some((b) => b.recorded >= 1)) {
+        const pending = (await handle.describe()).raw.pendingActivities ?? [];
+        beats = pending
+          .filter((a) => a.activityType?.name === 'generateBatchChunk' && (a.heartbeatDetails?.payloads?.length ?? 0) > 0)
+          .map((a) => defaultPayloadConverter.fromPayload<ChunkHeartbeat>(a.heartbeatDetails!.payloads![0]!));
+        if (!beats.some((b) => b.recorded >= 1)) await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const beat of beats) {
+        expect(beat.of).toBe(100);
+        expect(beat.recorded).toBeGreaterThanOrEqual(0);
+        expect(beat.recorded).toBeLessThanOrEqual(100);
+        expect(beat.lastRow % 100).toBe(beat.recorded % 100);
+        expect(beat.failed).toBe(0);
+      }
+      // Rows are counted in the metrics as they are recorded, not when their chunk ends.
+      const counted = (await batchRows.get()).values.find((v) => v.labels.outcome === 'done')?.value ?? 0;
+      expect(counted).toBeGreaterThanOrEqual(Math.max(...beats.map((b) => b.recorded)));
+      const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      expect(details).toMatch(/chunks? [\d, ]+ of 4 running/);
+    } finally {
+      await connection.close();
     }
     const cancel = await api.call('POST', `/documents/batch/${id}/cancel`);
     expect(cancel.status).toBe(200);

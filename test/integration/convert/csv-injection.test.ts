@@ -26,6 +26,12 @@ describe('csv formula injection', () => {
     );
   });
 
+  it('a value that begins with CR (read by LibreOffice as LF) comes out as text too', async () => {
+    const cr = makeXlsx([{ name: 'Data', rows: [['\r=1+1', '\rplain', 'a\rb', 'ok']] }]);
+    const csv = Buffer.from(await pool.convert(cr, { from: 'xlsx', to: 'csv' })).toString('utf8');
+    expect(csv).toBe('"\'\n=1+1","\'\nplain","a\nb",ok\n');
+  });
+
   it('in UTF-16 with a semicolon too', async () => {
     const out = await pool.convert(workbook, { from: 'xlsx', to: 'csv', csv: { encoding: 'utf-16', separator: ';' } });
     const csv = Buffer.from(out).toString('utf16le');

@@ -10,21 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibreOfficePool } from '../../../converter/index.ts';
 import { rejection } from '../../support/convert-error.ts';
 import { numberedParagraphs } from '../../support/costly-office.ts';
-import { longDocx, makeDocx, para, poppler } from './fixtures.ts';
+import { makeDocx, poolDocs, poppler, until } from './fixtures.ts';
 
-const small = makeDocx(para('small document'));
-// ~450 pages: a few seconds of LibreOffice, well past the short limits set below; ~110 pages, about a second.
-const long = longDocx(12_000);
-const medium = longDocx(3_000);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const { small, medium, long } = poolDocs;
 
 describe('a subscription holds at most its share of the instances', () => {
   let pool: LibreOfficePool;

@@ -31,7 +31,13 @@ export interface DocxParts {
   rels?: string;
   app?: string;
   extra?: Record<string, string | Uint8Array>;
+  /** The body's section properties (page size, margins); default A4 with 1-inch margins. */
+  sectPr?: string;
+  /** The content of word/styles.xml (inside <w:styles>), linked from the document. */
+  styles?: string;
 }
+
+export const A4_SECTION = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
 
 export function makeDocx(p: DocxParts | string): Uint8Array {
   const d: DocxParts = typeof p === 'string' ? { body: p } : p;
@@ -41,16 +47,19 @@ export function makeDocx(p: DocxParts | string): Uint8Array {
       '<Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/>' +
       '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
       (d.app ? '<Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/>' : '') +
+      (d.styles !== undefined ? '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>' : '') +
       '</Types>',
     '_rels/.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
       `<Relationship Id="rId1" Type="${REL}/officeDocument" Target="word/document.xml"/>` +
       (d.app ? `<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties" Target="docProps/app.xml"/>` : '') +
       '</Relationships>',
-    'word/_rels/document.xml.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${d.rels ?? ''}</Relationships>`,
+    'word/_rels/document.xml.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${d.rels ?? ''}` +
+      (d.styles !== undefined ? `<Relationship Id="rIdStyles" Type="${REL}/styles" Target="styles.xml"/>` : '') + '</Relationships>',
     'word/document.xml': `${XML}<w:document xmlns:w="${W}" xmlns:r="${R}" ` +
       'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ' +
       'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
-      `<w:body>${d.body}<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>`,
+      `<w:body>${d.body}${d.sectPr ?? A4_SECTION}</w:body></w:document>`,
+    ...(d.styles !== undefined ? { 'word/styles.xml': `${XML}<w:styles xmlns:w="${W}">${d.styles}</w:styles>` } : {}),
     ...(d.app ? { 'docProps/app.xml': `${XML}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">${d.app}</Properties>` } : {}),
     ...(d.extra ?? {}),
   });
@@ -68,6 +77,26 @@ export function longDocx(paragraphs: number): Uint8Array {
   const parts: string[] = [];
   for (let i = 0; i < paragraphs; i++) parts.push(para(`Paragraph ${i} lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.`));
   return makeDocx(parts.join(''));
+}
+
+/** The hostile layout of issue 36: 1-inch pages without margins, 72 pt type, 22-inch exact line
+ *  spacing. Each paragraph's text lays out a character or two per line and a line per page, so 100
+ *  paragraphs come to ~2 400 pages. `via: 'styles'` sets the same through the default paragraph style. */
+export function hostileLayoutDocx(paragraphs: number, via: 'direct' | 'styles' = 'direct'): Uint8Array {
+  const pPr = '<w:pPr><w:spacing w:line="31680" w:lineRule="exact"/></w:pPr>';
+  const rPr = '<w:rPr><w:sz w:val="144"/></w:rPr>';
+  const body: string[] = [];
+  for (let i = 0; i < paragraphs; i++) {
+    const text = `Paragraph ${i} of ${paragraphs} words`;
+    body.push(via === 'direct' ? `<w:p>${pPr}<w:r>${rPr}<w:t xml:space="preserve">${text}</w:t></w:r></w:p>` : para(text));
+  }
+  return makeDocx({
+    body: body.join(''),
+    sectPr: '<w:sectPr><w:pgSz w:w="1440" w:h="1440"/><w:pgMar w:top="0" w:right="0" w:bottom="0" w:left="0" w:header="0" w:footer="0" w:gutter="0"/></w:sectPr>',
+    ...(via === 'styles'
+      ? { styles: `<w:docDefaults><w:rPrDefault>${rPr}</w:rPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/>${pPr}</w:style>` }
+      : {}),
+  });
 }
 
 function colName(i: number): string {
@@ -206,4 +235,16 @@ export function poppler(tool: 'pdfinfo' | 'pdftotext' | 'pdfimages', pdf: Uint8A
 
 export function pdfinfoPages(pdf: Uint8Array): number {
   return Number(/^Pages:\s+(\d+)/m.exec(poppler('pdfinfo', pdf))?.[1] ?? NaN);
+}
+
+/** Documents the pool tests convert: one page; ~110 pages (about a second of LibreOffice); ~450 pages (several seconds). */
+export const poolDocs = { small: makeDocx(para('small document')), medium: longDocx(3_000), long: longDocx(12_000) };
+
+/** Polls `check` until it holds, bounded generously: a loaded machine is slow, not wrong. */
+export async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

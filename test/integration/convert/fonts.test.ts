@@ -248,6 +248,11 @@ describe("a document's own fonts and the deployment's", () => {
     const r = await toPdf(wordDocx([{ text: 'Set in the embedded font', font: family }], { family, odttf, key }));
     expect(r.fonts).toEqual([family.replace(/\s/g, '')]);
     expect(r.text).toContain('Set in the embedded font');
+    // LibreOffice keeps the embedded font registered after that document: the instance restarts, so the next
+    // document (maybe another subscription's) naming the family does not get it.
+    const after = await toPdf(wordDocx([{ text: 'Another tenant names the family', font: family }]));
+    expect(after.fonts).not.toContain(family.replace(/\s/g, ''));
+    expect(after.text).toContain('Another tenant names the family');
   });
 
   it('uses the fonts of CONVERTER_FONTS_DIR, mounted read-only into the sandbox', async () => {

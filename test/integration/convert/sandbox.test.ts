@@ -20,6 +20,7 @@ let sandboxed: LibreOfficePool;
 let plain: LibreOfficePool;
 /** file:// targets outside any job: a PNG and a PDF on the host, a stored document of another tenant. */
 let outside: Record<string, string>;
+let usrLocal: string;
 
 const images = (pdf: Uint8Array): number => poppler('pdfimages', pdf, ['-list']).trim().split('\n').length - 2;
 
@@ -69,7 +70,12 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'host.pdf'), pdf);
   fs.writeFileSync(path.join(dir, 'host.png'), png([20, 200, 20]));
   fs.writeFileSync(path.join(sandboxed.baseDir, 'pool.png'), png([20, 20, 200]));
+  // A PNG in /usr/local (a site's own installs, outside what the sandbox mounts of /usr): this machine's
+  // tests run as root; test/unit/convert/sandbox-args.test.ts checks the mounts where they cannot write it.
+  usrLocal = path.join('/usr/local/share', `docgen-sandbox-${process.pid}.png`);
+  fs.writeFileSync(usrLocal, png([200, 200, 20]));
   outside = {
+    'a PNG in /usr/local': `file://${usrLocal}`,
     'a PNG on the host': `file://${path.join(dir, 'host.png')}`,
     'a PDF on the host': `file://${path.join(dir, 'host.pdf')}`,
     "another tenant's stored document": `file://${stored}`,
@@ -80,6 +86,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([sandboxed?.stop(), plain?.stop()]);
   fs.rmSync(dir, { recursive: true, force: true });
+  if (usrLocal) fs.rmSync(usrLocal, { force: true });
 });
 
 describe('the LibreOffice sandbox (bwrap), without the sanitizer', () => {
@@ -88,9 +95,9 @@ describe('the LibreOffice sandbox (bwrap), without the sanitizer', () => {
     expect(plain.status().sandbox).toBe('none');
   });
 
-  it("loads a file inside the instance's job directory: the documents below do fetch what they name", async () => {
+  it("loads a file inside the instance's job directory (/job in the sandbox): the documents below do fetch what they name", async () => {
     fs.writeFileSync(path.join(sandboxed.baseDir, 'jobs', '0', 'own.png'), png([200, 20, 20]));
-    const pdf = await sandboxed.convert(docxWith(svgOf([`file://${path.join(sandboxed.baseDir, 'jobs', '0', 'own.png')}`]), true), { from: 'docx', to: 'pdf' });
+    const pdf = await sandboxed.convert(docxWith(svgOf(['file:///job/own.png']), true), { from: 'docx', to: 'pdf' });
     expect(images(pdf)).toBe(1);
   });
 

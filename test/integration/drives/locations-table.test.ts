@@ -1,4 +1,4 @@
-// The README's Locations table says what each location takes as a template and what generate delivers to
+// The Locations table (docs/locations.md) says what each location takes as a template and what generate delivers to
 // it: the same as what each location registers (connectors/<name>/index.ts, which the API enforces: spec
 // 4.4 rule 2 and 4.8 rules 1 and 3). It once listed docx, xlsx and pptx templates from DriveB, which the API
 // refuses.
@@ -10,11 +10,11 @@ import { type GenerateRequest, parseGenerateRequest } from '../../../core/genera
 import { ALL_FORMATS } from '../../../core/formats.ts';
 import { entryOf, methodsFor } from '../../../core/locations.ts';
 
-const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/locations.md'), 'utf8');
 
 /** The table under "## Locations": header cells, and each row by its first cell. */
 function locationsTable(): { columns: string[]; rows: Map<string, string[]> } {
-  const section = readme.slice(readme.indexOf('## Locations'));
+  const section = readme.slice(readme.indexOf('# Locations'));
   const lines = section.split('\n').filter((l) => l.startsWith('|'));
   const cells = (l: string) => l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
   const [header, , ...body] = lines;

@@ -158,7 +158,7 @@ describe('POST /documents/document/manage', () => {
     it('Delete (source only) is DriveA-only: a Storage delete is 400 NOT_SUPPORTED and nothing is removed', async () => {
       const doc = await generated();
       for (const remove of ['delete', 'permanentDelete']) {
-        expectManageError(await manage({ sourceDocument: source(doc.urn, remove) }), 400, 'NOT_SUPPORTED', /Delete is supported for the drives only/);
+        expectManageError(await manage({ sourceDocument: source(doc.urn, remove) }), 400, 'NOT_SUPPORTED', /Delete is supported only by DriveA or DriveB/);
       }
       expect((await api.download(doc.urn)).status).toBe(200);
       expectManageError(await manage({ sourceDocument: source(doc.urn, 'none') }), 400, 'VALIDATION_ERROR', /Delete, which needs sourceDocument\.remove/);

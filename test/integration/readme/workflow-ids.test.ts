@@ -1,4 +1,4 @@
-// The README's table of workflow ids ("Operators: finding a job") against the workflows real requests start:
+// The table of workflow ids (docs/operations.md, "Operators: finding a job") against the workflows real requests start:
 // generate, async generate and manage, each without and with an Idempotency-Key, found in Temporal by their
 // operation id.
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import { client, generateBody } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 import { type Receiver, startReceiver } from '../async/receiver.ts';
 
-const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/operations.md'), 'utf8');
 /** operation -> [workflow type, id without key, id with key], as the README says. */
 const table = new Map(
   (/<!-{2} workflow-ids:start -{2}>\n([\s\S]*?)\n<!-{2} workflow-ids:end -{2}>/.exec(readme)?.[1] ?? '')

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mergePdfFiles, pdfPages } from '../../../activities/batch-pdf.ts';
-import { safeEntryName, uniqueNames, zipStream } from '../../../activities/batch-zip.ts';
+import { mergePdfFiles, pdfPages } from '../../../activities/batch/pdf.ts';
+import { safeEntryName, uniqueNames, zipStream } from '../../../activities/batch/zip.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-batch-combined-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
-// A batch's own rules (core/batch.ts) and the row urn (activities/batch.ts), pure.
+// A batch's own rules (core/batch.ts) and the row urn (activities/batch/ids.ts), pure.
 import { describe, expect, it } from 'vitest';
-import { combinedUrn, rowUrn, uuidv5 } from '../../../activities/batch.ts';
+import { combinedUrn, rowUrn, uuidv5 } from '../../../activities/batch/index.ts';
 import { type BatchRequest, checkBatchRules, generateShapeOf } from '../../../core/batch.ts';
 import { type GenerateRequest, parseGenerateRequest } from '../../../core/generate.ts';
 import { LOCATION_CATALOG } from '../../../connectors/registry.ts';

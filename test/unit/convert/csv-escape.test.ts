@@ -19,6 +19,11 @@ describe('escapeCsvFormulas', () => {
     );
   });
 
+  it('escapes a quoted cell that begins with a line feed (a value that began with CR, as LibreOffice exports it)', () => {
+    const out = text(escapeCsvFormulas(utf8('"\n=1+1","\nplain","a\nb",x\n'), ',', 'utf-8'));
+    expect(out).toBe('"\'\n=1+1","\'\nplain","a\nb",x\n');
+  });
+
   it('returns the same bytes when no cell needs it', () => {
     const csv = utf8('a,b\n1,-2\n');
     expect(escapeCsvFormulas(csv, ',', 'utf-8')).toBe(csv);

@@ -1,0 +1,101 @@
+// A chunk of rows (a normal activity on the batch task queue), one after another. Each row is final once
+// recorded (done or failed); the heartbeat carries the last row recorded, so a retry (another worker, after
+// a crash) starts after it and no row is written twice. A cancel is read between rows.
+import { ApplicationFailure } from '@temporalio/activity';
+import { batchPageKey, type BatchRun } from '../../core/batch.ts';
+import type { Row } from '../../core/rows.ts';
+import { batchCancelRequested, getBatch, recordBatchRowFailed, recordedRows } from '../../store/records/batches.ts';
+import { countBatchRow } from '../../telemetry/metrics.ts';
+import { heartbeat } from '../heartbeat.ts';
+import { activity, type BatchDeps, beatWhileRunning } from './deps.ts';
+import { describeFailure, isFinal, type RowSteps } from './rows.ts';
+
+export interface ChunkInput {
+  run: BatchRun;
+  page: number;
+  /** 1-based number of the page's first row. */
+  firstRow: number;
+  count: number;
+}
+
+export interface ChunkResult {
+  done: number;
+  failed: number;
+  /** The batch's done and failed rows so far (all chunks): progress, and stopAfterFailures. */
+  batchDone: number;
+  batchFailed: number;
+}
+
+/** A chunk's heartbeat details: where a retry resumes, and the chunk's progress, which the Temporal UI shows
+ *  on the pending activity from the first row on (the workflow hears of a chunk only when it ends). */
+export interface ChunkHeartbeat {
+  /** The last row recorded (done or failed): a retry starts after it. */
+  lastRow: number;
+  /** Rows of this chunk recorded so far, by every attempt, of `of`. */
+  recorded: number;
+  of: number;
+  /** How many of them failed, as the attempts' heartbeats tell. */
+  failed: number;
+}
+
+/** After this many attempts of a chunk, a row that still fails with an unexpected error is recorded as
+ *  failed instead of failing the chunk again (one poisoned row must not hold the batch). */
+const POISON_ATTEMPT = 3;
+
+const text = new TextDecoder();
+
+export function chunks(deps: BatchDeps, rows: RowSteps) {
+  async function generateBatchChunk(input: ChunkInput): Promise<ChunkResult> {
+    const { run } = input;
+    const ctx = activity();
+    const signal = ctx?.cancellationSignal;
+    const last = input.firstRow + input.count - 1;
+    const before = ctx?.info.heartbeatDetails as Partial<ChunkHeartbeat> | undefined;
+    const resumeAfter = Number(before?.lastRow ?? 0);
+    const recorded = await recordedRows(deps.db, run.subscriptionId, run.batchId, input.firstRow, last);
+    const page = await deps.blobs.get(batchPageKey(run.workflowId, input.page));
+    const lines = text.decode(page).split('\n').filter((l) => l !== '');
+    if (lines.length !== input.count) throw new Error(`page ${input.page} of batch ${run.batchId} holds ${lines.length} rows, not ${input.count}`);
+    const result = { done: 0, failed: 0 };
+    let lastRow = Math.max(resumeAfter, input.firstRow - 1);
+    const failedBefore = Number(before?.failed ?? 0);
+    const details = (): ChunkHeartbeat => ({ lastRow, recorded: lastRow - input.firstRow + 1, of: input.count, failed: failedBefore + result.failed });
+    // At once (the first heartbeat is sent unthrottled: the UI shows the chunk's place and size), and also
+    // while one row takes long (a slow conversion).
+    if (ctx) heartbeat(ctx, details());
+    const stopBeating = beatWhileRunning(ctx, details);
+    try {
+      for (let i = 0; i < lines.length; i++) {
+        const rowNumber = input.firstRow + i;
+        if (rowNumber <= resumeAfter || recorded.has(rowNumber)) continue;
+        // Cancelled (the batch was cancelled, or the worker is stopping): stop before a row starts; a row
+        // whose write has begun is finished below, so nothing is left half-written.
+        if (signal?.aborted) throw ApplicationFailure.create({ type: 'CANCELLED', message: 'the batch chunk was cancelled', nonRetryable: false });
+        // A cancel asked for through the API is read here, between rows: Temporal's cancellation reaches
+        // the chunk only with a heartbeat's answer (throttled), by when many rows would have started.
+        if (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId)) break;
+        const row = JSON.parse(lines[i]!) as Row;
+        try {
+          // Counted as it is recorded, by the attempt that recorded it (a chunk that fails later, or a
+          // retry that finds the row's record, counts it once).
+          if (await rows.generateRow(run, rowNumber, row, signal)) countBatchRow('done');
+          result.done++;
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          if (!isFinal(err) && (ctx?.info.attempt ?? 1) < POISON_ATTEMPT) throw err;
+          const f = describeFailure(err);
+          if (await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message)) countBatchRow('failed');
+          result.failed++;
+        }
+        lastRow = rowNumber;
+        if (ctx) heartbeat(ctx, details());
+      }
+    } finally {
+      stopBeating();
+    }
+    const batch = await getBatch(deps.db, run.subscriptionId, run.batchId);
+    return { ...result, batchDone: batch?.rowsDone ?? result.done, batchFailed: batch?.rowsFailed ?? result.failed };
+  }
+
+  return { generateBatchChunk };
+}
