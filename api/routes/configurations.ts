@@ -6,9 +6,8 @@ import { ApiError } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import {
-  CONFIGURATION_BOOLEAN_FIELDS,
+  CONFIGURATION,
   CONFIGURATION_COLUMNS,
-  CONFIGURATION_TEXT_FIELDS,
   type ConfigurationInput,
   createConfiguration,
   getConfiguration,
@@ -31,8 +30,11 @@ function isTimeZone(tz: string): boolean {
 
 async function readBody(db: Db, subscriptionId: string, body: Static<typeof S.ConfigurationInput>): Promise<ConfigurationInput> {
   const out: Record<string, unknown> = {};
-  for (const f of Object.keys(CONFIGURATION_TEXT_FIELDS) as (keyof typeof CONFIGURATION_TEXT_FIELDS)[]) out[f] = body[f] ?? '';
-  for (const f of Object.keys(CONFIGURATION_BOOLEAN_FIELDS) as (keyof typeof CONFIGURATION_BOOLEAN_FIELDS)[]) out[f] = body[f] === true;
+  const given = body as Record<string, unknown>;
+  for (const [f, field] of Object.entries(CONFIGURATION.fields)) {
+    if (field.type === 'text' && 'input' in field) out[f] = given[f] ?? '';
+    if (field.type === 'boolean' && 'input' in field) out[f] = given[f] === true;
+  }
   out.name = requireName(body.name, '');
   if (out.timeZone && !isTimeZone(String(out.timeZone))) throw new ApiError('VALIDATION_ERROR', `timeZone: ${JSON.stringify(out.timeZone)} is not an IANA time zone`);
   if (out.embeddedData) {

@@ -5,7 +5,8 @@ import { ApiError } from '../../core/errors.ts';
 import { GRAPHQL } from '../../core/locations.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
-import { addDataSourceToSolution, createDataSource, DATA_SOURCE_COLUMNS, deleteDataSource, listDataSources } from '../../store/records/datasources.ts';
+import { addDataSourceToSolution, createDataSource, DATA_SOURCE, DATA_SOURCE_COLUMNS, deleteDataSource, listDataSources } from '../../store/records/datasources.ts';
+import { listedSpelling } from '../../store/records/fields.ts';
 import { findSolutions } from '../../store/records/solutions.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { parseList, requireName, unexpectedAs } from '../lists.ts';
@@ -53,21 +54,7 @@ const dataSourceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts
     },
     async (request) => {
       const r = await listDataSources(db, request.auth.subscriptionId, parseList(request.query, DATA_SOURCE_COLUMNS));
-      const dataSources = r.rows.map((d) => ({
-        dataSourceGuid: d.id,
-        subscriptionGuid: d.subscriptionId,
-        ownerGuid: d.ownerId,
-        lastModifiedUserGuid: d.lastModifiedUserId,
-        name: d.name,
-        description: d.description,
-        urn: d.urn,
-        loadMethod: d.loadMethod,
-        query: d.query,
-        variables: d.variables,
-        createdDate: d.createdDate,
-        lastModifiedDate: d.lastModifiedDate,
-        isDeleted: d.isDeleted,
-      }));
+      const dataSources = r.rows.map((d) => listedSpelling(DATA_SOURCE, d));
       return success(request, 200, { dataSources, rowCount: r.rowCount });
     },
   );

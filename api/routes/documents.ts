@@ -23,7 +23,7 @@ const documentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) 
       const id = request.params.documentGuid.toLowerCase();
       const body = request.body;
       const change: DocumentUpdate = {};
-      for (const f of Object.keys(DOCUMENT_UPDATABLE) as (keyof DocumentUpdate)[]) {
+      for (const [f] of DOCUMENT_UPDATABLE) {
         if (typeof body[f] === 'string') change[f] = body[f];
       }
       for (const f of S.EMAIL_LISTS) if (change[f] !== undefined) checkEmailList(change[f], f);

@@ -5,16 +5,18 @@ import Type from 'typebox';
 import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { TEMPLATE_FORMATS } from '../../core/formats.ts';
 import { dataLoadMethods, formatWording, methodsFor } from '../../core/locations.ts';
-import { CONFIGURATION_BOOLEAN_FIELDS, CONFIGURATION_COLUMNS, CONFIGURATION_TEXT_FIELDS } from '../../store/records/configurations.ts';
-import { DATA_SOURCE_COLUMNS } from '../../store/records/datasources.ts';
-import { DOCUMENT_COLUMNS, DOCUMENT_UPDATABLE } from '../../store/records/documents.ts';
+import { CONFIGURATION, CONFIGURATION_COLUMNS } from '../../store/records/configurations.ts';
+import { DATA_SOURCE, DATA_SOURCE_COLUMNS } from '../../store/records/datasources.ts';
+import { DOCUMENT, DOCUMENT_COLUMNS, DOCUMENT_UPDATABLE, LINK_FIELDS } from '../../store/records/documents.ts';
+import type { Field } from '../../store/records/fields.ts';
 import type { ColumnSpec } from '../../store/records/list.ts';
 import { ENTITY_TYPES, OPTION_DEFINITIONS } from '../../store/records/options.ts';
-import { SOLUTION_COLUMNS } from '../../store/records/solutions.ts';
-import { TEMPLATE_COLUMNS } from '../../store/records/templates.ts';
+import { SOLUTION, SOLUTION_COLUMNS } from '../../store/records/solutions.ts';
+import { TEMPLATE, TEMPLATE_COLUMNS } from '../../store/records/templates.ts';
 import { BOOLEAN_CONDITIONS, DATE_CONDITIONS, DEFAULT_TOP, MAX_SKIP, MAX_TOP, TEXT_CONDITIONS } from '../lists.ts';
 import { component, noContent, propertiesOf } from './components.ts';
 import { BareError, ErrorEnvelope, errorResponses, ExternalContext, successEnvelope } from './envelopes.ts';
+import { inputProperties, listedProperties, oneProperties, SolutionRef } from './record-fields.ts';
 
 // ---- lists (4.9) ----
 
@@ -46,21 +48,8 @@ const Deleted = (idField: string) => successEnvelope(Type.Object({ [idField]: Ty
 
 const SOLUTION_TAG = 'Document solution';
 
-export const SolutionRef = component('SolutionRef', Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), description: Type.String() }));
 
-export const DocumentSolution = component(
-  'DocumentSolution',
-  Type.Object({
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-    description: Type.String(),
-    subscriptionId: Type.String({ format: 'uuid' }),
-    ownerId: Type.String({ format: 'uuid' }),
-    lastModifiedUserId: Type.String({ format: 'uuid' }),
-    createdDate: Type.String({ format: 'date-time' }),
-    lastModifiedDate: Type.String({ format: 'date-time' }),
-  }),
-);
+export const DocumentSolution = component('DocumentSolution', Type.Object(oneProperties(SOLUTION)));
 
 export const DocumentSolutionWithMembers = component(
   'DocumentSolutionWithMembers',
@@ -134,25 +123,7 @@ export const DocumentTemplateInput = component(
 
 export const DocumentTemplate = component(
   'DocumentTemplate',
-  Type.Object({
-    id: Type.String({ format: 'uuid' }),
-    subscriptionId: Type.String({ format: 'uuid' }),
-    ownerId: Type.String({ format: 'uuid' }),
-    lastModifiedUserId: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-    description: Type.String(),
-    title: Type.String(),
-    urn: Type.String(),
-    url: Type.String(),
-    fileFormat: Type.String(),
-    loadMethod: Type.String(),
-    path: Type.String({ description: 'Display only; always empty in this deployment (templates are not filed in folders)' }),
-    documentSolutions: Type.Array(SolutionRef),
-    ownerName: Type.String(),
-    lastModifiedUserName: Type.String(),
-    createdDate: Type.String({ format: 'date-time' }),
-    lastModifiedDate: Type.String({ format: 'date-time' }),
-  }),
+  Type.Object(oneProperties(TEMPLATE, { path: 'Display only; always empty in this deployment (templates are not filed in folders)' })),
 );
 
 const TEMPLATE_RULES = [
@@ -233,20 +204,17 @@ const FIELD_DOCS: Partial<Record<string, string>> = {
   viewUserEmailList: 'Comma-separated e-mail addresses',
   editUserEmailList: 'Comma-separated e-mail addresses',
 };
-const TEXT_FIELDS = Object.keys(CONFIGURATION_TEXT_FIELDS) as (keyof typeof CONFIGURATION_TEXT_FIELDS)[];
-const BOOLEAN_FIELDS = Object.keys(CONFIGURATION_BOOLEAN_FIELDS) as (keyof typeof CONFIGURATION_BOOLEAN_FIELDS)[];
-const textProp = (f: string) => (FIELD_DOCS[f] ? Type.String({ description: FIELD_DOCS[f] }) : Type.String());
+const configurationField = (name: string, f: Field) =>
+  f.type === 'boolean' ? Type.Boolean({ description: 'Sharing switch; default false' }) : FIELD_DOCS[name] ? Type.String({ description: FIELD_DOCS[name] }) : Type.String();
 
 export const ConfigurationInput = component(
   'ConfigurationInput',
   Type.Object(
-    {
+    inputProperties(CONFIGURATION, configurationField, {
       documentSolutionGuid: Type.Optional(
         Type.Union([Type.String(), Type.Null()], { description: 'The owning document solution (a uuid of the caller); empty or null for none' }),
       ),
-      ...propertiesOf(TEXT_FIELDS, (f) => Type.Optional(textProp(f))),
-      ...propertiesOf(BOOLEAN_FIELDS, () => Type.Optional(Type.Boolean({ description: 'Sharing switch; default false' }))),
-    },
+    }),
     {
       description:
         'Configuration fields (2.2), flat. Server-managed fields (documentSolutionConfigurationGuid, subscriptionGuid, ownerGuid, lastModifiedUserGuid, createdDate, lastModifiedDate, isDeleted) are ignored when sent.',
@@ -256,18 +224,7 @@ export const ConfigurationInput = component(
 
 export const Configuration = component(
   'Configuration',
-  Type.Object({
-    documentSolutionConfigurationGuid: Type.String({ format: 'uuid' }),
-    documentSolutionGuid: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'null when the configuration has no owning solution' }),
-    subscriptionGuid: Type.String({ format: 'uuid' }),
-    ownerGuid: Type.String({ format: 'uuid' }),
-    lastModifiedUserGuid: Type.String({ format: 'uuid' }),
-    ...propertiesOf(TEXT_FIELDS, () => Type.String()),
-    ...propertiesOf(BOOLEAN_FIELDS, () => Type.Boolean()),
-    createdDate: Type.String({ format: 'date-time' }),
-    lastModifiedDate: Type.String({ format: 'date-time' }),
-    isDeleted: Type.Boolean(),
-  }),
+  Type.Object(oneProperties(CONFIGURATION, { documentSolutionGuid: 'null when the configuration has no owning solution' })),
 );
 
 const oneConfiguration = successEnvelope(Type.Object({ documentSolutionConfiguration: Configuration }));
@@ -349,48 +306,16 @@ export const DataSourceInput = component(
 
 export const DataSource = component(
   'DataSource',
-  Type.Object(
-    {
-      id: Type.String({ format: 'uuid' }),
-      subscriptionId: Type.String({ format: 'uuid' }),
-      ownerId: Type.String({ format: 'uuid' }),
-      lastModifiedUserId: Type.String({ format: 'uuid' }),
-      name: Type.String(),
-      description: Type.String(),
-      urn: Type.String(),
-      loadMethod: Type.String(),
-      query: Type.String(),
-      variables: Type.String(),
-      documentSolutions: Type.Array(SolutionRef, { description: 'The solutions actually linked' }),
-      ownerName: Type.String(),
-      lastModifiedUserName: Type.String(),
-      createdDate: Type.String({ format: 'date-time' }),
-      lastModifiedDate: Type.String({ format: 'date-time' }),
-    },
-    { description: 'Create response: the Id spelling of the spec (id, subscriptionId, ownerId, lastModifiedUserId)' },
-  ),
+  Type.Object(oneProperties(DATA_SOURCE, { documentSolutions: 'The solutions actually linked' }), {
+    description: 'Create response: the Id spelling of the spec (id, subscriptionId, ownerId, lastModifiedUserId)',
+  }),
 );
 
 export const ListedDataSource = component(
   'ListedDataSource',
-  Type.Object(
-    {
-      dataSourceGuid: Type.String({ format: 'uuid' }),
-      subscriptionGuid: Type.String({ format: 'uuid' }),
-      ownerGuid: Type.String({ format: 'uuid' }),
-      lastModifiedUserGuid: Type.String({ format: 'uuid' }),
-      name: Type.String(),
-      description: Type.String(),
-      urn: Type.String(),
-      loadMethod: Type.String(),
-      query: Type.String(),
-      variables: Type.String(),
-      createdDate: Type.String({ format: 'date-time' }),
-      lastModifiedDate: Type.String({ format: 'date-time' }),
-      isDeleted: Type.Boolean({ description: 'Always false: deleted data sources are not listed' }),
-    },
-    { description: 'List item: the Guid spelling of the spec (dataSourceGuid, subscriptionGuid, ownerGuid, lastModifiedUserGuid)' },
-  ),
+  Type.Object(listedProperties(DATA_SOURCE, { isDeleted: 'Always false: deleted data sources are not listed' }), {
+    description: 'List item: the Guid spelling of the spec (dataSourceGuid, subscriptionGuid, ownerGuid, lastModifiedUserGuid)',
+  }),
 );
 
 export const createDataSource = {
@@ -541,48 +466,27 @@ export const deleteOptionValue = {
 // ---- document records (2.5, 4.7) ----
 
 const DOCUMENT_TAG = 'Document record';
-export const EMAIL_LISTS = ['succeededViewUserEmailList', 'succeededEditUserEmailList', 'failedViewUserEmailList', 'failedEditUserEmailList'] as const;
+/** The e-mail list fields (spec 2.5): comma-separated addresses. */
+export const EMAIL_LISTS = DOCUMENT_UPDATABLE.flatMap(([f]) => (f.endsWith('EmailList') ? [f] : []));
 
 export const DocumentUpdate = component(
   'DocumentUpdate',
   Type.Object(
-    propertiesOf(Object.keys(DOCUMENT_UPDATABLE) as (keyof typeof DOCUMENT_UPDATABLE)[], (f) =>
-      Type.Optional(Type.String({ maxLength: 10_000, ...((EMAIL_LISTS as readonly string[]).includes(f) ? { description: 'Comma-separated e-mail addresses' } : {}) })),
+    propertiesOf(
+      DOCUMENT_UPDATABLE.map(([f]) => f),
+      (f) => Type.Optional(Type.String({ maxLength: 10_000, ...(EMAIL_LISTS.includes(f) ? { description: 'Comma-separated e-mail addresses' } : {}) })),
     ),
     { description: 'Only the fields sent change. Other fields (ids, links, timestamps, isDeleted) are server-managed and ignored when sent' },
   ),
 );
 
-const link = { description: 'Empty when absent' };
 export const Document = component(
   'Document',
   Type.Object(
-    {
-      documentGuid: Type.String({ format: 'uuid' }),
-      subscriptionGuid: Type.String({ format: 'uuid' }),
-      ownerGuid: Type.String({ format: 'uuid' }),
-      lastModifiedUserGuid: Type.String({ format: 'uuid' }),
-      title: Type.String(),
-      urn: Type.String(),
-      url: Type.String(),
-      path: Type.String(),
-      fileFormat: Type.String(),
-      deliveryMethod: Type.String(),
-      viewAnonymousLink: Type.String(link),
-      editAnonymousLink: Type.String(link),
-      viewUserLink: Type.String(link),
-      editUserLink: Type.String(link),
-      viewOrganizationLink: Type.String(link),
-      editOrganizationLink: Type.String(link),
-      succeededViewUserEmailList: Type.String(),
-      succeededEditUserEmailList: Type.String(),
-      failedViewUserEmailList: Type.String(),
-      failedEditUserEmailList: Type.String(),
-      initiatorEmail: Type.String({ description: 'Extension: the X-Email header of the manage request that made or moved the document (spec 5.2); empty otherwise' }),
-      createdDate: Type.String({ format: 'date-time' }),
-      lastModifiedDate: Type.String({ format: 'date-time' }),
-      isDeleted: Type.Boolean(),
-    },
+    oneProperties(DOCUMENT, {
+      ...Object.fromEntries(LINK_FIELDS.map(([f]) => [f, 'Empty when absent'])),
+      initiatorEmail: 'Extension: the X-Email header of the manage request that made or moved the document (spec 5.2); empty otherwise',
+    }),
     { description: 'The record of a generated or managed document (spec 2.5)' },
   ),
 );

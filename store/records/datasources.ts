@@ -1,83 +1,47 @@
 // Data source records (spec 2.4, 4.5) and the strict solution link.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { type ColumnSpec, iso, type ListQuery, type ListResult, runList } from './list.ts';
-import { linkedSolutions, linkSolutions, type SolutionRef } from './solutions.ts';
+import { clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef, timestamp, uuid } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
+import { linkedSolutions, linkSolutions } from './solutions.ts';
 
-export interface DataSourceInput {
-  name: string;
-  description: string;
-  urn: string;
-  loadMethod: string;
-  query: string;
-  variables: string;
-}
+/** A data source's fields (2.4), in wire order. Create answers the Id spelling, the list the Guid spelling
+ *  (`listed`); the list shows isDeleted but not the links and user names. */
+export const DATA_SOURCE = {
+  table: 'data_sources',
+  alias: 'd',
+  key: 'id',
+  tenant: 'subscription_id',
+  fields: {
+    id: { ...uuid('id'), list: true, listed: 'dataSourceGuid' },
+    subscriptionId: { ...uuid('subscription_id'), listed: 'subscriptionGuid' },
+    ownerId: { ...uuid('owner_id'), listed: 'ownerGuid' },
+    lastModifiedUserId: { ...uuid('last_modified_user_id'), listed: 'lastModifiedUserGuid' },
+    name: clientText('name'),
+    description: clientText('description'),
+    urn: clientText('urn'),
+    loadMethod: clientText('load_method'),
+    query: { type: 'text', col: 'query', input: true },
+    variables: { type: 'text', col: 'variables', input: true },
+    documentSolutions: { type: 'solutions', input: true, only: 'one' },
+    ownerName: { type: 'text', col: 'owner_name', sql: 'o.name', only: 'one' },
+    lastModifiedUserName: { type: 'text', col: 'last_modified_user_name', sql: 'm.name', only: 'one' },
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
+    isDeleted: { type: 'boolean', col: 'is_deleted', only: 'listed' },
+  },
+} as const satisfies RecordKind;
 
-export interface DataSource extends DataSourceInput {
-  id: string;
-  subscriptionId: string;
-  ownerId: string;
-  lastModifiedUserId: string;
-  ownerName: string;
-  lastModifiedUserName: string;
-  createdDate: string;
-  lastModifiedDate: string;
-  isDeleted: boolean;
-}
-
-interface Row {
-  id: string;
-  subscription_id: string;
-  owner_id: string;
-  last_modified_user_id: string;
-  name: string;
-  description: string;
-  urn: string;
-  load_method: string;
-  query: string;
-  variables: string;
-  owner_name: string | null;
-  last_modified_user_name: string | null;
-  created_date: Date;
-  last_modified_date: Date;
-  is_deleted: boolean;
-}
+export type DataSourceInput = InputOf<typeof DATA_SOURCE.fields>;
+export type DataSource = RecordOf<typeof DATA_SOURCE.fields>;
 
 const FROM = `data_sources d
   LEFT JOIN users o ON o.id = d.owner_id AND o.subscription_id = d.subscription_id
   LEFT JOIN users m ON m.id = d.last_modified_user_id AND m.subscription_id = d.subscription_id`;
-const SELECT = `d.id, d.subscription_id, d.owner_id, d.last_modified_user_id, d.name, d.description, d.urn, d.load_method, d.query, d.variables,
-  o.name AS owner_name, m.name AS last_modified_user_name, d.created_date, d.last_modified_date, d.is_deleted`;
-
-export const DATA_SOURCE_COLUMNS: readonly ColumnSpec[] = [
-  { name: 'DataSourceGuid', sql: 'd.id::text', type: 'text' },
-  { name: 'Name', sql: 'd.name', type: 'text' },
-  { name: 'Description', sql: 'd.description', type: 'text' },
-  { name: 'Urn', sql: 'd.urn', type: 'text' },
-  { name: 'LoadMethod', sql: 'd.load_method', type: 'text' },
-  { name: 'CreatedDate', sql: 'd.created_date', type: 'date' },
-  { name: 'LastModifiedDate', sql: 'd.last_modified_date', type: 'date' },
-];
-
-function toDataSource(r: Row): DataSource {
-  return {
-    id: r.id,
-    subscriptionId: r.subscription_id,
-    ownerId: r.owner_id,
-    lastModifiedUserId: r.last_modified_user_id,
-    name: r.name,
-    description: r.description,
-    urn: r.urn,
-    loadMethod: r.load_method,
-    query: r.query,
-    variables: r.variables,
-    ownerName: r.owner_name ?? '',
-    lastModifiedUserName: r.last_modified_user_name ?? '',
-    createdDate: iso(r.created_date),
-    lastModifiedDate: iso(r.last_modified_date),
-    isDeleted: r.is_deleted,
-  };
-}
+const SELECT = selectList(DATA_SOURCE);
+const INPUT = inputColumns(DATA_SOURCE);
+export const DATA_SOURCE_COLUMNS: readonly ColumnSpec[] = listColumns(DATA_SOURCE);
+const toDataSource = (r: Record<string, unknown>) => fromRow(DATA_SOURCE, r);
 
 /** `solutionIds` must already be the caller's live solutions (linking on create is best-effort upstream). */
 export async function createDataSource(
@@ -89,13 +53,13 @@ export async function createDataSource(
 ): Promise<DataSource & { documentSolutions: SolutionRef[] }> {
   const id = randomUUID();
   await db.query(
-    `INSERT INTO data_sources (id, subscription_id, owner_id, last_modified_user_id, name, description, urn, load_method, query, variables)
-     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9)`,
-    [id, subscriptionId, userId, d.name, d.description, d.urn, d.loadMethod, d.query, d.variables],
+    `INSERT INTO data_sources (id, subscription_id, owner_id, last_modified_user_id, ${INPUT.map(([, col]) => col).join(', ')})
+     VALUES ($1, $2, $3, $3, ${placeholders(INPUT.length, 4)})`,
+    [id, subscriptionId, userId, ...INPUT.map(([f]) => d[f])],
   );
   await linkSolutions(db, 'solution_data_sources', subscriptionId, id, solutionIds);
-  const r = await db.query<Row>(`SELECT ${SELECT} FROM ${FROM} WHERE d.id = $1 AND d.subscription_id = $2`, [id, subscriptionId]);
-  return { ...toDataSource(r.rows[0] as Row), documentSolutions: await linkedSolutions(db, 'solution_data_sources', subscriptionId, id) };
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM ${FROM} WHERE d.id = $1 AND d.subscription_id = $2`, [id, subscriptionId]);
+  return { ...toDataSource(r.rows[0] as Record<string, unknown>), documentSolutions: await linkedSolutions(db, 'solution_data_sources', subscriptionId, id) };
 }
 
 export async function dataSourceExists(db: Queryable, subscriptionId: string, id: string): Promise<boolean> {
@@ -104,21 +68,12 @@ export async function dataSourceExists(db: Queryable, subscriptionId: string, id
 }
 
 export async function listDataSources(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<DataSource>> {
-  const r = await runList<Row>(
-    db,
-    { from: FROM, select: SELECT, scope: 'd.subscription_id = $1 AND NOT d.is_deleted', scopeParams: [subscriptionId], columns: DATA_SOURCE_COLUMNS, defaultOrder: 'd.created_date DESC', tieBreaker: 'd.id' },
-    q,
-  );
+  const r = await listRecords(db, DATA_SOURCE, subscriptionId, q, FROM);
   return { rows: r.rows.map(toDataSource), rowCount: r.rowCount };
 }
 
 export async function deleteDataSource(db: Queryable, subscriptionId: string, userId: string, id: string): Promise<boolean> {
-  const r = await db.query(
-    `UPDATE data_sources SET is_deleted = true, last_modified_user_id = $3, last_modified_date = now()
-     WHERE id = $1 AND subscription_id = $2 AND NOT is_deleted RETURNING id`,
-    [id, subscriptionId, userId],
-  );
-  return r.rows.length > 0;
+  return softDelete(db, DATA_SOURCE, subscriptionId, userId, id);
 }
 
 /** Strict: both records must be live in the subscription, else nothing changes. Linking twice is a no-op. */

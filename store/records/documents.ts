@@ -4,81 +4,60 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import { type ColumnSpec, iso, type ListQuery, type ListResult, runList } from './list.ts';
+import { clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, type RecordKind, type RecordOf, selectList, timestamp, uuid } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
-/** Fields the update operation may change, in API spelling, with their SQL columns. */
-export const DOCUMENT_UPDATABLE = {
-  title: 'title',
-  urn: 'urn',
-  url: 'url',
-  path: 'path',
-  fileFormat: 'file_format',
-  deliveryMethod: 'delivery_method',
-  succeededViewUserEmailList: 'succeeded_view_user_email_list',
-  succeededEditUserEmailList: 'succeeded_edit_user_email_list',
-  failedViewUserEmailList: 'failed_view_user_email_list',
-  failedEditUserEmailList: 'failed_edit_user_email_list',
-} as const;
-export type DocumentUpdate = Partial<Record<keyof typeof DOCUMENT_UPDATABLE, string>>;
+const link = (col: string) => ({ type: 'text', col }) as const;
 
-const LINKS = {
-  viewAnonymousLink: 'view_anonymous_link',
-  editAnonymousLink: 'edit_anonymous_link',
-  viewUserLink: 'view_user_link',
-  editUserLink: 'edit_user_link',
-  viewOrganizationLink: 'view_organization_link',
-  editOrganizationLink: 'edit_organization_link',
-} as const;
+/** A document record's fields (2.5), in wire order. The client changes the `input` ones (4.7); the sharing
+ *  links (the fields named *Link) are written by generate and manage only. */
+export const DOCUMENT = {
+  table: 'documents',
+  alias: 'd',
+  key: 'document_guid',
+  tenant: 'subscription_guid',
+  fields: {
+    documentGuid: { ...uuid('document_guid'), list: true },
+    subscriptionGuid: uuid('subscription_guid'),
+    ownerGuid: uuid('owner_guid'),
+    lastModifiedUserGuid: uuid('last_modified_user_guid'),
+    title: clientText('title'),
+    urn: clientText('urn'),
+    url: clientText('url'),
+    path: clientText('path'),
+    fileFormat: clientText('file_format'),
+    deliveryMethod: clientText('delivery_method'),
+    viewAnonymousLink: link('view_anonymous_link'),
+    editAnonymousLink: link('edit_anonymous_link'),
+    viewUserLink: link('view_user_link'),
+    editUserLink: link('edit_user_link'),
+    viewOrganizationLink: link('view_organization_link'),
+    editOrganizationLink: link('edit_organization_link'),
+    succeededViewUserEmailList: clientText('succeeded_view_user_email_list'),
+    succeededEditUserEmailList: clientText('succeeded_edit_user_email_list'),
+    failedViewUserEmailList: clientText('failed_view_user_email_list'),
+    failedEditUserEmailList: clientText('failed_edit_user_email_list'),
+    /** Extension: X-Email of the manage request that made the record (spec 5.2), else empty. */
+    initiatorEmail: { type: 'text', col: 'initiator_email', list: true },
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
+    isDeleted: { type: 'boolean', col: 'is_deleted' },
+  },
+} as const satisfies RecordKind;
 
-const STRING_FIELDS = Object.entries({ ...DOCUMENT_UPDATABLE, ...LINKS });
+type Name = keyof typeof DOCUMENT.fields;
+type LinkName = Name extends infer K ? (K extends `${string}Link` ? K : never) : never;
+/** The sharing links, with their columns. */
+export const LINK_FIELDS = Object.entries(DOCUMENT.fields).flatMap(([f, d]) => (f.endsWith('Link') ? [[f as LinkName, d.col] as const] : []));
 
-export type DocumentRecord = Record<keyof typeof DOCUMENT_UPDATABLE | keyof typeof LINKS, string> & {
-  documentGuid: string;
-  subscriptionGuid: string;
-  ownerGuid: string;
-  lastModifiedUserGuid: string;
-  /** Extension: X-Email of the manage request that made the record (spec 5.2), else empty. */
-  initiatorEmail: string;
-  createdDate: string;
-  lastModifiedDate: string;
-  isDeleted: boolean;
-};
+/** Fields the update operation may change, with their columns. */
+export const DOCUMENT_UPDATABLE = inputColumns(DOCUMENT);
+export type DocumentUpdate = Partial<InputOf<typeof DOCUMENT.fields>>;
+export type DocumentRecord = RecordOf<typeof DOCUMENT.fields>;
 
-const SELECT = [
-  'd.document_guid',
-  'd.subscription_guid',
-  'd.owner_guid',
-  'd.last_modified_user_guid',
-  ...STRING_FIELDS.map(([, col]) => `d.${col}`),
-  'd.initiator_email',
-  'd.created_date',
-  'd.last_modified_date',
-  'd.is_deleted',
-].join(', ');
-
-const pascal = (s: string) => (s[0]?.toUpperCase() ?? '') + s.slice(1);
-export const DOCUMENT_COLUMNS: readonly ColumnSpec[] = [
-  { name: 'DocumentGuid', sql: 'd.document_guid::text', type: 'text' },
-  ...Object.entries(DOCUMENT_UPDATABLE).map(([f, col]): ColumnSpec => ({ name: pascal(f), sql: `d.${col}`, type: 'text' })),
-  { name: 'InitiatorEmail', sql: 'd.initiator_email', type: 'text' },
-  { name: 'CreatedDate', sql: 'd.created_date', type: 'date' },
-  { name: 'LastModifiedDate', sql: 'd.last_modified_date', type: 'date' },
-];
-
-function toRecord(r: Record<string, unknown>): DocumentRecord {
-  const out: Record<string, unknown> = {
-    documentGuid: r.document_guid,
-    subscriptionGuid: r.subscription_guid,
-    ownerGuid: r.owner_guid,
-    lastModifiedUserGuid: r.last_modified_user_guid,
-  };
-  for (const [f, col] of STRING_FIELDS) out[f] = r[col];
-  out.initiatorEmail = r.initiator_email ?? '';
-  out.createdDate = iso(r.created_date as Date);
-  out.lastModifiedDate = iso(r.last_modified_date as Date);
-  out.isDeleted = r.is_deleted;
-  return out as DocumentRecord;
-}
+const SELECT = selectList(DOCUMENT);
+export const DOCUMENT_COLUMNS: readonly ColumnSpec[] = listColumns(DOCUMENT);
+const toRecord = (r: Record<string, unknown>) => fromRow(DOCUMENT, r);
 
 export async function getDocumentRecord(db: Queryable, subscriptionId: string, id: string): Promise<DocumentRecord | undefined> {
   const r = await db.query<Record<string, unknown>>(
@@ -92,8 +71,8 @@ export async function getDocumentRecord(db: Queryable, subscriptionId: string, i
 export async function updateDocumentRecord(db: Queryable, subscriptionId: string, userId: string, id: string, change: DocumentUpdate): Promise<DocumentRecord | undefined> {
   const params: unknown[] = [id, subscriptionId, userId];
   const sets = ['last_modified_user_guid = $3', 'last_modified_date = now()'];
-  for (const [f, col] of Object.entries(DOCUMENT_UPDATABLE)) {
-    const v = change[f as keyof DocumentUpdate];
+  for (const [f, col] of DOCUMENT_UPDATABLE) {
+    const v = change[f];
     if (v === undefined) continue;
     params.push(v);
     sets.push(`${col} = $${params.length}`);
@@ -106,19 +85,7 @@ export async function updateDocumentRecord(db: Queryable, subscriptionId: string
 }
 
 export async function listDocumentRecords(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<DocumentRecord>> {
-  const r = await runList<Record<string, unknown>>(
-    db,
-    {
-      from: 'documents d',
-      select: SELECT,
-      scope: 'd.subscription_guid = $1 AND NOT d.is_deleted',
-      scopeParams: [subscriptionId],
-      columns: DOCUMENT_COLUMNS,
-      defaultOrder: 'd.created_date DESC',
-      tieBreaker: 'd.document_guid',
-    },
-    q,
-  );
+  const r = await listRecords(db, DOCUMENT, subscriptionId, q);
   return { rows: r.rows.map(toRecord), rowCount: r.rowCount };
 }
 
@@ -136,7 +103,7 @@ export interface NewDocument {
   /** Where the file opens at a drive (its web URL); empty for Storage. */
   url?: string;
   /** Sharing links of a drive delivery, as the spec's fields (viewAnonymousLink, ...). */
-  links?: Partial<Record<keyof typeof LINKS, string>>;
+  links?: Partial<Record<LinkName, string>>;
   /** Per-recipient sharing results (spec 2.5's e-mail lists). */
   emails?: { succeededView: string[]; succeededEdit: string[]; failedView: string[]; failedEdit: string[] };
   /** X-Email of a manage request (spec 5.2). */
@@ -147,12 +114,13 @@ export interface NewDocument {
 function sharingColumns(d: NewDocument): [string[], string[]] {
   const cols: string[] = ['url'];
   const values: string[] = [d.url ?? ''];
-  for (const [f, col] of Object.entries(LINKS)) {
+  for (const [f, col] of LINK_FIELDS) {
     cols.push(col);
-    values.push(d.links?.[f as keyof typeof LINKS] ?? '');
+    values.push(d.links?.[f] ?? '');
   }
   const e = d.emails;
-  cols.push('succeeded_view_user_email_list', 'succeeded_edit_user_email_list', 'failed_view_user_email_list', 'failed_edit_user_email_list');
+  const { succeededViewUserEmailList: sv, succeededEditUserEmailList: se, failedViewUserEmailList: fv, failedEditUserEmailList: fe } = DOCUMENT.fields;
+  cols.push(sv.col, se.col, fv.col, fe.col);
   values.push(...[e?.succeededView, e?.succeededEdit, e?.failedView, e?.failedEdit].map((l) => (l ?? []).join(',')));
   return [cols, values];
 }

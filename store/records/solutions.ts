@@ -2,84 +2,51 @@
 // sources and templates. Soft-deleted solutions are absent everywhere.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { type ColumnSpec, iso, type ListQuery, type ListResult, runList } from './list.ts';
+import { fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef, timestamp, uuid } from './fields.ts';
+import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
-export interface SolutionRef {
-  id: string;
-  name: string;
-  description: string;
-}
+/** A document solution's fields (extension), in wire order. */
+export const SOLUTION = {
+  table: 'document_solutions',
+  alias: 's',
+  key: 'id',
+  tenant: 'subscription_id',
+  fields: {
+    id: { ...uuid('id'), list: true },
+    name: { type: 'text', col: 'name', input: true, list: true },
+    description: { type: 'text', col: 'description', input: true, list: true },
+    subscriptionId: uuid('subscription_id'),
+    ownerId: uuid('owner_id'),
+    lastModifiedUserId: uuid('last_modified_user_id'),
+    createdDate: timestamp('created_date'),
+    lastModifiedDate: timestamp('last_modified_date'),
+  },
+} as const satisfies RecordKind;
 
-export interface Solution extends SolutionRef {
-  subscriptionId: string;
-  ownerId: string;
-  lastModifiedUserId: string;
-  createdDate: string;
-  lastModifiedDate: string;
-}
+export type Solution = RecordOf<typeof SOLUTION.fields>;
+export type SolutionInput = InputOf<typeof SOLUTION.fields>;
 
-interface Row {
-  id: string;
-  subscription_id: string;
-  owner_id: string;
-  last_modified_user_id: string;
-  name: string;
-  description: string;
-  created_date: Date;
-  last_modified_date: Date;
-}
+const SELECT = selectList(SOLUTION);
+const INPUT = inputColumns(SOLUTION);
+export const SOLUTION_COLUMNS: readonly ColumnSpec[] = listColumns(SOLUTION);
+const toSolution = (r: Record<string, unknown>) => fromRow(SOLUTION, r);
 
-const SELECT = 's.id, s.subscription_id, s.owner_id, s.last_modified_user_id, s.name, s.description, s.created_date, s.last_modified_date';
-
-export const SOLUTION_COLUMNS: readonly ColumnSpec[] = [
-  { name: 'Id', sql: 's.id::text', type: 'text' },
-  { name: 'Name', sql: 's.name', type: 'text' },
-  { name: 'Description', sql: 's.description', type: 'text' },
-  { name: 'CreatedDate', sql: 's.created_date', type: 'date' },
-  { name: 'LastModifiedDate', sql: 's.last_modified_date', type: 'date' },
-];
-
-function toSolution(r: Row): Solution {
-  return {
-    id: r.id,
-    subscriptionId: r.subscription_id,
-    ownerId: r.owner_id,
-    lastModifiedUserId: r.last_modified_user_id,
-    name: r.name,
-    description: r.description,
-    createdDate: iso(r.created_date),
-    lastModifiedDate: iso(r.last_modified_date),
-  };
-}
-
-export async function createSolution(db: Queryable, subscriptionId: string, userId: string, s: { name: string; description: string }): Promise<Solution> {
-  const r = await db.query<Row>(
-    `INSERT INTO document_solutions AS s (id, subscription_id, owner_id, last_modified_user_id, name, description)
-     VALUES ($1, $2, $3, $3, $4, $5) RETURNING ${SELECT}`,
-    [randomUUID(), subscriptionId, userId, s.name, s.description],
+export async function createSolution(db: Queryable, subscriptionId: string, userId: string, s: SolutionInput): Promise<Solution> {
+  const r = await db.query<Record<string, unknown>>(
+    `INSERT INTO document_solutions AS s (id, subscription_id, owner_id, last_modified_user_id, ${INPUT.map(([, col]) => col).join(', ')})
+     VALUES ($1, $2, $3, $3, ${placeholders(INPUT.length, 4)}) RETURNING ${SELECT}`,
+    [randomUUID(), subscriptionId, userId, ...INPUT.map(([f]) => s[f])],
   );
-  return toSolution(r.rows[0] as Row);
+  return toSolution(r.rows[0] as Record<string, unknown>);
 }
 
 export async function getSolution(db: Queryable, subscriptionId: string, id: string): Promise<Solution | undefined> {
-  const r = await db.query<Row>(`SELECT ${SELECT} FROM document_solutions s WHERE s.id = $1 AND s.subscription_id = $2 AND NOT s.is_deleted`, [id, subscriptionId]);
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM document_solutions s WHERE s.id = $1 AND s.subscription_id = $2 AND NOT s.is_deleted`, [id, subscriptionId]);
   return r.rows[0] ? toSolution(r.rows[0]) : undefined;
 }
 
 export async function listSolutions(db: Queryable, subscriptionId: string, q: ListQuery): Promise<ListResult<Solution>> {
-  const r = await runList<Row>(
-    db,
-    {
-      from: 'document_solutions s',
-      select: SELECT,
-      scope: 's.subscription_id = $1 AND NOT s.is_deleted',
-      scopeParams: [subscriptionId],
-      columns: SOLUTION_COLUMNS,
-      defaultOrder: 's.created_date DESC',
-      tieBreaker: 's.id',
-    },
-    q,
-  );
+  const r = await listRecords(db, SOLUTION, subscriptionId, q);
   return { rows: r.rows.map(toSolution), rowCount: r.rowCount };
 }
 

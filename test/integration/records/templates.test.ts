@@ -211,10 +211,22 @@ describe('document templates and solutions', () => {
       expect(op.summary.includes('(extension)'), `${method} ${path}: ${op.summary}`).toBe(extension);
       expect(Object.keys(op.responses)).toContain('401');
     }
-    // Listed items in the Guid spelling: the named schema the list's answer refers to.
-    const listed = doc.paths['/v1/documents/datasource/list'].get.responses['200'].content['application/json'].schema;
+    // Listed items in the Guid spelling: the named schema the list's answer refers to (the answer itself is
+    // a named response schema); create answers the Id spelling (spec 4.5).
+    const named = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] : s);
+    const listed = named(doc.paths['/v1/documents/datasource/list'].get.responses['200'].content['application/json'].schema);
     expect(listed.properties.result.properties.data.properties.dataSources.items).toEqual({ $ref: '#/components/schemas/ListedDataSource' });
-    expect(Object.keys(doc.components.schemas.ListedDataSource.properties)).toContain('dataSourceGuid');
+    const common = ['name', 'description', 'urn', 'loadMethod', 'query', 'variables'];
+    expect(Object.keys(doc.components.schemas.ListedDataSource.properties)).toEqual([
+      ...['dataSourceGuid', 'subscriptionGuid', 'ownerGuid', 'lastModifiedUserGuid'],
+      ...common,
+      ...['createdDate', 'lastModifiedDate', 'isDeleted'],
+    ]);
+    expect(Object.keys(doc.components.schemas.DataSource.properties)).toEqual([
+      ...['id', 'subscriptionId', 'ownerId', 'lastModifiedUserId'],
+      ...common,
+      ...['documentSolutions', 'ownerName', 'lastModifiedUserName', 'createdDate', 'lastModifiedDate'],
+    ]);
     expect(doc.paths['/v1/documents/configuration/list'].get.description).toContain('bare body');
   });
 });
