@@ -146,7 +146,7 @@ describe('sanitizeOoxml: fields in any part', () => {
     const body = fieldRun('PAGE', '1') + '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> IF 1 = 1 </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>' +
       '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> NUMPAGES </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>';
     const docx = makeDocx(body);
-    expect(sanitizeOoxml(docx, 'docx')).toEqual({ bytes: docx, removed: [] });
+    expect(sanitizeOoxml(docx, 'docx')).toEqual({ bytes: docx, removed: [], embedsFonts: false });
   });
 
   it('drops absolute href/src attributes (VML imagedata) and altChunk elements in any part', () => {
