@@ -21,7 +21,8 @@ import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
 import { type ConverterLog, converterSettings, defaultPoolSize, type NetworkIsolation, type SandboxMode } from './settings.ts';
-import { Instance, type InstanceHost } from './instance.ts';
+import type { Instance, InstanceHost } from './instance.ts';
+import { InstanceSet } from './pool-instances.ts';
 import { chooseIsolation, hasPrlimit, type Isolation, libreOfficeAvailable } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
 import { reportQueueWait } from './events.ts';
@@ -127,9 +128,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly memoryLimitPrefix: string[];
   private readonly log: ConverterLog;
   private readonly skipSanitize: boolean;
-  private readonly instances: Instance[] = [];
-  /** Instances kept idle (not dispatched to) to take over from one stopped by a time limit. */
-  private readonly spares = new Set<Instance>();
+  /** The instances: starts, restarts, spares, readiness (converter/pool-instances.ts). */
+  private readonly instances: InstanceSet;
   private readonly queue = new FairQueue<PoolJob>();
   private readonly active = new Set<Active>();
   /** Who goes next, who yields (converter/pool-policy.ts). */
@@ -139,8 +139,6 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private contentionTimer: NodeJS.Timeout | undefined;
   private jobSeq = 0;
   private started = false;
-  /** Some instance has started once: a failing start is then a crash loop to wait out, not a missing install. */
-  private everStarted = false;
   private stopping = false;
   private startPromise: Promise<void> | null = null;
   private startError: ConvertError | null = null;
@@ -184,12 +182,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
     liveDirs.add(this.baseDir);
     installExitHook();
     const spare = opts.spareInstances ?? settings.spareInstances;
-    for (let i = 0; i < this.size + spare; i++) {
-      this.instances.push(new Instance(this, i));
-      if (i >= this.size) this.spares.add(this.instances[i]!);
-      // Each instance's job directory (see run), made once here rather than checked on every job.
-      fs.mkdirSync(path.join(this.baseDir, 'jobs', String(i)), { recursive: true });
-    }
+    this.instances = new InstanceSet(
+      { host: this, log: this.log, stopping: () => this.stopping, onReady: () => this.dispatch(), onCannotStart: (err) => this.failQueue(err) },
+      this.size,
+      spare,
+    );
   }
 
   start(): Promise<void> {
@@ -201,18 +198,14 @@ export class LibreOfficePool implements Converter, InstanceHost {
         this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${avail.reason}; to enable one, ${HOW_TO_ENABLE}`);
         this.startPromise = Promise.reject(this.startError);
       } else {
-        this.startPromise = Promise.allSettled(this.instances.map((inst) => this.startInstance(inst))).then((rs) => {
+        // Some started: the others keep trying in the background (InstanceSet.startAll).
+        this.startPromise = this.instances.startAll().then((rs) => {
           if (!rs.some((r) => r.status === 'fulfilled')) {
             const first = rs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
             this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${(first?.reason as Error | undefined)?.message ?? 'start failed'}; ${HOW_TO_ENABLE}`);
             this.failQueue(this.startError);
             throw this.startError;
           }
-          // Some started: keep trying the others in the background.
-          rs.forEach((r, i) => {
-            const inst = this.instances[i]!;
-            if (r.status === 'rejected' && !this.stopping) this.scheduleRestart(inst, inst.lastError ?? 'start failed');
-          });
         });
       }
       this.startPromise.catch(() => {
@@ -226,71 +219,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
     return this.start();
   }
 
-  private async startInstance(inst: Instance): Promise<void> {
-    try {
-      await inst.start();
-      this.everStarted = true;
-      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}, isolation: ${this.isolation.description})`, {
-        instance: inst.index,
-        pid: inst.proc?.pid,
-        isolation: this.isolation.description,
-      });
-      if (this.stopping) await inst.kill();
-      this.dispatch();
-    } catch (e) {
-      inst.failedStarts++;
-      inst.state = 'dead';
-      throw e;
-    }
-  }
-
   /** Called on every bridge exit: restarts the instance unless we are stopping or it was expected. */
   onInstanceExit(inst: Instance, why: string): void {
-    const wasStarting = inst.state === 'starting';
-    if (inst.state === 'stopping' || this.stopping) {
-      inst.state = 'dead';
-      return;
-    }
-    inst.state = 'dead';
-    inst.lastError = why;
-    if (wasStarting) return; // start() reports it and its caller decides
-    this.scheduleRestart(inst, why);
-  }
-
-  private scheduleRestart(inst: Instance, why: string): void {
-    if (this.stopping || inst.state === 'starting') return;
-    inst.state = 'starting';
-    inst.restarts++;
-    const delay = inst.failedStarts === 0 ? 0 : Math.min(30_000, 500 * 2 ** inst.failedStarts);
-    this.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`, { level: 'warn', instance: inst.index, delayMs: delay, reason: why });
-    const timer = setTimeout(() => {
-      if (this.stopping) return;
-      this.startInstance(inst).catch((e: unknown) => {
-        inst.lastError = (e as Error).message;
-        // Only a LibreOffice that never started here is "not available": after that, failing starts are a
-        // crash loop (killed, out of memory, a slow machine) that the back-off waits out, and the queued
-        // jobs wait with it (each until its caller's deadline or cancellation).
-        if (this.allFailing() && !this.everStarted) {
-          this.failQueue(new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${inst.lastError}; ${HOW_TO_ENABLE}`));
-        }
-        this.scheduleRestart(inst, inst.lastError);
-      });
-    }, delay);
-    timer.unref();
-  }
-
-  /** True when no instance is up and each has failed to start at least 3 times in a row. */
-  private allFailing(): boolean {
-    return this.instances.every((i) => i.state !== 'idle' && i.state !== 'busy' && i.failedStarts >= 3);
-  }
-
-  private async restart(inst: Instance, why: string): Promise<void> {
-    // Marking it 'stopping' first makes onInstanceExit leave the restart to us.
-    inst.state = 'stopping';
-    await inst.kill();
-    if (this.stopping) return;
-    inst.state = 'dead';
-    this.scheduleRestart(inst, why);
+    this.instances.onExit(inst, why);
   }
 
   async convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array> {
@@ -318,8 +249,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
     // Fail fast when nothing can start (not installed, or no instance ever started); otherwise the job
     // waits in the queue while the instances start or restart.
     if (this.startError) throw this.startError;
-    if (this.allFailing() && !this.everStarted) {
-      throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
+    if (this.instances.cannotStart()) {
+      throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances.all[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
     }
     if (this.queue.size >= this.queueLimit) {
       throw new ConvertError('QUEUE_FULL', `converter queue is full (${this.queue.size} waiting, limit ${this.queueLimit}); retry later`);
@@ -417,7 +348,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     while (this.queue.size > 0) {
       const now = Date.now();
       const rank = (tenant: string) => this.accounting.recentMs(tenant, now);
-      const inst = this.instances.find((i) => i.state === 'idle' && !this.spares.has(i));
+      const inst = this.instances.idle();
       if (inst) {
         const job = this.queue.shift((tenant) => mayStart(this.policy, this.active, tenant), rank);
         if (!job) break;
@@ -425,9 +356,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
         continue;
       }
       // Every instance busy: an idle spare is the fairness lane (mayTakeSpare).
-      const spare = [...this.spares].find((i) => i.state === 'idle');
+      const spare = this.instances.idleSpare();
       if (!spare) break;
-      const holders = [...this.active].filter((a) => !this.spares.has(a.inst)).map((a) => a.job.tenant);
+      const holders = [...this.active].filter((a) => !this.instances.isSpare(a.inst)).map((a) => a.job.tenant);
       const lighter = (tenant: string) => mayTakeSpare(this.policy, this.active, holders, rank, tenant);
       const job = this.queue.shift(lighter, rank);
       if (!job) break;
@@ -444,7 +375,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.contentionTimer = undefined;
     if (this.stopping) return;
     const now = Date.now();
-    const restarting = this.instances.filter((i) => i.state === 'starting' && !this.spares.has(i)).length;
+    const restarting = this.instances.restarting();
     const { stop, nextAt } = contention(this.policy, this.queue.tenants(), [...this.active], restarting, now, (t, at) => this.accounting.recentMs(t, at));
     for (const { run, why } of stop) run.stop(why);
     if (nextAt < Infinity) {
@@ -536,8 +467,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
       let restarted: Promise<void> | undefined;
       if (inst.state === 'busy') {
         const next = afterJob(job, restartWhy, stoppedByLimit, inst.sinceStart, this.recycleAfter);
-        if (next.promoteSpare) this.promoteSpare(inst);
-        if (next.restart) restarted = this.restart(inst, next.restart);
+        if (next.promoteSpare) this.instances.promoteSpare(inst);
+        if (next.restart) restarted = this.instances.restart(inst, next.restart);
         else inst.state = 'idle';
       }
       // What a failed job left goes too (pool-job.ts removeJobFiles): everything once LibreOffice is stopped.
@@ -550,26 +481,16 @@ export class LibreOfficePool implements Converter, InstanceHost {
     }
   }
 
-  /** An idle spare takes `inst`'s place (dispatched to from now on); `inst` becomes the spare. */
-  private promoteSpare(inst: Instance): void {
-    if (this.spares.has(inst)) return;
-    const spare = [...this.spares].find((i) => i.state === 'idle');
-    if (!spare) return;
-    this.spares.delete(spare);
-    this.spares.add(inst);
-    this.log(`instance ${spare.index} takes over from instance ${inst.index}, which restarts as the spare`, { instance: spare.index, replaces: inst.index });
-  }
-
   status(): ConverterStatus {
     return {
       kind: 'libreoffice',
       // A spare takes no work until an instance is stopped by a time limit: it does not make the pool ready.
-      ready: this.instances.some((i) => !this.spares.has(i) && (i.state === 'idle' || i.state === 'busy')),
+      ready: this.instances.ready(),
       started: this.started,
       queued: this.queue.size,
       queueLimit: this.queueLimit,
       running: this.running,
-      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts, ...(this.spares.has(i) ? { spare: true } : {}) })),
+      instances: this.instances.statuses(),
       networkIsolation: this.isolation.sandbox ? (this.isolation.offline ? 'bwrap --unshare-net' : 'none') : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
       sandbox: this.isolation.sandbox ? 'bwrap' : 'none',
       isolation: this.isolation.description,
@@ -581,11 +502,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.stopping = true;
     clearTimeout(this.contentionTimer);
     this.failQueue(new ConvertError('SHUTDOWN', 'the converter is shutting down'));
-    await Promise.all(this.instances.map(async (i) => {
-      i.state = 'stopping';
-      await i.kill();
-      i.state = 'dead';
-    }));
+    await this.instances.killAll();
     if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
     this.keepAliveTimer = null;
     await fsp.rm(this.baseDir, { recursive: true, force: true }).catch(() => {});
@@ -594,6 +511,6 @@ export class LibreOfficePool implements Converter, InstanceHost {
 
   /** Test hook: the pid of the bridge of instance i (its process group id). */
   instancePid(i: number): number | null {
-    return this.instances[i]?.proc?.pid ?? null;
+    return this.instances.all[i]?.proc?.pid ?? null;
   }
 }
