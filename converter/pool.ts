@@ -6,6 +6,13 @@
  * Why not unoserver: it speaks XML-RPC over TCP, which would need loopback inside the network
  * namespace, and its client is a fresh Python process per call (~100 ms, more than a 1-page
  * conversion). A persistent bridge on stdin/stdout costs a pipe round trip.
+ *
+ * This file is the queue: admission (cost, sanitising, queue limit, budget, the caller's deadline),
+ * dispatch, contention and running a job on an instance. Its parts:
+ *   pool-policy.ts      who goes next and who yields (pure: shares, the spare as fairness lane, slice/contended limits)
+ *   pool-accounting.ts  each subscription's recent LibreOffice time, budget and counters
+ *   pool-job.ts         one job's files, request, interruption errors, what follows it, output checks, cleanup
+ *   pool-instances.ts   the instances: start, restart with back-off, spares, readiness
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -101,7 +108,6 @@ interface Active {
   stopped: boolean;
   stop: (why: Interruption) => void;
 }
-
 
 export class LibreOfficePool implements Converter, InstanceHost {
   readonly kind = 'libreoffice' as const;
