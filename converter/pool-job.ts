@@ -1,6 +1,7 @@
-// One job on one instance of the LibreOffice pool (converter/pool.ts runs it): its files, its request to
-// the bridge, what its interruption or failure means for the caller and for the instance, its output's
-// checks, and the removal of what it leaves in the instance's job directory.
+// One job of the LibreOffice pool (converter/pool.ts queues and runs it): the ends of its wait in the
+// queue, its files and its request to the bridge, what its interruption or failure means for the caller
+// and for the instance, its output's checks, and the removal of what it leaves in the instance's job
+// directory.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { resolveLimits, type TemplateLimits } from '../engine/limits.ts';
@@ -10,6 +11,7 @@ import type { Job } from './instance.ts';
 import type { ConversionPlan } from './options.ts';
 import { addPdfInfo, checkPdfPages, pdfaIdentification } from './pdf.ts';
 import type { Interruption } from './pool-policy.ts';
+import type { ConvertOptions } from './types.ts';
 
 /** A job as the pool keeps it: the caller's deadline, and the timer that ends its wait at that deadline. */
 export interface PoolJob extends Job {
@@ -23,6 +25,47 @@ export interface PoolJob extends Job {
   dispatched?: boolean;
   /** Its document embeds fonts: the instance restarts after it (LibreOffice keeps them registered). */
   embedsFonts?: true;
+}
+
+/** What ends a job's wait: `leave` takes it out of the queue (true if it was still there), `settle` answers
+ *  its caller, `onAbandoned` follows an abandoned job's leaving (the waiting set changed). */
+export interface WaitEnds {
+  leave: () => boolean;
+  settle: (err: ConvertError) => void;
+  onAbandoned: () => void;
+}
+
+/** Arms the ends of a job's wait: its caller's cancellation, its caller's time (`callerMs`, which runs while
+ *  it waits too) and the moment its caller stops waiting (`abandonAt`). */
+export function armWait(job: PoolJob, options: Pick<ConvertOptions, 'signal' | 'abandonAt'>, callerMs: number | undefined, ends: WaitEnds): void {
+  if (options.signal) {
+    job.onAbort = () => {
+      if (ends.leave()) {
+        ends.settle(new ConvertError('ABORTED', 'conversion cancelled while queued', { cause: options.signal?.reason }));
+      }
+      // A running job is handled in run(), which restarts the instance.
+    };
+    options.signal.addEventListener('abort', job.onAbort, { once: true });
+  }
+  if (callerMs !== undefined) {
+    // The caller's time runs while the job waits too (behind other work, or a restarting instance).
+    job.callerMs = callerMs;
+    job.deadlineAt = Date.now() + callerMs;
+    job.queueTimer = setTimeout(() => {
+      if (ends.leave()) ends.settle(new ConvertError('TIMEOUT', `the conversion waited ${callerMs} ms for the converter, all the time its caller had`));
+    }, callerMs);
+    job.queueTimer.unref();
+  }
+  if (options.abandonAt !== undefined) {
+    // The caller stops waiting then: what has not started by then is not run for it.
+    job.abandonTimer = setTimeout(() => {
+      if (ends.leave()) {
+        ends.settle(new ConvertError('TIMEOUT', 'the caller stopped waiting (GENERATE_TIMEOUT_MS) before the conversion started; it was not run', { setting: 'GENERATE_TIMEOUT_MS' }));
+        ends.onAbandoned();
+      }
+    }, Math.max(0, options.abandonAt - Date.now()));
+    job.abandonTimer.unref();
+  }
 }
 
 /**

@@ -33,7 +33,7 @@ import { InstanceSet } from './pool-instances.ts';
 import { chooseIsolation, hasPrlimit, type Isolation, libreOfficeAvailable } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
 import { reportQueueWait } from './events.ts';
-import { afterJob, interruptionError, jobFiles, jobRequest, type PoolJob, postProcess, removeJobFiles } from './pool-job.ts';
+import { afterJob, armWait, interruptionError, jobFiles, jobRequest, type PoolJob, postProcess, removeJobFiles } from './pool-job.ts';
 import { PoolAccounting, type SubscriptionUsage } from './pool-accounting.ts';
 import { contention, type Interruption, mayStart, mayTakeSpare, type PolicySettings, runningOf } from './pool-policy.ts';
 
@@ -266,34 +266,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
       const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}), signal: options.signal, resolve, reject, settled: false };
-      if (options.signal) {
-        job.onAbort = () => {
-          if (this.queue.remove(tenant, job)) {
-            this.settle(job, new ConvertError('ABORTED', 'conversion cancelled while queued', { cause: options.signal?.reason }));
-          }
-          // A running job is handled in run(), which restarts the instance.
-        };
-        options.signal.addEventListener('abort', job.onAbort, { once: true });
-      }
-      if (callerMs !== undefined) {
-        // The caller's time runs while the job waits too (behind other work, or a restarting instance).
-        job.callerMs = callerMs;
-        job.deadlineAt = Date.now() + callerMs;
-        job.queueTimer = setTimeout(() => {
-          if (this.queue.remove(tenant, job)) this.settle(job, new ConvertError('TIMEOUT', `the conversion waited ${callerMs} ms for the converter, all the time its caller had`));
-        }, callerMs);
-        job.queueTimer.unref();
-      }
-      if (options.abandonAt !== undefined) {
-        // The caller stops waiting then: what has not started by then is not run for it.
-        job.abandonTimer = setTimeout(() => {
-          if (this.queue.remove(tenant, job)) {
-            this.settle(job, new ConvertError('TIMEOUT', 'the caller stopped waiting (GENERATE_TIMEOUT_MS) before the conversion started; it was not run', { setting: 'GENERATE_TIMEOUT_MS' }));
-            this.checkContention();
-          }
-        }, Math.max(0, options.abandonAt - Date.now()));
-        job.abandonTimer.unref();
-      }
+      armWait(job, options, callerMs, {
+        leave: () => this.queue.remove(tenant, job),
+        settle: (err) => this.settle(job, err),
+        onAbandoned: () => this.checkContention(),
+      });
       this.queue.push(tenant, job);
       this.keepAlive();
       this.dispatch();
