@@ -1,6 +1,8 @@
 // The pool's scheduling policy without LibreOffice (converter/pool-policy.ts): shares, the spare as a
-// fairness lane, the slice and contended limits, and which running conversion yields.
+// fairness lane, the slice and contended limits, which running conversion yields, and what follows a job on
+// its instance (converter/pool-job.ts afterJob).
 import { describe, expect, it } from 'vitest';
+import { afterJob, type PoolJob } from '../../../converter/pool-job.ts';
 import { contention, limitOf, mayStart, mayTakeSpare, type PolicySettings, type Running } from '../../../converter/pool-policy.ts';
 
 const settings: PolicySettings = { perSubscription: 2, timeoutMs: 120_000, contendedTimeoutMs: 30_000, sliceMs: 2_000 };
@@ -66,5 +68,20 @@ describe('contention', () => {
     const stopped = run('heavy', 0, true);
     const own = run('light', 0);
     expect(contention(settings, ['light'], [stopped, own], 0, 50_000, () => 0).stop).toEqual([]);
+  });
+});
+
+describe('afterJob (converter/pool-job.ts)', () => {
+  const job = (embedsFonts?: true) => ({ id: 1, embedsFonts }) as unknown as PoolJob;
+
+  it('promotes a spare only when the pool stopped the job by a time limit; a crash restarts in place', () => {
+    expect(afterJob(job(), 'conversion 1 exceeded 10 ms', true, 3, 1000)).toEqual({ promoteSpare: true, restart: 'conversion 1 exceeded 10 ms' });
+    expect(afterJob(job(), 'crashed', false, 3, 1000)).toEqual({ promoteSpare: false, restart: 'crashed' });
+  });
+
+  it('restarts after a document with embedded fonts (a spare takes over), and recycles after its share', () => {
+    expect(afterJob(job(true), null, false, 3, 1000)).toEqual({ promoteSpare: true, restart: expect.stringContaining('embedded fonts') });
+    expect(afterJob(job(), null, false, 1000, 1000)).toEqual({ promoteSpare: false, restart: 'recycling after 1000 conversions' });
+    expect(afterJob(job(), null, false, 999, 1000)).toEqual({ promoteSpare: false, restart: null });
   });
 });
