@@ -6,6 +6,13 @@
  * Why not unoserver: it speaks XML-RPC over TCP, which would need loopback inside the network
  * namespace, and its client is a fresh Python process per call (~100 ms, more than a 1-page
  * conversion). A persistent bridge on stdin/stdout costs a pipe round trip.
+ *
+ * This file is the queue: admission (cost, sanitising, queue limit, budget, the caller's deadline),
+ * dispatch, contention and running a job on an instance. Its parts:
+ *   pool-policy.ts      who goes next and who yields (pure: shares, the spare as fairness lane, slice/contended limits)
+ *   pool-accounting.ts  each subscription's recent LibreOffice time, budget and counters
+ *   pool-job.ts         one job's files, request, interruption errors, what follows it, output checks, cleanup
+ *   pool-instances.ts   the instances: start, restart with back-off, spares, readiness
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -13,23 +20,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { checkConversionCost } from '../engine/cost.ts';
 import { TemplateError } from '../engine/errors.ts';
-import { resolveLimits, type TemplateLimits } from '../engine/limits.ts';
+import type { TemplateLimits } from '../engine/limits.ts';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
-import { escapeCsvFormulas } from './csv.ts';
-import { addPdfInfo, checkPdfPages, pdfaIdentification } from './pdf.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
 import { type ConverterLog, converterSettings, defaultPoolSize, type NetworkIsolation, type SandboxMode } from './settings.ts';
-import { Instance, type InstanceHost, type Job } from './instance.ts';
+import type { Instance, InstanceHost } from './instance.ts';
+import { InstanceSet } from './pool-instances.ts';
 import { chooseIsolation, hasPrlimit, type Isolation, libreOfficeAvailable } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
 import { reportQueueWait } from './events.ts';
+import { afterJob, armWait, interruptionError, jobFiles, jobRequest, type PoolJob, postProcess, removeJobFiles } from './pool-job.ts';
+import { PoolAccounting, type SubscriptionUsage } from './pool-accounting.ts';
+import { contention, type Interruption, mayStart, mayTakeSpare, type PolicySettings, runningOf } from './pool-policy.ts';
 
 export type { NetworkIsolation, SandboxMode } from './settings.ts';
 export { defaultPoolSize } from './settings.ts';
+export type { SubscriptionUsage } from './pool-accounting.ts';
 export { forgetLibreOfficeProbe, libreOfficeAvailable, networkIsolationPrefix, sandboxAvailable } from './probes.ts';
 
 export interface PoolOptions {
@@ -88,41 +98,15 @@ export interface PoolOptions {
 
 let poolCounter = 0;
 
-/** A job as the pool keeps it: the caller's deadline, and the timer that ends its wait at that deadline. */
-interface PoolJob extends Job {
-  /** When it entered the queue (Date.now()): its wait is reported when it starts (converter/events.ts). */
-  queuedAt: number;
-  /** The caller's time (ConvertOptions.timeoutMs) and when it ends; absent = none. */
-  callerMs?: number;
-  deadlineAt?: number;
-  queueTimer?: NodeJS.Timeout;
-  abandonTimer?: NodeJS.Timeout;
-  dispatched?: boolean;
-  /** Its document embeds fonts: the instance restarts after it (LibreOffice keeps them registered). */
-  embedsFonts?: true;
-}
-
 /** A running job: when it started, and how to stop it (its time limit, the caller, contention). */
 interface Active {
   job: PoolJob;
+  /** Its job's subscription (the policy's and the accounting's view of it). */
+  tenant: string;
   inst: Instance;
   startedAt: number;
   stopped: boolean;
   stop: (why: Interruption) => void;
-}
-
-type Interruption = 'timeout' | 'contended' | 'slice' | 'aborted';
-
-/** What one subscription did with the pool (diagnostics, tests). */
-export interface SubscriptionUsage {
-  running: number;
-  queued: number;
-  /** LibreOffice time used in the budget window, running conversions included. */
-  usedMs: number;
-  /** Conversions and page counts started. */
-  started: number;
-  /** Of those, how many had to wait because every instance it may use was busy with other subscriptions. */
-  waitedForOthers: number;
 }
 
 export class LibreOfficePool implements Converter, InstanceHost {
@@ -150,20 +134,17 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly memoryLimitPrefix: string[];
   private readonly log: ConverterLog;
   private readonly skipSanitize: boolean;
-  private readonly instances: Instance[] = [];
-  /** Instances kept idle (not dispatched to) to take over from one stopped by a time limit. */
-  private readonly spares = new Set<Instance>();
+  /** The instances: starts, restarts, spares, readiness (converter/pool-instances.ts). */
+  private readonly instances: InstanceSet;
   private readonly queue = new FairQueue<PoolJob>();
   private readonly active = new Set<Active>();
-  /** Per subscription: LibreOffice time of the runs that ended in the budget window, and counters. */
-  private readonly usage = new Map<string, { runs: { at: number; ms: number }[]; started: number; waitedForOthers: number }>();
-  /** Per subscription: LibreOffice time of its ended runs, decayed (half-life fairHalfLifeMs), as of `at`. */
-  private readonly service = new Map<string, { ms: number; at: number }>();
+  /** Who goes next, who yields (converter/pool-policy.ts). */
+  private readonly policy: PolicySettings;
+  /** Recent LibreOffice time, budgets and counters per subscription (converter/pool-accounting.ts). */
+  private readonly accounting: PoolAccounting;
   private contentionTimer: NodeJS.Timeout | undefined;
   private jobSeq = 0;
   private started = false;
-  /** Some instance has started once: a failing start is then a crash loop to wait out, not a missing install. */
-  private everStarted = false;
   private stopping = false;
   private startPromise: Promise<void> | null = null;
   private startError: ConvertError | null = null;
@@ -193,6 +174,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const budget = opts.budgetMs ?? settings.budgetMs;
     this.budgetMs = budget > 0 ? budget : (this.size * this.budgetWindowMs) / 2;
     this.limits = opts.limits ?? settings.limits;
+    this.policy = { perSubscription: this.perSubscription, timeoutMs: this.timeoutMs, contendedTimeoutMs: this.contendedTimeoutMs, sliceMs: this.sliceMs };
+    this.accounting = new PoolAccounting(
+      { fairHalfLifeMs: this.fairHalfLifeMs, budgetMs: this.budgetMs, budgetWindowMs: this.budgetWindowMs },
+      { running: () => this.active, queuedTenants: () => this.queue.tenants(), queuedOf: (tenant) => this.queue.sizeOf(tenant) },
+    );
     this.memoryLimitPrefix = [];
     if (this.maxMemoryMb > 0) {
       if (hasPrlimit()) this.memoryLimitPrefix = ['prlimit', `--as=${this.maxMemoryMb * 1024 * 1024}`, '--'];
@@ -202,12 +188,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
     liveDirs.add(this.baseDir);
     installExitHook();
     const spare = opts.spareInstances ?? settings.spareInstances;
-    for (let i = 0; i < this.size + spare; i++) {
-      this.instances.push(new Instance(this, i));
-      if (i >= this.size) this.spares.add(this.instances[i]!);
-      // Each instance's job directory (see run), made once here rather than checked on every job.
-      fs.mkdirSync(path.join(this.baseDir, 'jobs', String(i)), { recursive: true });
-    }
+    this.instances = new InstanceSet(
+      { host: this, log: this.log, stopping: () => this.stopping, onReady: () => this.dispatch(), onCannotStart: (err) => this.failQueue(err) },
+      this.size,
+      spare,
+    );
   }
 
   start(): Promise<void> {
@@ -219,18 +204,14 @@ export class LibreOfficePool implements Converter, InstanceHost {
         this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${avail.reason}; to enable one, ${HOW_TO_ENABLE}`);
         this.startPromise = Promise.reject(this.startError);
       } else {
-        this.startPromise = Promise.allSettled(this.instances.map((inst) => this.startInstance(inst))).then((rs) => {
+        // Some started: the others keep trying in the background (InstanceSet.startAll).
+        this.startPromise = this.instances.startAll().then((rs) => {
           if (!rs.some((r) => r.status === 'fulfilled')) {
             const first = rs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
             this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${(first?.reason as Error | undefined)?.message ?? 'start failed'}; ${HOW_TO_ENABLE}`);
             this.failQueue(this.startError);
             throw this.startError;
           }
-          // Some started: keep trying the others in the background.
-          rs.forEach((r, i) => {
-            const inst = this.instances[i]!;
-            if (r.status === 'rejected' && !this.stopping) this.scheduleRestart(inst, inst.lastError ?? 'start failed');
-          });
         });
       }
       this.startPromise.catch(() => {
@@ -244,71 +225,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
     return this.start();
   }
 
-  private async startInstance(inst: Instance): Promise<void> {
-    try {
-      await inst.start();
-      this.everStarted = true;
-      this.log(`instance ${inst.index} ready (pid ${inst.proc?.pid}, isolation: ${this.isolation.description})`, {
-        instance: inst.index,
-        pid: inst.proc?.pid,
-        isolation: this.isolation.description,
-      });
-      if (this.stopping) await inst.kill();
-      this.dispatch();
-    } catch (e) {
-      inst.failedStarts++;
-      inst.state = 'dead';
-      throw e;
-    }
-  }
-
   /** Called on every bridge exit: restarts the instance unless we are stopping or it was expected. */
   onInstanceExit(inst: Instance, why: string): void {
-    const wasStarting = inst.state === 'starting';
-    if (inst.state === 'stopping' || this.stopping) {
-      inst.state = 'dead';
-      return;
-    }
-    inst.state = 'dead';
-    inst.lastError = why;
-    if (wasStarting) return; // start() reports it and its caller decides
-    this.scheduleRestart(inst, why);
-  }
-
-  private scheduleRestart(inst: Instance, why: string): void {
-    if (this.stopping || inst.state === 'starting') return;
-    inst.state = 'starting';
-    inst.restarts++;
-    const delay = inst.failedStarts === 0 ? 0 : Math.min(30_000, 500 * 2 ** inst.failedStarts);
-    this.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`, { level: 'warn', instance: inst.index, delayMs: delay, reason: why });
-    const timer = setTimeout(() => {
-      if (this.stopping) return;
-      this.startInstance(inst).catch((e: unknown) => {
-        inst.lastError = (e as Error).message;
-        // Only a LibreOffice that never started here is "not available": after that, failing starts are a
-        // crash loop (killed, out of memory, a slow machine) that the back-off waits out, and the queued
-        // jobs wait with it (each until its caller's deadline or cancellation).
-        if (this.allFailing() && !this.everStarted) {
-          this.failQueue(new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${inst.lastError}; ${HOW_TO_ENABLE}`));
-        }
-        this.scheduleRestart(inst, inst.lastError);
-      });
-    }, delay);
-    timer.unref();
-  }
-
-  /** True when no instance is up and each has failed to start at least 3 times in a row. */
-  private allFailing(): boolean {
-    return this.instances.every((i) => i.state !== 'idle' && i.state !== 'busy' && i.failedStarts >= 3);
-  }
-
-  private async restart(inst: Instance, why: string): Promise<void> {
-    // Marking it 'stopping' first makes onInstanceExit leave the restart to us.
-    inst.state = 'stopping';
-    await inst.kill();
-    if (this.stopping) return;
-    inst.state = 'dead';
-    this.scheduleRestart(inst, why);
+    this.instances.onExit(inst, why);
   }
 
   async convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array> {
@@ -336,51 +255,28 @@ export class LibreOfficePool implements Converter, InstanceHost {
     // Fail fast when nothing can start (not installed, or no instance ever started); otherwise the job
     // waits in the queue while the instances start or restart.
     if (this.startError) throw this.startError;
-    if (this.allFailing() && !this.everStarted) {
-      throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
+    if (this.instances.cannotStart()) {
+      throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances.all[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
     }
     if (this.queue.size >= this.queueLimit) {
       throw new ConvertError('QUEUE_FULL', `converter queue is full (${this.queue.size} waiting, limit ${this.queueLimit}); retry later`);
     }
     const tenant = options.tenant ?? '';
-    this.checkBudget(tenant);
+    this.accounting.checkBudget(tenant);
     const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
       const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}), signal: options.signal, resolve, reject, settled: false };
-      if (options.signal) {
-        job.onAbort = () => {
-          if (this.queue.remove(tenant, job)) {
-            this.settle(job, new ConvertError('ABORTED', 'conversion cancelled while queued', { cause: options.signal?.reason }));
-          }
-          // A running job is handled in run(), which restarts the instance.
-        };
-        options.signal.addEventListener('abort', job.onAbort, { once: true });
-      }
-      if (callerMs !== undefined) {
-        // The caller's time runs while the job waits too (behind other work, or a restarting instance).
-        job.callerMs = callerMs;
-        job.deadlineAt = Date.now() + callerMs;
-        job.queueTimer = setTimeout(() => {
-          if (this.queue.remove(tenant, job)) this.settle(job, new ConvertError('TIMEOUT', `the conversion waited ${callerMs} ms for the converter, all the time its caller had`));
-        }, callerMs);
-        job.queueTimer.unref();
-      }
-      if (options.abandonAt !== undefined) {
-        // The caller stops waiting then: what has not started by then is not run for it.
-        job.abandonTimer = setTimeout(() => {
-          if (this.queue.remove(tenant, job)) {
-            this.settle(job, new ConvertError('TIMEOUT', 'the caller stopped waiting (GENERATE_TIMEOUT_MS) before the conversion started; it was not run', { setting: 'GENERATE_TIMEOUT_MS' }));
-            this.checkContention();
-          }
-        }, Math.max(0, options.abandonAt - Date.now()));
-        job.abandonTimer.unref();
-      }
+      armWait(job, options, callerMs, {
+        leave: () => this.queue.remove(tenant, job),
+        settle: (err) => this.settle(job, err),
+        onAbandoned: () => this.checkContention(),
+      });
       this.queue.push(tenant, job);
       this.keepAlive();
       this.dispatch();
       // Still waiting while other subscriptions hold the instances it may use (not its own share's doing).
-      if (!job.dispatched && !job.settled && tenant && this.runningOf(tenant) < this.perSubscription && [...this.active].some((a) => a.job.tenant !== tenant)) {
-        this.usageOf(tenant).waitedForOthers++;
+      if (!job.dispatched && !job.settled && tenant && runningOf(this.active, tenant) < this.perSubscription && [...this.active].some((a) => a.job.tenant !== tenant)) {
+        this.accounting.noteWaitedForOthers(tenant);
       }
     });
   }
@@ -398,97 +294,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
     }
   }
 
-  /** Refuses a subscription's new conversion when it used its budget of LibreOffice time in the window
-   *  while others used the pool too (alone, it may use all of it). */
-  private checkBudget(tenant: string): void {
-    if (!tenant) return;
-    const now = Date.now();
-    const used = this.usedMs(tenant, now);
-    if (used < this.budgetMs || !this.othersActive(tenant, now)) return;
-    // When enough of the window's runs have left it for the use to fall below the budget.
-    let freed = used;
-    let at = now + this.budgetWindowMs;
-    for (const r of this.usage.get(tenant)?.runs ?? []) {
-      freed -= r.ms;
-      if (freed < this.budgetMs) {
-        at = r.at + this.budgetWindowMs;
-        break;
-      }
-    }
-    const retryAfterMs = Math.max(1_000, at - now);
-    throw new ConvertError(
-      'OVER_BUDGET',
-      `this subscription's conversions used ${Math.round(used / 1000)} s of LibreOffice time in the last ${Math.round(this.budgetWindowMs / 1000)} s while other subscriptions used the converter too; ` +
-        `the budget is ${Math.round(this.budgetMs)} ms per ${this.budgetWindowMs} ms (CONVERTER_SUBSCRIPTION_BUDGET_MS, CONVERTER_BUDGET_WINDOW_MS); retry in ${Math.ceil(retryAfterMs / 1000)} s`,
-      { setting: 'CONVERTER_SUBSCRIPTION_BUDGET_MS', retryAfterMs },
-    );
-  }
-
-  private usageOf(tenant: string) {
-    let u = this.usage.get(tenant);
-    if (!u) this.usage.set(tenant, (u = { runs: [], started: 0, waitedForOthers: 0 }));
-    return u;
-  }
-
-  /** LibreOffice time of `tenant` in the window: the runs that ended in it and the running ones. */
-  private usedMs(tenant: string, now: number): number {
-    const u = this.usage.get(tenant);
-    let used = 0;
-    if (u) {
-      while (u.runs.length > 0 && u.runs[0]!.at <= now - this.budgetWindowMs) u.runs.shift();
-      for (const r of u.runs) used += r.ms;
-    }
-    for (const a of this.active) if (a.job.tenant === tenant) used += now - a.startedAt;
-    return used;
-  }
-
-  /** Another subscription used the pool in the window, or is using or waiting for it now. */
-  private othersActive(tenant: string, now: number): boolean {
-    for (const a of this.active) if (a.job.tenant && a.job.tenant !== tenant) return true;
-    if (this.queue.tenants().some((t) => t && t !== tenant)) return true;
-    for (const [t, u] of this.usage) if (t !== tenant && u.runs.some((r) => r.at > now - this.budgetWindowMs)) return true;
-    return false;
-  }
-
-  private recordRun(tenant: string, ms: number): void {
-    if (!tenant) return;
-    const now = Date.now();
-    this.usageOf(tenant).runs.push({ at: now, ms });
-    this.service.set(tenant, { ms: this.decayedMs(tenant, now) + ms, at: now });
-    // Bounded by the subscriptions active in the window: forget the others.
-    if (this.usage.size > 1_000) {
-      for (const [t, u] of this.usage) {
-        if (u.runs.every((r) => r.at <= now - this.budgetWindowMs) && !this.queue.tenants().includes(t) && this.runningOf(t) === 0) this.usage.delete(t);
-      }
-      for (const t of this.service.keys()) if (this.decayedMs(t, now) < 1 && !this.queue.tenants().includes(t) && this.runningOf(t) === 0) this.service.delete(t);
-    }
-  }
-
-  /** The ended runs' LibreOffice time of `tenant`, each millisecond counting half after fairHalfLifeMs. */
-  private decayedMs(tenant: string, now: number): number {
-    const s = this.service.get(tenant);
-    return s ? s.ms * 2 ** (-(now - s.at) / this.fairHalfLifeMs) : 0;
-  }
-
-  /** What orders waiting subscriptions (least first) and decides who yields: the LibreOffice time a
-   *  subscription used recently (decayed), its running conversions' time so far included. */
-  private recentMs(tenant: string, now: number): number {
-    if (!tenant) return 0;
-    let ms = this.decayedMs(tenant, now);
-    for (const a of this.active) if (a.job.tenant === tenant) ms += now - a.startedAt;
-    return ms;
-  }
-
-  private runningOf(tenant: string): number {
-    let n = 0;
-    for (const a of this.active) if (a.job.tenant === tenant) n++;
-    return n;
-  }
-
   /** What `tenant` did with the pool (diagnostics and tests). */
   subscriptionUsage(tenant: string): SubscriptionUsage {
-    const u = this.usage.get(tenant);
-    return { running: this.runningOf(tenant), queued: this.queue.sizeOf(tenant), usedMs: this.usedMs(tenant, Date.now()), started: u?.started ?? 0, waitedForOthers: u?.waitedForOthers ?? 0 };
+    return this.accounting.usageOfTenant(tenant);
   }
 
   private settle(job: PoolJob, result: Uint8Array | number | Error): void {
@@ -522,21 +330,19 @@ export class LibreOfficePool implements Converter, InstanceHost {
   private dispatch(): void {
     while (this.queue.size > 0) {
       const now = Date.now();
-      const rank = (tenant: string) => this.recentMs(tenant, now);
-      const inst = this.instances.find((i) => i.state === 'idle' && !this.spares.has(i));
+      const rank = (tenant: string) => this.accounting.recentMs(tenant, now);
+      const inst = this.instances.idle();
       if (inst) {
-        const job = this.queue.shift((tenant) => this.mayStart(tenant), rank);
+        const job = this.queue.shift((tenant) => mayStart(this.policy, this.active, tenant), rank);
         if (!job) break;
         void this.run(inst, job);
         continue;
       }
-      // Every instance busy: an idle spare is the fairness lane. A subscription that used less LibreOffice
-      // time recently than each one holding an instance runs on it at once, so its wait is bounded by its own
-      // work, not by the others' (without stopping theirs); the spare is the spare again when it ends.
-      const spare = [...this.spares].find((i) => i.state === 'idle');
+      // Every instance busy: an idle spare is the fairness lane (mayTakeSpare).
+      const spare = this.instances.idleSpare();
       if (!spare) break;
-      const holders = [...this.active].filter((a) => !this.spares.has(a.inst)).map((a) => a.job.tenant);
-      const lighter = (tenant: string) => this.mayStart(tenant) && holders.every((h) => h !== tenant && rank(tenant) < rank(h));
+      const holders = [...this.active].filter((a) => !this.instances.isSpare(a.inst)).map((a) => a.job.tenant);
+      const lighter = (tenant: string) => mayTakeSpare(this.policy, this.active, holders, rank, tenant);
       const job = this.queue.shift(lighter, rank);
       if (!job) break;
       void this.run(spare, job);
@@ -544,59 +350,21 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.checkContention();
   }
 
-  /** A subscription may start another conversion while it holds fewer instances than its share. */
-  private mayStart(tenant: string): boolean {
-    return !tenant || this.runningOf(tenant) < this.perSubscription;
-  }
-
-  /**
-   * While a subscription that may start a conversion waits because every instance is busy (a pool of
-   * one, or the others' shares), the running conversions of other subscriptions are limited: to
-   * CONVERTER_SLICE_MS when the waiting one used less LibreOffice time recently than the running one's
-   * subscription (fair queuing's slice: one that used more yields), else to CONVERTER_CONTENDED_TIMEOUT_MS.
-   * The longest-running one past its limit is stopped, one per waiting subscription (less the instances
-   * already restarting, which will take them). Checked whenever the queue or the running set changes,
-   * and when the next running conversion reaches its limit.
-   */
+  /** Stops the running conversions that must yield to a waiting subscription (pool-policy.ts contention),
+   *  and checks again when the next one reaches its limit. Called whenever the queue or the running set
+   *  changes. */
   private checkContention(): void {
     clearTimeout(this.contentionTimer);
     this.contentionTimer = undefined;
-    if (this.queue.size === 0 || this.active.size === 0 || this.stopping) return;
-    const waiting = this.queue.tenants().filter((t) => this.mayStart(t));
-    let toFree = waiting.length - this.instances.filter((i) => i.state === 'starting' && !this.spares.has(i)).length;
-    if (toFree <= 0) return;
+    if (this.stopping) return;
     const now = Date.now();
-    let next = Infinity;
-    const candidates = [...this.active].filter((a) => !a.stopped && waiting.some((t) => t !== a.job.tenant)).sort((x, y) => x.startedAt - y.startedAt);
-    for (const a of candidates) {
-      const { at, why } = this.limitOf(a, waiting, now);
-      if (at <= now) {
-        if (toFree-- > 0) a.stop(why);
-      } else next = Math.min(next, at);
-    }
-    if (next < Infinity) {
-      this.contentionTimer = setTimeout(() => this.checkContention(), Math.max(1, next - now));
+    const restarting = this.instances.restarting();
+    const { stop, nextAt } = contention(this.policy, this.queue.tenants(), [...this.active], restarting, now, (t, at) => this.accounting.recentMs(t, at));
+    for (const { run, why } of stop) run.stop(why);
+    if (nextAt < Infinity) {
+      this.contentionTimer = setTimeout(() => this.checkContention(), Math.max(1, nextAt - now));
       this.contentionTimer.unref();
     }
-  }
-
-  /** When a running conversion is due to stop while `waiting` subscriptions wait, and why. */
-  private limitOf(a: Active, waiting: string[], now: number): { at: number; why: Interruption } {
-    let at = Infinity;
-    let why: Interruption = 'contended';
-    if (this.contendedTimeoutMs < this.timeoutMs) at = a.startedAt + this.contendedTimeoutMs;
-    if (this.sliceMs < this.timeoutMs && a.job.tenant) {
-      // The running subscription's recent time grows while it runs: the slice applies from when it has
-      // used more than a waiting one (and the conversion has run a slice).
-      const mine = this.recentMs(a.job.tenant, now);
-      const least = Math.min(...waiting.filter((t) => t && t !== a.job.tenant).map((t) => this.recentMs(t, now)));
-      const sliceAt = Math.max(a.startedAt + this.sliceMs, now + Math.max(0, least - mine + 1));
-      if (sliceAt < at) {
-        at = sliceAt;
-        why = 'slice';
-      }
-    }
-    return { at, why };
   }
 
   private async run(inst: Instance, job: PoolJob): Promise<void> {
@@ -610,20 +378,13 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const callerLeft = job.deadlineAt === undefined ? Infinity : job.deadlineAt - startedAt;
     const limitMs = Math.max(1, Math.min(this.timeoutMs, callerLeft));
     const setting = callerLeft < this.timeoutMs ? undefined : 'CONVERTER_TIMEOUT_MS';
-    const active: Active = { job, inst, startedAt, stopped: false, stop: () => {} };
+    const active: Active = { job, tenant: job.tenant, inst, startedAt, stopped: false, stop: () => {} };
     this.active.add(active);
     reportQueueWait(job.tenant, startedAt - job.queuedAt);
-    if (job.tenant) this.usageOf(job.tenant).started++;
-    // One directory per instance, made by the constructor; a job's files are named by its id (an instance
-    // runs one job at a time, and a late unlink of an earlier job's files can never touch a later one's). A
-    // directory per job cost a mkdir and a recursive rm (lstat, readdir, rmdir) on the event loop per count.
-    // Every job's files have the same names (a document asking for its own file name, `=CELL("filename")`,
-    // learns nothing of other jobs); the next job on this instance waits for their removal (jobCleanup).
+    this.accounting.noteStarted(job.tenant);
+    // The instance's job directory; the job's files have the same names as every job's (pool-job.ts jobFiles).
     const dir = inst.jobDir;
-    const inName = `document.${job.plan.from}`;
-    const outName = `output.${job.plan.to}`;
-    const inPath = path.join(dir, inName);
-    const outPath = path.join(dir, outName);
+    const { inName, outName, inPath, outPath } = jobFiles(dir, job.plan);
     let restartWhy: string | null = null;
     let stoppedByLimit = false;
     let failed = false;
@@ -645,43 +406,13 @@ export class LibreOfficePool implements Converter, InstanceHost {
         }
       });
       await fsp.writeFile(inPath, job.input);
-      const seen = inst.jobDirInside;
-      const req: Record<string, unknown> = job.count
-        ? { id: job.id, in: path.join(seen, inName), count: true }
-        : { id: job.id, in: path.join(seen, inName), out: path.join(seen, outName), filter: job.plan.filter };
-      if (job.plan.filterData) req.filterData = job.plan.filterData;
-      if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
-      if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
+      const req = jobRequest(job, inst.jobDirInside, inName, outName);
       const reply = active.stopped ? await interrupted : await Promise.race([inst.request(req), interrupted]);
       stoppedByLimit = reply === 'timeout' || reply === 'contended' || reply === 'slice';
-      if (reply === 'timeout') {
-        restartWhy = `conversion ${job.id} exceeded ${limitMs} ms`;
-        // The pool's own limit: the document's cost, final. The caller's remaining time: its deadline.
-        throw setting
-          ? new ConvertError('TIMEOUT', `the conversion took longer than ${limitMs} ms; the limit is ${limitMs} ms (${setting})`, { setting })
-          : new ConvertError('TIMEOUT', `the conversion did not finish in the ${job.callerMs} ms its caller had`);
-      }
-      if (reply === 'contended') {
-        const ran = Date.now() - startedAt;
-        restartWhy = `conversion ${job.id} stopped after ${ran} ms: another subscription waits`;
-        throw new ConvertError(
-          'TIMEOUT',
-          `the conversion ran ${ran} ms while another subscription waited for the converter; the limit is ${this.contendedTimeoutMs} ms then (CONVERTER_CONTENDED_TIMEOUT_MS)`,
-          { setting: 'CONVERTER_CONTENDED_TIMEOUT_MS' },
-        );
-      }
-      if (reply === 'slice') {
-        const ran = Date.now() - startedAt;
-        restartWhy = `conversion ${job.id} stopped after ${ran} ms: a subscription that used less of the converter waits`;
-        throw new ConvertError(
-          'TIMEOUT',
-          `the conversion ran ${ran} ms while another subscription that used less of the converter recently waited for it; the limit is ${this.sliceMs} ms then (CONVERTER_SLICE_MS)`,
-          { setting: 'CONVERTER_SLICE_MS' },
-        );
-      }
-      if (reply === 'aborted') {
-        restartWhy = `conversion ${job.id} cancelled`;
-        throw new ConvertError('ABORTED', 'conversion cancelled', { cause: job.signal?.reason });
+      if (typeof reply === 'string') {
+        const stopped = interruptionError(reply, job, { limitMs, setting, startedAt }, this);
+        restartWhy = stopped.restartWhy;
+        throw stopped.error;
       }
       if (!reply.ok) {
         if (reply.fatal) {
@@ -698,7 +429,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
         return;
       }
       const out = new Uint8Array(await fsp.readFile(outPath));
-      this.settle(job, this.postProcess(out, job.plan));
+      this.settle(job, postProcess(out, job.plan, this.limits));
     } catch (e) {
       failed = true;
       let err = e instanceof ConvertError ? e : new ConvertError('CONVERSION_FAILED', (e as Error).message, { cause: e });
@@ -709,7 +440,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       if (abortListener) job.signal?.removeEventListener('abort', abortListener);
       this.running--;
       this.active.delete(active);
-      this.recordRun(job.tenant, Date.now() - startedAt);
+      this.accounting.recordRun(job.tenant, Date.now() - startedAt);
       // The instance's next job waits for these (Instance.jobCleanup): it finds nothing of this one in the
       // job directory its sandbox shows. The removal is set before any restart, whose new instance may take
       // the next job at once.
@@ -718,23 +449,12 @@ export class LibreOfficePool implements Converter, InstanceHost {
       // a second restart here would kill the replacement while it starts.
       let restarted: Promise<void> | undefined;
       if (inst.state === 'busy') {
-        // Stopped by a time limit (the pool's own stop): an idle spare takes its place at once, and it
-        // restarts as the spare. A crash waits for its restart, as before.
-        if (restartWhy && stoppedByLimit) this.promoteSpare(inst);
-        if (restartWhy) restarted = this.restart(inst, restartWhy);
-        else if (job.embedsFonts) {
-          // LibreOffice keeps a document's embedded fonts registered for the whole process after it closes:
-          // the next job (maybe another subscription's) must not lay out with them. A warm spare takes over.
-          this.promoteSpare(inst);
-          restarted = this.restart(inst, 'its document embedded fonts, which LibreOffice keeps after the document closes');
-        } else if (inst.sinceStart >= this.recycleAfter) restarted = this.restart(inst, `recycling after ${inst.sinceStart} conversions`);
+        const next = afterJob(job, restartWhy, stoppedByLimit, inst.sinceStart, this.recycleAfter);
+        if (next.promoteSpare) this.instances.promoteSpare(inst);
+        if (next.restart) restarted = this.instances.restart(inst, next.restart);
         else inst.state = 'idle';
       }
-      // A failed job may leave more than its two files: a csv export's per-sheet files, and an export killed
-      // mid-write (timeout, cancel, crash) LibreOffice's lock file (`.~lock.<name>#`) and its temporary
-      // (`lu*.tmp`). Only this job's files are in the directory (an instance runs one job at a time, and the
-      // next waits for this removal): once LibreOffice is stopped (restarted) everything goes; while it runs
-      // (it refused the document), what the job's names name.
+      // What a failed job left goes too (pool-job.ts removeJobFiles): everything once LibreOffice is stopped.
       const officeStopped = restarted !== undefined || (inst.state !== 'idle' && inst.state !== 'busy');
       inst.jobCleanup = failed ? unlinks.then(() => restarted).then(() => removeJobFiles(dir, officeStopped)) : unlinks;
       await restarted;
@@ -744,42 +464,16 @@ export class LibreOfficePool implements Converter, InstanceHost {
     }
   }
 
-  /** An idle spare takes `inst`'s place (dispatched to from now on); `inst` becomes the spare. */
-  private promoteSpare(inst: Instance): void {
-    if (this.spares.has(inst)) return;
-    const spare = [...this.spares].find((i) => i.state === 'idle');
-    if (!spare) return;
-    this.spares.delete(spare);
-    this.spares.add(inst);
-    this.log(`instance ${spare.index} takes over from instance ${inst.index}, which restarts as the spare`, { instance: spare.index, replaces: inst.index });
-  }
-
-  private postProcess(out: Uint8Array, plan: ConversionPlan): Uint8Array {
-    if (plan.csvEscape) return escapeCsvFormulas(out, plan.csvEscape.separator, plan.csvEscape.encoding);
-    if (plan.to !== 'pdf') return out;
-    if (out.byteLength < 8 || Buffer.from(out.subarray(0, 5)).toString('latin1') !== '%PDF-') {
-      throw new ConvertError('CONVERSION_FAILED', 'LibreOffice produced no PDF');
-    }
-    checkPdfPages(out, resolveLimits(this.limits).maxPages);
-    if (plan.pdfaPart !== undefined) {
-      const id = pdfaIdentification(out);
-      if (!id || id.part !== plan.pdfaPart) {
-        throw new ConvertError('CONVERSION_FAILED', `requested PDF/A-${plan.pdfaPart} but the output identifies as ${id ? `PDF/A-${id.part}${id.conformance}` : 'no PDF/A'}`);
-      }
-    }
-    return plan.embedded ? addPdfInfo(out, plan.embedded) : out;
-  }
-
   status(): ConverterStatus {
     return {
       kind: 'libreoffice',
       // A spare takes no work until an instance is stopped by a time limit: it does not make the pool ready.
-      ready: this.instances.some((i) => !this.spares.has(i) && (i.state === 'idle' || i.state === 'busy')),
+      ready: this.instances.ready(),
       started: this.started,
       queued: this.queue.size,
       queueLimit: this.queueLimit,
       running: this.running,
-      instances: this.instances.map((i) => ({ ...i.status(), failedStarts: i.failedStarts, ...(this.spares.has(i) ? { spare: true } : {}) })),
+      instances: this.instances.statuses(),
       networkIsolation: this.isolation.sandbox ? (this.isolation.offline ? 'bwrap --unshare-net' : 'none') : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
       sandbox: this.isolation.sandbox ? 'bwrap' : 'none',
       isolation: this.isolation.description,
@@ -791,11 +485,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.stopping = true;
     clearTimeout(this.contentionTimer);
     this.failQueue(new ConvertError('SHUTDOWN', 'the converter is shutting down'));
-    await Promise.all(this.instances.map(async (i) => {
-      i.state = 'stopping';
-      await i.kill();
-      i.state = 'dead';
-    }));
+    await this.instances.killAll();
     if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
     this.keepAliveTimer = null;
     await fsp.rm(this.baseDir, { recursive: true, force: true }).catch(() => {});
@@ -804,15 +494,6 @@ export class LibreOfficePool implements Converter, InstanceHost {
 
   /** Test hook: the pid of the bridge of instance i (its process group id). */
   instancePid(i: number): number | null {
-    return this.instances[i]?.proc?.pid ?? null;
+    return this.instances.all[i]?.proc?.pid ?? null;
   }
-}
-
-/** The files a job leaves under its names (document.*, output.*, their lock files). */
-const JOB_FILE = /^(?:\.~lock\.)?(?:document|output)[.-]/;
-
-async function removeJobFiles(dir: string, officeStopped: boolean): Promise<void> {
-  const names = await fsp.readdir(dir).catch(() => [] as string[]);
-  const gone = names.filter((n) => officeStopped || JOB_FILE.test(n));
-  await Promise.all(gone.map((n) => fsp.rm(path.join(dir, n), { force: true, recursive: true }).catch(() => {})));
 }
