@@ -164,6 +164,12 @@ export const settings = {
     int(0, 16),
     'Warm LibreOffice instances kept idle beside CONVERTER_POOL_SIZE that take over at once from an instance stopped by a time limit (CONVERTER_SLICE_MS, CONVERTER_CONTENDED_TIMEOUT_MS, CONVERTER_TIMEOUT_MS), so the conversion waiting for it does not wait for a LibreOffice restart (seconds); each costs an idle LibreOffice\'s memory (~250 MB); 0 = none',
   ),
+  converterSpareMaxPages: setting(
+    'CONVERTER_SPARE_MAX_PAGES',
+    CS.spareMaxPages,
+    int(1, 100_000),
+    "While every instance is busy, a spare runs the conversion of a subscription that used less LibreOffice time than each one holding an instance (the fairness lane), when its document is estimated at most this many pages: a short job is not held behind another subscription's long ones",
+  ),
   converterFairHalfLifeMs: setting(
     'CONVERTER_FAIR_HALF_LIFE_MS',
     CS.fairHalfLifeMs,
@@ -410,6 +416,7 @@ export function converterSettingsOf(config: Config): ConverterSettings {
     contendedTimeoutMs: config.converterContendedTimeoutMs,
     sliceMs: config.converterSliceMs,
     spareInstances: config.converterSpareInstances,
+    spareMaxPages: config.converterSpareMaxPages,
     fairHalfLifeMs: config.converterFairHalfLifeMs,
     budgetMs: config.converterSubscriptionBudgetMs,
     budgetWindowMs: config.converterBudgetWindowMs,

@@ -25,6 +25,8 @@ export interface PoolJob extends Job {
   dispatched?: boolean;
   /** Its document embeds fonts: the instance restarts after it (LibreOffice keeps them registered). */
   embedsFonts?: true;
+  /** Its estimated pages (engine/cost.ts), when the estimate could read it. */
+  pages?: number;
 }
 
 /** What ends a job's wait: `leave` takes it out of the queue (true if it was still there), `settle` answers

@@ -78,6 +78,8 @@ export interface PoolOptions {
   /** Warm instances beside `size` that take over at once from an instance stopped by a time limit;
    *  default CONVERTER_SPARE_INSTANCES (0 for a pool made directly without configuring). */
   spareInstances?: number;
+  /** The fairness lane takes documents estimated at most this many pages; default CONVERTER_SPARE_MAX_PAGES or 20. */
+  spareMaxPages?: number;
   /** Half-life of the recent LibreOffice time that orders waiting subscriptions; default
    *  CONVERTER_FAIR_HALF_LIFE_MS or 60 000. */
   fairHalfLifeMs?: number;
@@ -126,6 +128,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly perSubscription: number;
   readonly contendedTimeoutMs: number;
   readonly sliceMs: number;
+  readonly spareMaxPages: number;
   readonly fairHalfLifeMs: number;
   readonly budgetMs: number;
   readonly budgetWindowMs: number;
@@ -169,6 +172,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.perSubscription = share > 0 ? Math.min(share, this.size) : Math.max(1, this.size - 1);
     this.contendedTimeoutMs = opts.contendedTimeoutMs ?? settings.contendedTimeoutMs;
     this.sliceMs = opts.sliceMs ?? settings.sliceMs;
+    this.spareMaxPages = opts.spareMaxPages ?? settings.spareMaxPages;
     this.fairHalfLifeMs = opts.fairHalfLifeMs ?? settings.fairHalfLifeMs;
     this.budgetWindowMs = opts.budgetWindowMs ?? settings.budgetWindowMs;
     const budget = opts.budgetMs ?? settings.budgetMs;
@@ -248,7 +252,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (this.stopping) throw new ConvertError('SHUTDOWN', 'the converter has been stopped');
     options.signal?.throwIfAborted();
     // The cost estimate first: one pass, cheaper than the sanitizer's parse of a costly document.
-    this.checkCost(input);
+    const pages = this.checkCost(input);
     const sanitized = this.skipSanitize ? { bytes: input, embedsFonts: false } : sanitizeOoxml(input, plan.from);
     const bytes = sanitized.bytes;
     if (!this.started) this.start().catch(() => {});
@@ -265,7 +269,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.accounting.checkBudget(tenant);
     const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
-      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}), signal: options.signal, resolve, reject, settled: false };
+      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}), ...(pages !== undefined ? { pages } : {}), signal: options.signal, resolve, reject, settled: false };
       armWait(job, options, callerMs, {
         leave: () => this.queue.remove(tenant, job),
         settle: (err) => this.settle(job, err),
@@ -283,14 +287,15 @@ export class LibreOfficePool implements Converter, InstanceHost {
 
   /** Refuses a document whose estimated cost is past a limit (engine/cost.ts): the merge checks the
    *  documents it makes, this the others (a manage's conversion of a file from a drive). */
-  private checkCost(bytes: Uint8Array): void {
+  private checkCost(bytes: Uint8Array): number | undefined {
     try {
-      checkConversionCost(bytes, this.limits);
+      return checkConversionCost(bytes, this.limits).pages;
     } catch (e) {
       if (e instanceof TemplateError && e.errors.some((x) => x.id === 'limit_exceeded')) {
         throw new ConvertError('TOO_COMPLEX', `the document is too costly to convert: ${e.message}`, { cause: e });
       }
       // Not a package it can read: the sanitizer or LibreOffice says what is wrong with it.
+      return undefined;
     }
   }
 
@@ -342,7 +347,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
       const spare = this.instances.idleSpare();
       if (!spare) break;
       const holders = [...this.active].filter((a) => !this.instances.isSpare(a.inst)).map((a) => a.job.tenant);
-      const lighter = (tenant: string) => mayTakeSpare(this.policy, this.active, holders, rank, tenant);
+      // A short job only (its estimated pages): the lane must not hold a long one while another waits.
+      const short = (tenant: string) => (this.queue.itemsOf(tenant)[0]?.pages ?? Infinity) <= this.spareMaxPages;
+      const lighter = (tenant: string) => short(tenant) && mayTakeSpare(this.policy, this.active, holders, rank, tenant);
       const job = this.queue.shift(lighter, rank);
       if (!job) break;
       void this.run(spare, job);

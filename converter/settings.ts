@@ -49,6 +49,9 @@ export interface ConverterSettings {
   /** Warm instances kept idle beside the pool that take over, at once, from an instance stopped by a time
    *  limit (slice, contended, timeout), so the waiting conversion does not wait for a restart. */
   spareInstances: number;
+  /** The spare serves a lighter subscription's conversion while the instances are busy (the fairness lane)
+   *  only when its document is estimated at most this many pages: a short job, not another long one. */
+  spareMaxPages: number;
   /** Half-life of the LibreOffice time that orders waiting subscriptions (least used recently first). */
   fairHalfLifeMs: number;
   /** LibreOffice time one subscription may use per budgetWindowMs while others convert too; 0 = half
@@ -80,6 +83,7 @@ export const DEFAULT_CONVERTER_SETTINGS: Readonly<ConverterSettings> = {
   sliceMs: 2_000,
   // A pool made directly (scripts, tests) has none unless asked; the service's default is 1 (config/env.ts).
   spareInstances: 0,
+  spareMaxPages: 20,
   fairHalfLifeMs: 60_000,
   budgetMs: 0,
   budgetWindowMs: 600_000,

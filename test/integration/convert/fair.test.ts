@@ -103,6 +103,21 @@ describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
     expect(pool.status().instances[1]).toMatchObject({ spare: true, conversions: 1 });
   }, 180_000);
 
+  it('keeps the lane for short documents: a lighter subscription\'s long one waits for an instance', async () => {
+    pool = new LibreOfficePool({ size: 1, spareInstances: 1, spareMaxPages: 20, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+    await pool.ready();
+    await until('the spare to be warm', () => pool.status().instances[1]!.state === 'idle');
+    const b = pool.convert(long, { from: 'docx', to: 'pdf', tenant: 'B' });
+    await until("B's conversion to run", () => pool.subscriptionUsage('B').running === 1);
+    // ~110 pages by the estimate: past the lane's 20, so A waits for the instance B holds.
+    const a = pool.convert(medium, { from: 'docx', to: 'pdf', tenant: 'A' });
+    expect(poppler('pdfinfo', await b)).toMatch(/Pages:\s+\d+/);
+    expect(poppler('pdfinfo', await a)).toMatch(/Pages:\s+\d+/);
+    const [regular, spare] = pool.status().instances;
+    expect(spare).toMatchObject({ spare: true, conversions: 0 });
+    expect(regular).toMatchObject({ conversions: 2 });
+  }, 180_000);
+
   it('takes over at once from an instance stopped by a time limit: the next conversion runs on it, not after a restart', async () => {
     pool = new LibreOfficePool({ size: 1, spareInstances: 1, timeoutMs: 1_500, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
     await pool.ready();
