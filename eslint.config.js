@@ -9,7 +9,26 @@ import { builtinModules } from 'node:module';
 
 const NODE_BUILTINS = builtinModules.flatMap((m) => [m, `node:${m}`]);
 
-const FOLDERS = ['api', 'activities', 'workflows', 'worker', 'cli', 'client', 'config', 'core', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry', 'bench', 'scripts', 'test', 'examples'];
+const FOLDERS = [
+  'api',
+  'activities',
+  'workflows',
+  'worker',
+  'cli',
+  'client',
+  'config',
+  'core',
+  'engine',
+  'converter',
+  'connectors',
+  'store',
+  'security',
+  'telemetry',
+  'bench',
+  'scripts',
+  'test',
+  'examples',
+];
 
 /** Which other top-level folders each folder may import from; `types` may be imported as types only. */
 const WALLS = {
@@ -22,7 +41,10 @@ const WALLS = {
   connectors: { allow: ['core', 'store', 'security'] },
   activities: { allow: ['core', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry'] },
   workflows: { allow: ['core'], types: ['activities'] },
-  worker: { allow: ['core', 'activities', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry', 'config'], types: ['workflows'] },
+  worker: {
+    allow: ['core', 'activities', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry', 'config'],
+    types: ['workflows'],
+  },
   api: { allow: ['core', 'engine', 'connectors', 'store', 'security', 'telemetry', 'config'], types: ['workflows'] },
   config: { allow: ['core', 'connectors', 'engine', 'converter'] },
   // The SDK is a package of its own (client/package.json): it imports nothing of the service, not even
@@ -76,7 +98,10 @@ export default tseslint.config(
   ...Object.entries(WALLS).map(([folder, spec]) => {
     const patterns = wall(folder, spec);
     if (folder === 'workflows') {
-      patterns.push({ group: ['../activities/*', '!../activities/index.ts'], message: 'Import activities as types via activities/index.ts.' });
+      patterns.push({
+        group: ['../activities/*', '!../activities/index.ts'],
+        message: 'Import activities as types via activities/index.ts.',
+      });
     }
     const paths =
       folder === 'workflows'
@@ -117,7 +142,21 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(
-        ['window', 'document', 'location', 'navigator', 'fetch', 'FormData', 'Blob', 'URL', 'Option', 'performance', 'setTimeout', 'clearTimeout', 'console'].map((g) => [g, 'readonly']),
+        [
+          'window',
+          'document',
+          'location',
+          'navigator',
+          'fetch',
+          'FormData',
+          'Blob',
+          'URL',
+          'Option',
+          'performance',
+          'setTimeout',
+          'clearTimeout',
+          'console',
+        ].map((g) => [g, 'readonly']),
       ),
     },
   },

@@ -83,8 +83,14 @@ export function callbackActivity(deps: ActivityDeps) {
       });
       const outcome = classify(res.status);
       const retryAfterMs = outcome === 'retry' ? parseRetryAfter(res.headers['retry-after']) : undefined;
-      const location = res.status >= 300 && res.status < 400 ? ` (redirect to ${String(res.headers.location ?? 'nowhere')} not followed)` : '';
-      return { outcome, status: res.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), reason: `HTTP ${res.status}${location}` };
+      const location =
+        res.status >= 300 && res.status < 400 ? ` (redirect to ${String(res.headers.location ?? 'nowhere')} not followed)` : '';
+      return {
+        outcome,
+        status: res.status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        reason: `HTTP ${res.status}${location}`,
+      };
     } catch (err) {
       // A refused address will not become acceptable by waiting; everything else (refused connection,
       // timeout, DNS failure) might.

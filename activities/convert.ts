@@ -35,18 +35,22 @@ export function convertActivity(deps: ActivityDeps) {
     const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 2_000);
     let out: Uint8Array;
     try {
-      out = await convert(bytes, {
-        // A native format's bytes are its Office twin (exported from DriveB, or merged from the export).
-        from: bytesFormatOf(input.from),
-        to: input.to,
-        signal: ctx.cancellationSignal,
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
-        ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
-        ...(input.pdf ? { pdf: input.pdf } : {}),
-        ...(input.csv ? { csv: input.csv } : {}),
-        ...(input.embedded ? { embedded: input.embedded } : {}),
-      } as ConvertOptions, deps.converter);
+      out = await convert(
+        bytes,
+        {
+          // A native format's bytes are its Office twin (exported from DriveB, or merged from the export).
+          from: bytesFormatOf(input.from),
+          to: input.to,
+          signal: ctx.cancellationSignal,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
+          ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
+          ...(input.pdf ? { pdf: input.pdf } : {}),
+          ...(input.csv ? { csv: input.csv } : {}),
+          ...(input.embedded ? { embedded: input.embedded } : {}),
+        } as ConvertOptions,
+        deps.converter,
+      );
     } catch (err) {
       if (isConvertError(err)) throw conversionFailure(err, input.deadline);
       throw err;
@@ -69,10 +73,13 @@ export function convertActivity(deps: ActivityDeps) {
 export function conversionFailure(err: ConvertError, deadline: number | undefined): ApplicationFailure {
   if (err.code === 'TIMEOUT' && err.setting === 'GENERATE_TIMEOUT_MS') return budgetSpent();
   if (err.code === 'TIMEOUT' && err.setting === undefined && deadline !== undefined && Date.now() >= deadline - 1_000) return budgetSpent();
-  if (err.code === 'TIMEOUT' && err.setting !== undefined) return callerFailure('TEMPLATE_TOO_COMPLEX', `the document cannot be converted: ${err.message}`);
+  if (err.code === 'TIMEOUT' && err.setting !== undefined)
+    return callerFailure('TEMPLATE_TOO_COMPLEX', `the document cannot be converted: ${err.message}`);
   if (err.code === 'TOO_COMPLEX') return callerFailure('TEMPLATE_TOO_COMPLEX', err.message);
   if (err.code === 'OVER_BUDGET') {
-    return callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, { retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1_000) / 1000)) });
+    return callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, {
+      retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1_000) / 1000)),
+    });
   }
   if (err.code === 'CONVERTER_UNAVAILABLE') return callerFailure('NOT_SUPPORTED', err.message);
   if (!err.retryable) return callerFailure('VALIDATION_ERROR', err.message);

@@ -85,7 +85,8 @@ async function deliver(deps: ResolvedActivityDeps, input: WriteInput): Promise<W
     const written = await atLocation(deps.locations, need, (l) => l.write!(ctx(), { ...req, source }), run.callerDeadline);
     // What the drive refused without failing the write (a tenant policy against anonymous links, an
     // invitation that could not be sent): in the step's result (the workflow history) and in the log.
-    if (written.externalErrors?.length) Context.current().log.warn('the write target refused part of the sharing', { externalErrors: written.externalErrors });
+    if (written.externalErrors?.length)
+      Context.current().log.warn('the write target refused part of the sharing', { externalErrors: written.externalErrors });
     return written;
   } finally {
     if (temporary) await deps.blobs.delete(temporary);

@@ -87,7 +87,10 @@ export interface Recorded {
 export function groupActivities(single: Steps, undoable: (method: string) => boolean) {
   // Each step keeps its own duration metric (docgen_activity_duration_seconds{activity="merge"}).
   const steps = Object.fromEntries(
-    Object.entries(single).map(([name, run]) => [name, (input: never) => timedStep(name, () => (run as (i: never) => Promise<unknown>)(input))]),
+    Object.entries(single).map(([name, run]) => [
+      name,
+      (input: never) => timedStep(name, () => (run as (i: never) => Promise<unknown>)(input)),
+    ]),
   ) as unknown as Steps;
 
   /** Consumes the uploads, then discards the run's scratch files (in this order: the consumed uploads are
@@ -140,9 +143,15 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
       const writeInput: WriteInput = { run, urn, target, ...write };
       const meter = metering === 'generated' ? generatedConsumption : metering === 'managed' ? managedConsumption : () => [];
       // A run that ran consumes its uploads whatever its outcome: no need to wait for the count.
-      const consumed = end.uploads.length > 0 ? steps.consumeUploads({ subscriptionId: run.subscriptionId, urns: end.uploads }) : Promise.resolve(undefined);
+      const consumed =
+        end.uploads.length > 0
+          ? steps.consumeUploads({ subscriptionId: run.subscriptionId, urns: end.uploads })
+          : Promise.resolve(undefined);
       consumed.catch(() => undefined);
-      const counting = counted !== undefined ? Promise.resolve(counted) : steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId });
+      const counting =
+        counted !== undefined
+          ? Promise.resolve(counted)
+          : steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId });
       const writing = transferred
         ? Promise.resolve(transferred)
         : undoable(target.deliveryMethod)
@@ -158,7 +167,12 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         }
         await endRun({ run, ...end });
         const recordedPages = before.consumption.find((c) => c.dimension === `pages-${metering}`)?.value ?? 0;
-        return { written: { urn, name: before.name, path: before.path }, pages: recordedPages, documentGuid: before.documentGuid, consumption: meter(recordedPages) };
+        return {
+          written: { urn, name: before.name, path: before.path },
+          pages: recordedPages,
+          documentGuid: before.documentGuid,
+          consumption: meter(recordedPages),
+        };
       }
       const consumption = meter(pages.value);
       const { documentGuid } = await steps.record({

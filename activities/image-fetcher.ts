@@ -18,7 +18,11 @@ export function imageFetcher(outbound: OutboundDeps): (url: string) => Promise<U
       headers: { accept: 'image/*' },
     });
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-    const type = String(res.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const type =
+      String(res.headers['content-type'] ?? '')
+        .split(';')[0]
+        ?.trim()
+        .toLowerCase() ?? '';
     if (!type.startsWith('image/')) throw new Error(`the answer is ${type || 'untyped'}, not an image`);
     return new Uint8Array(res.body);
   };

@@ -41,12 +41,17 @@ async function loadGraphql(deps: ActivityDeps, subscriptionId: string, data: Gen
   try {
     if (variables) variables = await unsealHeaderVariables(deps.db, subscriptionId, variables);
   } catch (err) {
-    if (err instanceof SealedValueError) throw ApplicationFailure.create({ type: 'SEALED_VALUE', message: err.message, nonRetryable: true });
+    if (err instanceof SealedValueError)
+      throw ApplicationFailure.create({ type: 'SEALED_VALUE', message: err.message, nonRetryable: true });
     throw err;
   }
   const request = graphqlRequestOf({ ...data, variables });
   if (request.errors.length > 0) {
-    throw callerFailure('VALIDATION_ERROR', request.errors.join('; '), request.errors.map((m) => innerError('VALIDATION_ERROR', m)));
+    throw callerFailure(
+      'VALIDATION_ERROR',
+      request.errors.join('; '),
+      request.errors.map((m) => innerError('VALIDATION_ERROR', m)),
+    );
   }
   const outbound = outboundOf(deps);
   let result: Record<string, unknown>;

@@ -8,14 +8,29 @@ import { ThrottledError, withThrottleScope } from '../connectors/throttle.ts';
 import { currentRun, scratchRunId } from './scratch.ts';
 import { heartbeat } from './heartbeat.ts';
 
-export async function atLocation<T>(registry: LocationRegistry, need: LocationNeed, run: (location: Location) => Promise<T>, callerDeadline?: number): Promise<T> {
+export async function atLocation<T>(
+  registry: LocationRegistry,
+  need: LocationNeed,
+  run: (location: Location) => Promise<T>,
+  callerDeadline?: number,
+): Promise<T> {
   const stopHeartbeats = heartbeatWhileRunning();
   try {
     // A throttling drive is waited out, heartbeating, as long as this step may wait (connectors/throttle.ts).
     return await withThrottleScope({ deadline: stepDeadline(callerDeadline), ...cancellation() }, () => run(registry.require(need)));
   } catch (err) {
-    if (err instanceof ThrottledError) throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, { retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)) });
-    if (err instanceof LocationError) throw callerFailure(err.code, err.message, undefined, err.externalErrors, err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : undefined);
+    if (err instanceof ThrottledError)
+      throw callerFailure('TOO_MANY_REQUESTS', err.message, undefined, undefined, {
+        retryAfterSeconds: Math.max(1, Math.ceil(err.retryAfterMs / 1000)),
+      });
+    if (err instanceof LocationError)
+      throw callerFailure(
+        err.code,
+        err.message,
+        undefined,
+        err.externalErrors,
+        err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : undefined,
+      );
     throw err;
   } finally {
     stopHeartbeats();
@@ -69,7 +84,10 @@ function heartbeatWhileRunning(): () => void {
 
 /** Who asks a location: the subscription, the acting user, the connection the API resolved for it, and the
  *  run (its run id) for the uploads it consumed itself. */
-export function contextOf(input: { subscriptionId: string; userId?: string; connections?: Record<string, string> | undefined }, method: string): LocationContext {
+export function contextOf(
+  input: { subscriptionId: string; userId?: string; connections?: Record<string, string> | undefined },
+  method: string,
+): LocationContext {
   const connectionId = input.connections?.[method];
   const run = currentRun();
   return {

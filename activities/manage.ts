@@ -28,9 +28,17 @@ export function manageActivities(deps: ResolvedActivityDeps) {
     async resolveSource(input: { run: RunContext; source: ManageInput['source'] }): Promise<SourceFile> {
       const { source } = input;
       const need = { method: source.loadMethod, capability: 'readDocument', field: 'sourceDocument.loadMethod' } as const;
-      const file = await atLocation(deps.locations, need, (l) => l.readDocument!(contextOf(input.run, source.loadMethod), source.urn), input.run.callerDeadline);
+      const file = await atLocation(
+        deps.locations,
+        need,
+        (l) => l.readDocument!(contextOf(input.run, source.loadMethod), source.urn),
+        input.run.callerDeadline,
+      );
       if (file.fileFormat !== source.fileFormat) {
-        throw callerFailure('VALIDATION_ERROR', `sourceDocument.fileFormat is ${source.fileFormat} but the document ${source.urn} is a ${file.fileFormat} file`);
+        throw callerFailure(
+          'VALIDATION_ERROR',
+          `sourceDocument.fileFormat is ${source.fileFormat} but the document ${source.urn} is a ${file.fileFormat} file`,
+        );
       }
       return file;
     },
@@ -44,8 +52,11 @@ export function manageActivities(deps: ResolvedActivityDeps) {
       const capability = input.consumption ? 'delete' : 'remove';
       const need = { method: source.loadMethod, capability, field: 'sourceDocument.loadMethod' } as const;
       await atLocation(deps.locations, need, (l) => l.remove!(contextOf(run, source.loadMethod), source.urn, mode), run.callerDeadline);
-      const documentGuid = input.markRecordDeleted ? await markDocumentDeleted(deps.db, run.subscriptionId, source.urn, run.userId) : undefined;
-      if (input.consumption) countMetering(await recordConsumption(deps.db, run.subscriptionId, run.userId, run.operationId, input.consumption));
+      const documentGuid = input.markRecordDeleted
+        ? await markDocumentDeleted(deps.db, run.subscriptionId, source.urn, run.userId)
+        : undefined;
+      if (input.consumption)
+        countMetering(await recordConsumption(deps.db, run.subscriptionId, run.userId, run.operationId, input.consumption));
       return documentGuid ? { documentGuid } : {};
     },
   };

@@ -12,7 +12,13 @@ export function measureActivity(deps: ActivityDeps) {
    *  what is left of the caller's budget and of this step's own time limit. With `auto`, a count that
    *  times out or crashes meters the statistic (the step is not retried into a second conversion); with
    *  `exact` it fails the attempt, and the step's retries count again: never a count of another kind. */
-  return async function measure(input: { blob: BlobRef; fileFormat: string; deadline?: number; subscriptionId?: string; abandonAt?: number }): Promise<number> {
+  return async function measure(input: {
+    blob: BlobRef;
+    fileFormat: string;
+    deadline?: number;
+    subscriptionId?: string;
+    abandonAt?: number;
+  }): Promise<number> {
     const ctx = Context.current();
     const mode = deps.pageCount ?? 'auto';
     const own = ctx.info.startToCloseTimeoutMs ? ctx.info.startToCloseTimeoutMs - 2_000 : undefined;
@@ -24,7 +30,9 @@ export function measureActivity(deps: ActivityDeps) {
       throw ApplicationFailure.nonRetryable('PAGE_COUNT=exact but this worker has no converter to count docx/xlsx pages', 'NOT_SUPPORTED');
     }
     const opts = {
-      ...(converter ? { render: (b: Uint8Array, o: Parameters<typeof convert>[1]) => convert(b, o, converter), count: countWith(converter) } : {}),
+      ...(converter
+        ? { render: (b: Uint8Array, o: Parameters<typeof convert>[1]) => convert(b, o, converter), count: countWith(converter) }
+        : {}),
       statistic: mode === 'document' ? ('document' as const) : ('exact' as const),
       signal: ctx.cancellationSignal,
       ...(Number.isFinite(timeoutMs) ? { timeoutMs: Math.max(1_000, timeoutMs) } : {}),

@@ -128,12 +128,26 @@ export class MergePool {
     this.idleMs = opts.idleMs ?? 30_000;
     const o = opts.outbound ?? { allow: [], timeoutMs: 15_000, maxResponseBytes: 10 * 1024 * 1024 };
     this.outbound = { allow: [...o.allow], timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes };
-    this.slots = Array.from({ length: this.threads }, () => ({ worker: null, ready: false, job: null, timer: undefined, ending: null, idle: undefined }));
+    this.slots = Array.from({ length: this.threads }, () => ({
+      worker: null,
+      ready: false,
+      job: null,
+      timer: undefined,
+      ending: null,
+      idle: undefined,
+    }));
   }
 
   /** Renders in a thread; rejects with MergeTemplateError, MergeLimitError or a plain Error (a bug).
    *  `timeoutMs` replaces the pool's time limit for this job alone. */
-  merge(tenant: string, template: Uint8Array, data: Uint8Array, options: MergeJobOptions, signal?: AbortSignal, timeoutMs = this.timeoutMs): Promise<MergeOutput> {
+  merge(
+    tenant: string,
+    template: Uint8Array,
+    data: Uint8Array,
+    options: MergeJobOptions,
+    signal?: AbortSignal,
+    timeoutMs = this.timeoutMs,
+  ): Promise<MergeOutput> {
     if (this.closed) return Promise.reject(new Error('the merge pool is closed'));
     signal?.throwIfAborted();
     return new Promise<MergeOutput>((resolve, reject) => {
@@ -167,15 +181,17 @@ export class MergePool {
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.drain()) this.finish(job, new Error('the merge pool is closed'));
-    await Promise.all(this.slots.map(async (s) => {
-      const w = s.worker;
-      s.worker = null;
-      if (s.job) this.finish(s.job, new Error('the merge pool is closed'));
-      s.job = null;
-      clearTimeout(s.timer);
-      clearTimeout(s.idle);
-      await w?.terminate();
-    }));
+    await Promise.all(
+      this.slots.map(async (s) => {
+        const w = s.worker;
+        s.worker = null;
+        if (s.job) this.finish(s.job, new Error('the merge pool is closed'));
+        s.job = null;
+        clearTimeout(s.timer);
+        clearTimeout(s.idle);
+        await w?.terminate();
+      }),
+    );
   }
 
   private dispatch(): void {
@@ -225,7 +241,11 @@ export class MergePool {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       this.release(slot);
-      if (reply.ok) this.finish(job, { output: reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output), warnings: reply.warnings });
+      if (reply.ok)
+        this.finish(job, {
+          output: reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output),
+          warnings: reply.warnings,
+        });
       else if (reply.templateErrors) this.finish(job, new MergeTemplateError(reply.message, reply.templateErrors));
       else this.finish(job, new Error(`the merge failed: ${reply.message}`));
       this.dispatch();
@@ -235,7 +255,10 @@ export class MergePool {
     worker.on('error', (err: Error & { code?: string }) => {
       died =
         err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new MergeLimitError('memory', `the merge needed more than ${this.maxMemoryMb} MB of memory; the limit is ${this.maxMemoryMb} MB (MERGE_MAX_MEMORY_MB)`)
+          ? new MergeLimitError(
+              'memory',
+              `the merge needed more than ${this.maxMemoryMb} MB of memory; the limit is ${this.maxMemoryMb} MB (MERGE_MAX_MEMORY_MB)`,
+            )
           : new Error(`the merge thread failed: ${err.message}`);
     });
     worker.on('exit', () => {

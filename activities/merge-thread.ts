@@ -14,7 +14,11 @@ const { limits, outbound } = workerData as {
   limits: TemplateLimits;
   outbound: { allow: string[]; timeoutMs: number; maxResponseBytes: number };
 };
-const fetchImage = imageFetcher({ policy: outboundPolicy(outbound.allow), timeoutMs: outbound.timeoutMs, maxResponseBytes: outbound.maxResponseBytes });
+const fetchImage = imageFetcher({
+  policy: outboundPolicy(outbound.allow),
+  timeoutMs: outbound.timeoutMs,
+  maxResponseBytes: outbound.maxResponseBytes,
+});
 
 parentPort?.on('message', (job: MergeThreadJob) => {
   void run(job).then((reply) => parentPort?.postMessage(reply));

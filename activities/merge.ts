@@ -42,7 +42,9 @@ let sharedPool: MergePool | undefined;
 function poolOf(deps: ActivityDeps): MergePool {
   if (deps.merge) return deps.merge;
   const o = outboundOf(deps);
-  sharedPool ??= new MergePool({ outbound: { allow: [...o.policy.entries], timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes } });
+  sharedPool ??= new MergePool({
+    outbound: { allow: [...o.policy.entries], timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes },
+  });
   return sharedPool;
 }
 
@@ -55,20 +57,32 @@ export function mergeActivity(deps: ActivityDeps) {
   return async function merge(input: MergeInput): Promise<Merged> {
     const [template, data] = await Promise.all([deps.blobs.get(input.template.key), deps.blobs.get(input.data.key)]);
     const related = input.related
-      ? Object.fromEntries(await Promise.all(Object.entries(input.related).map(async ([name, ref]) => [name, await deps.blobs.get(ref.key)] as const)))
+      ? Object.fromEntries(
+          await Promise.all(Object.entries(input.related).map(async ([name, ref]) => [name, await deps.blobs.get(ref.key)] as const)),
+        )
       : undefined;
     refuseOtherKind(template, input.contentType);
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
-    const { output, warnings } = await mergeBytes(deps, tenant, template, data, {
-      locale: input.locale,
-      timezone: input.timezone,
-      ...(input.variables ? { variables: input.variables } : {}),
-      ...(input.embedded ? { embedded: input.embedded } : {}),
-      ...(related ? { relatedItems: related } : {}),
-      ...(input.strict ? { strict: true } : {}),
-    }, cancellationSignal());
+    const { output, warnings } = await mergeBytes(
+      deps,
+      tenant,
+      template,
+      data,
+      {
+        locale: input.locale,
+        timezone: input.timezone,
+        ...(input.variables ? { variables: input.variables } : {}),
+        ...(input.embedded ? { embedded: input.embedded } : {}),
+        ...(related ? { relatedItems: related } : {}),
+        ...(input.strict ? { strict: true } : {}),
+      },
+      cancellationSignal(),
+    );
     const put = await deps.blobs.put(input.outputKey, output);
-    return { blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType }, ...mergeWarnings(warnings) };
+    return {
+      blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType },
+      ...mergeWarnings(warnings),
+    };
   };
 }
 
@@ -77,9 +91,12 @@ export function mergeActivity(deps: ActivityDeps) {
 export function mergeWarnings(entries: readonly TemplateErrorEntry[]): MergeWarnings {
   const missing = entries.filter((e) => (e.id === 'missing_value' || e.id === 'image_invalid') && e.location !== undefined);
   if (missing.length === 0) return {};
-  const warnings = missing.slice(0, MAX_GENERATE_WARNINGS).map(
-    (e): GenerateWarning => ({ code: e.id === 'image_invalid' ? 'IMAGE_INVALID' : 'MISSING_VALUE', message: locatedMessage(e), tag: e.tag ?? '', location: { ...e.location! } }),
-  );
+  const warnings = missing.slice(0, MAX_GENERATE_WARNINGS).map((e): GenerateWarning => ({
+    code: e.id === 'image_invalid' ? 'IMAGE_INVALID' : 'MISSING_VALUE',
+    message: locatedMessage(e),
+    tag: e.tag ?? '',
+    location: { ...e.location! },
+  }));
   return { warnings, ...(missing.length > warnings.length ? { warningsOmitted: missing.length - warnings.length } : {}) };
 }
 
@@ -111,7 +128,14 @@ export async function mergeBytes(
   tenant: string,
   template: Uint8Array,
   data: Uint8Array,
-  options: { locale: string; timezone: string; variables?: Variable[]; embedded?: string; relatedItems?: Record<string, Uint8Array>; strict?: boolean },
+  options: {
+    locale: string;
+    timezone: string;
+    variables?: Variable[];
+    embedded?: string;
+    relatedItems?: Record<string, Uint8Array>;
+    strict?: boolean;
+  },
   signal?: AbortSignal,
 ): Promise<MergeOutput> {
   try {

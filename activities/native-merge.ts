@@ -24,9 +24,17 @@ export function nativeMergeActivities(deps: ResolvedActivityDeps) {
     /** Native merge: the tags are read and checked (a tag the native APIs cannot express is a 400 naming
      *  it) before the template is copied; then the copy is merged and shared. */
     async nativeMerge(input: NativeMergeInput): Promise<Written & { pages: number }> {
-      const need = { method: input.template.loadMethod, capability: 'write', field: 'document.options.driveBGenerate.nativeMergeEnabled' } as const;
+      const need = {
+        method: input.template.loadMethod,
+        capability: 'write',
+        field: 'document.options.driveBGenerate.nativeMergeEnabled',
+      } as const;
       return atLocation(deps.locations, need, (l) => {
-        if (!l.nativeMerge) throw new LocationError('NOT_SUPPORTED', `document.options.driveBGenerate.nativeMergeEnabled is not available for ${input.template.loadMethod}`);
+        if (!l.nativeMerge)
+          throw new LocationError(
+            'NOT_SUPPORTED',
+            `document.options.driveBGenerate.nativeMergeEnabled is not available for ${input.template.loadMethod}`,
+          );
         const { target } = input;
         return l.nativeMerge(contextOf(input.run, input.template.loadMethod), {
           template: { urn: input.template.urn, fileFormat: input.template.fileFormat },

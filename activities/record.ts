@@ -63,7 +63,10 @@ export function recordActivities(deps: ActivityDeps) {
 
     /** The outcome an earlier execution of this operation recorded at `urn` (its workflow task was lost after
      *  the record: the worker killed, the task timed out), or null when it never recorded. */
-    async recordedOutcome(input: { run: Pick<RunContext, 'subscriptionId' | 'operationId'>; urn: string }): Promise<RecordedOutcome | null> {
+    async recordedOutcome(input: {
+      run: Pick<RunContext, 'subscriptionId' | 'operationId'>;
+      urn: string;
+    }): Promise<RecordedOutcome | null> {
       const found = await recordedOperation(deps.db, input.run.subscriptionId, input.run.operationId, input.urn);
       return found ? { documentGuid: found.documentGuid, name: found.title, path: found.path, consumption: found.consumption } : null;
     },

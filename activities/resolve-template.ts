@@ -19,9 +19,19 @@ export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
     const field = input.field ?? 'template';
     const byUrl = Boolean(template.url);
     const method = byUrl ? 'url' : template.loadMethod;
-    const need = { method, capability: 'readTemplate', field: byUrl ? `${field}.url` : `${field}.loadMethod`, fileFormat: template.fileFormat } as const;
+    const need = {
+      method,
+      capability: 'readTemplate',
+      field: byUrl ? `${field}.url` : `${field}.loadMethod`,
+      fileFormat: template.fileFormat,
+    } as const;
     // template.url: the url location opens the sealed URL (inputs recorded before sealing carry it in url).
     const at = byUrl ? (template.sealedUrl ?? template.url!) : template.urn;
-    return atLocation(deps.locations, need, (l) => l.readTemplate!(contextOf(input.run, method), at, template.fileFormat), input.run.callerDeadline);
+    return atLocation(
+      deps.locations,
+      need,
+      (l) => l.readTemplate!(contextOf(input.run, method), at, template.fileFormat),
+      input.run.callerDeadline,
+    );
   };
 }

@@ -84,7 +84,10 @@ export function retentionActivities(deps: ActivityDeps) {
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         left.push({ subscriptionId: w.subscriptionId, location: w.location, urn: w.urn, since: w.updatedDate.toISOString(), reason });
-        logWarn(`a temporary file of a failed ${w.location} write is still there (.docgen-${w.urn}); it goes once the connection works again`, { subscriptionId: w.subscriptionId, urn: w.urn, since: w.updatedDate.toISOString(), reason });
+        logWarn(
+          `a temporary file of a failed ${w.location} write is still there (.docgen-${w.urn}); it goes once the connection works again`,
+          { subscriptionId: w.subscriptionId, urn: w.urn, since: w.updatedDate.toISOString(), reason },
+        );
       }
     }
     return { removed, left };
@@ -105,17 +108,27 @@ export function retentionActivities(deps: ActivityDeps) {
      *  their rows erased (and removed, unless a generate consumed them first). Bytes first: a sweep stopped
      *  in between finds the rows again and erases nothing twice that matters (deleting a missing key is a
      *  no-op). Returns how many it erased; fewer than `limit` means none is left. */
-    async sweepUploads(input: SweepUploadsInput): Promise<{ erased: number; scratch: number; leftoversRemoved?: number; leftovers?: Leftover[] }> {
+    async sweepUploads(
+      input: SweepUploadsInput,
+    ): Promise<{ erased: number; scratch: number; leftoversRemoved?: number; leftovers?: Leftover[] }> {
       const due = await expiredUploads(deps.db, input.limit);
       await eraseAll(due.map((f) => f.blobKey));
-      await markUploadsErased(deps.db, due.map((f) => f.id));
+      await markUploadsErased(
+        deps.db,
+        due.map((f) => f.id),
+      );
       // And what runs left in scratch: a run discards its scratch files when it ends, however it ends, but a
       // run stopped by the server (its time limit, a termination) runs no code, and a discard can fail.
       const before = new Date(Date.now() - (input.scratchOlderThanMs ?? RUN_TIME_LIMIT_MS));
       const stale = (await deps.blobs.list('scratch/', { modifiedBefore: before })).slice(0, input.limit);
       await eraseAll(stale);
       const { removed, left } = await sweepLeftovers(new Date(Date.now() - (input.journalOlderThanMs ?? RUN_TIME_LIMIT_MS)), input.limit);
-      return { erased: due.length, scratch: stale.length, ...(removed > 0 ? { leftoversRemoved: removed } : {}), ...(left.length > 0 ? { leftovers: left } : {}) };
+      return {
+        erased: due.length,
+        scratch: stale.length,
+        ...(removed > 0 ? { leftoversRemoved: removed } : {}),
+        ...(left.length > 0 ? { leftovers: left } : {}),
+      };
     },
 
     /** The end of a per-upload retention timer (uploadRetention workflows started before the sweep). Erases

@@ -97,7 +97,12 @@ class RequestLog extends LogController {
     if (this.isLogDisabled(request)) return;
     const subscriptionId = request.ctx?.subscriptionId;
     const code = answeredCodes.get(request);
-    const fields = { res: reply, responseTime: reply.elapsedTime, ...(subscriptionId ? { subscriptionId } : {}), ...(code ? { code } : {}) };
+    const fields = {
+      res: reply,
+      responseTime: reply.elapsedTime,
+      ...(subscriptionId ? { subscriptionId } : {}),
+      ...(code ? { code } : {}),
+    };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   }
@@ -117,7 +122,12 @@ function codesOf(payload: string): string | undefined {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const locations =
     deps.locations ??
-    createLocationRegistry({ db: deps.db, blobs: deps.blobs, settings: connectorSettingsOf(deps.config), connections: connectionStore(deps.db) });
+    createLocationRegistry({
+      db: deps.db,
+      blobs: deps.blobs,
+      settings: connectorSettingsOf(deps.config),
+      connections: connectionStore(deps.db),
+    });
   const app = Fastify({
     ...loggerOptions(deps),
     genReqId: () => randomUUID(),
@@ -136,9 +146,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       request.ctx ??= { operationId: request.id };
       const message =
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long to be an id' : 'the URL is malformed (invalid percent-encoding)';
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'a path parameter is too long to be an id'
+          : 'the URL is malformed (invalid percent-encoding)';
       // Typed loosely by Fastify at this stage; it is the ordinary reply object.
-      void (reply as unknown as FastifyReply).code(400).type('application/json').send(failure(request, 400, message, [innerError('VALIDATION_ERROR', message)]));
+      void (reply as unknown as FastifyReply)
+        .code(400)
+        .type('application/json')
+        .send(failure(request, 400, message, [innerError('VALIDATION_ERROR', message)]));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -173,7 +188,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // PostgreSQL text cannot hold U+0000; refuse it at the door, naming the field, for every route.
   app.addHook('preHandler', async (request) => {
-    for (const [where, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
+    for (const [where, value] of [
+      ['body', request.body],
+      ['query', request.query],
+      ['params', request.params],
+    ] as const) {
       const path = findNul(value, []);
       if (path) {
         const field = [where === 'body' ? '' : where, ...path].filter(Boolean).join('.') || where;
@@ -197,7 +216,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let devCredentials: Promise<unknown> | undefined;
   await app.register(studioRoutes, {
     ...(deps.adminToken && !deps.config.databaseUrl
-      ? { devCredentials: () => (devCredentials ??= issueCredentials(deps.db, deps.config, deps.baseUrl()).catch((err: unknown) => { devCredentials = undefined; throw err; })) }
+      ? {
+          devCredentials: () =>
+            (devCredentials ??= issueCredentials(deps.db, deps.config, deps.baseUrl()).catch((err: unknown) => {
+              devCredentials = undefined;
+              throw err;
+            })),
+        }
       : {}),
   });
 
@@ -219,7 +244,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         retentionSeconds: deps.config.uploadRetentionSeconds,
         templateLimits: templateLimits(deps.config),
       });
-      await v1.register(inspectRoutes, { db: deps.db, blobs: deps.blobs, maxBytes: deps.config.uploadMaxBytes, templateLimits: templateLimits(deps.config) });
+      await v1.register(inspectRoutes, {
+        db: deps.db,
+        blobs: deps.blobs,
+        maxBytes: deps.config.uploadMaxBytes,
+        templateLimits: templateLimits(deps.config),
+      });
       await v1.register(generateRoutes, { temporal: deps.temporal, db: deps.db, locations });
       await v1.register(generateAsyncRoutes, { temporal: deps.temporal, db: deps.db, config: deps.config, locations });
       await v1.register(manageRoutes, { temporal: deps.temporal, db: deps.db, locations });

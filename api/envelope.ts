@@ -80,7 +80,11 @@ export function success<D extends object>(request: FastifyRequest, statusCode: 2
 }
 
 /** The success envelope of an operation that meters (generate, manage), with its consumption. */
-export function metered<D extends object>(request: FastifyRequest, data: D, consumption: Consumption[]): SuccessEnvelope<D> & { consumption: Consumption[] } {
+export function metered<D extends object>(
+  request: FastifyRequest,
+  data: D,
+  consumption: Consumption[],
+): SuccessEnvelope<D> & { consumption: Consumption[] } {
   return { ...successEnvelope(201, data, tail(request)), consumption };
 }
 

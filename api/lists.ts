@@ -41,13 +41,16 @@ function parseFilter(raw: string, columns: readonly ColumnSpec[]): FilterClause[
   if (parsed.length > 20) throw invalid('filter: at most 20 clauses');
   return parsed.map((clause: unknown, i): FilterClause => {
     const where = `filter[${i}]`;
-    if (!clause || typeof clause !== 'object' || Array.isArray(clause)) throw invalid(`${where}: must be an object {key, column, type, condition, value}`);
+    if (!clause || typeof clause !== 'object' || Array.isArray(clause))
+      throw invalid(`${where}: must be an object {key, column, type, condition, value}`);
     const c = clause as Record<string, unknown>;
     const column = findColumn(columns, c.column, `${where}.column`);
     const condition = typeof c.condition === 'string' ? (c.condition.trim().toUpperCase() as Condition) : undefined;
     const allowed = column.type === 'date' ? DATE_CONDITIONS : column.type === 'boolean' ? BOOLEAN_CONDITIONS : TEXT_CONDITIONS;
     if (!condition || !allowed.includes(condition)) {
-      throw invalid(`${where}.condition: ${quote(c.condition)} is not supported for ${column.type} column ${column.name}; use one of ${allowed.join(', ')}`);
+      throw invalid(
+        `${where}.condition: ${quote(c.condition)} is not supported for ${column.type} column ${column.name}; use one of ${allowed.join(', ')}`,
+      );
     }
     const value = c.value;
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
@@ -72,8 +75,15 @@ export function pageNumber(name: string, value: number | undefined, fallback: nu
   return value;
 }
 
-export function parseList(query: { top?: number; skip?: number; orderby?: string; filter?: string }, columns: readonly ColumnSpec[]): ListQuery {
-  const out: ListQuery = { top: pageNumber('top', query.top, DEFAULT_TOP, 1, MAX_TOP), skip: pageNumber('skip', query.skip, 0, 0, MAX_SKIP), filters: [] };
+export function parseList(
+  query: { top?: number; skip?: number; orderby?: string; filter?: string },
+  columns: readonly ColumnSpec[],
+): ListQuery {
+  const out: ListQuery = {
+    top: pageNumber('top', query.top, DEFAULT_TOP, 1, MAX_TOP),
+    skip: pageNumber('skip', query.skip, 0, 0, MAX_SKIP),
+    filters: [],
+  };
   if (query.orderby !== undefined && query.orderby.trim() !== '') {
     const parts = query.orderby.split('|');
     if (parts.length > 2) throw invalid(`orderby: expected Column|DIRECTION, got ${quote(query.orderby)}`);
@@ -95,7 +105,10 @@ export function requireName(name: unknown, where: string): string {
 export function checkEmailList(value: string | undefined, field: string): string {
   const v = value ?? '';
   if (v.trim() === '') return '';
-  const bad = v.split(',').map((s) => s.trim()).filter((s) => !/^[^@\s,]+@[^@\s,]+$/.test(s));
+  const bad = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => !/^[^@\s,]+@[^@\s,]+$/.test(s));
   if (bad.length > 0) throw invalid(`${field}: ${quote(bad[0])} is not an e-mail address (expected comma-separated addresses)`);
   return v;
 }
@@ -134,7 +147,9 @@ export function bareErrors(error: FastifyError | Error, request: FastifyRequest,
   }
   const fe = error as FastifyError & { validation?: Parameters<typeof describeValidation>[0][]; validationContext?: string };
   if (fe.validation) {
-    reply.code(400).send({ code: 'VALIDATION_ERROR', message: fe.validation.map((v) => describeValidation(v, fe.validationContext)).join('; ') });
+    reply
+      .code(400)
+      .send({ code: 'VALIDATION_ERROR', message: fe.validation.map((v) => describeValidation(v, fe.validationContext)).join('; ') });
     return;
   }
   if (!isUnexpected(error)) throw error;

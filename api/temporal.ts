@@ -1,7 +1,14 @@
 // Starting workflows and turning their outcome into API results or ApiErrors.
 import { displayUrl } from '../core/display-url.ts';
 import { createHash } from 'node:crypto';
-import { type Client, isGrpcServiceError, WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions, WorkflowFailedError } from '@temporalio/client';
+import {
+  type Client,
+  isGrpcServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+  WorkflowFailedError,
+} from '@temporalio/client';
 import { TypedSearchAttributes, type Workflow } from '@temporalio/common';
 import { ApiError } from '../core/errors.ts';
 import { renderFailure } from '../core/failures.ts';
@@ -31,7 +38,10 @@ function assertCanConvert(t: WorkflowStarter, input: GenerateInput): void {
   if (input.document.fileFormat === input.template.fileFormat || !t.converter) return;
   const c = t.converter();
   if (!c.available) {
-    throw new ApiError('NOT_SUPPORTED', `document.fileFormat ${input.document.fileFormat} needs a converter, and none is available: ${c.reason}. ${c.howToEnable}`);
+    throw new ApiError(
+      'NOT_SUPPORTED',
+      `document.fileFormat ${input.document.fileFormat} needs a converter, and none is available: ${c.reason}. ${c.howToEnable}`,
+    );
   }
 }
 
@@ -57,7 +67,9 @@ function describeGenerate(input: GenerateInput, extraDetails: string[] = []) {
     staticDetails: [
       `**operation** ${run.operationId}`,
       `**subscription** ${run.subscriptionId} · **user** ${run.userId}`,
-      url ? `**template** url ${url} (${input.template.fileFormat})` : `**template** ${input.template.loadMethod}:${input.template.urn} (${input.template.fileFormat})`,
+      url
+        ? `**template** url ${url} (${input.template.fileFormat})`
+        : `**template** ${input.template.loadMethod}:${input.template.urn} (${input.template.fileFormat})`,
       `**data** ${input.data.loadMethod}:${input.data.urn}`,
       `**document** ${input.document.name} as ${input.document.fileFormat} to ${input.document.deliveryMethod}:${input.document.path}`,
       `**locale** ${input.document.locale} · **timezone** ${input.document.timezone}`,
@@ -79,7 +91,11 @@ export async function runGenerate(t: WorkflowStarter, input: GenerateInput, idem
 
 /** A failed run's cause becomes the API error: the activity's code and inner errors when it was the
  *  caller's fault, a run stopped at its time limit, or a 500 with an eventId pointing at the workflow. */
-export function toApiError(err: unknown, workflowId: string, run: { timeLimitMs: number; made: string } = { timeLimitMs: RUN_TIME_LIMIT_MS, made: 'document' }): ApiError {
+export function toApiError(
+  err: unknown,
+  workflowId: string,
+  run: { timeLimitMs: number; made: string } = { timeLimitMs: RUN_TIME_LIMIT_MS, made: 'document' },
+): ApiError {
   if (err instanceof WorkflowFailedError) {
     if (err.message === 'Workflow execution timed out') {
       const limit = run.timeLimitMs % 3_600_000 === 0 ? `${run.timeLimitMs / 3_600_000} h` : `${run.timeLimitMs / 1000} s`;
@@ -108,7 +124,9 @@ const RUN_OPTIONS = { workflowExecutionTimeout: RUN_TIME_LIMIT_MS } as const;
  *  paused or restarting, a connection being re-established), or that the caller's deadline itself raised:
  *  the worker's native connection (shared by `docgen start`) reports a call past its deadline as CANCELLED
  *  "Timeout expired", the JavaScript one as DEADLINE_EXCEEDED. */
-const TRANSIENT = new Set([1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 10 /* ABORTED */, 14 /* UNAVAILABLE */]);
+const TRANSIENT = new Set([
+  1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 10 /* ABORTED */, 14 /* UNAVAILABLE */,
+]);
 
 function isTransient(err: unknown): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause) {
@@ -134,13 +152,23 @@ export function stillRunning(t: Pick<WorkflowStarter, 'generateTimeoutMs'>, idem
 /** Starts the run (or attaches to the one its key names) and waits for its outcome until the caller's
  *  deadline; transient server errors are retried until then. Past it: 504, saying the run may still
  *  complete and how to read its outcome. Every server call carries the deadline, and a timer guards it. */
-async function waitForOutcome<W extends Workflow>(t: WorkflowStarter, type: string, idem: Idempotency, key: string, options: WorkflowStartOptions<W>): Promise<Awaited<ReturnType<W>>> {
+async function waitForOutcome<W extends Workflow>(
+  t: WorkflowStarter,
+  type: string,
+  idem: Idempotency,
+  key: string,
+  options: WorkflowStartOptions<W>,
+): Promise<Awaited<ReturnType<W>>> {
   const deadline = Date.now() + t.generateTimeoutMs;
   let workflowId = options.workflowId;
   const attempt = async (): Promise<Awaited<ReturnType<W>>> => {
     for (let pause = 100; ; pause = Math.min(pause * 2, 2_000)) {
       try {
-        const handle = await startOnce<W>(t, type, idem, { ...options, ...RUN_OPTIONS, ...(t.eagerStart ? { requestEagerStart: true } : {}) } as WorkflowStartOptions<W>);
+        const handle = await startOnce<W>(t, type, idem, {
+          ...options,
+          ...RUN_OPTIONS,
+          ...(t.eagerStart ? { requestEagerStart: true } : {}),
+        } as WorkflowStartOptions<W>);
         workflowId = handle.workflowId;
         return (await handle.result()) as Awaited<ReturnType<W>>;
       } catch (err) {
@@ -176,10 +204,15 @@ export function asyncGenerateWorkflowId(operationId: string): string {
 /** Starts the async generate and returns once the server has accepted it; the result goes to the callback. */
 export async function startGenerateAsync(t: WorkflowStarter, input: AsyncGenerateInput, idem: Idempotency): Promise<void> {
   assertCanConvert(t, input.generate);
-  const described = describeGenerate(input.generate, [`**callback** POST ${input.callback.url} · **webhook-id** ${input.callback.webhookId}`]);
+  const described = describeGenerate(input.generate, [
+    `**callback** POST ${input.callback.url} · **webhook-id** ${input.callback.webhookId}`,
+  ]);
   await startOnce<typeof generateDocumentAsync>(t, 'generateDocumentAsync', idem.key !== undefined ? idem : undefined, {
     taskQueue: t.taskQueue,
-    workflowId: idem.key !== undefined ? idempotentWorkflowId('generate-async', input.generate.run.subscriptionId, idem.key) : asyncGenerateWorkflowId(input.generate.run.operationId),
+    workflowId:
+      idem.key !== undefined
+        ? idempotentWorkflowId('generate-async', input.generate.run.subscriptionId, idem.key)
+        : asyncGenerateWorkflowId(input.generate.run.operationId),
     args: [input],
     ...(t.eagerStart ? { requestEagerStart: true } : {}),
     ...described,

@@ -45,7 +45,13 @@ const FORMAT = values.format;
 const WARMUP = Number(values.warmup);
 const TIMEOUT_MS = Number(values.timeout) * 1000;
 const GRACE_MS = Number(values.grace) * 1000;
-for (const [name, v, min] of [['n', N, 1], ['concurrency', CONCURRENCY, 1], ['warmup', WARMUP, 0], ['timeout', TIMEOUT_MS, 1], ['grace', GRACE_MS, 0]] as const) {
+for (const [name, v, min] of [
+  ['n', N, 1],
+  ['concurrency', CONCURRENCY, 1],
+  ['warmup', WARMUP, 0],
+  ['timeout', TIMEOUT_MS, 1],
+  ['grace', GRACE_MS, 0],
+] as const) {
   if (!Number.isInteger(v) || v < min) throw new Error(`--${name} must be an integer >= ${min}`);
 }
 if (FORMAT !== 'docx' && FORMAT !== 'pdf') throw new Error('--format must be docx or pdf');
@@ -230,7 +236,12 @@ try {
   webhookSecret = tok.body.result.data.webhookSecret as string | undefined;
 
   const template = makeDocx(['Dear {customer.name},', 'Order {order} total {total}', '{#items}{name}: {qty}{/items}']);
-  const dataOf = (i: number) => ({ customer: { name: `ACME & Co. #${i}` }, order: `A-${i}`, total: 99.5 + i, items: [{ name: 'widget', qty: i }] });
+  const dataOf = (i: number) => ({
+    customer: { name: `ACME & Co. #${i}` },
+    order: `A-${i}`,
+    total: 99.5 + i,
+    items: [{ name: 'widget', qty: i }],
+  });
   const document = { name: `bench-${FORMAT}`, fileFormat: FORMAT };
 
   const logMark = svc.mark();
@@ -241,7 +252,8 @@ try {
   const prepare = async (job: Job) => {
     const t = await api.upload('template', [{ name: `t${job.i}.docx`, bytes: template }]);
     const d = await api.upload('data', [{ name: `d${job.i}.json`, bytes: JSON.stringify(dataOf(job.i)) }]);
-    if (t.status !== 201 || d.status !== 201) throw new Error(`upload failed: ${t.status} ${JSON.stringify(t.body)} / ${d.status} ${JSON.stringify(d.body)}`);
+    if (t.status !== 201 || d.status !== 201)
+      throw new Error(`upload failed: ${t.status} ${JSON.stringify(t.body)} / ${d.status} ${JSON.stringify(d.body)}`);
     const body = generateBody(t.body.result.data.files[0].id as string, d.body.result.data.files[0].id as string, { document });
     job.body = { ...body, externalContext: job.i < 0 ? { warmup: -job.i } : { i: job.i } };
   };
@@ -251,7 +263,10 @@ try {
   const send = async (job: Job) => {
     job.sentAt = performance.now();
     try {
-      const res = await api.call('POST', '/documents/document/generate/async', { json: job.body, headers: { 'x-client-authorization': clientToken } });
+      const res = await api.call('POST', '/documents/document/generate/async', {
+        json: job.body,
+        headers: { 'x-client-authorization': clientToken },
+      });
       job.ackAt = performance.now();
       job.status = res.status;
       job.operationId = res.headers.get('x-operation-id') ?? undefined;
@@ -328,7 +343,9 @@ try {
   const wrongFormat = deliveries.filter((d) => d.body?.result && d.body.result.data?.document?.fileFormat !== FORMAT);
 
   const firstCallbackOf = (j: Job) => byIndex.get(j.i)?.[0]?.at;
-  const e2e = jobs.flatMap((j) => (j.sentAt !== undefined && firstCallbackOf(j) !== undefined ? [(firstCallbackOf(j) as number) - j.sentAt] : []));
+  const e2e = jobs.flatMap((j) =>
+    j.sentAt !== undefined && firstCallbackOf(j) !== undefined ? [(firstCallbackOf(j) as number) - j.sentAt] : [],
+  );
   const ack = accepted.map((j) => (j.ackAt as number) - (j.sentAt as number));
   const lastCallback = Math.max(...jobs.map((j) => firstCallbackOf(j) ?? -Infinity));
   const firstCallback = Math.min(...jobs.map((j) => firstCallbackOf(j) ?? Infinity));
@@ -358,7 +375,9 @@ try {
       for (let k = 0; k < sample.length; k += step) {
         const j = sample[k] as Job;
         const history = await temporal.workflow.getHandle(`generate-async-${j.operationId}`).fetchHistory();
-        sampledSteps.push(stepsOf(history, performance.timeOrigin + (j.sentAt as number), performance.timeOrigin + (firstCallbackOf(j) as number)));
+        sampledSteps.push(
+          stepsOf(history, performance.timeOrigin + (j.sentAt as number), performance.timeOrigin + (firstCallbackOf(j) as number)),
+        );
       }
     } finally {
       await connection.close();
@@ -370,20 +389,43 @@ try {
   const serviceLogs = svc.logsSince(logMark);
 
   if (!complete) problems.push(`timed out after ${TIMEOUT_MS / 1000} s waiting for callbacks`);
-  if (missing.length) problems.push(`${missing.length} generation(s) without a callback (${missingAccepted.length} of them acknowledged 201): i = ${missing.slice(0, 20).map((j) => j.i).join(', ')}`);
-  if (duplicateIds.length) problems.push(`${duplicateIds.length} webhook-id(s) delivered more than once: ${duplicateIds.slice(0, 5).map(([id, ds]) => `${id} x${ds.length}`).join(', ')}`);
-  if (duplicateIndexes.length) problems.push(`${duplicateIndexes.length} request(s) called back more than once: ${duplicateIndexes.slice(0, 5).map(([i, ds]) => `i=${i} x${ds.length} (ids ${[...new Set(ds.map((d) => d.webhookId))].join(' ')})`).join(', ')}`);
-  if (requestFailures.length) problems.push(`${requestFailures.length} request(s) not acknowledged 201, e.g. ${requestFailures[0]?.failure}`);
-  if (errorEnvelopes.length) problems.push(`${errorEnvelopes.length} callback(s) carried an error envelope, e.g. ${errorEnvelopes[0]?.raw.slice(0, 400)}`);
+  if (missing.length)
+    problems.push(
+      `${missing.length} generation(s) without a callback (${missingAccepted.length} of them acknowledged 201): i = ${missing
+        .slice(0, 20)
+        .map((j) => j.i)
+        .join(', ')}`,
+    );
+  if (duplicateIds.length)
+    problems.push(
+      `${duplicateIds.length} webhook-id(s) delivered more than once: ${duplicateIds
+        .slice(0, 5)
+        .map(([id, ds]) => `${id} x${ds.length}`)
+        .join(', ')}`,
+    );
+  if (duplicateIndexes.length)
+    problems.push(
+      `${duplicateIndexes.length} request(s) called back more than once: ${duplicateIndexes
+        .slice(0, 5)
+        .map(([i, ds]) => `i=${i} x${ds.length} (ids ${[...new Set(ds.map((d) => d.webhookId))].join(' ')})`)
+        .join(', ')}`,
+    );
+  if (requestFailures.length)
+    problems.push(`${requestFailures.length} request(s) not acknowledged 201, e.g. ${requestFailures[0]?.failure}`);
+  if (errorEnvelopes.length)
+    problems.push(`${errorEnvelopes.length} callback(s) carried an error envelope, e.g. ${errorEnvelopes[0]?.raw.slice(0, 400)}`);
   if (badSignatures.length) problems.push(`${badSignatures.length} callback(s) with a webhook-signature that does not verify`);
   if (badAuth.length) problems.push(`${badAuth.length} callback(s) without Authorization: Bearer ${CALLBACK_BEARER}`);
   if (badPath.length) problems.push(`${badPath.length} callback(s) to another path than ${CALLBACK_PATH}`);
-  if (mismatched.length) problems.push(`${mismatched.length} callback(s) whose operationId / webhook-id does not match the request's x-operation-id`);
+  if (mismatched.length)
+    problems.push(`${mismatched.length} callback(s) whose operationId / webhook-id does not match the request's x-operation-id`);
   if (duplicateUrns) problems.push(`${duplicateUrns} document urn(s) reported by more than one callback`);
   if (wrongFormat.length) problems.push(`${wrongFormat.length} callback(s) with a document format other than ${FORMAT}`);
-  if (documentRecords !== undefined && documentRecords !== N + WARMUP) problems.push(`document list rowCount ${documentRecords}, expected ${N + WARMUP} (N + warm-up)`);
+  if (documentRecords !== undefined && documentRecords !== N + WARMUP)
+    problems.push(`document list rowCount ${documentRecords}, expected ${N + WARMUP} (N + warm-up)`);
   if (documentRecords === undefined) problems.push(`document list failed: ${docs.status}`);
-  if ((workflows.Completed ?? 0) !== N + WARMUP && !workflows.unavailable) problems.push(`Temporal: ${JSON.stringify(workflows)} generateDocumentAsync runs, expected ${N + WARMUP} Completed`);
+  if ((workflows.Completed ?? 0) !== N + WARMUP && !workflows.unavailable)
+    problems.push(`Temporal: ${JSON.stringify(workflows)} generateDocumentAsync runs, expected ${N + WARMUP} Completed`);
   exitCode = problems.length ? 1 : 0;
 
   // --- report ---
@@ -391,17 +433,25 @@ try {
   const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   console.log('');
   console.log(`docgen async throughput: node ${process.version}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}`);
-  console.log(`n=${N} concurrency=${CONCURRENCY} format=${FORMAT} (docx template -> ${FORMAT}${FORMAT === 'pdf' ? ' via LibreOffice' : ''}), warm-up ${WARMUP}, grace ${GRACE_MS / 1000} s${values['page-count'] ? `, PAGE_COUNT=${values['page-count']}` : ''}`);
+  console.log(
+    `n=${N} concurrency=${CONCURRENCY} format=${FORMAT} (docx template -> ${FORMAT}${FORMAT === 'pdf' ? ' via LibreOffice' : ''}), warm-up ${WARMUP}, grace ${GRACE_MS / 1000} s${values['page-count'] ? `, PAGE_COUNT=${values['page-count']}` : ''}`,
+  );
   const prepared = values['with-uploads'] ? WARMUP : N + WARMUP;
-  console.log(`service ready in ${f(startMs)} ms; prepared ${2 * prepared} uploads in ${f(prepareMs)} ms (not timed)${values['with-uploads'] ? '; each timed generation uploads its pair first' : ''}`);
+  console.log(
+    `service ready in ${f(startMs)} ms; prepared ${2 * prepared} uploads in ${f(prepareMs)} ms (not timed)${values['with-uploads'] ? '; each timed generation uploads its pair first' : ''}`,
+  );
   console.log(`load average (1/5/15 min): before start ${la(loadBefore)} | timed phase start ${la(loadAtStart)} | end ${la(loadAtEnd)}`);
   console.log('');
   console.log('| measure | value |');
   console.log('|---|---:|');
   console.log(`| workflows/s (N / first request -> last callback) | ${Number.isFinite(wps) ? wps.toFixed(2) : '- (callbacks missing)'} |`);
   console.log(`| wall time, first request -> last callback | ${f(wallMs)} ms |`);
-  console.log(`| all requests acknowledged after | ${f(tAcked - t0)} ms (${(accepted.length / ((tAcked - t0) / 1000)).toFixed(1)} acks/s) |`);
-  console.log(`| callbacks/s after the last ack (drain) | ${Number.isFinite(drainPerSecond) && afterAcks > 0 ? `${drainPerSecond.toFixed(2)} (${afterAcks} callbacks)` : '-'} |`);
+  console.log(
+    `| all requests acknowledged after | ${f(tAcked - t0)} ms (${(accepted.length / ((tAcked - t0) / 1000)).toFixed(1)} acks/s) |`,
+  );
+  console.log(
+    `| callbacks/s after the last ack (drain) | ${Number.isFinite(drainPerSecond) && afterAcks > 0 ? `${drainPerSecond.toFixed(2)} (${afterAcks} callbacks)` : '-'} |`,
+  );
   console.log(`| first callback after | ${f(firstCallback - t0)} ms |`);
   console.log(`| request -> callback p50 / p95 / max | ${f(pct(e2e, 50))} / ${f(pct(e2e, 95))} / ${f(pct(e2e, 100))} ms |`);
   console.log(`| request -> 201 ack p50 / p95 / max | ${f(pct(ack, 50))} / ${f(pct(ack, 95))} / ${f(pct(ack, 100))} ms |`);
@@ -412,10 +462,18 @@ try {
   console.log(`| duplicated webhook-ids / requests called back twice+ | ${duplicateIds.length} / ${duplicateIndexes.length} |`);
   console.log(`| error envelopes / bad signatures | ${errorEnvelopes.length} / ${badSignatures.length} |`);
   console.log(`| document records (expected ${N + WARMUP}) | ${documentRecords ?? '-'} |`);
-  console.log(`| Temporal generateDocumentAsync runs | ${Object.entries(workflows).map(([k, v]) => `${k} ${v}`).join(', ') || '-'} |`);
+  console.log(
+    `| Temporal generateDocumentAsync runs | ${
+      Object.entries(workflows)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '-'
+    } |`,
+  );
   console.log(`| service log lines (warn+) from uploads to the end | ${serviceLogs.length} |`);
   console.log('');
-  console.log(`CPU per generation in the timed phase (the service's processes, from /proc; ${os.cpus().length} cores at 100% allow at most ${(os.cpus().length * 1000 / cpuTotal).toFixed(1)} workflows/s at this cost):`);
+  console.log(
+    `CPU per generation in the timed phase (the service's processes, from /proc; ${os.cpus().length} cores at 100% allow at most ${((os.cpus().length * 1000) / cpuTotal).toFixed(1)} workflows/s at this cost):`,
+  );
   console.log('');
   console.log('| process | CPU ms per generation |');
   console.log('|---|---:|');
@@ -428,16 +486,32 @@ try {
     console.log('');
   }
   if (sampledSteps.length) {
-    console.log(`Where the time of one generation goes (medians over ${sampledSteps.length} sampled runs, from their histories; under load`);
+    console.log(
+      `Where the time of one generation goes (medians over ${sampledSteps.length} sampled runs, from their histories; under load`,
+    );
     console.log('most of it is waiting: for the API, a workflow task slot, a merge thread or a LibreOffice instance):');
     console.log('');
     console.log('| step | median ms |');
     console.log('|---|---:|');
-    for (const st of medianSteps(sampledSteps)) console.log(`| ${st.name.replace('WorkflowExecutionCompleted -> response received (result fetch, response, HTTP)', 'WorkflowExecutionCompleted -> callback received')}${st.n < sampledSteps.length ? ` (in ${st.n} runs)` : ''} | ${f(st.median)} |`);
-    console.log(`| request -> callback (these runs) | ${f(pct(sampledSteps.map((r) => r.reduce((a, b) => a + b.ms, 0)), 50))} |`);
+    for (const st of medianSteps(sampledSteps))
+      console.log(
+        `| ${st.name.replace('WorkflowExecutionCompleted -> response received (result fetch, response, HTTP)', 'WorkflowExecutionCompleted -> callback received')}${st.n < sampledSteps.length ? ` (in ${st.n} runs)` : ''} | ${f(st.median)} |`,
+      );
+    console.log(
+      `| request -> callback (these runs) | ${f(
+        pct(
+          sampledSteps.map((r) => r.reduce((a, b) => a + b.ms, 0)),
+          50,
+        ),
+      )} |`,
+    );
     console.log('');
   }
-  console.log(problems.length ? `FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}` : 'OK: every generation called back exactly once, signed, with a success body.');
+  console.log(
+    problems.length
+      ? `FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}`
+      : 'OK: every generation called back exactly once, signed, with a success body.',
+  );
   console.log(
     JSON.stringify({
       bench: 'async-throughput',
@@ -451,7 +525,10 @@ try {
       loadavg: { before: loadBefore, start: loadAtStart, end: loadAtEnd },
       workflowsPerSecond: Number.isFinite(wps) ? Number(wps.toFixed(3)) : null,
       wallMs: Math.round(wallMs),
-      cpuMsPerWorkflow: Object.fromEntries([...cpuPerWorkflow.map((c) => [c.group, Number(c.ms.toFixed(2))]), ['total', Number(cpuTotal.toFixed(2))]]),
+      cpuMsPerWorkflow: Object.fromEntries([
+        ...cpuPerWorkflow.map((c) => [c.group, Number(c.ms.toFixed(2))]),
+        ['total', Number(cpuTotal.toFixed(2))],
+      ]),
       ackedAllMs: Math.round(tAcked - t0),
       drainPerSecond: afterAcks > 0 ? Number(drainPerSecond.toFixed(3)) : null,
       callbackMs: { p50: Math.round(pct(e2e, 50)), p95: Math.round(pct(e2e, 95)), max: Math.round(pct(e2e, 100)) },

@@ -65,9 +65,11 @@ const results: Result[] = [];
 
 async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 // --- the bare pipeline, in this process -------------------------------------------------------------------
@@ -78,17 +80,29 @@ async function barePipeline(): Promise<void> {
   await converter.start();
   try {
     // Warm: the template cache, both LibreOffice instances.
-    for (let i = 0; i < POOL * 2; i++) await converter.convert(await render(templateBytes, rows[i % rows.length], { locale: 'en-GB', timezone: 'Europe/London' }), { from: 'docx', to: 'pdf' });
+    for (let i = 0; i < POOL * 2; i++)
+      await converter.convert(await render(templateBytes, rows[i % rows.length], { locale: 'en-GB', timezone: 'Europe/London' }), {
+        from: 'docx',
+        to: 'pdf',
+      });
     const variants: [string, (row: unknown) => Promise<unknown>][] = [];
     if (FORMATS.includes('docx')) {
       variants.push(['bare: render (docx)', (row) => render(templateBytes, row, { locale: 'en-GB', timezone: 'Europe/London' })]);
       variants.push([
         'bare: render + page count (docx, what the service meters)',
-        async (row) => pageCount(await render(templateBytes, row, { locale: 'en-GB', timezone: 'Europe/London' }), 'docx', { count: (b, o) => converter.pageCount!(b, o), render: null }),
+        async (row) =>
+          pageCount(await render(templateBytes, row, { locale: 'en-GB', timezone: 'Europe/London' }), 'docx', {
+            count: (b, o) => converter.pageCount!(b, o),
+            render: null,
+          }),
       ]);
     }
     if (FORMATS.includes('pdf')) {
-      variants.push(['bare: render + convert (pdf)', async (row) => converter.convert(await render(templateBytes, row, { locale: 'en-GB', timezone: 'Europe/London' }), { from: 'docx', to: 'pdf' })]);
+      variants.push([
+        'bare: render + convert (pdf)',
+        async (row) =>
+          converter.convert(await render(templateBytes, row, { locale: 'en-GB', timezone: 'Europe/London' }), { from: 'docx', to: 'pdf' }),
+      ]);
     }
     for (const [name, job] of variants) {
       const before = treeCpuMs(process.pid);
@@ -126,7 +140,11 @@ async function startService(workers: number, dataDir: string): Promise<Service> 
   const start = await spawnDocgenStart(env, { timeoutMs: 180_000 });
   const extra: ChildProcess[] = [];
   for (let i = 1; i < workers; i++) {
-    const w = spawn(process.execPath, [docgenBin, 'worker'], { env: { ...start.env, TEMPORAL_ADDRESS: `127.0.0.1:${start.env.TEMPORAL_PORT}` }, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const w = spawn(process.execPath, [docgenBin, 'worker'], {
+      env: { ...start.env, TEMPORAL_ADDRESS: `127.0.0.1:${start.env.TEMPORAL_PORT}` },
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     w.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     w.stderr?.on('data', (d: Buffer) => (out += d.toString()));
@@ -184,7 +202,14 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
           json: {
             template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
             data: { urn: dataUrn, loadMethod: 'Storage' },
-            document: { name: 'probe', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/London', locale: 'en-GB' },
+            document: {
+              name: 'probe',
+              fileFormat: 'pdf',
+              deliveryMethod: 'Storage',
+              path: 'root',
+              timezone: 'Europe/London',
+              locale: 'en-GB',
+            },
           },
         });
         if (r.status !== 201) throw new Error(`probe generate: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
@@ -203,7 +228,14 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
           json: {
             template: { urn: t.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx', name: 'invoice.docx' },
             data: { urn: d.body.result.data.files[0].id, loadMethod: 'Storage' },
-            document: { name: 'Invoice {number}', fileFormat: format, deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/London', locale: 'en-GB' },
+            document: {
+              name: 'Invoice {number}',
+              fileFormat: format,
+              deliveryMethod: 'Storage',
+              path: 'root',
+              timezone: 'Europe/London',
+              locale: 'en-GB',
+            },
           },
         });
         if (res.status !== 201) throw new Error(`batch: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
@@ -216,14 +248,21 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
           progress = (await api.call('GET', `/documents/batch/${id}`)).body.result.data.batch;
           if (progress.status !== 'running') break;
           // Another tenant's single generate while the batch runs (once the batch is under way).
-          if (probing && during.length < PROBES && progress.rowsDone > 10) probeRun = probeRun.then(async () => void during.push(await probe()));
+          if (probing && during.length < PROBES && progress.rowsDone > 10)
+            probeRun = probeRun.then(async () => void during.push(await probe()));
           await sleep(probing ? 400 : 250);
         }
         const seconds = (performance.now() - t0) / 1000;
         await probeRun;
         const cpu = cpuSpent(cpuBefore, serviceCpu(svc));
-        if (progress.status !== 'completed' || progress.rowsDone !== N) throw new Error(`batch ended ${JSON.stringify(progress).slice(0, 500)}`);
-        results.push({ name: `docgen batch: ${format}, ${workers} worker${workers > 1 ? 's' : ''}`, docsPerSecond: N / seconds, seconds, cpu });
+        if (progress.status !== 'completed' || progress.rowsDone !== N)
+          throw new Error(`batch ended ${JSON.stringify(progress).slice(0, 500)}`);
+        results.push({
+          name: `docgen batch: ${format}, ${workers} worker${workers > 1 ? 's' : ''}`,
+          docsPerSecond: N / seconds,
+          seconds,
+          cpu,
+        });
         console.error(`docgen batch ${format} ${workers} worker(s): ${f1(N / seconds)} docs/s`);
         if (probing) probes = { alone, during };
       }
@@ -246,7 +285,10 @@ function carboneInvoice(): Uint8Array {
       xml = xml.replace(/<w:p>(?:(?!<w:p>).)*?\{%logo\}.*?<\/w:p>/s, '');
       // The items row: tags to carbone's array syntax, then the same row again with [i+1].
       xml = xml.replace(/<w:tr>(?:(?!<w:tr>).)*?\{#items\}.*?<\/w:tr>/s, (row) => {
-        const r = row.replace('{#items}', '').replace('{/items}', '').replace(/\{(\w+)(?: \|[^}]*)?\}/g, '{d.items[i].$1}');
+        const r = row
+          .replace('{#items}', '')
+          .replace('{/items}', '')
+          .replace(/\{(\w+)(?: \|[^}]*)?\}/g, '{d.items[i].$1}');
         return `${r}${r.replace(/\[i\]/g, '[i+1]')}`;
       });
       xml = xml.replace(/\{#notes\}\{\.\}\{\/notes\}/, '');
@@ -268,12 +310,22 @@ async function carboneLoop(): Promise<void> {
       const before = treeCpuMs(pid);
       const t0 = performance.now();
       await pool(data, POOL, async (row) => {
-        const res = await fetch(`${peer.url}/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ data: row, convertTo: format }) });
+        const res = await fetch(`${peer.url}/render`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ data: row, convertTo: format }),
+        });
         if (!res.ok) throw new Error(`carbone: ${res.status} ${await res.text()}`);
         await res.arrayBuffer();
       });
       const seconds = (performance.now() - t0) / 1000;
-      results.push({ name: `carbone loop: ${format} (${POOL} factories, ${POOL} at once)`, docsPerSecond: N / seconds, seconds, cpu: cpuSpent(before, treeCpuMs(pid)), note: 'no logo image, no filters' });
+      results.push({
+        name: `carbone loop: ${format} (${POOL} factories, ${POOL} at once)`,
+        docsPerSecond: N / seconds,
+        seconds,
+        cpu: cpuSpent(before, treeCpuMs(pid)),
+        note: 'no logo image, no filters',
+      });
       console.error(`carbone ${format}: ${f1(N / seconds)} docs/s`);
     }
   } finally {
@@ -283,7 +335,9 @@ async function carboneLoop(): Promise<void> {
 
 // --- run ------------------------------------------------------------------------------------------------
 const loadBefore = os.loadavg();
-console.error(`bench:batch: ${N} rows, formats ${FORMATS.join(', ')}, workers ${WORKERS.join(', ')}, ${os.cpus().length} cores, load ${loadBefore.map((x) => x.toFixed(1)).join(' ')}`);
+console.error(
+  `bench:batch: ${N} rows, formats ${FORMATS.join(', ')}, workers ${WORKERS.join(', ')}, ${os.cpus().length} cores, load ${loadBefore.map((x) => x.toFixed(1)).join(' ')}`,
+);
 await barePipeline();
 const probes = await docgenRuns();
 if (values.carbone && !values['no-carbone']) {
@@ -294,9 +348,15 @@ if (values.carbone && !values['no-carbone']) {
   }
 }
 
-const bare = (format: string) => results.find((r) => r.name.startsWith('bare') && r.name.includes(format === 'pdf' ? 'convert' : 'page count'));
+const bare = (format: string) =>
+  results.find((r) => r.name.startsWith('bare') && r.name.includes(format === 'pdf' ? 'convert' : 'page count'));
 console.log('');
-console.log(`docgen batch benchmark: ${N} invoice rows (examples/invoice.docx), node ${process.version}, ${os.cpus().length} cores, load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `docgen batch benchmark: ${N} invoice rows (examples/invoice.docx), node ${process.version}, ${os.cpus().length} cores, load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log('');
 console.log('| run | documents/s | seconds | vs bare pipeline | CPU ms per document (process tree: group) |');
 console.log('|---|---:|---:|---:|---|');
@@ -305,17 +365,36 @@ for (const r of results) {
   // carbone's docx is a render alone (it meters no pages): beside the bare render.
   const base = r.name.startsWith('carbone') && format === 'docx' ? results.find((x) => x.name === 'bare: render (docx)') : bare(format);
   const ratio = base && !r.name.startsWith('bare') ? (r.docsPerSecond / base.docsPerSecond).toFixed(2) : '';
-  const cpu = [...r.cpu].filter(([, ms]) => ms / N >= 0.05).sort((a, b) => b[1] - a[1]).map(([g, ms]) => `${g} ${f1(ms / N)}`).join('; ');
+  const cpu = [...r.cpu]
+    .filter(([, ms]) => ms / N >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([g, ms]) => `${g} ${f1(ms / N)}`)
+    .join('; ');
   const total = [...r.cpu.values()].reduce((a, b) => a + b, 0) / N;
-  console.log(`| ${r.name}${r.note ? ` (${r.note})` : ''} | ${f1(r.docsPerSecond)} | ${f1(r.seconds)} | ${ratio} | total ${f1(total)}: ${cpu} |`);
+  console.log(
+    `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${f1(r.docsPerSecond)} | ${f1(r.seconds)} | ${ratio} | total ${f1(total)}: ${cpu} |`,
+  );
 }
 if (probes) {
   console.log('');
-  console.log(`Another tenant's single sync generate (invoice -> pdf) during the 1-worker pdf batch vs alone (${probes.alone.length} / ${probes.during.length} requests):`);
+  console.log(
+    `Another tenant's single sync generate (invoice -> pdf) during the 1-worker pdf batch vs alone (${probes.alone.length} / ${probes.during.length} requests):`,
+  );
   console.log(`| | p50 ms | p95 ms |`);
   console.log('|---|---:|---:|');
   console.log(`| alone | ${f1(pct(probes.alone, 50))} | ${f1(pct(probes.alone, 95))} |`);
   console.log(`| during the batch | ${f1(pct(probes.during, 50))} | ${f1(pct(probes.during, 95))} |`);
 }
-console.log(JSON.stringify({ bench: 'batch', rows: N, results: results.map((r) => ({ name: r.name, docsPerSecond: Number(r.docsPerSecond.toFixed(2)), cpuMsPerDoc: Object.fromEntries([...r.cpu].map(([g, ms]) => [g, Number((ms / N).toFixed(2))])) })), probes }));
+console.log(
+  JSON.stringify({
+    bench: 'batch',
+    rows: N,
+    results: results.map((r) => ({
+      name: r.name,
+      docsPerSecond: Number(r.docsPerSecond.toFixed(2)),
+      cpuMsPerDoc: Object.fromEntries([...r.cpu].map(([g, ms]) => [g, Number((ms / N).toFixed(2))])),
+    })),
+    probes,
+  }),
+);
 process.exit(0);

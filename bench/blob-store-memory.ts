@@ -15,7 +15,9 @@ import { type BlobStore, FsBlobStore } from '../connectors/storage/blob-store.ts
 import { S3BlobStore } from '../connectors/storage/s3-blob-store.ts';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3Server } from '../test/support/s3.ts';
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '200' }, stores: { type: 'string', default: 'fs,s3' }, child: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { mb: { type: 'string', default: '200' }, stores: { type: 'string', default: 'fs,s3' }, child: { type: 'string' } },
+});
 const MB = Number(values.mb);
 
 function source(total: number): Readable {
@@ -34,7 +36,13 @@ async function child(spec: { kind: 'fs' | 's3'; dir?: string; endpoint?: string;
   const store: BlobStore =
     spec.kind === 'fs'
       ? new FsBlobStore(spec.dir!)
-      : new S3BlobStore({ bucket: spec.bucket!, endpoint: spec.endpoint!, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY } });
+      : new S3BlobStore({
+          bucket: spec.bucket!,
+          endpoint: spec.endpoint!,
+          region: 'us-east-1',
+          forcePathStyle: true,
+          credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY },
+        });
   let peak = process.memoryUsage().rss;
   const base = peak;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
@@ -47,7 +55,9 @@ async function child(spec: { kind: 'fs' | 's3'; dir?: string; endpoint?: string;
   }
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage().rss);
-  process.stdout.write(JSON.stringify({ baseMB: Math.round(base / 2 ** 20), peakMB: Math.round(peak / 2 ** 20), ms: Math.round(performance.now() - t0) }));
+  process.stdout.write(
+    JSON.stringify({ baseMB: Math.round(base / 2 ** 20), peakMB: Math.round(peak / 2 ** 20), ms: Math.round(performance.now() - t0) }),
+  );
 }
 
 if (values.child) {
@@ -55,16 +65,28 @@ if (values.child) {
 } else {
   const s3 = await startS3Server(await freePort());
   const bucket = 'bench';
-  const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY } });
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY },
+  });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-blobs-'));
   try {
     console.log(`${MB} MB blob, peak RSS of a fresh process (MB) and time:`);
-    const specs = [{ kind: 'fs', dir }, { kind: 's3', endpoint: s3.endpoint, bucket }] as const;
+    const specs = [
+      { kind: 'fs', dir },
+      { kind: 's3', endpoint: s3.endpoint, bucket },
+    ] as const;
     for (const spec of specs.filter((x) => values.stores.split(',').includes(x.kind))) {
       for (const op of ['put', 'get'] as const) {
         // Asynchronously: this process must keep reading the S3 server's output pipe meanwhile.
-        const { stdout: out } = await promisify(execFile)(process.execPath, [import.meta.filename, '--mb', String(MB), '--child', JSON.stringify({ ...spec, op })], { encoding: 'utf8' });
+        const { stdout: out } = await promisify(execFile)(
+          process.execPath,
+          [import.meta.filename, '--mb', String(MB), '--child', JSON.stringify({ ...spec, op })],
+          { encoding: 'utf8' },
+        );
         const r = JSON.parse(out) as { baseMB: number; peakMB: number; ms: number };
         console.log(`  ${spec.kind.padEnd(3)} ${op}: base ${r.baseMB}, peak ${r.peakMB} (+${r.peakMB - r.baseMB}), ${r.ms} ms`);
       }

@@ -60,10 +60,14 @@ export function stepsOf(history: temporal.api.history.v1.IHistory, sentAt: numbe
   const scheduledType = new Map<number, string>();
   for (const e of events) {
     const t = tsMs(e.eventTime);
-    if (e.workflowExecutionStartedEventAttributes) points.push({ t, name: tasks === 0 ? 'workflow started -> first workflow task started' : '' });
+    if (e.workflowExecutionStartedEventAttributes)
+      points.push({ t, name: tasks === 0 ? 'workflow started -> first workflow task started' : '' });
     else if (e.workflowTaskStartedEventAttributes) {
       tasks++;
-      points.push({ t, name: tasks === 1 ? 'first workflow task -> first step scheduled (creating the workflow)' : 'workflow task started -> next point' });
+      points.push({
+        t,
+        name: tasks === 1 ? 'first workflow task -> first step scheduled (creating the workflow)' : 'workflow task started -> next point',
+      });
     } else if (e.workflowTaskCompletedEventAttributes) points.push({ t, name: 'WorkflowTaskCompleted -> next point' });
     else if (e.workflowTaskScheduledEventAttributes && tasks > 0) points.push({ t, name: 'workflow task dispatch (-> task started)' });
     else if (e.activityTaskScheduledEventAttributes) {
@@ -71,9 +75,15 @@ export function stepsOf(history: temporal.api.history.v1.IHistory, sentAt: numbe
       scheduledType.set(Number(e.eventId), type);
       points.push({ t, name: `activity ${type} dispatch (scheduled -> started)` });
     } else if (e.activityTaskStartedEventAttributes) {
-      points.push({ t, name: `activity ${scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? ''} (started -> completed)` });
+      points.push({
+        t,
+        name: `activity ${scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? ''} (started -> completed)`,
+      });
     } else if (e.activityTaskCompletedEventAttributes) {
-      points.push({ t, name: `activity ${scheduledType.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId)) ?? ''} completed -> next point` });
+      points.push({
+        t,
+        name: `activity ${scheduledType.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId)) ?? ''} completed -> next point`,
+      });
     } else if (e.workflowExecutionCompletedEventAttributes || e.workflowExecutionFailedEventAttributes) {
       points.push({ t, name: 'WorkflowExecutionCompleted -> response received (result fetch, response, HTTP)' });
     }
@@ -81,11 +91,17 @@ export function stepsOf(history: temporal.api.history.v1.IHistory, sentAt: numbe
     if (m?.markerName === 'core_local_activity') {
       const data = payloadJson(m.details?.data?.payloads?.[0]);
       const scheduled = tsMs(data?.original_schedule_time ?? data?.originalScheduleTime);
-      if (Number.isFinite(scheduled)) points.push({ t: scheduled, name: `local activity ${String(data.activity_type ?? data.activityType)} (+ the workflow activation after it)` });
+      if (Number.isFinite(scheduled))
+        points.push({
+          t: scheduled,
+          name: `local activity ${String(data.activity_type ?? data.activityType)} (+ the workflow activation after it)`,
+        });
     }
   }
   points.sort((x, y) => x.t - y.t);
-  const steps: Step[] = [{ name: 'HTTP + auth + checks + start call (request -> WorkflowExecutionStarted)', ms: (points[0]?.t ?? receivedAt) - sentAt }];
+  const steps: Step[] = [
+    { name: 'HTTP + auth + checks + start call (request -> WorkflowExecutionStarted)', ms: (points[0]?.t ?? receivedAt) - sentAt },
+  ];
   for (const [i, p] of points.entries()) steps.push({ name: p.name, ms: (points[i + 1]?.t ?? receivedAt) - p.t });
   return steps.filter((s) => s.name !== '');
 }

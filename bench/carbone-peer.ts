@@ -47,7 +47,9 @@ async function serve(dir: string, template?: string, factories = 1): Promise<voi
   carbone.set({ tempPath: dir, templatePath: dir, factories, startFactory: true });
   const renderOnce = (data: unknown, convertTo: string) =>
     new Promise<Buffer>((resolve, reject) =>
-      carbone.render(templatePath, data, convertTo === 'pdf' ? { convertTo: 'pdf' } : {}, (err: unknown, out: Buffer) => (err ? reject(err) : resolve(out))),
+      carbone.render(templatePath, data, convertTo === 'pdf' ? { convertTo: 'pdf' } : {}, (err: unknown, out: Buffer) =>
+        err ? reject(err) : resolve(out),
+      ),
     );
   // Warm both paths before answering "listening".
   await renderOnce({ customer: { name: 'warm' } }, 'docx');
@@ -90,13 +92,25 @@ function which(cmd: string): string | undefined {
 
 /** Starts the peer in a child process; resolves with its URL once it has rendered a docx and a pdf. `template`:
  *  a docx file with carbone's tags instead of the latency bench's letter; `factories`: LibreOffice instances. */
-export async function startCarbonePeer(opts: { template?: string; factories?: number } = {}): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+export async function startCarbonePeer(
+  opts: { template?: string; factories?: number } = {},
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   // carbone looks for `soffice.bin` on PATH (Linux) and for a python3 that has `uno` (Debian's).
-  const env = { ...process.env, PATH: [path.dirname(fs.realpathSync(which('soffice') ?? '/usr/bin/soffice')), '/usr/bin', process.env.PATH].filter(Boolean).join(':') };
+  const env = {
+    ...process.env,
+    PATH: [path.dirname(fs.realpathSync(which('soffice') ?? '/usr/bin/soffice')), '/usr/bin', process.env.PATH].filter(Boolean).join(':'),
+  };
   // Its files (template, LibreOffice profile, renders) live in a directory this process removes at the end.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-'));
-  const extra = [...(opts.template ? ['--template', opts.template] : []), ...(opts.factories ? ['--factories', String(opts.factories)] : [])];
-  const child: ChildProcess = spawn(process.execPath, [import.meta.filename, '--serve', dir, ...extra], { stdio: ['pipe', 'pipe', 'inherit'], detached: true, env });
+  const extra = [
+    ...(opts.template ? ['--template', opts.template] : []),
+    ...(opts.factories ? ['--factories', String(opts.factories)] : []),
+  ];
+  const child: ChildProcess = spawn(process.execPath, [import.meta.filename, '--serve', dir, ...extra], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
+    env,
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -135,4 +149,9 @@ export async function startCarbonePeer(opts: { template?: string; factories?: nu
 
 const serveAt = process.argv.indexOf('--serve');
 const argOf = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
-if (serveAt >= 0) await serve(process.argv[serveAt + 1] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-')), argOf('--template'), Number(argOf('--factories') ?? 1));
+if (serveAt >= 0)
+  await serve(
+    process.argv[serveAt + 1] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-carbone-')),
+    argOf('--template'),
+    Number(argOf('--factories') ?? 1),
+  );

@@ -38,14 +38,29 @@ const files = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ data: { customer: { name: 'Ada' }, items: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2 }] } }));
+    res.end(
+      JSON.stringify({
+        data: {
+          customer: { name: 'Ada' },
+          items: [
+            { name: 'a', qty: 1 },
+            { name: 'b', qty: 2 },
+          ],
+        },
+      }),
+    );
   });
 });
 await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-devmem-'));
-const env = await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', PAGE_COUNT: 'document', CONVERTER: 'none', METRICS_PORT: undefined });
+const env = await docgenStartEnv(dataDir, {
+  OUTBOUND_ALLOW: '127.0.0.1',
+  PAGE_COUNT: 'document',
+  CONVERTER: 'none',
+  METRICS_PORT: undefined,
+});
 const svc = await spawnDocgenStart(env);
 const { pid } = JSON.parse(fs.readFileSync(path.join(dataDir, 'temporal', 'dev-server.json'), 'utf8')) as { pid: number };
 const api = client(await docgenCredentials(svc.env));
@@ -59,7 +74,8 @@ let done = 0;
 const statuses: Record<string, number> = {};
 const samples: { s: number; workflows: number; server: number; docgen: number }[] = [];
 const t0 = Date.now();
-const sample = () => samples.push({ s: Math.round((Date.now() - t0) / 1000), workflows: done, server: rssMb(pid), docgen: rssMb(svc.child.pid ?? 0) });
+const sample = () =>
+  samples.push({ s: Math.round((Date.now() - t0) / 1000), workflows: done, server: rssMb(pid), docgen: rssMb(svc.child.pid ?? 0) });
 sample();
 const sampler = setInterval(sample, 10_000);
 const inFlight = new Set<Promise<void>>();
@@ -83,12 +99,18 @@ clearInterval(sampler);
 
 console.log(`dev server memory, ${minutes} min at ${rate} generates/s (pid ${pid}); answers ${JSON.stringify(statuses)}`);
 console.log('   s  workflows  server MB  docgen MB');
-for (const x of samples) console.log(`${String(x.s).padStart(4)}  ${String(x.workflows).padStart(9)}  ${String(x.server).padStart(9)}  ${String(x.docgen).padStart(9)}`);
+for (const x of samples)
+  console.log(
+    `${String(x.s).padStart(4)}  ${String(x.workflows).padStart(9)}  ${String(x.server).padStart(9)}  ${String(x.docgen).padStart(9)}`,
+  );
 const mid = samples[Math.floor(samples.length / 2)]!;
 const first = samples[1] ?? samples[0]!;
 const last = samples[samples.length - 1]!;
-const slope = (a: typeof first, b: typeof first) => (b.workflows > a.workflows ? Math.round(((b.server - a.server) * 1024) / (b.workflows - a.workflows)) : NaN);
-console.log(`growth: ${slope(first, mid)} KB/workflow in the first half, ${slope(mid, last)} KB/workflow in the second; ${first.server} -> ${last.server} MB`);
+const slope = (a: typeof first, b: typeof first) =>
+  b.workflows > a.workflows ? Math.round(((b.server - a.server) * 1024) / (b.workflows - a.workflows)) : NaN;
+console.log(
+  `growth: ${slope(first, mid)} KB/workflow in the first half, ${slope(mid, last)} KB/workflow in the second; ${first.server} -> ${last.server} MB`,
+);
 
 await svc.stop();
 files.close();

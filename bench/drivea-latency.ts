@@ -69,7 +69,9 @@ try {
     const xs = times[where];
     console.log(`| ${where} | ${median(xs).toFixed(0)} | ${pct(xs, 95).toFixed(0)} | ${Math.min(...xs).toFixed(0)} |`);
   }
-  console.log(`Graph API calls per DriveA generate: ${(graphCalls / (runs + 3)).toFixed(1)}; token requests: ${fake.count('POST', '/oauth2/v2.0/token')}`);
+  console.log(
+    `Graph API calls per DriveA generate: ${(graphCalls / (runs + 3)).toFixed(1)}; token requests: ${fake.count('POST', '/oauth2/v2.0/token')}`,
+  );
 } finally {
   await svc.stop();
   await fake.close();

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '10000' }, runs: { type: 'string', default: '3' }, child: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { rows: { type: 'string', default: '10000' }, runs: { type: 'string', default: '3' }, child: { type: 'string' } },
+});
 const rows = Number(values.rows);
 const bench = path.resolve(import.meta.dirname, '..', '..', 'shared', 'bench');
 
@@ -37,7 +39,9 @@ if (values.child) {
   const results: Record<string, { growth: number[]; peak: number[] }> = {};
   for (let i = 0; i < Number(values.runs); i++) {
     for (const engine of i % 2 === 0 ? ['project', 'carbone'] : ['carbone', 'project']) {
-      const out = execFileSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', engine, '--rows', String(rows)], { encoding: 'utf8' });
+      const out = execFileSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', engine, '--rows', String(rows)], {
+        encoding: 'utf8',
+      });
       const r = JSON.parse(out) as { baselineKB: number; peakKB: number };
       results[engine] ??= { growth: [], peak: [] };
       results[engine].growth.push((r.peakKB - r.baselineKB) / 1024);

@@ -22,17 +22,34 @@ const { values } = parseArgs({
   },
 });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-freeze-'));
-const svc = await spawnDocgenStart(await docgenStartEnv(dataDir, { GENERATE_TIMEOUT_MS: values['deadline-ms'], CONVERTER: 'none', PAGE_COUNT: 'document', RATE_LIMIT_PER_MINUTE: '0' }));
+const svc = await spawnDocgenStart(
+  await docgenStartEnv(dataDir, {
+    GENERATE_TIMEOUT_MS: values['deadline-ms'],
+    CONVERTER: 'none',
+    PAGE_COUNT: 'document',
+    RATE_LIMIT_PER_MINUTE: '0',
+  }),
+);
 let paused: number | undefined;
 try {
   const { pid } = JSON.parse(fs.readFileSync(path.join(dataDir, 'temporal', 'dev-server.json'), 'utf8')) as { pid: number };
   const freezeMs = Number(values['freeze-ms']);
-  const plan = { generates: Number(values.generates), keyless: Number(values.keyless), moves: Number(values.moves), sendOverMs: 4_000, freezeAfterMs: 1_000, freezeMs, retries: 120 };
+  const plan = {
+    generates: Number(values.generates),
+    keyless: Number(values.keyless),
+    moves: Number(values.moves),
+    sendOverMs: 4_000,
+    freezeAfterMs: 1_000,
+    freezeMs,
+    retries: 120,
+  };
   const out = await freezeScenario(await docgenCredentials(svc.env), dataDir, plan, (stop) => {
     process.kill(pid, stop ? 'SIGSTOP' : 'SIGCONT');
     paused = stop ? pid : undefined;
   });
-  console.log(`Temporal dev server paused ${freezeMs} ms, GENERATE_TIMEOUT_MS ${values['deadline-ms']}: ${plan.generates} generates (${plan.keyless} without a key), ${plan.moves} moves`);
+  console.log(
+    `Temporal dev server paused ${freezeMs} ms, GENERATE_TIMEOUT_MS ${values['deadline-ms']}: ${plan.generates} generates (${plan.keyless} without a key), ${plan.moves} moves`,
+  );
   console.log(JSON.stringify(out, null, 1));
 } finally {
   if (paused) process.kill(paused, 'SIGCONT');

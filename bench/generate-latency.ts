@@ -79,7 +79,11 @@ interface Service {
 
 async function startOnce(root: string, dataDir: string, extra: Record<string, string>) {
   const cli = findTemporalCli(process.env.TEMPORAL_CLI);
-  return spawnDocgenStart(await docgenStartEnv(dataDir, { ...extra, ...(cli ? { TEMPORAL_CLI: cli } : {}) }), { pollMs: 20, timeoutMs: 600_000, root });
+  return spawnDocgenStart(await docgenStartEnv(dataDir, { ...extra, ...(cli ? { TEMPORAL_CLI: cli } : {}) }), {
+    pollMs: 20,
+    timeoutMs: 600_000,
+    root,
+  });
 }
 
 /** Starts a checkout's docgen `starts` times on one data directory (the first creates the databases). One
@@ -175,7 +179,11 @@ try {
       let c = NaN;
       if (carbone) {
         const c0 = performance.now();
-        const cr = await fetch(`${carbone.url}/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ data, convertTo: format }) });
+        const cr = await fetch(`${carbone.url}/render`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ data, convertTo: format }),
+        });
         const out = new Uint8Array(await cr.arrayBuffer());
         c = performance.now() - c0;
         if (cr.status !== 200 || out.byteLength === 0) throw new Error(`carbone peer answered ${cr.status}`);
@@ -210,7 +218,10 @@ try {
     try {
       const temporal = new Client({ connection });
       for (const r of Object.values(s.results)) {
-        for (const { id, sentAt, receivedAt } of r.ids) r.steps.push(stepsOf(await temporal.workflow.getHandle(generateWorkflowId(s.creds.subscriptionId, id)).fetchHistory(), sentAt, receivedAt));
+        for (const { id, sentAt, receivedAt } of r.ids)
+          r.steps.push(
+            stepsOf(await temporal.workflow.getHandle(generateWorkflowId(s.creds.subscriptionId, id)).fetchHistory(), sentAt, receivedAt),
+          );
       }
     } finally {
       await connection.close();
@@ -235,7 +246,12 @@ try {
   for (const format of formats) {
     const p = peers[format]!;
     for (const s of services) console.log(row(`sync ${format} generate via HTTP API${named(s)}`, s.results[format]!.api));
-    console.log(row(`floor: ${SHAPES[format]!.label}, start -> result (Temporal alone, the shape of a sync ${format} generate)`, p.floor.map((r) => r.totalMs)));
+    console.log(
+      row(
+        `floor: ${SHAPES[format]!.label}, start -> result (Temporal alone, the shape of a sync ${format} generate)`,
+        p.floor.map((r) => r.totalMs),
+      ),
+    );
     console.log(row(`peer: engine render + warm LibreOffice ${format === 'pdf' ? 'conversion' : 'page count'} in-process`, p.engine));
     console.log(row(`of which LibreOffice's ${format === 'pdf' ? 'conversion' : 'page count'}`, p.libreOffice));
     if (carbone) console.log(row(`peer: carbone HTTP server (${format})`, p.carbone));
@@ -248,40 +264,58 @@ try {
     const floorTotal = median(p.floor.map((r) => r.totalMs));
     const floorCreation = p.floor.map((r) => r.creationMs);
     console.log('');
-    console.log(`docgen's own share of a sync ${format} generate: its total, less the floor of its shape and LibreOffice's part (medians ± IQR/2 ms over ${runs} runs, the floor and LibreOffice measured beside them in this process):`);
+    console.log(
+      `docgen's own share of a sync ${format} generate: its total, less the floor of its shape and LibreOffice's part (medians ± IQR/2 ms over ${runs} runs, the floor and LibreOffice measured beside them in this process):`,
+    );
     console.log('');
     console.log(`| | ${services.map((s) => s.label).join(' | ')} |`);
     console.log(`|---|${services.map(() => '---:|').join('')}`);
     const cells = (fn: (s: Service, r: Timed) => string) => `${services.map((s) => fn(s, s.results[format]!)).join(' | ')} |`;
     const libreOffice = () => median(p.libreOffice);
-    const stepOf = (r: Timed, match: (name: string) => boolean) => r.steps.map((run) => run.filter((st) => match(st.name)).reduce((a, st) => a + st.ms, 0));
+    const stepOf = (r: Timed, match: (name: string) => boolean) =>
+      r.steps.map((run) => run.filter((st) => match(st.name)).reduce((a, st) => a + st.ms, 0));
     const isStep = (name: string) => name.startsWith('local activity ');
     console.log(`| total (client) | ${cells((_s, r) => ms(r.api))}`);
     console.log(`| floor of its shape (${SHAPES[format]!.label}, start -> result) | ${cells(() => f(floorTotal))}`);
-    console.log(`| LibreOffice: ${format === 'pdf' ? 'the conversion' : 'the page count'} (in-process, one warm instance) | ${cells(() => ms(p.libreOffice))}`);
-    console.log(`| **docgen's own share** (total - floor - LibreOffice) | ${cells((_s, r) => `**${f(median(r.api) - floorTotal - libreOffice())}**`)}`);
+    console.log(
+      `| LibreOffice: ${format === 'pdf' ? 'the conversion' : 'the page count'} (in-process, one warm instance) | ${cells(() => ms(p.libreOffice))}`,
+    );
+    console.log(
+      `| **docgen's own share** (total - floor - LibreOffice) | ${cells((_s, r) => `**${f(median(r.api) - floorTotal - libreOffice())}**`)}`,
+    );
     console.log(`| of which HTTP + auth + checks + start call | ${cells((_s, r) => ms(stepOf(r, (n) => n.startsWith('HTTP + auth'))))}`);
-    console.log(`| of which creating the workflow (first task -> first step), over the floor's ${f(median(floorCreation))} | ${cells((_s, r) => `+${f(median(stepOf(r, (n) => n.startsWith('first workflow task'))) - median(floorCreation))}`)}`);
+    console.log(
+      `| of which creating the workflow (first task -> first step), over the floor's ${f(median(floorCreation))} | ${cells((_s, r) => `+${f(median(stepOf(r, (n) => n.startsWith('first workflow task'))) - median(floorCreation))}`)}`,
+    );
     console.log(`| of which the steps, less LibreOffice's part | ${cells((_s, r) => f(median(stepOf(r, isStep)) - libreOffice()))}`);
-    console.log(`| of which result fetch + response (part of it the floor's) | ${cells((_s, r) => ms(stepOf(r, (n) => n.startsWith('WorkflowExecutionCompleted'))))}`);
+    console.log(
+      `| of which result fetch + response (part of it the floor's) | ${cells((_s, r) => ms(stepOf(r, (n) => n.startsWith('WorkflowExecutionCompleted'))))}`,
+    );
     for (const s of services) {
       const r = s.results[format]!;
       console.log('');
-      console.log(`Where a sync ${format} generate's time goes${named(s)} (medians over ${r.steps.length} runs, from the workflow histories):`);
+      console.log(
+        `Where a sync ${format} generate's time goes${named(s)} (medians over ${r.steps.length} runs, from the workflow histories):`,
+      );
       console.log('');
       console.log('| step | median ms |');
       console.log('|---|---:|');
-      for (const st of medianSteps(r.steps)) console.log(`| ${st.name}${st.n < r.steps.length ? ` (in ${st.n} runs)` : ''} | ${f(st.median)} |`);
+      for (const st of medianSteps(r.steps))
+        console.log(`| ${st.name}${st.n < r.steps.length ? ` (in ${st.n} runs)` : ''} | ${f(st.median)} |`);
       console.log(`| total (client) | ${f(median(r.api))} |`);
       console.log('');
-      console.log(`Each step's mean time in the worker${named(s)} (docgen_activity_duration_seconds over the timed runs; a grouped activity's steps are inside its time, and may overlap):`);
+      console.log(
+        `Each step's mean time in the worker${named(s)} (docgen_activity_duration_seconds over the timed runs; a grouped activity's steps are inside its time, and may overlap):`,
+      );
       console.log('');
       console.log('| activity or step | calls | mean ms |');
       console.log('|---|---:|---:|');
       for (const [name, t] of r.inner) console.log(`| ${name} | ${t.count} | ${f((t.sum / t.count) * 1000)} |`);
     }
     console.log('');
-    console.log(`${format}: docgen (${main.label}) / in-process peer (medians) = ${(median(main.results[format]!.api) / median(p.engine)).toFixed(2)}${carbone ? `; docgen / carbone = ${(median(main.results[format]!.api) / median(p.carbone)).toFixed(2)}` : ''}; mean of the floor's runs ${f(mean(p.floor.map((r) => r.totalMs)))}`);
+    console.log(
+      `${format}: docgen (${main.label}) / in-process peer (medians) = ${(median(main.results[format]!.api) / median(p.engine)).toFixed(2)}${carbone ? `; docgen / carbone = ${(median(main.results[format]!.api) / median(p.carbone)).toFixed(2)}` : ''}; mean of the floor's runs ${f(mean(p.floor.map((r) => r.totalMs)))}`,
+    );
   }
 } finally {
   for (const s of services) await s.svc.stop();

@@ -89,29 +89,49 @@ try {
   });
 
   // Issue 25: files under every size limit that held LibreOffice for 120 s; refused by their estimated cost.
-  await phase(`generate ${FORMAT} (issue 25): 0.7 MB docx, 260,000 paragraphs`, () => generate(makeDocx(para('{name}') + numbered(260_000)), '{"name":"B"}'));
-  await phase(`generate ${FORMAT} (issue 25): docx with one run of 60,000,000 characters`, () => generate(longRunDocx(60_000_000, para('{name}')), '{"name":"B"}'));
+  await phase(`generate ${FORMAT} (issue 25): 0.7 MB docx, 260,000 paragraphs`, () =>
+    generate(makeDocx(para('{name}') + numbered(260_000)), '{"name":"B"}'),
+  );
+  await phase(`generate ${FORMAT} (issue 25): docx with one run of 60,000,000 characters`, () =>
+    generate(longRunDocx(60_000_000, para('{name}')), '{"name":"B"}'),
+  );
   await phase(`generate ${FORMAT} (issue 25): 0.1 MB PNG of 30,000 x 30,000 pixels as data`, () =>
-    generate(tagDocx('{%img}'), JSON.stringify({ img: `data:image/png;base64,${Buffer.from(hugePng(30_000, 30_000)).toString('base64')}` })));
-  await phase(`generate ${FORMAT} (issue 25): 7.3 MB HTML table (40,000 rows) with {~~html}`, () => generate(tagDocx('{~~html}'), JSON.stringify({ html: htmlTable(40_000, 10) })));
+    generate(
+      tagDocx('{%img}'),
+      JSON.stringify({ img: `data:image/png;base64,${Buffer.from(hugePng(30_000, 30_000)).toString('base64')}` }),
+    ),
+  );
+  await phase(`generate ${FORMAT} (issue 25): 7.3 MB HTML table (40,000 rows) with {~~html}`, () =>
+    generate(tagDocx('{~~html}'), JSON.stringify({ html: htmlTable(40_000, 10) })),
+  );
   if (ONLY === '25') throw new Done();
 
   const flood = makeDocx(numbered(4_000_000) + para('{name}'));
-  await phase(`upload: ${(flood.length / 1e6).toFixed(1)} MB docx, 4,000,000 paragraphs`, async () => describe(await b.upload('template', [{ name: 'flood.docx', bytes: flood }])));
+  await phase(`upload: ${(flood.length / 1e6).toFixed(1)} MB docx, 4,000,000 paragraphs`, async () =>
+    describe(await b.upload('template', [{ name: 'flood.docx', bytes: flood }])),
+  );
 
   const spaces = ' '.repeat(25_000);
-  const ws = makeDocx(`<w:p><w:r><w:t xml:space="preserve">${Array.from({ length: 10_000 }, (_, i) => `${spaces}${i}`).join('')}</w:t></w:r></w:p>`);
-  await phase(`upload: ${(ws.length / 1e6).toFixed(2)} MB docx inflating to 250 MB of whitespace`, async () => describe(await b.upload('template', [{ name: 'ws.docx', bytes: ws }])));
+  const ws = makeDocx(
+    `<w:p><w:r><w:t xml:space="preserve">${Array.from({ length: 10_000 }, (_, i) => `${spaces}${i}`).join('')}</w:t></w:r></w:p>`,
+  );
+  await phase(`upload: ${(ws.length / 1e6).toFixed(2)} MB docx inflating to 250 MB of whitespace`, async () =>
+    describe(await b.upload('template', [{ name: 'ws.docx', bytes: ws }])),
+  );
 
   const million = makeDocx(para('{name}') + '<w:p><w:r><w:t>x</w:t></w:r></w:p>'.repeat(1_000_000));
-  await phase(`generate ${FORMAT}: ${(million.length / 1e6).toFixed(1)} MB docx, 1,000,000 paragraphs`, () => generate(million, '{"name":"B"}'));
+  await phase(`generate ${FORMAT}: ${(million.length / 1e6).toFixed(1)} MB docx, 1,000,000 paragraphs`, () =>
+    generate(million, '{"name":"B"}'),
+  );
 
   const loopJson = JSON.stringify({ items: Array.from({ length: 1_000_000 }, (_, i) => ({ n: i })) });
   await phase(`generate ${FORMAT}: ${(loopJson.length / 1e6).toFixed(1)} MB JSON, 1,000,000 loop items`, () =>
-    generate(makeDocx(para('{#items}') + para('item {n}') + para('{/items}')), loopJson));
+    generate(makeDocx(para('{#items}') + para('item {n}') + para('{/items}')), loopJson),
+  );
 
   await phase(`two concurrent generates ${FORMAT} of the 1,000,000-paragraph docx`, async () =>
-    (await Promise.all([generate(million, '{"name":"B"}'), generate(million, '{"name":"B"}')])).join(' | '));
+    (await Promise.all([generate(million, '{"name":"B"}'), generate(million, '{"name":"B"}')])).join(' | '),
+  );
 
   // Idle RSS after 300 uploads (each used to start a sleeping retention workflow that stayed in the worker's
   // workflow cache; now one sweeper serves them all).

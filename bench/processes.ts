@@ -22,7 +22,12 @@ function stat(pid: number): Stat | undefined {
   // "pid (comm) state ppid ... utime stime ...": comm may hold spaces and parentheses.
   const close = text.lastIndexOf(')');
   const fields = text.slice(close + 2).split(' ');
-  return { pid, ppid: Number(fields[1]), comm: text.slice(text.indexOf('(') + 1, close), cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+  return {
+    pid,
+    ppid: Number(fields[1]),
+    comm: text.slice(text.indexOf('(') + 1, close),
+    cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+  };
 }
 
 /** utime + stime of one process, in ms. */
@@ -101,12 +106,20 @@ export function treeRss(root: number): { service: number; temporal: number; node
 }
 
 /** Samples treeRss(root) every `everyMs` and keeps the peak of each figure (MB, rounded) until reset. */
-export function rssPeaks(root: number, everyMs = 200): { reset(): void; peak(): Record<string, number>; now(): Record<string, number>; stop(): void } {
+export function rssPeaks(
+  root: number,
+  everyMs = 200,
+): { reset(): void; peak(): Record<string, number>; now(): Record<string, number>; stop(): void } {
   const zero = { service: 0, temporal: 0, node: 0, office: 0 };
   let peak = { ...zero };
   const timer = setInterval(() => {
     const r = treeRss(root);
-    peak = { service: Math.max(peak.service, r.service), temporal: Math.max(peak.temporal, r.temporal), node: Math.max(peak.node, r.node), office: Math.max(peak.office, r.office) };
+    peak = {
+      service: Math.max(peak.service, r.service),
+      temporal: Math.max(peak.temporal, r.temporal),
+      node: Math.max(peak.node, r.node),
+      office: Math.max(peak.office, r.office),
+    };
   }, everyMs);
   const mb = (r: typeof zero) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]));
   return {

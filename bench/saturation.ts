@@ -41,15 +41,24 @@ const COPIES = Number(values.copies);
 const INTERVAL = Number(values.interval);
 
 function attackFiles(kind: string): { name: string; template: Uint8Array; data: string }[] {
-  const paragraphs = { name: '260,000-paragraph docx', template: makeDocx(para('{name}') + numberedParagraphs(260_000)), data: '{"name":"B"}' };
-  if (kind === 'layout') return [{ name: '1-inch pages, 72 pt, 22-inch lines, 100 paragraphs', template: hostileLayoutDocx(100), data: '{}' }];
+  const paragraphs = {
+    name: '260,000-paragraph docx',
+    template: makeDocx(para('{name}') + numberedParagraphs(260_000)),
+    data: '{"name":"B"}',
+  };
+  if (kind === 'layout')
+    return [{ name: '1-inch pages, 72 pt, 22-inch lines, 100 paragraphs', template: hostileLayoutDocx(100), data: '{}' }];
   if (kind === 'hostile') return [paragraphs];
   if (kind === 'long') return [{ name: '~900-page docx within every limit', template: longDocx(24_000), data: '{}' }];
   if (kind !== 'all') throw new Error(`--attack must be layout, hostile, all or long, got ${kind}`);
   return [
     paragraphs,
     { name: 'docx with a 60 MB run', template: longRunDocx(60_000_000, para('{name}')), data: '{"name":"B"}' },
-    { name: '900-megapixel PNG (0.1 MB)', template: tagDocx('{%img}'), data: JSON.stringify({ img: `data:image/png;base64,${Buffer.from(hugePng(30_000, 30_000)).toString('base64')}` }) },
+    {
+      name: '900-megapixel PNG (0.1 MB)',
+      template: tagDocx('{%img}'),
+      data: JSON.stringify({ img: `data:image/png;base64,${Buffer.from(hugePng(30_000, 30_000)).toString('base64')}` }),
+    },
     { name: '7.3 MB HTML table', template: tagDocx('{~~html}'), data: JSON.stringify({ html: htmlTable(40_000, 10) }) },
   ];
 }
@@ -73,7 +82,10 @@ const receiver = await startReceiver('127.0.0.1');
 try {
   for (const pool of values.pools.split(',')) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-saturation-'));
-    const env = await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', ...(pool === 'default' ? {} : { CONVERTER_POOL_SIZE: pool }) });
+    const env = await docgenStartEnv(dataDir, {
+      OUTBOUND_ALLOW: '127.0.0.1',
+      ...(pool === 'default' ? {} : { CONVERTER_POOL_SIZE: pool }),
+    });
     const svc = await spawnDocgenStart(env, { timeoutMs: 300_000 });
     const rss = rssPeaks(svc.child.pid!);
     try {
@@ -82,7 +94,9 @@ try {
       for (const name of ['b', 'c']) {
         const api = client(await docgenCredentials(svc.env, `tenant-${name}`));
         const dest = `/sat-${pool}-${name}`;
-        const made = await api.call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest, client_id: 'bench' } });
+        const made = await api.call('POST', '/common/client/token', {
+          json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest, client_id: 'bench' },
+        });
         if (made.status !== 200) throw new Error(`client token: ${JSON.stringify(made.body)}`);
         attackers.push({ api, token: made.body.result.data.token, dest });
       }
@@ -91,7 +105,13 @@ try {
       rss.reset();
       const baseline = summary(await pdfTraffic(a, { everyMs: EVERY, min: 3, until: () => Date.now() > end }));
       const baselineRss = rss.peak();
-      console.log(JSON.stringify({ pool: pool === 'default' ? `default (${os.availableParallelism()} CPUs)` : Number(pool), baseline, peakRssMb: baselineRss }));
+      console.log(
+        JSON.stringify({
+          pool: pool === 'default' ? `default (${os.availableParallelism()} CPUs)` : Number(pool),
+          baseline,
+          peakRssMb: baselineRss,
+        }),
+      );
       const files = attackFiles(values.attack);
       for (const kind of values.cases.split(',')) {
         rss.reset();
@@ -112,17 +132,19 @@ try {
           }
         };
         const attack =
-          kind === 'alone' ? periodic(0)
-          : kind === 'pair' ? Promise.all([periodic(0), periodic(1)])
-          : kind === 'continuous'
-            ? (async () => {
-                while (Date.now() < end) for (const f of files) answers.push(`sync ${await send(attackers[0]!.api, f, undefined)}`);
-              })()
-            : kind === 'burst'
-              ? (async () => {
-                  for (const f of files) for (let i = 0; i < COPIES; i++) await asyncSend(0, f);
-                })()
-              : Promise.reject(new Error(`--cases: alone, pair, continuous or burst, got ${kind}`));
+          kind === 'alone'
+            ? periodic(0)
+            : kind === 'pair'
+              ? Promise.all([periodic(0), periodic(1)])
+              : kind === 'continuous'
+                ? (async () => {
+                    while (Date.now() < end) for (const f of files) answers.push(`sync ${await send(attackers[0]!.api, f, undefined)}`);
+                  })()
+                : kind === 'burst'
+                  ? (async () => {
+                      for (const f of files) for (let i = 0; i < COPIES; i++) await asyncSend(0, f);
+                    })()
+                  : Promise.reject(new Error(`--cases: alone, pair, continuous or burst, got ${kind}`));
         const during = summary(await pdfTraffic(a, { everyMs: EVERY, min: 3, until: () => Date.now() > end }));
         await attack;
         // The attackers' async work ends before the next case (an idle converter) and is reported.
@@ -131,17 +153,32 @@ try {
           await new Promise((r) => setTimeout(r, 500));
         }
         const callbacks = attackers.flatMap((x, i) =>
-          receiver.at(`/hooks${x.dest}`).slice(before[i]).map((d) => {
-            const body = JSON.parse(d.body) as { result?: { statusCode: number }; error?: { statusCode: number; innerErrors: { code: string; message: string }[] } };
-            return String(body.result?.statusCode ?? `${body.error?.statusCode} ${body.error?.innerErrors[0]?.code} ${body.error?.innerErrors[0]?.message.replace(/.*\(([A-Z_]+)\)[^(]*$/, '$1')}`);
-          }),
+          receiver
+            .at(`/hooks${x.dest}`)
+            .slice(before[i])
+            .map((d) => {
+              const body = JSON.parse(d.body) as {
+                result?: { statusCode: number };
+                error?: { statusCode: number; innerErrors: { code: string; message: string }[] };
+              };
+              return String(
+                body.result?.statusCode ??
+                  `${body.error?.statusCode} ${body.error?.innerErrors[0]?.code} ${body.error?.innerErrors[0]?.message.replace(/.*\(([A-Z_]+)\)[^(]*$/, '$1')}`,
+              );
+            }),
         );
         console.log(
           JSON.stringify({
             pool: pool === 'default' ? `default (${os.availableParallelism()} CPUs)` : Number(pool),
             case: kind,
             attack: values.attack,
-            tenantA: { everyMs: EVERY, baselineP95: baseline.p95, during, p95VsBaseline: Number((during.p95 / Math.max(1, baseline.p95)).toFixed(2)), failures: during.n - during.ok },
+            tenantA: {
+              everyMs: EVERY,
+              baselineP95: baseline.p95,
+              during,
+              p95VsBaseline: Number((during.p95 / Math.max(1, baseline.p95)).toFixed(2)),
+              failures: during.n - during.ok,
+            },
             attackers: { answers: count(answers), callbacks: count(callbacks) },
             peakRssMb: rss.peak(),
           }),

@@ -22,7 +22,9 @@ import { docgenCredentials, docgenStartEnv, type DocgenStart, spawnDocgenStart }
 import { client } from '../test/support/http.ts';
 import { makeDocx } from '../test/support/office.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, rate: { type: 'string', default: '5' }, pdf: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '3' }, rate: { type: 'string', default: '5' }, pdf: { type: 'boolean', default: false } },
+});
 const rounds = Number(values.rounds);
 const rate = Number(values.rate);
 
@@ -30,24 +32,37 @@ const template = makeDocx(['Invoice {customer.name}']);
 const files = http.createServer((req, res) => {
   if (req.url === '/t.docx') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from(template));
   req.resume();
-  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { customer: { name: 'Ada' } } })));
+  req.on('end', () =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { customer: { name: 'Ada' } } })),
+  );
 });
 await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
 const body = {
   template: { url: `${base}/t.docx`, fileFormat: 'docx' },
   data: { loadMethod: 'GraphQL', urn: `${base}/graphql`, query: 'query { customer { name } }' },
-  document: { name: 'kill', fileFormat: values.pdf ? 'pdf' : 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-US' },
+  document: {
+    name: 'kill',
+    fileFormat: values.pdf ? 'pdf' : 'docx',
+    deliveryMethod: 'Storage',
+    path: 'root',
+    timezone: 'UTC',
+    locale: 'en-US',
+  },
 };
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-killrec-'));
-let svc: DocgenStart = await spawnDocgenStart(await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', PAGE_COUNT: 'document', CONVERTER: values.pdf ? undefined : 'none' }));
+let svc: DocgenStart = await spawnDocgenStart(
+  await docgenStartEnv(dataDir, { OUTBOUND_ALLOW: '127.0.0.1', PAGE_COUNT: 'document', CONVERTER: values.pdf ? undefined : 'none' }),
+);
 const api = client(await docgenCredentials(svc.env));
 const send = (key: string) => api.call('POST', '/documents/document/generate', { json: body, headers: { 'idempotency-key': key } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const s = (ms: number) => (ms / 1000).toFixed(1);
 
-console.log(`docgen start SIGKILLed under ${rate} sync ${values.pdf ? 'pdf' : 'docx'} generates/s, restarted at once (${rounds} rounds); seconds from the kill:`);
+console.log(
+  `docgen start SIGKILLed under ${rate} sync ${values.pdf ? 'pdf' : 'docx'} generates/s, restarted at once (${rounds} rounds); seconds from the kill:`,
+);
 console.log('round  ready  first new 201  last in-flight 201  in flight');
 for (let round = 1; round <= rounds; round++) {
   // Steady load for a few seconds, then the kill while requests are in flight.
@@ -56,13 +71,25 @@ for (let round = 1; round <= rounds; round++) {
   const t0 = Date.now();
   while (Date.now() - t0 < loadFor) {
     const key = randomUUID();
-    pending.set(key, send(key).then((r) => r.status, () => 0));
+    pending.set(
+      key,
+      send(key).then(
+        (r) => r.status,
+        () => 0,
+      ),
+    );
     await sleep(1000 / rate);
   }
   // A burst, so that runs are in flight (started, their steps running) when the kill comes.
   for (let i = 0; i < 10; i++) {
     const key = randomUUID();
-    pending.set(key, send(key).then((r) => r.status, () => 0));
+    pending.set(
+      key,
+      send(key).then(
+        (r) => r.status,
+        () => 0,
+      ),
+    );
   }
   await sleep(150);
   await svc.stop('SIGKILL');
@@ -81,7 +108,9 @@ for (let round = 1; round <= rounds; round++) {
   };
   const [firstNew, ...cut] = await Promise.all([until201(randomUUID()), ...inFlight.map(until201)]);
   const lastCut = cut.length > 0 ? Math.max(...cut) : NaN;
-  console.log(`${String(round).padStart(5)}  ${s(ready).padStart(5)}  ${s(firstNew!).padStart(13)}  ${s(lastCut).padStart(18)}  ${String(inFlight.length).padStart(9)}`);
+  console.log(
+    `${String(round).padStart(5)}  ${s(ready).padStart(5)}  ${s(firstNew!).padStart(13)}  ${s(lastCut).padStart(18)}  ${String(inFlight.length).padStart(9)}`,
+  );
 }
 await svc.stop();
 files.close();

@@ -26,11 +26,30 @@ const cli = findTemporalCli(process.env.TEMPORAL_CLI);
 const svc = await spawnDocgenStart(await docgenStartEnv(dataDir, cli ? { TEMPORAL_CLI: cli } : {}), { pollMs: 20, timeoutMs: 600_000 });
 const base = `http://127.0.0.1:${svc.env.PORT}`;
 const template = path.join(dataDir, 'letter.docx');
-fs.writeFileSync(template, makeDocx(['Dear {customer.name},', 'Your order {order} of {total | currency:"EUR"} ships on {shipOn | date:"d MMMM yyyy"}.', '{#items}', '{description}: {qty}', '{/items}', 'Kind regards,', '{sender}']));
+fs.writeFileSync(
+  template,
+  makeDocx([
+    'Dear {customer.name},',
+    'Your order {order} of {total | currency:"EUR"} ships on {shipOn | date:"d MMMM yyyy"}.',
+    '{#items}',
+    '{description}: {qty}',
+    '{/items}',
+    'Kind regards,',
+    '{sender}',
+  ]),
+);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -69,14 +88,22 @@ try {
         },
         { text, marker },
       );
-      const studio = await page.evaluate(() => (window as unknown as { studio: { lastPreviewMs: number; lastTimings: Record<string, number> } }).studio);
+      const studio = await page.evaluate(
+        () => (window as unknown as { studio: { lastPreviewMs: number; lastTimings: Record<string, number> } }).studio,
+      );
       if (i < 0) continue;
       total.push(elapsed);
       pipeline.push(studio.lastPreviewMs);
       for (const [k, v] of Object.entries(studio.lastTimings)) (stages[k] ??= []).push(v);
     }
-    console.log(`  ${label.padEnd(28)} edit -> page drawn median ${ms(median(total))}  p90 ${ms(pct(total, 90))}  min ${ms(Math.min(...total))}`);
-    console.log(`  ${''.padEnd(28)} pipeline alone     median ${ms(median(pipeline))}  p90 ${ms(pct(pipeline, 90))}  (${Object.entries(stages).map(([k, v]) => `${k} ${ms(median(v))}`).join(', ')})`);
+    console.log(
+      `  ${label.padEnd(28)} edit -> page drawn median ${ms(median(total))}  p90 ${ms(pct(total, 90))}  min ${ms(Math.min(...total))}`,
+    );
+    console.log(
+      `  ${''.padEnd(28)} pipeline alone     median ${ms(median(pipeline))}  p90 ${ms(pct(pipeline, 90))}  (${Object.entries(stages)
+        .map(([k, v]) => `${k} ${ms(median(v))}`)
+        .join(', ')})`,
+    );
   };
   console.log(`studio preview, one-page docx, ${edits} edits per row (after 2 warm-up), docgen start on this machine:`);
   await run(pause, `after a ${pause} ms pause`);

@@ -18,7 +18,8 @@ export function readRows(file: string): Record<string, unknown>[] {
   try {
     if (format === 'json') {
       const first = /\S/.exec(text.replace(/^\ufeff/, ''))?.[0];
-      if (first !== undefined && first !== '[') throw new RowsError(`${file}: --each needs a JSON array (one object per document), a .jsonl or a .csv file`);
+      if (first !== undefined && first !== '[')
+        throw new RowsError(`${file}: --each needs a JSON array (one object per document), a .jsonl or a .csv file`);
     }
     return readAllRows(text, { format, source: file });
   } catch (err) {
@@ -31,7 +32,9 @@ export function readRows(file: string): Record<string, unknown>[] {
 export function describeError(err: unknown): string[] {
   if (err instanceof TemplateError) {
     return err.errors.map((e) => {
-      const loc = e.location ? ` (${[e.location.part, e.location.cell ? `cell ${e.location.cell}` : '', e.location.paragraph !== undefined ? `paragraph ${e.location.paragraph}` : ''].filter(Boolean).join(', ')})` : '';
+      const loc = e.location
+        ? ` (${[e.location.part, e.location.cell ? `cell ${e.location.cell}` : '', e.location.paragraph !== undefined ? `paragraph ${e.location.paragraph}` : ''].filter(Boolean).join(', ')})`
+        : '';
       return `${e.id}${loc}: ${e.message}`;
     });
   }
@@ -45,7 +48,12 @@ export function describeError(err: unknown): string[] {
 /** A file name for row `index` (1-based): the row's `nameField` value when given, else the number. */
 export function rowFileName(row: Record<string, unknown>, index: number, base: string, ext: string, nameField?: string): string {
   const named = nameField !== undefined ? row[nameField] : undefined;
-  const stem = named === undefined || named === null || String(named).trim() === '' ? `${base}-${String(index).padStart(3, '0')}` : String(named).trim().replace(/[^\p{L}\p{N}._-]+/gu, '_');
+  const stem =
+    named === undefined || named === null || String(named).trim() === ''
+      ? `${base}-${String(index).padStart(3, '0')}`
+      : String(named)
+          .trim()
+          .replace(/[^\p{L}\p{N}._-]+/gu, '_');
   return `${stem}.${ext}`;
 }
 
@@ -86,13 +94,17 @@ export async function runBatch(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, total)) }, worker));
   result.failed.sort((a, b) => a.row - b.row);
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
-  opts.out.write(`${result.ok} of ${total} document(s) written to ${path.resolve(opts.outDir)} in ${secs} s${result.failed.length ? `; ${result.failed.length} failed:` : ''}\n`);
+  opts.out.write(
+    `${result.ok} of ${total} document(s) written to ${path.resolve(opts.outDir)} in ${secs} s${result.failed.length ? `; ${result.failed.length} failed:` : ''}\n`,
+  );
   for (const f of result.failed) for (const reason of f.reasons) opts.out.write(`  row ${f.row}: ${reason}\n`);
   return result;
 }
 
 /** A live progress line: a bar redrawn in place on a terminal, a line per tenth otherwise (logs, CI). */
-export function progressLine(out: NodeJS.WritableStream & { isTTY?: boolean }): (p: { done: number; total: number; failed: number; rate?: number; eta?: string }) => void {
+export function progressLine(
+  out: NodeJS.WritableStream & { isTTY?: boolean },
+): (p: { done: number; total: number; failed: number; rate?: number; eta?: string }) => void {
   let lastTenth = -1;
   let finished = false;
   return ({ done, total, failed, rate, eta }) => {

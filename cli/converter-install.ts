@@ -30,7 +30,11 @@ export function converterInstallPlan(f: InstallFacts, script = INSTALL_SCRIPT): 
       message: `pdf/csv output needs LibreOffice (soffice) and python3-uno; this is not a Debian/Ubuntu machine, so install them with its package manager (the Debian package list is in ${script}), or set GOTENBERG_URL`,
     };
   }
-  if (f.optedOut) return { action: 'print', message: `pdf/csv output needs LibreOffice: run \`${command}\` (CONVERTER_AUTO_INSTALL=false, so docgen does not install it)` };
+  if (f.optedOut)
+    return {
+      action: 'print',
+      message: `pdf/csv output needs LibreOffice: run \`${command}\` (CONVERTER_AUTO_INSTALL=false, so docgen does not install it)`,
+    };
   if (!f.root) return { action: 'print', message: `pdf/csv output needs LibreOffice: run \`${command}\`, then restart docgen` };
   return { action: 'install', command: ['bash', script] };
 }
@@ -54,10 +58,15 @@ export function ensureLibreOffice(autoInstall: boolean, log: (line: string) => v
     log(plan.message);
     return;
   }
-  log(`LibreOffice is missing (${c.reason}): installing it for pdf/csv output with \`${plan.command.join(' ')}\` (apt-get, a few minutes, once; CONVERTER_AUTO_INSTALL=false skips this)...`);
+  log(
+    `LibreOffice is missing (${c.reason}): installing it for pdf/csv output with \`${plan.command.join(' ')}\` (apt-get, a few minutes, once; CONVERTER_AUTO_INSTALL=false skips this)...`,
+  );
   const t0 = Date.now();
   const r = spawnSync(plan.command[0]!, plan.command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'], timeout: 1_800_000 });
   forgetLibreOfficeProbe();
   if (r.status === 0) log(`LibreOffice installed in ${Math.round((Date.now() - t0) / 1000)} s.`);
-  else log(`Installing LibreOffice failed (exit ${r.status ?? r.signal}); docx/xlsx/pptx output works, pdf/csv requests answer 400 until it is installed.`);
+  else
+    log(
+      `Installing LibreOffice failed (exit ${r.status ?? r.signal}); docx/xlsx/pptx output works, pdf/csv requests answer 400 until it is installed.`,
+    );
 }

@@ -124,7 +124,13 @@ async function cmdStart(config: Config): Promise<void> {
 async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
   if (!config.temporalAddress) throw new ConfigError(`docgen ${half} needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)`);
   const log = startLog(config, `docgen-${half}`);
-  const service = await startService({ config, temporalAddress: config.temporalAddress, api: half === 'api', worker: half === 'worker', log });
+  const service = await startService({
+    config,
+    temporalAddress: config.temporalAddress,
+    api: half === 'api',
+    worker: half === 'worker',
+    log,
+  });
   const events = lifecycle(log);
   const metrics = service.metricsUrl ? { metricsUrl: `${service.metricsUrl}/metrics` } : {};
   if (half === 'api') events.info({ url: `${service.baseUrl}/v1`, ...metrics }, `docgen api listening on ${service.baseUrl}/v1`);
@@ -203,17 +209,24 @@ async function cmdRender(args: string[]): Promise<void> {
       strict: { type: 'boolean' },
     },
   });
-  if (!values.template || !values.data || !values.out) throw new ConfigError(`render needs --template, --data and --out${values.each ? ' (a directory with --each)' : ''}`);
+  if (!values.template || !values.data || !values.out)
+    throw new ConfigError(`render needs --template, --data and --out${values.each ? ' (a directory with --each)' : ''}`);
   const { render, renderWithWarnings, templateFormat } = await import('../engine/index.ts');
   const template = fs.readFileSync(values.template);
-  const options = { ...(values.locale ? { locale: values.locale } : {}), ...(values.timezone ? { timezone: values.timezone } : {}), ...(values.strict ? { strict: true } : {}) };
+  const options = {
+    ...(values.locale ? { locale: values.locale } : {}),
+    ...(values.timezone ? { timezone: values.timezone } : {}),
+    ...(values.strict ? { strict: true } : {}),
+  };
   // The engine writes the template's own kind; a file named otherwise (out.pdf) would hide a docx.
   const kind = templateFormat(template);
   const wanted = path.extname(values.out).slice(1).toLowerCase();
   if (!values.each && kind !== undefined && wanted !== '' && wanted !== kind) {
     throw new ConfigError(
       `render writes ${kind}, the template's kind; ${values.out} asks for ${wanted}: name it .${kind}` +
-        (wanted === 'pdf' || wanted === 'csv' ? `, or convert with the running service: docgen generate --template ${values.template} --data ${values.data} --format ${wanted} --out ${values.out}` : ''),
+        (wanted === 'pdf' || wanted === 'csv'
+          ? `, or convert with the running service: docgen generate --template ${values.template} --data ${values.data} --format ${wanted} --out ${values.out}`
+          : ''),
     );
   }
   if (values.each) {
@@ -252,9 +265,15 @@ async function cmdRender(args: string[]): Promise<void> {
     const missing = warnings.filter((w) => w.id !== 'image_invalid');
     const images = warnings.filter((w) => w.id === 'image_invalid');
     const lines = (list: readonly TemplateErrorEntry[]) => list.map((w) => `  ${describeLocation(w.location)}: ${w.message}`).join('\n');
-    if (missing.length > 0) process.stderr.write(`docgen: ${missing.length} tag${missing.length === 1 ? '' : 's'} rendered empty, the data has no value (--strict refuses them):\n${lines(missing)}\n`);
+    if (missing.length > 0)
+      process.stderr.write(
+        `docgen: ${missing.length} tag${missing.length === 1 ? '' : 's'} rendered empty, the data has no value (--strict refuses them):\n${lines(missing)}\n`,
+      );
     // A damaged image (a PNG cut short) was left out: IMAGE_INVALID, as the service's warnings say it.
-    if (images.length > 0) process.stderr.write(`docgen: ${images.length} image${images.length === 1 ? '' : 's'} left out, damaged (IMAGE_INVALID; --strict refuses them):\n${lines(images)}\n`);
+    if (images.length > 0)
+      process.stderr.write(
+        `docgen: ${images.length} image${images.length === 1 ? '' : 's'} left out, damaged (IMAGE_INVALID; --strict refuses them):\n${lines(images)}\n`,
+      );
   }
 }
 
@@ -312,7 +331,10 @@ const isVersion = (arg: string | undefined) => arg === '--version' || arg === '-
 
 /** `docgen 0.1.0 (Node v24.21.0, Temporal SDK 1.24.0)`: package.json's versions, which the images carry. */
 function versionLine(): string {
-  const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+    dependencies?: Record<string, string>;
+  };
   const sdk = pkg.dependencies?.['@temporalio/worker'];
   return `docgen ${pkg.version} (Node ${process.version}${sdk ? `, Temporal SDK ${sdk}` : ''})\n`;
 }
@@ -366,7 +388,10 @@ main(process.argv.slice(2)).then(
     // wrong), on stderr as any command's failure. `docgen start` has a person at its terminal.
     const [cmd] = process.argv.slice(2);
     if (cmd === 'api' || cmd === 'worker') {
-      createLogger({ level: 'info', name: `docgen-${cmd}`, destination: 'stderr' }).fatal({ component: 'cli', ...(err instanceof ConfigError ? {} : { err }) }, `docgen: ${message}`);
+      createLogger({ level: 'info', name: `docgen-${cmd}`, destination: 'stderr' }).fatal(
+        { component: 'cli', ...(err instanceof ConfigError ? {} : { err }) },
+        `docgen: ${message}`,
+      );
     } else process.stderr.write(`docgen: ${message}\n`);
     process.exit(1);
   },

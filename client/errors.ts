@@ -109,7 +109,8 @@ export function errorFromResponse(status: number, body: unknown, headerOperation
     if (isObject(body.error)) {
       // The error envelope (2.1); statusCode is a string in manage, which changes nothing here.
       if (typeof body.error.message === 'string') message = body.error.message;
-      if (Array.isArray(body.error.innerErrors)) innerErrors = body.error.innerErrors.map(toInner).filter((e): e is InnerError => e !== undefined);
+      if (Array.isArray(body.error.innerErrors))
+        innerErrors = body.error.innerErrors.map(toInner).filter((e): e is InnerError => e !== undefined);
     } else if (typeof body.code === 'string') {
       // Bare body of configuration get and list: {code, message, eventId?}.
       const inner = toInner(body);

@@ -93,7 +93,9 @@ async function readBody(res: Response): Promise<unknown> {
 function baseUrlOf(given: unknown): string {
   const example = 'e.g. http://127.0.0.1:8080 (`npx docgen credentials --json` prints it as baseUrl)';
   if (typeof given !== 'string' || given.trim() === '') {
-    throw new TypeError(`DocgenClient: baseUrl is required: the service's URL, ${example}; got ${given === '' ? 'an empty string' : String(given)}`);
+    throw new TypeError(
+      `DocgenClient: baseUrl is required: the service's URL, ${example}; got ${given === '' ? 'an empty string' : String(given)}`,
+    );
   }
   let url: URL;
   try {
@@ -101,7 +103,8 @@ function baseUrlOf(given: unknown): string {
   } catch {
     throw new TypeError(`DocgenClient: baseUrl ${JSON.stringify(given)} is not a URL: give the service's URL, ${example}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`DocgenClient: baseUrl ${JSON.stringify(given)} must be an http or https URL, ${example}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`DocgenClient: baseUrl ${JSON.stringify(given)} must be an http or https URL, ${example}`);
   return given.trim().replace(/\/+$/, '');
 }
 
@@ -134,7 +137,11 @@ export class Transport {
 
   /** One unauthenticated GET, no retries, any status: for the health and readiness probes. */
   async probe(path: string): Promise<{ status: number; body: unknown }> {
-    const res = await this.fetchFn(this.url(path), { method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+    const res = await this.fetchFn(this.url(path), {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -206,4 +213,3 @@ export class Transport {
     return (await readBody(res)) as T;
   }
 }
-

@@ -56,7 +56,15 @@ export * from './errors.ts';
 export type * from './types.ts';
 export { parseRetryAfter, Transport, type FetchLike, type RequestOptions, type RetryPolicy, type TransportOptions } from './http.ts';
 export { verifyCallback, type CallbackHeaders } from './webhooks.ts';
-export { BatchesClient, type BatchProgress, type BatchRequest, type BatchRow, type BatchStarted, type BatchStartOptions, type BatchWaitOptions } from './batches.ts';
+export {
+  BatchesClient,
+  type BatchProgress,
+  type BatchRequest,
+  type BatchRow,
+  type BatchStarted,
+  type BatchStartOptions,
+  type BatchWaitOptions,
+} from './batches.ts';
 import { BatchesClient } from './batches.ts';
 
 export type DocgenClientOptions = TransportOptions;
@@ -83,7 +91,12 @@ class Area {
     const env = await this.t.json<SuccessEnvelope<T>>(method, path, init);
     return env.result.data;
   }
-  protected async page<K extends string, T>(path: string, key: K, params: ListParams | undefined, opts?: RequestOptions): Promise<ListPage<K, T>> {
+  protected async page<K extends string, T>(
+    path: string,
+    key: K,
+    params: ListParams | undefined,
+    opts?: RequestOptions,
+  ): Promise<ListPage<K, T>> {
     const data = await this.call<Record<K, T[]> & { rowCount: number }>('GET', path, callInit(opts, { query: listQuery(params) }));
     return { rowCount: data.rowCount, items: data[key], data };
   }
@@ -96,7 +109,11 @@ interface WithContext extends RequestOptions {
 /** Common utilities (4.1). */
 export class CommonClient extends Area {
   async limits(query: LimitsQuery = {}, opts?: RequestOptions): Promise<MeteredDimensionSetting[]> {
-    const d = await this.call<{ settings: MeteredDimensionSetting[] }>('GET', '/common/limits/get', callInit(opts, { query: { ...query } }));
+    const d = await this.call<{ settings: MeteredDimensionSetting[] }>(
+      'GET',
+      '/common/limits/get',
+      callInit(opts, { query: { ...query } }),
+    );
     return d.settings;
   }
   summary(type: 'dashboard', opts?: RequestOptions): Promise<DashboardSummary>;
@@ -118,16 +135,22 @@ export class CommonClient extends Area {
     return (await this.call<{ userContacts: UserContact[] }>('GET', '/common/user/contact/list', callInit(opts))).userContacts;
   }
   async getContact(userContactId: string, opts?: RequestOptions): Promise<UserContact> {
-    return (await this.call<{ userContact: UserContact }>('GET', `/common/user/contact/${seg(userContactId)}/get`, callInit(opts))).userContact;
+    return (await this.call<{ userContact: UserContact }>('GET', `/common/user/contact/${seg(userContactId)}/get`, callInit(opts)))
+      .userContact;
   }
   /** Extension: creates a contact of the caller. */
-  async createContact(userContact: { name: string; email: string; sharedWithAccount?: boolean }, opts?: RequestOptions): Promise<UserContact> {
-    return (await this.call<{ userContact: UserContact }>('POST', '/common/user/contact/create', callInit(opts, { json: { userContact } }))).userContact;
+  async createContact(
+    userContact: { name: string; email: string; sharedWithAccount?: boolean },
+    opts?: RequestOptions,
+  ): Promise<UserContact> {
+    return (await this.call<{ userContact: UserContact }>('POST', '/common/user/contact/create', callInit(opts, { json: { userContact } })))
+      .userContact;
   }
   /** Extension: connects a drive or the CRM (PUT /common/connection/{kind}); replaces an existing one. The
    *  fields depend on the kind (see the OpenAPI description); secrets are sealed and never returned. */
   async putConnection(kind: ConnectionKind, connection: Record<string, unknown>, opts?: RequestOptions): Promise<Connection> {
-    return (await this.call<{ connection: Connection }>('PUT', `/common/connection/${seg(kind)}`, callInit(opts, { json: { connection } }))).connection;
+    return (await this.call<{ connection: Connection }>('PUT', `/common/connection/${seg(kind)}`, callInit(opts, { json: { connection } })))
+      .connection;
   }
   async listConnections(opts?: RequestOptions): Promise<Connection[]> {
     return (await this.call<{ connections: Connection[] }>('GET', '/common/connection/list', callInit(opts))).connections;
@@ -150,7 +173,13 @@ export class CommonClient extends Area {
     return (await this.t.json<{ folder: Folder }>('GET', `/common/folder/${seg(folderId)}/get`, callInit(opts))).folder;
   }
   async updateFolder(folderId: string, folder: { name: string }, opts?: RequestOptions): Promise<{ id: string; message: string }> {
-    return (await this.t.json<{ folder: { id: string; message: string } }>('PUT', `/common/folder/${seg(folderId)}/update`, callInit(opts, { json: { folder } }))).folder;
+    return (
+      await this.t.json<{ folder: { id: string; message: string } }>(
+        'PUT',
+        `/common/folder/${seg(folderId)}/update`,
+        callInit(opts, { json: { folder } }),
+      )
+    ).folder;
   }
 }
 
@@ -173,17 +202,29 @@ export class SignaturesClient extends Area {
 /** Document solution configurations (4.3). */
 export class ConfigurationsClient extends Area {
   async create(fields: ConfigurationFields, opts?: RequestOptions): Promise<Configuration> {
-    return (await this.call<{ documentSolutionConfiguration: Configuration }>('POST', '/documents/configuration/create', callInit(opts, { json: fields })))
-      .documentSolutionConfiguration;
+    return (
+      await this.call<{ documentSolutionConfiguration: Configuration }>(
+        'POST',
+        '/documents/configuration/create',
+        callInit(opts, { json: fields }),
+      )
+    ).documentSolutionConfiguration;
   }
   /** Replaces the configuration: fields left out become empty/false. */
   async update(id: string, fields: ConfigurationFields, opts?: RequestOptions): Promise<Configuration> {
-    return (await this.call<{ documentSolutionConfiguration: Configuration }>('PUT', `/documents/configuration/${seg(id)}/update`, callInit(opts, { json: fields })))
-      .documentSolutionConfiguration;
+    return (
+      await this.call<{ documentSolutionConfiguration: Configuration }>(
+        'PUT',
+        `/documents/configuration/${seg(id)}/update`,
+        callInit(opts, { json: fields }),
+      )
+    ).documentSolutionConfiguration;
   }
   /** Failures come back as bare `{code, message}` bodies; the error classes carry them the same way. */
   async get(id: string, opts?: RequestOptions): Promise<Configuration> {
-    return (await this.call<{ documentSolutionConfiguration: Configuration }>('GET', `/documents/configuration/${seg(id)}/get`, callInit(opts))).documentSolutionConfiguration;
+    return (
+      await this.call<{ documentSolutionConfiguration: Configuration }>('GET', `/documents/configuration/${seg(id)}/get`, callInit(opts))
+    ).documentSolutionConfiguration;
   }
   list(params?: ListParams, opts?: RequestOptions): Promise<ListPage<'documentSolutionConfigurations', Configuration>> {
     return this.page('/documents/configuration/list', 'documentSolutionConfigurations', params, opts);
@@ -194,14 +235,18 @@ export class ConfigurationsClient extends Area {
 export class TemplatesClient extends Area {
   async create(documentTemplate: TemplateFields, opts?: WithContext): Promise<DocumentTemplate> {
     const json = { documentTemplate, ...(opts?.externalContext ? { externalContext: opts.externalContext } : {}) };
-    return (await this.call<{ documentTemplate: DocumentTemplate }>('POST', '/documents/template/create', callInit(opts, { json }))).documentTemplate;
+    return (await this.call<{ documentTemplate: DocumentTemplate }>('POST', '/documents/template/create', callInit(opts, { json })))
+      .documentTemplate;
   }
   async update(id: string, documentTemplate: TemplateFields, opts?: WithContext): Promise<DocumentTemplate> {
     const json = { documentTemplate, ...(opts?.externalContext ? { externalContext: opts.externalContext } : {}) };
-    return (await this.call<{ documentTemplate: DocumentTemplate }>('PUT', `/documents/template/${seg(id)}/update`, callInit(opts, { json }))).documentTemplate;
+    return (
+      await this.call<{ documentTemplate: DocumentTemplate }>('PUT', `/documents/template/${seg(id)}/update`, callInit(opts, { json }))
+    ).documentTemplate;
   }
   async get(id: string, opts?: RequestOptions): Promise<DocumentTemplate> {
-    return (await this.call<{ documentTemplate: DocumentTemplate }>('GET', `/documents/template/${seg(id)}/get`, callInit(opts))).documentTemplate;
+    return (await this.call<{ documentTemplate: DocumentTemplate }>('GET', `/documents/template/${seg(id)}/get`, callInit(opts)))
+      .documentTemplate;
   }
   list(params?: ListParams, opts?: RequestOptions): Promise<ListPage<'documentTemplates', DocumentTemplate>> {
     return this.page('/documents/template/list', 'documentTemplates', params, opts);
@@ -223,7 +268,8 @@ export class DataSourcesClient extends Area {
   /** The response uses the Id spelling (id, subscriptionId, ...). */
   async create(dataSource: DataSourceFields, opts?: WithContext): Promise<CreatedDataSource> {
     const json = { dataSource, ...(opts?.externalContext ? { externalContext: opts.externalContext } : {}) };
-    return (await this.call<{ dataSource: CreatedDataSource }>('POST', '/documents/datasource/create', callInit(opts, { json }))).dataSource;
+    return (await this.call<{ dataSource: CreatedDataSource }>('POST', '/documents/datasource/create', callInit(opts, { json })))
+      .dataSource;
   }
   /** Items use the Guid spelling (dataSourceGuid, subscriptionGuid, ...). */
   list(params?: ListParams, opts?: RequestOptions): Promise<ListPage<'dataSources', ListedDataSource>> {
@@ -233,7 +279,11 @@ export class DataSourcesClient extends Area {
     return this.call('DELETE', `/documents/datasource/${seg(id)}/delete`, callInit(opts));
   }
   /** Strict link: a missing solution or data source rejects with NotFoundError (empty body, code NOT_FOUND_BY_ID). */
-  addToSolution(documentSolutionId: string, dataSourceId: string, opts?: RequestOptions): Promise<{ documentSolutionId: string; dataSourceId: string; message: string }> {
+  addToSolution(
+    documentSolutionId: string,
+    dataSourceId: string,
+    opts?: RequestOptions,
+  ): Promise<{ documentSolutionId: string; dataSourceId: string; message: string }> {
     // Attaching twice is harmless, so the link is idempotent: retry it like a PUT.
     return this.call('POST', `/documents/solution/${seg(documentSolutionId)}/datasource/${seg(dataSourceId)}/add`, callInit(opts));
   }
@@ -243,10 +293,12 @@ export class DataSourcesClient extends Area {
 export class SolutionsClient extends Area {
   async create(documentSolution: { name: string; description?: string }, opts?: WithContext): Promise<DocumentSolution> {
     const json = { documentSolution, ...(opts?.externalContext ? { externalContext: opts.externalContext } : {}) };
-    return (await this.call<{ documentSolution: DocumentSolution }>('POST', '/documents/solution/create', callInit(opts, { json }))).documentSolution;
+    return (await this.call<{ documentSolution: DocumentSolution }>('POST', '/documents/solution/create', callInit(opts, { json })))
+      .documentSolution;
   }
   async get(id: string, opts?: RequestOptions): Promise<DocumentSolutionWithMembers> {
-    return (await this.call<{ documentSolution: DocumentSolutionWithMembers }>('GET', `/documents/solution/${seg(id)}/get`, callInit(opts))).documentSolution;
+    return (await this.call<{ documentSolution: DocumentSolutionWithMembers }>('GET', `/documents/solution/${seg(id)}/get`, callInit(opts)))
+      .documentSolution;
   }
   list(params?: ListParams, opts?: RequestOptions): Promise<ListPage<'documentSolutions', DocumentSolution>> {
     return this.page('/documents/solution/list', 'documentSolutions', params, opts);
@@ -256,16 +308,35 @@ export class SolutionsClient extends Area {
 /** Option values (4.6; list is an extension). */
 export class OptionsClient extends Area {
   async create(entityType: OptionEntityType, entityId: string, item: OptionItem, opts?: RequestOptions): Promise<OptionValue> {
-    return (await this.call<{ optionValue: OptionValue }>('POST', `/documents/option/${seg(entityType)}/${seg(entityId)}/create`, callInit(opts, { json: item }))).optionValue;
+    return (
+      await this.call<{ optionValue: OptionValue }>(
+        'POST',
+        `/documents/option/${seg(entityType)}/${seg(entityId)}/create`,
+        callInit(opts, { json: item }),
+      )
+    ).optionValue;
   }
-  replace(entityType: OptionEntityType, entityId: string, items: OptionItem[], opts?: RequestOptions): Promise<{ entityId: string; entityType: string; message: string }> {
+  replace(
+    entityType: OptionEntityType,
+    entityId: string,
+    items: OptionItem[],
+    opts?: RequestOptions,
+  ): Promise<{ entityId: string; entityType: string; message: string }> {
     return this.call('PUT', `/documents/option/${seg(entityType)}/${seg(entityId)}/replace`, callInit(opts, { json: items }));
   }
   async list(entityType: OptionEntityType, entityId: string, opts?: RequestOptions): Promise<OptionValue[]> {
-    return (await this.call<{ optionValues: OptionValue[] }>('GET', `/documents/option/${seg(entityType)}/${seg(entityId)}/list`, callInit(opts))).optionValues;
+    return (
+      await this.call<{ optionValues: OptionValue[] }>('GET', `/documents/option/${seg(entityType)}/${seg(entityId)}/list`, callInit(opts))
+    ).optionValues;
   }
   async update(optionValueGuid: string, item: OptionItem, opts?: RequestOptions): Promise<OptionValue> {
-    return (await this.call<{ optionValue: OptionValue }>('PUT', `/documents/option/${seg(optionValueGuid)}/update`, callInit(opts, { json: item }))).optionValue;
+    return (
+      await this.call<{ optionValue: OptionValue }>(
+        'PUT',
+        `/documents/option/${seg(optionValueGuid)}/update`,
+        callInit(opts, { json: item }),
+      )
+    ).optionValue;
   }
   delete(optionValueGuid: string, opts?: RequestOptions): Promise<{ optionValueGuid: string; message: string }> {
     return this.call('DELETE', `/documents/option/${seg(optionValueGuid)}/delete`, callInit(opts));
@@ -275,7 +346,13 @@ export class OptionsClient extends Area {
 /** Generated document records (4.7; get and list are extensions). */
 export class DocumentsClient extends Area {
   async update(documentGuid: string, fields: DocumentUpdate, opts?: RequestOptions): Promise<DocumentRecord> {
-    return (await this.call<{ document: DocumentRecord }>('PUT', `/documents/document/${seg(documentGuid)}/update`, callInit(opts, { json: fields }))).document;
+    return (
+      await this.call<{ document: DocumentRecord }>(
+        'PUT',
+        `/documents/document/${seg(documentGuid)}/update`,
+        callInit(opts, { json: fields }),
+      )
+    ).document;
   }
   async get(documentGuid: string, opts?: RequestOptions): Promise<DocumentRecord> {
     return (await this.call<{ document: DocumentRecord }>('GET', `/documents/document/${seg(documentGuid)}/get`, callInit(opts))).document;
@@ -300,7 +377,11 @@ export class GenerationClient extends Area {
    *  (from `common.createClientToken`). */
   async generateAsync(body: GenerateRequest, opts: GenerateOptions & { clientAuthorization: string }): Promise<GenerateAsyncResponse> {
     const { clientAuthorization, ...rest } = opts;
-    const res = await this.t.send('POST', '/documents/document/generate/async', callInit(rest, { json: body, headers: { 'x-client-authorization': clientAuthorization } }));
+    const res = await this.t.send(
+      'POST',
+      '/documents/document/generate/async',
+      callInit(rest, { json: body, headers: { 'x-client-authorization': clientAuthorization } }),
+    );
     await res.body?.cancel();
     return { queued: true, operationId: res.headers.get('x-operation-id') ?? undefined };
   }
@@ -357,7 +438,11 @@ function fileNameOf(disposition: string | null): string | undefined {
 export class StorageClient extends Area {
   async download(urn: string, opts?: RequestOptions): Promise<Download> {
     const res = await this.t.send('GET', `/documents/storage/${seg(urn)}/content`, callInit(opts, { headers: { accept: '*/*' } }));
-    return { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') ?? 'application/octet-stream', fileName: fileNameOf(res.headers.get('content-disposition')) };
+    return {
+      bytes: new Uint8Array(await res.arrayBuffer()),
+      contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+      fileName: fileNameOf(res.headers.get('content-disposition')),
+    };
   }
   /** The same as a stream: nothing is buffered. Consume or cancel the stream. */
   async downloadStream(urn: string, opts?: RequestOptions): Promise<DownloadStream> {

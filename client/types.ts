@@ -186,7 +186,6 @@ export interface LimitsQuery {
   subscriptionId?: string;
 }
 
-
 export type LimitEntry = MeteredDimensionSetting['subscriptionLimits']['monthly'][number];
 
 export type MeteredDimensionSetting = Schemas['MeteredDimensionSetting'];

@@ -16,7 +16,12 @@ export type CallbackHeaders = Record<string, string | string[] | undefined>;
  *   if (!verifyCallback(secret, req.headers, rawBody)) return res.writeHead(401).end();
  *   if (alreadyProcessed(req.headers['webhook-id'])) return res.writeHead(200).end();
  */
-export function verifyCallback(secret: string, headers: CallbackHeaders, rawBody: string, opts: { toleranceSeconds?: number; now?: number } = {}): boolean {
+export function verifyCallback(
+  secret: string,
+  headers: CallbackHeaders,
+  rawBody: string,
+  opts: { toleranceSeconds?: number; now?: number } = {},
+): boolean {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const id = one(headers['webhook-id']);
   const ts = one(headers['webhook-timestamp']);

@@ -8,7 +8,22 @@ import { AllowListError, outboundPolicy } from '../connectors/http/address-polic
 import { DEFAULT_TEMPLATE_LIMITS as TL, type TemplateLimits } from '../engine/limits.ts';
 import type { ConnectorSettings } from '../connectors/connections.ts';
 import { type LocationConfig, locationSettings } from '../connectors/registry.ts';
-import { bool, bytes, ConfigError, httpUrl, int, oneOf, optionalStr, type Parser, type Setting, setting, type SettingsTable, str, url, type ValuesOf } from '../core/settings.ts';
+import {
+  bool,
+  bytes,
+  ConfigError,
+  httpUrl,
+  int,
+  oneOf,
+  optionalStr,
+  type Parser,
+  type Setting,
+  setting,
+  type SettingsTable,
+  str,
+  url,
+  type ValuesOf,
+} from '../core/settings.ts';
 
 export { ConfigError } from '../core/settings.ts';
 import { type ConverterSettings, DEFAULT_CONVERTER_SETTINGS as CS } from '../converter/settings.ts';
@@ -48,7 +63,9 @@ const storageUrl: Parser<string | undefined> = (raw, name) => {
       throw new ConfigError(`${name} must be s3://bucket[/prefix] or a directory, got ${JSON.stringify(raw)}`);
     }
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(u.hostname) || u.search || u.hash || u.username) {
-      throw new ConfigError(`${name}: ${JSON.stringify(raw)} is not s3://bucket[/prefix] with a valid bucket name (3-63 lowercase letters, digits, dots, hyphens)`);
+      throw new ConfigError(
+        `${name}: ${JSON.stringify(raw)} is not s3://bucket[/prefix] with a valid bucket name (3-63 lowercase letters, digits, dots, hyphens)`,
+      );
     }
     return raw;
   }
@@ -61,14 +78,19 @@ const optionalPort: Parser<number | undefined> = (raw, name) => (raw === '' ? un
 /** TRUST_PROXY: addresses and CIDR ranges (and proxy-addr's names loopback, linklocal, uniquelocal) of the
  *  proxies whose X-Forwarded-For is believed. */
 const trustedProxies: Parser<string[] | undefined> = (raw, name) => {
-  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length === 0) return undefined;
   for (const e of entries) {
     const [address = '', prefix, extra] = e.split('/');
     const family = isIP(address);
     const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
     if (!['loopback', 'linklocal', 'uniquelocal'].includes(e) && (family === 0 || !prefixOk || extra !== undefined)) {
-      throw new ConfigError(`${name}: ${JSON.stringify(e)} is not an address, a CIDR range (10.0.0.0/8), loopback, linklocal or uniquelocal`);
+      throw new ConfigError(
+        `${name}: ${JSON.stringify(e)} is not an address, a CIDR range (10.0.0.0/8), loopback, linklocal or uniquelocal`,
+      );
     }
   }
   return entries;
@@ -77,11 +99,26 @@ const trustedProxies: Parser<string[] | undefined> = (raw, name) => {
 export const settings = {
   host: setting('HOST', '127.0.0.1', str, 'Address the HTTP API listens on'),
   port: setting('PORT', 8080, int(0, 65535), 'Port of the HTTP API (0 = any free port)'),
-  keepAliveTimeoutMs: setting('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, int(1_000, 3_600_000), "How long the API keeps an idle keep-alive connection open (Fastify's default 72 s); behind a load balancer, above the balancer's idle timeout. A stop closes idle connections at once whatever it is"),
+  keepAliveTimeoutMs: setting(
+    'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    72_000,
+    int(1_000, 3_600_000),
+    "How long the API keeps an idle keep-alive connection open (Fastify's default 72 s); behind a load balancer, above the balancer's idle timeout. A stop closes idle connections at once whatever it is",
+  ),
   publicBaseUrl: setting('PUBLIC_BASE_URL', undefined, url, 'Base URL printed and used in links (default http://HOST:PORT)'),
   dataDir: setting('DOCGEN_DATA_DIR', '.docgen', str, 'Directory for the embedded database, storage and Temporal dev server'),
-  databaseUrl: setting('DATABASE_URL', undefined, optionalStr, 'PostgreSQL connection string; unset = embedded PGlite in the data directory'),
-  temporalAddress: setting('TEMPORAL_ADDRESS', undefined, optionalStr, 'host:port of an existing Temporal frontend; unset = `docgen start` runs a dev server'),
+  databaseUrl: setting(
+    'DATABASE_URL',
+    undefined,
+    optionalStr,
+    'PostgreSQL connection string; unset = embedded PGlite in the data directory',
+  ),
+  temporalAddress: setting(
+    'TEMPORAL_ADDRESS',
+    undefined,
+    optionalStr,
+    'host:port of an existing Temporal frontend; unset = `docgen start` runs a dev server',
+  ),
   temporalNamespace: setting('TEMPORAL_NAMESPACE', 'default', str, 'Temporal namespace'),
   taskQueue: setting('TEMPORAL_TASK_QUEUE', 'docgen', str, 'Task queue the worker polls and the API starts workflows on'),
   temporalCli: setting('TEMPORAL_CLI', undefined, optionalStr, 'Path to the `temporal` CLI binary used for the dev server'),
@@ -90,13 +127,43 @@ export const settings = {
   jwtIssuer: setting('JWT_ISSUER', 'docgen-local', str, 'Expected `iss` of bearer tokens'),
   jwtAudience: setting('JWT_AUDIENCE', 'docgen-api', str, 'Expected `aud` of bearer tokens'),
   jwtJwksUrl: setting('JWT_JWKS_URL', undefined, url, 'JWKS URL of an identity provider; unset = the local signing key in the database'),
-  jwtAlgorithms: setting('JWT_ALGORITHMS', 'ES256,RS256', str, 'Accepted JWT algorithms (comma-separated; `none` and HMAC are never accepted)'),
+  jwtAlgorithms: setting(
+    'JWT_ALGORITHMS',
+    'ES256,RS256',
+    str,
+    'Accepted JWT algorithms (comma-separated; `none` and HMAC are never accepted)',
+  ),
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', 20 * 1024 * 1024, bytes, 'Maximum size of one uploaded file (e.g. 20MB)'),
-  uploadRetentionSeconds: setting('UPLOAD_RETENTION_SECONDS', 86_400, int(1, 31_536_000), 'How long an uploaded template or data file stays resolvable (spec: 24 hours)'),
-  uploadSweepSeconds: setting('UPLOAD_SWEEP_SECONDS', 60, int(1, 86_400), 'How often the upload sweeper erases the bytes of uploads whose retention period is over (they stop resolving at the end of the period, whatever this is)'),
-  generateTimeoutMs: setting('GENERATE_TIMEOUT_MS', 120_000, int(1_000, 3_600_000), 'How long a synchronous generate or manage waits for its run; past it the caller gets 504 GENERATION_TIMEOUT and the run goes on (a retry with the same Idempotency-Key, or the operationId of the 504 as the key, returns its outcome)'),
-  batchChunkRows: setting('BATCH_CHUNK_ROWS', 50, int(1, 10_000), 'Rows one chunk activity of a batch generates (POST /documents/document/generate/batch): orchestration is paid per chunk, not per row'),
-  batchWindow: setting('BATCH_WINDOW', 8, int(1, 256), 'Chunk activities of one batch in flight at once (the sliding window), across all workers'),
+  uploadRetentionSeconds: setting(
+    'UPLOAD_RETENTION_SECONDS',
+    86_400,
+    int(1, 31_536_000),
+    'How long an uploaded template or data file stays resolvable (spec: 24 hours)',
+  ),
+  uploadSweepSeconds: setting(
+    'UPLOAD_SWEEP_SECONDS',
+    60,
+    int(1, 86_400),
+    'How often the upload sweeper erases the bytes of uploads whose retention period is over (they stop resolving at the end of the period, whatever this is)',
+  ),
+  generateTimeoutMs: setting(
+    'GENERATE_TIMEOUT_MS',
+    120_000,
+    int(1_000, 3_600_000),
+    'How long a synchronous generate or manage waits for its run; past it the caller gets 504 GENERATION_TIMEOUT and the run goes on (a retry with the same Idempotency-Key, or the operationId of the 504 as the key, returns its outcome)',
+  ),
+  batchChunkRows: setting(
+    'BATCH_CHUNK_ROWS',
+    50,
+    int(1, 10_000),
+    'Rows one chunk activity of a batch generates (POST /documents/document/generate/batch): orchestration is paid per chunk, not per row',
+  ),
+  batchWindow: setting(
+    'BATCH_WINDOW',
+    8,
+    int(1, 256),
+    'Chunk activities of one batch in flight at once (the sliding window), across all workers',
+  ),
   batchSlots: setting(
     'BATCH_SLOTS',
     0,
@@ -107,12 +174,27 @@ export const settings = {
     'WORKER_DRAIN_SECONDS',
     30,
     int(1, 86_400),
-    'On SIGTERM a worker stops polling and lets its running activities finish for this long before cancelling them (the SDK\'s shutdownGraceTime); give the process manager at least this plus 30 s (Kubernetes terminationGracePeriodSeconds, compose stop_grace_period)',
+    "On SIGTERM a worker stops polling and lets its running activities finish for this long before cancelling them (the SDK's shutdownGraceTime); give the process manager at least this plus 30 s (Kubernetes terminationGracePeriodSeconds, compose stop_grace_period)",
   ),
-  batchHeartbeatSeconds: setting('BATCH_HEARTBEAT_SECONDS', 20, int(2, 3_600), 'A chunk that stops heartbeating for this long (its worker died) is retried on another worker, after its last recorded row'),
-  batchChunksPerRun: setting('BATCH_CHUNKS_PER_RUN', 100, int(1, 10_000), 'Chunks per run of a batch workflow before it continues as new (keeps its history bounded)'),
+  batchHeartbeatSeconds: setting(
+    'BATCH_HEARTBEAT_SECONDS',
+    20,
+    int(2, 3_600),
+    'A chunk that stops heartbeating for this long (its worker died) is retried on another worker, after its last recorded row',
+  ),
+  batchChunksPerRun: setting(
+    'BATCH_CHUNKS_PER_RUN',
+    100,
+    int(1, 10_000),
+    'Chunks per run of a batch workflow before it continues as new (keeps its history bounded)',
+  ),
   batchMaxRows: setting('BATCH_MAX_ROWS', 100_000, int(1, 10_000_000), 'Most rows in one batch'),
-  clientTokenTtlSeconds: setting('CLIENT_TOKEN_TTL_SECONDS', 3_600, int(60, 31_536_000), 'Lifetime of a client-authorization token (POST /common/client/token) and of a service-authorization token (POST /common/service/token)'),
+  clientTokenTtlSeconds: setting(
+    'CLIENT_TOKEN_TTL_SECONDS',
+    3_600,
+    int(60, 31_536_000),
+    'Lifetime of a client-authorization token (POST /common/client/token) and of a service-authorization token (POST /common/service/token)',
+  ),
   converterSlots: setting(
     'CONVERTER_SLOTS',
     0,
@@ -131,26 +213,41 @@ export const settings = {
     oneOf('auto', 'libreoffice', 'gotenberg', 'none'),
     'Which converter does pdf/csv output: auto = Gotenberg when GOTENBERG_URL is set, else the embedded LibreOffice pool; none = no conversion (pdf/csv requests answer 400)',
   ),
-  gotenbergUrl: setting('GOTENBERG_URL', CS.gotenbergUrl, httpUrl, 'Gotenberg server for conversions (scale-out), e.g. http://gotenberg:3000; basic auth in the URL is sent as such'),
-  converterPoolSize: setting('CONVERTER_POOL_SIZE', CS.poolSize, int(0, 256), 'Warm LibreOffice instances in this worker; 0 = the CPU count'),
-  converterQueueLimit: setting('CONVERTER_QUEUE_LIMIT', CS.queueLimit, int(1, 100_000), 'Conversions that may wait for a free instance before new ones are refused (QUEUE_FULL, retried by the workflow)'),
+  gotenbergUrl: setting(
+    'GOTENBERG_URL',
+    CS.gotenbergUrl,
+    httpUrl,
+    'Gotenberg server for conversions (scale-out), e.g. http://gotenberg:3000; basic auth in the URL is sent as such',
+  ),
+  converterPoolSize: setting(
+    'CONVERTER_POOL_SIZE',
+    CS.poolSize,
+    int(0, 256),
+    'Warm LibreOffice instances in this worker; 0 = the CPU count',
+  ),
+  converterQueueLimit: setting(
+    'CONVERTER_QUEUE_LIMIT',
+    CS.queueLimit,
+    int(1, 100_000),
+    'Conversions that may wait for a free instance before new ones are refused (QUEUE_FULL, retried by the workflow)',
+  ),
   converterTimeoutMs: setting(
     'CONVERTER_TIMEOUT_MS',
     CS.timeoutMs,
     int(1_000, 3_600_000),
-    'Time limit of one conversion or page count; past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX (not retried: the cost is the document\'s), for a synchronous generate as for an async one',
+    "Time limit of one conversion or page count; past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX (not retried: the cost is the document's), for a synchronous generate as for an async one",
   ),
   converterSubscriptionInstances: setting(
     'CONVERTER_SUBSCRIPTION_INSTANCES',
     CS.subscriptionInstances,
     int(0, 256),
-    'LibreOffice instances one subscription\'s conversions and page counts may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+    "LibreOffice instances one subscription's conversions and page counts may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)",
   ),
   converterContendedTimeoutMs: setting(
     'CONVERTER_CONTENDED_TIMEOUT_MS',
     CS.contendedTimeoutMs,
     int(1_000, 3_600_000),
-    'Time limit of a conversion or page count while another subscription\'s waits for an instance (every instance busy, e.g. a pool of one): past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX; CONVERTER_TIMEOUT_MS or more = no such limit',
+    "Time limit of a conversion or page count while another subscription's waits for an instance (every instance busy, e.g. a pool of one): past it LibreOffice is stopped and the generate fails with 400 TEMPLATE_TOO_COMPLEX; CONVERTER_TIMEOUT_MS or more = no such limit",
   ),
   converterSliceMs: setting(
     'CONVERTER_SLICE_MS',
@@ -162,7 +259,7 @@ export const settings = {
     'CONVERTER_SPARE_INSTANCES',
     1,
     int(0, 16),
-    'Warm LibreOffice instances kept idle beside CONVERTER_POOL_SIZE that take over at once from an instance stopped by a time limit (CONVERTER_SLICE_MS, CONVERTER_CONTENDED_TIMEOUT_MS, CONVERTER_TIMEOUT_MS), so the conversion waiting for it does not wait for a LibreOffice restart (seconds); each costs an idle LibreOffice\'s memory (~250 MB); 0 = none',
+    "Warm LibreOffice instances kept idle beside CONVERTER_POOL_SIZE that take over at once from an instance stopped by a time limit (CONVERTER_SLICE_MS, CONVERTER_CONTENDED_TIMEOUT_MS, CONVERTER_TIMEOUT_MS), so the conversion waiting for it does not wait for a LibreOffice restart (seconds); each costs an idle LibreOffice's memory (~250 MB); 0 = none",
   ),
   converterSpareMaxPages: setting(
     'CONVERTER_SPARE_MAX_PAGES',
@@ -180,10 +277,20 @@ export const settings = {
     'CONVERTER_SUBSCRIPTION_BUDGET_MS',
     CS.budgetMs,
     int(0, 1_000_000_000),
-    'LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS (Retry-After) until the window frees enough; counted per worker process (its own pool\'s time: N workers allow N budgets); 0 = half of the pool\'s time in the window',
+    "LibreOffice time one subscription may use per CONVERTER_BUDGET_WINDOW_MS while other subscriptions use the converter too; past it its new conversions are refused with 429 TOO_MANY_REQUESTS (Retry-After) until the window frees enough; counted per worker process (its own pool's time: N workers allow N budgets); 0 = half of the pool's time in the window",
   ),
-  converterBudgetWindowMs: setting('CONVERTER_BUDGET_WINDOW_MS', CS.budgetWindowMs, int(1_000, 86_400_000), 'The rolling window of CONVERTER_SUBSCRIPTION_BUDGET_MS'),
-  converterRecycleAfter: setting('CONVERTER_RECYCLE_AFTER', CS.recycleAfter, int(1, 1_000_000), 'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)'),
+  converterBudgetWindowMs: setting(
+    'CONVERTER_BUDGET_WINDOW_MS',
+    CS.budgetWindowMs,
+    int(1_000, 86_400_000),
+    'The rolling window of CONVERTER_SUBSCRIPTION_BUDGET_MS',
+  ),
+  converterRecycleAfter: setting(
+    'CONVERTER_RECYCLE_AFTER',
+    CS.recycleAfter,
+    int(1, 1_000_000),
+    'Conversions after which a LibreOffice instance is restarted (bounds its memory growth)',
+  ),
   converterNetworkIsolation: setting(
     'CONVERTER_NETWORK_ISOLATION',
     CS.networkIsolation,
@@ -194,7 +301,7 @@ export const settings = {
     'CONVERTER_SANDBOX',
     CS.sandbox,
     oneOf('auto', 'required', 'off'),
-    'Each LibreOffice instance in a bubblewrap (bwrap) filesystem sandbox that sees only the system read-only, its profile and its job, so a document can read no other file (another tenant\'s, the data directory): auto = when the machine allows it (bwrap installed, namespaces allowed), required = refuse to start without it, off = never',
+    "Each LibreOffice instance in a bubblewrap (bwrap) filesystem sandbox that sees only the system read-only, its profile and its job, so a document can read no other file (another tenant's, the data directory): auto = when the machine allows it (bwrap installed, namespaces allowed), required = refuse to start without it, off = never",
   ),
   csvEscapeFormulas: setting(
     'CSV_ESCAPE_FORMULAS',
@@ -223,24 +330,79 @@ export const settings = {
     allowList,
     'Comma-separated hosts (example.com, *.example.com), IP addresses and CIDRs outbound HTTP may reach although they are private, loopback or link-local; empty = public addresses only',
   ),
-  outboundTimeoutMs: setting('OUTBOUND_TIMEOUT_MS', 15_000, int(100, 300_000), 'Time limit of one outbound fetch for generation (GraphQL data, images from URLs), connect to last byte'),
-  outboundMaxBytes: setting('OUTBOUND_MAX_BYTES', 10 * 1024 * 1024, bytes, 'Largest response an outbound fetch for generation may return (GraphQL data, one image), e.g. 10MB'),
-  templateMaxParts: setting('TEMPLATE_MAX_PARTS', TL.maxParts, int(10, 1_000_000), 'Most parts (zip entries) in a template package; checked at upload'),
-  templateMaxPartBytes: setting('TEMPLATE_MAX_PART_BYTES', TL.maxPartBytes, bytes, 'Largest inflated part of a template or document package (e.g. word/document.xml); checked at upload'),
-  templateMaxTotalBytes: setting('TEMPLATE_MAX_TOTAL_BYTES', TL.maxTotalBytes, bytes, 'Largest inflated size of a whole template or document package; checked at upload'),
-  templateMaxRatio: setting('TEMPLATE_MAX_RATIO', TL.maxRatio, int(10, 1_000_000), 'Highest compression ratio of a package part past 1 MB inflated (zip bombs); checked at upload'),
-  templateMaxXmlElements: setting('TEMPLATE_MAX_XML_ELEMENTS', TL.maxXmlElements, int(1_000, 100_000_000), 'Most XML elements (paragraphs, runs, cells...) in one templated part'),
-  templateMaxLoopIterations: setting('TEMPLATE_MAX_LOOP_ITERATIONS', TL.maxLoopIterations, int(1, 100_000_000), 'Most loop iterations one merge runs, all loops together'),
+  outboundTimeoutMs: setting(
+    'OUTBOUND_TIMEOUT_MS',
+    15_000,
+    int(100, 300_000),
+    'Time limit of one outbound fetch for generation (GraphQL data, images from URLs), connect to last byte',
+  ),
+  outboundMaxBytes: setting(
+    'OUTBOUND_MAX_BYTES',
+    10 * 1024 * 1024,
+    bytes,
+    'Largest response an outbound fetch for generation may return (GraphQL data, one image), e.g. 10MB',
+  ),
+  templateMaxParts: setting(
+    'TEMPLATE_MAX_PARTS',
+    TL.maxParts,
+    int(10, 1_000_000),
+    'Most parts (zip entries) in a template package; checked at upload',
+  ),
+  templateMaxPartBytes: setting(
+    'TEMPLATE_MAX_PART_BYTES',
+    TL.maxPartBytes,
+    bytes,
+    'Largest inflated part of a template or document package (e.g. word/document.xml); checked at upload',
+  ),
+  templateMaxTotalBytes: setting(
+    'TEMPLATE_MAX_TOTAL_BYTES',
+    TL.maxTotalBytes,
+    bytes,
+    'Largest inflated size of a whole template or document package; checked at upload',
+  ),
+  templateMaxRatio: setting(
+    'TEMPLATE_MAX_RATIO',
+    TL.maxRatio,
+    int(10, 1_000_000),
+    'Highest compression ratio of a package part past 1 MB inflated (zip bombs); checked at upload',
+  ),
+  templateMaxXmlElements: setting(
+    'TEMPLATE_MAX_XML_ELEMENTS',
+    TL.maxXmlElements,
+    int(1_000, 100_000_000),
+    'Most XML elements (paragraphs, runs, cells...) in one templated part',
+  ),
+  templateMaxLoopIterations: setting(
+    'TEMPLATE_MAX_LOOP_ITERATIONS',
+    TL.maxLoopIterations,
+    int(1, 100_000_000),
+    'Most loop iterations one merge runs, all loops together',
+  ),
   templateMaxOutputBytes: setting('TEMPLATE_MAX_OUTPUT_BYTES', TL.maxOutputBytes, bytes, 'Largest merged document'),
   templateMaxPages: setting(
     'TEMPLATE_MAX_PAGES',
     TL.maxPages,
     int(1, 10_000_000),
-    'Most pages a merged document may come to, estimated before any conversion from its lines of text, table rows, page and section breaks, slides and sheet rows (LibreOffice\'s time grows faster than its pages)',
+    "Most pages a merged document may come to, estimated before any conversion from its lines of text, table rows, page and section breaks, slides and sheet rows (LibreOffice's time grows faster than its pages)",
   ),
-  templateMaxParagraphChars: setting('TEMPLATE_MAX_PARAGRAPH_CHARS', TL.maxParagraphChars, int(1_000, 1_000_000_000), 'Most characters in one paragraph of a merged document, all its runs together (LibreOffice\'s layout of a paragraph is quadratic in its length)'),
-  templateMaxTableRows: setting('TEMPLATE_MAX_TABLE_ROWS', TL.maxTableRows, int(10, 100_000_000), 'Most rows in one table of a merged document (the layout of a table grows with the square of its rows)'),
-  templateMaxCells: setting('TEMPLATE_MAX_CELLS', TL.maxCells, int(1_000, 1_000_000_000), 'Most cells in a merged workbook, all sheets together'),
+  templateMaxParagraphChars: setting(
+    'TEMPLATE_MAX_PARAGRAPH_CHARS',
+    TL.maxParagraphChars,
+    int(1_000, 1_000_000_000),
+    "Most characters in one paragraph of a merged document, all its runs together (LibreOffice's layout of a paragraph is quadratic in its length)",
+  ),
+  templateMaxTableRows: setting(
+    'TEMPLATE_MAX_TABLE_ROWS',
+    TL.maxTableRows,
+    int(10, 100_000_000),
+    'Most rows in one table of a merged document (the layout of a table grows with the square of its rows)',
+  ),
+  templateMaxCells: setting(
+    'TEMPLATE_MAX_CELLS',
+    TL.maxCells,
+    int(1_000, 1_000_000_000),
+    'Most cells in a merged workbook, all sheets together',
+  ),
   templateMaxImagePixels: setting(
     'TEMPLATE_MAX_IMAGE_PIXELS',
     TL.maxImagePixels,
@@ -253,15 +415,30 @@ export const settings = {
     oneOf('off', 'on'),
     "The Temporal SDK's debugging aids in the workflow sandbox: on = a 5 s timeout on each workflow activation (a workflow stuck in a loop fails its task) and stack traces of running workflows in the Temporal UI; off = both disabled (the UI's stack trace is empty), which saves ~10 ms per generate and most of the workflow thread's CPU (worker/sandbox.ts)",
   ),
-  mergeThreads: setting('MERGE_THREADS', 0, int(0, 256), 'Merges one worker runs at once, each on its own thread (waiting merges are served round-robin per subscription); 0 = the CPU count'),
+  mergeThreads: setting(
+    'MERGE_THREADS',
+    0,
+    int(0, 256),
+    'Merges one worker runs at once, each on its own thread (waiting merges are served round-robin per subscription); 0 = the CPU count',
+  ),
   mergeSubscriptionThreads: setting(
     'MERGE_SUBSCRIPTION_THREADS',
     0,
     int(0, 256),
-    'Merge threads one subscription\'s merges may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)',
+    "Merge threads one subscription's merges may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)",
   ),
-  mergeTimeoutMs: setting('MERGE_TIMEOUT_MS', 30_000, int(100, 3_600_000), 'Time limit of one merge; past it the merge thread is ended and the generate fails with 400 TEMPLATE_TOO_COMPLEX'),
-  mergeMaxMemoryMb: setting('MERGE_MAX_MEMORY_MB', 1_024, int(64, 65_536), 'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX'),
+  mergeTimeoutMs: setting(
+    'MERGE_TIMEOUT_MS',
+    30_000,
+    int(100, 3_600_000),
+    'Time limit of one merge; past it the merge thread is ended and the generate fails with 400 TEMPLATE_TOO_COMPLEX',
+  ),
+  mergeMaxMemoryMb: setting(
+    'MERGE_MAX_MEMORY_MB',
+    1_024,
+    int(64, 65_536),
+    'Heap limit of each merge thread in MB; a merge that needs more fails with 400 TEMPLATE_TOO_COMPLEX',
+  ),
   converterMaxMemoryMb: setting(
     'CONVERTER_MAX_MEMORY_MB',
     CS.maxMemoryMb,
@@ -272,13 +449,13 @@ export const settings = {
     'PAGE_COUNT',
     'auto',
     oneOf('auto', 'exact', 'document'),
-    'How `pages-generated` counts docx/xlsx pages: exact = the pages of the PDF rendition (LibreOffice layout, no PDF written; needs a converter: a count that fails fails the step, which is retried); document = the document\'s own statistic (docProps/app.xml Pages for docx, worksheets for xlsx), nothing converted; auto = exact when a converter is available, else the statistic, and the statistic when an exact count times out or crashes (logged as a warning)',
+    "How `pages-generated` counts docx/xlsx pages: exact = the pages of the PDF rendition (LibreOffice layout, no PDF written; needs a converter: a count that fails fails the step, which is retried); document = the document's own statistic (docProps/app.xml Pages for docx, worksheets for xlsx), nothing converted; auto = exact when a converter is available, else the statistic, and the statistic when an exact count times out or crashes (logged as a warning)",
   ),
   authCacheSeconds: setting(
     'AUTH_CACHE_SECONDS',
     30,
     int(0, 3_600),
-    'How long the API trusts a bearer token + API key pair it has verified without checking it again (in memory, per process, at most 10 000 pairs, never past the token\'s expiry); a revoked API key or a removed user is refused within this time; 0 = check every request',
+    "How long the API trusts a bearer token + API key pair it has verified without checking it again (in memory, per process, at most 10 000 pairs, never past the token's expiry); a revoked API key or a removed user is refused within this time; 0 = check every request",
   ),
   rateLimitPerMinute: setting(
     'RATE_LIMIT_PER_MINUTE',
@@ -292,14 +469,24 @@ export const settings = {
     oneOf('database', 'memory'),
     'Where the API counts RATE_LIMIT_* and AUTH_FAILURES_*: database = in the database every API process shares (one UPSERT per counted request; two API processes allow what one does), memory = per API process (N processes allow N times the limits)',
   ),
-  rateLimitBurst: setting('RATE_LIMIT_BURST', 200, int(1, 10_000_000), 'Requests one subscription (or one client address, to the public routes) may send at once above the per-minute rate'),
+  rateLimitBurst: setting(
+    'RATE_LIMIT_BURST',
+    200,
+    int(1, 10_000_000),
+    'Requests one subscription (or one client address, to the public routes) may send at once above the per-minute rate',
+  ),
   authFailuresPerMinute: setting(
     'AUTH_FAILURES_PER_MINUTE',
     30,
     int(0, 10_000_000),
     'Failed authentications per minute one client address may make (sustained; an IPv6 address counts by its /64); past it every request from that address whose credentials are not already verified (AUTH_CACHE_SECONDS) answers 429 TOO_MANY_REQUESTS with Retry-After, before any key lookup or signature check; 0 = no limit',
   ),
-  authFailuresBurst: setting('AUTH_FAILURES_BURST', 30, int(1, 10_000_000), 'Failed authentications one client address may make at once above AUTH_FAILURES_PER_MINUTE'),
+  authFailuresBurst: setting(
+    'AUTH_FAILURES_BURST',
+    30,
+    int(1, 10_000_000),
+    'Failed authentications one client address may make at once above AUTH_FAILURES_PER_MINUTE',
+  ),
   trustProxy: setting(
     'TRUST_PROXY',
     undefined,
@@ -312,11 +499,31 @@ export const settings = {
     storageUrl,
     'Where blobs (uploads, documents, scratch) live: unset = DOCGEN_DATA_DIR/storage; `s3://bucket/prefix` = an S3-compatible object store (shared by every process); a directory path',
   ),
-  s3Endpoint: setting('S3_ENDPOINT', undefined, httpUrl, 'S3 endpoint for a self-hosted server (versitygw, MinIO, Ceph), e.g. http://s3:7070; unset = AWS'),
-  s3PublicEndpoint: setting('S3_PUBLIC_ENDPOINT', undefined, httpUrl, 'S3 endpoint put in presigned download URLs when clients reach the store under another name; unset = S3_ENDPOINT'),
+  s3Endpoint: setting(
+    'S3_ENDPOINT',
+    undefined,
+    httpUrl,
+    'S3 endpoint for a self-hosted server (versitygw, MinIO, Ceph), e.g. http://s3:7070; unset = AWS',
+  ),
+  s3PublicEndpoint: setting(
+    'S3_PUBLIC_ENDPOINT',
+    undefined,
+    httpUrl,
+    'S3 endpoint put in presigned download URLs when clients reach the store under another name; unset = S3_ENDPOINT',
+  ),
   s3Region: setting('S3_REGION', 'us-east-1', str, 'S3 region'),
-  s3ForcePathStyle: setting('S3_FORCE_PATH_STYLE', 'auto', oneOf('auto', 'true', 'false'), 'Path-style S3 URLs (host/bucket/key); auto = on when S3_ENDPOINT is set'),
-  awsAccessKeyId: setting('AWS_ACCESS_KEY_ID', undefined, optionalStr, 'S3 access key; unset = the AWS SDK standard chain (profile, instance or pod role)'),
+  s3ForcePathStyle: setting(
+    'S3_FORCE_PATH_STYLE',
+    'auto',
+    oneOf('auto', 'true', 'false'),
+    'Path-style S3 URLs (host/bucket/key); auto = on when S3_ENDPOINT is set',
+  ),
+  awsAccessKeyId: setting(
+    'AWS_ACCESS_KEY_ID',
+    undefined,
+    optionalStr,
+    'S3 access key; unset = the AWS SDK standard chain (profile, instance or pod role)',
+  ),
   awsSecretAccessKey: setting('AWS_SECRET_ACCESS_KEY', undefined, optionalStr, 'S3 secret key (with AWS_ACCESS_KEY_ID)', { secret: true }),
   awsSessionToken: setting('AWS_SESSION_TOKEN', undefined, optionalStr, 'S3 session token for temporary credentials', { secret: true }),
   storageDownload: setting(
@@ -325,12 +532,17 @@ export const settings = {
     oneOf('stream', 'redirect'),
     'Document downloads: stream = through the API; redirect = 302 to a short-lived presigned URL of the object store (S3 only; the directory store always streams)',
   ),
-  storagePresignSeconds: setting('STORAGE_PRESIGN_SECONDS', 300, int(1, 604_800), 'Lifetime of a presigned download URL (STORAGE_DOWNLOAD=redirect)'),
+  storagePresignSeconds: setting(
+    'STORAGE_PRESIGN_SECONDS',
+    300,
+    int(1, 604_800),
+    'Lifetime of a presigned download URL (STORAGE_DOWNLOAD=redirect)',
+  ),
   metricsPort: setting(
     'METRICS_PORT',
     undefined,
     optionalPort,
-    'Port of this process\'s Prometheus endpoint (/metrics, plus /health and /ready); unset = no metrics server, 0 = any free port',
+    "Port of this process's Prometheus endpoint (/metrics, plus /health and /ready); unset = no metrics server, 0 = any free port",
   ),
   metricsHost: setting('METRICS_HOST', '127.0.0.1', str, 'Address the metrics endpoint listens on (0.0.0.0 in a container)'),
   logLevel: setting('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level (pino)'),
@@ -359,7 +571,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   if (config.pageCount === 'exact' && config.converterMode === 'none') {
-    throw new ConfigError('PAGE_COUNT=exact needs a converter, and CONVERTER=none disables it: set PAGE_COUNT=auto or document, or enable a converter');
+    throw new ConfigError(
+      'PAGE_COUNT=exact needs a converter, and CONVERTER=none disables it: set PAGE_COUNT=auto or document, or enable a converter',
+    );
   }
   return config;
 }

@@ -13,7 +13,11 @@ export function connectionStore(db: Db): ConnectionStore {
       if (ctx.connectionId) {
         row = await getConnectionById(db, ctx.subscriptionId, ctx.connectionId);
         if (row && row.kind !== kind) row = undefined;
-        if (!row) throw new LocationError('CONNECTION_MISSING', `the ${kind} connection this request was started with was deleted: connect it again with PUT /v1/common/connection/${kind}`);
+        if (!row)
+          throw new LocationError(
+            'CONNECTION_MISSING',
+            `the ${kind} connection this request was started with was deleted: connect it again with PUT /v1/common/connection/${kind}`,
+          );
       } else {
         row = await getConnectionByKind(db, ctx.subscriptionId, kind);
         if (!row) throw new LocationError('CONNECTION_MISSING', missingConnection(kind));

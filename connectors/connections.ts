@@ -25,7 +25,10 @@ export interface ConnectionKind {
   readonly body: TSchema;
   /** Splits a PUT body into public settings (returned by GET) and secrets (sealed, never returned), or every
    *  problem, each naming its field as `connection.<field>`. */
-  parse(body: Record<string, unknown>, settings: ConnectorSettings): { settings: Record<string, unknown>; secrets: Record<string, string> } | { errors: InnerError[] };
+  parse(
+    body: Record<string, unknown>,
+    settings: ConnectorSettings,
+  ): { settings: Record<string, unknown>; secrets: Record<string, string> } | { errors: InnerError[] };
 }
 
 export interface OpenedConnection {

@@ -90,7 +90,6 @@ export interface WriteRequest {
   options?: { crm?: CrmTargetOptions };
 }
 
-
 /** What the response (result.data.document) and the document record (spec 2.5) need of a written file. */
 export interface Written {
   urn: string;

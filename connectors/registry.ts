@@ -79,8 +79,10 @@ export interface LocationRegistry {
 }
 
 function unsupported(need: LocationNeed, registered: boolean): string {
-  if (registered && need.capability === 'delete') return `Delete is supported only by ${orList(REGISTRATIONS.filter((r) => r.can.includes('delete')).map((r) => r.method))} (spec 4.8), not for ${need.field} ${need.method}`;
-  if (need.method === 'url') return `${need.field} is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage`;
+  if (registered && need.capability === 'delete')
+    return `Delete is supported only by ${orList(REGISTRATIONS.filter((r) => r.can.includes('delete')).map((r) => r.method))} (spec 4.8), not for ${need.field} ${need.method}`;
+  if (need.method === 'url')
+    return `${need.field} is not available in this deployment yet: upload the file and use template.urn with loadMethod Storage`;
   const what: Record<Capability, string> = {
     readTemplate: 'to read templates from',
     readData: 'to read data from',
@@ -94,8 +96,11 @@ function unsupported(need: LocationNeed, registered: boolean): string {
 }
 
 /** The most telling code of a check's problems: the API answers with it. */
-export function problemCode(problems: InnerError[]): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' | 'VALIDATION_ERROR' | 'INVALID_TEMPLATE_FORMAT' {
-  for (const code of ['CONNECTION_MISSING', 'VALIDATION_ERROR', 'INVALID_TEMPLATE_FORMAT'] as const) if (problems.every((p) => p.code === code)) return code;
+export function problemCode(
+  problems: InnerError[],
+): 'NOT_SUPPORTED' | 'CONNECTION_MISSING' | 'VALIDATION_ERROR' | 'INVALID_TEMPLATE_FORMAT' {
+  for (const code of ['CONNECTION_MISSING', 'VALIDATION_ERROR', 'INVALID_TEMPLATE_FORMAT'] as const)
+    if (problems.every((p) => p.code === code)) return code;
   return 'NOT_SUPPORTED';
 }
 
@@ -115,7 +120,8 @@ export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
   const problem = (need: LocationNeed): string | undefined => {
     const r = registration(need.method);
     if (!r || !r.can.includes(need.capability)) return unsupported(need, r !== undefined);
-    if (need.fileFormat !== undefined && !holds(r, need.capability, need.fileFormat)) return `${need.field} ${need.method} does not hold ${need.fileFormat} files`;
+    if (need.fileFormat !== undefined && !holds(r, need.capability, need.fileFormat))
+      return `${need.field} ${need.method} does not hold ${need.fileFormat} files`;
     return undefined;
   };
   return {
@@ -130,13 +136,22 @@ export function createLocationRegistry(deps: LocationDeps): LocationRegistry {
           problems.push(innerError('NOT_SUPPORTED', p));
           continue;
         }
-        const kind = need.capability === 'readTemplate' && need.urn && need.fileFormat ? await get(need.method)!.templateFormat?.(subscriptionId, need.urn) : undefined;
+        const kind =
+          need.capability === 'readTemplate' && need.urn && need.fileFormat
+            ? await get(need.method)!.templateFormat?.(subscriptionId, need.urn)
+            : undefined;
         if (kind && need.fileFormat && kind !== bytesFormatOf(need.fileFormat) && isOfficeFormat(kind)) {
           problems.push(innerError('INVALID_TEMPLATE_FORMAT', otherKindMessage(need.fileFormat, kind)));
         }
         const t = need.target;
-        const refused = t && need.fileFormat !== undefined ? get(need.method)!.nameProblem?.({ name: t.name, path: t.path, fileFormat: need.fileFormat }) : undefined;
-        if (t && refused) problems.push(innerError('VALIDATION_ERROR', `${t.field}.${refused.field} ${JSON.stringify(t[refused.field])}: ${refused.reason}`));
+        const refused =
+          t && need.fileFormat !== undefined
+            ? get(need.method)!.nameProblem?.({ name: t.name, path: t.path, fileFormat: need.fileFormat })
+            : undefined;
+        if (t && refused)
+          problems.push(
+            innerError('VALIDATION_ERROR', `${t.field}.${refused.field} ${JSON.stringify(t[refused.field])}: ${refused.reason}`),
+          );
         const connection = registration(need.method)!.connection?.kind;
         if (!connection || asked.has(need.method)) continue;
         asked.add(need.method);

@@ -20,9 +20,21 @@ const TRIGGERS = new Set([0x3d /* = */, 0x2b /* + */, 0x2d /* - */, 0x40 /* @ */
 
 /** Encodings TextDecoder knows, by the names planConversion accepts (CSV_ENCODINGS); ibm850/ibm437 it does not. */
 const DECODER_LABEL: Record<string, string> = {
-  'utf-8': 'utf-8', utf8: 'utf-8', 'utf-16': 'utf-16le', 'utf-16le': 'utf-16le', 'windows-1252': 'windows-1252', cp1252: 'windows-1252',
-  'iso-8859-1': 'windows-1252', latin1: 'windows-1252', 'iso-8859-15': 'iso-8859-15', 'us-ascii': 'windows-1252', ascii: 'windows-1252',
-  'windows-1250': 'windows-1250', 'windows-1251': 'windows-1251', 'iso-8859-2': 'iso-8859-2', macintosh: 'macintosh',
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'utf-16': 'utf-16le',
+  'utf-16le': 'utf-16le',
+  'windows-1252': 'windows-1252',
+  cp1252: 'windows-1252',
+  'iso-8859-1': 'windows-1252',
+  latin1: 'windows-1252',
+  'iso-8859-15': 'iso-8859-15',
+  'us-ascii': 'windows-1252',
+  ascii: 'windows-1252',
+  'windows-1250': 'windows-1250',
+  'windows-1251': 'windows-1251',
+  'iso-8859-2': 'iso-8859-2',
+  macintosh: 'macintosh',
 };
 
 const isUtf16 = (encoding: string) => encoding === 'utf-16' || encoding === 'utf-16le';
@@ -44,7 +56,10 @@ function separatorUnits(separator: string, encoding: string): number[] | undefin
 /** Refuses, before anything is converted, a separator the escaping could not find in the output. */
 export function checkCsvEscapable(separator: string, encoding: string): void {
   if (!separatorUnits(separator, encoding)) {
-    throw new ConvertError('BAD_OPTIONS', `csv separator '${separator}' cannot be used with encoding ${encoding} while formulas are escaped (CSV_ESCAPE_FORMULAS); use an ASCII separator`);
+    throw new ConvertError(
+      'BAD_OPTIONS',
+      `csv separator '${separator}' cannot be used with encoding ${encoding} while formulas are escaped (CSV_ESCAPE_FORMULAS); use an ASCII separator`,
+    );
   }
 }
 
@@ -61,7 +76,9 @@ export function escapeCsvFormulas(csv: Uint8Array, separator: string, encoding: 
   const sep = separatorUnits(separator, enc);
   if (!sep) throw new ConvertError('BAD_OPTIONS', `csv separator '${separator}' cannot be found in ${enc} output`);
   const wide = isUtf16(enc);
-  const units: Uint8Array | Uint16Array = wide ? new Uint16Array(csv.buffer.slice(csv.byteOffset, csv.byteOffset + (csv.byteLength & ~1))) : csv;
+  const units: Uint8Array | Uint16Array = wide
+    ? new Uint16Array(csv.buffer.slice(csv.byteOffset, csv.byteOffset + (csv.byteLength & ~1)))
+    : csv;
   const decoder = new TextDecoder(DECODER_LABEL[enc] ?? 'windows-1252');
   const text = (from: number, to: number): string => decoder.decode(wide ? csv.subarray(from * 2, to * 2) : csv.subarray(from, to));
   const atSeparator = (p: number) => sep.every((u, k) => units[p + k] === u);
@@ -90,7 +107,13 @@ export function escapeCsvFormulas(csv: Uint8Array, separator: string, encoding: 
     }
     const first = units[contentFrom];
     const length = contentTo - contentFrom;
-    if (first !== undefined && length > 0 && TRIGGERS.has(first) && !(length === 1 && (first === 0x2d || first === 0x2b)) && !NUMBER.test(text(contentFrom, contentTo))) {
+    if (
+      first !== undefined &&
+      length > 0 &&
+      TRIGGERS.has(first) &&
+      !(length === 1 && (first === 0x2d || first === 0x2b)) &&
+      !NUMBER.test(text(contentFrom, contentTo))
+    ) {
       pieces.push(units.subarray(copyFrom, start), [QUOTE, APOSTROPHE]);
       if (units[start] === QUOTE) pieces.push(units.subarray(contentFrom, contentTo));
       else {

@@ -34,7 +34,8 @@ export function fontConfigXml(opts: { fontsDir?: string | undefined; cacheDir: s
   // LibreOffice before 7.5 writes a colour (bitmap) font into a pdf as a TrueType font without outlines:
   // emoji come out invisible. Hidden from it, emoji fall back to Symbola's outlines (Unicode 9 emoji). With a
   // LibreOffice that exports colour fonts, drop this rule.
-  const reject = '  <selectfont><rejectfont><pattern><patelt name="family"><string>Noto Color Emoji</string></patelt></pattern></rejectfont></selectfont>\n';
+  const reject =
+    '  <selectfont><rejectfont><pattern><patelt name="family"><string>Noto Color Emoji</string></patelt></pattern></rejectfont></selectfont>\n';
   return (
     '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n' +
     `${dir}  <cachedir>${esc(opts.cacheDir)}</cachedir>\n${reject}${substitutionRules()}\n` +
@@ -56,7 +57,11 @@ export function fontsDirOf(setting: string | undefined): string | undefined {
  * Writes an instance's fontconfig file into its temporary directory (which the sandbox mounts) and returns
  * the environment that points LibreOffice at it and the deployment's font directory (to mount read-only).
  */
-export async function instanceFonts(tmp: string, profile: string, fontsDirSetting: string | undefined): Promise<{ env: Record<string, string>; fontsDir: string | undefined }> {
+export async function instanceFonts(
+  tmp: string,
+  profile: string,
+  fontsDirSetting: string | undefined,
+): Promise<{ env: Record<string, string>; fontsDir: string | undefined }> {
   const fontsDir = fontsDirOf(fontsDirSetting);
   const file = path.join(tmp, 'fonts.conf');
   await fsp.writeFile(file, fontConfigXml({ fontsDir, cacheDir: path.join(profile, 'fontconfig-cache') }));

@@ -47,8 +47,11 @@ export class GotenbergConverter implements Converter {
     } catch {
       throw new ConvertError('BAD_OPTIONS', `GOTENBERG_URL is not a URL: '${opts.url}'`);
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConvertError('BAD_OPTIONS', `GOTENBERG_URL must be http(s), got ${u.protocol}`);
-    this.auth = u.username ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : null;
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new ConvertError('BAD_OPTIONS', `GOTENBERG_URL must be http(s), got ${u.protocol}`);
+    this.auth = u.username
+      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+      : null;
     u.username = '';
     u.password = '';
     this.base = u.href.replace(/\/+$/, '');
@@ -82,9 +85,16 @@ export class GotenbergConverter implements Converter {
   async convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array> {
     if (this.stopped) throw new ConvertError('SHUTDOWN', 'the converter has been stopped');
     const plan = planConversion(options);
-    if (plan.to !== 'pdf') throw new ConvertError('UNSUPPORTED', `Gotenberg converts to pdf only; ${plan.to} needs the embedded LibreOffice pool (unset GOTENBERG_URL)`);
+    if (plan.to !== 'pdf')
+      throw new ConvertError(
+        'UNSUPPORTED',
+        `Gotenberg converts to pdf only; ${plan.to} needs the embedded LibreOffice pool (unset GOTENBERG_URL)`,
+      );
     if (plan.filterData?.SelectPdfVersion !== undefined && plan.pdfaPart === undefined && !plan.filterData.PDFUACompliance) {
-      throw new ConvertError('UNSUPPORTED', 'Gotenberg cannot select a plain PDF version; request a PDF/A conformance or use the embedded pool');
+      throw new ConvertError(
+        'UNSUPPORTED',
+        'Gotenberg cannot select a plain PDF version; request a PDF/A conformance or use the embedded pool',
+      );
     }
     options.signal?.throwIfAborted();
     const { bytes } = sanitizeOoxml(input, plan.from);
@@ -101,8 +111,11 @@ export class GotenbergConverter implements Converter {
         res = await fetch(this.endpoint, { method: 'POST', body: form, headers: this.headers(), signal: AbortSignal.any(signals) });
       } catch (e) {
         if (options.signal?.aborted) throw new ConvertError('ABORTED', 'conversion cancelled', { cause: options.signal.reason });
-        if ((e as Error).name === 'TimeoutError') throw new ConvertError('TIMEOUT', `Gotenberg did not answer within ${this.timeoutMs} ms`, { cause: e });
-        throw new ConvertError('CONVERTER_UNAVAILABLE', `Gotenberg at ${this.base} is not reachable: ${(e as Error).message}`, { cause: e });
+        if ((e as Error).name === 'TimeoutError')
+          throw new ConvertError('TIMEOUT', `Gotenberg did not answer within ${this.timeoutMs} ms`, { cause: e });
+        throw new ConvertError('CONVERTER_UNAVAILABLE', `Gotenberg at ${this.base} is not reachable: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
       let body: Uint8Array;
       try {
@@ -114,10 +127,12 @@ export class GotenbergConverter implements Converter {
       if (!res.ok) {
         const text = new TextDecoder().decode(body.subarray(0, 500)).trim();
         // 4xx: Gotenberg refused this document or these options; 5xx/503: its side (busy, timeout).
-        const code = res.status === 503 || res.status >= 500 ? (res.status === 503 ? 'QUEUE_FULL' : 'CONVERSION_FAILED') : 'CONVERSION_FAILED';
+        const code =
+          res.status === 503 || res.status >= 500 ? (res.status === 503 ? 'QUEUE_FULL' : 'CONVERSION_FAILED') : 'CONVERSION_FAILED';
         throw new ConvertError(code, `Gotenberg answered ${res.status}: ${text || res.statusText}`);
       }
-      if (Buffer.from(body.subarray(0, 5)).toString('latin1') !== '%PDF-') throw new ConvertError('CONVERSION_FAILED', 'Gotenberg answered 200 without a PDF');
+      if (Buffer.from(body.subarray(0, 5)).toString('latin1') !== '%PDF-')
+        throw new ConvertError('CONVERSION_FAILED', 'Gotenberg answered 200 without a PDF');
       if (plan.pdfaPart !== undefined && pdfaIdentification(body)?.part !== plan.pdfaPart) {
         throw new ConvertError('CONVERSION_FAILED', `requested PDF/A-${plan.pdfaPart} but Gotenberg's output does not identify as such`);
       }
@@ -135,7 +150,9 @@ export class GotenbergConverter implements Converter {
       return Promise.resolve();
     }
     if (this.waiters.length >= this.queueLimit) {
-      return Promise.reject(new ConvertError('QUEUE_FULL', `converter queue is full (${this.waiters.length} waiting, limit ${this.queueLimit}); retry later`));
+      return Promise.reject(
+        new ConvertError('QUEUE_FULL', `converter queue is full (${this.waiters.length} waiting, limit ${this.queueLimit}); retry later`),
+      );
     }
     return new Promise<void>((resolve, reject) => {
       const go = (): void => {

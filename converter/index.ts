@@ -34,7 +34,15 @@ export { onConversion, onQueueWait } from './events.ts';
 export type { ConversionEvent, QueueWaitEvent } from './events.ts';
 export type { ConvertErrorCode } from './errors.ts';
 export type {
-  Converter, ConverterStatus, ConvertOptions, CsvOptions, InstanceStatus, OfficeFormat, OutputFormat, PdfConformance, PdfOptions,
+  Converter,
+  ConverterStatus,
+  ConvertOptions,
+  CsvOptions,
+  InstanceStatus,
+  OfficeFormat,
+  OutputFormat,
+  PdfConformance,
+  PdfOptions,
 } from './types.ts';
 export { LibreOfficePool } from './pool.ts';
 export type { PoolOptions } from './pool.ts';
@@ -78,10 +86,17 @@ function chosenKind(): ConverterKind | 'none' {
  */
 export function converterAvailable(): ConverterAvailability {
   const kind = chosenKind();
-  if (kind === 'none') return { available: false, kind: null, reason: 'conversion is disabled (CONVERTER=none)', howToEnable: HOW_TO_ENABLE };
+  if (kind === 'none')
+    return { available: false, kind: null, reason: 'conversion is disabled (CONVERTER=none)', howToEnable: HOW_TO_ENABLE };
   if (kind === 'gotenberg') {
     const url = converterSettings().gotenbergUrl;
-    if (!url) return { available: false, kind: 'gotenberg', reason: 'CONVERTER=gotenberg but GOTENBERG_URL is not set', howToEnable: 'set GOTENBERG_URL' };
+    if (!url)
+      return {
+        available: false,
+        kind: 'gotenberg',
+        reason: 'CONVERTER=gotenberg but GOTENBERG_URL is not set',
+        howToEnable: 'set GOTENBERG_URL',
+      };
     return { available: true, kind, reason: `Gotenberg at ${url.replace(/\/\/[^@/]*@/, '//')}`, howToEnable: HOW_TO_ENABLE };
   }
   const lo = libreOfficeAvailable();
@@ -107,7 +122,8 @@ let defaultPoolOptions: PoolOptions = {};
 export function getDefaultConverter(): Converter {
   if (!defaultConverter) {
     const a = converterAvailable();
-    if (!a.available) throw new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${a.reason}; to enable one, ${a.howToEnable}`);
+    if (!a.available)
+      throw new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${a.reason}; to enable one, ${a.howToEnable}`);
     defaultConverter = createConverter({ kind: a.kind ?? 'libreoffice', pool: defaultPoolOptions });
   }
   return defaultConverter;

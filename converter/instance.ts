@@ -105,8 +105,19 @@ export class Instance {
     // The sandbox mounts the profile, so it must exist before the bridge seeds it.
     await fsp.mkdir(this.profileDir, { recursive: true });
     const pipe = `docgen-${process.pid}-${this.pool.id}-${this.index}-${this.generation}`;
-    const args = [BRIDGE, '--soffice', this.pool.soffice, '--profile', this.profileDir, '--tmp', tmp, '--pipe', pipe,
-      '--start-timeout', String(this.pool.startTimeoutMs / 1000)];
+    const args = [
+      BRIDGE,
+      '--soffice',
+      this.pool.soffice,
+      '--profile',
+      this.profileDir,
+      '--tmp',
+      tmp,
+      '--pipe',
+      pipe,
+      '--start-timeout',
+      String(this.pool.startTimeoutMs / 1000),
+    ];
     // The memory cap applies to the bridge and the soffice it starts (limits are inherited); inside it, the
     // sandbox (or the network namespace alone).
     const iso = this.pool.isolation;
@@ -121,7 +132,11 @@ export class Instance {
     const prefix = [...this.pool.memoryLimitPrefix, ...confine];
     const cmd = prefix.length > 0 ? prefix[0]! : this.pool.python;
     const argv = prefix.length > 0 ? [...prefix.slice(1), this.pool.python, ...args] : args;
-    const proc = spawn(cmd, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...instanceEnv(process.env, tmp), ...fonts.env } });
+    const proc = spawn(cmd, argv, {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...instanceEnv(process.env, tmp), ...fonts.env },
+    });
     this.proc = proc;
     if (proc.pid) trackGroup(proc.pid);
     // The pool holds the event loop open only while it has work (see LibreOfficePool.keepAlive),
@@ -173,7 +188,10 @@ export class Instance {
       this.pool.onInstanceExit(this, why);
     });
     const ready = await new Promise<Reply>((resolve) => {
-      const timer = setTimeout(() => resolve({ ready: false, error: `did not start within ${this.pool.startTimeoutMs} ms` }), this.pool.startTimeoutMs + 2000);
+      const timer = setTimeout(
+        () => resolve({ ready: false, error: `did not start within ${this.pool.startTimeoutMs} ms` }),
+        this.pool.startTimeoutMs + 2000,
+      );
       onReady = (r) => {
         clearTimeout(timer);
         onReady = null;
@@ -221,10 +239,22 @@ export class Instance {
   }
 
   status(): InstanceStatus {
-    return { index: this.index, state: this.state, pid: this.proc?.pid ?? null, conversions: this.conversions, restarts: this.restarts, lastError: this.lastError };
+    return {
+      index: this.index,
+      state: this.state,
+      pid: this.proc?.pid ?? null,
+      conversions: this.conversions,
+      restarts: this.restarts,
+      lastError: this.lastError,
+    };
   }
 }
 
 function lastLines(s: string): string {
-  return s.trim().split('\n').filter((l) => !/javaldx/.test(l)).slice(-3).join(' | ');
+  return s
+    .trim()
+    .split('\n')
+    .filter((l) => !/javaldx/.test(l))
+    .slice(-3)
+    .join(' | ');
 }

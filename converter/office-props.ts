@@ -30,7 +30,12 @@ export function readOfficeCustomProperties(input: Uint8Array): Record<string, st
   const e = readZip(input).find((x) => x.name === CUSTOM_PART);
   const out: Record<string, string> = {};
   if (!e) return out;
-  const unesc = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  const unesc = (s: string): string =>
+    s
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
   for (const m of entryText(e).matchAll(/<property\b[^>]*\bname\s*=\s*"([^"]*)"[^>]*>\s*<vt:\w+>([\s\S]*?)<\/vt:\w+>/g)) {
     out[unesc(m[1]!)] = unesc(m[2]!);
   }

@@ -88,7 +88,10 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
     if (conf) {
       const c = CONFORMANCE[conf.toLowerCase().replace(/[^a-z0-9]/g, '')];
       if (!c) {
-        throw new ConvertError('BAD_OPTIONS', `pdf conformance '${conf}' is not supported; use one of PdfA1B, PdfA2B, PdfA3B, PdfUa1, Pdf15, Pdf16, Pdf17`);
+        throw new ConvertError(
+          'BAD_OPTIONS',
+          `pdf conformance '${conf}' is not supported; use one of PdfA1B, PdfA2B, PdfA3B, PdfUa1, Pdf15, Pdf16, Pdf17`,
+        );
       }
       filterData.SelectPdfVersion = c.select;
       if (c.ua) filterData.PDFUACompliance = true;
@@ -113,12 +116,16 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
     const encName = (csv.encoding ?? 'utf-8').trim().toLowerCase();
     const enc = (CSV_ENCODINGS as Record<string, number>)[encName];
     if (enc === undefined) {
-      throw new ConvertError('BAD_OPTIONS', `csv encoding '${csv.encoding}' is not supported; use one of ${Object.keys(CSV_ENCODINGS).join(', ')}`);
+      throw new ConvertError(
+        'BAD_OPTIONS',
+        `csv encoding '${csv.encoding}' is not supported; use one of ${Object.keys(CSV_ENCODINGS).join(', ')}`,
+      );
     }
     let sheet: number | string = 1;
     if (csv.sheet !== undefined) {
       if (typeof csv.sheet === 'number') {
-        if (!Number.isInteger(csv.sheet) || csv.sheet < 1) throw new ConvertError('BAD_OPTIONS', `csv sheet must be a 1-based number or a name, got ${csv.sheet}`);
+        if (!Number.isInteger(csv.sheet) || csv.sheet < 1)
+          throw new ConvertError('BAD_OPTIONS', `csv sheet must be a 1-based number or a name, got ${csv.sheet}`);
         sheet = csv.sheet;
       } else if (/^\d+$/.test(csv.sheet)) sheet = Number(csv.sheet);
       else sheet = csv.sheet;

@@ -36,7 +36,8 @@ export interface PageCountOptions {
   count?: ((input: Uint8Array, options: Omit<ConvertOptions, 'to'>) => Promise<number>) | null;
   /** 'exact' (default): the rendition's pages when `count` or `render` is available; 'document': always
    *  the document's own statistic (app.xml Pages, worksheets), nothing converted. */
-  statistic?: 'exact' | 'document';  signal?: AbortSignal;
+  statistic?: 'exact' | 'document';
+  signal?: AbortSignal;
   /** Passed to the rendition's conversion (ConvertOptions). */
   timeoutMs?: number;
   tenant?: string;
@@ -71,11 +72,14 @@ export async function pageCount(bytes: Uint8Array, format: string, opts: PageCou
         ...(opts.abandonAt !== undefined ? { abandonAt: opts.abandonAt } : {}),
       };
       if (exact && opts.count) return { pages: await opts.count(bytes, how), method: 'layout', exact: true };
-      if (exact && opts.render) return { pages: pdfPageCount(await opts.render(bytes, { ...how, to: 'pdf' })), method: 'rendition', exact: true };
+      if (exact && opts.render)
+        return { pages: pdfPageCount(await opts.render(bytes, { ...how, to: 'pdf' })), method: 'rendition', exact: true };
       if (f === 'docx') {
         const app = part(bytes, 'docProps/app.xml');
         const n = app === undefined ? undefined : /<(?:\w+:)?Pages>\s*(\d+)\s*</.exec(app)?.[1];
-        return n !== undefined && Number(n) > 0 ? { pages: Number(n), method: 'app.xml', exact: false } : { pages: 1, method: 'fallback', exact: false };
+        return n !== undefined && Number(n) > 0
+          ? { pages: Number(n), method: 'app.xml', exact: false }
+          : { pages: 1, method: 'fallback', exact: false };
       }
       const wb = part(bytes, 'xl/workbook.xml');
       if (wb === undefined) throw new ConvertError('BAD_INPUT', 'not an xlsx (no xl/workbook.xml)');

@@ -288,7 +288,10 @@ export function pdfPageCount(bytes: Uint8Array): number {
 export function checkPdfPages(pdf: Uint8Array, maxPages: number): void {
   const pages = pdfPageCount(pdf);
   if (pages > maxPages) {
-    throw new ConvertError('TOO_COMPLEX', `the document is too costly to convert: it laid out as ${pages} pages; the limit is ${maxPages} (TEMPLATE_MAX_PAGES)`);
+    throw new ConvertError(
+      'TOO_COMPLEX',
+      `the document is too costly to convert: it laid out as ${pages} pages; the limit is ${maxPages} (TEMPLATE_MAX_PAGES)`,
+    );
   }
 }
 

@@ -140,6 +140,12 @@ export class PoolAccounting {
   /** What `tenant` did with the pool (diagnostics and tests). */
   usageOfTenant(tenant: string): SubscriptionUsage {
     const u = this.usage.get(tenant);
-    return { running: runningOf(this.pool.running(), tenant), queued: this.pool.queuedOf(tenant), usedMs: this.usedMs(tenant, Date.now()), started: u?.started ?? 0, waitedForOthers: u?.waitedForOthers ?? 0 };
+    return {
+      running: runningOf(this.pool.running(), tenant),
+      queued: this.pool.queuedOf(tenant),
+      usedMs: this.usedMs(tenant, Date.now()),
+      started: u?.started ?? 0,
+      waitedForOthers: u?.waitedForOthers ?? 0,
+    };
   }
 }

@@ -116,7 +116,12 @@ export class InstanceSet {
     inst.state = 'starting';
     inst.restarts++;
     const delay = inst.failedStarts === 0 ? 0 : Math.min(30_000, 500 * 2 ** inst.failedStarts);
-    this.pool.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`, { level: 'warn', instance: inst.index, delayMs: delay, reason: why });
+    this.pool.log(`restarting instance ${inst.index}${delay ? ` in ${delay} ms` : ''}: ${why}`, {
+      level: 'warn',
+      instance: inst.index,
+      delayMs: delay,
+      reason: why,
+    });
     const timer = setTimeout(() => {
       if (this.pool.stopping()) return;
       this.start(inst).catch((e: unknown) => {
@@ -125,7 +130,9 @@ export class InstanceSet {
         // crash loop (killed, out of memory, a slow machine) that the back-off waits out, and the queued
         // jobs wait with it (each until its caller's deadline or cancellation).
         if (this.cannotStart()) {
-          this.pool.onCannotStart(new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${inst.lastError}; ${HOW_TO_ENABLE}`));
+          this.pool.onCannotStart(
+            new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${inst.lastError}; ${HOW_TO_ENABLE}`),
+          );
         }
         this.scheduleRestart(inst, inst.lastError);
       });
@@ -155,15 +162,20 @@ export class InstanceSet {
     if (!spare) return;
     this.spares.delete(spare);
     this.spares.add(inst);
-    this.pool.log(`instance ${spare.index} takes over from instance ${inst.index}, which restarts as the spare`, { instance: spare.index, replaces: inst.index });
+    this.pool.log(`instance ${spare.index} takes over from instance ${inst.index}, which restarts as the spare`, {
+      instance: spare.index,
+      replaces: inst.index,
+    });
   }
 
   /** Ends every instance (the pool is stopping). */
   async killAll(): Promise<void> {
-    await Promise.all(this.all.map(async (i) => {
-      i.state = 'stopping';
-      await i.kill();
-      i.state = 'dead';
-    }));
+    await Promise.all(
+      this.all.map(async (i) => {
+        i.state = 'stopping';
+        await i.kill();
+        i.state = 'dead';
+      }),
+    );
   }
 }

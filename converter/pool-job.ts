@@ -39,7 +39,12 @@ export interface WaitEnds {
 
 /** Arms the ends of a job's wait: its caller's cancellation, its caller's time (`callerMs`, which runs while
  *  it waits too) and the moment its caller stops waiting (`abandonAt`). */
-export function armWait(job: PoolJob, options: Pick<ConvertOptions, 'signal' | 'abandonAt'>, callerMs: number | undefined, ends: WaitEnds): void {
+export function armWait(
+  job: PoolJob,
+  options: Pick<ConvertOptions, 'signal' | 'abandonAt'>,
+  callerMs: number | undefined,
+  ends: WaitEnds,
+): void {
   if (options.signal) {
     job.onAbort = () => {
       if (ends.leave()) {
@@ -54,18 +59,26 @@ export function armWait(job: PoolJob, options: Pick<ConvertOptions, 'signal' | '
     job.callerMs = callerMs;
     job.deadlineAt = Date.now() + callerMs;
     job.queueTimer = setTimeout(() => {
-      if (ends.leave()) ends.settle(new ConvertError('TIMEOUT', `the conversion waited ${callerMs} ms for the converter, all the time its caller had`));
+      if (ends.leave())
+        ends.settle(new ConvertError('TIMEOUT', `the conversion waited ${callerMs} ms for the converter, all the time its caller had`));
     }, callerMs);
     job.queueTimer.unref();
   }
   if (options.abandonAt !== undefined) {
     // The caller stops waiting then: what has not started by then is not run for it.
-    job.abandonTimer = setTimeout(() => {
-      if (ends.leave()) {
-        ends.settle(new ConvertError('TIMEOUT', 'the caller stopped waiting (GENERATE_TIMEOUT_MS) before the conversion started; it was not run', { setting: 'GENERATE_TIMEOUT_MS' }));
-        ends.onAbandoned();
-      }
-    }, Math.max(0, options.abandonAt - Date.now()));
+    job.abandonTimer = setTimeout(
+      () => {
+        if (ends.leave()) {
+          ends.settle(
+            new ConvertError('TIMEOUT', 'the caller stopped waiting (GENERATE_TIMEOUT_MS) before the conversion started; it was not run', {
+              setting: 'GENERATE_TIMEOUT_MS',
+            }),
+          );
+          ends.onAbandoned();
+        }
+      },
+      Math.max(0, options.abandonAt - Date.now()),
+    );
     job.abandonTimer.unref();
   }
 }
@@ -134,17 +147,27 @@ export function interruptionError(
       ),
     };
   }
-  return { restartWhy: `conversion ${job.id} cancelled`, error: new ConvertError('ABORTED', 'conversion cancelled', { cause: job.signal?.reason }) };
+  return {
+    restartWhy: `conversion ${job.id} cancelled`,
+    error: new ConvertError('ABORTED', 'conversion cancelled', { cause: job.signal?.reason }),
+  };
 }
 
 /** What happens to an instance after a job: an idle spare takes its place, it restarts (and why), or neither. */
-export function afterJob(job: PoolJob, restartWhy: string | null, stoppedByLimit: boolean, sinceStart: number, recycleAfter: number): { promoteSpare: boolean; restart: string | null } {
+export function afterJob(
+  job: PoolJob,
+  restartWhy: string | null,
+  stoppedByLimit: boolean,
+  sinceStart: number,
+  recycleAfter: number,
+): { promoteSpare: boolean; restart: string | null } {
   // Stopped by a time limit (the pool's own stop): an idle spare takes its place at once, and it
   // restarts as the spare. A crash waits for its restart, as before.
   if (restartWhy) return { promoteSpare: stoppedByLimit, restart: restartWhy };
   // LibreOffice keeps a document's embedded fonts registered for the whole process after it closes:
   // the next job (maybe another subscription's) must not lay out with them. A warm spare takes over.
-  if (job.embedsFonts) return { promoteSpare: true, restart: 'its document embedded fonts, which LibreOffice keeps after the document closes' };
+  if (job.embedsFonts)
+    return { promoteSpare: true, restart: 'its document embedded fonts, which LibreOffice keeps after the document closes' };
   if (sinceStart >= recycleAfter) return { promoteSpare: false, restart: `recycling after ${sinceStart} conversions` };
   return { promoteSpare: false, restart: null };
 }
@@ -160,7 +183,10 @@ export function postProcess(out: Uint8Array, plan: ConversionPlan, limits: Parti
   if (plan.pdfaPart !== undefined) {
     const id = pdfaIdentification(out);
     if (!id || id.part !== plan.pdfaPart) {
-      throw new ConvertError('CONVERSION_FAILED', `requested PDF/A-${plan.pdfaPart} but the output identifies as ${id ? `PDF/A-${id.part}${id.conformance}` : 'no PDF/A'}`);
+      throw new ConvertError(
+        'CONVERSION_FAILED',
+        `requested PDF/A-${plan.pdfaPart} but the output identifies as ${id ? `PDF/A-${id.part}${id.conformance}` : 'no PDF/A'}`,
+      );
     }
   }
   return plan.embedded ? addPdfInfo(out, plan.embedded) : out;

@@ -44,12 +44,24 @@ export function mayStart(settings: PolicySettings, running: Iterable<Running>, t
  * work, not by the others' (without stopping theirs); the spare is the spare again when it ends.
  * `holders` are the subscriptions of the conversions on the (non-spare) instances.
  */
-export function mayTakeSpare(settings: PolicySettings, running: Iterable<Running>, holders: readonly string[], rank: (tenant: string) => number, tenant: string): boolean {
+export function mayTakeSpare(
+  settings: PolicySettings,
+  running: Iterable<Running>,
+  holders: readonly string[],
+  rank: (tenant: string) => number,
+  tenant: string,
+): boolean {
   return mayStart(settings, running, tenant) && holders.every((h) => h !== tenant && rank(tenant) < rank(h));
 }
 
 /** When a running conversion is due to stop while `waiting` subscriptions wait, and why. */
-export function limitOf(settings: PolicySettings, a: Running, waiting: readonly string[], now: number, recentMs: RecentMs): { at: number; why: Interruption } {
+export function limitOf(
+  settings: PolicySettings,
+  a: Running,
+  waiting: readonly string[],
+  now: number,
+  recentMs: RecentMs,
+): { at: number; why: Interruption } {
   let at = Infinity;
   let why: Interruption = 'contended';
   if (settings.contendedTimeoutMs < settings.timeoutMs) at = a.startedAt + settings.contendedTimeoutMs;

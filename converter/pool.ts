@@ -165,8 +165,12 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.python = opts.python ?? settings.unoPython;
     this.skipSanitize = opts.unsafeSkipSanitize === true;
     this.log = opts.log ?? settings.log ?? ((m) => process.stderr.write(`[convert] ${m}\n`));
-    this.isolation = chooseIsolation(opts.sandbox ?? settings.sandbox, opts.networkIsolation ?? settings.networkIsolation, { python: this.python, soffice: this.soffice });
-    if (this.isolation.sandboxUnavailable) this.log(`LibreOffice instances run without a filesystem sandbox: ${this.isolation.sandboxUnavailable}`);
+    this.isolation = chooseIsolation(opts.sandbox ?? settings.sandbox, opts.networkIsolation ?? settings.networkIsolation, {
+      python: this.python,
+      soffice: this.soffice,
+    });
+    if (this.isolation.sandboxUnavailable)
+      this.log(`LibreOffice instances run without a filesystem sandbox: ${this.isolation.sandboxUnavailable}`);
     this.maxMemoryMb = opts.maxMemoryMb ?? settings.maxMemoryMb;
     const share = opts.subscriptionInstances ?? settings.subscriptionInstances;
     this.perSubscription = share > 0 ? Math.min(share, this.size) : Math.max(1, this.size - 1);
@@ -178,7 +182,12 @@ export class LibreOfficePool implements Converter, InstanceHost {
     const budget = opts.budgetMs ?? settings.budgetMs;
     this.budgetMs = budget > 0 ? budget : (this.size * this.budgetWindowMs) / 2;
     this.limits = opts.limits ?? settings.limits;
-    this.policy = { perSubscription: this.perSubscription, timeoutMs: this.timeoutMs, contendedTimeoutMs: this.contendedTimeoutMs, sliceMs: this.sliceMs };
+    this.policy = {
+      perSubscription: this.perSubscription,
+      timeoutMs: this.timeoutMs,
+      contendedTimeoutMs: this.contendedTimeoutMs,
+      sliceMs: this.sliceMs,
+    };
     this.accounting = new PoolAccounting(
       { fairHalfLifeMs: this.fairHalfLifeMs, budgetMs: this.budgetMs, budgetWindowMs: this.budgetWindowMs },
       { running: () => this.active, queuedTenants: () => this.queue.tenants(), queuedOf: (tenant) => this.queue.sizeOf(tenant) },
@@ -186,14 +195,24 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.memoryLimitPrefix = [];
     if (this.maxMemoryMb > 0) {
       if (hasPrlimit()) this.memoryLimitPrefix = ['prlimit', `--as=${this.maxMemoryMb * 1024 * 1024}`, '--'];
-      else this.log(`prlimit is not installed: LibreOffice instances run without the ${this.maxMemoryMb} MB memory cap`, { level: 'warn', maxMemoryMb: this.maxMemoryMb });
+      else
+        this.log(`prlimit is not installed: LibreOffice instances run without the ${this.maxMemoryMb} MB memory cap`, {
+          level: 'warn',
+          maxMemoryMb: this.maxMemoryMb,
+        });
     }
     this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
     liveDirs.add(this.baseDir);
     installExitHook();
     const spare = opts.spareInstances ?? settings.spareInstances;
     this.instances = new InstanceSet(
-      { host: this, log: this.log, stopping: () => this.stopping, onReady: () => this.dispatch(), onCannotStart: (err) => this.failQueue(err) },
+      {
+        host: this,
+        log: this.log,
+        stopping: () => this.stopping,
+        onReady: () => this.dispatch(),
+        onCannotStart: (err) => this.failQueue(err),
+      },
       this.size,
       spare,
     );
@@ -205,14 +224,20 @@ export class LibreOfficePool implements Converter, InstanceHost {
       this.started = true;
       const avail = libreOfficeAvailable({ soffice: this.soffice, python: this.python });
       if (!avail.ok) {
-        this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${avail.reason}; to enable one, ${HOW_TO_ENABLE}`);
+        this.startError = new ConvertError(
+          'CONVERTER_UNAVAILABLE',
+          `no converter available: ${avail.reason}; to enable one, ${HOW_TO_ENABLE}`,
+        );
         this.startPromise = Promise.reject(this.startError);
       } else {
         // Some started: the others keep trying in the background (InstanceSet.startAll).
         this.startPromise = this.instances.startAll().then((rs) => {
           if (!rs.some((r) => r.status === 'fulfilled')) {
             const first = rs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-            this.startError = new ConvertError('CONVERTER_UNAVAILABLE', `no converter available: ${(first?.reason as Error | undefined)?.message ?? 'start failed'}; ${HOW_TO_ENABLE}`);
+            this.startError = new ConvertError(
+              'CONVERTER_UNAVAILABLE',
+              `no converter available: ${(first?.reason as Error | undefined)?.message ?? 'start failed'}; ${HOW_TO_ENABLE}`,
+            );
             this.failQueue(this.startError);
             throw this.startError;
           }
@@ -248,7 +273,12 @@ export class LibreOfficePool implements Converter, InstanceHost {
     return (await this.enqueue(input, plan, options, true)) as number;
   }
 
-  private async enqueue(input: Uint8Array, plan: ConversionPlan, options: Omit<ConvertOptions, 'to'>, count: boolean): Promise<Uint8Array | number> {
+  private async enqueue(
+    input: Uint8Array,
+    plan: ConversionPlan,
+    options: Omit<ConvertOptions, 'to'>,
+    count: boolean,
+  ): Promise<Uint8Array | number> {
     if (this.stopping) throw new ConvertError('SHUTDOWN', 'the converter has been stopped');
     options.signal?.throwIfAborted();
     // The cost estimate first: one pass, cheaper than the sanitizer's parse of a costly document.
@@ -260,7 +290,10 @@ export class LibreOfficePool implements Converter, InstanceHost {
     // waits in the queue while the instances start or restart.
     if (this.startError) throw this.startError;
     if (this.instances.cannotStart()) {
-      throw new ConvertError('CONVERTER_UNAVAILABLE', `no LibreOffice instance can start: ${this.instances.all[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`);
+      throw new ConvertError(
+        'CONVERTER_UNAVAILABLE',
+        `no LibreOffice instance can start: ${this.instances.all[0]?.lastError ?? 'unknown'}; ${HOW_TO_ENABLE}`,
+      );
     }
     if (this.queue.size >= this.queueLimit) {
       throw new ConvertError('QUEUE_FULL', `converter queue is full (${this.queue.size} waiting, limit ${this.queueLimit}); retry later`);
@@ -269,7 +302,21 @@ export class LibreOfficePool implements Converter, InstanceHost {
     this.accounting.checkBudget(tenant);
     const callerMs = options.timeoutMs === undefined ? undefined : Math.max(1, options.timeoutMs);
     return new Promise<Uint8Array | number>((resolve, reject) => {
-      const job: PoolJob = { id: ++this.jobSeq, queuedAt: Date.now(), tenant, timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity), input: bytes, plan, ...(count ? { count } : {}), ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}), ...(pages !== undefined ? { pages } : {}), signal: options.signal, resolve, reject, settled: false };
+      const job: PoolJob = {
+        id: ++this.jobSeq,
+        queuedAt: Date.now(),
+        tenant,
+        timeoutMs: Math.min(this.timeoutMs, callerMs ?? Infinity),
+        input: bytes,
+        plan,
+        ...(count ? { count } : {}),
+        ...(sanitized.embedsFonts ? { embedsFonts: true as const } : {}),
+        ...(pages !== undefined ? { pages } : {}),
+        signal: options.signal,
+        resolve,
+        reject,
+        settled: false,
+      };
       armWait(job, options, callerMs, {
         leave: () => this.queue.remove(tenant, job),
         settle: (err) => this.settle(job, err),
@@ -279,7 +326,13 @@ export class LibreOfficePool implements Converter, InstanceHost {
       this.keepAlive();
       this.dispatch();
       // Still waiting while other subscriptions hold the instances it may use (not its own share's doing).
-      if (!job.dispatched && !job.settled && tenant && runningOf(this.active, tenant) < this.perSubscription && [...this.active].some((a) => a.job.tenant !== tenant)) {
+      if (
+        !job.dispatched &&
+        !job.settled &&
+        tenant &&
+        runningOf(this.active, tenant) < this.perSubscription &&
+        [...this.active].some((a) => a.job.tenant !== tenant)
+      ) {
         this.accounting.noteWaitedForOthers(tenant);
       }
     });
@@ -366,7 +419,9 @@ export class LibreOfficePool implements Converter, InstanceHost {
     if (this.stopping) return;
     const now = Date.now();
     const restarting = this.instances.restarting();
-    const { stop, nextAt } = contention(this.policy, this.queue.tenants(), [...this.active], restarting, now, (t, at) => this.accounting.recentMs(t, at));
+    const { stop, nextAt } = contention(this.policy, this.queue.tenants(), [...this.active], restarting, now, (t, at) =>
+      this.accounting.recentMs(t, at),
+    );
     for (const { run, why } of stop) run.stop(why);
     if (nextAt < Infinity) {
       this.contentionTimer = setTimeout(() => this.checkContention(), Math.max(1, nextAt - now));
@@ -431,7 +486,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
       inst.conversions++;
       inst.sinceStart++;
       if (job.count) {
-        if (!Number.isInteger(reply.pages) || reply.pages! < 0) throw new ConvertError('CONVERSION_FAILED', 'LibreOffice returned no page count');
+        if (!Number.isInteger(reply.pages) || reply.pages! < 0)
+          throw new ConvertError('CONVERSION_FAILED', 'LibreOffice returned no page count');
         this.settle(job, reply.pages!);
         return;
       }
@@ -481,7 +537,11 @@ export class LibreOfficePool implements Converter, InstanceHost {
       queueLimit: this.queueLimit,
       running: this.running,
       instances: this.instances.statuses(),
-      networkIsolation: this.isolation.sandbox ? (this.isolation.offline ? 'bwrap --unshare-net' : 'none') : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
+      networkIsolation: this.isolation.sandbox
+        ? this.isolation.offline
+          ? 'bwrap --unshare-net'
+          : 'none'
+        : (this.isolation.networkPrefix?.join(' ') ?? 'none'),
       sandbox: this.isolation.sandbox ? 'bwrap' : 'none',
       isolation: this.isolation.description,
     };

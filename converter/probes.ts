@@ -46,7 +46,8 @@ export function libreOfficeAvailable(opts: { soffice?: string; python?: string }
   if (which.status !== 0) res = { ok: false, reason: `LibreOffice (${soffice}) is not installed` };
   else {
     const py = spawnSync(python, ['-c', 'import uno'], { encoding: 'utf8', timeout: 10_000 });
-    res = py.status === 0 ? { ok: true, reason: 'ok' } : { ok: false, reason: `${python} cannot import uno (python3-uno is not installed)` };
+    res =
+      py.status === 0 ? { ok: true, reason: 'ok' } : { ok: false, reason: `${python} cannot import uno (python3-uno is not installed)` };
   }
   if (!opts.soffice && !opts.python) availabilityProbe = res;
   return res;
@@ -66,7 +67,10 @@ const sandboxProbes = new Map<string, { ok: boolean; reason: string }>();
  * (as root, or user namespaces for another user), and `python -c 'import uno'` working inside it with the
  * system mounts the sandbox gives (cached; ~50 ms the first time).
  */
-export function sandboxAvailable(opts: { python: string; soffice: string; network: boolean; readOnly: readonly string[] }): { ok: boolean; reason: string } {
+export function sandboxAvailable(opts: { python: string; soffice: string; network: boolean; readOnly: readonly string[] }): {
+  ok: boolean;
+  reason: string;
+} {
   const key = `${opts.python}\0${opts.soffice}\0${opts.network}`;
   const cached = sandboxProbes.get(key);
   if (cached) return cached;
@@ -76,14 +80,23 @@ export function sandboxAvailable(opts: { python: string; soffice: string; networ
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-sandbox-probe-'));
     try {
-      const dirs = { profile: path.join(dir, 'profile'), tmp: path.join(dir, 'tmp'), job: path.join(dir, 'job'), bridge: path.join(dir, 'bridge.py') };
+      const dirs = {
+        profile: path.join(dir, 'profile'),
+        tmp: path.join(dir, 'tmp'),
+        job: path.join(dir, 'job'),
+        bridge: path.join(dir, 'bridge.py'),
+      };
       for (const d of [dirs.profile, dirs.tmp, dirs.job]) fs.mkdirSync(d);
       fs.writeFileSync(dirs.bridge, 'import uno\n');
       const argv = [...sandboxArgs(dirs, { network: opts.network, extraReadOnly: opts.readOnly }), opts.python, dirs.bridge];
       const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 15_000, env: instanceEnv(process.env, dirs.tmp) });
-      res = r.status === 0
-        ? { ok: true, reason: 'ok' }
-        : { ok: false, reason: `bwrap cannot run the bridge here: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-2).join(' | ')}` };
+      res =
+        r.status === 0
+          ? { ok: true, reason: 'ok' }
+          : {
+              ok: false,
+              reason: `bwrap cannot run the bridge here: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-2).join(' | ')}`,
+            };
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -112,7 +125,11 @@ const isolations = new Map<string, Isolation | ConvertError>();
 
 /** Decides a pool's isolation from CONVERTER_SANDBOX and CONVERTER_NETWORK_ISOLATION; throws when a
  *  `required` one cannot be had. Probed once per settings (converterAvailable() asks on every pdf request). */
-export function chooseIsolation(sandboxMode: SandboxMode, networkMode: NetworkIsolation, exe: { python: string; soffice: string }): Isolation {
+export function chooseIsolation(
+  sandboxMode: SandboxMode,
+  networkMode: NetworkIsolation,
+  exe: { python: string; soffice: string },
+): Isolation {
   const key = JSON.stringify([sandboxMode, networkMode, exe.python, exe.soffice]);
   let known = isolations.get(key);
   if (!known) {
@@ -141,7 +158,13 @@ function decideIsolation(sandboxMode: SandboxMode, networkMode: NetworkIsolation
     const readOnly = installationDirs([exe.soffice, exe.python]);
     const probe = sandboxAvailable({ ...exe, network: !offline, readOnly });
     if (probe.ok) {
-      return { sandbox: true, readOnly, networkPrefix: null, offline, description: `bwrap sandbox (filesystem${offline ? ' and network' : '; network shared: CONVERTER_NETWORK_ISOLATION=off'})` };
+      return {
+        sandbox: true,
+        readOnly,
+        networkPrefix: null,
+        offline,
+        description: `bwrap sandbox (filesystem${offline ? ' and network' : '; network shared: CONVERTER_NETWORK_ISOLATION=off'})`,
+      };
     }
     if (sandboxMode === 'required') {
       throw new ConvertError('CONVERTER_UNAVAILABLE', `the converter sandbox is required (CONVERTER_SANDBOX=required) but ${probe.reason}`);
@@ -150,7 +173,10 @@ function decideIsolation(sandboxMode: SandboxMode, networkMode: NetworkIsolation
   }
   const prefix = offline ? networkIsolationPrefix() : null;
   if (networkMode === 'required' && !prefix) {
-    throw new ConvertError('CONVERTER_UNAVAILABLE', 'network isolation is required but neither `unshare -n` nor `unshare -rn` works on this machine');
+    throw new ConvertError(
+      'CONVERTER_UNAVAILABLE',
+      'network isolation is required but neither `unshare -n` nor `unshare -rn` works on this machine',
+    );
   }
   const fsPart = sandboxMode === 'off' ? 'no filesystem sandbox: CONVERTER_SANDBOX=off' : 'no filesystem sandbox';
   return {

@@ -60,7 +60,10 @@ const USR_LIB_PATTERN = /^(?:[a-z0-9_]+-linux-gnu[a-z0-9_]*|python3(?:\.\d+)?)$/
 export function usrDirs(): string[] {
   let lib: string[] = [];
   try {
-    lib = fs.readdirSync('/usr/lib').filter((n) => USR_LIB_PATTERN.test(n)).map((n) => `/usr/lib/${n}`);
+    lib = fs
+      .readdirSync('/usr/lib')
+      .filter((n) => USR_LIB_PATTERN.test(n))
+      .map((n) => `/usr/lib/${n}`);
   } catch {
     /* no /usr/lib */
   }
@@ -85,7 +88,10 @@ const TMPFS_BYTES = 64 * 1024 * 1024;
  * the instance in an empty network namespace; `extraReadOnly`: installation directories outside /usr
  * (SOFFICE, UNO_PYTHON elsewhere).
  */
-export function sandboxArgs(dirs: SandboxDirs, opts: { network: boolean; extraReadOnly?: readonly string[]; fontsDir?: string | undefined }): string[] {
+export function sandboxArgs(
+  dirs: SandboxDirs,
+  opts: { network: boolean; extraReadOnly?: readonly string[]; fontsDir?: string | undefined },
+): string[] {
   const args = ['bwrap'];
   for (const d of SYSTEM_DIRS) {
     let st: fs.Stats;
@@ -109,9 +115,19 @@ export function sandboxArgs(dirs: SandboxDirs, opts: { network: boolean; extraRe
   args.push(
     // Its own PID namespace (no other process's /proc/<pid>/root), IPC, UTS and cgroup namespaces; no
     // capabilities, no further user namespaces; it dies with its owner.
-    '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    '--unshare-user',
+    '--disable-userns',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
     ...(opts.network ? [] : ['--unshare-net']),
-    '--cap-drop', 'ALL', '--die-with-parent', '--chdir', SANDBOX_JOB_DIR, '--',
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--chdir',
+    SANDBOX_JOB_DIR,
+    '--',
   );
   return args;
 }
@@ -146,7 +162,11 @@ export function installationDirs(executables: readonly string[]): string[] {
 export function instanceEnv(source: NodeJS.ProcessEnv, tmp: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: source.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: tmp, TMPDIR: tmp };
   for (const [k, v] of Object.entries(source)) {
-    if (v !== undefined && /^(LANG|LANGUAGE|LC_[A-Z_]+|TZ|SAL_[A-Z0-9_]+|PYTHONPATH|PYTHONHOME|URE_BOOTSTRAP|UNO_PATH|LD_LIBRARY_PATH)$/.test(k)) env[k] = v;
+    if (
+      v !== undefined &&
+      /^(LANG|LANGUAGE|LC_[A-Z_]+|TZ|SAL_[A-Z0-9_]+|PYTHONPATH|PYTHONHOME|URE_BOOTSTRAP|UNO_PATH|LD_LIBRARY_PATH)$/.test(k)
+    )
+      env[k] = v;
   }
   return env;
 }

@@ -99,11 +99,16 @@ function decodeEntities(part: string, s: string): string {
   return s.replace(/&([^;&]*);?/g, (m, ref: string) => {
     if (!m.endsWith(';')) refuse(part, "an '&' that starts no entity reference");
     switch (ref) {
-      case 'amp': return '&';
-      case 'lt': return '<';
-      case 'gt': return '>';
-      case 'quot': return '"';
-      case 'apos': return "'";
+      case 'amp':
+        return '&';
+      case 'lt':
+        return '<';
+      case 'gt':
+        return '>';
+      case 'quot':
+        return '"';
+      case 'apos':
+        return "'";
     }
     const num = /^#(?:x([0-9a-f]+)|([0-9]+))$/i.exec(ref);
     const code = num ? parseInt(num[1] ?? num[2] ?? '', num[1] ? 16 : 10) : NaN;
@@ -142,7 +147,14 @@ function parseStartTag(part: string, text: string, selfClosing: boolean): StartT
 }
 
 function startTagText(tag: StartTag): string {
-  const esc = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+  const esc = (v: string) =>
+    v
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/"/g, '&quot;')
+      .replace(/\t/g, '&#9;')
+      .replace(/\n/g, '&#10;')
+      .replace(/\r/g, '&#13;');
   return `<${tag.name}${tag.attrs.map((a) => ` ${a.name}="${esc(a.value)}"`).join('')}${tag.self ? '/>' : '>'}`;
 }
 
@@ -165,10 +177,16 @@ interface XmlPart {
 function readXmlPart(part: string, bytes: Uint8Array): XmlPart | undefined {
   let start = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || (bytes[0] === 0x3c && bytes[1] === 0) || (bytes[0] === 0 && bytes[1] === 0x3c)) {
+  if (
+    (bytes[0] === 0xff && bytes[1] === 0xfe) ||
+    (bytes[0] === 0xfe && bytes[1] === 0xff) ||
+    (bytes[0] === 0x3c && bytes[1] === 0) ||
+    (bytes[0] === 0 && bytes[1] === 0x3c)
+  ) {
     refuse(part, 'UTF-16 XML parts are refused (OOXML parts are UTF-8)');
   }
-  while (start < bytes.length && (bytes[start] === 0x20 || bytes[start] === 0x09 || bytes[start] === 0x0a || bytes[start] === 0x0d)) start++;
+  while (start < bytes.length && (bytes[start] === 0x20 || bytes[start] === 0x09 || bytes[start] === 0x0a || bytes[start] === 0x0d))
+    start++;
   if (bytes[start] !== 0x3c) return undefined;
   let text: string;
   try {
@@ -182,7 +200,8 @@ function readXmlPart(part: string, bytes: Uint8Array): XmlPart | undefined {
   try {
     tokens = tokenize(text);
   } catch (err) {
-    if (err instanceof XmlSyntaxError && err.id === 'doctype_forbidden') throw new ConvertError('BAD_INPUT', `DOCTYPE declarations are refused (${part})`);
+    if (err instanceof XmlSyntaxError && err.id === 'doctype_forbidden')
+      throw new ConvertError('BAD_INPUT', `DOCTYPE declarations are refused (${part})`);
     refuse(part, `not well-formed XML (${(err as Error).message})`);
   }
   // Nesting: every close tag matches its open tag.
@@ -190,7 +209,8 @@ function readXmlPart(part: string, bytes: Uint8Array): XmlPart | undefined {
   for (const t of tokens) {
     if (t.k === 'open' && !t.self) stack.push(t.name);
     else if (t.k === 'close' && stack.pop() !== t.name) refuse(part, `not well-formed XML (</${t.name}> does not close the open element)`);
-    else if (t.k === 'text' && t.text.includes('&') && /&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/.test(t.text)) refuse(part, "undefined entity reference or unescaped '&'");
+    else if (t.k === 'text' && t.text.includes('&') && /&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/.test(t.text))
+      refuse(part, "undefined entity reference or unescaped '&'");
   }
   if (stack.length > 0) refuse(part, `not well-formed XML (<${stack[stack.length - 1] ?? ''}> is not closed)`);
   return { text, tokens };
@@ -224,7 +244,9 @@ function dataUriBytes(value: string): Uint8Array | undefined {
   if (!m) return undefined;
   const body = (m[2] ?? '').trim();
   try {
-    return /;\s*base64\s*$/i.test(m[1] ?? '') ? new Uint8Array(Buffer.from(body.replace(/\s+/g, ''), 'base64')) : new TextEncoder().encode(decodeURIComponent(body));
+    return /;\s*base64\s*$/i.test(m[1] ?? '')
+      ? new Uint8Array(Buffer.from(body.replace(/\s+/g, ''), 'base64'))
+      : new TextEncoder().encode(decodeURIComponent(body));
   } catch {
     return undefined;
   }
@@ -287,7 +309,8 @@ function sniffOtherGraphic(b: Uint8Array): string | undefined {
 
 /** What in a metafile's embedded data means it does not draw from its own bytes alone: a URL or path, or
  *  a format LibreOffice would hand to its own importers (SVG and XML, PDF, PostScript, its metafile). */
-const EMBEDDED_REFERENCE = /(?:\b(?:file|https?|ftp|smb|nfs|davs?|vnd\.sun\.star\.[a-z.]+):(?:\/\/|\/|\\)|\\\\[a-z0-9_.$-]+\\|<svg\b|<\?xml|%PDF-|%!PS|VCLMTF)/i;
+const EMBEDDED_REFERENCE =
+  /(?:\b(?:file|https?|ftp|smb|nfs|davs?|vnd\.sun\.star\.[a-z.]+):(?:\/\/|\/|\\)|\\\\[a-z0-9_.$-]+\\|<svg\b|<\?xml|%PDF-|%!PS|VCLMTF)/i;
 
 function embeddedReference(b: Uint8Array): string | undefined {
   const latin1 = Buffer.from(b).toString('latin1');
@@ -378,13 +401,16 @@ function metafileReference(b: Uint8Array, kind: 'EMF' | 'WMF'): string | undefin
 }
 
 /** A transparent 1x1 PNG: what a stripped image part holds, so that its relationships and layout stay valid. */
-const EMPTY_PNG = new Uint8Array(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==', 'base64'));
+const EMPTY_PNG = new Uint8Array(
+  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==', 'base64'),
+);
 
 /** Inflated size past which a gzip-compressed part is not inflated (and is stripped). */
 const MAX_INFLATED_PART = 64 * 1024 * 1024;
 
 /** An XML part is an SVG when it has an element named svg (any prefix): LibreOffice's SVG import reads it. */
-const isSvg = (xml: XmlPart) => /<([\w.-]+:)?svg[\s/>]/i.test(xml.text) && xml.tokens.some((t) => t.k === 'open' && localOf(t.name) === 'svg');
+const isSvg = (xml: XmlPart) =>
+  /<([\w.-]+:)?svg[\s/>]/i.test(xml.text) && xml.tokens.some((t) => t.k === 'open' && localOf(t.name) === 'svg');
 
 /**
  * Judges a part that is not XML by its bytes: the replacement when it changes (cleaned SVG text, an inflated
@@ -485,7 +511,9 @@ function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string
     const dangerous = f.computedName || DANGEROUS_FIELD.test(f.text);
     if (!dangerous || f.dangerous) return;
     f.dangerous = true;
-    removed.push(`${part}: field ${f.computedName ? '(name computed by a nested field)' : f.text.trim().split(/\s+/).slice(0, 2).join(' ')}`);
+    removed.push(
+      `${part}: field ${f.computedName ? '(name computed by a nested field)' : f.text.trim().split(/\s+/).slice(0, 2).join(' ')}`,
+    );
   };
   const blankInstr = (f: Field) => {
     if (!f.dangerous) return;
@@ -525,7 +553,8 @@ function sanitizeContent(part: string, xml: XmlPart, linkIds: ReadonlySet<string
       let rewritten = false;
       const absolute = tag.attrs.filter((a) => fetchingAttribute(a, svg));
       if (absolute.length > 0) {
-        for (const a of absolute) removed.push(`${part}: <${tag.name}> ${a.name} → ${a.value.length > 100 ? `${a.value.slice(0, 100)}…` : a.value}`);
+        for (const a of absolute)
+          removed.push(`${part}: <${tag.name}> ${a.name} → ${a.value.length > 100 ? `${a.value.slice(0, 100)}…` : a.value}`);
         tag.attrs = tag.attrs.filter((a) => !absolute.includes(a));
         rewritten = true;
       }
@@ -624,7 +653,8 @@ function sourcePartOf(relsName: string): string | undefined {
 
 /** Relationship types that load macros (VBA projects, their signatures and data, Word's key bindings and
  *  toolbars, Excel 4.0 macro sheets), whatever part they point at. */
-const MACRO_RELATIONSHIP = /\/(vbaProject|vbaProjectSignature\w*|wordVbaData|keyMapCustomizations|attachedToolbars|xlMacrosheet|xlIntlMacrosheet)$/i;
+const MACRO_RELATIONSHIP =
+  /\/(vbaProject|vbaProjectSignature\w*|wordVbaData|keyMapCustomizations|attachedToolbars|xlMacrosheet|xlIntlMacrosheet)$/i;
 /** Content types of the same. */
 const MACRO_CONTENT_TYPE = /vbaProject|vbaData|macroEnabled|macrosheet|keyMapCustomizations|attachedToolbars/i;
 /** Relationship types whose target LibreOffice decodes as an image. */
@@ -663,7 +693,11 @@ function readRels(part: string, xml: XmlPart): RelsFacts {
     if (tag.local !== 'relationship') continue;
     const type = (singleAttr(part, tag, 'type') ?? '').trim();
     const target = singleAttr(part, tag, 'target') ?? '';
-    if (MACRO_RELATIONSHIP.test(type)) throw new ConvertError('BAD_INPUT', `macro-enabled documents are refused (${part}: a ${type.slice(type.lastIndexOf('/') + 1)} relationship to ${target})`);
+    if (MACRO_RELATIONSHIP.test(type))
+      throw new ConvertError(
+        'BAD_INPUT',
+        `macro-enabled documents are refused (${part}: a ${type.slice(type.lastIndexOf('/') + 1)} relationship to ${target})`,
+      );
     if (HYPERLINK_TYPES.has(type)) facts.linkIds.add(singleAttr(part, tag, 'id') ?? '');
     if (IMAGE_RELATIONSHIP.test(type) && !ABSOLUTE_TARGET.test(target)) facts.images.push(resolveTarget(part, target));
   }
@@ -779,7 +813,8 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
       if (next !== undefined) replaced.set(e.name, next);
       continue;
     }
-    if (e.name === '[Content_Types].xml' && /macroEnabled/i.test(xml.text)) throw new ConvertError('BAD_INPUT', 'macro-enabled documents are refused');
+    if (e.name === '[Content_Types].xml' && /macroEnabled/i.test(xml.text))
+      throw new ConvertError('BAD_INPUT', 'macro-enabled documents are refused');
     const r = sanitizeContent(e.name, xml, linkIdsByPart.get(e.name.toLowerCase()) ?? new Set(), removed, isSvg(xml));
     refsByPart.set(e.name.toLowerCase(), r.nonLinkRefs);
     if (r.text !== undefined) replaced.set(e.name, r.text);

@@ -26,15 +26,14 @@ function asConvertError<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof TemplateError) throw new ConvertError('BAD_INPUT', `invalid zip package: ${err.errors.map((e) => e.message).join('; ')}`);
+    if (err instanceof TemplateError)
+      throw new ConvertError('BAD_INPUT', `invalid zip package: ${err.errors.map((e) => e.message).join('; ')}`);
     throw err;
   }
 }
 
 export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS): ZipEntry[] {
-  return asConvertError(() => [
-    ...readPackage(bytes, limits).values(),
-  ]);
+  return asConvertError(() => [...readPackage(bytes, limits).values()]);
 }
 
 /** Inflates one entry, enforcing its declared size (a lying header cannot inflate past it). */

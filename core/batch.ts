@@ -35,7 +35,11 @@ export function generateShapeOf(req: BatchRequest): GenerateRequest {
   const d = req.document;
   const delivered = d.deliveryMethod !== undefined && d.deliveryMethod !== '';
   const { rowsPath: _path, rowsFormat: _format, ...data } = req.data;
-  return { template: req.template, data, document: { ...d, deliveryMethod: delivered ? d.deliveryMethod! : 'Storage', path: delivered ? d.path : 'root' } };
+  return {
+    template: req.template,
+    data,
+    document: { ...d, deliveryMethod: delivered ? d.deliveryMethod! : 'Storage', path: delivered ? d.path : 'root' },
+  };
 }
 
 /** The combination rules of a batch beyond a generate's (checkGenerateRules on generateShapeOf). Every
@@ -50,10 +54,17 @@ export function checkBatchRules(req: BatchRequest, catalog: LocationCatalog): In
   if (req.data.rowsFormat !== undefined && !(ROWS_FORMATS as readonly string[]).includes(req.data.rowsFormat)) {
     errors.push(innerError('VALIDATION_ERROR', `data.rowsFormat must be one of ${ROWS_FORMATS.join(', ')}`));
   } else if (req.data.rowsFormat !== undefined && req.data.rowsFormat !== 'json' && req.data.rowsPath !== undefined) {
-    errors.push(innerError('VALIDATION_ERROR', `data.rowsPath names a list inside one JSON value: it cannot be used with data.rowsFormat ${req.data.rowsFormat}`));
+    errors.push(
+      innerError(
+        'VALIDATION_ERROR',
+        `data.rowsPath names a list inside one JSON value: it cannot be used with data.rowsFormat ${req.data.rowsFormat}`,
+      ),
+    );
   }
   if (req.data.loadMethod === 'GraphQL' && req.data.rowsPath === undefined) {
-    errors.push(innerError('VALIDATION_ERROR', 'data.rowsPath is required for GraphQL: the path of the list in the result, such as customers'));
+    errors.push(
+      innerError('VALIDATION_ERROR', 'data.rowsPath is required for GraphQL: the path of the list in the result, such as customers'),
+    );
   }
   const c = req.combined;
   if (!rowsDelivered && !c) {
@@ -64,13 +75,19 @@ export function checkBatchRules(req: BatchRequest, catalog: LocationCatalog): In
       errors.push(innerError('VALIDATION_ERROR', `combined.format must be one of ${COMBINED_FORMATS.join(', ')}`));
     } else {
       if (c.format === 'pdf' && d.fileFormat !== 'pdf') {
-        errors.push(innerError('VALIDATION_ERROR', `combined.format pdf merges the rows' PDFs: document.fileFormat must be pdf (it is ${d.fileFormat})`));
+        errors.push(
+          innerError(
+            'VALIDATION_ERROR',
+            `combined.format pdf merges the rows' PDFs: document.fileFormat must be pdf (it is ${d.fileFormat})`,
+          ),
+        );
       }
       errors.push(...parseCombined(c, catalog).problems);
     }
   }
   const stop = req.stopAfterFailures;
-  if (stop !== undefined && !(Number.isInteger(stop) && stop >= 1)) errors.push(innerError('VALIDATION_ERROR', 'stopAfterFailures must be a whole number of at least 1'));
+  if (stop !== undefined && !(Number.isInteger(stop) && stop >= 1))
+    errors.push(innerError('VALIDATION_ERROR', 'stopAfterFailures must be a whole number of at least 1'));
   return errors;
 }
 
@@ -78,7 +95,11 @@ export function checkBatchRules(req: BatchRequest, catalog: LocationCatalog): In
  *  rule, the file-name rule), the zip being a file any writing location holds. Its needs are what the API
  *  asks of the locations. `combined.format` is one of COMBINED_FORMATS (checked first). */
 export function parseCombined(c: NonNullable<BatchRequest['combined']>, catalog: LocationCatalog): ParsedTarget {
-  return parseTarget({ name: c.name, fileFormat: c.format, deliveryMethod: c.deliveryMethod, path: c.path }, { field: 'combined', request: 'generate', containers: ['zip'] }, catalog);
+  return parseTarget(
+    { name: c.name, fileFormat: c.format, deliveryMethod: c.deliveryMethod, path: c.path },
+    { field: 'combined', request: 'generate', containers: ['zip'] },
+    catalog,
+  );
 }
 
 /** How a batch's work is cut and paced (config/env.ts BATCH_*). */
@@ -120,7 +141,13 @@ export interface BatchInput {
   stopAfterFailures?: number;
   tuning: BatchTuning;
   /** The summary callback (X-Client-Authorization given), and what its body echoes. */
-  callback?: { url: string; clientToken: string; webhookId: string; scheduleMs: number[]; outbound: { allow: string[]; timeoutMs: number } };
+  callback?: {
+    url: string;
+    clientToken: string;
+    webhookId: string;
+    scheduleMs: number[];
+    outbound: { allow: string[]; timeoutMs: number };
+  };
   envelope: { origin: string; externalContext?: Record<string, unknown> };
 }
 
@@ -237,7 +264,10 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
 
 /** The run context of one of a batch's own operations (a row, the combined output): the batch's
  *  subscription, user, connections and remote locations under that operation's id. */
-export function batchOperationRun(run: Pick<BatchRun, 'subscriptionId' | 'userId' | 'connections' | 'remote'>, operationId: string): RunContext {
+export function batchOperationRun(
+  run: Pick<BatchRun, 'subscriptionId' | 'userId' | 'connections' | 'remote'>,
+  operationId: string,
+): RunContext {
   return {
     operationId,
     subscriptionId: run.subscriptionId,

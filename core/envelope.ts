@@ -64,7 +64,12 @@ export type ErrorEnvelope = EnvelopeTail & {
   error: { statusCode: number; message: string; innerErrors: InnerError[] };
 };
 
-export function successEnvelope<D>(statusCode: 200 | 201, data: D, t: EnvelopeTail, extra: { consumption?: Consumption[] } = {}): SuccessEnvelope<D> {
+export function successEnvelope<D>(
+  statusCode: 200 | 201,
+  data: D,
+  t: EnvelopeTail,
+  extra: { consumption?: Consumption[] } = {},
+): SuccessEnvelope<D> {
   return {
     result: { statusCode, message: statusCode === 201 ? 'Created' : 'OK', data },
     ...(extra.consumption ? { consumption: extra.consumption } : {}),

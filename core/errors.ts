@@ -36,9 +36,18 @@ export const errorRegistry = {
   TEMPLATE_TOO_COMPLEX: { status: 400, message: 'The template or its data exceeds a limit of this service.' },
   X_SERVICE_AUTH_ERROR: { status: 400, message: 'Invalid format' },
   NOT_SUPPORTED: { status: 400, message: 'This option is not supported by this deployment.' },
-  CONNECTION_MISSING: { status: 400, message: 'The subscription has no connection to this location: connect it with PUT /common/connection/{kind}.' },
-  CONNECTION_ERROR: { status: 400, message: 'The connection to this location was refused (credentials, permissions or the drive it names).' },
-  QUOTA_EXCEEDED: { status: 400, message: 'The target drive is full (its storage quota is used up): free space there or choose another target.' },
+  CONNECTION_MISSING: {
+    status: 400,
+    message: 'The subscription has no connection to this location: connect it with PUT /common/connection/{kind}.',
+  },
+  CONNECTION_ERROR: {
+    status: 400,
+    message: 'The connection to this location was refused (credentials, permissions or the drive it names).',
+  },
+  QUOTA_EXCEEDED: {
+    status: 400,
+    message: 'The target drive is full (its storage quota is used up): free space there or choose another target.',
+  },
   FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such operation.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This operation does not accept this method.' },
@@ -95,4 +104,6 @@ export function isErrorCode(s: unknown): s is ErrorCode {
 }
 
 /** The codes whose requests can succeed when sent again later (ErrorSpec.retryable). */
-export const RETRYABLE_CODES = (Object.keys(errorRegistry) as ErrorCode[]).filter((c) => (errorRegistry[c] as ErrorSpec).retryable === true);
+export const RETRYABLE_CODES = (Object.keys(errorRegistry) as ErrorCode[]).filter(
+  (c) => (errorRegistry[c] as ErrorSpec).retryable === true,
+);

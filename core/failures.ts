@@ -10,7 +10,13 @@ export interface FailureHints {
 }
 
 /** A failure the caller caused: the workflow must not retry it. */
-export function callerFailure(code: ErrorCode, message: string, innerErrors?: InnerError[], externalErrors?: unknown[], hints?: FailureHints): ApplicationFailure {
+export function callerFailure(
+  code: ErrorCode,
+  message: string,
+  innerErrors?: InnerError[],
+  externalErrors?: unknown[],
+  hints?: FailureHints,
+): ApplicationFailure {
   const inner = innerErrors ?? [innerError(code, message)];
   return ApplicationFailure.create({
     type: code,
@@ -39,7 +45,8 @@ export function renderFailure(cause: unknown, workflowId: string): FailureRender
     const inner = Array.isArray(cause.details?.[0]) ? (cause.details[0] as InnerError[]) : [innerError(cause.type, cause.message)];
     const external = Array.isArray(cause.details?.[1]) && cause.details[1].length > 0 ? (cause.details[1] as unknown[]) : undefined;
     const hints = (cause.details?.[2] ?? {}) as FailureHints;
-    const retryAfter = typeof hints.retryAfterSeconds === 'number' && hints.retryAfterSeconds > 0 ? Math.ceil(hints.retryAfterSeconds) : undefined;
+    const retryAfter =
+      typeof hints.retryAfterSeconds === 'number' && hints.retryAfterSeconds > 0 ? Math.ceil(hints.retryAfterSeconds) : undefined;
     return {
       code: cause.type,
       status: errorRegistry[cause.type].status,
@@ -63,4 +70,3 @@ export function renderFailure(cause: unknown, workflowId: string): FailureRender
     innerErrors: [innerError('FUNCTION_EXECUTION_ERROR', `the generation failed unexpectedly (workflow ${workflowId})`, workflowId)],
   };
 }
-

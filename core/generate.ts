@@ -4,7 +4,19 @@ import { parse as parseGraphql } from 'graphql';
 import Type, { type Static } from 'typebox';
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
-import { dataLoadMethods, entryOf, formatWording, GRAPHQL, holds, type LocationCatalog, type LocationNeed, methodsFor, orList, pathWording, urnWording } from './locations.ts';
+import {
+  dataLoadMethods,
+  entryOf,
+  formatWording,
+  GRAPHQL,
+  holds,
+  type LocationCatalog,
+  type LocationNeed,
+  methodsFor,
+  orList,
+  pathWording,
+  urnWording,
+} from './locations.ts';
 import { jsonObject } from './save-options.ts';
 import type { RunContext } from './run.ts';
 import { parseTarget, type Target } from './target.ts';
@@ -23,7 +35,11 @@ export interface GenerateMethods {
 }
 
 export function generateMethods(catalog: LocationCatalog): GenerateMethods {
-  return { template: methodsFor(catalog, 'generate', 'readTemplate'), data: dataLoadMethods(catalog), delivery: methodsFor(catalog, 'generate', 'write') };
+  return {
+    template: methodsFor(catalog, 'generate', 'readTemplate'),
+    data: dataLoadMethods(catalog),
+    delivery: methodsFor(catalog, 'generate', 'write'),
+  };
 }
 
 const JsonObject = Type.Object({}, { additionalProperties: true });
@@ -38,14 +54,19 @@ export const oneOf = (values: readonly string[], description?: string) =>
 export function generateRequestSchema(catalog: LocationCatalog) {
   const methods = generateMethods(catalog);
   const what = (capability: 'readTemplate' | 'readData') =>
-    catalog.filter((e) => e.wording && e.requests.includes('generate') && e.can.includes(capability)).map((e) => `${e.method} (${e.wording!.what})`);
+    catalog
+      .filter((e) => e.wording && e.requests.includes('generate') && e.can.includes(capability))
+      .map((e) => `${e.method} (${e.wording!.what})`);
   return Type.Object({
     template: Type.Object({
       urn: Type.Optional(Type.String({ description: `With loadMethod: ${urnWording(catalog, 'generate', 'readTemplate')}` })),
       loadMethod: Type.Optional(oneOf(methods.template, `Where the template is: ${orList(what('readTemplate'))}`)),
       url: Type.Optional(Type.String({ description: 'Alternative to urn + loadMethod' })),
       name: Type.Optional(Type.String()),
-      fileFormat: oneOf(TEMPLATE_FORMATS, `Where each format loads from (spec 4.8 rule 1): ${formatWording(catalog, 'generate', 'readTemplate')}`),
+      fileFormat: oneOf(
+        TEMPLATE_FORMATS,
+        `Where each format loads from (spec 4.8 rule 1): ${formatWording(catalog, 'generate', 'readTemplate')}`,
+      ),
       options: Type.Optional(JsonObject),
       relatedItems: Type.Optional(
         Type.Array(
@@ -60,7 +81,10 @@ export function generateRequestSchema(catalog: LocationCatalog) {
       ),
     }),
     data: Type.Object({
-      loadMethod: oneOf(methods.data, `A JSON file at ${orList(what('readData'))} (DriveB also reads a Google Sheet as rows), or the result of a ${GRAPHQL} query`),
+      loadMethod: oneOf(
+        methods.data,
+        `A JSON file at ${orList(what('readData'))} (DriveB also reads a Google Sheet as rows), or the result of a ${GRAPHQL} query`,
+      ),
       urn: Type.String({ description: `The GraphQL endpoint, or the data file: ${urnWording(catalog, 'generate', 'readData')}` }),
       variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: Type.String() }))),
       query: Type.Optional(Type.String()),
@@ -71,7 +95,10 @@ export function generateRequestSchema(catalog: LocationCatalog) {
       locale: Type.String({ description: 'BCP 47 locale, e.g. en-US' }),
       name: Type.String({ minLength: 1 }),
       fileFormat: oneOf(ALL_FORMATS, "The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)"),
-      deliveryMethod: oneOf(methods.delivery, `Where the document goes; where each format may go (spec 4.8 rule 3): ${formatWording(catalog, 'generate', 'write')}`),
+      deliveryMethod: oneOf(
+        methods.delivery,
+        `Where the document goes; where each format may go (spec 4.8 rule 3): ${formatWording(catalog, 'generate', 'write')}`,
+      ),
       path: Type.String({ description: pathWording(catalog, 'generate') }),
       options: Type.Optional(
         Type.Object(
@@ -83,7 +110,11 @@ export function generateRequestSchema(catalog: LocationCatalog) {
               }),
             ),
           },
-          { additionalProperties: true, description: 'Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict' },
+          {
+            additionalProperties: true,
+            description:
+              'Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict',
+          },
         ),
       ),
     }),
@@ -106,7 +137,15 @@ export interface GenerateInput {
   run: RunContext;
   /** `url` (template.url) replaces urn + loadMethod: its display form (no query, user-info or fragment),
    *  the URL itself sealed in `sealedUrl` (connectors/url); relatedItems feed the include directive. */
-  template: { urn: string; loadMethod: string; fileFormat: string; name?: string; url?: string; sealedUrl?: string; relatedItems?: RelatedTemplate[] };
+  template: {
+    urn: string;
+    loadMethod: string;
+    fileFormat: string;
+    name?: string;
+    url?: string;
+    sealedUrl?: string;
+    relatedItems?: RelatedTemplate[];
+  };
   /** For GraphQL: urn is the endpoint URL and query the GraphQL document (see graphqlRequestOf). */
   data: { urn: string; loadMethod: string; variables?: Variable[]; query?: string; embedded?: string };
   /** The target (core/target.ts), and how the template renders: its locale and time zone. */
@@ -196,7 +235,9 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
     problems.push(
       innerError(
         'TEMPLATE_NOT_FOUND',
-        hasUrnPair ? 'template.urn and template.loadMethod must be given together' : 'template: give either template.urn with template.loadMethod, or template.url',
+        hasUrnPair
+          ? 'template.urn and template.loadMethod must be given together'
+          : 'template: give either template.urn with template.loadMethod, or template.url',
       ),
     );
   } else if (t.url && hasUrnPair) {
@@ -205,11 +246,14 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   const templateFormat = (TEMPLATE_FORMATS as readonly string[]).includes(t.fileFormat);
   if (!templateFormat) bad(`template.fileFormat must be one of ${TEMPLATE_FORMATS.join(', ')}`);
   const templateMethods = methodsFor(catalog, 'generate', 'readTemplate');
-  if (t.loadMethod !== undefined && !templateMethods.includes(t.loadMethod)) bad(`template.loadMethod must be one of ${templateMethods.join(', ')}`);
+  if (t.loadMethod !== undefined && !templateMethods.includes(t.loadMethod))
+    bad(`template.loadMethod must be one of ${templateMethods.join(', ')}`);
   // Rule 1: a template format loads only from the locations that hold it as a template.
   const from = entryOf(catalog, t.loadMethod);
   if (t.loadMethod && templateFormat && from && templateMethods.includes(t.loadMethod) && !holds(from, 'readTemplate', t.fileFormat)) {
-    bad(`template.fileFormat ${t.fileFormat} loads only from ${methodsFor(catalog, 'generate', 'readTemplate', t.fileFormat).join(' or ')} (template.loadMethod is ${t.loadMethod})`);
+    bad(
+      `template.fileFormat ${t.fileFormat} loads only from ${methodsFor(catalog, 'generate', 'readTemplate', t.fileFormat).join(' or ')} (template.loadMethod is ${t.loadMethod})`,
+    );
   }
   const { target, needs: targetNeeds, problems: targetProblems } = parseTarget(d, { field: 'document', request: 'generate' }, catalog);
   problems.push(...targetProblems);
@@ -228,16 +272,25 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   const strict = strictOf(req, native.merge !== undefined, problems);
   const dataMethods = dataLoadMethods(catalog);
   if (!dataMethods.includes(req.data.loadMethod)) bad(`data.loadMethod must be one of ${dataMethods.join(', ')}`);
-  else if (req.data.loadMethod === GRAPHQL) problems.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
+  else if (req.data.loadMethod === GRAPHQL)
+    problems.push(...graphqlRequestOf(req.data).errors.map((m) => innerError('VALIDATION_ERROR', m)));
   if (req.data.embedded !== undefined && !isJsonObjectText(req.data.embedded)) bad('data.embedded must be JSON text of an object');
   const related = relatedTemplates(req, problems);
 
   const needs: LocationNeed[] = [];
   if (t.url) needs.push({ method: 'url', capability: 'readTemplate', field: 'template.url' });
-  else needs.push({ method: t.loadMethod ?? '', capability: 'readTemplate', field: 'template.loadMethod', fileFormat: t.fileFormat, ...(t.urn ? { urn: t.urn } : {}) });
+  else
+    needs.push({
+      method: t.loadMethod ?? '',
+      capability: 'readTemplate',
+      field: 'template.loadMethod',
+      fileFormat: t.fileFormat,
+      ...(t.urn ? { urn: t.urn } : {}),
+    });
   for (const [i, item] of related.entries()) {
     // Its format is checked above (an included template is docx, xlsx or pptx wherever the main one is).
-    if (item.loadMethod) needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
+    if (item.loadMethod)
+      needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
   }
   if (req.data.loadMethod !== GRAPHQL) needs.push({ method: req.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
   needs.push(...targetNeeds);
@@ -258,8 +311,18 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
         ...(req.data.query ? { query: req.data.query } : {}),
         ...(req.data.embedded ? { embedded: req.data.embedded } : {}),
       },
-      document: { ...target, locale: d.locale, timezone: d.timezone, ...(native.merge ? { nativeMerge: native.merge } : {}), ...(strict ? { strict } : {}) },
-      uploads: uploadsOf(catalog, [[t.loadMethod, t.urn], [req.data.loadMethod, req.data.urn], ...related.map((r): [string, string] => [r.loadMethod, r.urn])]),
+      document: {
+        ...target,
+        locale: d.locale,
+        timezone: d.timezone,
+        ...(native.merge ? { nativeMerge: native.merge } : {}),
+        ...(strict ? { strict } : {}),
+      },
+      uploads: uploadsOf(catalog, [
+        [t.loadMethod, t.urn],
+        [req.data.loadMethod, req.data.urn],
+        ...related.map((r): [string, string] => [r.loadMethod, r.urn]),
+      ]),
     },
     needs,
     problems,
@@ -324,7 +387,12 @@ export function nativeMergeOf(req: Pick<GenerateRequest, 'template' | 'document'
   if (!enabled) return { errors };
   const t = req.template;
   if (!['gdoc', 'gsheet', 'gslide'].includes(t.fileFormat) || t.loadMethod !== 'DriveB') {
-    errors.push(innerError('VALIDATION_ERROR', `${field}.nativeMergeEnabled merges a gdoc, gsheet or gslide template loaded from DriveB in place (template is ${t.fileFormat} from ${t.loadMethod ?? t.url ?? 'nowhere'})`));
+    errors.push(
+      innerError(
+        'VALIDATION_ERROR',
+        `${field}.nativeMergeEnabled merges a gdoc, gsheet or gslide template loaded from DriveB in place (template is ${t.fileFormat} from ${t.loadMethod ?? t.url ?? 'nowhere'})`,
+      ),
+    );
   } else if (req.document.fileFormat !== t.fileFormat) {
     errors.push(
       innerError(
@@ -347,7 +415,12 @@ function strictOf(req: Pick<GenerateRequest, 'document'>, nativeMerge: boolean, 
     return undefined;
   }
   if (nativeMerge) {
-    problems.push(innerError('VALIDATION_ERROR', 'document.options.strict needs docgen\'s own merge: native merge (document.options.driveBGenerate.nativeMergeEnabled) cannot tell which tags had no value'));
+    problems.push(
+      innerError(
+        'VALIDATION_ERROR',
+        "document.options.strict needs docgen's own merge: native merge (document.options.driveBGenerate.nativeMergeEnabled) cannot tell which tags had no value",
+      ),
+    );
     return undefined;
   }
   return true;
@@ -379,7 +452,18 @@ function isValidLocale(locale: string): boolean {
 }
 
 /** Headers a `header` variable may not set: the transport's own. */
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
 
 export interface GraphqlRequest {
   endpoint: string;
@@ -407,8 +491,10 @@ export function graphqlRequestOf(data: { urn: string; query?: string; variables?
   let endpoint = data.urn;
   try {
     const u = new URL(data.urn);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') errors.push(`data.urn must be the GraphQL endpoint's http or https URL (got ${u.protocol})`);
-    else if (u.username || u.password) errors.push('data.urn must not carry credentials; pass them as a data.variables entry of type header');
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      errors.push(`data.urn must be the GraphQL endpoint's http or https URL (got ${u.protocol})`);
+    else if (u.username || u.password)
+      errors.push('data.urn must not carry credentials; pass them as a data.variables entry of type header');
     endpoint = u.toString();
   } catch {
     errors.push('data.urn must be the GraphQL endpoint as an absolute http or https URL');

@@ -2,7 +2,14 @@
 // targetDocument.options.crm): pure readers the locations register (connectors/registry.ts), so the one
 // target parser (core/target.ts) reads whichever the delivery's location names, and only that one.
 import { type InnerError, innerError } from './errors.ts';
-import { CONFLICT_BEHAVIORS, type ConflictBehavior, type CrmTargetOptions, type SharingRequest, type TargetDelivery, type TargetOptionsReader } from './locations.ts';
+import {
+  CONFLICT_BEHAVIORS,
+  type ConflictBehavior,
+  type CrmTargetOptions,
+  type SharingRequest,
+  type TargetDelivery,
+  type TargetOptionsReader,
+} from './locations.ts';
 
 /** A drive's options object: sharing flags, e-mail lists (arrays, or comma-separated text as the records
  *  spell them), and the extension fields conflictBehavior and sendInvitation. Every problem at once. */
@@ -14,7 +21,8 @@ export function parseDriveOptions(raw: unknown, field: string): { delivery: Targ
   const problems: InnerError[] = [];
   const delivery: TargetDelivery = {};
   if (raw === undefined || raw === null) return { delivery, problems };
-  if (typeof raw !== 'object' || Array.isArray(raw)) return { delivery, problems: [innerError('VALIDATION_ERROR', `${field} must be an object`)] };
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return { delivery, problems: [innerError('VALIDATION_ERROR', `${field} must be an object`)] };
   const o = raw as Record<string, unknown>;
   const sharing: SharingRequest = {};
   for (const flag of ['viewAnonymous', 'editAnonymous', 'sendInvitation'] as const) {
@@ -33,7 +41,13 @@ export function parseDriveOptions(raw: unknown, field: string): { delivery: Targ
     }
     const emails = (items as string[]).map((e) => e.trim()).filter(Boolean);
     const bad = emails.filter((e) => !/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(e));
-    if (bad.length > 0) problems.push(innerError('VALIDATION_ERROR', `${field}.${list}: ${bad.map((b) => JSON.stringify(b.slice(0, 80))).join(', ')} is not an e-mail address`));
+    if (bad.length > 0)
+      problems.push(
+        innerError(
+          'VALIDATION_ERROR',
+          `${field}.${list}: ${bad.map((b) => JSON.stringify(b.slice(0, 80))).join(', ')} is not an e-mail address`,
+        ),
+      );
     else if (emails.length > 100) problems.push(innerError('VALIDATION_ERROR', `${field}.${list}: at most 100 addresses`));
     else if (emails.length > 0) sharing[list] = [...new Set(emails.map((e) => e.toLowerCase()))];
   }
@@ -62,7 +76,11 @@ export const crmOptions: TargetOptionsReader = {
 };
 
 /** Validates a crm options object; every problem names its field. Empty strings count as absent. */
-export function parseCrmOptions(raw: unknown, fileFormat: string, field = 'targetDocument.options.crm'): { options: CrmTargetOptions; problems: InnerError[] } {
+export function parseCrmOptions(
+  raw: unknown,
+  fileFormat: string,
+  field = 'targetDocument.options.crm',
+): { options: CrmTargetOptions; problems: InnerError[] } {
   const problems: InnerError[] = [];
   const options: CrmTargetOptions = {};
   if (raw === undefined || raw === null) return { options, problems };
@@ -85,7 +103,12 @@ export function parseCrmOptions(raw: unknown, fileFormat: string, field = 'targe
     if (k === 'fileType') {
       const want = CRM_FILE_TYPES[fileFormat];
       if (value.toLowerCase() !== fileFormat.toLowerCase() && value.toUpperCase() !== want) {
-        problems.push(innerError('VALIDATION_ERROR', `${at(k)} ${value} does not match targetDocument.fileFormat ${fileFormat}${want ? ` (give ${fileFormat} or ${want}, or leave it out)` : ''}`));
+        problems.push(
+          innerError(
+            'VALIDATION_ERROR',
+            `${at(k)} ${value} does not match targetDocument.fileFormat ${fileFormat}${want ? ` (give ${fileFormat} or ${want}, or leave it out)` : ''}`,
+          ),
+        );
         continue;
       }
     } else if (!SALESFORCE_ID.test(value)) {

@@ -61,7 +61,14 @@ export interface TargetDelivery {
 }
 
 /** The sharing links a drive write can make (result.data.document, the document record). */
-export const LINK_FIELDS = ['viewAnonymousLink', 'editAnonymousLink', 'viewUserLink', 'editUserLink', 'viewOrganizationLink', 'editOrganizationLink'] as const;
+export const LINK_FIELDS = [
+  'viewAnonymousLink',
+  'editAnonymousLink',
+  'viewUserLink',
+  'editUserLink',
+  'viewOrganizationLink',
+  'editOrganizationLink',
+] as const;
 export type LinkField = (typeof LINK_FIELDS)[number];
 
 /** The options object a target reads at its own location (document.options.<key>, targetDocument.options.<key>):

@@ -38,7 +38,10 @@ export function manageRequestSchema(catalog: LocationCatalog) {
   const methods = { source: methodsFor(catalog, 'manage', 'readDocument'), target: methodsFor(catalog, 'manage', 'write') };
   return Type.Object({
     sourceDocument: Type.Object({
-      urn: Type.String({ minLength: 1, description: `The urn the location gave (result.data.document.urn of generate or manage): ${urnWording(catalog, 'manage', 'readDocument')}` }),
+      urn: Type.String({
+        minLength: 1,
+        description: `The urn the location gave (result.data.document.urn of generate or manage): ${urnWording(catalog, 'manage', 'readDocument')}`,
+      }),
       fileFormat: oneOf(ALL_FORMATS, 'The format of the source file'),
       loadMethod: oneOf(methods.source, 'Where the source is (crm: urn is a ContentVersion id)'),
       remove: Type.Optional(
@@ -68,7 +71,11 @@ export function manageRequestSchema(catalog: LocationCatalog) {
         ),
       }),
     ),
-    data: Type.Optional(Type.Object({ embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })) })),
+    data: Type.Optional(
+      Type.Object({
+        embedded: Type.Optional(Type.String({ description: 'JSON text of an object written to the output file properties' })),
+      }),
+    ),
   });
 }
 
@@ -96,7 +103,9 @@ export function parseManageRequest(body: ManageRequest, catalog: LocationCatalog
   if (!sources.includes(src.loadMethod)) bad(`sourceDocument.loadMethod must be one of ${sources.join(', ')}`);
   if (!isFormat(src.fileFormat)) bad(`sourceDocument.fileFormat must be one of ${ALL_FORMATS.join(', ')}`);
   if (src.loadMethod === 'crm' && remove === 'permanentDelete') {
-    bad("sourceDocument.remove permanentDelete is not available for crm: Salesforce keeps a deleted file in the org's recycle bin; use remove delete");
+    bad(
+      "sourceDocument.remove permanentDelete is not available for crm: Salesforce keeps a deleted file in the org's recycle bin; use remove delete",
+    );
   }
   const embedded = body.data?.embedded;
   if (embedded !== undefined && embedded !== '' && !isJsonObjectText(embedded)) bad('data.embedded must be JSON text of an object');
@@ -105,9 +114,15 @@ export function parseManageRequest(body: ManageRequest, catalog: LocationCatalog
   const withEmbedded = embedded ? { embedded } : {};
   if (!tgt) {
     if (remove === 'none') {
-      bad('without targetDocument the operation is Delete, which needs sourceDocument.remove delete or permanentDelete; Copy, Move and Convert need a targetDocument');
+      bad(
+        'without targetDocument the operation is Delete, which needs sourceDocument.remove delete or permanentDelete; Copy, Move and Convert need a targetDocument',
+      );
     }
-    return { input: { operation: 'delete', source, ...withEmbedded }, needs: [{ method: src.loadMethod, capability: 'delete', field }], problems };
+    return {
+      input: { operation: 'delete', source, ...withEmbedded },
+      needs: [{ method: src.loadMethod, capability: 'delete', field }],
+      problems,
+    };
   }
   const operation: ManageOperation = tgt.fileFormat === src.fileFormat ? (remove === 'none' ? 'copy' : 'move') : 'convert';
   const parsed = parseTarget(tgt, { field: 'targetDocument', request: 'manage' }, catalog);

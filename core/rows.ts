@@ -249,7 +249,8 @@ export class RowReader {
       this.fromValue(out);
     } else if (format === 'json') {
       if (this.arrayState === 'before') throw new RowsError(`${this.what()} is empty: a JSON array of objects was expected`);
-      if (this.arrayState === 'in') throw new RowsError(`${this.what()} is not valid JSON: the array is not closed (the file ends inside it)`);
+      if (this.arrayState === 'in')
+        throw new RowsError(`${this.what()} is not valid JSON: the array is not closed (the file ends inside it)`);
     } else if (format === 'jsonl') {
       this.readLines('\n', out);
     } else {
@@ -290,7 +291,9 @@ export class RowReader {
     const path = this.opts.rowsPath ?? '';
     const list = valueAt(value, path);
     if (!Array.isArray(list)) {
-      throw new RowsError(`rowsPath ${JSON.stringify(path)} of ${this.what()} ${list === undefined ? 'names nothing' : 'is not a list'} (it must name an array of objects)`);
+      throw new RowsError(
+        `rowsPath ${JSON.stringify(path)} of ${this.what()} ${list === undefined ? 'names nothing' : 'is not a list'} (it must name an array of objects)`,
+      );
     }
     list.forEach((row, i) => this.add(row, `row ${i + 1} (at ${path}[${i}])`, out));
   }
@@ -343,7 +346,8 @@ export class RowReader {
     }
     this.collecting = start >= 0;
     if (start >= 0) this.element += text.slice(start);
-    if (this.element.length > this.maxRowChars) throw new RowsError(`${this.what()}: row ${this.count + 1} is larger than ${this.maxRowChars} characters`);
+    if (this.element.length > this.maxRowChars)
+      throw new RowsError(`${this.what()}: row ${this.count + 1} is larger than ${this.maxRowChars} characters`);
   }
 
   private endElement(out: Row[], last: boolean): void {
@@ -377,13 +381,15 @@ export class RowReader {
       try {
         row = JSON.parse(line);
       } catch (err) {
-        const hint = n === 1 && line.startsWith('{') ? ' (one JSON object per line is expected: for a JSON value, name its list with rowsPath)' : '';
+        const hint =
+          n === 1 && line.startsWith('{') ? ' (one JSON object per line is expected: for a JSON value, name its list with rowsPath)' : '';
         throw new RowsError(`${this.what()} line ${n} is not valid JSON: ${(err as Error).message}${hint}`);
       }
       this.add(row, `line ${n}`, out);
     }
     this.partial += text.slice(from);
-    if (this.partial.length > this.maxRowChars) throw new RowsError(`${this.what()} line ${this.line} is longer than ${this.maxRowChars} characters`);
+    if (this.partial.length > this.maxRowChars)
+      throw new RowsError(`${this.what()} line ${this.line} is longer than ${this.maxRowChars} characters`);
   }
 
   private readCsv(text: string, out: Row[], end: boolean): void {

@@ -13,8 +13,24 @@ export const PDF_VERSIONS = ['1.5', '1.6', '1.7'] as const;
 
 /** csvSaveOptions.encoding: the labels the converter knows (lower case; WHATWG/IANA names and aliases). */
 export const CSV_ENCODINGS = [
-  'utf-8', 'utf8', 'utf-16', 'utf-16le', 'windows-1252', 'cp1252', 'iso-8859-1', 'latin1', 'iso-8859-15', 'us-ascii', 'ascii',
-  'windows-1250', 'windows-1251', 'iso-8859-2', 'ibm850', 'cp850', 'ibm437', 'macintosh',
+  'utf-8',
+  'utf8',
+  'utf-16',
+  'utf-16le',
+  'windows-1252',
+  'cp1252',
+  'iso-8859-1',
+  'latin1',
+  'iso-8859-15',
+  'us-ascii',
+  'ascii',
+  'windows-1250',
+  'windows-1251',
+  'iso-8859-2',
+  'ibm850',
+  'cp850',
+  'ibm437',
+  'macintosh',
 ] as const;
 export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
 
@@ -52,7 +68,11 @@ function isSheet(v: unknown): boolean {
  *  read. `field` names the options object in messages (document.options, targetDocument.options).
  *  pdfSaveOptions: {pdfConformanceLevel, pdfVersion}; csvSaveOptions: {sheet, separator, encoding}. Every
  *  problem at once. */
-export function parseSaveOptions(raw: Record<string, unknown> | undefined, fileFormat: string, field: string): { options: SaveOptions; problems: InnerError[] } {
+export function parseSaveOptions(
+  raw: Record<string, unknown> | undefined,
+  fileFormat: string,
+  field: string,
+): { options: SaveOptions; problems: InnerError[] } {
   const problems: InnerError[] = [];
   const options: SaveOptions = {};
   const bad = (message: string) => problems.push(innerError('VALIDATION_ERROR', message));
@@ -70,7 +90,8 @@ export function parseSaveOptions(raw: Record<string, unknown> | undefined, fileF
       if (conformance !== undefined && (typeof conformance !== 'string' || !isIn(levels, conformance.toLowerCase()))) {
         bad(`${at}.pdfConformanceLevel must be one of ${PDF_CONFORMANCE_LEVELS.join(', ')}`);
       }
-      if (version !== undefined && !isIn(PDF_VERSIONS, String(version))) bad(`${at}.pdfVersion must be ${PDF_VERSIONS.slice(0, -1).join(', ')} or ${PDF_VERSIONS.at(-1)}`);
+      if (version !== undefined && !isIn(PDF_VERSIONS, String(version)))
+        bad(`${at}.pdfVersion must be ${PDF_VERSIONS.slice(0, -1).join(', ')} or ${PDF_VERSIONS.at(-1)}`);
       options.pdf = {
         ...(typeof conformance === 'string' ? { conformance } : {}),
         ...(version !== undefined ? { version: String(version) } : {}),
@@ -81,8 +102,10 @@ export function parseSaveOptions(raw: Record<string, unknown> | undefined, fileF
     const o = read('csvSaveOptions');
     if (o) {
       const at = `${field}.csvSaveOptions`;
-      if (o.sheet !== undefined && !isSheet(o.sheet)) bad(`${at}.sheet must be a sheet name or a sheet number from 1 (1 is the first sheet)`);
-      if (o.separator !== undefined && (typeof o.separator !== 'string' || [...o.separator].length !== 1)) bad(`${at}.separator must be one character`);
+      if (o.sheet !== undefined && !isSheet(o.sheet))
+        bad(`${at}.sheet must be a sheet name or a sheet number from 1 (1 is the first sheet)`);
+      if (o.separator !== undefined && (typeof o.separator !== 'string' || [...o.separator].length !== 1))
+        bad(`${at}.separator must be one character`);
       if (o.encoding !== undefined && (typeof o.encoding !== 'string' || !isIn(CSV_ENCODINGS, o.encoding.trim().toLowerCase()))) {
         bad(`${at}.encoding must be one of ${CSV_ENCODINGS.join(', ')}`);
       }
@@ -120,6 +143,7 @@ export function jsonObject(raw: unknown, field: string, problems: InnerError[]):
  *  written, anything else as JSON. */
 export function customProperties(embedded: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(JSON.parse(embedded) as Record<string, unknown>)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  for (const [k, v] of Object.entries(JSON.parse(embedded) as Record<string, unknown>))
+    out[k] = typeof v === 'string' ? v : JSON.stringify(v);
   return out;
 }

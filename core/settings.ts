@@ -84,9 +84,13 @@ export const requiredHttpUrl: Parser<string> = (raw, name) => {
   return raw.endsWith('/') ? `${v}/` : v;
 };
 export const hostList: Parser<string[]> = (raw, name) => {
-  const hosts = raw.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const hosts = raw
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
   for (const h of hosts) {
-    if (!/^(http:\/\/)?(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/.test(h)) throw new ConfigError(`${name}: ${JSON.stringify(h)} is not a host name or *.domain`);
+    if (!/^(http:\/\/)?(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/.test(h))
+      throw new ConfigError(`${name}: ${JSON.stringify(h)} is not a host name or *.domain`);
   }
   return hosts;
 };

@@ -3,7 +3,16 @@
 // it asks of the locations, or every problem with it at once.
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, isFormat } from './formats.ts';
-import { type ConflictBehavior, type CrmTargetOptions, entryOf, type LocationCatalog, type LocationEntry, type LocationNeed, methodsFor, type SharingRequest } from './locations.ts';
+import {
+  type ConflictBehavior,
+  type CrmTargetOptions,
+  entryOf,
+  type LocationCatalog,
+  type LocationEntry,
+  type LocationNeed,
+  methodsFor,
+  type SharingRequest,
+} from './locations.ts';
 import { parseSaveOptions, type SaveOptions } from './save-options.ts';
 
 export interface Target {
@@ -41,14 +50,19 @@ export interface ParsedTarget {
 
 /** A file name every location can hold: no slashes or control characters, 1 to 255 characters. */
 export function fileNameProblem(name: string): string | undefined {
-  if (name.trim() === '' || /[\\/\u0000-\u001f]/.test(name) || name.length > 255) return 'must be a file name without slashes or control characters (1-255 characters)';
+  if (name.trim() === '' || /[\\/\u0000-\u001f]/.test(name) || name.length > 255)
+    return 'must be a file name without slashes or control characters (1-255 characters)';
   return undefined;
 }
 
 /** The place rules of a target at its location: the location's path rule and the file-name rule, each
  *  message naming `field`'s path or name. What parseTarget checks, for a name and path known only later too
  *  (a batch row's, rendered from its patterns). */
-export function placeProblems(place: { name: string; path: string }, location: Pick<LocationEntry, 'pathProblem'> | undefined, field: string): string[] {
+export function placeProblems(
+  place: { name: string; path: string },
+  location: Pick<LocationEntry, 'pathProblem'> | undefined,
+  field: string,
+): string[] {
   const out: string[] = [];
   const pathProblem = location?.pathProblem?.(place.path);
   if (pathProblem) out.push(`${field}.path ${pathProblem}`);
@@ -64,7 +78,11 @@ export function placeProblems(place: { name: string; path: string }, location: P
  */
 export function parseTarget(
   req: TargetRequest,
-  at: { field: string; request: 'generate' | 'manage'; /** Files that are no document format (a batch's zip): any writing location holds them. */ containers?: readonly string[] },
+  at: {
+    field: string;
+    request: 'generate' | 'manage';
+    /** Files that are no document format (a batch's zip): any writing location holds them. */ containers?: readonly string[];
+  },
   catalog: LocationCatalog,
 ): ParsedTarget {
   const { field } = at;
@@ -78,7 +96,9 @@ export function parseTarget(
   if (!format) bad(`${field}.fileFormat must be one of ${ALL_FORMATS.join(', ')}`);
   if (!location) bad(`${field}.deliveryMethod must be one of ${methods.join(', ')}`);
   else if (format && !container && !(location.formats.writes as readonly string[]).includes(format)) {
-    bad(`${field}.fileFormat ${format} can be delivered to ${methodsFor(catalog, at.request, 'write', format).join(' or ')}, not ${req.deliveryMethod}`);
+    bad(
+      `${field}.fileFormat ${format} can be delivered to ${methodsFor(catalog, at.request, 'write', format).join(' or ')}, not ${req.deliveryMethod}`,
+    );
   }
   for (const message of placeProblems(req, location, field)) bad(message);
   const saved = parseSaveOptions(options, req.fileFormat, `${field}.options`);

@@ -9,9 +9,17 @@ import { deflateSync } from 'node:zlib';
  * line. bwip-js is loaded on first use, so templates without barcodes do not pay for it.
  */
 
-interface Raw2D { pixs: number[]; pixx: number; pixy: number }
-interface Raw1D { sbs: number[] }
-interface Bwip { raw: (bcid: string, text: string, opts: Record<string, unknown>) => Array<Raw2D | Raw1D> }
+interface Raw2D {
+  pixs: number[];
+  pixx: number;
+  pixy: number;
+}
+interface Raw1D {
+  sbs: number[];
+}
+interface Bwip {
+  raw: (bcid: string, text: string, opts: Record<string, unknown>) => Array<Raw2D | Raw1D>;
+}
 
 let bwip: Bwip | undefined;
 function encoder(): Bwip {
@@ -21,7 +29,11 @@ function encoder(): Bwip {
 
 export class BarcodeError extends Error {}
 
-export interface BarcodeImage { data: Uint8Array; width: number; height: number }
+export interface BarcodeImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -56,7 +68,12 @@ function png(width: number, height: number, dark: (x: number, y: number) => bool
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function encode(bcid: string, text: string): Raw2D | Raw1D {

@@ -34,7 +34,8 @@ export interface CarryOptions {
 }
 
 // Parts that belong to the whole package (or to the slide/sheet structure the caller rebuilds).
-const NEVER_CARRIED = /\/(slide|slideLayout|slideMaster|notesSlide|notesMaster|handoutMaster|presentation|theme|commentAuthors|worksheet|chartsheet|pivotTable|pivotCacheDefinition|calcChain|sharedStrings|styles)$/;
+const NEVER_CARRIED =
+  /\/(slide|slideLayout|slideMaster|notesSlide|notesMaster|handoutMaster|presentation|theme|commentAuthors|worksheet|chartsheet|pivotTable|pivotCacheDefinition|calcChain|sharedStrings|styles)$/;
 
 function contentType(pkg: OpcPackage, part: string): { override?: string; ext: string; fallback?: string } {
   const ext = part.slice(part.lastIndexOf('.') + 1).toLowerCase();
@@ -45,7 +46,10 @@ function contentType(pkg: OpcPackage, part: string): { override?: string; ext: s
 /** Relationships XML for `part` (its new name), from `rels` already pointing at host names. */
 export function relsXml(part: string, rels: Array<{ id: string; type: string; target: string; external: boolean }>): string {
   const body = rels
-    .map((r) => `<Relationship Id="${escapeXml(r.id)}" Type="${escapeXml(r.type)}" Target="${escapeXml(r.external ? r.target : relativeTarget(part, r.target))}"${r.external ? ' TargetMode="External"' : ''}/>`)
+    .map(
+      (r) =>
+        `<Relationship Id="${escapeXml(r.id)}" Type="${escapeXml(r.type)}" Target="${escapeXml(r.external ? r.target : relativeTarget(part, r.target))}"${r.external ? ' TargetMode="External"' : ''}/>`,
+    )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${body}</Relationships>`;
 }

@@ -10,7 +10,12 @@ import type { Item, TagInfo } from './lexer.ts';
  * otherwise exactly the XML between the tags), and produces a tree of static strings and nodes.
  */
 
-export interface FieldNode { k: 'field'; expr: Expr; tag: TagInfo; lineBreak: string | null }
+export interface FieldNode {
+  k: 'field';
+  expr: Expr;
+  tag: TagInfo;
+  lineBreak: string | null;
+}
 export interface LoopNode {
   k: 'loop';
   expr: Expr;
@@ -33,7 +38,11 @@ export interface LoopNode {
   onEmpty?: HookNode;
   onIteration?: HookNode;
 }
-export interface RawNode { k: 'raw'; expr: Expr; tag: TagInfo }
+export interface RawNode {
+  k: 'raw';
+  expr: Expr;
+  tag: TagInfo;
+}
 export interface ImageNode {
   k: 'image';
   expr: Expr;
@@ -43,9 +52,18 @@ export interface ImageNode {
   /** docx `{%%img}`: the paragraph is replaced by a centred one holding the image. */
   center?: { paraProps: string; sectPr: string };
 }
-export interface IncludeNode { k: 'include'; name: string; tag: TagInfo }
+export interface IncludeNode {
+  k: 'include';
+  name: string;
+  tag: TagInfo;
+}
 /** Format-specific dynamic markup (xlsx row numbers, cell types...), rendered by the format's hook. */
-export interface HookNode { k: 'hook'; name: string; data: unknown; body?: Node[] }
+export interface HookNode {
+  k: 'hook';
+  name: string;
+  data: unknown;
+  body?: Node[];
+}
 
 export type Node = string | FieldNode | LoopNode | RawNode | ImageNode | IncludeNode | HookNode;
 
@@ -155,8 +173,7 @@ function chunkBy(arr: Item[], name: string, topLevelOnly: boolean): Item[][] {
   return chunks.filter((c) => c.length > 0);
 }
 
-const hasPageBreak = (chunk: Item[]): boolean =>
-  chunk.some((it) => it.k === 'open' && it.name === 'w:br' && /w:type="page"/.test(it.text));
+const hasPageBreak = (chunk: Item[]): boolean => chunk.some((it) => it.k === 'open' && it.name === 'w:br' && /w:type="page"/.test(it.text));
 const hasImage = (chunk: Item[]): boolean => chunk.some((it) => it.k === 'open' && it.name === 'w:drawing');
 
 interface Range {
@@ -186,7 +203,11 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       const openItem = arr[o];
       const openTag = openItem !== undefined && openItem.k === 'tag' ? openItem.tag : undefined;
       if (openTag !== undefined && tag.value !== '' && tag.value !== openTag.value) {
-        errors.add('loop_mismatch', `closing tag "${tag.source.trim()}" does not match opening tag "${openTag.source.trim()}"`, tag.location);
+        errors.add(
+          'loop_mismatch',
+          `closing tag "${tag.source.trim()}" does not match opening tag "${openTag.source.trim()}"`,
+          tag.location,
+        );
       }
       if (stack.length === 0 && openTag !== undefined) {
         const r = expandLoop(arr, o, i, openTag, spec, errors);
@@ -195,10 +216,20 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
     } else if (tag.kind === 'htmlBlock' && spec.htmlExpand === undefined) {
       errors.add('html_unsupported', `HTML tag "${tag.source.trim()}" works in Word documents only`, tag.location);
     } else if (
-      (tag.kind === 'raw' || tag.kind === 'htmlBlock' || (tag.kind === 'image' && (imageUnit(tag, spec) !== '')) || (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
+      (tag.kind === 'raw' ||
+        tag.kind === 'htmlBlock' ||
+        (tag.kind === 'image' && imageUnit(tag, spec) !== '') ||
+        (tag.kind === 'include' && (spec.includeExpand ?? '') !== '')) &&
       stack.length === 0
     ) {
-      const unit = tag.kind === 'raw' ? spec.rawExpand : tag.kind === 'htmlBlock' ? (spec.htmlExpand ?? '') : tag.kind === 'image' ? imageUnit(tag, spec) : (spec.includeExpand ?? '');
+      const unit =
+        tag.kind === 'raw'
+          ? spec.rawExpand
+          : tag.kind === 'htmlBlock'
+            ? (spec.htmlExpand ?? '')
+            : tag.kind === 'image'
+              ? imageUnit(tag, spec)
+              : (spec.includeExpand ?? '');
       if (unit === '') {
         errors.add('raw_unsupported', `raw XML tag "${tag.source.trim()}" is not supported in this part`, tag.location);
         continue;
@@ -235,7 +266,14 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       out.push({ k: 'raw', expr: compileExpr(openItem.tag, errors), tag: openItem.tag });
     } else if (r.kind === 'htmlBlock') {
       const { paraProps, sectPr } = paragraphProps(arr.slice(r.left + 1, r.right));
-      const data: HtmlHookData = { expr: compileExpr(openItem.tag, errors), tag: openItem.tag, block: true, paraProps, sectPr, runProps: openItem.tag.runProps ?? '' };
+      const data: HtmlHookData = {
+        expr: compileExpr(openItem.tag, errors),
+        tag: openItem.tag,
+        block: true,
+        paraProps,
+        sectPr,
+        runProps: openItem.tag.runProps ?? '',
+      };
       out.push({ k: 'hook', name: 'html', data });
     } else if (r.kind === 'include') {
       out.push(...tagNode(openItem.tag, spec, errors));
@@ -267,9 +305,7 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
       }
       let emptyValue = pageBreakEnd ? '<w:p><w:r><w:br w:type="page"/></w:r></w:p>' : '';
       if (sectPr !== '') {
-        emptyValue = paragraphed
-          ? `<w:p><w:pPr>${sectPr}</w:pPr></w:p>`
-          : `</w:t></w:r></w:p><w:p><w:pPr>${sectPr}</w:pPr><w:r><w:t>`;
+        emptyValue = paragraphed ? `<w:p><w:pPr>${sectPr}</w:pPr></w:p>` : `</w:t></w:r></w:p><w:p><w:pPr>${sectPr}</w:pPr><w:r><w:t>`;
       }
       const loop: LoopNode = {
         k: 'loop',
@@ -297,7 +333,10 @@ export function build(arr: Item[], spec: CompileSpec, errors: ErrorBag): Node[] 
  * With paragraphLoop, the paragraphs holding only `{#x}` and `{/x}` are dropped so the output does
  * not gain empty paragraphs, unless they also hold an image; a page break in them is re-added.
  */
-function trimParagraphs(inner: Item[], paragraph: string): { inner: Item[]; pageBreakBegin: boolean; pageBreakEnd: boolean; sectBefore: string; sectAfter: string } {
+function trimParagraphs(
+  inner: Item[],
+  paragraph: string,
+): { inner: Item[]; pageBreakBegin: boolean; pageBreakEnd: boolean; sectBefore: string; sectAfter: string } {
   const chunks = chunkBy(inner, paragraph, true);
   const first = chunks[0] ?? [];
   const last = chunks[chunks.length - 1] ?? [];
@@ -348,12 +387,20 @@ function shapeFrame(items: Item[]): ImageNode['frame'] {
       cy = Number(/\scy="(\d+)"/.exec(it.text)?.[1]);
     }
   }
-  if (x === undefined || y === undefined || cx === undefined || cy === undefined || [x, y, cx, cy].some((n) => !Number.isFinite(n))) return undefined;
+  if (x === undefined || y === undefined || cx === undefined || cy === undefined || [x, y, cx, cy].some((n) => !Number.isFinite(n)))
+    return undefined;
   return { x, y, cx, cy };
 }
 
 /** `{~html}` / `{~~html}`: the value's HTML becomes runs, or paragraphs and tables. */
-export interface HtmlHookData { expr: Expr; tag: TagInfo; block: boolean; paraProps: string; sectPr: string; runProps: string }
+export interface HtmlHookData {
+  expr: Expr;
+  tag: TagInfo;
+  block: boolean;
+  paraProps: string;
+  sectPr: string;
+  runProps: string;
+}
 
 /** The paragraph's own w:pPr (without its section break, returned apart) from the paragraph's inner items. */
 function imageUnit(tag: TagInfo, spec: CompileSpec): string {
@@ -422,7 +469,11 @@ function expandLoop(arr: Item[], o: number, c: number, tag: TagInfo, spec: Compi
   }
   const closing = els.filter((e) => e.startsWith('</')).length;
   if (closing !== els.length - closing) {
-    errors.add('loop_position', `loop "${tag.source.trim()}" opens and closes at different XML levels, which would produce an invalid document`, tag.location);
+    errors.add(
+      'loop_position',
+      `loop "${tag.source.trim()}" opens and closes at different XML levels, which would produce an invalid document`,
+      tag.location,
+    );
     return null;
   }
   if (spec.paragraphLoop && els.includes(`<${spec.paragraph}`)) {
@@ -472,7 +523,14 @@ export function tagNode(tag: TagInfo, spec: CompileSpec, errors: ErrorBag): Node
         errors.add('html_unsupported', `HTML tag "${tag.source.trim()}" works in Word documents only`, tag.location);
         return [];
       }
-      const data: HtmlHookData = { expr: compileExpr(tag, errors), tag, block: false, paraProps: '', sectPr: '', runProps: tag.runProps ?? '' };
+      const data: HtmlHookData = {
+        expr: compileExpr(tag, errors),
+        tag,
+        block: false,
+        paraProps: '',
+        sectPr: '',
+        runProps: tag.runProps ?? '',
+      };
       return [{ k: 'hook', name: 'html', data }];
     }
     case 'field':
@@ -480,7 +538,8 @@ export function tagNode(tag: TagInfo, spec: CompileSpec, errors: ErrorBag): Node
     case 'image':
       return [{ k: 'image', expr: compileExpr(tag, errors), tag }];
     case 'include':
-      if (!/^[\w .\-/]+$/u.test(tag.value)) errors.add('include_name', `include tag "${tag.source.trim()}" needs a template name`, tag.location);
+      if (!/^[\w .\-/]+$/u.test(tag.value))
+        errors.add('include_name', `include tag "${tag.source.trim()}" needs a template name`, tag.location);
       return [{ k: 'include', name: tag.value, tag }];
     default:
       // Paired tags are consumed by build(); anything left here was reported as unmatched.

@@ -101,7 +101,15 @@ interface Frame {
 
 export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>): ConversionCost {
   const cost: ConversionCost = {
-    pages: 0, paragraphs: 0, breaks: 0, slides: 0, longestParagraph: null, longestTable: null, cells: 0, imagePixels: 0, largestImage: null,
+    pages: 0,
+    paragraphs: 0,
+    breaks: 0,
+    slides: 0,
+    longestParagraph: null,
+    longestTable: null,
+    cells: 0,
+    imagePixels: 0,
+    largestImage: null,
   };
   let flowPages = 0;
   const entries = [...readZip(pkg, resolveLimits(limits)).values()];
@@ -121,7 +129,8 @@ export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>
     const size = imageSize(entry);
     if (size) {
       cost.imagePixels += size.width * size.height;
-      if (!cost.largestImage || size.width * size.height > cost.largestImage.width * cost.largestImage.height) cost.largestImage = { part: entry.name, ...size };
+      if (!cost.largestImage || size.width * size.height > cost.largestImage.width * cost.largestImage.height)
+        cost.largestImage = { part: entry.name, ...size };
     }
   }
   // A sum of fractions: its rounding error must not make a page.
@@ -138,13 +147,26 @@ export function checkConversionCost(pkg: Uint8Array, limits?: Partial<TemplateLi
   const add = (e: TemplateError) => over.push(...e.errors);
   const p = cost.longestParagraph;
   if (p && p.chars > l.maxParagraphChars) {
-    add(limitError('maxParagraphChars', `paragraph ${p.paragraph} of ${p.part} has ${p.chars} characters`, l.maxParagraphChars, { part: p.part, paragraph: p.paragraph }));
+    add(
+      limitError('maxParagraphChars', `paragraph ${p.paragraph} of ${p.part} has ${p.chars} characters`, l.maxParagraphChars, {
+        part: p.part,
+        paragraph: p.paragraph,
+      }),
+    );
   }
   const t = cost.longestTable;
-  if (t && t.rows > l.maxTableRows) add(limitError('maxTableRows', `a table of ${t.part} has ${t.rows} rows`, l.maxTableRows, { part: t.part }));
+  if (t && t.rows > l.maxTableRows)
+    add(limitError('maxTableRows', `a table of ${t.part} has ${t.rows} rows`, l.maxTableRows, { part: t.part }));
   const img = cost.largestImage;
   if (img && cost.imagePixels > l.maxImagePixels) {
-    add(limitError('maxImagePixels', `the images come to ${cost.imagePixels} pixels (the largest, ${img.part}, is ${img.width} x ${img.height})`, l.maxImagePixels, { part: img.part }));
+    add(
+      limitError(
+        'maxImagePixels',
+        `the images come to ${cost.imagePixels} pixels (the largest, ${img.part}, is ${img.width} x ${img.height})`,
+        l.maxImagePixels,
+        { part: img.part },
+      ),
+    );
   }
   if (cost.cells > l.maxCells) add(limitError('maxCells', `the workbook has ${cost.cells} cells`, l.maxCells));
   if (cost.pages > l.maxPages) {
@@ -153,7 +175,9 @@ export function checkConversionCost(pkg: Uint8Array, limits?: Partial<TemplateLi
       cost.breaks ? `${cost.breaks} page breaks` : '',
       cost.slides ? `${cost.slides} slides` : '',
       cost.cells ? `${cost.cells} cells` : '',
-    ].filter(Boolean).join(', ');
+    ]
+      .filter(Boolean)
+      .join(', ');
     add(limitError('maxPages', `the document comes to about ${cost.pages} pages${what ? ` (${what})` : ''}`, l.maxPages));
   }
   if (over.length > 0) throw new TemplateError(over);
@@ -205,7 +229,8 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost, styles: Style
   const longest = (chars: number, at: number) => {
     if (!cost.longestParagraph || chars > cost.longestParagraph.chars) cost.longestParagraph = { chars, part, paragraph: at };
   };
-  const attr = (tagStart: number, tagEnd: number, name: string): string | undefined => attribute(xml.toString('latin1', tagStart, tagEnd), name);
+  const attr = (tagStart: number, tagEnd: number, name: string): string | undefined =>
+    attribute(xml.toString('latin1', tagStart, tagEnd), name);
   const open = (name: string, tagStart: number, tagEnd: number) => {
     if (mode === undefined) {
       mode = FLOW_ROOTS.has(name) ? 'flow' : name === 'sld' ? 'slide' : name === 'worksheet' ? 'sheet' : 'other';
@@ -290,7 +315,8 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost, styles: Style
         sections.push(true);
         break;
       case 'type':
-        if (inSectPr > 0 && /\bval\s*=\s*["']continuous["']/.test(xml.toString('latin1', tagStart, tagEnd))) sections[sections.length - 1] = false;
+        if (inSectPr > 0 && /\bval\s*=\s*["']continuous["']/.test(xml.toString('latin1', tagStart, tagEnd)))
+          sections[sections.length - 1] = false;
         break;
       case 'row':
         rows++;
@@ -409,7 +435,27 @@ function scanPart(part: string, xml: Buffer, cost: ConversionCost, styles: Style
   return pages;
 }
 
-const COUNTED = ['p', 't', 'c', 'r', 'tr', 'tc', 'br', 'sz', 'tbl', 'row', 'pPr', 'rPr', 'type', 'sectPr', 'pStyle', 'extent', 'spacing', 'trHeight', 'pageBreakBefore'].map((n) => Buffer.from(n, 'latin1'));
+const COUNTED = [
+  'p',
+  't',
+  'c',
+  'r',
+  'tr',
+  'tc',
+  'br',
+  'sz',
+  'tbl',
+  'row',
+  'pPr',
+  'rPr',
+  'type',
+  'sectPr',
+  'pStyle',
+  'extent',
+  'spacing',
+  'trHeight',
+  'pageBreakBefore',
+].map((n) => Buffer.from(n, 'latin1'));
 
 /** The local name in xml[s, e) when it is one of the counted names, without allocating. */
 function nameOf(xml: Buffer, s: number, e: number): string | undefined {
@@ -594,7 +640,12 @@ function imageSize(entry: ZipEntry): { width: number; height: number } | null {
     if (entry.size > head.length) head = inflateEntry(entry);
     return tiffSize(head);
   }
-  if (head.length >= 30 && Buffer.from(head.subarray(0, 4)).toString('latin1') === 'RIFF' && Buffer.from(head.subarray(8, 12)).toString('latin1') === 'WEBP') return webpSize(head);
+  if (
+    head.length >= 30 &&
+    Buffer.from(head.subarray(0, 4)).toString('latin1') === 'RIFF' &&
+    Buffer.from(head.subarray(8, 12)).toString('latin1') === 'WEBP'
+  )
+    return webpSize(head);
   return null;
 }
 
@@ -622,7 +673,8 @@ function tiffSize(b: Uint8Array): { width: number; height: number } | null {
 
 function webpSize(b: Uint8Array): { width: number; height: number } | null {
   const chunk = Buffer.from(b.subarray(12, 16)).toString('latin1');
-  if (chunk === 'VP8X') return { width: 1 + (b[24]! | (b[25]! << 8) | (b[26]! << 16)), height: 1 + (b[27]! | (b[28]! << 8) | (b[29]! << 16)) };
+  if (chunk === 'VP8X')
+    return { width: 1 + (b[24]! | (b[25]! << 8) | (b[26]! << 16)), height: 1 + (b[27]! | (b[28]! << 8) | (b[29]! << 16)) };
   if (chunk === 'VP8L') {
     const bits = b[21]! | (b[22]! << 8) | (b[23]! << 16) | (b[24]! << 24);
     return { width: 1 + (bits & 0x3fff), height: 1 + ((bits >>> 14) & 0x3fff) };

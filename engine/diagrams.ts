@@ -17,7 +17,16 @@ export function diagramParts(pkg: OpcPackage): string[] {
 }
 
 export function diagramLex(part: string, start: string, end: string): LexOptions {
-  return { part, textTags: new Set(['a:t']), paragraphTag: 'a:p', runTag: 'a:r', runPropsTag: 'a:rPr', start, end, droppedInTag: new Set(['a:p', 'a:br']) };
+  return {
+    part,
+    textTags: new Set(['a:t']),
+    paragraphTag: 'a:p',
+    runTag: 'a:r',
+    runPropsTag: 'a:rPr',
+    start,
+    end,
+    droppedInTag: new Set(['a:p', 'a:br']),
+  };
 }
 
 export function diagramSpec(paragraphLoop: boolean): CompileSpec {

@@ -6,8 +6,19 @@ import { decodeXml, escapeXml, getAttr } from './xml.ts';
 /** Document properties: tags in title/subject/custom properties, and custom metadata output. */
 
 const PROPS_TEXT = new Set([
-  'dc:title', 'dc:subject', 'dc:creator', 'dc:description', 'cp:keywords', 'cp:category', 'cp:contentStatus',
-  'cp:lastModifiedBy', 'Company', 'Manager', 'HyperlinkBase', 'vt:lpwstr', 'vt:lpstr',
+  'dc:title',
+  'dc:subject',
+  'dc:creator',
+  'dc:description',
+  'cp:keywords',
+  'cp:category',
+  'cp:contentStatus',
+  'cp:lastModifiedBy',
+  'Company',
+  'Manager',
+  'HyperlinkBase',
+  'vt:lpwstr',
+  'vt:lpstr',
 ]);
 
 export function propsParts(pkg: OpcPackage): string[] {
@@ -60,7 +71,7 @@ function vtValue(v: unknown): string {
   if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 31) return `<vt:i4>${v}</vt:i4>`;
   if (typeof v === 'number' && Number.isFinite(v)) return `<vt:r8>${v}</vt:r8>`;
   if (v instanceof Date && !Number.isNaN(v.getTime())) return `<vt:filetime>${v.toISOString().replace(/\.\d{3}Z$/, 'Z')}</vt:filetime>`;
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
   return `<vt:lpwstr>${escapeXml(s)}</vt:lpwstr>`;
 }
 
@@ -80,12 +91,18 @@ export function mergeCustomProps(existing: string | undefined, props: Embedded):
       keep.push(m[0]);
     }
   }
-  const added = Object.entries(props).map(([name, v]) => `<property fmtid="${FMTID}" pid="${++maxPid}" name="${escapeXml(name)}">${vtValue(v)}</property>`);
+  const added = Object.entries(props).map(
+    ([name, v]) => `<property fmtid="${FMTID}" pid="${++maxPid}" name="${escapeXml(name)}">${vtValue(v)}</property>`,
+  );
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns="${CUSTOM_NS}" xmlns:vt="${VT_NS}">${keep.join('')}${added.join('')}</Properties>`;
 }
 
 function decodeName(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 const CUSTOM_PART = 'docProps/custom.xml';
@@ -111,7 +128,10 @@ export function customPropsParts(read: (name: string) => string | undefined, pro
   if (rels !== undefined && !rels.includes(CUSTOM_REL)) {
     let n = 1;
     while (rels.includes(`Id="rId${n}"`)) n++;
-    out.set('_rels/.rels', rels.replace('</Relationships>', `<Relationship Id="rId${n}" Type="${CUSTOM_REL}" Target="${CUSTOM_PART}"/></Relationships>`));
+    out.set(
+      '_rels/.rels',
+      rels.replace('</Relationships>', `<Relationship Id="rId${n}" Type="${CUSTOM_REL}" Target="${CUSTOM_PART}"/></Relationships>`),
+    );
   }
   return out;
 }

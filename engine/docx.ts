@@ -19,7 +19,16 @@ export function docxTemplatedParts(pkg: OpcPackage): string[] {
 }
 
 export function docxLex(part: string, start: string, end: string): LexOptions {
-  return { part, textTags: new Set(['w:t', 'm:t']), paragraphTag: 'w:p', runTag: 'w:r', runPropsTag: 'w:rPr', start, end, droppedInTag: new Set(['w:p', 'w:br', 'w:bookmarkStart', 'w:bookmarkEnd']) };
+  return {
+    part,
+    textTags: new Set(['w:t', 'm:t']),
+    paragraphTag: 'w:p',
+    runTag: 'w:r',
+    runPropsTag: 'w:rPr',
+    start,
+    end,
+    droppedInTag: new Set(['w:p', 'w:br', 'w:bookmarkStart', 'w:bookmarkEnd']),
+  };
 }
 
 export function docxSpec(paragraphLoop: boolean): CompileSpec {
@@ -88,7 +97,10 @@ function endCellsWithParagraphs(xml: string): string {
 
 function dropEmptyTables(xml: string): string {
   const re = /<w:tbl>|<w:tbl\s[^>]*>|<\/w:tbl>|<w:tr[\s>/]/g;
-  interface Frame { start: number; rows: number }
+  interface Frame {
+    start: number;
+    rows: number;
+  }
   const stack: Frame[] = [];
   const cuts: Array<[number, number]> = [];
   for (const m of xml.matchAll(re)) {

@@ -37,11 +37,12 @@ export class TemplateError extends Error {
 
   constructor(errors: TemplateErrorEntry[]) {
     const first = errors[0];
-    const summary = first === undefined
-      ? 'template error'
-      : errors.length === 1
-        ? first.message
-        : `${first.message} (and ${errors.length - 1} more problem${errors.length === 2 ? '' : 's'})`;
+    const summary =
+      first === undefined
+        ? 'template error'
+        : errors.length === 1
+          ? first.message
+          : `${first.message} (and ${errors.length - 1} more problem${errors.length === 2 ? '' : 's'})`;
     super(summary);
     this.name = 'TemplateError';
     this.errors = errors;

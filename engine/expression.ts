@@ -119,10 +119,19 @@ const BINARY_PREC: Record<string, number> = {
   '??': 1,
   '||': 2,
   '&&': 3,
-  '==': 4, '!=': 4, '===': 4, '!==': 4,
-  '<': 5, '>': 5, '<=': 5, '>=': 5,
-  '+': 6, '-': 6,
-  '*': 7, '/': 7, '%': 7,
+  '==': 4,
+  '!=': 4,
+  '===': 4,
+  '!==': 4,
+  '<': 5,
+  '>': 5,
+  '<=': 5,
+  '>=': 5,
+  '+': 6,
+  '-': 6,
+  '*': 7,
+  '/': 7,
+  '%': 7,
 };
 
 const KEYWORDS: Record<string, unknown> = { true: true, false: false, null: null, undefined };
@@ -276,11 +285,16 @@ class Parser {
 
 function describe(t: Tok): string {
   switch (t.k) {
-    case 'end': return 'end of expression';
-    case 'num': return `number ${t.v}`;
-    case 'str': return `string ${JSON.stringify(t.v)}`;
-    case 'id': return `name "${t.v}"`;
-    case 'op': return `'${t.v}'`;
+    case 'end':
+      return 'end of expression';
+    case 'num':
+      return `number ${t.v}`;
+    case 'str':
+      return `string ${JSON.stringify(t.v)}`;
+    case 'id':
+      return `name "${t.v}"`;
+    case 'op':
+      return `'${t.v}'`;
   }
 }
 
@@ -294,7 +308,15 @@ export function parseExpression(src: string): Expr {
 
 // ---- evaluation ----
 
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const FORBIDDEN = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 
 /** Own-property read; anything that would walk a prototype chain or reach code is undefined. */
 export function getProp(obj: unknown, key: unknown): unknown {
@@ -378,10 +400,14 @@ function compare(a: unknown, b: unknown, op: string): boolean {
   const xs = x as number | string;
   const ys = y as number | string;
   switch (op) {
-    case '<': return xs < ys;
-    case '>': return xs > ys;
-    case '<=': return xs <= ys;
-    default: return xs >= ys;
+    case '<':
+      return xs < ys;
+    case '>':
+      return xs > ys;
+    case '<=':
+      return xs <= ys;
+    default:
+      return xs >= ys;
   }
 }
 
@@ -435,15 +461,24 @@ export function evaluate(e: Expr, scopes: Scopes, ctx: FilterContext): unknown {
         case '+':
           if (typeof a === 'string' || typeof b === 'string') return plainString(a) + plainString(b);
           return toNum(a) + toNum(b);
-        case '-': return toNum(a) - toNum(b);
-        case '*': return toNum(a) * toNum(b);
-        case '/': return toNum(a) / toNum(b);
-        case '%': return toNum(a) % toNum(b);
-        case '==': return looseEquals(a, b);
-        case '!=': return !looseEquals(a, b);
-        case '===': return a === b;
-        case '!==': return a !== b;
-        default: return compare(a, b, op);
+        case '-':
+          return toNum(a) - toNum(b);
+        case '*':
+          return toNum(a) * toNum(b);
+        case '/':
+          return toNum(a) / toNum(b);
+        case '%':
+          return toNum(a) % toNum(b);
+        case '==':
+          return looseEquals(a, b);
+        case '!=':
+          return !looseEquals(a, b);
+        case '===':
+          return a === b;
+        case '!==':
+          return a !== b;
+        default:
+          return compare(a, b, op);
       }
     }
   }

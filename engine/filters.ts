@@ -134,26 +134,65 @@ function formatPattern(d: Date, pattern: string, ctx: FilterContext): string {
       continue;
     }
     switch (tok) {
-      case 'yyyy': out += partsOf(d, ctx, { year: 'numeric' }).get('year') ?? ''; break;
-      case 'yy': out += partsOf(d, ctx, { year: '2-digit' }).get('year') ?? ''; break;
-      case 'MMMM': out += partsOf(d, ctx, { month: 'long' }).get('month') ?? ''; break;
-      case 'MMM': out += partsOf(d, ctx, { month: 'short' }).get('month') ?? ''; break;
-      case 'MM': out += partsOf(d, ctx, { month: '2-digit' }).get('month') ?? ''; break;
-      case 'M': out += partsOf(d, ctx, { month: 'numeric' }).get('month') ?? ''; break;
-      case 'dd': out += partsOf(d, ctx, { day: '2-digit' }).get('day') ?? ''; break;
-      case 'd': out += partsOf(d, ctx, { day: 'numeric' }).get('day') ?? ''; break;
-      case 'EEEE': out += partsOf(d, ctx, { weekday: 'long' }).get('weekday') ?? ''; break;
-      case 'EEE': out += partsOf(d, ctx, { weekday: 'short' }).get('weekday') ?? ''; break;
-      case 'HH': out += (partsOf(d, ctx, { hour: '2-digit', hourCycle: 'h23' }).get('hour') ?? '').padStart(2, '0'); break;
-      case 'H': out += String(Number(partsOf(d, ctx, { hour: 'numeric', hourCycle: 'h23' }).get('hour') ?? '')); break;
-      case 'hh': out += (partsOf(d, ctx, { hour: '2-digit', hourCycle: 'h12' }).get('hour') ?? '').padStart(2, '0'); break;
-      case 'h': out += String(Number(partsOf(d, ctx, { hour: 'numeric', hourCycle: 'h12' }).get('hour') ?? '')); break;
-      case 'mm': out += (partsOf(d, ctx, { minute: '2-digit' }).get('minute') ?? '').padStart(2, '0'); break;
-      case 'm': out += String(Number(partsOf(d, ctx, { minute: 'numeric' }).get('minute') ?? '')); break;
-      case 'ss': out += (partsOf(d, ctx, { second: '2-digit' }).get('second') ?? '').padStart(2, '0'); break;
-      case 's': out += String(Number(partsOf(d, ctx, { second: 'numeric' }).get('second') ?? '')); break;
-      case 'a': out += partsOf(d, ctx, { hour: 'numeric', hourCycle: 'h12' }).get('dayPeriod') ?? ''; break;
-      default: out += tok;
+      case 'yyyy':
+        out += partsOf(d, ctx, { year: 'numeric' }).get('year') ?? '';
+        break;
+      case 'yy':
+        out += partsOf(d, ctx, { year: '2-digit' }).get('year') ?? '';
+        break;
+      case 'MMMM':
+        out += partsOf(d, ctx, { month: 'long' }).get('month') ?? '';
+        break;
+      case 'MMM':
+        out += partsOf(d, ctx, { month: 'short' }).get('month') ?? '';
+        break;
+      case 'MM':
+        out += partsOf(d, ctx, { month: '2-digit' }).get('month') ?? '';
+        break;
+      case 'M':
+        out += partsOf(d, ctx, { month: 'numeric' }).get('month') ?? '';
+        break;
+      case 'dd':
+        out += partsOf(d, ctx, { day: '2-digit' }).get('day') ?? '';
+        break;
+      case 'd':
+        out += partsOf(d, ctx, { day: 'numeric' }).get('day') ?? '';
+        break;
+      case 'EEEE':
+        out += partsOf(d, ctx, { weekday: 'long' }).get('weekday') ?? '';
+        break;
+      case 'EEE':
+        out += partsOf(d, ctx, { weekday: 'short' }).get('weekday') ?? '';
+        break;
+      case 'HH':
+        out += (partsOf(d, ctx, { hour: '2-digit', hourCycle: 'h23' }).get('hour') ?? '').padStart(2, '0');
+        break;
+      case 'H':
+        out += String(Number(partsOf(d, ctx, { hour: 'numeric', hourCycle: 'h23' }).get('hour') ?? ''));
+        break;
+      case 'hh':
+        out += (partsOf(d, ctx, { hour: '2-digit', hourCycle: 'h12' }).get('hour') ?? '').padStart(2, '0');
+        break;
+      case 'h':
+        out += String(Number(partsOf(d, ctx, { hour: 'numeric', hourCycle: 'h12' }).get('hour') ?? ''));
+        break;
+      case 'mm':
+        out += (partsOf(d, ctx, { minute: '2-digit' }).get('minute') ?? '').padStart(2, '0');
+        break;
+      case 'm':
+        out += String(Number(partsOf(d, ctx, { minute: 'numeric' }).get('minute') ?? ''));
+        break;
+      case 'ss':
+        out += (partsOf(d, ctx, { second: '2-digit' }).get('second') ?? '').padStart(2, '0');
+        break;
+      case 's':
+        out += String(Number(partsOf(d, ctx, { second: 'numeric' }).get('second') ?? ''));
+        break;
+      case 'a':
+        out += partsOf(d, ctx, { hour: 'numeric', hourCycle: 'h12' }).get('dayPeriod') ?? '';
+        break;
+      default:
+        out += tok;
     }
   }
   return out;
@@ -169,7 +208,17 @@ function floatingDate(v: unknown): Date | undefined {
   if (typeof v !== 'string') return undefined;
   const m = FLOATING_DATE.exec(v.trim());
   if (!m) return undefined;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), Number((m[7] ?? '0').padEnd(3, '0'))));
+  const d = new Date(
+    Date.UTC(
+      Number(m[1]),
+      Number(m[2]) - 1,
+      Number(m[3]),
+      Number(m[4] ?? 0),
+      Number(m[5] ?? 0),
+      Number(m[6] ?? 0),
+      Number((m[7] ?? '0').padEnd(3, '0')),
+    ),
+  );
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
@@ -203,7 +252,8 @@ const sum: Filter = (input, args) => {
 function sizeArg(a: unknown, fallback: number, name: string): number {
   if (a === undefined || a === null) return fallback;
   const n = toNumber(a);
-  if (n === undefined || !Number.isFinite(n) || n < 10 || n > 2000) throw new FilterError(`${name}: the size must be a number of pixels between 10 and 2000`);
+  if (n === undefined || !Number.isFinite(n) || n < 10 || n > 2000)
+    throw new FilterError(`${name}: the size must be a number of pixels between 10 and 2000`);
   return n;
 }
 

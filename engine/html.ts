@@ -10,14 +10,62 @@ import { normalizeLinkAddress } from './links.ts';
  * (which applies the host's scheme rules).
  */
 
-interface El { name: string; attrs: Map<string, string>; children: HNode[] }
+interface El {
+  name: string;
+  attrs: Map<string, string>;
+  children: HNode[];
+}
 type HNode = string | El;
 
 const VOID = new Set(['br', 'hr', 'img', 'input', 'meta', 'link', 'col', 'wbr']);
-const BLOCK = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'ul', 'ol', 'li', 'table', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'hr', 'section', 'article', 'header', 'footer']);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'ul',
+  'ol',
+  'li',
+  'table',
+  'tr',
+  'td',
+  'th',
+  'thead',
+  'tbody',
+  'tfoot',
+  'hr',
+  'section',
+  'article',
+  'header',
+  'footer',
+]);
 const DROP = new Set(['script', 'style', 'head', 'title', 'template']);
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', copy: '©', reg: '®', hellip: '…', mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', euro: '€', bull: '•' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  copy: '©',
+  reg: '®',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  euro: '€',
+  bull: '•',
+};
 
 function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
@@ -33,7 +81,8 @@ function decodeEntities(s: string): string {
 export function parseHtml(html: string): HNode[] {
   const root: El = { name: '#root', attrs: new Map(), children: [] };
   const stack: El[] = [root];
-  const re = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<![^>]*>|<\?[^>]*>|<\/([a-zA-Z][\w:-]*)\s*>|<([a-zA-Z][\w:-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(\/?)>/g;
+  const re =
+    /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<![^>]*>|<\?[^>]*>|<\/([a-zA-Z][\w:-]*)\s*>|<([a-zA-Z][\w:-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(\/?)>/g;
   let pos = 0;
   let dropDepth = 0;
   const top = (): El => stack[stack.length - 1] ?? root;
@@ -92,10 +141,97 @@ export function parseHtml(html: string): HNode[] {
   return root.children;
 }
 
-interface Style { b?: boolean; i?: boolean; u?: boolean; s?: boolean; vert?: 'superscript' | 'subscript'; code?: boolean; size?: number; link?: boolean; pre?: boolean }
+interface Style {
+  b?: boolean;
+  i?: boolean;
+  u?: boolean;
+  s?: boolean;
+  vert?: 'superscript' | 'subscript';
+  code?: boolean;
+  size?: number;
+  link?: boolean;
+  pre?: boolean;
+}
 
-const RPR_ORDER = ['rStyle', 'rFonts', 'b', 'bCs', 'i', 'iCs', 'caps', 'smallCaps', 'strike', 'dstrike', 'outline', 'shadow', 'emboss', 'imprint', 'noProof', 'snapToGrid', 'vanish', 'webHidden', 'color', 'spacing', 'w', 'kern', 'position', 'sz', 'szCs', 'highlight', 'u', 'effect', 'bdr', 'shd', 'fitText', 'vertAlign', 'rtl', 'cs', 'em', 'lang', 'eastAsianLayout', 'specVanish', 'oMath'];
-export const PPR_ORDER = ['pStyle', 'keepNext', 'keepLines', 'pageBreakBefore', 'framePr', 'widowControl', 'numPr', 'suppressLineNumbers', 'pBdr', 'shd', 'tabs', 'suppressAutoHyphens', 'kinsoku', 'wordWrap', 'overflowPunct', 'topLinePunct', 'autoSpaceDE', 'autoSpaceDN', 'bidi', 'adjustRightInd', 'snapToGrid', 'spacing', 'ind', 'contextualSpacing', 'mirrorIndents', 'suppressOverlap', 'jc', 'textDirection', 'textAlignment', 'textboxTightWrap', 'outlineLvl', 'divId', 'cnfStyle', 'rPr', 'sectPr', 'pPrChange'];
+const RPR_ORDER = [
+  'rStyle',
+  'rFonts',
+  'b',
+  'bCs',
+  'i',
+  'iCs',
+  'caps',
+  'smallCaps',
+  'strike',
+  'dstrike',
+  'outline',
+  'shadow',
+  'emboss',
+  'imprint',
+  'noProof',
+  'snapToGrid',
+  'vanish',
+  'webHidden',
+  'color',
+  'spacing',
+  'w',
+  'kern',
+  'position',
+  'sz',
+  'szCs',
+  'highlight',
+  'u',
+  'effect',
+  'bdr',
+  'shd',
+  'fitText',
+  'vertAlign',
+  'rtl',
+  'cs',
+  'em',
+  'lang',
+  'eastAsianLayout',
+  'specVanish',
+  'oMath',
+];
+export const PPR_ORDER = [
+  'pStyle',
+  'keepNext',
+  'keepLines',
+  'pageBreakBefore',
+  'framePr',
+  'widowControl',
+  'numPr',
+  'suppressLineNumbers',
+  'pBdr',
+  'shd',
+  'tabs',
+  'suppressAutoHyphens',
+  'kinsoku',
+  'wordWrap',
+  'overflowPunct',
+  'topLinePunct',
+  'autoSpaceDE',
+  'autoSpaceDN',
+  'bidi',
+  'adjustRightInd',
+  'snapToGrid',
+  'spacing',
+  'ind',
+  'contextualSpacing',
+  'mirrorIndents',
+  'suppressOverlap',
+  'jc',
+  'textDirection',
+  'textAlignment',
+  'textboxTightWrap',
+  'outlineLvl',
+  'divId',
+  'cnfStyle',
+  'rPr',
+  'sectPr',
+  'pPrChange',
+];
 
 /** Children of a w:rPr/w:pPr element as [local name, xml] pairs. */
 function children(props: string): Array<[string, string]> {
@@ -185,14 +321,40 @@ class Writer {
       }
       const s: Style = { ...st };
       switch (n.name) {
-        case 'br': this.runs.push('<w:r><w:br/></w:r>'); continue;
-        case 'b': case 'strong': s.b = true; break;
-        case 'i': case 'em': case 'cite': case 'var': s.i = true; break;
-        case 'u': case 'ins': s.u = true; break;
-        case 's': case 'strike': case 'del': s.s = true; break;
-        case 'sup': s.vert = 'superscript'; break;
-        case 'sub': s.vert = 'subscript'; break;
-        case 'code': case 'kbd': case 'samp': case 'tt': s.code = true; break;
+        case 'br':
+          this.runs.push('<w:r><w:br/></w:r>');
+          continue;
+        case 'b':
+        case 'strong':
+          s.b = true;
+          break;
+        case 'i':
+        case 'em':
+        case 'cite':
+        case 'var':
+          s.i = true;
+          break;
+        case 'u':
+        case 'ins':
+          s.u = true;
+          break;
+        case 's':
+        case 'strike':
+        case 'del':
+          s.s = true;
+          break;
+        case 'sup':
+          s.vert = 'superscript';
+          break;
+        case 'sub':
+          s.vert = 'subscript';
+          break;
+        case 'code':
+        case 'kbd':
+        case 'samp':
+        case 'tt':
+          s.code = true;
+          break;
         case 'a': {
           const href = n.attrs.get('href') ?? '';
           // Checked and written as a browser reads it (`java&#9;script:` is javascript:).
@@ -206,7 +368,8 @@ class Writer {
           this.runs = outer;
           continue;
         }
-        default: break;
+        default:
+          break;
       }
       this.inlineNodes(n.children, s);
     }
@@ -218,7 +381,10 @@ class Writer {
       this.paragraph();
       const level = Number(heading[1]);
       this.inlineNodes(n.children, { ...st, b: true, size: [0, 32, 28, 26, 24, 22, 22][level] ?? 22 });
-      this.paragraph([['pStyle', `<w:pStyle w:val="Heading${level}"/>`], ['keepNext', '<w:keepNext/>']]);
+      this.paragraph([
+        ['pStyle', `<w:pStyle w:val="Heading${level}"/>`],
+        ['keepNext', '<w:keepNext/>'],
+      ]);
       return;
     }
     switch (n.name) {
@@ -238,7 +404,10 @@ class Writer {
           }
           const marker = n.name === 'ul' ? '•' : `${(Number.isFinite(start) ? start : 1) + k}.`;
           k++;
-          const ind: Array<[string, string]> = [['tabs', `<w:tabs><w:tab w:val="left" w:pos="${720 * (depth + 1)}"/></w:tabs>`], ['ind', `<w:ind w:left="${720 * (depth + 1)}" w:hanging="360"/>`]];
+          const ind: Array<[string, string]> = [
+            ['tabs', `<w:tabs><w:tab w:val="left" w:pos="${720 * (depth + 1)}"/></w:tabs>`],
+            ['ind', `<w:ind w:left="${720 * (depth + 1)}" w:hanging="360"/>`],
+          ];
           this.runs.push(this.run(marker, st).replace('</w:t></w:r>', '</w:t><w:tab/></w:r>'));
           const nested: El[] = [];
           const inline: HNode[] = [];
@@ -307,7 +476,10 @@ class Writer {
       }
       return;
     }
-    const grid = Math.max(1, ...rows.map((r) => r.children.filter((c) => typeof c !== 'string' && (c.name === 'td' || c.name === 'th')).length));
+    const grid = Math.max(
+      1,
+      ...rows.map((r) => r.children.filter((c) => typeof c !== 'string' && (c.name === 'td' || c.name === 'th')).length),
+    );
     const width = Math.floor(9000 / grid);
     const border = (side: string): string => `<w:${side} w:val="single" w:sz="4" w:space="0" w:color="auto"/>`;
     let xml = `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/><w:tblBorders>${['top', 'left', 'bottom', 'right', 'insideH', 'insideV'].map(border).join('')}</w:tblBorders><w:tblLook w:val="04A0"/></w:tblPr>`;
@@ -342,7 +514,11 @@ export function htmlToBlocks(html: string, env: HtmlEnv, sectPr: string): string
     const last = out.lastIndexOf('<w:p>');
     const head = out.slice(0, last);
     const tail = out.slice(last);
-    out = head + (tail.startsWith('<w:p><w:pPr>') ? tail.replace('</w:pPr>', `${sectPr}</w:pPr>`) : tail.replace('<w:p>', `<w:p><w:pPr>${sectPr}</w:pPr>`));
+    out =
+      head +
+      (tail.startsWith('<w:p><w:pPr>')
+        ? tail.replace('</w:pPr>', `${sectPr}</w:pPr>`)
+        : tail.replace('<w:p>', `<w:p><w:pPr>${sectPr}</w:pPr>`));
   }
   return out;
 }

@@ -48,7 +48,9 @@ export function pngDamage(b: Uint8Array): string | undefined {
     if (type === 'IEND') return idat ? undefined : 'the PNG holds no image data (no IDAT chunk)';
     p += 12 + len;
   }
-  return idat ? 'the PNG is cut short: it has no end (IEND)' : `the PNG is cut short (${b.length} bytes, the header only): it holds no image data`;
+  return idat
+    ? 'the PNG is cut short: it has no end (IEND)'
+    : `the PNG is cut short (${b.length} bytes, the header only): it holds no image data`;
 }
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -167,7 +169,11 @@ export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: Im
   return { image, box: fit(dim.w, dim.h, boxW, boxH) };
 }
 
-function loadSvg(bytes: Uint8Array, boxW: number | undefined, boxH: number | undefined): { image: ImageData; box: ImageBox; svg: ImageData } {
+function loadSvg(
+  bytes: Uint8Array,
+  boxW: number | undefined,
+  boxH: number | undefined,
+): { image: ImageData; box: ImageBox; svg: ImageData } {
   try {
     const { svg, width, height } = readSvg(bytes);
     const box = fit(width, height, boxW, boxH);
@@ -177,7 +183,14 @@ function loadSvg(bytes: Uint8Array, boxW: number | undefined, boxH: number | und
     const hash = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex').slice(0, 16);
     const pngDim = dimensions(png, 'png');
     return {
-      image: { bytes: png, ext: 'png', mime: 'image/png', widthPx: pngDim?.w ?? box.widthPx, heightPx: pngDim?.h ?? box.heightPx, hash: hash(png) },
+      image: {
+        bytes: png,
+        ext: 'png',
+        mime: 'image/png',
+        widthPx: pngDim?.w ?? box.widthPx,
+        heightPx: pngDim?.h ?? box.heightPx,
+        hash: hash(png),
+      },
       box,
       svg: { bytes: svgBytes, ext: 'svg', mime: 'image/svg+xml', widthPx: width, heightPx: height, hash: hash(svgBytes) },
     };
@@ -221,7 +234,13 @@ export function docxDrawing(rId: string, id: number, box: ImageBox, svgRId?: str
 }
 
 /** A picture that takes the place of a slide shape, fitted and centred in the shape's box. */
-export function pptxPicture(rId: string, id: number, image: ImageData, frame: { x: number; y: number; cx: number; cy: number }, svgRId?: string): string {
+export function pptxPicture(
+  rId: string,
+  id: number,
+  image: ImageData,
+  frame: { x: number; y: number; cx: number; cy: number },
+  svgRId?: string,
+): string {
   const s = Math.min(frame.cx / image.widthPx, frame.cy / image.heightPx);
   const cx = Math.round(image.widthPx * s);
   const cy = Math.round(image.heightPx * s);

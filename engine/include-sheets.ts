@@ -61,7 +61,12 @@ function workbookSheets(pkg: OpcPackage, wbXml: string): SheetRef[] {
   const out: SheetRef[] = [];
   for (const m of wbXml.matchAll(/<sheet\b[^>]*>/g)) {
     const rid = getAttr(m[0], 'r:id') ?? '';
-    out.push({ name: decodeXml(getAttr(m[0], 'name') ?? ''), part: rels.find((r) => r.id === rid)?.target ?? '', rid, state: getAttr(m[0], 'state') });
+    out.push({
+      name: decodeXml(getAttr(m[0], 'name') ?? ''),
+      part: rels.find((r) => r.id === rid)?.target ?? '',
+      rid,
+      state: getAttr(m[0], 'state'),
+    });
   }
   return out;
 }
@@ -73,18 +78,24 @@ function quoteSheet(name: string): string {
 /** Sheet-qualified references to renamed sheets, in formula text. */
 function renameRefs(formula: string, renames: Map<string, string>): string {
   if (renames.size === 0 || formula.indexOf('!') < 0) return formula;
-  return formula.replace(/'((?:[^']|'')+)'!|([A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*)!/g, (m, quoted: string | undefined, bare: string | undefined) => {
-    const name = quoted === undefined ? (bare ?? '') : quoted.replace(/''/g, "'");
-    const to = renames.get(name.toLowerCase());
-    return to === undefined ? m : `${quoteSheet(to)}!`;
-  });
+  return formula.replace(
+    /'((?:[^']|'')+)'!|([A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*)!/g,
+    (m, quoted: string | undefined, bare: string | undefined) => {
+      const name = quoted === undefined ? (bare ?? '') : quoted.replace(/''/g, "'");
+      const to = renames.get(name.toLowerCase());
+      return to === undefined ? m : `${quoteSheet(to)}!`;
+    },
+  );
 }
 
 const FORMULAS = /(<(f|formula|formula1|formula2|xm:f|c:f)\b[^>]*>)([^<]*)(<\/\2>)/g;
 
 function renameInXml(xml: string, renames: Map<string, string>): string {
   if (renames.size === 0) return xml;
-  return xml.replace(FORMULAS, (_m, a: string, _n: string, f: string, b: string) => `${a}${escapeXml(renameRefs(decodeXml(f), renames))}${b}`);
+  return xml.replace(
+    FORMULAS,
+    (_m, a: string, _n: string, f: string, b: string) => `${a}${escapeXml(renameRefs(decodeXml(f), renames))}${b}`,
+  );
 }
 
 export class SheetIncludes {
@@ -141,7 +152,13 @@ export class SheetIncludes {
 
   include(node: IncludeNode, scopes: Scopes, ctx: RenderContext): void {
     const name = node.name;
-    const compiled = compiledInclude(node, ctx, { related: this.related, stack: this.stack, compile: this.compile }, 'xlsx', 'an Excel workbook (sheets are included into workbooks)');
+    const compiled = compiledInclude(
+      node,
+      ctx,
+      { related: this.related, stack: this.stack, compile: this.compile },
+      'xlsx',
+      'an Excel workbook (sheets are included into workbooks)',
+    );
     if (!compiled) return;
 
     const src = compiled.pkg;
@@ -160,10 +177,13 @@ export class SheetIncludes {
     // Relationships first: `{%img}` pictures of a sheet go into the drawing it carries.
     const key = `sheets:${name}:${source}`;
     // Threaded comments need the workbook's person list: their legacy notes (comments) come instead.
-    const decide = (rel: Rel): { drop: true } | undefined => (/\/(pivotTable|threadedComment|person)$/.test(rel.type) ? { drop: true } : undefined);
-    const transform = (_part: string, ct: string, xml: string): string => renameInXml(ct.endsWith('.table+xml') ? this.table(xml) : xml, renames);
+    const decide = (rel: Rel): { drop: true } | undefined =>
+      /\/(pivotTable|threadedComment|person)$/.test(rel.type) ? { drop: true } : undefined;
+    const transform = (_part: string, ct: string, xml: string): string =>
+      renameInXml(ct.endsWith('.table+xml') ? this.table(xml) : xml, renames);
     const droppedBy = new Map<string, string[]>();
-    for (const p of plan) droppedBy.set(p.part, carryRels(src, p.src.part, p.part, this.session, { key, shareKey: `sheets:${name}`, decide, transform }));
+    for (const p of plan)
+      droppedBy.set(p.part, carryRels(src, p.src.part, p.part, this.session, { key, shareKey: `sheets:${name}`, decide, transform }));
 
     // Render every templated sheet (in the host's context, with the included workbook's hooks).
     const states = new Map<string, unknown>();
@@ -224,7 +244,13 @@ export class SheetIncludes {
       if (carried === undefined || before === undefined) continue;
       let next = renameInXml(xml, renames);
       const root = /<table\b[^>]*>/.exec(before)?.[0];
-      if (root !== undefined) next = next.replace(/<table\b[^>]*>/, (r) => ['id', 'name', 'displayName'].reduce((t, a) => t.replace(new RegExp(`(\\s${a}=")[^"]*(")`), `$1${escapeXml(getAttr(root, a) ?? '')}$2`), r));
+      if (root !== undefined)
+        next = next.replace(/<table\b[^>]*>/, (r) =>
+          ['id', 'name', 'displayName'].reduce(
+            (t, a) => t.replace(new RegExp(`(\\s${a}=")[^"]*(")`), `$1${escapeXml(getAttr(root, a) ?? '')}$2`),
+            r,
+          ),
+        );
       this.session.texts.set(carried, next);
     }
   }
@@ -279,7 +305,10 @@ export class SheetIncludes {
     for (const a of this.added) {
       while (wbRels.includes(`Id="rIdInc${relN}"`)) relN++;
       const rid = `rIdInc${relN++}`;
-      wbRels = wbRels.replace('</Relationships>', `<Relationship Id="${rid}" Type="${WORKSHEET_REL}" Target="${relativeTarget(wbName, a.part)}"/></Relationships>`);
+      wbRels = wbRels.replace(
+        '</Relationships>',
+        `<Relationship Id="${rid}" Type="${WORKSHEET_REL}" Target="${relativeTarget(wbName, a.part)}"/></Relationships>`,
+      );
       const hidden = a.visibility === 'hidden' || a.visibility === 'veryHidden' ? ` state="${a.visibility}"` : '';
       const el = `<sheet${rNs} name="${escapeXml(a.name)}" sheetId="${++maxId}"${hidden} r:id="${rid}"/>`;
       let at = order.findIndex((o) => o.part === a.after);
@@ -289,15 +318,29 @@ export class SheetIncludes {
       while (k < order.length && order[k]?.old === undefined) k++;
       order.splice(k, 0, { xml: el, part: a.part });
     }
-    wb = wb.replace(/(<sheets\b[^>]*>)[\s\S]*?(<\/sheets>)/, (_m, open: string, close: string) => `${open}${order.map((o) => o.xml).join('')}${close}`);
+    wb = wb.replace(
+      /(<sheets\b[^>]*>)[\s\S]*?(<\/sheets>)/,
+      (_m, open: string, close: string) => `${open}${order.map((o) => o.xml).join('')}${close}`,
+    );
     // Sheet-local defined names refer to sheets by position.
     const newIndex = new Map<number, number>();
     order.forEach((o, i) => {
       if (o.old !== undefined) newIndex.set(o.old, i);
     });
-    wb = wb.replace(/(<definedName\b[^>]*\slocalSheetId=")(\d+)(")/g, (_m, x: string, n: string, y: string) => `${x}${newIndex.get(Number(n)) ?? n}${y}`);
-    wb = wb.replace(/<workbookView\b[^>]*>/g, (v) => v.replace(/(\s(?:activeTab|firstSheet)=")(\d+)(")/g, (_m, x: string, n: string, y: string) => `${x}${newIndex.get(Number(n)) ?? n}${y}`));
-    wb = this.definedNames(wb, order.map((o) => o.part));
+    wb = wb.replace(
+      /(<definedName\b[^>]*\slocalSheetId=")(\d+)(")/g,
+      (_m, x: string, n: string, y: string) => `${x}${newIndex.get(Number(n)) ?? n}${y}`,
+    );
+    wb = wb.replace(/<workbookView\b[^>]*>/g, (v) =>
+      v.replace(
+        /(\s(?:activeTab|firstSheet)=")(\d+)(")/g,
+        (_m, x: string, n: string, y: string) => `${x}${newIndex.get(Number(n)) ?? n}${y}`,
+      ),
+    );
+    wb = this.definedNames(
+      wb,
+      order.map((o) => o.part),
+    );
     wb = /<calcPr\b/.test(wb)
       ? wb.replace(/<calcPr\b(?![^>]*fullCalcOnLoad)/, '<calcPr fullCalcOnLoad="1"')
       : wb.replace(/<\/workbook>/, '<calcPr fullCalcOnLoad="1"/></workbook>');
@@ -311,7 +354,8 @@ export class SheetIncludes {
    */
   private followIncludedRows(extra: Map<string, string>, rendered: Map<string, string>, read: (name: string) => string | undefined): void {
     const byName = new Map<string, NonNullable<SheetState['rows']>>();
-    for (const a of this.added) if (a.state?.rows.changed === true && !byName.has(a.name.toLowerCase())) byName.set(a.name.toLowerCase(), a.state.rows);
+    for (const a of this.added)
+      if (a.state?.rows.changed === true && !byName.has(a.name.toLowerCase())) byName.set(a.name.toLowerCase(), a.state.rows);
     if (byName.size === 0) return;
     const sheets: SheetMapper = (name) => {
       const rows = byName.get(name.toLowerCase());
@@ -348,7 +392,11 @@ export class SheetIncludes {
 
   /** Defined names of the included workbooks, unless the host already has the name (in that scope). */
   private definedNames(wb: string, parts: string[]): string {
-    const have = new Set([...wb.matchAll(/<definedName\b[^>]*>/g)].map((m) => `${(getAttr(m[0], 'name') ?? '').toLowerCase()}|${getAttr(m[0], 'localSheetId') ?? ''}`));
+    const have = new Set(
+      [...wb.matchAll(/<definedName\b[^>]*>/g)].map(
+        (m) => `${(getAttr(m[0], 'name') ?? '').toLowerCase()}|${getAttr(m[0], 'localSheetId') ?? ''}`,
+      ),
+    );
     const add: string[] = [];
     for (const s of this.sources) {
       const srcWb = s.compiled.pkg.text(s.compiled.pkg.main) ?? '';
@@ -381,7 +429,19 @@ export class SheetIncludes {
 // ---- styles ----
 
 /** Sections of a stylesheet in schema order. */
-const SECTIONS = ['numFmts', 'fonts', 'fills', 'borders', 'cellStyleXfs', 'cellXfs', 'cellStyles', 'dxfs', 'tableStyles', 'colors', 'extLst'];
+const SECTIONS = [
+  'numFmts',
+  'fonts',
+  'fills',
+  'borders',
+  'cellStyleXfs',
+  'cellXfs',
+  'cellStyles',
+  'dxfs',
+  'tableStyles',
+  'colors',
+  'extLst',
+];
 
 function items(xml: string, section: string, item: string): string[] {
   const body = new RegExp(`<${section}\\b[^>]*>([\\s\\S]*?)</${section}>`).exec(xml)?.[1];
@@ -447,8 +507,12 @@ function mergeStyles(host: string, inc: string): StyleMerge {
       .replace(/(\sfillId=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + offsets.fills}${b}`)
       .replace(/(\sborderId=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + offsets.borders}${b}`)
       .replace(/(\snumFmtId=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${fmtMap.get(n) ?? n}${b}`)
-      .replace(/(\sxfId=")(\d+)(")/, (_m, a: string, n: string, b: string) => (styleXf ? `${a}${n}${b}` : `${a}${Number(n) + offsets.cellStyleXfs}${b}`));
-  const dxfs = items(inc, 'dxfs', 'dxf').map((d) => d.replace(/(<numFmt\b[^>]*\snumFmtId=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${fmtMap.get(n) ?? n}${b}`));
+      .replace(/(\sxfId=")(\d+)(")/, (_m, a: string, n: string, b: string) =>
+        styleXf ? `${a}${n}${b}` : `${a}${Number(n) + offsets.cellStyleXfs}${b}`,
+      );
+  const dxfs = items(inc, 'dxfs', 'dxf').map((d) =>
+    d.replace(/(<numFmt\b[^>]*\snumFmtId=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${fmtMap.get(n) ?? n}${b}`),
+  );
   const incFonts = items(inc, 'fonts', 'font');
   const incFills = items(inc, 'fills', 'fill');
   const incBorders = items(inc, 'borders', 'border');
@@ -469,7 +533,13 @@ function mergeStyles(host: string, inc: string): StyleMerge {
 function restyle(xml: string, xf: number, dxf: number): string {
   if (xf === 0 && dxf === 0) return xml;
   return xml
-    .replace(/<(c|row)\b[^>]*>/g, (tag) => tag.replace(/(\ss=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + xf}${b}`))
-    .replace(/<col\b[^>]*>/g, (tag) => tag.replace(/(\sstyle=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + xf}${b}`))
-    .replace(/<(?:cfRule|x14:cfRule)\b[^>]*>/g, (tag) => tag.replace(/(\sdxfId=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + dxf}${b}`));
+    .replace(/<(c|row)\b[^>]*>/g, (tag) =>
+      tag.replace(/(\ss=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + xf}${b}`),
+    )
+    .replace(/<col\b[^>]*>/g, (tag) =>
+      tag.replace(/(\sstyle=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + xf}${b}`),
+    )
+    .replace(/<(?:cfRule|x14:cfRule)\b[^>]*>/g, (tag) =>
+      tag.replace(/(\sdxfId=")(\d+)(")/, (_m, a: string, n: string, b: string) => `${a}${Number(n) + dxf}${b}`),
+    );
 }

@@ -21,13 +21,11 @@ import { getAttr } from './xml.ts';
  * with their relationships and content types; notes and comments are left behind.
  */
 
-
 interface Layout {
   part: string;
   name: string;
   type: string;
 }
-
 
 function layoutInfo(pkg: OpcPackage, part: string): Layout {
   const xml = pkg.text(part) ?? '';
@@ -127,7 +125,13 @@ export class SlideIncludes {
 
   private includeDeck(node: IncludeNode, scopes: Scopes, ctx: RenderContext): SlideOut[] {
     const name = node.name;
-    const compiled = compiledInclude(node, ctx, { related: this.related, stack: this.stack, compile: this.compile }, 'pptx', 'a PowerPoint presentation (slides are included into slides)');
+    const compiled = compiledInclude(
+      node,
+      ctx,
+      { related: this.related, stack: this.stack, compile: this.compile },
+      'pptx',
+      'a PowerPoint presentation (slides are included into slides)',
+    );
     if (!compiled) return [];
 
     const src = compiled.pkg;
@@ -165,7 +169,11 @@ export class SlideIncludes {
     this.stack.push(name);
     try {
       for (const p of plan) {
-        const dropped = carryRels(src, p.part, p.name, this.session, { key: `slides:${name}:${inclusion}`, shareKey: `slides:${name}`, decide });
+        const dropped = carryRels(src, p.part, p.name, this.session, {
+          key: `slides:${name}:${inclusion}`,
+          shareKey: `slides:${name}`,
+          decide,
+        });
         const cp = compiled.parts.get(p.part);
         const savedPart = ctx.partName;
         const savedState = ctx.state;

@@ -111,7 +111,8 @@ function bodyOf(xml: string): string {
   // middle of the host's body would make it invalid.
   let sect = body.lastIndexOf('<w:sectPr');
   // (a w:sectPr inside w:sectPrChange, a tracked change, is not the body's own)
-  while (sect > 0 && body.lastIndexOf('<w:sectPrChange', sect) > body.lastIndexOf('</w:sectPrChange>', sect)) sect = body.lastIndexOf('<w:sectPr', sect - 1);
+  while (sect > 0 && body.lastIndexOf('<w:sectPrChange', sect) > body.lastIndexOf('</w:sectPrChange>', sect))
+    sect = body.lastIndexOf('<w:sectPr', sect - 1);
   const rest = sect < 0 ? '' : body.slice(sect);
   if (sect >= 0 && /^<w:sectPr\b(?:[^>]*\/>|[\s\S]*<\/w:sectPr>)\s*$/.test(rest) && !rest.includes('<w:p')) body = body.slice(0, sect);
   return body;
@@ -180,7 +181,10 @@ function carryNumbering(body: string, pkg: OpcPackage, env: IncludeEnv): string 
     if (newId === undefined) {
       const num = new RegExp(`<w:num\\b[^>]*\\sw:numId="${id}"[^>]*>[\\s\\S]*?</w:num>`).exec(inc)?.[0];
       const absId = num === undefined ? undefined : /<w:abstractNumId\b[^>]*\sw:val="(\d+)"/.exec(num)?.[1];
-      const abs = absId === undefined ? undefined : new RegExp(`<w:abstractNum\\b[^>]*\\sw:abstractNumId="${absId}"[^>]*>[\\s\\S]*?</w:abstractNum>`).exec(inc)?.[0];
+      const abs =
+        absId === undefined
+          ? undefined
+          : new RegExp(`<w:abstractNum\\b[^>]*\\sw:abstractNumId="${absId}"[^>]*>[\\s\\S]*?</w:abstractNum>`).exec(inc)?.[0];
       if (num === undefined || abs === undefined) return m;
       const newAbs = numbering.nextAbstract++;
       newId = numbering.nextNum++;
@@ -204,7 +208,10 @@ export function includeOutputs(env: IncludeEnv, extra: Map<string, string>): voi
     if (xml !== undefined) {
       // abstractNum elements must precede num elements.
       const firstNum = xml.search(/<w:num\b/);
-      const withAbs = firstNum >= 0 ? xml.slice(0, firstNum) + n.abstracts.join('') + xml.slice(firstNum) : xml.replace('</w:numbering>', `${n.abstracts.join('')}</w:numbering>`);
+      const withAbs =
+        firstNum >= 0
+          ? xml.slice(0, firstNum) + n.abstracts.join('') + xml.slice(firstNum)
+          : xml.replace('</w:numbering>', `${n.abstracts.join('')}</w:numbering>`);
       extra.set('word/numbering.xml', withAbs.replace('</w:numbering>', `${n.nums.join('')}</w:numbering>`));
     }
   }

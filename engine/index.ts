@@ -148,7 +148,8 @@ function resolveOptions(o: RenderOptions | undefined): Resolved {
     } catch {
       throw TemplateError.single('invalid_embedded', 'embedded metadata is not valid JSON');
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw TemplateError.single('invalid_embedded', 'embedded metadata must be a JSON object');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw TemplateError.single('invalid_embedded', 'embedded metadata must be a JSON object');
     embedded = parsed as Embedded;
   } else if (opts.embedded !== undefined && opts.embedded !== null && typeof opts.embedded === 'object') {
     embedded = opts.embedded;
@@ -267,7 +268,14 @@ function renderImage(
       const rId = session.addImage(st.images.part, image);
       // Inside row loops the picture goes to the row the cell was rendered to.
       const row = st.hasLoops && st.rows.curOut > 0 ? st.rows.curOut : Number(cell[2]);
-      const pic: SheetImage = { col: colToNum(cell[1] ?? 'A'), row, rId, cx: box.widthPx * EMU_PER_PX, cy: box.heightPx * EMU_PER_PX, id: session.docPrId++ };
+      const pic: SheetImage = {
+        col: colToNum(cell[1] ?? 'A'),
+        row,
+        rId,
+        cx: box.widthPx * EMU_PER_PX,
+        cy: box.heightPx * EMU_PER_PX,
+        id: session.docPrId++,
+      };
       if (svg !== undefined) pic.svgRId = session.addImage(st.images.part, svg);
       st.images.images.push(pic);
       return;
@@ -293,7 +301,8 @@ function imageWarning(tag: TagInfo, ctx: RenderContext, why: string): void {
   const l = tag.location;
   const key = `image|${l.part}|${l.paragraph ?? ''}|${l.sheet ?? ''}|${l.cell ?? ''}|${l.offset ?? ''}|${tag.source}`;
   const source = tag.source.trim();
-  if (!seen.has(key)) seen.set(key, { id: 'image_invalid', message: `the image of tag "${source}" was left out: ${why}`, location: l, tag: source });
+  if (!seen.has(key))
+    seen.set(key, { id: 'image_invalid', message: `the image of tag "${source}" was left out: ${why}`, location: l, tag: source });
 }
 
 /** A rendered document, and what rendered empty for want of data (`missing_value`, with locations). */
@@ -331,7 +340,11 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
         if (compiled.format === 'docx') renderInclude(node, scopes, out, c, includeEnv);
         else if (sheetIncludes !== undefined && c.state !== undefined) sheetIncludes.include(node, scopes, c);
         else if (slides?.onInclude(node, scopes) !== true) {
-          errors.add('include_position', `tag "${node.tag.source.trim()}": ${slides === undefined ? 'a workbook include must be in a cell of a sheet' : 'a presentation include must be on a slide'}`, node.tag.location);
+          errors.add(
+            'include_position',
+            `tag "${node.tag.source.trim()}": ${slides === undefined ? 'a workbook include must be in a cell of a sheet' : 'a presentation include must be on a slide'}`,
+            node.tag.location,
+          );
         }
       } else if (node.k === 'hook' && node.name === 'html') {
         const d = node.data as HtmlHookData;
@@ -343,7 +356,11 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
           link: (href) => {
             const scheme = unsafeScheme(href);
             if (scheme !== undefined) {
-              errors.add('link_invalid', `tag "${d.tag.source.trim()}": the HTML link "${href.slice(0, 60)}" uses the scheme "${scheme}:"; only http, https, mailto, tel and ftp links are written`, d.tag.location);
+              errors.add(
+                'link_invalid',
+                `tag "${d.tag.source.trim()}": the HTML link "${href.slice(0, 60)}" uses the scheme "${scheme}:"; only http, https, mailto, tel and ftp links are written`,
+                d.tag.location,
+              );
               return undefined;
             }
             return session.addRel(c.partName, HYPERLINK_REL, href.trim(), true);
@@ -385,8 +402,16 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
       const items: unknown[] = !truthy(v) ? [] : Array.isArray(v) ? v : [v];
       const pushScope = Array.isArray(v) || typeof v === 'object';
       // Over a list, `{$index}` is the slide's 0-based position in it, as in a loop.
-      const scopeOf = (item: unknown, i: number): Scopes => (!pushScope ? scopes : Array.isArray(v) ? [...scopes, { $index: i }, item] : [...scopes, item]);
-      slideCopies.set(part.name, items.flatMap((item, i) => slides === undefined ? [{ xml: renderPart(part, scopeOf(item, i)) }] : slides.render(() => renderPart(part, scopeOf(item, i)), ctx)));
+      const scopeOf = (item: unknown, i: number): Scopes =>
+        !pushScope ? scopes : Array.isArray(v) ? [...scopes, { $index: i }, item] : [...scopes, item];
+      slideCopies.set(
+        part.name,
+        items.flatMap((item, i) =>
+          slides === undefined
+            ? [{ xml: renderPart(part, scopeOf(item, i)) }]
+            : slides.render(() => renderPart(part, scopeOf(item, i)), ctx),
+        ),
+      );
       continue;
     }
     if (slides !== undefined && isSlide(part.name)) {
@@ -403,7 +428,8 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   const newFiles = new Map<string, string>();
 
   const extra = new Map<string, string>();
-  const read = (name: string): string | undefined => extra.get(name) ?? session.texts.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
+  const read = (name: string): string | undefined =>
+    extra.get(name) ?? session.texts.get(name) ?? compiled.replacedText.get(name) ?? compiled.pkg.text(name);
   if (compiled.finalize !== undefined) {
     for (const [name, xml] of compiled.finalize(states, rendered)) {
       if (rendered.has(name)) rendered.set(name, xml);
@@ -471,10 +497,19 @@ function relsContentType(extra: Map<string, string>, read: (name: string) => str
   if (ct === undefined || /<Default\b[^>]*\sExtension="rels"/i.test(ct)) return;
   const listed = (name: string): boolean => ct.includes(`PartName="/${name}"`) || ct.includes(`PartName="/${encodeURI(name)}"`);
   const unlisted = [...extra.keys()].some((name) => name.endsWith('.rels') && !listed(name));
-  if (unlisted) extra.set('[Content_Types].xml', ct.replace(/<Types\b[^>]*>/, (open) => `${open}<Default Extension="rels" ContentType="${RELS_CT}"/>`));
+  if (unlisted)
+    extra.set(
+      '[Content_Types].xml',
+      ct.replace(/<Types\b[^>]*>/, (open) => `${open}<Default Extension="rels" ContentType="${RELS_CT}"/>`),
+    );
 }
 
-function addCustomProps(read: (name: string) => string | undefined, rendered: Map<string, string>, extra: Map<string, string>, props: Embedded): void {
+function addCustomProps(
+  read: (name: string) => string | undefined,
+  rendered: Map<string, string>,
+  extra: Map<string, string>,
+  props: Embedded,
+): void {
   // The rendered text of a part wins over the template's (custom.xml may hold tags).
   const parts = customPropsParts((name) => rendered.get(name) ?? read(name), props);
   for (const [name, xml] of parts) {
@@ -498,7 +533,6 @@ export function checkPackageLimits(template: Uint8Array, limits?: Partial<Templa
     return null;
   }
 }
-
 
 /**
  * The kind of Office package the bytes are (from the package's main part, whatever the file is called),
@@ -578,12 +612,21 @@ export function renderSync(template: Uint8Array, data: unknown, options?: Render
   try {
     return renderWith(template, data, options, undefined).output;
   } catch (e) {
-    if (e instanceof SvgNotReady) throw TemplateError.single('image_invalid', 'SVG images need the SVG renderer: use render(), or await prepareSvg() before renderSync()');
+    if (e instanceof SvgNotReady)
+      throw TemplateError.single(
+        'image_invalid',
+        'SVG images need the SVG renderer: use render(), or await prepareSvg() before renderSync()',
+      );
     throw e;
   }
 }
 
-function renderWith(template: Uint8Array, data: unknown, options: RenderOptions | undefined, remote: RemoteImages | undefined): RenderReport {
+function renderWith(
+  template: Uint8Array,
+  data: unknown,
+  options: RenderOptions | undefined,
+  remote: RemoteImages | undefined,
+): RenderReport {
   const opts = resolveOptions(options);
   opts.remote = remote;
   const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop, limits: opts.limits });
@@ -593,7 +636,8 @@ function renderWith(template: Uint8Array, data: unknown, options: RenderOptions 
     return renderCompiled(compiled, data, opts, vars);
   } catch (e) {
     // Stack exhaustion from pathological nesting or cyclic data is an input problem, not a crash.
-    if (e instanceof RangeError) throw TemplateError.single('render_limit', `the template and data are too deeply nested to render (${e.message})`);
+    if (e instanceof RangeError)
+      throw TemplateError.single('render_limit', `the template and data are too deeply nested to render (${e.message})`);
     throw e;
   }
 }

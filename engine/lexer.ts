@@ -10,7 +10,6 @@ import type { Expr } from './expression.ts';
  * it starts; the pieces in the following elements are removed.
  */
 
-
 /** A hyperlink whose address holds tags (engine/links.ts): its relationship and the address in pieces. */
 export interface LinkTemplate {
   relId: string;
@@ -69,20 +68,29 @@ export function classifyTag(source: string): Pick<TagInfo, 'kind' | 'value' | 'e
   const s = source.trim();
   const c = s.charAt(0);
   switch (c) {
-    case '#': return { kind: 'open', value: s.slice(1).trim() };
-    case '^': return { kind: 'inverted', value: s.slice(1).trim() };
-    case '/': return { kind: 'close', value: s.slice(1).trim() };
-    case '@': return { kind: 'raw', value: s.slice(1).trim() };
-    case '%': return s.charAt(1) === '%' ? { kind: 'image', value: s.slice(2).trim(), center: true } : { kind: 'image', value: s.slice(1).trim() };
-    case '>': return { kind: 'include', value: s.slice(1).trim() };
-    case ':': return { kind: 'slide', value: s.slice(1).trim() };
-    case '~': return s.charAt(1) === '~' ? { kind: 'htmlBlock', value: s.slice(2).trim() } : { kind: 'html', value: s.slice(1).trim() };
+    case '#':
+      return { kind: 'open', value: s.slice(1).trim() };
+    case '^':
+      return { kind: 'inverted', value: s.slice(1).trim() };
+    case '/':
+      return { kind: 'close', value: s.slice(1).trim() };
+    case '@':
+      return { kind: 'raw', value: s.slice(1).trim() };
+    case '%':
+      return s.charAt(1) === '%' ? { kind: 'image', value: s.slice(2).trim(), center: true } : { kind: 'image', value: s.slice(1).trim() };
+    case '>':
+      return { kind: 'include', value: s.slice(1).trim() };
+    case ':':
+      return { kind: 'slide', value: s.slice(1).trim() };
+    case '~':
+      return s.charAt(1) === '~' ? { kind: 'htmlBlock', value: s.slice(2).trim() } : { kind: 'html', value: s.slice(1).trim() };
     case '-': {
       const m = /^-(\S+)\s+([\s\S]+)$/.exec(s);
       if (m) return { kind: 'open', value: (m[2] ?? '').trim(), expandTo: m[1] ?? '' };
       return { kind: 'field', value: s };
     }
-    default: return { kind: 'field', value: s };
+    default:
+      return { kind: 'field', value: s };
   }
 }
 
@@ -123,7 +131,12 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
 
   // Pass 2: delimiter positions on the full text. `{=<% %>=}` switches the delimiters for the rest
   // of the part (docxtemplater's syntax); the switching tag itself renders nothing.
-  interface Found { s: number; e: number; source: string; drop?: boolean }
+  interface Found {
+    s: number;
+    e: number;
+    source: string;
+    drop?: boolean;
+  }
   const found: Found[] = [];
   let { start, end } = opts;
   let pos = 0;
@@ -154,7 +167,11 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
         break;
       }
       if (nextOpen >= 0 && nextOpen < close) {
-        errors.add('unclosed_tag', `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`, locate(texts, s, opts));
+        errors.add(
+          'unclosed_tag',
+          `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`,
+          locate(texts, s, opts),
+        );
         pos = nextOpen;
         continue;
       }
@@ -249,7 +266,9 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
 /** A delimiter switch starting at `from` (just after a start delimiter), ended by `=` and the end delimiter. */
 function switchAt(full: string, from: number, end: string): { e: number; source: string; start: string; end: string } | null {
   if (!/^\s*=/.test(full.slice(from, from + 16))) return null;
-  const m = new RegExp(`^\\s*=\\s*([^\\s=]+)\\s+([^\\s=]+)\\s*=${end.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).exec(full.slice(from, from + 256));
+  const m = new RegExp(`^\\s*=\\s*([^\\s=]+)\\s+([^\\s=]+)\\s*=${end.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).exec(
+    full.slice(from, from + 256),
+  );
   if (m === null || m[1] === undefined || m[2] === undefined) return null;
   return { e: from + m[0].length, source: m[0].slice(0, m[0].length - end.length), start: m[1], end: m[2] };
 }
@@ -263,7 +282,13 @@ function markSpacePreserve(items: Item[], textTags: ReadonlySet<string>): void {
     if (it.k === 'open' && textTags.has(it.name)) lastOpen = i;
     else if (it.k === 'tag' && lastOpen >= 0) {
       const open = items[lastOpen];
-      if (open !== undefined && open.k === 'open' && !open.self && (open.name === 'w:t' || open.name === 't') && !/xml:space=/.test(open.text)) {
+      if (
+        open !== undefined &&
+        open.k === 'open' &&
+        !open.self &&
+        (open.name === 'w:t' || open.name === 't') &&
+        !/xml:space=/.test(open.text)
+      ) {
         items[lastOpen] = { ...open, text: `${open.text.slice(0, -1)} xml:space="preserve">` };
       }
     }

@@ -133,7 +133,11 @@ export function linkAddress(link: LinkTemplate, scopes: Scopes, ctx: RenderConte
   const scheme = unsafeScheme(url);
   if (scheme !== undefined) {
     const tag = link.pieces.find((p) => typeof p !== 'string');
-    ctx.errors.add('link_invalid', `hyperlink address "${url.slice(0, 60)}" uses the scheme "${scheme}:"; only http, https, mailto, tel and ftp links are written`, typeof tag === 'object' ? tag.tag.location : undefined);
+    ctx.errors.add(
+      'link_invalid',
+      `hyperlink address "${url.slice(0, 60)}" uses the scheme "${scheme}:"; only http, https, mailto, tel and ftp links are written`,
+      typeof tag === 'object' ? tag.tag.location : undefined,
+    );
     return undefined;
   }
   return url;

@@ -98,7 +98,8 @@ export function canonicalPrefixes(xml: string, part: string): string {
     for (let m = ATTR.exec(body); m !== null; m = ATTR.exec(body)) {
       const a = { ws: m[1] ?? ' ', name: m[2] ?? '', eq: m[3] ?? '=', value: m[4] ?? '""' };
       attrs.push(a);
-      if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) (decls ??= []).push([a.name === 'xmlns' ? '' : a.name.slice(6), decodeAttr(a.value.slice(1, -1))]);
+      if (a.name === 'xmlns' || a.name.startsWith('xmlns:'))
+        (decls ??= []).push([a.name === 'xmlns' ? '' : a.name.slice(6), decodeAttr(a.value.slice(1, -1))]);
     }
     let inScope = parentIn;
     let outScope = parentOut;
@@ -155,7 +156,12 @@ export function canonicalPrefixes(xml: string, part: string): string {
 }
 
 function decodeAttr(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 function encodeAttr(s: string): string {

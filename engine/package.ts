@@ -23,9 +23,18 @@ export interface OpcPackage {
 }
 
 const MAIN_TYPES: Array<[RegExp, Format]> = [
-  [/^application\/vnd\.(openxmlformats-officedocument\.wordprocessingml\.(document|template)\.main|ms-word\.(document|template)\.macroEnabled(Template)?\.main)\+xml$/i, 'docx'],
-  [/^application\/vnd\.(openxmlformats-officedocument\.presentationml\.(presentation|template|slideshow)\.main|ms-powerpoint\.(presentation|template|slideshow)\.macroEnabled\.main)\+xml$/i, 'pptx'],
-  [/^application\/vnd\.(openxmlformats-officedocument\.spreadsheetml\.(sheet|template)\.main|ms-excel\.(sheet|template)\.macroEnabled(\.main)?)\+xml$/i, 'xlsx'],
+  [
+    /^application\/vnd\.(openxmlformats-officedocument\.wordprocessingml\.(document|template)\.main|ms-word\.(document|template)\.macroEnabled(Template)?\.main)\+xml$/i,
+    'docx',
+  ],
+  [
+    /^application\/vnd\.(openxmlformats-officedocument\.presentationml\.(presentation|template|slideshow)\.main|ms-powerpoint\.(presentation|template|slideshow)\.macroEnabled\.main)\+xml$/i,
+    'pptx',
+  ],
+  [
+    /^application\/vnd\.(openxmlformats-officedocument\.spreadsheetml\.(sheet|template)\.main|ms-excel\.(sheet|template)\.macroEnabled(\.main)?)\+xml$/i,
+    'xlsx',
+  ],
 ];
 
 // Macro-enabled packages (docm/pptm/xlsm) are accepted only when they carry no macro code, so a
@@ -55,14 +64,20 @@ export function openPackage(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMIT
   };
 
   for (const name of entries.keys()) {
-    if (MACRO_PART.test(name)) throw TemplateError.single('macros_refused', `the template contains macro code (${name}); macro-enabled content is refused`, { part: name });
+    if (MACRO_PART.test(name))
+      throw TemplateError.single('macros_refused', `the template contains macro code (${name}); macro-enabled content is refused`, {
+        part: name,
+      });
   }
 
   const ct = text('[Content_Types].xml');
   const overrides = new Map<string, string>();
   const defaults = new Map<string, string>();
   if (ct === undefined) throw TemplateError.single('invalid_package', 'the zip file is not an Office document (no [Content_Types].xml)');
-  if (/<!doctype/i.test(ct)) throw TemplateError.single('doctype_forbidden', '[Content_Types].xml: XML with a DOCTYPE declaration is refused', { part: '[Content_Types].xml' });
+  if (/<!doctype/i.test(ct))
+    throw TemplateError.single('doctype_forbidden', '[Content_Types].xml: XML with a DOCTYPE declaration is refused', {
+      part: '[Content_Types].xml',
+    });
   for (const m of ct.matchAll(/<(Override|Default)\b[^>]*>/g)) {
     const tag = m[0];
     const type = getAttr(tag, 'ContentType') ?? '';
@@ -74,7 +89,8 @@ export function openPackage(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMIT
     }
   }
   for (const type of [...overrides.values(), ...defaults.values()]) {
-    if (/vbaProject|macroEnabled.*vba/i.test(type)) throw TemplateError.single('macros_refused', 'the template declares macro code; macro-enabled content is refused');
+    if (/vbaProject|macroEnabled.*vba/i.test(type))
+      throw TemplateError.single('macros_refused', 'the template declares macro code; macro-enabled content is refused');
   }
 
   let format: Format | undefined;
@@ -125,7 +141,12 @@ export function relsOf(pkg: OpcPackage, part: string): Array<{ id: string; type:
     const tag = m[0];
     const external = getAttr(tag, 'TargetMode') === 'External';
     const target = getAttr(tag, 'Target') ?? '';
-    out.push({ id: getAttr(tag, 'Id') ?? '', type: getAttr(tag, 'Type') ?? '', target: external ? target : resolvePath(dir, target), external });
+    out.push({
+      id: getAttr(tag, 'Id') ?? '',
+      type: getAttr(tag, 'Type') ?? '',
+      target: external ? target : resolvePath(dir, target),
+      external,
+    });
   }
   return out;
 }

@@ -24,7 +24,16 @@ export function pptxTemplatedParts(pkg: OpcPackage): string[] {
 }
 
 export function pptxLex(part: string, start: string, end: string): LexOptions {
-  return { part, textTags: new Set(['a:t', 'm:t']), paragraphTag: 'a:p', runTag: 'a:r', runPropsTag: 'a:rPr', start, end, droppedInTag: new Set(['a:p', 'a:br']) };
+  return {
+    part,
+    textTags: new Set(['a:t', 'm:t']),
+    paragraphTag: 'a:p',
+    runTag: 'a:r',
+    runPropsTag: 'a:rPr',
+    start,
+    end,
+    droppedInTag: new Set(['a:p', 'a:br']),
+  };
 }
 
 export function pptxSpec(paragraphLoop: boolean): CompileSpec {
@@ -121,7 +130,10 @@ export function expandSlides(
       }
       newFiles.set(name, o.xml);
       const id = newRelId();
-      presRels = presRels.replace('</Relationships>', `<Relationship Id="${id}" Type="${SLIDE_REL}" Target="${relativeTarget(presName, name)}"/></Relationships>`);
+      presRels = presRels.replace(
+        '</Relationships>',
+        `<Relationship Id="${id}" Type="${SLIDE_REL}" Target="${relativeTarget(presName, name)}"/></Relationships>`,
+      );
       added += `<p:sldId id="${++maxSldId}" r:id="${id}"/>`;
       ct = ct.replace('</Types>', `<Override PartName="/${name}" ContentType="${SLIDE_CT}"/></Types>`);
     }
@@ -158,13 +170,17 @@ function growTableFrames(xml: string): string {
     if (frame.indexOf('<a:tbl>') < 0) return frame;
     let rows = 0;
     for (const m of frame.matchAll(/<a:tr\b[^>]*\sh="(\d+)"/g)) rows += Number(m[1]);
-    return frame.replace(/(<p:xfrm\b[^>]*>[\s\S]*?<a:ext\b[^>]*\scy=")(\d+)(")/, (m, a: string, cy: string, b: string) => (rows > Number(cy) ? `${a}${rows}${b}` : m));
+    return frame.replace(/(<p:xfrm\b[^>]*>[\s\S]*?<a:ext\b[^>]*\scy=")(\d+)(")/, (m, a: string, cy: string, b: string) =>
+      rows > Number(cy) ? `${a}${rows}${b}` : m,
+    );
   });
 }
 
 /** `<p:txBody>`/`<a:txBody>` (any prefix) with no `a:p` child gets `<a:p/>` before it closes. */
 function keepParagraphs(xml: string): string {
-  return xml.replace(/(<([\w.-]+:)?txBody\b[^>]*>)([\s\S]*?)(<\/\2txBody>)/g, (m, open: string, _p: string | undefined, body: string, close: string) =>
-    /<a:p[\s>/]/.test(body) ? m : `${open}${body}<a:p/>${close}`,
+  return xml.replace(
+    /(<([\w.-]+:)?txBody\b[^>]*>)([\s\S]*?)(<\/\2txBody>)/g,
+    (m, open: string, _p: string | undefined, body: string, close: string) =>
+      /<a:p[\s>/]/.test(body) ? m : `${open}${body}<a:p/>${close}`,
   );
 }

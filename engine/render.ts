@@ -41,7 +41,8 @@ export function evalTag(expr: Expr, tag: TagInfo, scopes: Scopes, ctx: RenderCon
 export function report(e: unknown, source: string, location: ErrorLocation, ctx: RenderContext): void {
   if (e instanceof FilterError) ctx.errors.add('filter_failed', `tag "${source.trim()}": ${e.message}`, location);
   else if (e instanceof ExpressionError) ctx.errors.add(e.id, `tag "${source.trim()}": ${e.message}`, location);
-  else if (e instanceof RangeError || e instanceof TypeError) ctx.errors.add('evaluation_failed', `tag "${source.trim()}": ${e.message}`, location);
+  else if (e instanceof RangeError || e instanceof TypeError)
+    ctx.errors.add('evaluation_failed', `tag "${source.trim()}": ${e.message}`, location);
   else throw e;
 }
 
@@ -65,7 +66,8 @@ export function missing(tag: TagInfo, ctx: RenderContext, what = 'tag'): void {
 
 export function renderNodes(nodes: Node[], scopes: Scopes, out: string[], ctx: RenderContext): void {
   if ((ctx.budget.nodes += nodes.length) > MAX_RENDER_NODES) {
-    if (ctx.budget.nodes - nodes.length <= MAX_RENDER_NODES) ctx.errors.add('render_limit', 'the document is too large to render (loops produce too much content)');
+    if (ctx.budget.nodes - nodes.length <= MAX_RENDER_NODES)
+      ctx.errors.add('render_limit', 'the document is too large to render (loops produce too much content)');
     return;
   }
   for (const n of nodes) {
@@ -147,7 +149,8 @@ function renderLoop(n: Extract<Node, { k: 'loop' }>, scopes: Scopes, out: string
       // Into the item's last paragraph (whitespace after it does not count), else a paragraph of its own.
       const last = out[out.length - 1];
       const end = last?.trimEnd() ?? '';
-      if (last !== undefined && end.endsWith('</w:p>')) out[out.length - 1] = `${end.slice(0, -6)}${PAGE_BREAK_RUN}</w:p>${last.slice(end.length)}`;
+      if (last !== undefined && end.endsWith('</w:p>'))
+        out[out.length - 1] = `${end.slice(0, -6)}${PAGE_BREAK_RUN}</w:p>${last.slice(end.length)}`;
       else out.push(PAGE_BREAK_P);
     }
   }

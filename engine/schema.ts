@@ -123,8 +123,12 @@ function refOf(e: Expr): Ref | undefined {
     case 'index': {
       const base = refOf(e.obj);
       if (base === undefined) return undefined;
-      if (e.index.t === 'lit' && typeof e.index.v === 'string') return { self: base.self, segments: [...base.segments, { name: e.index.v }] };
-      return { self: base.self, segments: [...base.segments, { index: e.index.t === 'lit' && typeof e.index.v === 'number' ? e.index.v : undefined }] };
+      if (e.index.t === 'lit' && typeof e.index.v === 'string')
+        return { self: base.self, segments: [...base.segments, { name: e.index.v }] };
+      return {
+        self: base.self,
+        segments: [...base.segments, { index: e.index.t === 'lit' && typeof e.index.v === 'number' ? e.index.v : undefined }],
+      };
     }
     default:
       return undefined;
@@ -198,18 +202,30 @@ const FILTER_INPUT: Record<string, Evidence> = {
 /** Rank of evidence: a stronger one replaces a weaker one on the same name. */
 function strength(t: Evidence): number {
   switch (t) {
-    case 'any': return 0;
-    case 'string': return 1;
-    case 'boolean': return 1;
-    case 'number': return 2;
-    case 'date': return 3;
-    case 'currencyCode': return 3;
-    case 'ean13': return 3;
-    case 'html': return 3;
-    case 'htmlInline': return 3;
-    case 'rawxml': return 3;
-    case 'image': return 4;
-    default: return 5;
+    case 'any':
+      return 0;
+    case 'string':
+      return 1;
+    case 'boolean':
+      return 1;
+    case 'number':
+      return 2;
+    case 'date':
+      return 3;
+    case 'currencyCode':
+      return 3;
+    case 'ean13':
+      return 3;
+    case 'html':
+      return 3;
+    case 'htmlInline':
+      return 3;
+    case 'rawxml':
+      return 3;
+    case 'image':
+      return 4;
+    default:
+      return 5;
   }
 }
 
@@ -327,7 +343,8 @@ class Inference {
       const existing = this.find(ref);
       const knownScalar = existing?.node.kind === 'scalar' && existing.node.type !== 'any';
       if (kind === 'inverted' || (kind === 'open' && (booleanName(name) || knownScalar))) {
-        if (existing?.node.kind !== 'array') this.record(ref, kind === 'open' && knownScalar && existing?.node.kind === 'scalar' ? existing.node.type : 'boolean', use, false);
+        if (existing?.node.kind !== 'array')
+          this.record(ref, kind === 'open' && knownScalar && existing?.node.kind === 'scalar' ? existing.node.type : 'boolean', use, false);
       } else {
         const before = existing;
         const prop = this.record(ref, 'array', use, false);
@@ -476,14 +493,18 @@ class Inference {
         return;
       case 'filter': {
         const input = FILTER_INPUT[e.name] ?? (e.name === 'default' ? evidence : 'any');
-        if ((e.name === 'sum') && e.args[0]?.t === 'lit' && typeof e.args[0].v === 'string') {
+        if (e.name === 'sum' && e.args[0]?.t === 'lit' && typeof e.args[0].v === 'string') {
           const ref2 = refOf(e.input);
           if (ref2 !== undefined) {
             const p = this.record(ref2, 'array', use, optional);
             if (p.node.kind === 'array') {
               if (p.node.items?.kind !== 'object') p.node.items = object();
               const items = p.node.items;
-              const field = items.props.get(e.args[0].v) ?? { node: { kind: 'scalar', type: 'number', examples: [] } as Node, optional: false, uses: [] };
+              const field = items.props.get(e.args[0].v) ?? {
+                node: { kind: 'scalar', type: 'number', examples: [] } as Node,
+                optional: false,
+                uses: [],
+              };
               apply(field, 'number');
               if (!field.uses.includes(use)) field.uses.push(use);
               items.props.set(e.args[0].v, field);
@@ -567,36 +588,57 @@ function toSchema(node: Node): JsonSchema {
 }
 
 function describeKind(node: Node): string {
-  if (node.kind === 'array') return node.slides === true ? 'A list (the slide is repeated for each item)' : 'A list (a loop repeats for each item)';
+  if (node.kind === 'array')
+    return node.slides === true ? 'A list (the slide is repeated for each item)' : 'A list (a loop repeats for each item)';
   if (node.kind === 'object') return 'An object';
   switch (node.type) {
-    case 'boolean': return 'A condition (true shows the section)';
-    case 'number': return 'A number';
-    case 'date': return 'A date (2026-01-15) or date-time with a zone (2026-01-15T08:30:00Z)';
-    case 'currencyCode': return 'An ISO 4217 currency code';
-    case 'ean13': return 'The 12 or 13 digits of an EAN-13 barcode';
-    case 'image': return 'An image: a data URL (data:image/png;base64,...), base64 bytes, an http(s) URL, or {data, width, height}';
-    case 'html': return 'HTML replacing the paragraph';
-    case 'htmlInline': return 'HTML inserted in the paragraph';
-    case 'rawxml': return 'Office XML replacing the paragraph or shape';
-    case 'string': return 'Text';
-    default: return 'A value (text or number)';
+    case 'boolean':
+      return 'A condition (true shows the section)';
+    case 'number':
+      return 'A number';
+    case 'date':
+      return 'A date (2026-01-15) or date-time with a zone (2026-01-15T08:30:00Z)';
+    case 'currencyCode':
+      return 'An ISO 4217 currency code';
+    case 'ean13':
+      return 'The 12 or 13 digits of an EAN-13 barcode';
+    case 'image':
+      return 'An image: a data URL (data:image/png;base64,...), base64 bytes, an http(s) URL, or {data, width, height}';
+    case 'html':
+      return 'HTML replacing the paragraph';
+    case 'htmlInline':
+      return 'HTML inserted in the paragraph';
+    case 'rawxml':
+      return 'Office XML replacing the paragraph or shape';
+    case 'string':
+      return 'Text';
+    default:
+      return 'A value (text or number)';
   }
 }
 
 function scalarSchema(node: ScalarNode): JsonSchema {
   const examples = node.examples.length > 0 ? { examples: node.examples } : {};
   switch (node.type) {
-    case 'boolean': return { type: 'boolean', ...examples };
-    case 'number': return { type: 'number', ...examples };
-    case 'date': return { type: 'string', ...examples };
-    case 'currencyCode': return { type: 'string', pattern: '^[A-Z]{3}$', ...examples };
-    case 'ean13': return { type: 'string', pattern: '^[0-9]{12,13}$', ...examples };
+    case 'boolean':
+      return { type: 'boolean', ...examples };
+    case 'number':
+      return { type: 'number', ...examples };
+    case 'date':
+      return { type: 'string', ...examples };
+    case 'currencyCode':
+      return { type: 'string', pattern: '^[A-Z]{3}$', ...examples };
+    case 'ean13':
+      return { type: 'string', pattern: '^[0-9]{12,13}$', ...examples };
     case 'image':
       return {
         anyOf: [
           { type: 'string', contentMediaType: 'image/*' },
-          { type: 'object', properties: { data: { type: 'string' }, width: { type: 'number' }, height: { type: 'number' } }, required: ['data'] },
+          {
+            type: 'object',
+            properties: { data: { type: 'string' }, width: { type: 'number' }, height: { type: 'number' } },
+            required: ['data'],
+          },
         ],
       };
     case 'html':
@@ -604,8 +646,10 @@ function scalarSchema(node: ScalarNode): JsonSchema {
       return { type: 'string', contentMediaType: 'text/html', ...examples };
     case 'rawxml':
       return { type: 'string', contentMediaType: 'application/xml', ...examples };
-    case 'string': return { type: 'string', ...examples };
-    default: return { type: ['string', 'number'], ...examples };
+    case 'string':
+      return { type: 'string', ...examples };
+    default:
+      return { type: ['string', 'number'], ...examples };
   }
 }
 
@@ -669,7 +713,9 @@ function sampleNumber(name: string, n: number): number {
 }
 
 function numberHint(name: string): boolean {
-  return /(rate|percent|ratio|qty|quantity|count|orders|returns|units|pieces|price|amount|total|net|gross|cost|revenue|balance|fee|sum|salary)$/i.test(name);
+  return /(rate|percent|ratio|qty|quantity|count|orders|returns|units|pieces|price|amount|total|net|gross|cost|revenue|balance|fee|sum|salary)$/i.test(
+    name,
+  );
 }
 
 function sampleOf(schema: JsonSchema, name: string, n: number, parent = ''): unknown {

@@ -112,17 +112,30 @@ export class RenderSession {
     for (const [name, xml] of this.texts) if (!extra.has(name)) extra.set(name, xml);
     for (const [part, list] of this.rels) {
       const relsName = relsPathOf(part);
-      const existing = extra.get(relsName) ?? read(relsName) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+      const existing =
+        extra.get(relsName) ??
+        read(relsName) ??
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
       const add = list
-        .map((r) => `<Relationship Id="${r.id}" Type="${r.type}" Target="${escapeXml(r.target)}"${r.external === true ? ' TargetMode="External"' : ''}/>`)
+        .map(
+          (r) =>
+            `<Relationship Id="${r.id}" Type="${r.type}" Target="${escapeXml(r.target)}"${r.external === true ? ' TargetMode="External"' : ''}/>`,
+        )
         .join('');
-      extra.set(relsName, existing.includes('</Relationships>') ? existing.replace('</Relationships>', `${add}</Relationships>`) : existing.replace(/<Relationships([^>]*)\/>/, `<Relationships$1>${add}</Relationships>`));
+      extra.set(
+        relsName,
+        existing.includes('</Relationships>')
+          ? existing.replace('</Relationships>', `${add}</Relationships>`)
+          : existing.replace(/<Relationships([^>]*)\/>/, `<Relationships$1>${add}</Relationships>`),
+      );
     }
     const missing = [...this.exts].filter(([ext]) => !this.pkg.defaults.has(ext));
     if (missing.length > 0 || this.overrides.size > 0) {
       const ct = extra.get('[Content_Types].xml') ?? read('[Content_Types].xml') ?? '';
       const defaults = missing.map(([ext, mime]) => `<Default Extension="${escapeXml(ext)}" ContentType="${escapeXml(mime)}"/>`).join('');
-      const overrides = [...this.overrides].map(([part, type]) => `<Override PartName="/${escapeXml(part)}" ContentType="${escapeXml(type)}"/>`).join('');
+      const overrides = [...this.overrides]
+        .map(([part, type]) => `<Override PartName="/${escapeXml(part)}" ContentType="${escapeXml(type)}"/>`)
+        .join('');
       extra.set('[Content_Types].xml', ct.replace('</Types>', `${defaults}${overrides}</Types>`));
     }
   }

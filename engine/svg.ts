@@ -70,7 +70,9 @@ function length(v: string | undefined): number | undefined {
 
 /** Whether bytes look like an SVG document. */
 export function isSvg(b: Uint8Array): boolean {
-  const head = Buffer.from(b.subarray(0, 1024)).toString('utf8').replace(/^\uFEFF/, '');
+  const head = Buffer.from(b.subarray(0, 1024))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   return /^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!DOCTYPE[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(head);
 }
 
@@ -80,22 +82,34 @@ export function isSvg(b: Uint8Array): boolean {
  * loads anything when an application opens it. Returns the cleaned text and its intrinsic size.
  */
 export function readSvg(bytes: Uint8Array): { svg: string; width: number; height: number } {
-  let svg = Buffer.from(bytes).toString('utf8').replace(/^\uFEFF/, '');
+  let svg = Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   if (/<!DOCTYPE|<!ENTITY/i.test(svg)) throw new SvgError('SVG images with a DOCTYPE or entities are refused');
   svg = svg
     .replace(/<script\b[^>]*\/>|<script\b[^>]*>[\s\S]*?<\/script\s*>/gi, '')
     .replace(/<foreignObject\b[^>]*\/>|<foreignObject\b[^>]*>[\s\S]*?<\/foreignObject\s*>/gi, '')
     .replace(/\son[a-z]+\s*=\s*("[^"]*"|'[^']*')/gi, '')
-    .replace(/(\s(?:xlink:)?href\s*=\s*)("([^"]*)"|'([^']*)')/gi, (m, _a: string, _q: string, d: string | undefined, s: string | undefined) => {
-      const v = (d ?? s ?? '').trim();
-      return v.startsWith('#') || /^data:/i.test(v) ? m : '';
-    })
+    .replace(
+      /(\s(?:xlink:)?href\s*=\s*)("([^"]*)"|'([^']*)')/gi,
+      (m, _a: string, _q: string, d: string | undefined, s: string | undefined) => {
+        const v = (d ?? s ?? '').trim();
+        return v.startsWith('#') || /^data:/i.test(v) ? m : '';
+      },
+    )
     .replace(/url\(\s*(['"]?)(?!#|data:)[^)'"]*\1\s*\)/gi, 'none')
     .replace(/@import\b[^;]*;?/gi, '');
   const root = /<svg\b[^>]*>/i.exec(svg)?.[0];
   if (root === undefined) throw new SvgError('the SVG has no <svg> element');
-  const attr = (name: string): string | undefined => new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(root)?.slice(1).find((x) => x !== undefined);
-  const vb = (attr('viewBox') ?? '').trim().split(/[\s,]+/).map(Number);
+  const attr = (name: string): string | undefined =>
+    new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`)
+      .exec(root)
+      ?.slice(1)
+      .find((x) => x !== undefined);
+  const vb = (attr('viewBox') ?? '')
+    .trim()
+    .split(/[\s,]+/)
+    .map(Number);
   const vbW = vb.length === 4 && (vb[2] ?? 0) > 0 ? vb[2] : undefined;
   const vbH = vb.length === 4 && (vb[3] ?? 0) > 0 ? vb[3] : undefined;
   let width = length(attr('width'));
@@ -116,7 +130,10 @@ export function rasterise(svg: string, widthPx: number): Uint8Array {
   if (Resvg === undefined) throw new SvgNotReady('the SVG renderer is not loaded');
   let r: InstanceType<ResvgClass> | undefined;
   try {
-    r = new Resvg(svg, { fitTo: { mode: 'width', value: Math.max(1, Math.round(widthPx)) }, font: { fontBuffers: fontBuffers(), defaultFontFamily: 'Liberation Sans', sansSerifFamily: 'Liberation Sans' } });
+    r = new Resvg(svg, {
+      fitTo: { mode: 'width', value: Math.max(1, Math.round(widthPx)) },
+      font: { fontBuffers: fontBuffers(), defaultFontFamily: 'Liberation Sans', sansSerifFamily: 'Liberation Sans' },
+    });
     const img = r.render();
     const png = img.asPng();
     img.free();

@@ -67,13 +67,23 @@ export interface CompileOptions {
   limits?: TemplateLimits;
 }
 
-function lexAndBuild(xml: string | undefined, name: string, lex: LexOptions, spec: CompileSpec, errors: ErrorBag, tags: TagInfo[], maxElements: number, links?: ReadonlyMap<string, LinkTemplate>): Node[] | undefined {
+function lexAndBuild(
+  xml: string | undefined,
+  name: string,
+  lex: LexOptions,
+  spec: CompileSpec,
+  errors: ErrorBag,
+  tags: TagInfo[],
+  maxElements: number,
+  links?: ReadonlyMap<string, LinkTemplate>,
+): Node[] | undefined {
   if (xml === undefined) return undefined;
   let tokens;
   try {
     tokens = tokenize(xml, maxElements);
   } catch (e) {
-    if (e instanceof XmlLimitError) throw limitError('maxXmlElements', `part ${name} has more than ${maxElements} XML elements`, maxElements, { part: name });
+    if (e instanceof XmlLimitError)
+      throw limitError('maxXmlElements', `part ${name} has more than ${maxElements} XML elements`, maxElements, { part: name });
     if (e instanceof XmlSyntaxError) {
       errors.add(e.id, `${name}: ${e.message}`, { part: name, offset: e.offset });
       return undefined;
@@ -97,7 +107,8 @@ function refuseDoctypes(pkg: OpcPackage, errors: ErrorBag): void {
   for (const name of pkg.entries.keys()) {
     if (!/\.(xml|rels|vml)$/i.test(name)) continue;
     const xml = pkg.text(name);
-    if (xml !== undefined && /<!doctype/i.test(xml)) errors.add('doctype_forbidden', `${name}: XML with a DOCTYPE declaration is refused`, { part: name });
+    if (xml !== undefined && /<!doctype/i.test(xml))
+      errors.add('doctype_forbidden', `${name}: XML with a DOCTYPE declaration is refused`, { part: name });
   }
 }
 
@@ -126,8 +137,10 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     const part: CompiledPart = { ...extra, name, nodes };
     for (const t of tags) {
       if (t.kind !== 'slide' || t.location.part !== name) continue;
-      if (pkg.format !== 'pptx' || !/^ppt\/slides\//.test(name)) errors.add('slide_tag_position', `slide repeat tag "${t.source.trim()}" only works on a PowerPoint slide`, t.location);
-      else if (part.repeat !== undefined) errors.add('slide_tag_duplicate', `a slide can repeat only once; "${t.source.trim()}" is a second repeat tag`, t.location);
+      if (pkg.format !== 'pptx' || !/^ppt\/slides\//.test(name))
+        errors.add('slide_tag_position', `slide repeat tag "${t.source.trim()}" only works on a PowerPoint slide`, t.location);
+      else if (part.repeat !== undefined)
+        errors.add('slide_tag_duplicate', `a slide can repeat only once; "${t.source.trim()}" is a second repeat tag`, t.location);
       else {
         try {
           part.repeat = { expr: parseExpression(t.value), tag: t };
@@ -151,10 +164,16 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     for (const [name, xml] of wb.prepared) {
       const text = decodeXml(xml.replace(/<[^>]+>/g, ''));
       const hasLoops = wb.delimiters.some((d) => new RegExp(`${escapeRe(d.start)}\\s*[#^]`).test(text));
-      add(name, xlsxLex(name, start, end, wb.sheets.find((sh) => sh.part === name)?.name), xlsxSpec(hasLoops, typedStyles), {
-        newState: (): SheetState => ({ rows: new RowMap(), hasLoops }),
-        finish: (out, st) => finishSheet(out, st as SheetState),
-      }, hasLoops ? unshareFormulas(xml) : xml);
+      add(
+        name,
+        xlsxLex(name, start, end, wb.sheets.find((sh) => sh.part === name)?.name),
+        xlsxSpec(hasLoops, typedStyles),
+        {
+          newState: (): SheetState => ({ rows: new RowMap(), hasLoops }),
+          finish: (out, st) => finishSheet(out, st as SheetState),
+        },
+        hasLoops ? unshareFormulas(xml) : xml,
+      );
     }
     addDateStyles(pkg, wb.styles, typedStyles);
     if (wb.styles.replacement !== undefined) replace('xl/styles.xml', wb.styles.replacement);
@@ -180,7 +199,18 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     });
     for (const n of p.nodes) if (typeof n === 'string') cost += n.length * 2;
   }
-  const compiled: CompiledTemplate = { format: pkg.format, pkg, order: [...pkg.entries.values()], parts, errors: errors.entries, tags, cost, replaced, replacedText, removed };
+  const compiled: CompiledTemplate = {
+    format: pkg.format,
+    pkg,
+    order: [...pkg.entries.values()],
+    parts,
+    errors: errors.entries,
+    tags,
+    cost,
+    replaced,
+    replacedText,
+    removed,
+  };
   if (hook !== undefined) compiled.hook = hook;
   if (finalize !== undefined) compiled.finalize = finalize;
   return compiled;

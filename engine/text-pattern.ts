@@ -35,7 +35,8 @@ export function compileTextPattern(source: string, field: string, delimiters = {
     const tag = source.slice(s + delimiters.start.length, e);
     const kind = classifyTag(tag);
     if (tag.trim() === '') errors.add('empty_tag', `${field}: an empty tag at character ${s + 1}`);
-    else if (kind.kind !== 'field') errors.add('pattern_tag', `${field}: tag "${tag.trim()}" must be a plain field (such as {number} or {date | date:'YYYY-MM'})`);
+    else if (kind.kind !== 'field')
+      errors.add('pattern_tag', `${field}: tag "${tag.trim()}" must be a plain field (such as {number} or {date | date:'YYYY-MM'})`);
     else {
       try {
         pieces.push({ expr: parseExpression(kind.value), source: tag.trim() });
@@ -65,7 +66,8 @@ export function compileTextPattern(source: string, field: string, delimiters = {
         } catch (err) {
           if (err instanceof FilterError) bag.add('filter_failed', `${field}: tag "${p.source}": ${err.message}`);
           else if (err instanceof ExpressionError) bag.add(err.id, `${field}: tag "${p.source}": ${err.message}`);
-          else if (err instanceof RangeError || err instanceof TypeError) bag.add('evaluation_failed', `${field}: tag "${p.source}": ${err.message}`);
+          else if (err instanceof RangeError || err instanceof TypeError)
+            bag.add('evaluation_failed', `${field}: tag "${p.source}": ${err.message}`);
           else throw err;
           continue;
         }

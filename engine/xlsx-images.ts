@@ -9,8 +9,20 @@ import { blipXml } from './images.ts';
  * charts and shapes) or a new drawing part related to the sheet.
  */
 
-export interface SheetImage { col: number; row: number; rId: string; cx: number; cy: number; id: number; svgRId?: string }
-export interface SheetImages { part: string; existing: boolean; images: SheetImage[] }
+export interface SheetImage {
+  col: number;
+  row: number;
+  rId: string;
+  cx: number;
+  cy: number;
+  id: number;
+  svgRId?: string;
+}
+export interface SheetImages {
+  part: string;
+  existing: boolean;
+  images: SheetImage[];
+}
 
 const XDR = 'http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing';
 const A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
@@ -22,7 +34,11 @@ const DRAWING_CT = 'application/vnd.openxmlformats-officedocument.drawing+xml';
  * The drawing `{%img}` pictures of a sheet go to. `added` covers sheets this render created (an
  * included sheet): its relationships and parts so far, and the names already taken.
  */
-export function sheetDrawing(pkg: OpcPackage, sheetPart: string, added?: { relsXml: string | undefined; taken: (name: string) => boolean }): SheetImages {
+export function sheetDrawing(
+  pkg: OpcPackage,
+  sheetPart: string,
+  added?: { relsXml: string | undefined; taken: (name: string) => boolean },
+): SheetImages {
   if (added?.relsXml !== undefined) {
     for (const m of added.relsXml.matchAll(/<Relationship\b[^>]*>/g)) {
       if (getAttr(m[0], 'Type') !== DRAWING_REL || getAttr(m[0], 'TargetMode') === 'External') continue;
@@ -50,7 +66,8 @@ function anchor(img: SheetImage): string {
 }
 
 // Elements that follow <drawing> in a worksheet (CT_Worksheet order).
-const AFTER_DRAWING = /<(?:legacyDrawing|legacyDrawingHF|drawingHF|picture|oleObjects|controls|webPublishItems|tableParts|extLst)\b|<\/worksheet>/;
+const AFTER_DRAWING =
+  /<(?:legacyDrawing|legacyDrawingHF|drawingHF|picture|oleObjects|controls|webPublishItems|tableParts|extLst)\b|<\/worksheet>/;
 
 /**
  * Writes the drawings of one sheet: returns the drawing part's XML and, for a new drawing, the
@@ -72,6 +89,8 @@ export function writeSheetImages(
   const m = AFTER_DRAWING.exec(sheetXml);
   const at = m?.index ?? sheetXml.length;
   const sheet = `${sheetXml.slice(0, at)}<drawing xmlns:r="${R}" r:id="${relId ?? ''}"/>${sheetXml.slice(at)}`;
-  const ct = contentTypes.includes(`PartName="/${imgs.part}"`) ? contentTypes : contentTypes.replace('</Types>', `<Override PartName="/${imgs.part}" ContentType="${DRAWING_CT}"/></Types>`);
+  const ct = contentTypes.includes(`PartName="/${imgs.part}"`)
+    ? contentTypes
+    : contentTypes.replace('</Types>', `<Override PartName="/${imgs.part}" ContentType="${DRAWING_CT}"/></Types>`);
   return { drawing, sheet, contentTypes: ct };
 }

@@ -163,7 +163,8 @@ export type RowMapper = (r: number, which: 'first' | 'last', single?: boolean, a
 export type SheetMapper = (sheet: string) => RowMapper | undefined;
 
 // String literals, and references qualified with a sheet name (quoted or not).
-const QUALIFIED = /"(?:[^"]|"")*"|(?:'((?:[^']|'')+)'|([\p{L}_\\][\p{L}\p{N}_.]*))!(\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?)(?![\d(\p{L}_])/gu;
+const QUALIFIED =
+  /"(?:[^"]|"")*"|(?:'((?:[^']|'')+)'|([\p{L}_\\][\p{L}\p{N}_.]*))!(\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?)(?![\d(\p{L}_])/gu;
 
 /**
  * Rewrites the row numbers of A1 references in a formula or range list, the way Excel moves them
@@ -181,7 +182,10 @@ export function rewriteRefs(text: string, mapRow: RowMapper | null, sheets?: She
     pos = m.index + m[0].length;
     const range = m[3];
     const prev = m.index > 0 ? text.charAt(m.index - 1) : '';
-    const mapper = range === undefined || sheets === undefined || prev === ']' || prev === ':' || /[\p{L}\p{N}_.]/u.test(prev) ? undefined : sheets(m[1] !== undefined ? m[1].replace(/''/g, "'") : (m[2] ?? ''));
+    const mapper =
+      range === undefined || sheets === undefined || prev === ']' || prev === ':' || /[\p{L}\p{N}_.]/u.test(prev)
+        ? undefined
+        : sheets(m[1] !== undefined ? m[1].replace(/''/g, "'") : (m[2] ?? ''));
     out += mapper === undefined || range === undefined ? m[0] : m[0].slice(0, m[0].length - range.length) + rewritePlain(range, mapper);
   }
   return out + (mapRow === null ? text.slice(pos) : rewritePlain(text.slice(pos), mapRow));
@@ -191,22 +195,37 @@ export function rewriteRefs(text: string, mapRow: RowMapper | null, sheets?: She
 const REF_OR_RANGE = /(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})(?::(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6}))?(?![\d(A-Za-z_])/g;
 
 function rewritePlain(text: string, mapRow: RowMapper): string {
-  return text.replace(REF_OR_RANGE, (m, d1: string, c1: string, d2: string, r1: string, d3: string | undefined, c2: string | undefined, d4: string | undefined, r2: string | undefined, offset: number, whole: string) => {
-    const prev = offset > 0 ? whole.charAt(offset - 1) : '';
-    if (/[A-Za-z_\d.]/.test(prev)) return m;
-    if (c2 === undefined || r2 === undefined) {
-      const row = mapRow(Number(r1), prev === ':' ? 'last' : 'first', true, d2 === '$');
-      return typeof row === 'number' && row < 0 ? '#REF!' : `${d1}${c1}${d2}${row}`;
-    }
-    // A range written end-first (`O2:O1`, selected upwards) is the same range to Excel: map it start-first.
-    if (Number(r1) > Number(r2)) [d2, r1, d4, r2] = [d4 ?? '', r2, d2, r1];
-    const a = mapRow(Number(r1), 'first', false, d2 === '$');
-    const b = mapRow(Number(r2), 'last', false, d4 === '$');
-    // Every row of the range was removed (an empty loop): Excel's #REF!, never a reference that
-    // silently points at other rows (or at the formula's own cell).
-    if (typeof a === 'number' && typeof b === 'number' && (a < 0 || b < 0 || a > b)) return '#REF!';
-    return `${d1}${c1}${d2}${a}:${d3 ?? ''}${c2}${d4 ?? ''}${b}`;
-  });
+  return text.replace(
+    REF_OR_RANGE,
+    (
+      m,
+      d1: string,
+      c1: string,
+      d2: string,
+      r1: string,
+      d3: string | undefined,
+      c2: string | undefined,
+      d4: string | undefined,
+      r2: string | undefined,
+      offset: number,
+      whole: string,
+    ) => {
+      const prev = offset > 0 ? whole.charAt(offset - 1) : '';
+      if (/[A-Za-z_\d.]/.test(prev)) return m;
+      if (c2 === undefined || r2 === undefined) {
+        const row = mapRow(Number(r1), prev === ':' ? 'last' : 'first', true, d2 === '$');
+        return typeof row === 'number' && row < 0 ? '#REF!' : `${d1}${c1}${d2}${row}`;
+      }
+      // A range written end-first (`O2:O1`, selected upwards) is the same range to Excel: map it start-first.
+      if (Number(r1) > Number(r2)) [d2, r1, d4, r2] = [d4 ?? '', r2, d2, r1];
+      const a = mapRow(Number(r1), 'first', false, d2 === '$');
+      const b = mapRow(Number(r2), 'last', false, d4 === '$');
+      // Every row of the range was removed (an empty loop): Excel's #REF!, never a reference that
+      // silently points at other rows (or at the formula's own cell).
+      if (typeof a === 'number' && typeof b === 'number' && (a < 0 || b < 0 || a > b)) return '#REF!';
+      return `${d1}${c1}${d2}${a}:${d3 ?? ''}${c2}${d4 ?? ''}${b}`;
+    },
+  );
 }
 
 /**
@@ -261,7 +280,8 @@ export function expandRange(range: string, rows: RowMap): string[] {
 const LITERALS = /"(?:[^"]|"")*"|'(?:[^']|'')*'/g;
 // A cell reference, or a whole-column / whole-row range (`A:C`, `$2:$5`), not a function name
 // (`LOG10(`), a name (`Rate1x`) or an unquoted sheet name (`Q1!`).
-const SHIFTABLE = /(?<![A-Za-z_\d.$])(?:(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})|(\$?)([A-Z]{1,3}):(\$?)([A-Z]{1,3})|(\$?)([1-9]\d{0,6}):(\$?)([1-9]\d{0,6}))(?![\d(A-Za-z_!])/g;
+const SHIFTABLE =
+  /(?<![A-Za-z_\d.$])(?:(\$?)([A-Z]{1,3})(\$?)([1-9]\d{0,6})|(\$?)([A-Z]{1,3}):(\$?)([A-Z]{1,3})|(\$?)([1-9]\d{0,6}):(\$?)([1-9]\d{0,6}))(?![\d(A-Za-z_!])/g;
 
 /**
  * The formula a follower cell of a shared formula stands for: the master's formula with its
@@ -280,14 +300,31 @@ export function shiftFormula(formula: string, dRow: number, dCol: number): strin
     return n < 1 || n > 1048576 ? '#REF!' : String(n);
   };
   const shift = (seg: string): string =>
-    seg.replace(SHIFTABLE, (m, a1?: string, c1?: string, a2?: string, r1?: string, b1?: string, cc1?: string, b2?: string, cc2?: string, d1?: string, rr1?: string, d2?: string, rr2?: string) => {
-      let out: string;
-      if (c1 !== undefined && r1 !== undefined) out = `${col(a1 ?? '', c1)}${row(a2 ?? '', r1)}`;
-      else if (cc1 !== undefined && cc2 !== undefined) out = `${col(b1 ?? '', cc1)}:${col(b2 ?? '', cc2)}`;
-      else if (rr1 !== undefined && rr2 !== undefined) out = `${row(d1 ?? '', rr1)}:${row(d2 ?? '', rr2)}`;
-      else return m;
-      return out.includes('#REF!') ? '#REF!' : out;
-    });
+    seg.replace(
+      SHIFTABLE,
+      (
+        m,
+        a1?: string,
+        c1?: string,
+        a2?: string,
+        r1?: string,
+        b1?: string,
+        cc1?: string,
+        b2?: string,
+        cc2?: string,
+        d1?: string,
+        rr1?: string,
+        d2?: string,
+        rr2?: string,
+      ) => {
+        let out: string;
+        if (c1 !== undefined && r1 !== undefined) out = `${col(a1 ?? '', c1)}${row(a2 ?? '', r1)}`;
+        else if (cc1 !== undefined && cc2 !== undefined) out = `${col(b1 ?? '', cc1)}:${col(b2 ?? '', cc2)}`;
+        else if (rr1 !== undefined && rr2 !== undefined) out = `${row(d1 ?? '', rr1)}:${row(d2 ?? '', rr2)}`;
+        else return m;
+        return out.includes('#REF!') ? '#REF!' : out;
+      },
+    );
   let out = '';
   let pos = 0;
   for (const m of formula.matchAll(LITERALS)) {
@@ -314,27 +351,38 @@ export function unshareFormulas(xml: string): string {
     if (ref === null) return cell;
     const col = colToNum(ref[1] ?? 'A');
     const row = Number(ref[2]);
-    const next = body.replace(/<f\b([^>]*)\bt="shared"([^>]*?)(?:\/>|>([^<]*)<\/f>)/, (f, x: string, y: string, text: string | undefined) => {
-      const other = `${x} ${y}`;
-      const si = /\bsi="(\d+)"/.exec(other)?.[1];
-      if (si === undefined) return f;
-      // Keep the other attributes (aca, ca…), drop the sharing ones.
-      const rest = other.replace(/\s*\b(?:si|ref)="[^"]*"/g, '').replace(/\s+/g, ' ').trim();
-      const open = rest === '' ? '<f>' : `<f ${rest}>`;
-      if (text !== undefined && text !== '') {
-        masters.set(si, { col, row, text });
-        return `${open}${text}</f>`;
-      }
-      const m = masters.get(si);
-      if (m === undefined) return f;
-      return `${open}${escapeXmlText(shiftFormula(decodeXmlText(m.text), row - m.row, col - m.col))}</f>`;
-    });
+    const next = body.replace(
+      /<f\b([^>]*)\bt="shared"([^>]*?)(?:\/>|>([^<]*)<\/f>)/,
+      (f, x: string, y: string, text: string | undefined) => {
+        const other = `${x} ${y}`;
+        const si = /\bsi="(\d+)"/.exec(other)?.[1];
+        if (si === undefined) return f;
+        // Keep the other attributes (aca, ca…), drop the sharing ones.
+        const rest = other
+          .replace(/\s*\b(?:si|ref)="[^"]*"/g, '')
+          .replace(/\s+/g, ' ')
+          .trim();
+        const open = rest === '' ? '<f>' : `<f ${rest}>`;
+        if (text !== undefined && text !== '') {
+          masters.set(si, { col, row, text });
+          return `${open}${text}</f>`;
+        }
+        const m = masters.get(si);
+        if (m === undefined) return f;
+        return `${open}${escapeXmlText(shiftFormula(decodeXmlText(m.text), row - m.row, col - m.col))}</f>`;
+      },
+    );
     return next === body ? cell : `<c${attrs}>${next}</c>`;
   });
 }
 
 function decodeXmlText(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 function escapeXmlText(s: string): string {

@@ -138,7 +138,9 @@ export function addDateStyles(pkg: OpcPackage, styles: StyleInfo, used: Set<numb
   const added: string[] = [];
   const variant = (xf: string, fmt: number): string => {
     let v = /\snumFmtId="/.test(xf) ? xf.replace(/\snumFmtId="\d+"/, ` numFmtId="${fmt}"`) : xf.replace(/^<xf\b/, `<xf numFmtId="${fmt}"`);
-    v = /\sapplyNumberFormat="/.test(v) ? v.replace(/\sapplyNumberFormat="[^"]*"/, ' applyNumberFormat="1"') : v.replace(/^<xf\b/, '<xf applyNumberFormat="1"');
+    v = /\sapplyNumberFormat="/.test(v)
+      ? v.replace(/\sapplyNumberFormat="[^"]*"/, ' applyNumberFormat="1"')
+      : v.replace(/^<xf\b/, '<xf applyNumberFormat="1"');
     return v;
   };
   for (const s of [...used].sort((a, b) => a - b)) {
@@ -165,9 +167,25 @@ export function xlsxLex(part: string, start: string, end: string, sheet: string 
   return lex;
 }
 
-interface RowHook { before: string; after: string; orig: number }
-interface CellHook { before: string; col: string; orig: number; after: string }
-interface TypedHook { col: string; orig: number; attrs: string; style: number | undefined; expr: Expr; tag: TagInfo }
+interface RowHook {
+  before: string;
+  after: string;
+  orig: number;
+}
+interface CellHook {
+  before: string;
+  col: string;
+  orig: number;
+  after: string;
+}
+interface TypedHook {
+  col: string;
+  orig: number;
+  attrs: string;
+  style: number | undefined;
+  expr: Expr;
+  tag: TagInfo;
+}
 
 function splitRef(text: string): { before: string; ref: string; after: string } | null {
   const m = /(\sr=")([^"]*)(")/.exec(text);
@@ -230,7 +248,12 @@ function emitSheet(items: Item[], errors: ErrorBag, spec: CompileSpec, hasLoops:
         const text = it.text.replace(/\st="inlineStr"/, '').replace(/>$/, '/>');
         const parts = hasLoops ? splitRef(text) : null;
         const m = parts === null ? null : /^([A-Z]{1,3})(\d+)$/.exec(parts.ref);
-        if (parts !== null && m) out.push({ k: 'hook', name: 'xlsx.cell', data: { before: parts.before, col: m[1] ?? '', orig: Number(m[2]), after: parts.after } satisfies CellHook });
+        if (parts !== null && m)
+          out.push({
+            k: 'hook',
+            name: 'xlsx.cell',
+            data: { before: parts.before, col: m[1] ?? '', orig: Number(m[2]), after: parts.after } satisfies CellHook,
+          });
         else out.push(text);
         // `{>name}` alone in a cell: the included sheets come after this one; the cell stays empty.
         for (let k = i + 1; k < close; k++) {
@@ -308,7 +331,11 @@ function typedCell(items: Item[], i: number, errors: ErrorBag): { node: HookNode
     .replace(/^<c\b/, '')
     .replace(/>$/, '')
     .replace(/\s(r|t|s)="[^"]*"/g, '');
-  const node = tagNode(tag.tag, { paragraph: '', row: '', cell: '', rawExpand: '', paragraphLoop: false, lineBreak: () => null }, errors)[0];
+  const node = tagNode(
+    tag.tag,
+    { paragraph: '', row: '', cell: '', rawExpand: '', paragraphLoop: false, lineBreak: () => null },
+    errors,
+  )[0];
   if (node === undefined || typeof node === 'string' || node.k !== 'field') return null;
   const data: TypedHook = { col: m[1] ?? '', orig: Number(m[2]), attrs, style, expr: node.expr, tag: tag.tag };
   return { node: { k: 'hook', name: 'xlsx.typed', data }, style };
@@ -329,7 +356,14 @@ const EPOCH_1900 = 25569;
 
 function wallClock(d: Date, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
   }).formatToParts(d);
   const get = (t: string): number => Number(parts.find((p) => p.type === t)?.value ?? 0);
   return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
@@ -440,19 +474,30 @@ export function finishSheet(xml: string, st: SheetState): string {
     if (refs.length === 0) return '';
     return `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`;
   });
-  tail = tail.replace(/(<(?:conditionalFormatting|dataValidation)\b[^>]*\ssqref=")([^"]*)(")/g, (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`);
+  tail = tail.replace(
+    /(<(?:conditionalFormatting|dataValidation)\b[^>]*\ssqref=")([^"]*)(")/g,
+    (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`,
+  );
   // Formats and validations whose cells were all removed by empty loops go with them.
   if (tail.indexOf('sqref=""') >= 0) {
-    tail = tail.replace(/<conditionalFormatting\b[^>]*\ssqref=""[\s\S]*?<\/conditionalFormatting>/g, '').replace(/<dataValidation\b[^>]*\ssqref=""(?:\/>|[\s\S]*?<\/dataValidation>)/g, '');
+    tail = tail
+      .replace(/<conditionalFormatting\b[^>]*\ssqref=""[\s\S]*?<\/conditionalFormatting>/g, '')
+      .replace(/<dataValidation\b[^>]*\ssqref=""(?:\/>|[\s\S]*?<\/dataValidation>)/g, '');
     tail = tail.replace(/<dataValidations\b[^>]*>([\s\S]*?)<\/dataValidations>/, (_m, body: string) => {
       const n = (body.match(/<dataValidation\b/g) ?? []).length;
       return n === 0 ? '' : `<dataValidations count="${n}">${body}</dataValidations>`;
     });
   }
   tail = tail.replace(/(<xm:sqref>)([^<]*)(<\/xm:sqref>)/g, (_m, a: string, sq: string, b: string) => `${a}${rewriteSqref(sq, rows)}${b}`);
-  tail = tail.replace(/(<(?:hyperlink|autoFilter)\b[^>]*\sref=")([^"]*)(")/g, (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`);
+  tail = tail.replace(
+    /(<(?:hyperlink|autoFilter)\b[^>]*\sref=")([^"]*)(")/g,
+    (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`,
+  );
   // Formulas of conditional formats and validations (unqualified references point into this sheet).
-  tail = tail.replace(/(<(f|formula|formula1|formula2|xm:f)\b[^>]*>)([^<]*)(<\/\2>)/g, (_m, a: string, _n: string, f: string, b: string) => `${a}${rewriteRefs(f, (r, w, single) => rows.mapLive(r, w, single ?? false))}${b}`);
+  tail = tail.replace(
+    /(<(f|formula|formula1|formula2|xm:f)\b[^>]*>)([^<]*)(<\/\2>)/g,
+    (_m, a: string, _n: string, f: string, b: string) => `${a}${rewriteRefs(f, (r, w, single) => rows.mapLive(r, w, single ?? false))}${b}`,
+  );
   return head + xml.slice(startData, endData) + tail;
 }
 
@@ -465,7 +510,12 @@ const SHEET_FORMULAS = /(<(f|formula|formula1|formula2|xm:f)\b[^>]*>)([^<]*)(<\/
  * areas, chart series, pivot sources) and table ranges follow the rows, as when Excel inserts rows.
  * `rendered` holds the sheets rendered in this pass; the result may replace them.
  */
-export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<string, SheetState>, rendered: ReadonlyMap<string, string>): Map<string, string> {
+export function finishWorkbook(
+  pkg: OpcPackage,
+  wb: XlsxWorkbook,
+  states: Map<string, SheetState>,
+  rendered: ReadonlyMap<string, string>,
+): Map<string, string> {
   const out = new Map<string, string>();
   const byName = new Map<string, RowMap>();
   for (const s of wb.sheets) {
@@ -522,7 +572,10 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
   }
   const wbXml = pkg.text(pkg.main);
   if (wbXml !== undefined) {
-    let changed = wbXml.replace(/(<definedName\b[^>]*>)([^<]*)(<\/definedName>)/g, (_m, a: string, body: string, b: string) => `${a}${qualified(body)}${b}`);
+    let changed = wbXml.replace(
+      /(<definedName\b[^>]*>)([^<]*)(<\/definedName>)/g,
+      (_m, a: string, body: string, b: string) => `${a}${qualified(body)}${b}`,
+    );
     // Cached formula results are stale once rows move: ask Excel to recalculate on open.
     changed = /<calcPr\b/.test(changed)
       ? changed.replace(/<calcPr\b(?![^>]*fullCalcOnLoad)/, '<calcPr fullCalcOnLoad="1"')
@@ -536,7 +589,13 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
       if (!rel.type.endsWith('/table')) continue;
       const t = pkg.text(rel.target);
       if (t === undefined) continue;
-      out.set(rel.target, t.replace(/(<(?:table|autoFilter)\b[^>]*\sref=")([^"]*)(")/g, (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`));
+      out.set(
+        rel.target,
+        t.replace(
+          /(<(?:table|autoFilter)\b[^>]*\sref=")([^"]*)(")/g,
+          (_m, a: string, ref: string, b: string) => `${a}${rewriteRefs(ref, (r, w) => rows.map(r, w))}${b}`,
+        ),
+      );
     }
   }
   return out;
@@ -549,7 +608,13 @@ export function finishWorkbook(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<st
  * load, since its records and items hold the template's cells (tags), not the data. The pivot table's own
  * cells are not template content (`pivotRanges`).
  */
-function pivotCaches(pkg: OpcPackage, wb: XlsxWorkbook, states: Map<string, SheetState>, sheets: SheetMapper, out: Map<string, string>): void {
+function pivotCaches(
+  pkg: OpcPackage,
+  wb: XlsxWorkbook,
+  states: Map<string, SheetState>,
+  sheets: SheetMapper,
+  out: Map<string, string>,
+): void {
   const rendered = new Set(wb.sheets.filter((s) => states.has(s.part)).map((s) => s.name.toLowerCase()));
   for (const name of pkg.entries.keys()) {
     if (!/^xl\/pivotCache\/pivotCacheDefinition[^/]*\.xml$/.test(name)) continue;

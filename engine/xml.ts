@@ -3,10 +3,25 @@
  * markup we do not touch verbatim and only rewrite the text runs that carry tags.
  */
 
-export interface OpenToken { k: 'open'; name: string; text: string; self: boolean }
-export interface CloseToken { k: 'close'; name: string; text: string }
-export interface TextToken { k: 'text'; text: string }
-export interface OtherToken { k: 'other'; text: string }
+export interface OpenToken {
+  k: 'open';
+  name: string;
+  text: string;
+  self: boolean;
+}
+export interface CloseToken {
+  k: 'close';
+  name: string;
+  text: string;
+}
+export interface TextToken {
+  k: 'text';
+  text: string;
+}
+export interface OtherToken {
+  k: 'other';
+  text: string;
+}
 export type XmlToken = OpenToken | CloseToken | TextToken | OtherToken;
 
 export class XmlSyntaxError extends Error {
@@ -31,7 +46,8 @@ function isNameEnd(c: number): boolean {
 export function tokenize(xml: string, maxElements = Infinity): XmlToken[] {
   // Count the start tags first (no allocation), so a part over the limit is refused before millions of
   // tokens are built.
-  if (Number.isFinite(maxElements) && countStartTags(xml, maxElements) > maxElements) throw new XmlLimitError(`more than ${maxElements} elements`);
+  if (Number.isFinite(maxElements) && countStartTags(xml, maxElements) > maxElements)
+    throw new XmlLimitError(`more than ${maxElements} elements`);
   const out: XmlToken[] = [];
   let elements = 0;
   const n = xml.length;
@@ -67,7 +83,8 @@ export function tokenize(xml: string, maxElements = Infinity): XmlToken[] {
         continue;
       }
       // DOCTYPE (and ENTITY declarations with it) enable entity expansion attacks: never accepted.
-      if (/^<!doctype/i.test(xml.slice(lt, lt + 9))) throw new XmlSyntaxError('doctype_forbidden', 'XML with a DOCTYPE declaration is refused', lt);
+      if (/^<!doctype/i.test(xml.slice(lt, lt + 9)))
+        throw new XmlSyntaxError('doctype_forbidden', 'XML with a DOCTYPE declaration is refused', lt);
       throw new XmlSyntaxError('xml_malformed', 'unexpected markup declaration', lt);
     }
     if (c1 === 47 /* / */) {
@@ -153,19 +170,14 @@ export function decodeXml(s: string): string {
 }
 
 // XML 1.0 forbids most C0 controls even when escaped; a stray one makes Word refuse the file.
- 
+
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
- 
+
 const ESC_RE = /[&<>"\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
 export function escapeXml(s: string): string {
   if (!ESC_RE.test(s)) return s;
-  return s
-    .replace(INVALID_XML_CHARS, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
+  return s.replace(INVALID_XML_CHARS, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 export function getAttr(tagText: string, attr: string): string | undefined {

@@ -75,7 +75,8 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_LIMITS): 
     if (p + 46 + nlen > len) throw zipError('corrupt zip central directory');
     const name = Buffer.from(bytes.buffer, bytes.byteOffset + p + 46, nlen).toString('utf8');
     p += 46 + nlen + xlen + clen;
-    if (!isSafeEntryName(name)) throw TemplateError.single('unsafe_entry_name', `zip entry name ${JSON.stringify(name)} is absolute or escapes the package`);
+    if (!isSafeEntryName(name))
+      throw TemplateError.single('unsafe_entry_name', `zip entry name ${JSON.stringify(name)} is absolute or escapes the package`);
     if (flags & 1) throw TemplateError.single('encrypted_package', `zip entry ${name} is encrypted`);
     if (method !== 0 && method !== 8) throw zipError(`zip entry ${name} uses unsupported compression method ${method}`);
     if (entries.has(name)) throw zipError(`duplicate zip entry ${name}`);
@@ -99,7 +100,12 @@ function checkDeclared(name: string, size: number, compressedSize: number, limit
     throw limitError('maxPartBytes', `part ${name} expands to ${size} bytes`, limits.maxPartBytes, { part: name });
   }
   if (size > MIN_RATIO_BYTES && size > compressedSize * limits.maxRatio) {
-    throw limitError('maxRatio', `part ${name} expands ${Math.round(size / Math.max(1, compressedSize))} times (possible zip bomb)`, limits.maxRatio, { part: name });
+    throw limitError(
+      'maxRatio',
+      `part ${name} expands ${Math.round(size / Math.max(1, compressedSize))} times (possible zip bomb)`,
+      limits.maxRatio,
+      { part: name },
+    );
   }
 }
 
@@ -119,13 +125,11 @@ export function inflateEntry(entry: ZipEntry): Buffer {
     }
   }
   if (out.length !== entry.size) throw zipError(`zip entry ${entry.name} does not match its declared size`);
-  if ((crc32(out) >>> 0) !== entry.crc) throw zipError(`zip entry ${entry.name} fails its CRC check`);
+  if (crc32(out) >>> 0 !== entry.crc) throw zipError(`zip entry ${entry.name} fails its CRC check`);
   return out;
 }
 
-export type OutEntry =
-  | { name: string; data: Uint8Array; level?: number }
-  | { name: string; entry: ZipEntry };
+export type OutEntry = { name: string; data: Uint8Array; level?: number } | { name: string; entry: ZipEntry };
 
 const DOS_TIME = 0;
 const DOS_DATE = (1 << 5) | 1; // 1980-01-01: fixed so identical inputs give identical outputs

@@ -63,7 +63,8 @@ function cell(content: string, width: number, opts: { shade?: string; align?: 'l
 
 function invoiceDocx(): Uint8Array {
   const widths = [4600, 1100, 1650, 1650];
-  const border = '<w:top w:val="single" w:sz="4" w:color="BFBFBF"/><w:bottom w:val="single" w:sz="4" w:color="BFBFBF"/><w:insideH w:val="single" w:sz="4" w:color="BFBFBF"/>';
+  const border =
+    '<w:top w:val="single" w:sz="4" w:color="BFBFBF"/><w:bottom w:val="single" w:sz="4" w:color="BFBFBF"/><w:insideH w:val="single" w:sz="4" w:color="BFBFBF"/>';
   const header = `<w:tr>${cell(run('Description', { bold: true, color: 'FFFFFF' }), widths[0]!, { shade: '1F4E79' })}${cell(run('Qty', { bold: true, color: 'FFFFFF' }), widths[1]!, { shade: '1F4E79', align: 'right' })}${cell(run('Unit price', { bold: true, color: 'FFFFFF' }), widths[2]!, { shade: '1F4E79', align: 'right' })}${cell(run('Amount', { bold: true, color: 'FFFFFF' }), widths[3]!, { shade: '1F4E79', align: 'right' })}</w:tr>`;
   // The loop's tags sit in different cells of one row: the engine repeats that row per item.
   const line =
@@ -72,7 +73,9 @@ function invoiceDocx(): Uint8Array {
   const table = `<w:tbl><w:tblPr><w:tblW w:w="9000" w:type="dxa"/><w:tblBorders>${border}</w:tblBorders><w:tblCellMar><w:left w:w="80" w:type="dxa"/><w:right w:w="80" w:type="dxa"/></w:tblCellMar></w:tblPr><w:tblGrid>${widths.map((w) => `<w:gridCol w:w="${w}"/>`).join('')}</w:tblGrid>${header}${line}</w:tbl>`;
   const body = [
     para(run('{%logo}')),
-    para(run('{seller.name}', { bold: true, size: 14 }) + run(' · {seller.address} · VAT {seller.vatId}', { color: '595959' }), { after: 360 }),
+    para(run('{seller.name}', { bold: true, size: 14 }) + run(' · {seller.address} · VAT {seller.vatId}', { color: '595959' }), {
+      after: 360,
+    }),
     para(run('INVOICE {number}', { bold: true, size: 22, color: '1F4E79' })),
     para(run('Issued {issuedOn | date:"d MMMM yyyy"}, due {dueOn | date:"d MMMM yyyy"}', { color: '595959' }), { after: 240 }),
     para(run('Bill to', { bold: true })),
@@ -83,10 +86,21 @@ function invoiceDocx(): Uint8Array {
     table,
     para('', { after: 120 }),
     para(run('Net total  ') + run('{items | sum:"net" | currency:currency}', { bold: true }), { align: 'right', after: 0 }),
-    para(run('VAT {vatRate | percent}  ') + run('{(items | sum:"net") * vatRate | currency:currency}', { bold: true }), { align: 'right', after: 0 }),
-    para(run('Total due  ', { bold: true, size: 13 }) + run('{(items | sum:"net") * (1 + vatRate) | currency:currency}', { bold: true, size: 13, color: '1F4E79' }), { align: 'right', after: 360 }),
+    para(run('VAT {vatRate | percent}  ') + run('{(items | sum:"net") * vatRate | currency:currency}', { bold: true }), {
+      align: 'right',
+      after: 0,
+    }),
+    para(
+      run('Total due  ', { bold: true, size: 13 }) +
+        run('{(items | sum:"net") * (1 + vatRate) | currency:currency}', { bold: true, size: 13, color: '1F4E79' }),
+      { align: 'right', after: 360 },
+    ),
     para(run('{#notes}{.}{/notes}', { color: '595959' })),
-    para(run('Please pay by {dueOn | date:"d MMMM yyyy"} to IBAN {seller.iban}, quoting {number}. Thank you for your business.', { color: '595959' })),
+    para(
+      run('Please pay by {dueOn | date:"d MMMM yyyy"} to IBAN {seller.iban}, quoting {number}. Thank you for your business.', {
+        color: '595959',
+      }),
+    ),
   ].join('');
   const document =
     `${XML}<w:document xmlns:w="${W}" xmlns:r="${REL}" xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" ` +
@@ -110,18 +124,26 @@ function invoiceDocx(): Uint8Array {
 /** A one-page reminder letter, one per row of customers.csv (`docgen generate --each`). */
 function reminderDocx(): Uint8Array {
   const body = [
-    para(run('Northwind Print & Paper', { bold: true, size: 14 }) + run(' · 12 rue des Archives, 75004 Paris', { color: '595959' }), { after: 480 }),
+    para(run('Northwind Print & Paper', { bold: true, size: 14 }) + run(' · 12 rue des Archives, 75004 Paris', { color: '595959' }), {
+      after: 480,
+    }),
     para(run('{name}'), { after: 0 }),
     para(run('{city}'), { after: 480 }),
     para(run('Dear {contact},')),
-    para(run('Our records show an open balance of ') + run('{balance | currency:"EUR"}', { bold: true }) + run(' on your account, due since {dueOn | date:"d MMMM yyyy"}.')),
+    para(
+      run('Our records show an open balance of ') +
+        run('{balance | currency:"EUR"}', { bold: true }) +
+        run(' on your account, due since {dueOn | date:"d MMMM yyyy"}.'),
+    ),
     para(run('{#balance > 1000}As the amount exceeds €1,000, please contact us to agree a payment plan.{/}')),
     para(run('If you have already paid, please ignore this letter.'), { after: 360 }),
     para(run('Kind regards,'), { after: 0 }),
     para(run('Accounts team')),
   ].join('');
   return pkg({
-    '[Content_Types].xml': contentTypes([['/word/document.xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml']]),
+    '[Content_Types].xml': contentTypes([
+      ['/word/document.xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml'],
+    ]),
     '_rels/.rels': rels([['rId1', 'officeDocument', 'word/document.xml']]),
     'word/_rels/document.xml.rels': rels([]),
     'word/document.xml':
@@ -141,7 +163,8 @@ const CUSTOMERS_CSV = [
 // ---------------------------------------------------------------------------------------------- xlsx
 
 function monthlyReportXlsx(): Uint8Array {
-  const inline = (ref: string, text: string, style = 0) => `<c r="${ref}" t="inlineStr"${style ? ` s="${style}"` : ''}><is><t xml:space="preserve">${esc(text)}</t></is></c>`;
+  const inline = (ref: string, text: string, style = 0) =>
+    `<c r="${ref}" t="inlineStr"${style ? ` s="${style}"` : ''}><is><t xml:space="preserve">${esc(text)}</t></is></c>`;
   // Row 4 is the template row: the loop's tags in its first and last cells repeat it per region. Cells
   // holding one field become typed numbers; the SUM ranges end in the repeated row, so they grow.
   const sheet =
@@ -183,7 +206,14 @@ function monthlyReportXlsx(): Uint8Array {
 
 // ---------------------------------------------------------------------------------------------- pptx
 
-function textShape(id: number, name: string, box: [x: number, y: number, cx: number, cy: number], paragraphs: string[], size: number, opts: { bold?: boolean; color?: string } = {}): string {
+function textShape(
+  id: number,
+  name: string,
+  box: [x: number, y: number, cx: number, cy: number],
+  paragraphs: string[],
+  size: number,
+  opts: { bold?: boolean; color?: string } = {},
+): string {
   const rPr = `<a:rPr lang="en-GB" sz="${size * 100}"${opts.bold ? ' b="1"' : ''}>${opts.color ? `<a:solidFill><a:srgbClr val="${opts.color}"/></a:solidFill>` : ''}<a:latin typeface="Liberation Sans"/></a:rPr>`;
   return (
     `<p:sp><p:nvSpPr><p:cNvPr id="${id}" name="${name}"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr>` +
@@ -193,8 +223,10 @@ function textShape(id: number, name: string, box: [x: number, y: number, cx: num
 }
 
 function productsPptx(): Uint8Array {
-  const tree = (shapes: string) => `<p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>${shapes}</p:spTree></p:cSld>`;
-  const band = '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Band"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="12192000" cy="457200"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:solidFill><a:srgbClr val="1F4E79"/></a:solidFill></p:spPr></p:sp>';
+  const tree = (shapes: string) =>
+    `<p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>${shapes}</p:spTree></p:cSld>`;
+  const band =
+    '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Band"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="12192000" cy="457200"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:solidFill><a:srgbClr val="1F4E79"/></a:solidFill></p:spPr></p:sp>';
   // `{:products}` repeats this slide once per product; the other tags read the product.
   const slide =
     `${XML}<p:sld xmlns:p="${P}" xmlns:a="${A}" xmlns:r="${REL}">` +
@@ -247,7 +279,15 @@ function logoPng(): Uint8Array {
     for (let x = 0; x < w; x++) {
       const inBadge = x < 64;
       const bar = inBadge && x >= 14 && x < 50 && [14, 28, 42].some((top) => y >= top && y < top + 8);
-      const [r, g, b] = bar ? [255, 255, 255] : inBadge ? [31, 78, 121] : x < 72 ? [255, 255, 255] : y >= 26 && y < 38 ? [189, 215, 238] : [255, 255, 255];
+      const [r, g, b] = bar
+        ? [255, 255, 255]
+        : inBadge
+          ? [31, 78, 121]
+          : x < 72
+            ? [255, 255, 255]
+            : y >= 26 && y < 38
+              ? [189, 215, 238]
+              : [255, 255, 255];
       raw.set([r, g, b], y * (w * 3 + 1) + 1 + x * 3);
     }
   }
@@ -264,7 +304,12 @@ function logoPng(): Uint8Array {
   ihdr.writeUInt32BE(h, 4);
   ihdr.writeUInt8(8, 8); // bit depth
   ihdr.writeUInt8(2, 9); // RGB
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // ------------------------------------------------------------------------------------------- data
@@ -277,7 +322,12 @@ function invoiceData(): unknown {
     currency: 'EUR',
     vatRate: 0.2,
     logo: { data: `data:image/png;base64,${Buffer.from(logoPng()).toString('base64')}`, width: 180, height: 48 },
-    seller: { name: 'Northwind Print & Paper', address: '12 rue des Archives, 75004 Paris', vatId: 'FR40123456824', iban: 'FR76 3000 6000 0112 3456 7890 189' },
+    seller: {
+      name: 'Northwind Print & Paper',
+      address: '12 rue des Archives, 75004 Paris',
+      vatId: 'FR40123456824',
+      iban: 'FR76 3000 6000 0112 3456 7890 189',
+    },
     customer: { name: 'ACME & Co.', street: '221 Baker Street', postcode: 'NW1 6XE', city: 'London', country: 'United Kingdom' },
     items: [
       { description: 'Letterpress business cards (box of 500)', quantity: 4, unitPrice: 89.9, net: 359.6 },
@@ -309,9 +359,24 @@ function productsData(): unknown {
     catalogue: 'Northwind autumn catalogue 2026',
     currency: 'EUR',
     products: [
-      { name: 'Letterpress cards', tagline: 'Deep impressions on 600 g/m² cotton board', price: 89.9, highlights: ['Two colours included', 'Ready in five working days', 'Recycled cotton'] },
-      { name: 'Recycled A4 paper', tagline: 'Everyday paper, made from 100 % post-consumer fibre', price: 6.4, highlights: ['80 g/m², 500 sheets', 'FSC Recycled', 'Laser and inkjet'] },
-      { name: 'Embossed envelopes', tagline: 'Your logo, raised, on every envelope', price: 42.5, highlights: ['C5 and DL formats', 'Blind or foil embossing', 'Packs of 100'] },
+      {
+        name: 'Letterpress cards',
+        tagline: 'Deep impressions on 600 g/m² cotton board',
+        price: 89.9,
+        highlights: ['Two colours included', 'Ready in five working days', 'Recycled cotton'],
+      },
+      {
+        name: 'Recycled A4 paper',
+        tagline: 'Everyday paper, made from 100 % post-consumer fibre',
+        price: 6.4,
+        highlights: ['80 g/m², 500 sheets', 'FSC Recycled', 'Laser and inkjet'],
+      },
+      {
+        name: 'Embossed envelopes',
+        tagline: 'Your logo, raised, on every envelope',
+        price: 42.5,
+        highlights: ['C5 and DL formats', 'Blind or foil embossing', 'Packs of 100'],
+      },
     ],
   };
 }

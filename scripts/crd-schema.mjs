@@ -20,7 +20,8 @@ function strict(schema) {
   if (Array.isArray(schema)) return schema.map(strict);
   if (schema === null || typeof schema !== 'object') return schema;
   const copy = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, strict(v)]));
-  if (copy.properties && copy.additionalProperties === undefined && !copy['x-kubernetes-preserve-unknown-fields']) copy.additionalProperties = false;
+  if (copy.properties && copy.additionalProperties === undefined && !copy['x-kubernetes-preserve-unknown-fields'])
+    copy.additionalProperties = false;
   return copy;
 }
 
@@ -35,7 +36,11 @@ for (const doc of parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
     if (!v.served || !v.schema?.openAPIV3Schema) continue;
     const schema = strict(v.schema.openAPIV3Schema); // a copy
     // apiVersion and kind must name this resource exactly (a typo in either would otherwise pass).
-    schema.properties = { ...schema.properties, apiVersion: { type: 'string', enum: [`${group}/${v.name}`] }, kind: { type: 'string', enum: [kind] } };
+    schema.properties = {
+      ...schema.properties,
+      apiVersion: { type: 'string', enum: [`${group}/${v.name}`] },
+      kind: { type: 'string', enum: [kind] },
+    };
     schema.required = [...new Set([...(schema.required ?? []), 'apiVersion', 'kind'])];
     const name = `${kind.toLowerCase()}-${group.split('.')[0]}-${v.name}.json`;
     fs.writeFileSync(path.join(out, name), `${JSON.stringify(schema, null, 1)}\n`);

@@ -50,7 +50,11 @@ for (const file of fs.readdirSync(src)) {
       for (const f of found) if (!own[f]) queue.push(f);
     }
   }
-  const standalone = { $schema: 'https://json-schema.org/draft/2020-12/schema', ...schema, ...(Object.keys(own).length ? { $defs: own } : {}) };
+  const standalone = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    ...schema,
+    ...(Object.keys(own).length ? { $defs: own } : {}),
+  };
   fs.writeFileSync(path.join(out, file), JSON.stringify(standalone));
   n++;
 }

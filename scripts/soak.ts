@@ -28,7 +28,12 @@ const root = path.resolve(import.meta.dirname, '..');
 interface VitestJson {
   numTotalTests: number;
   numFailedTests: number;
-  testResults: { name: string; status: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages: string[]; duration?: number }[] }[];
+  testResults: {
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults: { fullName: string; status: string; failureMessages: string[]; duration?: number }[];
+  }[];
 }
 
 /** A busy loop in its own process: one core's worth of load until it is killed. */
@@ -64,7 +69,9 @@ process.once('exit', stopLoops);
 process.once('SIGINT', () => process.exit(130));
 process.once('SIGTERM', () => process.exit(143));
 
-console.log(`soak: ${runs} run(s) of vitest ${filters.join(' ')} beside ${load} busy loop(s) on ${os.availableParallelism()} cores; logs in ${outDir}`);
+console.log(
+  `soak: ${runs} run(s) of vitest ${filters.join(' ')} beside ${load} busy loop(s) on ${os.availableParallelism()} cores; logs in ${outDir}`,
+);
 let incomplete = 0;
 for (let i = 1; i <= runs; i++) {
   const { code, report, ms } = await runOnce(i);

@@ -8,7 +8,15 @@ import { ApiError } from '../core/errors.ts';
 import type { StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
 import { webhookSecret } from './webhooks.ts';
-import { NestedTokenExpiredError, NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
+import {
+  NestedTokenExpiredError,
+  NestedTokenFormatError,
+  NestedTokenSignatureError,
+  nestedTokenKid,
+  readNestedToken,
+  sealNestedJws,
+  signNestedJws,
+} from './nested-token.ts';
 import { deriveFromSigningKey, localSigningKey, signingKeys } from './tokens.ts';
 
 export const REQUIRED_CLIENT_CLAIMS = ['sub', 'iss', 'dest'] as const;
@@ -90,7 +98,11 @@ export async function createClientToken(
     if (claims[name] !== undefined) payload[name] = claims[name];
   }
   const jws = await signNestedJws(KIND, key, { ...payload, iat: now, exp: now + ttlSeconds });
-  return { token: await sealClientJws(key, jws), webhookSecret: webhookSecretFor(key, subscriptionId), expiresAt: new Date((now + ttlSeconds) * 1000) };
+  return {
+    token: await sealClientJws(key, jws),
+    webhookSecret: webhookSecretFor(key, subscriptionId),
+    expiresAt: new Date((now + ttlSeconds) * 1000),
+  };
 }
 
 /**
@@ -111,13 +123,22 @@ export async function readClientToken(
   let payload: Record<string, unknown>;
   let key: StoredSigningKey;
   try {
-    ({ payload, key } = await readNestedToken(KIND, await signingKeys(db, nestedTokenKid(value)), value, opts.ignoreExpiry ? { ignoreExpiry: true } : {}));
+    ({ payload, key } = await readNestedToken(
+      KIND,
+      await signingKeys(db, nestedTokenKid(value)),
+      value,
+      opts.ignoreExpiry ? { ignoreExpiry: true } : {},
+    ));
   } catch (err) {
     if (err instanceof NestedTokenFormatError) throw new ApiError('X_CLIENT_AUTH_ERROR', INVALID_FORMAT);
     if (err instanceof NestedTokenExpiredError) {
-      throw new ApiError('UNAUTHORIZED', `the client authorization token expired at ${err.expiredAt.toISOString()}: make a new one with POST /common/client/token`);
+      throw new ApiError(
+        'UNAUTHORIZED',
+        `the client authorization token expired at ${err.expiredAt.toISOString()}: make a new one with POST /common/client/token`,
+      );
     }
-    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the client authorization token is not signed by this service');
+    if (err instanceof NestedTokenSignatureError)
+      throw new ApiError('UNAUTHORIZED', 'the client authorization token is not signed by this service');
     throw err;
   }
   if (payload.sid !== opts.subscriptionId) {
@@ -138,7 +159,13 @@ export async function readClientToken(
   } catch (err) {
     throw new ApiError('X_CLIENT_AUTH_ERROR', `the client authorization token has no usable callback: ${(err as Error).message}`);
   }
-  return { claims: c, callbackUrl: url, kid: key.kid, subscriptionId: opts.subscriptionId, expiresAt: new Date((payload.exp as number) * 1000) };
+  return {
+    claims: c,
+    callbackUrl: url,
+    kid: key.kid,
+    subscriptionId: opts.subscriptionId,
+    expiresAt: new Date((payload.exp as number) * 1000),
+  };
 }
 
 /** The key a token was made with, for deriving its webhook secret in the worker. */

@@ -29,11 +29,15 @@ export class NestedTokenExpiredError extends NestedTokenSignatureError {
 const encryptionKey = (kind: NestedTokenKind, key: StoredSigningKey) => deriveFromSigningKey(key, kind.label, 'jwe A256GCM');
 
 export async function signNestedJws(kind: NestedTokenKind, key: StoredSigningKey, payload: Record<string, unknown>): Promise<string> {
-  return new jose.SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: kind.typ }).sign(await jose.importJWK(key.privateJwk as jose.JWK, key.alg));
+  return new jose.SignJWT(payload)
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: kind.typ })
+    .sign(await jose.importJWK(key.privateJwk as jose.JWK, key.alg));
 }
 
 export async function sealNestedJws(kind: NestedTokenKind, key: StoredSigningKey, jws: string): Promise<string> {
-  return new jose.CompactEncrypt(new TextEncoder().encode(jws)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.kid, cty: 'JWT' }).encrypt(encryptionKey(kind, key));
+  return new jose.CompactEncrypt(new TextEncoder().encode(jws))
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.kid, cty: 'JWT' })
+    .encrypt(encryptionKey(kind, key));
 }
 
 /** The key id a token names (its JWE header), to fetch the keys it needs; undefined when unreadable. */

@@ -58,7 +58,11 @@ async function openWith(keys: StoredSigningKey[], subscriptionId: string, sealed
 }
 
 /** Seals the value of every `header` variable (the API, before the workflow starts). */
-export async function sealHeaderVariables<V extends { type: string; value: unknown }>(db: Db, subscriptionId: string, variables: V[]): Promise<V[]> {
+export async function sealHeaderVariables<V extends { type: string; value: unknown }>(
+  db: Db,
+  subscriptionId: string,
+  variables: V[],
+): Promise<V[]> {
   const secret = (v: V) => v.type === 'header' && typeof v.value === 'string';
   if (!variables.some(secret)) return variables;
   const key = await localSigningKey(db);
@@ -67,9 +71,15 @@ export async function sealHeaderVariables<V extends { type: string; value: unkno
 
 /** Opens sealed `header` variables (the activity that calls the endpoint). The API seals every header
  *  value, so a caller's own value that happens to start with `sealed:` comes back exactly as sent. */
-export async function unsealHeaderVariables<V extends { type: string; value: unknown }>(db: Db, subscriptionId: string, variables: V[]): Promise<V[]> {
+export async function unsealHeaderVariables<V extends { type: string; value: unknown }>(
+  db: Db,
+  subscriptionId: string,
+  variables: V[],
+): Promise<V[]> {
   const sealed = (v: V) => v.type === 'header' && isSealed(v.value);
   if (!variables.some(sealed)) return variables;
   const keys = await signingKeys(db, kidOf(String(variables.find(sealed)?.value)));
-  return Promise.all(variables.map(async (v) => (sealed(v) ? { ...v, value: await openWith(keys, subscriptionId, v.value as string) } : v)));
+  return Promise.all(
+    variables.map(async (v) => (sealed(v) ? { ...v, value: await openWith(keys, subscriptionId, v.value as string) } : v)),
+  );
 }

@@ -9,7 +9,15 @@
 import { ApiError } from '../core/errors.ts';
 import { findUser, registerUser, type StoredSigningKey } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
-import { NestedTokenExpiredError, NestedTokenFormatError, NestedTokenSignatureError, nestedTokenKid, readNestedToken, sealNestedJws, signNestedJws } from './nested-token.ts';
+import {
+  NestedTokenExpiredError,
+  NestedTokenFormatError,
+  NestedTokenSignatureError,
+  nestedTokenKid,
+  readNestedToken,
+  sealNestedJws,
+  signNestedJws,
+} from './nested-token.ts';
 import { localSigningKey, signingKeys } from './tokens.ts';
 
 export const REQUIRED_SERVICE_CLAIMS = ['sub', 'email'] as const;
@@ -57,14 +65,22 @@ const RESERVED_UUIDS = new Set(['00000000-0000-0000-0000-000000000000', 'fffffff
  * subscription's user and the nil UUID are refused (400 naming sub), as is an `email` that is not an
  * e-mail address.
  */
-export async function createServiceToken(db: Db, subscriptionId: string, claims: ServiceClaims, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+export async function createServiceToken(
+  db: Db,
+  subscriptionId: string,
+  claims: ServiceClaims,
+  ttlSeconds: number,
+): Promise<{ token: string; expiresAt: Date }> {
   if (!UUID.test(claims.sub)) throw new ApiError('VALIDATION_ERROR', 'sub must be a UUID: the id the service records as the user');
   const sub = claims.sub.toLowerCase();
   if (RESERVED_UUIDS.has(sub)) throw new ApiError('VALIDATION_ERROR', `sub ${sub} names no user: give the user's own id`);
   if (!isEmailAddress(claims.email.trim())) throw new ApiError('VALIDATION_ERROR', 'email must be an e-mail address (name@domain)');
   const name = claims.full_name?.trim() || claims.email.trim();
   if (!(await registerUser(db, { id: sub, subscriptionId, name, email: claims.email.trim() }))) {
-    throw new ApiError('VALIDATION_ERROR', `sub ${sub} cannot be a user of this subscription: give the id of one of its users, or a new UUID of your own`);
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `sub ${sub} cannot be a user of this subscription: give the id of one of its users, or a new UUID of your own`,
+    );
   }
   claims = { ...claims, sub, email: claims.email.trim() };
   const key = await localSigningKey(db);
@@ -89,19 +105,27 @@ export async function readServiceToken(db: Db, value: string, opts: { subscripti
   } catch (err) {
     if (err instanceof NestedTokenFormatError) throw new ApiError('X_SERVICE_AUTH_ERROR', 'Invalid format');
     if (err instanceof NestedTokenExpiredError) {
-      throw new ApiError('UNAUTHORIZED', `the service authorization token expired at ${err.expiredAt.toISOString()}: make a new one with POST /common/service/token`);
+      throw new ApiError(
+        'UNAUTHORIZED',
+        `the service authorization token expired at ${err.expiredAt.toISOString()}: make a new one with POST /common/service/token`,
+      );
     }
-    if (err instanceof NestedTokenSignatureError) throw new ApiError('UNAUTHORIZED', 'the service authorization token is not signed by this service');
+    if (err instanceof NestedTokenSignatureError)
+      throw new ApiError('UNAUTHORIZED', 'the service authorization token is not signed by this service');
     throw err;
   }
-  if (payload.sid !== opts.subscriptionId) throw new ApiError('UNAUTHORIZED', 'the service authorization token was issued to another subscription');
+  if (payload.sid !== opts.subscriptionId)
+    throw new ApiError('UNAUTHORIZED', 'the service authorization token was issued to another subscription');
   const missing = REQUIRED_SERVICE_CLAIMS.filter((c) => typeof payload[c] !== 'string' || payload[c] === '');
-  if (missing.length > 0) throw new ApiError('X_SERVICE_AUTH_ERROR', `the service authorization token lacks required claims: ${missing.join(', ')}`);
-  if (!UUID.test(payload.sub as string)) throw new ApiError('X_SERVICE_AUTH_ERROR', 'the service authorization token\'s sub claim is not a UUID');
+  if (missing.length > 0)
+    throw new ApiError('X_SERVICE_AUTH_ERROR', `the service authorization token lacks required claims: ${missing.join(', ')}`);
+  if (!UUID.test(payload.sub as string))
+    throw new ApiError('X_SERVICE_AUTH_ERROR', "the service authorization token's sub claim is not a UUID");
   const claims: ServiceClaims = { sub: (payload.sub as string).toLowerCase(), email: payload.email as string };
   if (typeof payload.full_name === 'string') claims.full_name = payload.full_name;
   // Tokens name users of their subscription (registered when the token was made); one that does not (made
   // before that rule, or for a user since removed) acts for nobody.
-  if (!(await findUser(db, opts.subscriptionId, claims.sub))) throw new ApiError('UNAUTHORIZED', 'the service authorization token names a user unknown to this subscription');
+  if (!(await findUser(db, opts.subscriptionId, claims.sub)))
+    throw new ApiError('UNAUTHORIZED', 'the service authorization token names a user unknown to this subscription');
   return { claims, subscriptionId: opts.subscriptionId, expiresAt: new Date((payload.exp as number) * 1000) };
 }

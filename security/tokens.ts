@@ -82,7 +82,11 @@ export async function issueAccessToken(
 ): Promise<string> {
   const key = await localSigningKey(db);
   const privateKey = await jose.importJWK(key.privateJwk as jose.JWK, key.alg);
-  return new jose.SignJWT({ sid: claims.subscriptionId, ...(claims.name ? { name: claims.name } : {}), ...(claims.email ? { email: claims.email } : {}) })
+  return new jose.SignJWT({
+    sid: claims.subscriptionId,
+    ...(claims.name ? { name: claims.name } : {}),
+    ...(claims.email ? { email: claims.email } : {}),
+  })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.userId)
     .setIssuer(config.jwtIssuer)

@@ -42,12 +42,7 @@ export async function ensureFirstUser(db: Queryable, sub: Subscription): Promise
   const row = existing.rows[0];
   if (row) return { ...row, subscriptionId: sub.id };
   const user = { id: randomUUID(), subscriptionId: sub.id, name: `${sub.name} developer`, email: `dev@${sub.name}.local` };
-  await db.query('INSERT INTO users (id, subscription_id, name, email) VALUES ($1, $2, $3, $4)', [
-    user.id,
-    sub.id,
-    user.name,
-    user.email,
-  ]);
+  await db.query('INSERT INTO users (id, subscription_id, name, email) VALUES ($1, $2, $3, $4)', [user.id, sub.id, user.name, user.email]);
   return user;
 }
 
@@ -121,10 +116,12 @@ export async function listSigningKeys(db: Queryable): Promise<StoredSigningKey[]
 }
 
 export async function insertSigningKey(db: Queryable, key: StoredSigningKey): Promise<void> {
-  await db.query(
-    'INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk) VALUES ($1, $2, $3, $4) ON CONFLICT (kid) DO NOTHING',
-    [key.kid, key.alg, JSON.stringify(key.privateJwk), JSON.stringify(key.publicJwk)],
-  );
+  await db.query('INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk) VALUES ($1, $2, $3, $4) ON CONFLICT (kid) DO NOTHING', [
+    key.kid,
+    key.alg,
+    JSON.stringify(key.privateJwk),
+    JSON.stringify(key.publicJwk),
+  ]);
 }
 
 function parseJson(v: unknown): Record<string, unknown> {

@@ -36,7 +36,14 @@ function toConnection(r: Record<string, unknown>): StoredConnection {
 /** Creates or replaces the subscription's connection of this kind; a replaced connection keeps its id. */
 export async function putConnection(
   db: Queryable,
-  c: { subscriptionId: string; userId: string; kind: string; settings: Record<string, unknown>; sealedSecrets: string; secretNames: string[] },
+  c: {
+    subscriptionId: string;
+    userId: string;
+    kind: string;
+    settings: Record<string, unknown>;
+    sealedSecrets: string;
+    secretNames: string[];
+  },
 ): Promise<{ connection: StoredConnection; created: boolean }> {
   const r = await db.query<Record<string, unknown>>(
     `INSERT INTO connections (id, subscription_id, kind, settings, sealed_secrets, secret_names, created_by, last_modified_user_id)
@@ -51,17 +58,25 @@ export async function putConnection(
 }
 
 export async function getConnectionByKind(db: Queryable, subscriptionId: string, kind: string): Promise<StoredConnection | undefined> {
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM connections WHERE subscription_id = $1 AND kind = $2`, [subscriptionId, kind]);
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM connections WHERE subscription_id = $1 AND kind = $2`, [
+    subscriptionId,
+    kind,
+  ]);
   return r.rows[0] ? toConnection(r.rows[0]) : undefined;
 }
 
 export async function getConnectionById(db: Queryable, subscriptionId: string, id: string): Promise<StoredConnection | undefined> {
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM connections WHERE subscription_id = $1 AND id = $2`, [subscriptionId, id]);
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM connections WHERE subscription_id = $1 AND id = $2`, [
+    subscriptionId,
+    id,
+  ]);
   return r.rows[0] ? toConnection(r.rows[0]) : undefined;
 }
 
 export async function listConnections(db: Queryable, subscriptionId: string): Promise<StoredConnection[]> {
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM connections WHERE subscription_id = $1 ORDER BY kind`, [subscriptionId]);
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM connections WHERE subscription_id = $1 ORDER BY kind`, [
+    subscriptionId,
+  ]);
   return r.rows.map(toConnection);
 }
 

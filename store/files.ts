@@ -33,8 +33,7 @@ interface Row {
   expires_date: Date | null;
 }
 
-const COLUMNS =
-  'id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, created_date, expires_date';
+const COLUMNS = 'id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, created_date, expires_date';
 
 function toFile(r: Row): StoredFile {
   return {
@@ -68,7 +67,13 @@ export async function insertFile(db: Queryable, f: Omit<StoredFile, 'createdDate
 
 /** A live (not removed, not expired) file of the subscription; another tenant's id reads as absent.
  *  `consumedBy`: an upload that this run consumed (consumeFiles) still resolves for it. */
-export async function getFile(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[], consumedBy?: string): Promise<StoredFile | undefined> {
+export async function getFile(
+  db: Queryable,
+  subscriptionId: string,
+  id: string,
+  kinds: FileKind[],
+  consumedBy?: string,
+): Promise<StoredFile | undefined> {
   if (!isUuid(id)) return undefined;
   const r = await db.query<Row>(
     `SELECT ${COLUMNS} FROM stored_files
@@ -84,7 +89,13 @@ export async function getFile(db: Queryable, subscriptionId: string, id: string,
 /** Consumes uploads (spec 3) in one statement: the live files among `ids` stop resolving for everyone but
  *  `consumedBy` (the consuming run, see getFile); their bytes stay until the upload sweep erases them after
  *  the retention period. Returns the ids it consumed; a second call by the same run finds nothing left to do. */
-export async function consumeFiles(db: Queryable, subscriptionId: string, ids: string[], kinds: FileKind[], consumedBy: string): Promise<{ id: string; blobKey: string }[]> {
+export async function consumeFiles(
+  db: Queryable,
+  subscriptionId: string,
+  ids: string[],
+  kinds: FileKind[],
+  consumedBy: string,
+): Promise<{ id: string; blobKey: string }[]> {
   const valid = [...new Set(ids.filter(isUuid))];
   if (valid.length === 0) return [];
   const r = await db.query<{ id: string; blob_key: string }>(
@@ -117,7 +128,10 @@ export async function markFileRemoved(db: Queryable, subscriptionId: string, id:
  *  its blob key; undefined when there was none. */
 export async function deleteFile(db: Queryable, subscriptionId: string, id: string, kinds: FileKind[]): Promise<string | undefined> {
   if (!isUuid(id)) return undefined;
-  const r = await db.query<{ blob_key: string }>('DELETE FROM stored_files WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) RETURNING blob_key', [id, subscriptionId, kinds]);
+  const r = await db.query<{ blob_key: string }>(
+    'DELETE FROM stored_files WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) RETURNING blob_key',
+    [id, subscriptionId, kinds],
+  );
   return r.rows[0]?.blob_key;
 }
 

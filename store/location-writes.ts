@@ -16,7 +16,12 @@ export interface LocationWrite {
   uploadUrl: string | null;
 }
 
-export async function getLocationWrite(db: Queryable, subscriptionId: string, location: string, urn: string): Promise<LocationWrite | undefined> {
+export async function getLocationWrite(
+  db: Queryable,
+  subscriptionId: string,
+  location: string,
+  urn: string,
+): Promise<LocationWrite | undefined> {
   const r = await db.query<{ state: LocationWriteState; item_id: string | null; upload_url: string | null }>(
     'SELECT state, item_id, upload_url FROM location_writes WHERE subscription_id = $1 AND location = $2 AND urn = $3',
     [subscriptionId, location, urn],
@@ -25,7 +30,13 @@ export async function getLocationWrite(db: Queryable, subscriptionId: string, lo
   return row ? { state: row.state, itemId: row.item_id, uploadUrl: row.upload_url } : undefined;
 }
 
-export async function putLocationWrite(db: Queryable, subscriptionId: string, location: string, urn: string, w: LocationWrite): Promise<void> {
+export async function putLocationWrite(
+  db: Queryable,
+  subscriptionId: string,
+  location: string,
+  urn: string,
+  w: LocationWrite,
+): Promise<void> {
   await db.query(
     `INSERT INTO location_writes (subscription_id, location, urn, state, item_id, upload_url) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (subscription_id, location, urn) DO UPDATE SET state = EXCLUDED.state, item_id = EXCLUDED.item_id, upload_url = EXCLUDED.upload_url, updated_date = now()`,
@@ -54,7 +65,13 @@ export async function staleLocationWrites(db: Queryable, before: Date, limit: nu
      WHERE state IN ('uploading', 'uploaded') AND updated_date < $1 ORDER BY updated_date LIMIT $2`,
     [before.toISOString(), limit],
   );
-  return r.rows.map((w) => ({ subscriptionId: w.subscription_id, location: w.location, urn: w.urn, state: w.state, updatedDate: new Date(w.updated_date) }));
+  return r.rows.map((w) => ({
+    subscriptionId: w.subscription_id,
+    location: w.location,
+    urn: w.urn,
+    state: w.state,
+    updatedDate: new Date(w.updated_date),
+  }));
 }
 
 /** Forgets every journal entry of a write once its document is recorded: the write is final then, and no

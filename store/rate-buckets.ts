@@ -57,11 +57,10 @@ export class SharedBuckets {
 
   /** Deletes the buckets that have refilled (they carry nothing a new bucket would not). */
   async sweep(): Promise<void> {
-    await this.db.query(`DELETE FROM rate_buckets WHERE scope = $1 AND tokens + GREATEST(0, ${NOW_MS} - at_ms) * $2::double precision >= $3::double precision`, [
-      this.scope,
-      this.perMs,
-      this.rate.burst,
-    ]);
+    await this.db.query(
+      `DELETE FROM rate_buckets WHERE scope = $1 AND tokens + GREATEST(0, ${NOW_MS} - at_ms) * $2::double precision >= $3::double precision`,
+      [this.scope, this.perMs, this.rate.burst],
+    );
   }
 
   private secondsUntilOne(tokens: number): number {

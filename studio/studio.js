@@ -70,7 +70,7 @@ async function api(method, route, { json, form } = /** @type {{ json?: unknown, 
   }
   if (!res.ok) {
     const inner = parsed?.error?.innerErrors ?? [];
-    const msg = inner.length > 0 ? inner.map((e) => e.message).join('; ') : parsed?.error?.message ?? `${res.status} ${res.statusText}`;
+    const msg = inner.length > 0 ? inner.map((e) => e.message).join('; ') : (parsed?.error?.message ?? `${res.status} ${res.statusText}`);
     const err = new Error(res.status === 401 ? `Not signed in: ${msg}` : msg);
     throw err;
   }
@@ -90,7 +90,10 @@ async function generate(format, dataText, name = 'preview', timings = /** @type 
   const insp = state.inspection;
   if (!file || !insp) throw new Error('drop a template first');
   let t = performance.now();
-  const [templateUrn, dataUrn] = await Promise.all([upload('template', file, file.name), upload('data', new Blob([dataText], { type: 'application/json' }), 'data.json')]);
+  const [templateUrn, dataUrn] = await Promise.all([
+    upload('template', file, file.name),
+    upload('data', new Blob([dataText], { type: 'application/json' }), 'data.json'),
+  ]);
   timings.uploads = performance.now() - t;
   t = performance.now();
   const answer = await api('POST', '/documents/document/generate', { json: generateBody(templateUrn, insp.format, dataUrn, format, name) });
@@ -227,7 +230,17 @@ function showTags(/** @type {Tag[]} */ tags) {
   });
 }
 
-const KIND_NAMES = { field: 'field', open: 'loop/if', inverted: 'if not', raw: 'xml', image: 'image', include: 'include', slide: 'slides', html: 'html', htmlBlock: 'html' };
+const KIND_NAMES = {
+  field: 'field',
+  open: 'loop/if',
+  inverted: 'if not',
+  raw: 'xml',
+  image: 'image',
+  include: 'include',
+  slide: 'slides',
+  html: 'html',
+  htmlBlock: 'html',
+};
 
 /** A problem's location: the first tag there gets the focus. */
 function focusTag(/** @type {Loc | undefined} */ loc) {
@@ -239,7 +252,7 @@ function focusTag(/** @type {Loc | undefined} */ loc) {
 /** A tag's data: its last name is selected in the editor. */
 function focusField(/** @type {Tag} */ t) {
   const names = t.value.match(/[\p{L}_$][\p{L}\p{N}_$]*/gu) ?? [];
-  const name = names.find((n) => n !== '$index') ;
+  const name = names.find((n) => n !== '$index');
   if (!name) return;
   const at = dataBox.value.indexOf(`"${name}"`);
   dataBox.focus();
@@ -297,7 +310,8 @@ async function checkAndPreview() {
   showMissing(missingFields(insp.schema, data), []);
   if (insp.problems.length > 0) {
     // The service would refuse to render it (TEMPLATE_ERROR): say so here instead.
-    $('preview-status').textContent = `No preview: the template has ${insp.problems.length} problem${insp.problems.length === 1 ? '' : 's'} (listed under Problems) to fix first.`;
+    $('preview-status').textContent =
+      `No preview: the template has ${insp.problems.length} problem${insp.problems.length === 1 ? '' : 's'} (listed under Problems) to fix first.`;
     $('pages').replaceChildren();
     $('preview-text').textContent = '';
     return;
@@ -406,7 +420,12 @@ async function preview() {
 /** Draws every page of the PDF; the pages' text goes to a hidden region (screen readers, tests). */
 async function draw(/** @type {Uint8Array} */ bytes) {
   pdfWorker ??= new pdfjs.PDFWorker();
-  const task = pdfjs.getDocument({ data: bytes, worker: pdfWorker, isEvalSupported: false, standardFontDataUrl: '/studio/vendor/standard_fonts/' });
+  const task = pdfjs.getDocument({
+    data: bytes,
+    worker: pdfWorker,
+    isEvalSupported: false,
+    standardFontDataUrl: '/studio/vendor/standard_fonts/',
+  });
   const doc = await task.promise;
   const box = $('pages');
   const width = Math.max(320, box.clientWidth - 16);
@@ -424,7 +443,11 @@ async function draw(/** @type {Uint8Array} */ bytes) {
     canvas.setAttribute('role', 'img');
     await page.render({ canvas, viewport }).promise;
     const content = await page.getTextContent();
-    const text = content.items.map((it) => ('str' in it ? it.str : '')).join(' ').replace(/\s+/g, ' ').trim();
+    const text = content.items
+      .map((it) => ('str' in it ? it.str : ''))
+      .join(' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     canvas.setAttribute('aria-label', `Page ${n} of ${doc.numPages}`);
     texts.push(text);
     canvases.push(canvas);
@@ -449,7 +472,9 @@ async function save() {
   try {
     const urn = await upload('template', file, file.name);
     const name = input('record-name').value.trim() || insp.fileName;
-    const r = await api('POST', '/documents/template/create', { json: { documentTemplate: { name, urn, loadMethod: 'Storage', fileFormat: insp.format } } });
+    const r = await api('POST', '/documents/template/create', {
+      json: { documentTemplate: { name, urn, loadMethod: 'Storage', fileFormat: insp.format } },
+    });
     const record = r.result.data.documentTemplate;
     status.textContent = `Saved as template record ${record.id} ("${record.name}").`;
     document.body.dataset.recordId = record.id;
@@ -510,7 +535,10 @@ function button(text, onClick, link = true) {
 
 function fillPickers() {
   const here = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [here, 'UTC', 'Europe/London', 'Europe/Paris', 'America/New_York'];
+  const zones =
+    typeof Intl.supportedValuesOf === 'function'
+      ? Intl.supportedValuesOf('timeZone')
+      : [here, 'UTC', 'Europe/London', 'Europe/Paris', 'America/New_York'];
   if (!zones.includes('UTC')) zones.unshift('UTC');
   for (const z of zones) zoneBox.append(new Option(z, z, false, z === here));
   const lang = LOCALES.includes(navigator.language) ? navigator.language : 'en-GB';
@@ -546,7 +574,10 @@ function wire() {
     e.preventDefault();
     void save();
   });
-  for (const [btn, box] of [['copy-curl', 'curl'], ['copy-sdk', 'sdk']]) {
+  for (const [btn, box] of [
+    ['copy-curl', 'curl'],
+    ['copy-sdk', 'sdk'],
+  ]) {
     $(btn).addEventListener('click', () => {
       const text = /** @type {HTMLTextAreaElement} */ ($(box)).value;
       navigator.clipboard?.writeText(text).catch(() => /** @type {HTMLTextAreaElement} */ ($(box)).select());

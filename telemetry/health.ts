@@ -53,4 +53,3 @@ export function onReadinessReport(fn: (report: ReadinessReport) => void): void {
 function redact(message: string): string {
   return message.replace(/\/\/[^/@\s]*@/g, '//').slice(0, 500);
 }
-

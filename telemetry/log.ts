@@ -44,5 +44,10 @@ export function installProcessLogger(logger: Logger): void {
 
 /** True for a pino logger (as opposed to Fastify logger options). */
 export function isLogger(value: unknown): value is Logger {
-  return typeof value === 'object' && value !== null && typeof (value as Logger).child === 'function' && typeof (value as Logger).info === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Logger).child === 'function' &&
+    typeof (value as Logger).info === 'function'
+  );
 }

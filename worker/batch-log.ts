@@ -21,9 +21,24 @@ export function failedRowsLog(db: Db, log: Logger): ActivityInterceptorsFactory 
         if (typeof failed !== 'number' || failed === 0 || !chunk?.run) return result;
         const { run, firstRow, count } = chunk;
         try {
-          const page = await listBatchRows(db, run.subscriptionId, run.batchId, { status: 'failed', fromRow: firstRow, top: count, skip: 0 });
+          const page = await listBatchRows(db, run.subscriptionId, run.batchId, {
+            status: 'failed',
+            fromRow: firstRow,
+            top: count,
+            skip: 0,
+          });
           for (const r of page.rows.filter((x) => x.row < firstRow + count)) {
-            rows.info({ batchId: run.batchId, subscriptionId: run.subscriptionId, workflowId: run.workflowId, row: r.row, code: r.code, reason: r.message }, 'batch row failed');
+            rows.info(
+              {
+                batchId: run.batchId,
+                subscriptionId: run.subscriptionId,
+                workflowId: run.workflowId,
+                row: r.row,
+                code: r.code,
+                reason: r.message,
+              },
+              'batch row failed',
+            );
           }
         } catch (err) {
           rows.warn({ batchId: run.batchId, err }, 'could not read the failed rows of a batch chunk to log them');

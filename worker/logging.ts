@@ -8,20 +8,28 @@ import { makeTelemetryFilterString, type ActivityInterceptorsFactory } from '@te
 import { errorRegistry, isErrorCode } from '../core/errors.ts';
 import type { Logger } from '../telemetry/log.ts';
 
-const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
 
 /** The core's log filter for a process logging at `pinoLevel`. The SDK reports routine state changes at
  *  INFO, which this log files under debug (see temporalLogger): at info and warn the core sends WARN and
  *  up, at debug its INFO, at trace its DEBUG; the crates below it (gRPC, HTTP) never below WARN. */
 export function coreLogFilter(pinoLevel: string): string {
-  const core: LogLevel = pinoLevel === 'trace' ? 'DEBUG' : pinoLevel === 'debug' ? 'INFO' : pinoLevel === 'info' || pinoLevel === 'warn' ? 'WARN' : 'ERROR';
+  const core: LogLevel =
+    pinoLevel === 'trace' ? 'DEBUG' : pinoLevel === 'debug' ? 'INFO' : pinoLevel === 'info' || pinoLevel === 'warn' ? 'WARN' : 'ERROR';
   return makeTelemetryFilterString({ core, other: core === 'ERROR' ? 'ERROR' : 'WARN' });
 }
 
 /** The caller's mistake an error is, if it is one: its error code and message. */
 export function callerMistake(error: unknown): { code: string; message: string } | undefined {
   for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    if (e instanceof ApplicationFailure && isErrorCode(e.type) && errorRegistry[e.type].status < 500) return { code: e.type, message: e.message };
+    if (e instanceof ApplicationFailure && isErrorCode(e.type) && errorRegistry[e.type].status < 500)
+      return { code: e.type, message: e.message };
   }
   return undefined;
 }
@@ -92,7 +100,11 @@ export function temporalLogger(logger: Logger, component = 'worker'): TemporalLo
 }
 
 /** Finds `subscriptionId` and `operationId` in an activity's input (the steps carry them, nested a level or two). */
-function idsOfInput(value: unknown, depth = 0, found: { subscriptionId?: string; operationId?: string } = {}): { subscriptionId?: string; operationId?: string } {
+function idsOfInput(
+  value: unknown,
+  depth = 0,
+  found: { subscriptionId?: string; operationId?: string } = {},
+): { subscriptionId?: string; operationId?: string } {
   if (value === null || typeof value !== 'object' || depth > 3) return found;
   for (const [k, v] of Object.entries(value)) {
     if ((k === 'subscriptionId' || k === 'operationId') && typeof v === 'string') found[k] ??= v;

@@ -18,7 +18,11 @@ function withoutTimeout(options: RunOptions): RunOptions {
 }
 
 const runInContext = vm.Script.prototype.runInContext;
-vm.Script.prototype.runInContext = function runInContextWithoutWatchdog(this: vm.Script, context: vm.Context, options?: vm.RunningScriptOptions) {
+vm.Script.prototype.runInContext = function runInContextWithoutWatchdog(
+  this: vm.Script,
+  context: vm.Context,
+  options?: vm.RunningScriptOptions,
+) {
   return runInContext.call(this, context, withoutTimeout(options) as vm.RunningScriptOptions | undefined);
 };
 const runCodeInContext = vm.runInContext;

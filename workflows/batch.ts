@@ -26,14 +26,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import {
-  ADMISSION_CHECK_ROWS,
-  type BatchInput,
-  batchTaskQueue,
-  batchWorkflowId,
-  type PreparedBatch,
-  runOf,
-} from '../core/batch.ts';
+import { ADMISSION_CHECK_ROWS, type BatchInput, batchTaskQueue, batchWorkflowId, type PreparedBatch, runOf } from '../core/batch.ts';
 import { errorEnvelope, successEnvelope } from '../core/envelope.ts';
 import type { InnerError } from '../core/errors.ts';
 import { renderFailure } from '../core/failures.ts';
@@ -49,7 +42,9 @@ export type AdmissionResult = { accepted: true; rowsTotal: number; workflowId: s
 export async function batchAdmission(input: BatchInput): Promise<AdmissionResult> {
   const workflowId = batchWorkflowId(input.batchId);
   const prepared = await local.prepareBatch.executeWithOptions(
-    { summary: `read the rows of ${input.data.loadMethod}:${input.data.urn}; copy the template; merge and name the first ${ADMISSION_CHECK_ROWS} rows` },
+    {
+      summary: `read the rows of ${input.data.loadMethod}:${input.data.urn}; copy the template; merge and name the first ${ADMISSION_CHECK_ROWS} rows`,
+    },
     [{ batch: input, workflowId, checkRows: ADMISSION_CHECK_ROWS, maxRows: input.tuning.maxRows }],
   );
   if (!prepared.ok) return { accepted: false, problems: prepared.problems };
@@ -65,7 +60,9 @@ export async function batchAdmission(input: BatchInput): Promise<AdmissionResult
       `**batch** ${input.batchId} · **subscription** ${input.run.subscriptionId} · **user** ${input.run.userId}`,
       `**rows** ${prepared.prepared.rowsTotal} from ${input.data.loadMethod}:${input.data.urn}, ${input.tuning.chunkRows} per chunk, ${input.tuning.window} chunks at once`,
       `**document** ${input.document.name} as ${input.document.fileFormat}${input.document.deliveryMethod ? ` to ${input.document.deliveryMethod}:${input.document.path}` : ' (combined output only)'}`,
-      ...(input.combined ? [`**combined** ${input.combined.name} (${input.combined.format}) to ${input.combined.deliveryMethod}:${input.combined.path}`] : []),
+      ...(input.combined
+        ? [`**combined** ${input.combined.name} (${input.combined.format}) to ${input.combined.deliveryMethod}:${input.combined.path}`]
+        : []),
     ].join('\n'),
   });
   return { accepted: true, rowsTotal: prepared.prepared.rowsTotal, workflowId };
@@ -115,7 +112,9 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
     const chunksRunning = [...running].sort((a, b) => a - b).map((p) => p + 1);
     setCurrentDetails(
       [
-        rows ? `**rows** ${rows.done + rows.failed} of ${prepared.rowsTotal} (${rows.done} done, ${rows.failed} failed)` : `**rows** ${prepared.rowsTotal}, none ended in this run yet`,
+        rows
+          ? `**rows** ${rows.done + rows.failed} of ${prepared.rowsTotal} (${rows.done} done, ${rows.failed} failed)`
+          : `**rows** ${prepared.rowsTotal}, none ended in this run yet`,
         `chunk${chunksRunning.length === 1 ? '' : 's'} ${chunksRunning.join(', ') || 'none'} of ${prepared.pages} running: rows so far in each one's heartbeat (Pending Activities)`,
       ].join(' · '),
     );
@@ -157,9 +156,10 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
     if (next < prepared.pages && !stop) await continueAsNew<typeof generateBatch>({ batch, prepared, nextPage: next });
     let combined: BatchOutcome['combined'];
     if (batch.combined && !stop) {
-      combined = await combine.combineBatch.executeWithOptions({ summary: `combined ${batch.combined.format}: ${batch.combined.name} to ${batch.combined.deliveryMethod}:${batch.combined.path}` }, [
-        { run, combined: batch.combined },
-      ]);
+      combined = await combine.combineBatch.executeWithOptions(
+        { summary: `combined ${batch.combined.format}: ${batch.combined.name} to ${batch.combined.deliveryMethod}:${batch.combined.path}` },
+        [{ run, combined: batch.combined }],
+      );
     }
     return await finish(state, stop ? 'stopped' : 'completed', combined, stop);
   } catch (err) {
@@ -177,11 +177,23 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
 }
 
 /** The batch's end: its status recorded, its uploads consumed, its scratch removed, the callback sent. */
-async function finish(state: BatchState, status: BatchOutcome['status'], combined?: BatchOutcome['combined'], error?: { code: string; message: string }): Promise<BatchOutcome> {
+async function finish(
+  state: BatchState,
+  status: BatchOutcome['status'],
+  combined?: BatchOutcome['combined'],
+  error?: { code: string; message: string },
+): Promise<BatchOutcome> {
   const { batch } = state;
   const info = workflowInfo();
   const ended = await local.finishBatch.executeWithOptions({ summary: `batch ${status}: consume uploads, remove scratch` }, [
-    { subscriptionId: batch.run.subscriptionId, batchId: batch.batchId, workflowId: info.workflowId, status, ...(error ? { error } : {}), uploads: batch.uploads },
+    {
+      subscriptionId: batch.run.subscriptionId,
+      batchId: batch.batchId,
+      workflowId: info.workflowId,
+      status,
+      ...(error ? { error } : {}),
+      uploads: batch.uploads,
+    },
   ]);
   const outcome: BatchOutcome = {
     status: ended.status === 'running' ? status : ended.status,
@@ -189,7 +201,17 @@ async function finish(state: BatchState, status: BatchOutcome['status'], combine
     rowsDone: ended.rowsDone,
     rowsFailed: ended.rowsFailed,
     pages: ended.pages,
-    ...(combined ? { combined } : ended.combined?.urn ? { combined: { urn: ended.combined.urn, name: ended.combined.name, ...(ended.combined.pages !== undefined ? { pages: ended.combined.pages } : {}) } } : {}),
+    ...(combined
+      ? { combined }
+      : ended.combined?.urn
+        ? {
+            combined: {
+              urn: ended.combined.urn,
+              name: ended.combined.name,
+              ...(ended.combined.pages !== undefined ? { pages: ended.combined.pages } : {}),
+            },
+          }
+        : {}),
   };
   setCurrentDetails(`**${outcome.status}** · ${outcome.rowsDone} done, ${outcome.rowsFailed} failed of ${outcome.rowsTotal} rows`);
   if (batch.callback) {
@@ -212,14 +234,22 @@ async function finish(state: BatchState, status: BatchOutcome['status'], combine
     };
     const body =
       status === 'failed'
-        ? errorEnvelope(500, error?.message ?? 'the batch failed', [{ code: error?.code ?? 'FUNCTION_EXECUTION_ERROR', message: error?.message ?? '', userMessage: error?.message ?? '' }], tail)
+        ? errorEnvelope(
+            500,
+            error?.message ?? 'the batch failed',
+            [{ code: error?.code ?? 'FUNCTION_EXECUTION_ERROR', message: error?.message ?? '', userMessage: error?.message ?? '' }],
+            tail,
+          )
         : successEnvelope(201, summary, tail, {
             consumption: [
               { dimension: 'pages-generated', value: outcome.pages },
               { dimension: 'documents-generated', value: outcome.rowsDone },
             ],
           });
-    const delivered = await deliverCallback({ subscriptionId: batch.run.subscriptionId, ...batch.callback }, JSON.stringify(status === 'failed' ? { ...body, ...summary } : body));
+    const delivered = await deliverCallback(
+      { subscriptionId: batch.run.subscriptionId, ...batch.callback },
+      JSON.stringify(status === 'failed' ? { ...body, ...summary } : body),
+    );
     if (!delivered.delivered && status !== 'cancelled') {
       throw ApplicationFailure.create({
         type: 'CALLBACK_NOT_DELIVERED',

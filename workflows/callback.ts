@@ -50,7 +50,9 @@ export async function deliverCallback(plan: CallbackPlan, body: string): Promise
     // Retry-After can only lengthen the planned wait, never shorten it.
     const wait = Math.max(plan.scheduleMs[i] ?? 0, i === 0 ? 0 : retryAfterMs);
     if (wait > 0) {
-      await sleep(wait, { summary: `wait ${human(wait)} before callback attempt ${i + 1}/${total}${retryAfterMs > (plan.scheduleMs[i] ?? 0) ? ' (Retry-After)' : ''}` });
+      await sleep(wait, {
+        summary: `wait ${human(wait)} before callback attempt ${i + 1}/${total}${retryAfterMs > (plan.scheduleMs[i] ?? 0) ? ' (Retry-After)' : ''}`,
+      });
     }
     try {
       last = await callbackAttempt.executeWithOptions({ summary: `callback attempt ${i + 1}/${total}: POST ${plan.url}` }, [
@@ -66,5 +68,10 @@ export async function deliverCallback(plan: CallbackPlan, body: string): Promise
     if (last.outcome === 'stop') return { delivered: false, attempts: i + 1, ...status, reason: last.reason };
     retryAfterMs = last.retryAfterMs ?? 0;
   }
-  return { delivered: false, attempts: total, ...(last.status !== undefined ? { status: last.status } : {}), reason: `gave up after ${total} attempts: ${last.reason}` };
+  return {
+    delivered: false,
+    attempts: total,
+    ...(last.status !== undefined ? { status: last.status } : {}),
+    reason: `gave up after ${total} attempts: ${last.reason}`,
+  };
 }

@@ -2,7 +2,14 @@
 // 6 with the body the synchronous operation would have answered: the 201 success envelope, or the error
 // envelope (no result, no consumption). The body is built once, so every attempt sends the same bytes.
 // A callback that could not be delivered fails the run, so operators find it under status Failed.
-import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { errorRegistry, innerError } from '../core/errors.ts';
 import { type EnvelopeTail, errorEnvelope, generatedData, successEnvelope } from '../core/envelope.ts';
 import { renderFailure } from '../core/failures.ts';

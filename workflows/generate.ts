@@ -46,7 +46,11 @@ export async function runGeneration(input: GenerateInput, conversionQueue: Conve
 }
 
 /** The document recorded, and the merge's warnings (the tags that rendered empty for want of data). */
-async function generate(input: GenerateInput, conversionQueue: ConversionQueue, scratch: BlobRef[]): Promise<{ recorded: Recorded; warnings: MergeWarnings }> {
+async function generate(
+  input: GenerateInput,
+  conversionQueue: ConversionQueue,
+  scratch: BlobRef[],
+): Promise<{ recorded: Recorded; warnings: MergeWarnings }> {
   // The document's urn: the run's first random draw, so the same value in every execution of the run, and
   // chosen here, not in an activity, so that a retried write finds or overwrites the same file.
   const urn = uuid4();
@@ -54,7 +58,11 @@ async function generate(input: GenerateInput, conversionQueue: ConversionQueue, 
   let output: BlobRef;
   let warnings: MergeWarnings;
   try {
-    const { merged, scratch: prepareScratch, ...merge } = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [
+    const {
+      merged,
+      scratch: prepareScratch,
+      ...merge
+    } = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [
       { ...prepareInput(input), ...(read ? { read } : {}) },
     ]);
     scratch.push(...prepareScratch);
@@ -78,22 +86,37 @@ async function generate(input: GenerateInput, conversionQueue: ConversionQueue, 
     }
     throw err;
   }
-  const recorded = await writeAndRecord(writeInput(input, urn, output, scratch), { write: 'deliver', what: 'record document and metering; consume uploads' });
+  const recorded = await writeAndRecord(writeInput(input, urn, output, scratch), {
+    write: 'deliver',
+    what: 'record document and metering; consume uploads',
+  });
   return { recorded, warnings };
 }
 
 /** Whether the run reads a template, related item or data file at a remote location. */
 function readsRemotely({ run, template, data }: GenerateInput): boolean {
-  return (!template.url && isRemote(run, template.loadMethod)) || (template.relatedItems ?? []).some((i) => isRemote(run, i.loadMethod)) || isRemote(run, data.loadMethod);
+  return (
+    (!template.url && isRemote(run, template.loadMethod)) ||
+    (template.relatedItems ?? []).some((i) => isRemote(run, i.loadMethod)) ||
+    isRemote(run, data.loadMethod)
+  );
 }
 
 /** The outcome an earlier execution of this run recorded at `urn` (its record and metering), or undefined. */
 async function recordedBefore(input: GenerateInput, urn: string): Promise<Recorded | undefined> {
   const { run, document } = input;
-  const found = await steps.recordedOutcome.executeWithOptions({ summary: `find the record an earlier execution made at ${document.deliveryMethod}:${urn}` }, [{ run, urn }]);
+  const found = await steps.recordedOutcome.executeWithOptions(
+    { summary: `find the record an earlier execution made at ${document.deliveryMethod}:${urn}` },
+    [{ run, urn }],
+  );
   if (!found) return undefined;
   const pages = found.consumption.find((c) => c.dimension === 'pages-generated')?.value ?? 0;
-  return { written: { urn, name: found.name, path: found.path }, pages, documentGuid: found.documentGuid, consumption: generatedConsumption(pages) };
+  return {
+    written: { urn, name: found.name, path: found.path },
+    pages,
+    documentGuid: found.documentGuid,
+    consumption: generatedConsumption(pages),
+  };
 }
 
 /** The template, related items and data that are at a remote location (a drive), read before the local
@@ -106,7 +129,10 @@ async function readRemote(input: GenerateInput, scratch: BlobRef[]): Promise<Pre
   const reads: { put: (ref: BlobRef, read: PrepareRead) => void; ref: Promise<BlobRef> }[] = [];
   const { relatedItems, name: _name, ...main } = template;
   if (!template.url && isRemote(run, template.loadMethod)) {
-    const ref = transfers.resolveTemplate.executeWithOptions({ summary: `read template ${template.name ?? template.urn} from ${template.loadMethod}` }, [{ run, template: main }]);
+    const ref = transfers.resolveTemplate.executeWithOptions(
+      { summary: `read template ${template.name ?? template.urn} from ${template.loadMethod}` },
+      [{ run, template: main }],
+    );
     reads.push({ ref, put: (r, read) => (read.template = r) });
   }
   for (const [i, item] of (relatedItems ?? []).entries()) {
@@ -118,7 +144,10 @@ async function readRemote(input: GenerateInput, scratch: BlobRef[]): Promise<Pre
     reads.push({ ref, put: (r, read) => ((read.related ??= {})[name] = r) });
   }
   if (isRemote(run, data.loadMethod)) {
-    reads.push({ ref: transfers.loadData.executeWithOptions({ summary: `read ${dataSummary(input)}` }, [{ run, data }]), put: (r, read) => (read.data = r) });
+    reads.push({
+      ref: transfers.loadData.executeWithOptions({ summary: `read ${dataSummary(input)}` }, [{ run, data }]),
+      put: (r, read) => (read.data = r),
+    });
   }
   if (reads.length === 0) return undefined;
   const settled = await Promise.allSettled(reads.map((r) => r.ref));
@@ -147,9 +176,21 @@ async function nativeMerge(input: GenerateInput, merge: { images: boolean }, scr
   const urn = uuid4();
   const written = await movingSteps(run, template.loadMethod).nativeMerge.executeWithOptions(
     { summary: `native merge of ${template.loadMethod}:${template.urn} into ${document.deliveryMethod}:${document.path}` },
-    [{ run, urn, template: { urn: template.urn, loadMethod: template.loadMethod, fileFormat: template.fileFormat }, data, images: merge.images, target: document }],
+    [
+      {
+        run,
+        urn,
+        template: { urn: template.urn, loadMethod: template.loadMethod, fileFormat: template.fileFormat },
+        data,
+        images: merge.images,
+        target: document,
+      },
+    ],
   );
-  return writeAndRecord({ ...writeInput(input, urn, data, scratch), written, pages: written.pages }, { what: 'record document and metering; consume uploads' });
+  return writeAndRecord(
+    { ...writeInput(input, urn, data, scratch), written, pages: written.pages },
+    { what: 'record document and metering; consume uploads' },
+  );
 }
 
 function prepareInput(input: GenerateInput) {
@@ -158,7 +199,9 @@ function prepareInput(input: GenerateInput) {
   return {
     run,
     template: main,
-    ...(relatedItems?.length ? { related: relatedItems.map((item, i) => ({ name: item.name, field: `template.relatedItems[${i}]`, template: item })) } : {}),
+    ...(relatedItems?.length
+      ? { related: relatedItems.map((item, i) => ({ name: item.name, field: `template.relatedItems[${i}]`, template: item })) }
+      : {}),
     data,
     merge: {
       outputKey: `scratch/${workflowInfo().workflowId}/merged.${template.fileFormat}`,
@@ -183,24 +226,34 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
   const from = input.template.fileFormat;
   const to = input.document.fileFormat;
   const { pdf, csv } = input.document.saveOptions ?? {};
-  return conversion(queue).convertDocument.executeWithOptions({ summary: `convert ${from} to ${to}${pdf?.conformance ? ` (${pdf.conformance})` : ''}` }, [
-    {
-      source,
-      from,
-      to,
-      outputKey: `scratch/${workflowInfo().workflowId}/output.${to}`,
-      contentType: contentTypeOf(to),
-      ...(pdf ? { pdf } : {}),
-      ...(csv ? { csv } : {}),
-      ...(input.data.embedded ? { embedded: customProperties(input.data.embedded) } : {}),
-      subscriptionId: input.run.subscriptionId,
-      ...(input.run.callerDeadline !== undefined ? { abandonAt: input.run.callerDeadline } : {}),
-    },
-  ]);
+  return conversion(queue).convertDocument.executeWithOptions(
+    { summary: `convert ${from} to ${to}${pdf?.conformance ? ` (${pdf.conformance})` : ''}` },
+    [
+      {
+        source,
+        from,
+        to,
+        outputKey: `scratch/${workflowInfo().workflowId}/output.${to}`,
+        contentType: contentTypeOf(to),
+        ...(pdf ? { pdf } : {}),
+        ...(csv ? { csv } : {}),
+        ...(input.data.embedded ? { embedded: customProperties(input.data.embedded) } : {}),
+        subscriptionId: input.run.subscriptionId,
+        ...(input.run.callerDeadline !== undefined ? { abandonAt: input.run.callerDeadline } : {}),
+      },
+    ],
+  );
 }
 
 function writeInput(input: GenerateInput, urn: string, source: BlobRef, scratch: BlobRef[]): WriteAndRecordInput {
-  return { run: input.run, urn, source, target: input.document, metering: 'generated', end: { uploads: input.uploads, scratch: [...scratch] } };
+  return {
+    run: input.run,
+    urn,
+    source,
+    target: input.document,
+    metering: 'generated',
+    end: { uploads: input.uploads, scratch: [...scratch] },
+  };
 }
 
 function prepareSummary(input: GenerateInput): string {
@@ -219,7 +272,14 @@ function resultOf(input: GenerateInput, recorded: Recorded, warnings: MergeWarni
   const { document } = input;
   const { uri, links } = recorded.written;
   return {
-    document: { deliveryMethod: document.deliveryMethod, name: recorded.written.name, fileFormat: document.fileFormat, urn: recorded.written.urn, ...(uri ? { uri } : {}), ...links },
+    document: {
+      deliveryMethod: document.deliveryMethod,
+      name: recorded.written.name,
+      fileFormat: document.fileFormat,
+      urn: recorded.written.urn,
+      ...(uri ? { uri } : {}),
+      ...links,
+    },
     documentGuid: recorded.documentGuid,
     consumption: recorded.consumption,
     ...warnings,
@@ -235,9 +295,10 @@ async function endRun(input: GenerateInput, scratch: BlobRef[]): Promise<void> {
   try {
     // A cancelled run ends too: outside the cancellation, or the step would be cancelled before it ran.
     await CancellationScope.nonCancellable(() =>
-      steps.endRun.executeWithOptions({ summary: `consume uploads${uploads.length ? ` ${uploads.join(', ')}` : ''}; discard scratch files` }, [
-        { run: input.run, uploads, scratch },
-      ]),
+      steps.endRun.executeWithOptions(
+        { summary: `consume uploads${uploads.length ? ` ${uploads.join(', ')}` : ''}; discard scratch files` },
+        [{ run: input.run, uploads, scratch }],
+      ),
     );
   } catch {
     // The original outcome stands; the upload sweep and the scratch sweep remove what this step could not.

@@ -53,7 +53,9 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
         target,
         field: 'targetDocument',
         ...(embedded ? { embedded } : {}),
-        ...(copyOrMove ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation as 'copy' | 'move' } } : {}),
+        ...(copyOrMove
+          ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation as 'copy' | 'move' } }
+          : {}),
         metering: 'managed',
         // A move carries the record over to the new file.
         ...(input.operation === 'move' ? { movedFrom: source.urn } : {}),
@@ -68,7 +70,14 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     if (source.remove !== 'none' && !recorded.written.movedSource) await removeSource(input, input.operation !== 'move');
     const { uri, links } = recorded.written;
     return {
-      document: { deliveryMethod: target.deliveryMethod, name: recorded.written.name, fileFormat: target.fileFormat, urn: recorded.written.urn, ...(uri ? { uri } : {}), ...links },
+      document: {
+        deliveryMethod: target.deliveryMethod,
+        name: recorded.written.name,
+        fileFormat: target.fileFormat,
+        urn: recorded.written.urn,
+        ...(uri ? { uri } : {}),
+        ...links,
+      },
       documentGuid: recorded.documentGuid,
       consumption: recorded.consumption,
     };
@@ -108,36 +117,53 @@ function convert(input: ManageInput, target: Target, source: BlobRef): Promise<B
 /** Delete: no target. Only locations that can delete get here (the API refuses the others). */
 async function deleteSource(input: ManageInput, found: SourceFile): Promise<ManageResult> {
   const { run, source } = input;
-  const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [{ blob: found.blob, fileFormat: source.fileFormat, subscriptionId: run.subscriptionId }]);
-  const consumption = managedConsumption(pages);
-  const { documentGuid } = await movingSteps(run, source.loadMethod).removeSource.executeWithOptions({ summary: `${source.remove} ${source.loadMethod}:${source.urn}` }, [
-    { run, source, markRecordDeleted: true, consumption },
+  const pages = await steps.measure.executeWithOptions({ summary: 'count pages' }, [
+    { blob: found.blob, fileFormat: source.fileFormat, subscriptionId: run.subscriptionId },
   ]);
-  return { document: { deliveryMethod: source.loadMethod, name: found.name, fileFormat: source.fileFormat, urn: source.urn }, documentGuid: documentGuid ?? '', consumption };
+  const consumption = managedConsumption(pages);
+  const { documentGuid } = await movingSteps(run, source.loadMethod).removeSource.executeWithOptions(
+    { summary: `${source.remove} ${source.loadMethod}:${source.urn}` },
+    [{ run, source, markRecordDeleted: true, consumption }],
+  );
+  return {
+    document: { deliveryMethod: source.loadMethod, name: found.name, fileFormat: source.fileFormat, urn: source.urn },
+    documentGuid: documentGuid ?? '',
+    consumption,
+  };
 }
 
 function removeSource(input: ManageInput, markRecordDeleted: boolean) {
   const { run, source } = input;
-  return movingSteps(run, source.loadMethod).removeSource.executeWithOptions({ summary: `${source.remove} source ${source.loadMethod}:${source.urn}` }, [
-    { run, source, markRecordDeleted },
-  ]);
+  return movingSteps(run, source.loadMethod).removeSource.executeWithOptions(
+    { summary: `${source.remove} source ${source.loadMethod}:${source.urn}` },
+    [{ run, source, markRecordDeleted }],
+  );
 }
 
 /** The outcome of an earlier execution of this operation whose workflow task was lost after its record:
  *  its record (at the urn this run chose) and its metering, once the removal it may not have finished is
  *  done (removing again what is gone is a no-op). Undefined when it never recorded: then the failure stands. */
 async function recordedOutcome(input: ManageInput, target: Target, urn: string): Promise<ManageResult | undefined> {
-  const found = await steps.recordedOutcome.executeWithOptions({ summary: `find the record an earlier execution made at ${target.deliveryMethod}:${urn}` }, [{ run: input.run, urn }]);
+  const found = await steps.recordedOutcome.executeWithOptions(
+    { summary: `find the record an earlier execution made at ${target.deliveryMethod}:${urn}` },
+    [{ run: input.run, urn }],
+  );
   if (!found) return undefined;
   if (input.source.remove !== 'none') await removeSource(input, input.operation !== 'move');
   const pages = found.consumption.find((c) => c.dimension === 'pages-managed')?.value ?? 0;
-  return { document: { deliveryMethod: target.deliveryMethod, name: found.name, fileFormat: target.fileFormat, urn }, documentGuid: found.documentGuid, consumption: managedConsumption(pages) };
+  return {
+    document: { deliveryMethod: target.deliveryMethod, name: found.name, fileFormat: target.fileFormat, urn },
+    documentGuid: found.documentGuid,
+    consumption: managedConsumption(pages),
+  };
 }
 
 async function discard(input: ManageInput, scratch: BlobRef[]): Promise<void> {
   try {
     // A cancelled run discards too (outside the cancellation, or the step would be cancelled unrun).
-    await CancellationScope.nonCancellable(() => steps.endRun.executeWithOptions({ summary: 'discard scratch files' }, [{ run: input.run, uploads: [], scratch }]));
+    await CancellationScope.nonCancellable(() =>
+      steps.endRun.executeWithOptions({ summary: 'discard scratch files' }, [{ run: input.run, uploads: [], scratch }]),
+    );
   } catch {
     // The scratch sweep removes what this step could not.
   }

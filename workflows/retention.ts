@@ -39,7 +39,10 @@ export async function uploadSweeper(input: UploadSweeperInput): Promise<never> {
     changed = false;
     for (;;) {
       const { batch } = settings;
-      const { erased } = await steps.sweepUploads.executeWithOptions({ summary: 'erase uploads whose retention period is over, and scratch files older than the longest run' }, [{ limit: batch }]);
+      const { erased } = await steps.sweepUploads.executeWithOptions(
+        { summary: 'erase uploads whose retention period is over, and scratch files older than the longest run' },
+        [{ limit: batch }],
+      );
       if (erased < batch) break;
     }
     await condition(() => changed, settings.intervalMs);

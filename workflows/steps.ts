@@ -75,12 +75,20 @@ export async function writeAndRecord(input: WriteAndRecordInput, summary: { what
   const to = `${target.deliveryMethod}:${target.path}`;
   if (input.written) return steps.writeAndRecord.executeWithOptions({ summary: summary.what }, [input]);
   if (!isRemote(run, target.deliveryMethod)) {
-    return steps.writeAndRecord.executeWithOptions({ summary: `count pages; ${summary.write ?? 'write'} ${target.name} to ${to}; ${summary.what}` }, [input]);
+    return steps.writeAndRecord.executeWithOptions(
+      { summary: `count pages; ${summary.write ?? 'write'} ${target.name} to ${to}; ${summary.what}` },
+      [input],
+    );
   }
   const pages =
     input.pages ??
     (await steps.measure.executeWithOptions({ summary: 'count pages' }, [
-      { blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId, ...(run.callerDeadline !== undefined ? { abandonAt: run.callerDeadline } : {}) },
+      {
+        blob: input.source,
+        fileFormat: target.fileFormat,
+        subscriptionId: run.subscriptionId,
+        ...(run.callerDeadline !== undefined ? { abandonAt: run.callerDeadline } : {}),
+      },
     ]));
   const { pages: _pages, metering: _metering, movedFrom: _movedFrom, initiatorEmail: _initiatorEmail, end: _end, ...write } = input;
   const written = await transfers.deliver.executeWithOptions({ summary: `${summary.write ?? 'write'} ${target.name} to ${to}` }, [write]);

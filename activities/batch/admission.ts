@@ -71,7 +71,10 @@ export function admission(deps: BatchDeps, rows: RowSteps) {
           deliveryMethod: batch.document.deliveryMethod ?? '',
           ...(batch.combined ? { combinedFormat: batch.combined.format } : {}),
         });
-        return { ok: true, prepared: { rowsTotal, pages: Math.ceil(rowsTotal / batch.tuning.chunkRows), template, ...(related ? { related } : {}) } };
+        return {
+          ok: true,
+          prepared: { rowsTotal, pages: Math.ceil(rowsTotal / batch.tuning.chunkRows), template, ...(related ? { related } : {}) },
+        };
       }
     } catch (err) {
       await discard(deps, scratch);
@@ -102,7 +105,13 @@ export function admission(deps: BatchDeps, rows: RowSteps) {
   }
 
   /** Streams the rows of `source` into pages (JSON Lines blobs of chunkRows rows); returns the row count. */
-  async function readIntoPages(source: BlobRef, batch: BatchInput, workflowId: string, maxRows: number, seen: (row: Row) => void): Promise<number> {
+  async function readIntoPages(
+    source: BlobRef,
+    batch: BatchInput,
+    workflowId: string,
+    maxRows: number,
+    seen: (row: Row) => void,
+  ): Promise<number> {
     const reader = new RowReader({
       ...(batch.data.rowsFormat ? { format: batch.data.rowsFormat } : {}),
       ...(batch.data.rowsPath !== undefined ? { rowsPath: batch.data.rowsPath } : {}),
@@ -126,10 +135,12 @@ export function admission(deps: BatchDeps, rows: RowSteps) {
     };
     const decoder = new TextDecoder('utf-8', { fatal: true });
     try {
-      for await (const chunk of await deps.blobs.createReadStream(source.key)) await take(reader.push(decoder.decode(chunk as Buffer, { stream: true })));
+      for await (const chunk of await deps.blobs.createReadStream(source.key))
+        await take(reader.push(decoder.decode(chunk as Buffer, { stream: true })));
       await take(reader.push(decoder.decode()));
     } catch (err) {
-      if (err instanceof TypeError && /encoded data|decode/i.test(err.message)) throw new RowsError(`data.urn ${batch.data.urn} is not UTF-8 text`);
+      if (err instanceof TypeError && /encoded data|decode/i.test(err.message))
+        throw new RowsError(`data.urn ${batch.data.urn} is not UTF-8 text`);
       throw err;
     }
     await take(reader.end());

@@ -54,12 +54,21 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
     const resumeAfter = Number(before?.lastRow ?? 0);
     const recorded = await recordedRows(deps.db, run.subscriptionId, run.batchId, input.firstRow, last);
     const page = await deps.blobs.get(batchPageKey(run.workflowId, input.page));
-    const lines = text.decode(page).split('\n').filter((l) => l !== '');
-    if (lines.length !== input.count) throw new Error(`page ${input.page} of batch ${run.batchId} holds ${lines.length} rows, not ${input.count}`);
+    const lines = text
+      .decode(page)
+      .split('\n')
+      .filter((l) => l !== '');
+    if (lines.length !== input.count)
+      throw new Error(`page ${input.page} of batch ${run.batchId} holds ${lines.length} rows, not ${input.count}`);
     const result = { done: 0, failed: 0 };
     let lastRow = Math.max(resumeAfter, input.firstRow - 1);
     const failedBefore = Number(before?.failed ?? 0);
-    const details = (): ChunkHeartbeat => ({ lastRow, recorded: lastRow - input.firstRow + 1, of: input.count, failed: failedBefore + result.failed });
+    const details = (): ChunkHeartbeat => ({
+      lastRow,
+      recorded: lastRow - input.firstRow + 1,
+      of: input.count,
+      failed: failedBefore + result.failed,
+    });
     // At once (the first heartbeat is sent unthrottled: the UI shows the chunk's place and size), and also
     // while one row takes long (a slow conversion).
     if (ctx) heartbeat(ctx, details());
@@ -70,7 +79,8 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
         if (rowNumber <= resumeAfter || recorded.has(rowNumber)) continue;
         // Cancelled (the batch was cancelled, or the worker is stopping): stop before a row starts; a row
         // whose write has begun is finished below, so nothing is left half-written.
-        if (signal?.aborted) throw ApplicationFailure.create({ type: 'CANCELLED', message: 'the batch chunk was cancelled', nonRetryable: false });
+        if (signal?.aborted)
+          throw ApplicationFailure.create({ type: 'CANCELLED', message: 'the batch chunk was cancelled', nonRetryable: false });
         // A cancel asked for through the API is read here, between rows: Temporal's cancellation reaches
         // the chunk only with a heartbeat's answer (throttled), by when many rows would have started.
         if (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId)) break;

@@ -52,7 +52,8 @@ export function combining(deps: BatchDeps) {
         try {
           pages = (await mergePdfFiles(files, out, { workDir: dir, ...(ctx ? { signal: ctx.cancellationSignal } : {}) })).pages;
         } catch (err) {
-          if (err instanceof PdfMergeError && !err.retryable) throw callerFailure(err.message.includes('qpdf on the worker') ? 'NOT_SUPPORTED' : 'VALIDATION_ERROR', err.message);
+          if (err instanceof PdfMergeError && !err.retryable)
+            throw callerFailure(err.message.includes('qpdf on the worker') ? 'NOT_SUPPORTED' : 'VALIDATION_ERROR', err.message);
           throw err;
         }
         const expected = rows.reduce((n, r) => n + r.pages, 0);
@@ -72,7 +73,11 @@ export function combining(deps: BatchDeps) {
         metering: 'none',
         end: { uploads: [], scratch: [] },
       });
-      await setBatchCombined(deps.db, run.subscriptionId, run.batchId, { urn: written.urn, name: written.name, ...(pages !== undefined ? { pages } : {}) });
+      await setBatchCombined(deps.db, run.subscriptionId, run.batchId, {
+        urn: written.urn,
+        name: written.name,
+        ...(pages !== undefined ? { pages } : {}),
+      });
       return { urn: written.urn, name: written.name, ...(pages !== undefined ? { pages } : {}) };
     } finally {
       stopBeating();

@@ -20,9 +20,12 @@ export interface FinishBatchInput {
 }
 
 export function finishing(deps: BatchDeps) {
-  async function finishBatch(input: FinishBatchInput): Promise<Batch & { firstFailures: { row: number; code: string; message: string }[] }> {
+  async function finishBatch(
+    input: FinishBatchInput,
+  ): Promise<Batch & { firstFailures: { row: number; code: string; message: string }[] }> {
     const run = currentRun();
-    if (input.uploads.length > 0) await consumeFiles(deps.db, input.subscriptionId, input.uploads, ['template', 'data'], run?.runId ?? input.workflowId);
+    if (input.uploads.length > 0)
+      await consumeFiles(deps.db, input.subscriptionId, input.uploads, ['template', 'data'], run?.runId ?? input.workflowId);
     const ended = await endBatch(deps.db, input.subscriptionId, input.batchId, input.status, input.error);
     await discard(deps, batchScratch(input.workflowId));
     if (!ended) throw new Error(`batch ${input.batchId} is not recorded`);

@@ -38,8 +38,13 @@ export async function pdfMergeAvailable(): Promise<boolean> {
 /** Merges `inputs` (PDF files, in order) into `output`; returns the page count of the output, which the
  *  caller checks against the sum of the inputs' pages. The argument list goes through a file (`@file`), so
  *  any number of inputs fits. */
-export async function mergePdfFiles(inputs: string[], output: string, opts: { signal?: AbortSignal; workDir: string }): Promise<{ pages: number }> {
-  if (!(await pdfMergeAvailable())) throw new PdfMergeError('a merged PDF needs qpdf on the worker (Debian package qpdf; .ci/install-converter.sh installs it)', false);
+export async function mergePdfFiles(
+  inputs: string[],
+  output: string,
+  opts: { signal?: AbortSignal; workDir: string },
+): Promise<{ pages: number }> {
+  if (!(await pdfMergeAvailable()))
+    throw new PdfMergeError('a merged PDF needs qpdf on the worker (Debian package qpdf; .ci/install-converter.sh installs it)', false);
   if (inputs.length === 0) throw new PdfMergeError('there is no document to merge', false);
   const args = path.join(opts.workDir, 'qpdf-args.txt');
   // One argument per line; file names are ours (no line breaks in them).

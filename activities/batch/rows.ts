@@ -44,7 +44,9 @@ export function rowSteps(deps: BatchDeps) {
     let t = templates.get(run.template.key);
     if (!t) {
       const related = run.related
-        ? Object.fromEntries(await Promise.all(Object.entries(run.related).map(async ([n, ref]) => [n, await deps.blobs.get(ref.key)] as const)))
+        ? Object.fromEntries(
+            await Promise.all(Object.entries(run.related).map(async ([n, ref]) => [n, await deps.blobs.get(ref.key)] as const)),
+          )
         : undefined;
       t = { bytes: await deps.blobs.get(run.template.key), ...(related ? { related } : {}) };
       if (templates.size > 20) templates.clear();
@@ -62,13 +64,21 @@ export function rowSteps(deps: BatchDeps) {
     const location = run.document.deliveryMethod ? entryOf(LOCATION_CATALOG, run.document.deliveryMethod) : undefined;
     const problems = placeProblems(place, location, 'document');
     if (problems.length > 0) {
-      throw callerFailure('VALIDATION_ERROR', `${problems.join('; ')} (this row gives name ${JSON.stringify(place.name.slice(0, 80))}, path ${JSON.stringify(place.path.slice(0, 80))})`);
+      throw callerFailure(
+        'VALIDATION_ERROR',
+        `${problems.join('; ')} (this row gives name ${JSON.stringify(place.name.slice(0, 80))}, path ${JSON.stringify(place.path.slice(0, 80))})`,
+      );
     }
     // Every row's name and folders against the target's own rules too (SharePoint's reserved names: CON,
     // ~$draft...), as the API checks a single generate's before queueing: refused here, nothing is sent.
-    const refused = run.document.deliveryMethod ? deps.locations.get(run.document.deliveryMethod)?.nameProblem?.({ ...place, fileFormat: run.document.fileFormat }) : undefined;
+    const refused = run.document.deliveryMethod
+      ? deps.locations.get(run.document.deliveryMethod)?.nameProblem?.({ ...place, fileFormat: run.document.fileFormat })
+      : undefined;
     if (refused) {
-      throw callerFailure('VALIDATION_ERROR', `document.${refused.field} ${JSON.stringify(refused.field === 'name' ? run.document.name : run.document.path)} gives ${JSON.stringify(place[refused.field].slice(0, 80))} for this row: ${refused.reason}`);
+      throw callerFailure(
+        'VALIDATION_ERROR',
+        `document.${refused.field} ${JSON.stringify(refused.field === 'name' ? run.document.name : run.document.path)} gives ${JSON.stringify(place[refused.field].slice(0, 80))} for this row: ${refused.reason}`,
+      );
     }
     return place;
   }
@@ -127,7 +137,12 @@ export function rowSteps(deps: BatchDeps) {
    *  counted and metered with its entry. A crash between the record and the entry makes the next attempt
    *  write the same file again and find its record and metering (idempotent per operation): the entry, and
    *  the batch's counters with it, are written once. Returns whether this call wrote the entry. */
-  async function deliverAndRecord(run: BatchRun, rowNumber: number, names: { name: string; path: string }, source: BlobRef): Promise<boolean> {
+  async function deliverAndRecord(
+    run: BatchRun,
+    rowNumber: number,
+    names: { name: string; path: string },
+    source: BlobRef,
+  ): Promise<boolean> {
     const d = run.document;
     const who = rowRun(run, rowNumber);
     const scratch = run.keepDocuments ? [] : [source];
@@ -196,7 +211,13 @@ export const isFinal = (err: unknown) => (err instanceof ApplicationFailure && e
 export function describeFailure(err: unknown): { code: ErrorCode; message: string } {
   if (err instanceof ApplicationFailure && isErrorCode(err.type)) {
     const inner = Array.isArray(err.details?.[0]) ? (err.details[0] as InnerError[]) : [];
-    return { code: err.type, message: withoutRepeats(err.message, inner.map((e) => e.message)) };
+    return {
+      code: err.type,
+      message: withoutRepeats(
+        err.message,
+        inner.map((e) => e.message),
+      ),
+    };
   }
   if (err instanceof TemplateError) return { code: 'TEMPLATE_ERROR', message: err.errors.map((e) => e.message).join('; ') };
   return { code: 'FUNCTION_EXECUTION_ERROR', message: err instanceof Error ? err.message : String(err) };

@@ -90,7 +90,9 @@ async function* zipChunks(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>)
   }
   const cdStart = offset;
   for (const c of central) {
-    const big = [c.size >= U32 ? c.size : undefined, c.size >= U32 ? c.size : undefined, c.offset >= U32 ? c.offset : undefined].filter((v): v is number => v !== undefined);
+    const big = [c.size >= U32 ? c.size : undefined, c.size >= U32 ? c.size : undefined, c.offset >= U32 ? c.offset : undefined].filter(
+      (v): v is number => v !== undefined,
+    );
     const extra = big.length > 0 ? zip64Extra(big) : Buffer.alloc(0);
     const h = Buffer.alloc(46);
     h.writeUInt32LE(0x02014b50, 0);

@@ -15,7 +15,12 @@ export interface Credentials {
 
 export const DEFAULT_SUBSCRIPTION = 'default';
 
-export async function issueCredentials(db: Db, config: Config, baseUrl: string, subscriptionName = DEFAULT_SUBSCRIPTION): Promise<Credentials> {
+export async function issueCredentials(
+  db: Db,
+  config: Config,
+  baseUrl: string,
+  subscriptionName = DEFAULT_SUBSCRIPTION,
+): Promise<Credentials> {
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(subscriptionName)) {
     throw new Error('subscription name: letters, digits and dashes, 1-63 characters');
   }

@@ -127,7 +127,12 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
   });
 
   /** The full check of credentials that are not remembered; throws 401 UNAUTHORIZED naming what failed. */
-  async function authenticate(request: FastifyRequest, bearer: string | undefined, apiKey: string | undefined, cacheKey: string | undefined): Promise<void> {
+  async function authenticate(
+    request: FastifyRequest,
+    bearer: string | undefined,
+    apiKey: string | undefined,
+    cacheKey: string | undefined,
+  ): Promise<void> {
     if (!bearer || !apiKey || !cacheKey) {
       throw new ApiError(
         'UNAUTHORIZED',
@@ -148,7 +153,11 @@ export default fp(async function authPlugin(app: FastifyInstance, opts: AuthOpti
       // jose checks the signature before the claims: only a token we (or the identity provider) signed
       // is said to have expired.
       const expired = expiryOf(err);
-      if (expired) throw new ApiError('UNAUTHORIZED', `the bearer token expired${expired.at ? ` at ${expired.at.toISOString()}` : ''}: get a new access token`);
+      if (expired)
+        throw new ApiError(
+          'UNAUTHORIZED',
+          `the bearer token expired${expired.at ? ` at ${expired.at.toISOString()}` : ''}: get a new access token`,
+        );
       throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid (signature, issuer or audience)');
     }
     if (token.subscriptionId !== undefined && token.subscriptionId !== owner.subscriptionId) {

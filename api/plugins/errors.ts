@@ -35,7 +35,14 @@ export function describeValidation(err: AjvError, context: string | undefined): 
   }
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, inner: InnerError[], external: unknown[] = []) {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  inner: InnerError[],
+  external: unknown[] = [],
+) {
   const body = failure(request, status, message, inner);
   // An external location's own errors (manage's error.externalErrors; other operations' schemas drop them).
   if (external.length > 0) (body.error as Record<string, unknown>).externalErrors = external;
@@ -98,8 +105,15 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
       for (const status of [400, 431]) if (!(status in schema.response)) schema.response[status] = ErrorEnvelope;
       if (!(429 in schema.response)) schema.response[429] = tooManyRequests(schema.response[401] ?? ErrorEnvelope);
     }
-    const pattern = new RegExp(`^${route.url.replace(/\/+$/, '').split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`);
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: method.toUpperCase(), pattern });
+    const pattern = new RegExp(
+      `^${route.url
+        .replace(/\/+$/, '')
+        .split('/')
+        .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/')}/?$`,
+    );
+    for (const method of Array.isArray(route.method) ? route.method : [route.method])
+      routes.push({ method: method.toUpperCase(), pattern });
   });
   const allowedMethods = (path: string) => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort();
 
@@ -139,9 +153,16 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
         ? [408, 'the request was not received in time']
         : [400, 'the request is not valid HTTP'];
   const inner = innerError('VALIDATION_ERROR', message);
-  const body = JSON.stringify({ error: { statusCode: status, message, innerErrors: [inner] }, origin: '', dateTime: new Date().toISOString(), operationId: randomUUID() });
+  const body = JSON.stringify({
+    error: { statusCode: status, message, innerErrors: [inner] },
+    origin: '',
+    dateTime: new Date().toISOString(),
+    operationId: randomUUID(),
+  });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }

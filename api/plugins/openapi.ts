@@ -31,7 +31,10 @@ function withRefs(given: unknown, named: ReadonlyMap<string, TSchema>, keep?: un
   const name = typeof node.title === 'string' && named.has(node.title) ? node.title : enumComponentOf(node);
   if (name && given !== keep) {
     const own = (named.get(name) as { description?: unknown }).description;
-    return { $ref: ref(name), ...(typeof node.description === 'string' && node.description !== own ? { description: node.description } : {}) };
+    return {
+      $ref: ref(name),
+      ...(typeof node.description === 'string' && node.description !== own ? { description: node.description } : {}),
+    };
   }
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, DATA_KEYS.has(k) ? v : withRefs(v, named)]));
 }
@@ -52,7 +55,8 @@ function nameSuccessBodies(operationId: unknown, responses: unknown, schemas: Js
       // Two success answers with one body (200 replaced, 201 created) share its name.
       const bodies = new Set(successes.map((st) => JSON.stringify((responses[st] as { content?: Json }).content?.['application/json'])));
       const name = bodies.size > 1 ? `${responseName(operationId)}${status}` : responseName(operationId);
-      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(media.schema)) throw new Error(`${name}: a component of that name exists already`);
+      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(media.schema))
+        throw new Error(`${name}: a component of that name exists already`);
       schemas[name] = media.schema;
       const content = { ...(response as Json & { content: Json }).content, 'application/json': { ...media, schema: { $ref: ref(name) } } };
       return [status, { ...(response as Json), content }];
@@ -67,7 +71,8 @@ function responsesOf(responses: unknown): unknown {
   if (!isObject(responses)) return responses;
   return Object.fromEntries(
     Object.entries(responses).map(([status, given]) => {
-      const response = isObject(given) && given.description === 'Default Response' ? { ...given, description: STATUS_CODES[status] ?? status } : given;
+      const response =
+        isObject(given) && given.description === 'Default Response' ? { ...given, description: STATUS_CODES[status] ?? status } : given;
       if (!isObject(response) || !isObject(response.content)) return [status, response];
       const content = Object.fromEntries(
         Object.entries(response.content).map(([type, media]) => {

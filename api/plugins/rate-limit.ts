@@ -170,7 +170,8 @@ export class RateLimits {
   constructor(settings: RateLimitSettings, opts: { maxKeys?: number; now?: () => number; shared?: BucketsFactory } = {}) {
     this.settings = settings;
     const { maxKeys, now, shared } = opts;
-    const make = (scope: string, perMinute: number, burst: number): Buckets => (shared ? shared(scope, { perMinute, burst }) : new TokenBuckets(perMinute, burst, maxKeys, now));
+    const make = (scope: string, perMinute: number, burst: number): Buckets =>
+      shared ? shared(scope, { perMinute, burst }) : new TokenBuckets(perMinute, burst, maxKeys, now);
     if (settings.perMinute > 0) {
       this.subscriptions = make('subscription', settings.perMinute, settings.burst);
       this.anonymous = make('public', settings.perMinute, settings.burst);
@@ -183,7 +184,11 @@ export class RateLimits {
     const wait = await ask(this.subscriptions, 'take', subscriptionId);
     if (wait === undefined) return;
     const { perMinute, burst } = this.settings;
-    throw tooMany(reply, wait, `this subscription sent more than ${perMinute} requests per minute, all its API keys together (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`);
+    throw tooMany(
+      reply,
+      wait,
+      `this subscription sent more than ${perMinute} requests per minute, all its API keys together (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`,
+    );
   }
 
   /** One request to a route that needs no credentials. */
@@ -191,7 +196,11 @@ export class RateLimits {
     const wait = await ask(this.anonymous, 'take', clientKey(address));
     if (wait === undefined) return;
     const { perMinute, burst } = this.settings;
-    throw tooMany(reply, wait, `this address sent more than ${perMinute} requests per minute to the routes that need no credentials (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`);
+    throw tooMany(
+      reply,
+      wait,
+      `this address sent more than ${perMinute} requests per minute to the routes that need no credentials (bursts up to ${burst}; RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)`,
+    );
   }
 
   /** Before checking credentials that are not already verified: refuses an address out of failures. */

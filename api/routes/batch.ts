@@ -9,7 +9,14 @@ import type { FastifyRequest } from 'fastify';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../../config/env.ts';
-import { type BatchInput, batchAdmissionWorkflowId, checkBatchRules, COMBINED_FORMATS, generateShapeOf, parseCombined } from '../../core/batch.ts';
+import {
+  type BatchInput,
+  batchAdmissionWorkflowId,
+  checkBatchRules,
+  COMBINED_FORMATS,
+  generateShapeOf,
+  parseCombined,
+} from '../../core/batch.ts';
 import { ApiError, type ErrorCode, type InnerError, innerError, isErrorCode } from '../../core/errors.ts';
 import { ROWS_FORMATS } from '../../core/rows.ts';
 import { SA } from '../../core/search-attributes.ts';
@@ -64,7 +71,13 @@ async function progressOf(db: Db, batch: Batch, paging: { top: number; skip: num
     createdDate: batch.createdDate.toISOString(),
     ...(batch.endedDate ? { endedDate: batch.endedDate.toISOString() } : {}),
     ...(batch.combined
-      ? { combined: { format: batch.combined.format, ...(batch.combined.urn ? { urn: batch.combined.urn, name: batch.combined.name } : {}), ...(batch.combined.pages !== undefined ? { pages: batch.combined.pages } : {}) } }
+      ? {
+          combined: {
+            format: batch.combined.format,
+            ...(batch.combined.urn ? { urn: batch.combined.urn, name: batch.combined.name } : {}),
+            ...(batch.combined.pages !== undefined ? { pages: batch.combined.pages } : {}),
+          },
+        }
       : {}),
     ...(batch.error ? { error: batch.error } : {}),
     failures: { rowCount: failures.rowCount, items: failures.rows.map((r) => ({ row: r.row, code: r.code, message: r.message })) },
@@ -115,11 +128,18 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       problems.unshift(...parsed.problems);
       const rowsDelivered = Boolean(body.document.deliveryMethod);
       // Rows only in the combined output write nothing of their own: no write need for them.
-      const needs: LocationNeed[] = parsed.needs.filter((n) => rowsDelivered || n.capability !== 'write' || n.field !== 'document.deliveryMethod');
+      const needs: LocationNeed[] = parsed.needs.filter(
+        (n) => rowsDelivered || n.capability !== 'write' || n.field !== 'document.deliveryMethod',
+      );
       if (body.combined) needs.push(...parseCombined(body.combined, LOCATION_CATALOG).needs);
       const converter = opts.temporal.converter?.();
       if (converter && !converter.available && body.document.fileFormat !== body.template.fileFormat) {
-        problems.push(innerError('NOT_SUPPORTED', `document.fileFormat ${body.document.fileFormat} needs a converter, and none is available: ${converter.reason}. ${converter.howToEnable}`));
+        problems.push(
+          innerError(
+            'NOT_SUPPORTED',
+            `document.fileFormat ${body.document.fileFormat} needs a converter, and none is available: ${converter.reason}. ${converter.howToEnable}`,
+          ),
+        );
       }
       if (problems.length > 0) throw new ApiError(codeOf(problems), problems.map((p) => p.message).join('; '), problems);
       const { subscriptionId, userId } = request.auth;
@@ -138,9 +158,15 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
         run,
         // As a generate's: template.url and GraphQL header variables sealed, so no history shows them.
         template: secret.template,
-        data: { ...secret.data, ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}), ...(rowsFormat ? { rowsFormat } : {}) },
+        data: {
+          ...secret.data,
+          ...(body.data.rowsPath !== undefined ? { rowsPath: body.data.rowsPath } : {}),
+          ...(rowsFormat ? { rowsFormat } : {}),
+        },
         // Rows only in the combined output have no delivery (they were checked as Storage at root).
-        document: body.document.deliveryMethod ? { ...rowDocument, deliveryMethod: body.document.deliveryMethod } : { ...rowDocument, path: 'root' },
+        document: body.document.deliveryMethod
+          ? { ...rowDocument, deliveryMethod: body.document.deliveryMethod }
+          : { ...rowDocument, path: 'root' },
         ...(body.combined && combinedFormat ? { combined: { ...body.combined, format: combinedFormat } } : {}),
         ...(body.stopAfterFailures !== undefined ? { stopAfterFailures: body.stopAfterFailures } : {}),
         uploads: generate.uploads,
@@ -156,7 +182,10 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
               },
             }
           : {}),
-        envelope: { origin: origin(request), ...(request.ctx.externalContext !== undefined ? { externalContext: request.ctx.externalContext } : {}) },
+        envelope: {
+          origin: origin(request),
+          ...(request.ctx.externalContext !== undefined ? { externalContext: request.ctx.externalContext } : {}),
+        },
       };
       // Without an Idempotency-Key the admission is the batch's own run (its id is fresh).
       const given = idempotencyOf(request.headers, { body: request.body, callback: client?.url });
@@ -164,7 +193,8 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       const t = opts.temporal;
       const handle = await startOnce<typeof batchAdmission>(t, 'batchAdmission', idem, {
         taskQueue: t.taskQueue,
-        workflowId: idem?.key !== undefined ? idempotentWorkflowId('batch', subscriptionId, idem.key) : batchAdmissionWorkflowId(input.batchId),
+        workflowId:
+          idem?.key !== undefined ? idempotentWorkflowId('batch', subscriptionId, idem.key) : batchAdmissionWorkflowId(input.batchId),
         args: [input],
         workflowExecutionTimeout: t.generateTimeoutMs,
         ...(t.eagerStart ? { requestEagerStart: true } : {}),
@@ -193,56 +223,50 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
     },
   );
 
-  app.get(
-    '/documents/batch/:id',
-    { schema: getBatchSchema },
-    async (request) => {
-      const { id } = request.params;
-      const q = request.query;
-      const batch = await getBatch(opts.db, request.auth.subscriptionId, id);
-      if (!batch) throw new ApiError('NOT_FOUND_BY_ID', `batch ${id} not found`);
-      return success(request, 200, { batch: await progressOf(opts.db, batch, { top: q.top ?? 100, skip: q.skip ?? 0 }) });
-    },
-  );
+  app.get('/documents/batch/:id', { schema: getBatchSchema }, async (request) => {
+    const { id } = request.params;
+    const q = request.query;
+    const batch = await getBatch(opts.db, request.auth.subscriptionId, id);
+    if (!batch) throw new ApiError('NOT_FOUND_BY_ID', `batch ${id} not found`);
+    return success(request, 200, { batch: await progressOf(opts.db, batch, { top: q.top ?? 100, skip: q.skip ?? 0 }) });
+  });
 
-  app.get(
-    '/documents/batch/:id/rows',
-    { schema: listBatchRowsSchema },
-    async (request) => {
-      const { id } = request.params;
-      const q = request.query;
-      const batch = await getBatch(opts.db, request.auth.subscriptionId, id);
-      if (!batch) throw new ApiError('NOT_FOUND_BY_ID', `batch ${id} not found`);
-      const page = await listBatchRows(opts.db, batch.subscriptionId, batch.id, { ...(q.status ? { status: q.status } : {}), top: q.top ?? 100, skip: q.skip ?? 0 });
-      return success(request, 200, {
-        rowCount: page.rowCount,
-        rows: page.rows.map((r) =>
-          r.status === 'done' ? { row: r.row, status: r.status, ...(r.urn ? { urn: r.urn } : {}), name: r.name, path: r.path, pages: r.pages } : { row: r.row, status: r.status, code: r.code, message: r.message },
-        ),
-      });
-    },
-  );
+  app.get('/documents/batch/:id/rows', { schema: listBatchRowsSchema }, async (request) => {
+    const { id } = request.params;
+    const q = request.query;
+    const batch = await getBatch(opts.db, request.auth.subscriptionId, id);
+    if (!batch) throw new ApiError('NOT_FOUND_BY_ID', `batch ${id} not found`);
+    const page = await listBatchRows(opts.db, batch.subscriptionId, batch.id, {
+      ...(q.status ? { status: q.status } : {}),
+      top: q.top ?? 100,
+      skip: q.skip ?? 0,
+    });
+    return success(request, 200, {
+      rowCount: page.rowCount,
+      rows: page.rows.map((r) =>
+        r.status === 'done'
+          ? { row: r.row, status: r.status, ...(r.urn ? { urn: r.urn } : {}), name: r.name, path: r.path, pages: r.pages }
+          : { row: r.row, status: r.status, code: r.code, message: r.message },
+      ),
+    });
+  });
 
-  app.post(
-    '/documents/batch/:id/cancel',
-    { schema: cancelBatch },
-    async (request) => {
-      const { id } = request.params;
-      const batch = await getBatch(opts.db, request.auth.subscriptionId, id);
-      if (!batch) throw new ApiError('NOT_FOUND_BY_ID', `batch ${id} not found`);
-      if (batch.status === 'running') {
-        // First the rows' signal (read between rows), then the workflow's cancellation.
-        await requestBatchCancel(opts.db, request.auth.subscriptionId, id);
-        try {
-          await opts.temporal.client.workflow.getHandle(batch.workflowId).cancel();
-        } catch (err) {
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-        }
+  app.post('/documents/batch/:id/cancel', { schema: cancelBatch }, async (request) => {
+    const { id } = request.params;
+    const batch = await getBatch(opts.db, request.auth.subscriptionId, id);
+    if (!batch) throw new ApiError('NOT_FOUND_BY_ID', `batch ${id} not found`);
+    if (batch.status === 'running') {
+      // First the rows' signal (read between rows), then the workflow's cancellation.
+      await requestBatchCancel(opts.db, request.auth.subscriptionId, id);
+      try {
+        await opts.temporal.client.workflow.getHandle(batch.workflowId).cancel();
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
       }
-      const now = (await getBatch(opts.db, request.auth.subscriptionId, id)) ?? batch;
-      return success(request, 200, { batch: await progressOf(opts.db, now, { top: 100, skip: 0 }) });
-    },
-  );
+    }
+    const now = (await getBatch(opts.db, request.auth.subscriptionId, id)) ?? batch;
+    return success(request, 200, { batch: await progressOf(opts.db, now, { top: 100, skip: 0 }) });
+  });
 };
 
 export default batchRoutes;

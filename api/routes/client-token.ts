@@ -24,7 +24,10 @@ export async function assertCallbackReachable(url: string, policy: OutboundPolic
   try {
     await checkOutboundTarget(url, policy);
   } catch (err) {
-    throw new ApiError('X_CLIENT_AUTH_ERROR', `the callback target (iss joined with dest) cannot be called back: ${(err as Error).message}`);
+    throw new ApiError(
+      'X_CLIENT_AUTH_ERROR',
+      `the callback target (iss joined with dest) cannot be called back: ${(err as Error).message}`,
+    );
   }
 }
 

@@ -42,7 +42,8 @@ const commonRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) =>
       }
       if (q.application !== undefined && q.application.trim() !== '') {
         application = canonical(APPLICATIONS, q.application);
-        if (!application) throw new ApiError('INVALID_APPLICATION_VALUE', `application: ${quote(q.application)} is not one of ${APPLICATIONS.join(', ')}`);
+        if (!application)
+          throw new ApiError('INVALID_APPLICATION_VALUE', `application: ${quote(q.application)} is not one of ${APPLICATIONS.join(', ')}`);
       }
       if (q.subscriptionId !== undefined && q.subscriptionId.toLowerCase() !== request.auth.subscriptionId.toLowerCase()) {
         throw new ApiError('AUTHORIZATION_ERROR', 'subscriptionId: the caller does not belong to this subscription');
@@ -61,7 +62,10 @@ const commonRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) =>
       const { type } = request.query;
       const t = type === undefined ? undefined : canonical(SUMMARY_TYPES, type);
       if (!t) {
-        throw new ApiError('INVALID_SUMMARY_TYPE', type === undefined ? 'type: is required (dashboard or self-service)' : `type: ${quote(type)} is not dashboard or self-service`);
+        throw new ApiError(
+          'INVALID_SUMMARY_TYPE',
+          type === undefined ? 'type: is required (dashboard or self-service)' : `type: ${quote(type)} is not dashboard or self-service`,
+        );
       }
       const { subscriptionId, userId } = request.auth;
       const data = t === 'dashboard' ? await getDashboard(db, subscriptionId, userId) : await getSelfService(db, subscriptionId, userId);
@@ -80,7 +84,11 @@ const commonRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) =>
       const email = c.email.trim();
       if (email === '' || email.includes(',')) throw new ApiError('VALIDATION_ERROR', 'userContact.email: one e-mail address is required');
       checkEmailList(email, 'userContact.email');
-      const created = await createContact(db, request.auth.subscriptionId, request.auth.userId, { name, email, sharedWithAccount: c.sharedWithAccount === true });
+      const created = await createContact(db, request.auth.subscriptionId, request.auth.userId, {
+        name,
+        email,
+        sharedWithAccount: c.sharedWithAccount === true,
+      });
       return reply.code(201).send(success(request, 201, { userContact: created }));
     },
   );
@@ -138,7 +146,14 @@ const commonRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) =>
         if (!o) throw new ApiError('VALIDATION_ERROR', `order: ${quote(q.order)} must be ASC or DESC`);
         order = o;
       }
-      return { folder: await listFolders(db, request.auth.subscriptionId, { top: pageNumber('top', q.top, 100, 1, 1000), skip: pageNumber('skip', q.skip, 0, 0, 1_000_000_000), sort, order }) };
+      return {
+        folder: await listFolders(db, request.auth.subscriptionId, {
+          top: pageNumber('top', q.top, 100, 1, 1000),
+          skip: pageNumber('skip', q.skip, 0, 0, 1_000_000_000),
+          sort,
+          order,
+        }),
+      };
     },
   );
 

@@ -36,7 +36,8 @@ async function readBody(db: Db, subscriptionId: string, body: Static<typeof S.Co
     if (field.type === 'boolean' && 'input' in field) out[f] = given[f] === true;
   }
   out.name = requireName(body.name, '');
-  if (out.timeZone && !isTimeZone(String(out.timeZone))) throw new ApiError('VALIDATION_ERROR', `timeZone: ${JSON.stringify(out.timeZone)} is not an IANA time zone`);
+  if (out.timeZone && !isTimeZone(String(out.timeZone)))
+    throw new ApiError('VALIDATION_ERROR', `timeZone: ${JSON.stringify(out.timeZone)} is not an IANA time zone`);
   if (out.embeddedData) {
     try {
       JSON.parse(String(out.embeddedData));

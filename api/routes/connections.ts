@@ -36,25 +36,21 @@ const connectionRoutes: FastifyPluginAsyncTypebox<{ db: Db; settings: ConnectorS
   // One PUT per kind (not a path parameter): each documents its own body, and /common/connection/list
   // stays a path with GET only.
   for (const [name, { kind, method }] of CONNECTION_KINDS) {
-    app.put(
-      `/common/connection/${name}`,
-      { schema: S.putConnection(name, method, kind.body) },
-      async (request, reply) => {
-        const parsed = kind.parse(request.body.connection, opts.settings);
-        if ('errors' in parsed) throw new ApiError('VALIDATION_ERROR', parsed.errors.map((e) => e.message).join('; '), parsed.errors);
-        const { subscriptionId, userId } = request.auth;
-        const { connection, created } = await putConnection(db, {
-          subscriptionId,
-          userId,
-          kind: kind.kind,
-          settings: parsed.settings,
-          sealedSecrets: await seal(db, subscriptionId, JSON.stringify(parsed.secrets)),
-          secretNames: Object.keys(parsed.secrets).sort(),
-        });
-        const status = created ? 201 : 200;
-        return reply.code(status).send(success(request, status, { connection: view(connection) }));
-      },
-    );
+    app.put(`/common/connection/${name}`, { schema: S.putConnection(name, method, kind.body) }, async (request, reply) => {
+      const parsed = kind.parse(request.body.connection, opts.settings);
+      if ('errors' in parsed) throw new ApiError('VALIDATION_ERROR', parsed.errors.map((e) => e.message).join('; '), parsed.errors);
+      const { subscriptionId, userId } = request.auth;
+      const { connection, created } = await putConnection(db, {
+        subscriptionId,
+        userId,
+        kind: kind.kind,
+        settings: parsed.settings,
+        sealedSecrets: await seal(db, subscriptionId, JSON.stringify(parsed.secrets)),
+        secretNames: Object.keys(parsed.secrets).sort(),
+      });
+      const status = created ? 201 : 200;
+      return reply.code(status).send(success(request, status, { connection: view(connection) }));
+    });
   }
 
   app.get(
@@ -88,7 +84,8 @@ const connectionRoutes: FastifyPluginAsyncTypebox<{ db: Db; settings: ConnectorS
     },
     async (request) => {
       const kind = kindOf(request.params.kind);
-      if (!(await deleteConnection(db, request.auth.subscriptionId, kind.kind))) throw new ApiError('NOT_FOUND_BY_ID', `the subscription has no ${kind.kind} connection`);
+      if (!(await deleteConnection(db, request.auth.subscriptionId, kind.kind)))
+        throw new ApiError('NOT_FOUND_BY_ID', `the subscription has no ${kind.kind} connection`);
       return success(request, 200, { kind: kind.kind, deleted: true });
     },
   );

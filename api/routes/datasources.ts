@@ -5,7 +5,14 @@ import { ApiError } from '../../core/errors.ts';
 import { GRAPHQL } from '../../core/locations.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
-import { addDataSourceToSolution, createDataSource, DATA_SOURCE, DATA_SOURCE_COLUMNS, deleteDataSource, listDataSources } from '../../store/records/datasources.ts';
+import {
+  addDataSourceToSolution,
+  createDataSource,
+  DATA_SOURCE,
+  DATA_SOURCE_COLUMNS,
+  deleteDataSource,
+  listDataSources,
+} from '../../store/records/datasources.ts';
 import { listedSpelling } from '../../store/records/fields.ts';
 import { findSolutions } from '../../store/records/solutions.ts';
 import { captureExternalContext, success } from '../envelope.ts';
@@ -26,7 +33,10 @@ const dataSourceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts
       const name = requireName(d.name, 'dataSource.');
       const loadMethod = S.DATA_LOAD_METHODS.find((m) => m.toLowerCase() === d.loadMethod.trim().toLowerCase());
       if (!loadMethod) {
-        throw new ApiError('VALIDATION_ERROR', `dataSource.loadMethod: ${JSON.stringify(d.loadMethod.slice(0, 80))} must be one of ${S.DATA_LOAD_METHODS.join(', ')}`);
+        throw new ApiError(
+          'VALIDATION_ERROR',
+          `dataSource.loadMethod: ${JSON.stringify(d.loadMethod.slice(0, 80))} must be one of ${S.DATA_LOAD_METHODS.join(', ')}`,
+        );
       }
       const graphql = loadMethod === GRAPHQL;
       const { subscriptionId, userId } = request.auth;
@@ -37,7 +47,14 @@ const dataSourceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts
           tx,
           subscriptionId,
           userId,
-          { name, loadMethod, description: d.description ?? '', urn: d.urn?.trim() ?? '', query: graphql ? (d.query ?? '') : '', variables: graphql ? (d.variables ?? '') : '' },
+          {
+            name,
+            loadMethod,
+            description: d.description ?? '',
+            urn: d.urn?.trim() ?? '',
+            query: graphql ? (d.query ?? '') : '',
+            variables: graphql ? (d.variables ?? '') : '',
+          },
           solutions.map((s) => s.id),
         );
       });
@@ -67,7 +84,8 @@ const dataSourceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts
     },
     async (request) => {
       const id = request.params.dataSourceGuid.toLowerCase();
-      if (!(await deleteDataSource(db, request.auth.subscriptionId, request.auth.userId, id))) throw new ApiError('NOT_FOUND_BY_ID', `no data source ${id}`);
+      if (!(await deleteDataSource(db, request.auth.subscriptionId, request.auth.userId, id)))
+        throw new ApiError('NOT_FOUND_BY_ID', `no data source ${id}`);
       return success(request, 200, { dataSourceGuid: id, message: 'Data source deleted.' });
     },
   );
@@ -82,7 +100,9 @@ const dataSourceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts
       const p = request.params;
       const documentSolutionId = p.documentSolutionId.toLowerCase();
       const dataSourceId = p.dataSourceId.toLowerCase();
-      const outcome = await db.transaction((tx) => addDataSourceToSolution(tx, request.auth.subscriptionId, documentSolutionId, dataSourceId));
+      const outcome = await db.transaction((tx) =>
+        addDataSourceToSolution(tx, request.auth.subscriptionId, documentSolutionId, dataSourceId),
+      );
       if (outcome === 'missing') return reply.code(404).send(undefined);
       return success(request, 200, { documentSolutionId, dataSourceId, message: 'Data source added to solution.' });
     },

@@ -4,7 +4,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
-import { DOCUMENT_COLUMNS, DOCUMENT_UPDATABLE, type DocumentUpdate, getDocumentRecord, listDocumentRecords, updateDocumentRecord } from '../../store/records/documents.ts';
+import {
+  DOCUMENT_COLUMNS,
+  DOCUMENT_UPDATABLE,
+  type DocumentUpdate,
+  getDocumentRecord,
+  listDocumentRecords,
+  updateDocumentRecord,
+} from '../../store/records/documents.ts';
 import { success } from '../envelope.ts';
 import { checkEmailList, parseList, unexpectedAs } from '../lists.ts';
 import * as S from '../schemas/records.ts';

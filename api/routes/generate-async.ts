@@ -17,7 +17,12 @@ import { generateInput } from './generate.ts';
 
 const HEADER = 'x-client-authorization';
 
-const generateAsyncRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter; db: Db; config: Config; locations: LocationRegistry }> = async (app, opts) => {
+const generateAsyncRoutes: FastifyPluginAsyncTypebox<{
+  temporal: WorkflowStarter;
+  db: Db;
+  config: Config;
+  locations: LocationRegistry;
+}> = async (app, opts) => {
   const tokens = new WeakMap<FastifyRequest, { token: ClientToken; value: string }>();
   const policy = outboundPolicy(opts.config.outboundAllow);
   app.post(
@@ -47,7 +52,10 @@ const generateAsyncRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter
         opts.temporal,
         {
           generate: input,
-          envelope: { origin: origin(request), ...(request.ctx.externalContext !== undefined ? { externalContext: request.ctx.externalContext } : {}) },
+          envelope: {
+            origin: origin(request),
+            ...(request.ctx.externalContext !== undefined ? { externalContext: request.ctx.externalContext } : {}),
+          },
           callback: {
             subscriptionId: input.run.subscriptionId,
             url: client.token.callbackUrl,

@@ -19,10 +19,19 @@ import { idempotencyOf, runGenerate, type WorkflowStarter } from '../temporal.ts
 /** The checks every generate request gets before anything is queued (sync and async): the request's rules
  *  (core/generate.ts), then what the subscription's locations can do. Throws the 400 the caller gets:
  *  nothing queued, nothing consumed. Returns the workflow input. */
-export async function generateInput(request: FastifyRequest, body: GenerateRequest, db: Db, locations: LocationRegistry): Promise<GenerateInput> {
+export async function generateInput(
+  request: FastifyRequest,
+  body: GenerateRequest,
+  db: Db,
+  locations: LocationRegistry,
+): Promise<GenerateInput> {
   const { input, needs, problems } = parseGenerateRequest(body, LOCATION_CATALOG);
   if (problems.length > 0) {
-    throw new ApiError(problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR', problems.map((p) => p.message).join('; '), problems);
+    throw new ApiError(
+      problems[0]?.code === 'TEMPLATE_NOT_FOUND' ? 'TEMPLATE_NOT_FOUND' : 'VALIDATION_ERROR',
+      problems.map((p) => p.message).join('; '),
+      problems,
+    );
   }
   const { subscriptionId, userId } = request.auth;
   const { problems: unavailable, connections } = await locations.check(subscriptionId, needs);
@@ -37,7 +46,11 @@ export async function generateInput(request: FastifyRequest, body: GenerateReque
 /** A checked request's template and data as the workflow may hold them (generate and batch): template.url
  *  may itself be a credential (a presigned URL), so the workflow gets its display form and the URL sealed;
  *  credentials for the data endpoint (GraphQL header variables) are sealed too. No history shows either. */
-export async function sealed<I extends Pick<GenerateInput, 'template' | 'data'>>(db: Db, subscriptionId: string, input: I): Promise<Pick<I, 'template' | 'data'>> {
+export async function sealed<I extends Pick<GenerateInput, 'template' | 'data'>>(
+  db: Db,
+  subscriptionId: string,
+  input: I,
+): Promise<Pick<I, 'template' | 'data'>> {
   const { variables } = input.data;
   return {
     template: { ...input.template, ...(input.template.url ? await sealTemplateUrl(db, subscriptionId, input.template.url) : {}) },
@@ -47,17 +60,28 @@ export async function sealed<I extends Pick<GenerateInput, 'template' | 'data'>>
 
 /** The run of a checked request: who asks, the connections its locations use, and which of them are remote
  *  transfers (each location's registered answer). */
-export function runContext(who: Pick<RunContext, 'operationId' | 'subscriptionId' | 'userId'>, needs: LocationNeed[], connections: Record<string, string>): RunContext {
-  const remote = remoteMethods(LOCATION_CATALOG, needs.map((n) => n.method));
+export function runContext(
+  who: Pick<RunContext, 'operationId' | 'subscriptionId' | 'userId'>,
+  needs: LocationNeed[],
+  connections: Record<string, string>,
+): RunContext {
+  const remote = remoteMethods(
+    LOCATION_CATALOG,
+    needs.map((n) => n.method),
+  );
   return { ...who, ...(Object.keys(connections).length > 0 ? { connections } : {}), ...(remote.length > 0 ? { remote } : {}) };
 }
 
 const generateRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter; db: Db; locations: LocationRegistry }> = async (app, opts) => {
-  app.post('/documents/document/generate', { preValidation: async (request) => captureExternalContext(request), schema: generateDocument }, async (request, reply) => {
-    const input = await generateInput(request, request.body, opts.db, opts.locations);
-    const result = await runGenerate(opts.temporal, input, idempotencyOf(request.headers, request.body));
-    return reply.code(201).send(metered(request, generatedData(result), result.consumption));
-  });
+  app.post(
+    '/documents/document/generate',
+    { preValidation: async (request) => captureExternalContext(request), schema: generateDocument },
+    async (request, reply) => {
+      const input = await generateInput(request, request.body, opts.db, opts.locations);
+      const result = await runGenerate(opts.temporal, input, idempotencyOf(request.headers, request.body));
+      return reply.code(201).send(metered(request, generatedData(result), result.consumption));
+    },
+  );
 };
 
 export default generateRoutes;

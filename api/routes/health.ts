@@ -46,14 +46,13 @@ const healthRoutes: FastifyPluginAsyncTypebox<{ checks: Record<string, Readiness
   };
 
   app.get('/v1/health', { schema: health }, async () => ({ status: 'ok' as const }));
-  app.get(
-    '/v1/ready',
-    { schema: readySchema },
-    async (request, reply) => {
-      const report = await ready(request.log);
-      return reply.code(report.notReady.length ? 503 : 200).header('cache-control', 'no-store').send(publicReport(report));
-    },
-  );
+  app.get('/v1/ready', { schema: readySchema }, async (request, reply) => {
+    const report = await ready(request.log);
+    return reply
+      .code(report.notReady.length ? 503 : 200)
+      .header('cache-control', 'no-store')
+      .send(publicReport(report));
+  });
 };
 
 export default healthRoutes;

@@ -5,7 +5,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore } from '../../connectors/storage/blob-store.ts';
 import { ApiError } from '../../core/errors.ts';
-import { describeLocation, type ErrorLocation, inferSchema, inspect, sampleData, TemplateError, type TemplateLimits } from '../../engine/index.ts';
+import {
+  describeLocation,
+  type ErrorLocation,
+  inferSchema,
+  inspect,
+  sampleData,
+  TemplateError,
+  type TemplateLimits,
+} from '../../engine/index.ts';
 import type { Db } from '../../store/db.ts';
 import { getFile } from '../../store/files.ts';
 import { success } from '../envelope.ts';
@@ -34,7 +42,10 @@ const inspectRoutes: FastifyPluginAsyncTypebox<InspectRouteOptions> = async (app
       result = inspect(bytes);
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
-      throw new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is not a readable .${declared} template: ${err.message}`);
+      throw new ApiError(
+        'INVALID_TEMPLATE_FORMAT',
+        `file ${JSON.stringify(fileName)} is not a readable .${declared} template: ${err.message}`,
+      );
     }
     const schema = inferSchema(result);
     return success(request, 200, {
@@ -57,17 +68,28 @@ export default inspectRoutes;
 async function storedUpload(request: FastifyRequest, opts: InspectRouteOptions): Promise<{ fileName: string; bytes: Uint8Array }> {
   const body: unknown = request.body;
   const template = body !== null && typeof body === 'object' && 'template' in body ? body.template : undefined;
-  const field = (name: string): unknown => (template !== null && typeof template === 'object' && name in template ? (template as Record<string, unknown>)[name] : undefined);
+  const field = (name: string): unknown =>
+    template !== null && typeof template === 'object' && name in template ? (template as Record<string, unknown>)[name] : undefined;
   const urn = field('urn');
   const loadMethod = field('loadMethod');
   if (typeof urn !== 'string' || urn.trim() === '') {
-    throw new ApiError('VALIDATION_ERROR', 'send one template file as multipart/form-data, or JSON {"template": {"urn": "<upload id>", "loadMethod": "Storage"}}: template.urn is missing');
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      'send one template file as multipart/form-data, or JSON {"template": {"urn": "<upload id>", "loadMethod": "Storage"}}: template.urn is missing',
+    );
   }
   if (typeof loadMethod !== 'string' || loadMethod.toLowerCase() !== 'storage') {
-    throw new ApiError('VALIDATION_ERROR', `template.loadMethod must be Storage (an id from POST /documents/template/upload), not ${JSON.stringify(loadMethod ?? null)}`);
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `template.loadMethod must be Storage (an id from POST /documents/template/upload), not ${JSON.stringify(loadMethod ?? null)}`,
+    );
   }
   const file = await getFile(opts.db, request.auth.subscriptionId, urn.trim(), ['template']);
-  if (!file) throw new ApiError('TEMPLATE_NOT_FOUND', `template.urn ${JSON.stringify(urn.slice(0, 80))} does not resolve to a template upload of this subscription (consumed by a generate, expired, or never uploaded)`);
+  if (!file)
+    throw new ApiError(
+      'TEMPLATE_NOT_FOUND',
+      `template.urn ${JSON.stringify(urn.slice(0, 80))} does not resolve to a template upload of this subscription (consumed by a generate, expired, or never uploaded)`,
+    );
   return { fileName: file.fileName, bytes: await opts.blobs.get(file.blobKey) };
 }
 
@@ -85,18 +107,27 @@ async function receiveOne(request: FastifyRequest, maxBytes: number): Promise<{ 
       }
       if (!EXTENSIONS.has(path.extname(part.filename).toLowerCase())) {
         part.file.resume();
-        failure = new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(part.filename)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`);
+        failure = new ApiError(
+          'INVALID_TEMPLATE_FORMAT',
+          `file ${JSON.stringify(part.filename)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`,
+        );
         continue;
       }
       const bytes = await part.toBuffer();
       found = { fileName: part.filename, bytes };
     }
   } catch (err) {
-    if ((err as { code?: string } | null)?.code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError('FILE_TOO_LARGE', `the template exceeds the limit of ${maxBytes} bytes`);
-    if ((err as { code?: string } | null)?.code === 'FST_FILES_LIMIT') throw new ApiError('VALIDATION_ERROR', 'send one template file per request');
-    throw new ApiError('VALIDATION_ERROR', `body: the multipart/form-data body is malformed (${err instanceof Error ? err.message : String(err)})`);
+    if ((err as { code?: string } | null)?.code === 'FST_REQ_FILE_TOO_LARGE')
+      throw new ApiError('FILE_TOO_LARGE', `the template exceeds the limit of ${maxBytes} bytes`);
+    if ((err as { code?: string } | null)?.code === 'FST_FILES_LIMIT')
+      throw new ApiError('VALIDATION_ERROR', 'send one template file per request');
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `body: the multipart/form-data body is malformed (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
   if (failure) throw failure;
-  if (!found) throw new ApiError('VALIDATION_ERROR', 'no file in the request: send one template file (.docx, .xlsx or .pptx) as multipart/form-data');
+  if (!found)
+    throw new ApiError('VALIDATION_ERROR', 'no file in the request: send one template file (.docx, .xlsx or .pptx) as multipart/form-data');
   return found;
 }

@@ -38,10 +38,16 @@ export async function manageInput(
   const { problems: unsupported, connections } = await locations.check(request.auth.subscriptionId, needs);
   if (unsupported.length > 0) throw new ApiError(problemCode(unsupported), unsupported.map((p) => p.message).join('; '), unsupported);
   const service = headers.service;
-  const who = { operationId: request.ctx.operationId, subscriptionId: request.auth.subscriptionId, userId: service ? service.claims.sub : request.auth.userId };
+  const who = {
+    operationId: request.ctx.operationId,
+    subscriptionId: request.auth.subscriptionId,
+    userId: service ? service.claims.sub : request.auth.userId,
+  };
   return {
     run: runContext(who, needs, connections),
-    ...(service ? { serviceUser: { email: service.claims.email, ...(service.claims.full_name ? { fullName: service.claims.full_name } : {}) } } : {}),
+    ...(service
+      ? { serviceUser: { email: service.claims.email, ...(service.claims.full_name ? { fullName: service.claims.full_name } : {}) } }
+      : {}),
     ...(headers.email ? { initiatorEmail: headers.email } : {}),
     ...input,
   };
@@ -53,7 +59,15 @@ function asManageError(payload: unknown): unknown {
   const { error } = payload;
   if (!error || typeof error !== 'object') return payload;
   const e: { statusCode?: unknown; message?: unknown; innerErrors?: unknown; externalErrors?: unknown } = error;
-  return { ...payload, error: { statusCode: String(e.statusCode), message: e.message, innerErrors: e.innerErrors ?? [], externalErrors: e.externalErrors ?? [] } };
+  return {
+    ...payload,
+    error: {
+      statusCode: String(e.statusCode),
+      message: e.message,
+      innerErrors: e.innerErrors ?? [],
+      externalErrors: e.externalErrors ?? [],
+    },
+  };
 }
 
 const manageRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter; db: Db; locations: LocationRegistry }> = async (app, opts) => {
@@ -68,16 +82,20 @@ const manageRoutes: FastifyPluginAsyncTypebox<{ temporal: WorkflowStarter; db: D
         // Optional here (spec 5.2), but a value that is sent must be valid: the 5.3 table applies, so a
         // stale or foreign token is refused rather than silently ignored.
         const value = header(request, 'x-client-authorization');
-        if (value !== undefined && value.trim() !== '') await readClientToken(opts.db, value, { subscriptionId: request.auth.subscriptionId });
+        if (value !== undefined && value.trim() !== '')
+          await readClientToken(opts.db, value, { subscriptionId: request.auth.subscriptionId });
         // Spec 5.2: a user without an account at the identity provider, vouched for by the service's own
         // token; the same failure table as the client token.
         const service = header(request, 'x-service-authorization');
         if (service !== undefined && service.trim() !== '') {
-          manageHeaders.set(request, { service: await readServiceToken(opts.db, service, { subscriptionId: request.auth.subscriptionId }) });
+          manageHeaders.set(request, {
+            service: await readServiceToken(opts.db, service, { subscriptionId: request.auth.subscriptionId }),
+          });
         }
         const email = header(request, 'x-email')?.trim();
         if (email) {
-          if (email.length > 320 || !EMAIL.test(email)) throw new ApiError('VALIDATION_ERROR', 'the X-Email header must be an e-mail address (name@domain)');
+          if (email.length > 320 || !EMAIL.test(email))
+            throw new ApiError('VALIDATION_ERROR', 'the X-Email header must be an e-mail address (name@domain)');
           manageHeaders.set(request, { ...manageHeaders.get(request), email });
         }
       },

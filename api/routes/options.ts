@@ -37,7 +37,11 @@ function checkItem(o: Item, where: string): OptionInput {
   if (!hasDef) return { optionDefinitionId: null, customKey: key, customGroup: o.customGroup?.trim() ?? '', value };
   const id = typeof rawDef === 'number' ? rawDef : typeof rawDef === 'string' && /^\d{1,9}$/.test(rawDef.trim()) ? Number(rawDef) : NaN;
   const def = Number.isInteger(id) ? OPTION_DEFINITIONS[id] : undefined;
-  if (!def) throw new ApiError('VALIDATION_ERROR', `${where}optionDefinitionId: ${JSON.stringify(String(rawDef).slice(0, 40))} is not a system option; known: ${S.OPTION_CATALOGUE}`);
+  if (!def)
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `${where}optionDefinitionId: ${JSON.stringify(String(rawDef).slice(0, 40))} is not a system option; known: ${S.OPTION_CATALOGUE}`,
+    );
   if (def.systemType === 'Boolean' && value !== 'true' && value !== 'false') {
     throw new ApiError('VALIDATION_ERROR', `${where}value: option ${def.key} takes true or false`);
   }
@@ -52,11 +56,21 @@ function checkItem(o: Item, where: string): OptionInput {
 }
 
 const sameKey = (a: OptionInput, b: OptionInput) =>
-  a.optionDefinitionId !== null ? a.optionDefinitionId === b.optionDefinitionId : b.customKey === a.customKey && b.customGroup === a.customGroup;
+  a.optionDefinitionId !== null
+    ? a.optionDefinitionId === b.optionDefinitionId
+    : b.customKey === a.customKey && b.customGroup === a.customGroup;
 
-async function entityOf(db: Db, subscriptionId: string, p: { entityType: string; entityId: string }): Promise<{ type: EntityType; id: string }> {
+async function entityOf(
+  db: Db,
+  subscriptionId: string,
+  p: { entityType: string; entityId: string },
+): Promise<{ type: EntityType; id: string }> {
   const type = canonicalEntityType(p.entityType);
-  if (!type) throw new ApiError('VALIDATION_ERROR', `entityType: ${JSON.stringify(p.entityType.slice(0, 80))} must be one of ${ENTITY_TYPES.join(', ')}`);
+  if (!type)
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `entityType: ${JSON.stringify(p.entityType.slice(0, 80))} must be one of ${ENTITY_TYPES.join(', ')}`,
+    );
   const id = p.entityId.toLowerCase();
   if (!(await entityExists(db, subscriptionId, type, id))) throw new ApiError('NOT_FOUND_BY_ID', `no ${type} ${id}`);
   return { type, id };
@@ -133,14 +147,22 @@ const optionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) =>
         const type = canonicalEntityType(current.entityType) as EntityType;
         const merged = checkItem(
           current.optionDefinitionId === ''
-            ? { customKey: body.customKey ?? current.customKey, customGroup: body.customGroup ?? current.customGroup, value: body.value ?? current.value }
+            ? {
+                customKey: body.customKey ?? current.customKey,
+                customGroup: body.customGroup ?? current.customGroup,
+                value: body.value ?? current.value,
+              }
             : { optionDefinitionId: current.optionDefinitionId, value: body.value ?? current.value },
           '',
         );
         if (await findSameKey(tx, subscriptionId, type, current.entityId, merged, id)) {
           throw new ApiError('VALIDATION_ERROR', `${type} ${current.entityId} already has a value for this option`);
         }
-        return updateOption(tx, subscriptionId, userId, id, { value: merged.value, customKey: merged.customKey, customGroup: merged.customGroup });
+        return updateOption(tx, subscriptionId, userId, id, {
+          value: merged.value,
+          customKey: merged.customKey,
+          customGroup: merged.customGroup,
+        });
       });
       if (!updated) throw new ApiError('NOT_FOUND_BY_ID', `no option value ${id}`);
       return success(request, 200, { optionValue: updated });
@@ -155,7 +177,8 @@ const optionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) =>
     },
     async (request) => {
       const id = request.params.optionValueGuid.toLowerCase();
-      if (!(await deleteOption(db, request.auth.subscriptionId, request.auth.userId, id))) throw new ApiError('NOT_FOUND_BY_ID', `no option value ${id}`);
+      if (!(await deleteOption(db, request.auth.subscriptionId, request.auth.userId, id)))
+        throw new ApiError('NOT_FOUND_BY_ID', `no option value ${id}`);
       return success(request, 200, { optionValueGuid: id, message: 'Option value deleted.' });
     },
   );

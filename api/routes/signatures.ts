@@ -82,7 +82,10 @@ function deleteErrors(error: FastifyError | Error, request: FastifyRequest, repl
   if (error instanceof ApiError || fe.validation || (typeof fe.statusCode === 'number' && fe.statusCode < 500)) throw error;
   const eventId = logUnexpected(request, error);
   const msg = 'The template could not be deleted.';
-  reply.code(500).type('application/json').send(failure(request, 500, msg, [innerError('ENVELOPE_ID_INVALID', msg, eventId)]));
+  reply
+    .code(500)
+    .type('application/json')
+    .send(failure(request, 500, msg, [innerError('ENVELOPE_ID_INVALID', msg, eventId)]));
 }
 
 const signatureRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) => {

@@ -14,31 +14,30 @@ export interface StorageRouteOptions {
 }
 
 const storageRoutes: FastifyPluginAsyncTypebox<StorageRouteOptions> = async (app, opts) => {
-  app.get(
-    '/documents/storage/:urn/content',
-    { schema: downloadDocument },
-    async (request, reply) => {
-      const { urn } = request.params;
-      const file = await getFile(opts.db, request.auth.subscriptionId, urn, ['document']);
-      if (!file) throw new ApiError('NOT_FOUND_BY_ID', `no document with urn ${urn}`);
-      if (opts.redirect) {
-        const location = await opts.blobs.presignedGetUrl(file.blobKey, {
-          expiresInSeconds: opts.redirect.expiresInSeconds,
-          fileName: file.fileName,
-          contentType: file.contentType,
-        });
-        if (location) return reply.code(302).header('location', location).header('cache-control', 'no-store').send();
-      }
-      const stream = await opts.blobs.createReadStream(file.blobKey).catch(() => {
-        throw new ApiError('NOT_FOUND_BY_ID', `no document with urn ${urn}`);
+  app.get('/documents/storage/:urn/content', { schema: downloadDocument }, async (request, reply) => {
+    const { urn } = request.params;
+    const file = await getFile(opts.db, request.auth.subscriptionId, urn, ['document']);
+    if (!file) throw new ApiError('NOT_FOUND_BY_ID', `no document with urn ${urn}`);
+    if (opts.redirect) {
+      const location = await opts.blobs.presignedGetUrl(file.blobKey, {
+        expiresInSeconds: opts.redirect.expiresInSeconds,
+        fileName: file.fileName,
+        contentType: file.contentType,
       });
-      return reply
-        .header('content-type', file.contentType)
-        .header('content-length', String(file.size))
-        .header('content-disposition', `attachment; filename="${file.fileName.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
-        .send(stream);
-    },
-  );
+      if (location) return reply.code(302).header('location', location).header('cache-control', 'no-store').send();
+    }
+    const stream = await opts.blobs.createReadStream(file.blobKey).catch(() => {
+      throw new ApiError('NOT_FOUND_BY_ID', `no document with urn ${urn}`);
+    });
+    return reply
+      .header('content-type', file.contentType)
+      .header('content-length', String(file.size))
+      .header(
+        'content-disposition',
+        `attachment; filename="${file.fileName.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+      )
+      .send(stream);
+  });
 };
 
 export default storageRoutes;

@@ -110,7 +110,8 @@ const studioRoutes: FastifyPluginAsyncTypebox<StudioOptions> = async (app, opts)
       request.headers['x-forwarded-for'] === undefined &&
       request.headers.forwarded === undefined &&
       LOOPBACK_HOSTS.has(host);
-    if (!local || opts.devCredentials === undefined) throw new ApiError('NOT_FOUND_BY_ID', 'no development credentials here: sign in with your API key and access token');
+    if (!local || opts.devCredentials === undefined)
+      throw new ApiError('NOT_FOUND_BY_ID', 'no development credentials here: sign in with your API key and access token');
     return reply.header('cache-control', 'no-store').send(await opts.devCredentials());
   });
 };

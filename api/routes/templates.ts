@@ -9,7 +9,15 @@ import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { isUuid } from '../../store/files.ts';
 import { findSolutions } from '../../store/records/solutions.ts';
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, TEMPLATE_COLUMNS, type TemplateInput, updateTemplate } from '../../store/records/templates.ts';
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  listTemplates,
+  TEMPLATE_COLUMNS,
+  type TemplateInput,
+  updateTemplate,
+} from '../../store/records/templates.ts';
 import { captureExternalContext, success } from '../envelope.ts';
 import { parseList, requireName, unexpectedAs } from '../lists.ts';
 import * as S from '../schemas/records.ts';
@@ -18,7 +26,11 @@ const LOAD_METHODS = S.TEMPLATE_LOAD_METHODS;
 
 function canonical(value: string, allowed: readonly string[], field: string): string {
   const v = allowed.find((a) => a.toLowerCase() === value.trim().toLowerCase());
-  if (!v) throw new ApiError('VALIDATION_ERROR', `documentTemplate.${field}: ${JSON.stringify(value.slice(0, 80))} must be one of ${allowed.join(', ')}`);
+  if (!v)
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `documentTemplate.${field}: ${JSON.stringify(value.slice(0, 80))} must be one of ${allowed.join(', ')}`,
+    );
   return v;
 }
 
@@ -35,7 +47,11 @@ function checkTemplate(t: Fields): TemplateInput {
   if (!url && !(urn && loadMethodRaw)) {
     throw new ApiError(
       'VALIDATION_ERROR',
-      urn ? 'documentTemplate.loadMethod is required with urn' : loadMethodRaw ? 'documentTemplate.urn is required with loadMethod' : 'documentTemplate: give urn with loadMethod, or url',
+      urn
+        ? 'documentTemplate.loadMethod is required with urn'
+        : loadMethodRaw
+          ? 'documentTemplate.urn is required with loadMethod'
+          : 'documentTemplate: give urn with loadMethod, or url',
     );
   }
   if (url) {
@@ -45,7 +61,8 @@ function checkTemplate(t: Fields): TemplateInput {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) throw new ApiError('VALIDATION_ERROR', 'documentTemplate.url: must be an http or https URL');
+    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
+      throw new ApiError('VALIDATION_ERROR', 'documentTemplate.url: must be an http or https URL');
   }
   const loadMethod = loadMethodRaw ? canonical(loadMethodRaw, LOAD_METHODS, 'loadMethod') : '';
   const fileFormat = t.fileFormat?.trim() ? canonical(t.fileFormat, TEMPLATE_FORMATS, 'fileFormat') : '';
@@ -53,7 +70,10 @@ function checkTemplate(t: Fields): TemplateInput {
     // Spec 4.4 rule 2: the locations that hold this format as a template (the location catalog).
     const from = methodsFor(LOCATION_CATALOG, 'generate', 'readTemplate', fileFormat);
     if (!from.includes(loadMethod)) {
-      throw new ApiError('VALIDATION_ERROR', `documentTemplate.fileFormat ${fileFormat} loads only with loadMethod ${from.join(' or ')}, not ${loadMethod}`);
+      throw new ApiError(
+        'VALIDATION_ERROR',
+        `documentTemplate.fileFormat ${fileFormat} loads only with loadMethod ${from.join(' or ')}, not ${loadMethod}`,
+      );
     }
   }
   return { name, description: t.description ?? '', title: t.title ?? '', urn, url, fileFormat, loadMethod };
@@ -76,7 +96,13 @@ const templateRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) 
       const { subscriptionId, userId } = request.auth;
       const created = await db.transaction(async (tx) => {
         const solutions = await findSolutions(tx, subscriptionId, solutionIdsOf(t));
-        return createTemplate(tx, subscriptionId, userId, input, solutions.map((s) => s.id));
+        return createTemplate(
+          tx,
+          subscriptionId,
+          userId,
+          input,
+          solutions.map((s) => s.id),
+        );
       });
       return reply.code(201).send(success(request, 201, { documentTemplate: created }));
     },
@@ -137,7 +163,8 @@ const templateRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, opts) 
     },
     async (request) => {
       const id = request.params.documentTemplateGuid.toLowerCase();
-      if (!(await deleteTemplate(db, request.auth.subscriptionId, request.auth.userId, id))) throw new ApiError('NOT_FOUND_BY_ID', `no document template ${id}`);
+      if (!(await deleteTemplate(db, request.auth.subscriptionId, request.auth.userId, id)))
+        throw new ApiError('NOT_FOUND_BY_ID', `no document template ${id}`);
       return success(request, 200, { documentTemplateGuid: id, message: 'Document template deleted.' });
     },
   );

@@ -21,7 +21,12 @@ const TEMPLATE_EXTENSIONS: Record<string, string> = {
   '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 };
 // JSON for a generate; JSON Lines and CSV are rows for a batch (POST /documents/document/generate/batch).
-const DATA_EXTENSIONS: Record<string, string> = { '.json': 'application/json', '.jsonl': 'application/jsonl', '.ndjson': 'application/jsonl', '.csv': 'text/csv' };
+const DATA_EXTENSIONS: Record<string, string> = {
+  '.json': 'application/json',
+  '.jsonl': 'application/jsonl',
+  '.ndjson': 'application/jsonl',
+  '.csv': 'text/csv',
+};
 
 export interface UploadRouteOptions {
   db: Db;
@@ -33,8 +38,11 @@ export interface UploadRouteOptions {
 }
 
 const uploadRoutes: FastifyPluginAsyncTypebox<UploadRouteOptions> = async (app, opts) => {
-  const upload = (kind: Exclude<FileKind, 'document'>) => async (request: FastifyRequest) => success(request, 201, { files: await receiveFiles(request, kind, opts) });
-  app.post('/documents/template/upload', { schema: uploadTemplates(opts.maxBytes) }, async (request, reply) => reply.code(201).send(await upload('template')(request)));
+  const upload = (kind: Exclude<FileKind, 'document'>) => async (request: FastifyRequest) =>
+    success(request, 201, { files: await receiveFiles(request, kind, opts) });
+  app.post('/documents/template/upload', { schema: uploadTemplates(opts.maxBytes) }, async (request, reply) =>
+    reply.code(201).send(await upload('template')(request)),
+  );
   app.post('/documents/data/upload', { schema: uploadData }, async (request, reply) => reply.code(201).send(await upload('data')(request)));
 };
 
@@ -62,8 +70,14 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
         part.file.resume();
         failure =
           kind === 'template'
-            ? new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`)
-            : new ApiError('VALIDATION_ERROR', `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .json files (and, for batches, .jsonl and .csv files) are accepted`);
+            ? new ApiError(
+                'INVALID_TEMPLATE_FORMAT',
+                `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`,
+              )
+            : new ApiError(
+                'VALIDATION_ERROR',
+                `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .json files (and, for batches, .jsonl and .csv files) are accepted`,
+              );
         continue;
       }
       const id = randomUUID();
@@ -73,7 +87,10 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
         stored.push({ id, fileName, key, size: put.size, sha256: put.sha256, contentType });
       } catch (err) {
         failure = isTooLarge(err)
-          ? new ApiError('FILE_TOO_LARGE', `file ${JSON.stringify(fileName)} (field ${part.fieldname}) exceeds the limit of ${opts.maxBytes} bytes`)
+          ? new ApiError(
+              'FILE_TOO_LARGE',
+              `file ${JSON.stringify(fileName)} (field ${part.fieldname}) exceeds the limit of ${opts.maxBytes} bytes`,
+            )
           : isStorageError(err)
             ? err
             : malformed(err);
@@ -149,9 +166,13 @@ export function templatePackageProblem(fileName: string, bytes: Uint8Array, limi
   const declared = path.extname(fileName).slice(1).toLowerCase();
   const actual = templateKind(bytes, limits);
   // A text file or another zip named .docx would be stored, then refused by every merge: refuse it now.
-  if (actual instanceof TemplateError) return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is not a .${declared} template: ${actual.message}`);
+  if (actual instanceof TemplateError)
+    return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is not a .${declared} template: ${actual.message}`);
   if (actual !== declared) {
-    return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is ${OFFICE_KIND_NAMES[actual]}, not .${declared}: upload it as .${actual}`);
+    return new ApiError(
+      'INVALID_TEMPLATE_FORMAT',
+      `file ${JSON.stringify(fileName)} is ${OFFICE_KIND_NAMES[actual]}, not .${declared}: upload it as .${actual}`,
+    );
   }
   return undefined;
 }
@@ -162,7 +183,10 @@ function isStorageError(err: unknown): boolean {
 }
 
 function malformed(err: unknown): ApiError {
-  return new ApiError('VALIDATION_ERROR', `body: the multipart/form-data body is malformed (${err instanceof Error ? err.message : String(err)})`);
+  return new ApiError(
+    'VALIDATION_ERROR',
+    `body: the multipart/form-data body is malformed (${err instanceof Error ? err.message : String(err)})`,
+  );
 }
 
 function isTooLarge(err: unknown): boolean {

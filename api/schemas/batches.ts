@@ -30,34 +30,72 @@ export const BatchRequest = component(
       data: Type.Object({
         ...request.data.properties,
         variables: Type.Optional(
-          Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), type: documentedEnum(VARIABLE_TYPES, { description: 'graphql: a variable of the query; header: a request header for the endpoint (e.g. Authorization)' }) })),
+          Type.Array(
+            Type.Object({
+              name: Type.String(),
+              value: Type.Unknown(),
+              type: documentedEnum(VARIABLE_TYPES, {
+                description: 'graphql: a variable of the query; header: a request header for the endpoint (e.g. Authorization)',
+              }),
+            }),
+          ),
         ),
-        urn: Type.String({ description: 'Id of an uploaded data file (.json, .jsonl or .csv), the file at the drive, or the GraphQL endpoint' }),
-        rowsPath: Type.Optional(Type.String({ description: 'The list of rows inside one JSON value, as a dotted path: required for GraphQL (e.g. customers, for a result {"customers": [...]}); for a JSON file holding an object' })),
-        rowsFormat: Type.Optional(documentedEnum(ROWS_FORMATS, { description: 'json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch\'s other rules, every problem at once' })),
+        urn: Type.String({
+          description: 'Id of an uploaded data file (.json, .jsonl or .csv), the file at the drive, or the GraphQL endpoint',
+        }),
+        rowsPath: Type.Optional(
+          Type.String({
+            description:
+              'The list of rows inside one JSON value, as a dotted path: required for GraphQL (e.g. customers, for a result {"customers": [...]}); for a JSON file holding an object',
+          }),
+        ),
+        rowsFormat: Type.Optional(
+          documentedEnum(ROWS_FORMATS, {
+            description:
+              "json (an array of objects, or one value with rowsPath), jsonl (one object per line) or csv (first line names the columns; comma, semicolon or tab); default: read from the first character. Checked with the batch's other rules, every problem at once",
+          }),
+        ),
       }),
       document: Type.Object({
         ...request.document.properties,
-        name: Type.String({ minLength: 1, description: 'A pattern over the row with the template tag syntax, e.g. "Invoice {number}" or "{customer.name | upper}"' }),
+        name: Type.String({
+          minLength: 1,
+          description: 'A pattern over the row with the template tag syntax, e.g. "Invoice {number}" or "{customer.name | upper}"',
+        }),
         path: Type.String({ description: `A pattern over the row (e.g. root/{region}): ${pathWording(LOCATION_CATALOG, 'generate')}` }),
-        deliveryMethod: Type.Optional(documentedEnum(ROW_DELIVERY, { description: 'One document per row there. Leave out to put the rows only into the combined output' })),
+        deliveryMethod: Type.Optional(
+          documentedEnum(ROW_DELIVERY, {
+            description: 'One document per row there. Leave out to put the rows only into the combined output',
+          }),
+        ),
       }),
       combined: Type.Optional(
         Type.Object({
-          format: documentedEnum(COMBINED_FORMATS, { description: "zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)" }),
+          format: documentedEnum(COMBINED_FORMATS, {
+            description: "zip (every row's document) or pdf (every row's pages in row order; document.fileFormat must be pdf)",
+          }),
           name: Type.String({ minLength: 1 }),
           path: Type.String({ description: pathWording(LOCATION_CATALOG, 'generate') }),
           deliveryMethod: documentedEnum(COMBINED_DELIVERY),
         }),
       ),
-      stopAfterFailures: Type.Optional(Type.Integer({ description: 'At least 1: end the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch' })),
+      stopAfterFailures: Type.Optional(
+        Type.Integer({
+          description:
+            'At least 1: end the batch (status stopped, no combined output) once this many rows have failed; default: a failed row never ends the batch',
+        }),
+      ),
       externalContext: Type.Optional(ExternalContext),
     },
     { description: 'One template, rows of a data file, one document per row and/or one combined output' },
   ),
 );
 
-const Failure = Type.Object({ row: Type.Integer({ description: '1-based, as in the data file' }), code: Type.String(), message: Type.String() });
+const Failure = Type.Object({
+  row: Type.Integer({ description: '1-based, as in the data file' }),
+  code: Type.String(),
+  message: Type.String(),
+});
 
 export const BatchRow = component(
   'BatchRow',
@@ -78,7 +116,8 @@ export const BatchProgress = component(
   Type.Object({
     id: Type.String({ format: 'uuid' }),
     status: stringEnum(['running', 'cancelling', 'completed', 'stopped', 'cancelled', 'failed'], {
-      description: 'running; cancelling (a cancel came: no row starts, the rows in progress finish); completed, stopped (stopAfterFailures), cancelled or failed',
+      description:
+        'running; cancelling (a cancel came: no row starts, the rows in progress finish); completed, stopped (stopAfterFailures), cancelled or failed',
     }),
     rowsTotal: Type.Integer(),
     rowsDone: Type.Integer(),
@@ -97,13 +136,20 @@ export const BatchProgress = component(
       }),
     ),
     error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-    failures: Type.Object({ rowCount: Type.Integer(), items: Type.Array(Failure) }, { description: 'Failed rows, a page of them (top, skip)' }),
+    failures: Type.Object(
+      { rowCount: Type.Integer(), items: Type.Array(Failure) },
+      { description: 'Failed rows, a page of them (top, skip)' },
+    ),
   }),
 );
 
 export const BatchStarted = component(
   'BatchStarted',
-  Type.Object({ id: Type.String({ format: 'uuid' }), status: stringEnum(['running'], { description: 'A batch starts running; GET /documents/batch/{id} follows it' }), rowsTotal: Type.Integer() }),
+  Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    status: stringEnum(['running'], { description: 'A batch starts running; GET /documents/batch/{id} follows it' }),
+    rowsTotal: Type.Integer(),
+  }),
 );
 
 /** What the summary callback says of the batch (workflows/batch.ts). */
@@ -124,7 +170,11 @@ export const BatchSummary = component(
 export const BatchSummaryResult = component(
   'BatchSummaryResult',
   Type.Object({
-    result: Type.Object({ statusCode: Type.Integer({ examples: [201] }), message: Type.String(), data: Type.Object({ batch: BatchSummary }) }),
+    result: Type.Object({
+      statusCode: Type.Integer({ examples: [201] }),
+      message: Type.String(),
+      data: Type.Object({ batch: BatchSummary }),
+    }),
     consumption: Consumption,
     ...envelopeTail,
   }),
@@ -157,7 +207,11 @@ export const startBatch = {
     "A failed row never fails the batch (unless stopAfterFailures); each done row is metered as a document (pages-generated, documents-generated) and recorded like a generated document; each row's document is written once, whatever crashes happen. The uploads the request names are consumed when the batch ends. With `X-Client-Authorization` (POST /common/client/token), the batch's summary is POSTed to the callback when it ends, signed like an async generate's callback.",
   ].join('\n\n'),
   headers: Type.Object({
-    'x-client-authorization': Type.Optional(Type.String({ description: "Optional: a client-authorization token; the batch's summary is POSTed to its callback when the batch ends" })),
+    'x-client-authorization': Type.Optional(
+      Type.String({
+        description: "Optional: a client-authorization token; the batch's summary is POSTed to its callback when the batch ends",
+      }),
+    ),
     ...IdempotencyHeaders.properties,
   }),
   body: BatchRequest,
@@ -174,7 +228,10 @@ export const startBatch = {
               "POSTed once the batch has ended to iss joined with dest of the request's client-authorization token, with `Authorization: Bearer <sub>` and Standard Webhooks headers, as an async generate's callback: the batch's counts in a metered envelope (completed, stopped, cancelled), or the error envelope with the batch's counts (failed).",
             security: [{ callbackBearer: [] }],
             parameters: CALLBACK_HEADERS,
-            requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [BatchSummaryResult, BatchSummaryError] } } } },
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { oneOf: [BatchSummaryResult, BatchSummaryError] } } },
+            },
             responses: {
               '2XX': { description: 'Delivered: no further attempt' },
               '410': { description: 'Gone: no further attempt' },
@@ -203,10 +260,14 @@ export const listBatchRows = {
   operationId: 'listBatchRows',
   tags: [TAG],
   summary: 'The rows of a batch processed so far (extension)',
-  description: "In row order, a page at a time (top, skip), optionally only done or only failed ones (status): a done row's document (urn, name, path, pages), a failed row's code and message.",
+  description:
+    "In row order, a page at a time (top, skip), optionally only done or only failed ones (status): a done row's document (urn, name, path, pages), a failed row's code and message.",
   params: BatchParams,
   querystring: Type.Object({ ...Paging.properties, status: Type.Optional(Type.Union([Type.Literal('done'), Type.Literal('failed')])) }),
-  response: { 200: successEnvelope(Type.Object({ rowCount: Type.Integer(), rows: Type.Array(BatchRow) })), ...errorResponses(400, 401, 404) },
+  response: {
+    200: successEnvelope(Type.Object({ rowCount: Type.Integer(), rows: Type.Array(BatchRow) })),
+    ...errorResponses(400, 401, 404),
+  },
 };
 
 export const cancelBatch = {

@@ -50,7 +50,8 @@ export const MeteredDimensionSetting = component(
   Type.Object({
     name: Type.String({ description: 'Raw dimension name, e.g. pages-generated' }),
     allocatedResources: Type.String({
-      description: "Display text, not a number: the subscription's monthly limit (e.g. \"1,000 per month\"), else its yearly one (\"12,000 per year\"), else \"Unlimited\"",
+      description:
+        'Display text, not a number: the subscription\'s monthly limit (e.g. "1,000 per month"), else its yearly one ("12,000 per year"), else "Unlimited"',
     }),
     displayName: Type.String(),
     groups: Type.String({ description: 'Comma-joined group names' }),
@@ -126,7 +127,10 @@ const Usage = Type.Object({
   userLimit: NullableInt('The per-user limit of the period; null when unlimited'),
   userRemaining: NullableInt('userLimit - userUsed, at least 0; null when unlimited'),
 });
-const Period = Type.Object({ start: Type.String({ format: 'date-time' }), end: Type.String({ format: 'date-time', description: 'Exclusive' }) });
+const Period = Type.Object({
+  start: Type.String({ format: 'date-time' }),
+  end: Type.String({ format: 'date-time', description: 'Exclusive' }),
+});
 
 export const SelfServiceSummary = component(
   'SelfServiceSummary',
@@ -148,7 +152,11 @@ export const getSummary = {
   tags: [TAG],
   summary: 'Get the dashboard or self-service summary',
   description: `\`type\` is required: dashboard or self-service, case-insensitive; missing or unknown gives 400 INVALID_SUMMARY_TYPE. dashboard answers the shape of 2.10 computed from the caller's envelopes (see POST /signatures/envelope/create); self-service answers the consumption shape described on its schema. ${CREDENTIALS_NOTE}`,
-  querystring: Type.Object({ type: Type.Optional(Type.String({ maxLength: 100, description: 'dashboard or self-service (case-insensitive)', examples: ['dashboard'] })) }),
+  querystring: Type.Object({
+    type: Type.Optional(
+      Type.String({ maxLength: 100, description: 'dashboard or self-service (case-insensitive)', examples: ['dashboard'] }),
+    ),
+  }),
   response: { 200: successEnvelope(Type.Union([DashboardSummary, SelfServiceSummary])), ...errorResponses(400, 401, 500) },
 };
 
@@ -207,7 +215,11 @@ export const getUserContact = {
 
 export const Folder = component('Folder', Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }));
 const FolderParams = Type.Object({ folderId: UuidParam('The folder') });
-const FolderBody = Type.Object({ folder: Type.Object({ name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED', examples: ['Invoices'] })) }) });
+const FolderBody = Type.Object({
+  folder: Type.Object({
+    name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED', examples: ['Invoices'] })),
+  }),
+});
 const FOLDER_ERRORS =
   "Errors use the error envelope. An unknown folder, or another subscription's, gives 400 ENVELOPE_ID_INVALID with the spec's message `Envelope not found.` (section 7 names that code for folder operations with an unknown id); a non-uuid folderId gives 400 VALIDATION_ERROR.";
 
@@ -250,12 +262,16 @@ export const updateFolder = {
   description: `Body \`{folder: {name}}\`; \`name\` is required (400 DATA_NAME_REQUIRED). Answers \`{folder: {id, message}}\`, no success envelope (spec 2.1). ${FOLDER_ERRORS}`,
   params: FolderParams,
   body: FolderBody,
-  response: { 200: Type.Object({ folder: Type.Object({ id: Type.String({ format: 'uuid' }), message: Type.String() }) }), ...errorResponses(400, 401, 500) },
+  response: {
+    200: Type.Object({ folder: Type.Object({ id: Type.String({ format: 'uuid' }), message: Type.String() }) }),
+    ...errorResponses(400, 401, 500),
+  },
 };
 
 // ---- client and service tokens (5.2, 5.3) ----
 
-const claim = (description: string, example?: string) => Type.String({ minLength: 1, maxLength: 4096, description, ...(example ? { examples: [example] } : {}) });
+const claim = (description: string, example?: string) =>
+  Type.String({ minLength: 1, maxLength: 4096, description, ...(example ? { examples: [example] } : {}) });
 
 export const ClientClaims = component(
   'ClientClaims',
@@ -271,7 +287,11 @@ export const ClientClaims = component(
       locale: Type.Optional(claim("Caller's locale")),
       zoneinfo: Type.Optional(claim("Caller's time zone")),
     },
-    { additionalProperties: false, description: 'Timing claims (iat, exp) are set by the service and cannot be sent.', examples: [examples.clientClaims] },
+    {
+      additionalProperties: false,
+      description: 'Timing claims (iat, exp) are set by the service and cannot be sent.',
+      examples: [examples.clientClaims],
+    },
   ),
 );
 
@@ -279,7 +299,10 @@ export const ClientToken = component(
   'ClientToken',
   Type.Object({
     token: Type.String({ description: 'Value for the X-Client-Authorization header' }),
-    webhookSecret: Type.String({ description: 'Extension: Standard Webhooks secret of the callbacks', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
+    webhookSecret: Type.String({
+      description: 'Extension: Standard Webhooks secret of the callbacks',
+      examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    }),
     expiresAt: Type.String({ format: 'date-time', description: 'Extension: when the token stops being accepted by new requests' }),
   }),
 );
@@ -400,5 +423,8 @@ export const deleteConnection = {
   description:
     'Removes the connection and its sealed secrets. Requests that need it answer 400 CONNECTION_MISSING from then on; a generate or manage already queued with it fails with CONNECTION_MISSING at its next step that needs the drive. 404 NOT_FOUND_BY_ID when there was none.',
   params: KindParam,
-  response: { 200: successEnvelope(Type.Object({ kind: stringEnum(KIND_NAMES), deleted: Type.Boolean() })), ...errorResponses(400, 401, 404, 500) },
+  response: {
+    200: successEnvelope(Type.Object({ kind: stringEnum(KIND_NAMES), deleted: Type.Boolean() })),
+    ...errorResponses(400, 401, 404, 500),
+  },
 };

@@ -48,7 +48,8 @@ const byValue = new Map<string, { name: string; key: string }>();
  *  request schemas included): one component, each occurrence a $ref to it (plugins/openapi.ts). */
 export function enumComponent(name: string, values: readonly string[], description: string): void {
   const key = enumKey(values);
-  if (byValue.has(key) && byValue.get(key)!.name !== name) throw new Error(`the values of ${name} are already named ${byValue.get(key)!.name}`);
+  if (byValue.has(key) && byValue.get(key)!.name !== name)
+    throw new Error(`the values of ${name} are already named ${byValue.get(key)!.name}`);
   byValue.set(key, { name, key });
   const schema = Type.Unsafe<string>({ type: 'string', enum: [...values], description });
   (schema as { title?: string }).title = name;

@@ -6,7 +6,13 @@ import { component, stringEnum } from './components.ts';
 
 export const ExternalContext = component(
   'ExternalContext',
-  Type.Object({}, { additionalProperties: true, description: 'Any JSON object; echoed unchanged in the answer (and in the callback) when sent in the request' }),
+  Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'Any JSON object; echoed unchanged in the answer (and in the callback) when sent in the request',
+    },
+  ),
 );
 
 export const Consumption = component(
@@ -19,14 +25,24 @@ export const Consumption = component(
 /** The fields every envelope ends with (spec 2.1). */
 export const envelopeTail = {
   externalContext: Type.Optional(ExternalContext),
-  origin: Type.String({ description: 'METHOD followed by the full URL of the operation', examples: ['POST http://127.0.0.1:8080/v1/documents/document/generate'] }),
+  origin: Type.String({
+    description: 'METHOD followed by the full URL of the operation',
+    examples: ['POST http://127.0.0.1:8080/v1/documents/document/generate'],
+  }),
   dateTime: Type.String({ format: 'date-time' }),
-  operationId: Type.String({ format: 'uuid', description: 'Also in the x-operation-id response header; quote it when reporting a problem' }),
+  operationId: Type.String({
+    format: 'uuid',
+    description: 'Also in the x-operation-id response header; quote it when reporting a problem',
+  }),
   userId: Type.Optional(Type.String({ format: 'uuid' })),
 };
 
 const resultOf = <T extends TSchema>(data: T) =>
-  Type.Object({ statusCode: Type.Integer({ description: 'The HTTP status', examples: [200] }), message: Type.String({ examples: ['OK'] }), data });
+  Type.Object({
+    statusCode: Type.Integer({ description: 'The HTTP status', examples: [200] }),
+    message: Type.String({ examples: ['OK'] }),
+    data,
+  });
 
 /** `{result: {statusCode, message, data}, externalContext?, origin, dateTime, operationId, userId?}`. */
 export function successEnvelope<T extends TSchema>(data: T, options: { examples?: unknown[] } = {}) {
@@ -79,7 +95,11 @@ export const RETRY_AFTER = { type: 'integer', minimum: 1, description: 'Whole se
 export const BareError = component(
   'BareError',
   Type.Object(
-    { code: Type.String({ examples: ['NOT_FOUND_BY_ID'] }), message: Type.String(), eventId: Type.Optional(Type.String({ description: 'On 500 only; quote it when reporting the failure' })) },
+    {
+      code: Type.String({ examples: ['NOT_FOUND_BY_ID'] }),
+      message: Type.String(),
+      eventId: Type.Optional(Type.String({ description: 'On 500 only; quote it when reporting the failure' })),
+    },
     { description: 'Bare error body, as the spec documents for configuration get and list (no envelope)' },
   ),
 );

@@ -10,7 +10,12 @@ const USER_ID = '2d6a9f3e-8b1c-4e7a-9d5f-4c3b1a8e6f27';
 const BASE = 'http://127.0.0.1:8080/v1';
 const DATE_TIME = '2026-03-02T09:14:07.512Z';
 
-const tail = (method: string, path: string) => ({ origin: `${method} ${BASE}${path}`, dateTime: DATE_TIME, operationId: OPERATION_ID, userId: USER_ID });
+const tail = (method: string, path: string) => ({
+  origin: `${method} ${BASE}${path}`,
+  dateTime: DATE_TIME,
+  operationId: OPERATION_ID,
+  userId: USER_ID,
+});
 
 /** `curl -F file=@examples/invoice.docx .../documents/template/upload` and its answer. */
 export const templateUploadResult = {
@@ -70,7 +75,11 @@ export const templateNotFound = {
 };
 
 /** The README's asynchronous section: the claims of a client token. */
-export const clientClaims = { sub: '<token your callback endpoint expects>', iss: 'https://your-service.example', dest: '/docgen/callback' };
+export const clientClaims = {
+  sub: '<token your callback endpoint expects>',
+  iss: 'https://your-service.example',
+  dest: '/docgen/callback',
+};
 
 /** The README's manage example: the invoice generated into DriveA moved to Storage. */
 export const manageRequest = {
@@ -82,7 +91,9 @@ export const manageResult = {
   result: {
     statusCode: '201',
     message: 'Created',
-    data: { document: { deliveryMethod: 'Storage', name: 'invoice.pdf', fileFormat: 'pdf', urn: DOCUMENT_URN, documentGuid: DOCUMENT_GUID } },
+    data: {
+      document: { deliveryMethod: 'Storage', name: 'invoice.pdf', fileFormat: 'pdf', urn: DOCUMENT_URN, documentGuid: DOCUMENT_GUID },
+    },
   },
   consumption: [
     { dimension: 'pages-managed', value: 1 },

@@ -14,7 +14,10 @@ export const UploadedFile = component(
   }),
 );
 
-export const UploadResult = component('UploadResult', successEnvelope(Type.Object({ files: Type.Array(UploadedFile) }), { examples: [examples.templateUploadResult] }));
+export const UploadResult = component(
+  'UploadResult',
+  successEnvelope(Type.Object({ files: Type.Array(UploadedFile) }), { examples: [examples.templateUploadResult] }),
+);
 
 /** The multipart body, as OpenAPI describes a file upload (a file picker in the interactive docs). The
  *  route reads the parts as streams, so Fastify validates no body schema. */
@@ -27,7 +30,14 @@ function multipartBody(what: string, extensions: readonly string[]) {
         schema: {
           type: 'object',
           required: ['file'],
-          properties: { file: { type: 'array', minItems: 1, items: { type: 'string', format: 'binary' }, description: `One or more ${extensions.map((e) => `.${e}`).join(', ')} files` } },
+          properties: {
+            file: {
+              type: 'array',
+              minItems: 1,
+              items: { type: 'string', format: 'binary' },
+              description: `One or more ${extensions.map((e) => `.${e}`).join(', ')} files`,
+            },
+          },
         },
       },
     },
@@ -66,7 +76,9 @@ export const downloadDocument = {
   summary: 'Download a document delivered to Storage (extension)',
   description:
     "Streams the file's bytes with its content type and file name, or, when the service is configured so (STORAGE_DOWNLOAD=redirect on object storage), answers 302 with a short-lived presigned URL of the object store. Another subscription's urn answers 404, as if absent.",
-  params: Type.Object({ urn: Type.String({ description: 'result.data.document.urn of a generate or manage to Storage', examples: [examples.documentUrn] }) }),
+  params: Type.Object({
+    urn: Type.String({ description: 'result.data.document.urn of a generate or manage to Storage', examples: [examples.documentUrn] }),
+  }),
   response: {
     200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
     302: { description: 'Download from the `Location` header (presigned, short-lived)', type: 'null' },

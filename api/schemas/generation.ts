@@ -14,7 +14,11 @@ import * as examples from './examples.ts';
 const TAG = 'Generation';
 
 // One schema per list of formats, whoever declares it (core's request schemas too): clients get one type.
-enumComponent('FileFormat', ALL_FORMATS, "A document's format: a template's own (docx, xlsx, pptx; gdoc, gsheet, gslide at DriveB), pdf or csv");
+enumComponent(
+  'FileFormat',
+  ALL_FORMATS,
+  "A document's format: a template's own (docx, xlsx, pptx; gdoc, gsheet, gslide at DriveB), pdf or csv",
+);
 enumComponent('TemplateFormat', TEMPLATE_FORMATS, "A template's format: docx, xlsx, pptx; gdoc, gsheet, gslide load from DriveB only");
 
 /** The optional Idempotency-Key header of generate, async generate and manage. */
@@ -46,7 +50,9 @@ export const GeneratedDocument = component(
     fileFormat: stringEnum(ALL_FORMATS),
     urn: Type.String({ description: urnWording(LOCATION_CATALOG, 'generate', 'write') }),
     uri: Type.Optional(Type.String({ description: 'Drive deliveries: where the file opens (the drive item web URL)' })),
-    ...propertiesOf(LINK_FIELDS, () => Type.Optional(Type.String({ description: 'Drive deliveries: a sharing link made for the file (document.options.driveA / driveB)' }))),
+    ...propertiesOf(LINK_FIELDS, () =>
+      Type.Optional(Type.String({ description: 'Drive deliveries: a sharing link made for the file (document.options.driveA / driveB)' })),
+    ),
     documentGuid: Type.String({ format: 'uuid', description: 'Extension: the document record of this file' }),
   }),
 );
@@ -56,7 +62,9 @@ export const TemplateLocation = component(
   'TemplateLocation',
   Type.Object(
     {
-      part: Type.String({ description: 'The package part holding the tag, e.g. word/document.xml, xl/worksheets/sheet1.xml, ppt/slides/slide2.xml' }),
+      part: Type.String({
+        description: 'The package part holding the tag, e.g. word/document.xml, xl/worksheets/sheet1.xml, ppt/slides/slide2.xml',
+      }),
       paragraph: Type.Optional(Type.Integer({ minimum: 1, description: 'Word and PowerPoint: the paragraph of the part, counted from 1' })),
       sheet: Type.Optional(Type.String({ description: "Workbooks: the sheet's name" })),
       cell: Type.Optional(Type.String({ description: 'Workbooks: the cell, A1 style' })),
@@ -72,13 +80,20 @@ export const GenerateWarning = component(
   Type.Object(
     {
       code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID'], {
-        description: 'MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)',
+        description:
+          'MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)',
       }),
-      message: Type.String({ description: 'For people: which tag, and where', examples: ['no value for tag "customer.rep" (word/document.xml, paragraph 3)'] }),
+      message: Type.String({
+        description: 'For people: which tag, and where',
+        examples: ['no value for tag "customer.rep" (word/document.xml, paragraph 3)'],
+      }),
       tag: Type.String({ description: 'The tag as written between its delimiters, e.g. customer.rep', examples: ['customer.rep'] }),
       location: TemplateLocation,
     },
-    { description: 'Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.' },
+    {
+      description:
+        'Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.',
+    },
   ),
 );
 
@@ -93,7 +108,12 @@ export const GenerateResult = component(
           description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most ${MAX_GENERATE_WARNINGS}`,
         }),
       ),
-      warningsOmitted: Type.Optional(Type.Integer({ minimum: 1, description: `Extension, present only when there were more than ${MAX_GENERATE_WARNINGS} warnings: how many are not listed (the merge counts up to 1000 tags)` })),
+      warningsOmitted: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description: `Extension, present only when there were more than ${MAX_GENERATE_WARNINGS} warnings: how many are not listed (the merge counts up to 1000 tags)`,
+        }),
+      ),
     }),
     { examples: [examples.generateResult] },
   ),
@@ -119,7 +139,8 @@ export const CALLBACK_HEADERS = [
     name: 'webhook-id',
     in: 'header',
     required: true,
-    description: 'Standard Webhooks message id: `msg_` and the operationId of the request, the same on every attempt of one callback (deduplicate on it)',
+    description:
+      'Standard Webhooks message id: `msg_` and the operationId of the request, the same on every attempt of one callback (deduplicate on it)',
     schema: { type: 'string', examples: ['msg_9e4c7a2b-1d5f-4b8e-a3c6-5f2d8b1e7c94'] },
   },
   {
@@ -137,7 +158,13 @@ export const CALLBACK_HEADERS = [
       '`v1,` followed by base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")), the key being the base64-decoded `webhookSecret` of the client token after `whsec_`. Any Standard Webhooks library verifies it, or the SDK\'s verifyCallback.',
     schema: { type: 'string', examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='] },
   },
-  { name: 'user-agent', in: 'header', required: true, description: 'Always docgen-webhooks', schema: { type: 'string', enum: ['docgen-webhooks'] } },
+  {
+    name: 'user-agent',
+    in: 'header',
+    required: true,
+    description: 'Always docgen-webhooks',
+    schema: { type: 'string', enum: ['docgen-webhooks'] },
+  },
 ];
 
 export const generateDocumentAsync = {
@@ -150,7 +177,9 @@ export const generateDocumentAsync = {
     'Each delivery carries Standard Webhooks headers (`webhook-id` stable across retries, `webhook-timestamp`, `webhook-signature` verifiable with the `webhookSecret` of the token response). Failed deliveries are retried on the CALLBACK_RETRY_SCHEDULE (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), never sooner than a Retry-After; a 3xx counts as a failure and is not followed; 410 and other 4xx except 408 and 429 stop the retries.',
   ].join('\n\n'),
   headers: Type.Object({
-    'x-client-authorization': Type.Optional(Type.String({ description: 'Client-authorization token from POST /common/client/token (required)' })),
+    'x-client-authorization': Type.Optional(
+      Type.String({ description: 'Client-authorization token from POST /common/client/token (required)' }),
+    ),
     ...IdempotencyHeaders.properties,
   }),
   body: GenerateRequest,
@@ -173,7 +202,12 @@ export const generateDocumentAsync = {
             parameters: CALLBACK_HEADERS,
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: { oneOf: [GenerateResult, ErrorEnvelope] }, examples: { success: { value: examples.generateResult }, failure: { value: examples.templateNotFound } } } },
+              content: {
+                'application/json': {
+                  schema: { oneOf: [GenerateResult, ErrorEnvelope] },
+                  examples: { success: { value: examples.generateResult }, failure: { value: examples.templateNotFound } },
+                },
+              },
             },
             responses: {
               '2XX': { description: 'Delivered: no further attempt' },
@@ -215,7 +249,9 @@ export const ManagedDocument = component(
     fileFormat: stringEnum(ALL_FORMATS),
     urn: Type.String({ description: urnWording(LOCATION_CATALOG, 'manage', 'write') }),
     uri: Type.Optional(Type.String({ description: 'Drive targets: where the file opens' })),
-    ...propertiesOf(LINK_FIELDS, () => Type.Optional(Type.String({ description: 'Drive targets: a sharing link made for the file (targetDocument.options.driveA)' }))),
+    ...propertiesOf(LINK_FIELDS, () =>
+      Type.Optional(Type.String({ description: 'Drive targets: a sharing link made for the file (targetDocument.options.driveA)' })),
+    ),
     documentGuid: Type.String({ description: 'Extension: the document record (new for copy and convert, the moved record for move)' }),
   }),
 );
@@ -264,7 +300,10 @@ export const manageDocument = {
   ].join('\n\n'),
   headers: Type.Object({
     'x-client-authorization': Type.Optional(
-      Type.String({ description: 'Optional (spec 5.2); when sent it is validated as for async generate (400 X_CLIENT_AUTH_ERROR, 401), though no location needs a client side' }),
+      Type.String({
+        description:
+          'Optional (spec 5.2); when sent it is validated as for async generate (400 X_CLIENT_AUTH_ERROR, 401), though no location needs a client side',
+      }),
     ),
     'x-service-authorization': Type.Optional(
       Type.String({
@@ -281,5 +320,12 @@ export const manageDocument = {
     ...IdempotencyHeaders.properties,
   }),
   body: ManageRequest,
-  response: { 201: ManageResult, 400: ManageErrorEnvelope, 401: ManageErrorEnvelope, 409: ManageErrorEnvelope, 500: ManageErrorEnvelope, 504: ManageErrorEnvelope },
+  response: {
+    201: ManageResult,
+    400: ManageErrorEnvelope,
+    401: ManageErrorEnvelope,
+    409: ManageErrorEnvelope,
+    500: ManageErrorEnvelope,
+    504: ManageErrorEnvelope,
+  },
 };

@@ -21,7 +21,8 @@ export const InspectedTag = component(
   'InspectedTag',
   Type.Object({
     kind: Type.String({
-      description: 'field, open (loop or section), inverted, close, raw ({@x}), image ({%x}), include ({>name}), slide ({:items}), html ({~x}), htmlBlock ({~~x})',
+      description:
+        'field, open (loop or section), inverted, close, raw ({@x}), image ({%x}), include ({>name}), slide ({:items}), html ({~x}), htmlBlock ({~~x})',
       examples: ['field'],
     }),
     source: Type.String({ description: 'The text between the delimiters, as written', examples: ['customer.name'] }),
@@ -33,7 +34,10 @@ export const InspectedTag = component(
 export const TemplateProblem = component(
   'TemplateProblem',
   Type.Object({
-    code: Type.String({ description: "The engine's problem id (engine/README.md, Error ids), e.g. unclosed_loop, unknown_filter", examples: ['unclosed_loop'] }),
+    code: Type.String({
+      description: "The engine's problem id (engine/README.md, Error ids), e.g. unclosed_loop, unknown_filter",
+      examples: ['unclosed_loop'],
+    }),
     message: Type.String({ examples: ['loop "items" is never closed'] }),
     location: Type.Optional(TagLocation),
   }),
@@ -46,13 +50,18 @@ export const TemplateInspection = component(
     format: Type.String({ description: 'docx, xlsx or pptx: what the package is', examples: ['docx'] }),
     tags: Type.Array(InspectedTag, { description: 'Every tag in document order (parts, then paragraphs or cells)' }),
     loops: Type.Array(Type.String(), { description: 'Loop and section expressions, without duplicates' }),
-    includes: Type.Array(Type.String(), { description: 'Included template names ({>name}): each needs a relatedItems entry when generating' }),
+    includes: Type.Array(Type.String(), {
+      description: 'Included template names ({>name}): each needs a relatedItems entry when generating',
+    }),
     problems: Type.Array(TemplateProblem, { description: 'Every template problem with its location; empty when the template is valid' }),
     schema: Type.Unknown({
       description:
         "JSON Schema (draft 2020-12) of the data the template reads, inferred from its tags: loops are arrays of objects, sections without data and inverted sections booleans, filters give types (| currency a number, | date a date string), images a data URL or {data, width, height}. Each property's description names its tags and their locations.",
     }),
-    sample: Type.Unknown({ description: 'Sample data generated from the schema (plausible values named after the fields, two items per list): it renders with no missing value' }),
+    sample: Type.Unknown({
+      description:
+        'Sample data generated from the schema (plausible values named after the fields, two items per list): it renders with no missing value',
+    }),
   }),
 );
 
@@ -66,9 +75,16 @@ export const inspectTemplate = (maxBytes: number) => ({
   'x-openapi': {
     requestBody: {
       required: true,
-      description: 'multipart/form-data with one template file (.docx, .xlsx or .pptx) under any field name (`file` here), or JSON naming a template upload',
+      description:
+        'multipart/form-data with one template file (.docx, .xlsx or .pptx) under any field name (`file` here), or JSON naming a template upload',
       content: {
-        'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The template' } } } },
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: ['file'],
+            properties: { file: { type: 'string', format: 'binary', description: 'The template' } },
+          },
+        },
         'application/json': {
           schema: {
             type: 'object',

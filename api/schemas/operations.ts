@@ -10,7 +10,8 @@ export const ReadinessReport = component(
     status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
     notReady: Type.Array(Type.String(), { description: 'Names of the checks that failed' }),
     checks: Type.Record(Type.String(), Type.Object({ ready: Type.Boolean() }), {
-      description: 'database, temporal, storage, converter: whether each passes. The reasons are in the service log and on the METRICS_PORT /ready, never here.',
+      description:
+        'database, temporal, storage, converter: whether each passes. The reasons are in the service log and on the METRICS_PORT /ready, never here.',
     }),
   }),
 );

@@ -6,7 +6,10 @@ import type { Field, Fields, RecordKind } from '../../store/records/fields.ts';
 import { wireFields } from '../../store/records/fields.ts';
 import { component } from './components.ts';
 
-export const SolutionRef = component('SolutionRef', Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), description: Type.String() }));
+export const SolutionRef = component(
+  'SolutionRef',
+  Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), description: Type.String() }),
+);
 
 type WireSchema<F extends Field> = F['type'] extends 'boolean'
   ? TBoolean
@@ -18,9 +21,13 @@ type WireSchema<F extends Field> = F['type'] extends 'boolean'
 
 type OneProperties<F extends Fields> = { -readonly [K in keyof F as F[K] extends { only: 'listed' } ? never : K]: WireSchema<F[K]> };
 type ListedProperties<F extends Fields> = {
-  -readonly [K in keyof F as F[K] extends { only: 'one' } ? never : F[K] extends { listed: infer L extends string } ? L : K]: WireSchema<F[K]>;
+  -readonly [K in keyof F as F[K] extends { only: 'one' } ? never : F[K] extends { listed: infer L extends string } ? L : K]: WireSchema<
+    F[K]
+  >;
 };
-type InputProperties<F extends Fields> = { -readonly [K in keyof F as F[K] extends { input: true } ? K : never]: TOptional<WireSchema<F[K]>> };
+type InputProperties<F extends Fields> = {
+  -readonly [K in keyof F as F[K] extends { input: true } ? K : never]: TOptional<WireSchema<F[K]>>;
+};
 
 /** Descriptions of a response's fields, by the field's name in that response. */
 export type Docs = Readonly<Partial<Record<string, string>>>;
@@ -63,6 +70,8 @@ export function inputProperties<F extends Fields, P extends { [K in keyof InputP
   given: P,
 ): Omit<InputProperties<F>, keyof P> & P {
   return Object.fromEntries(
-    Object.entries(kind.fields).flatMap(([name, f]) => (f.input ? [[name, (given as Record<string, TSchema>)[name] ?? Type.Optional(make(name, f))]] : [])),
+    Object.entries(kind.fields).flatMap(([name, f]) =>
+      f.input ? [[name, (given as Record<string, TSchema>)[name] ?? Type.Optional(make(name, f))]] : [],
+    ),
   ) as Omit<InputProperties<F>, keyof P> & P;
 }

@@ -35,7 +35,11 @@ export const ListQuerystring = Type.Object({
   skip: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SKIP, description: `Records to skip (at most ${MAX_SKIP})` })),
   orderby: Type.Optional(Type.String({ maxLength: 200, description: '`Column|DIRECTION`, e.g. `Name|DESC`', examples: ['Name|DESC'] })),
   filter: Type.Optional(
-    Type.String({ maxLength: 10_000, description: 'URL-encoded JSON array of {key, column, type, condition, value}', examples: ['[{"column":"Name","condition":"CONTAINS","value":"invoice"}]'] }),
+    Type.String({
+      maxLength: 10_000,
+      description: 'URL-encoded JSON array of {key, column, type, condition, value}',
+      examples: ['[{"column":"Name","condition":"CONTAINS","value":"invoice"}]'],
+    }),
   ),
 });
 
@@ -47,7 +51,6 @@ const Deleted = (idField: string) => successEnvelope(Type.Object({ [idField]: Ty
 // ---- document solutions (extension) ----
 
 const SOLUTION_TAG = 'Document solution';
-
 
 export const DocumentSolution = component('DocumentSolution', Type.Object(oneProperties(SOLUTION)));
 
@@ -62,7 +65,10 @@ export const DocumentSolutionWithMembers = component(
 
 export const DocumentSolutionInput = component(
   'DocumentSolutionInput',
-  Type.Object({ name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })), description: Type.Optional(Type.String()) }),
+  Type.Object({
+    name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })),
+    description: Type.Optional(Type.String()),
+  }),
 );
 
 export const createSolution = {
@@ -90,7 +96,10 @@ export const listSolutions = {
   summary: 'List document solutions (extension)',
   description: listDescription(SOLUTION_COLUMNS),
   querystring: ListQuerystring,
-  response: { 200: successEnvelope(Type.Object({ documentSolutions: Type.Array(DocumentSolution), rowCount: Type.Integer() })), ...errorResponses(400, 401, 500) },
+  response: {
+    200: successEnvelope(Type.Object({ documentSolutions: Type.Array(DocumentSolution), rowCount: Type.Integer() })),
+    ...errorResponses(400, 401, 500),
+  },
 };
 
 // ---- document templates (2.3, 4.4) ----
@@ -111,10 +120,14 @@ export const DocumentTemplateInput = component(
       name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })),
       description: Type.Optional(Type.String()),
       title: Type.Optional(Type.String()),
-      urn: Type.Optional(Type.String({ description: 'Reference to the file, together with loadMethod (e.g. an uploaded template id for Storage)' })),
+      urn: Type.Optional(
+        Type.String({ description: 'Reference to the file, together with loadMethod (e.g. an uploaded template id for Storage)' }),
+      ),
       url: Type.Optional(Type.String({ description: 'http(s) URL of the file, used alone' })),
       fileFormat: Type.Optional(Type.String({ description: `${TEMPLATE_FORMATS.join(', ')} (case-insensitive, stored in this spelling)` })),
-      loadMethod: Type.Optional(Type.String({ description: `${TEMPLATE_LOAD_METHODS.join(', ')} (case-insensitive, stored in this spelling)` })),
+      loadMethod: Type.Optional(
+        Type.String({ description: `${TEMPLATE_LOAD_METHODS.join(', ')} (case-insensitive, stored in this spelling)` }),
+      ),
       documentSolutions: Type.Optional(SolutionIds),
     },
     { description: 'Server-managed fields (id, ownership, path, timestamps) are ignored when sent' },
@@ -173,7 +186,10 @@ export const listTemplates = {
   summary: 'List document template records (extension)',
   description: `${listDescription(TEMPLATE_COLUMNS)} Deleted templates are not listed.`,
   querystring: ListQuerystring,
-  response: { 200: successEnvelope(Type.Object({ documentTemplates: Type.Array(DocumentTemplate), rowCount: Type.Integer() })), ...errorResponses(400, 401, 500) },
+  response: {
+    200: successEnvelope(Type.Object({ documentTemplates: Type.Array(DocumentTemplate), rowCount: Type.Integer() })),
+    ...errorResponses(400, 401, 500),
+  },
 };
 
 export const deleteTemplate = {
@@ -205,14 +221,20 @@ const FIELD_DOCS: Partial<Record<string, string>> = {
   editUserEmailList: 'Comma-separated e-mail addresses',
 };
 const configurationField = (name: string, f: Field) =>
-  f.type === 'boolean' ? Type.Boolean({ description: 'Sharing switch; default false' }) : FIELD_DOCS[name] ? Type.String({ description: FIELD_DOCS[name] }) : Type.String();
+  f.type === 'boolean'
+    ? Type.Boolean({ description: 'Sharing switch; default false' })
+    : FIELD_DOCS[name]
+      ? Type.String({ description: FIELD_DOCS[name] })
+      : Type.String();
 
 export const ConfigurationInput = component(
   'ConfigurationInput',
   Type.Object(
     inputProperties(CONFIGURATION, configurationField, {
       documentSolutionGuid: Type.Optional(
-        Type.Union([Type.String(), Type.Null()], { description: 'The owning document solution (a uuid of the caller); empty or null for none' }),
+        Type.Union([Type.String(), Type.Null()], {
+          description: 'The owning document solution (a uuid of the caller); empty or null for none',
+        }),
       ),
     }),
     {
@@ -290,7 +312,11 @@ export const DataSourceInput = component(
       name: Type.Optional(Type.String({ description: 'Required; missing or blank gives 400 DATA_NAME_REQUIRED' })),
       loadMethod: Type.String({ description: `Required: ${DATA_LOAD_METHODS.join(', ')} (case-insensitive, stored in this spelling)` }),
       description: Type.Optional(Type.String()),
-      urn: Type.Optional(Type.String({ description: 'Storage: the id of an uploaded data file (removed after its retention; the record survives). GraphQL: the endpoint' })),
+      urn: Type.Optional(
+        Type.String({
+          description: 'Storage: the id of an uploaded data file (removed after its retention; the record survives). GraphQL: the endpoint',
+        }),
+      ),
       query: Type.Optional(Type.String({ description: 'GraphQL only; stored empty for the other methods' })),
       variables: Type.Optional(Type.String({ description: 'GraphQL only; stored empty for the other methods' })),
       documentSolutions: Type.Optional(
@@ -334,7 +360,10 @@ export const listDataSources = {
   summary: 'List data sources',
   description: `${listDescription(DATA_SOURCE_COLUMNS)} Items use the Guid spelling (dataSourceGuid, subscriptionGuid, ownerGuid, lastModifiedUserGuid) and carry isDeleted; deleted data sources are not listed.`,
   querystring: ListQuerystring,
-  response: { 200: successEnvelope(Type.Object({ dataSources: Type.Array(ListedDataSource), rowCount: Type.Integer() })), ...errorResponses(400, 401, 500) },
+  response: {
+    200: successEnvelope(Type.Object({ dataSources: Type.Array(ListedDataSource), rowCount: Type.Integer() })),
+    ...errorResponses(400, 401, 500),
+  },
 };
 
 export const deleteDataSource = {
@@ -355,7 +384,13 @@ export const addDataSourceToSolution = {
     "Strict, unlike linking on create: when the solution or the data source is not a live record of the caller's subscription the answer is 404 with an empty body (it does not say which id is missing) and nothing changes. Attaching twice is harmless (200 again). The data source itself is not copied or modified. A non-uuid id gives 400 VALIDATION_ERROR; an unexpected failure 500 ADD_DATA_SOURCE_TO_SOLUTION_ERROR.",
   params: Type.Object({ documentSolutionId: UuidParam('The document solution'), dataSourceId: UuidParam('The data source') }),
   response: {
-    200: successEnvelope(Type.Object({ documentSolutionId: Type.String({ format: 'uuid' }), dataSourceId: Type.String({ format: 'uuid' }), message: Type.String() })),
+    200: successEnvelope(
+      Type.Object({
+        documentSolutionId: Type.String({ format: 'uuid' }),
+        dataSourceId: Type.String({ format: 'uuid' }),
+        message: Type.String(),
+      }),
+    ),
     404: noContent("Empty body: the solution or the data source does not exist in the caller's subscription"),
     ...errorResponses(400, 401, 500),
   },
@@ -375,13 +410,18 @@ export const OptionItem = component(
   Type.Object(
     {
       optionDefinitionId: Type.Optional(
-        Type.Unknown({ description: `Integer id of a system option: ${OPTION_CATALOGUE}. Null or empty string means none. Json options take JSON text, Boolean options true or false` }),
+        Type.Unknown({
+          description: `Integer id of a system option: ${OPTION_CATALOGUE}. Null or empty string means none. Json options take JSON text, Boolean options true or false`,
+        }),
       ),
       customKey: Type.Optional(Type.String({ maxLength: 200, description: 'Key of a custom option' })),
       customGroup: Type.Optional(Type.String({ maxLength: 200, description: 'Group of a custom option' })),
       value: Type.Optional(Type.String({ maxLength: 100_000, description: 'Default empty' })),
     },
-    { description: 'Exactly one of optionDefinitionId and customKey; neither gives 400 OPTION_VALUE_MISSING_DEFINITION_OR_KEY, both 400 VALIDATION_ERROR' },
+    {
+      description:
+        'Exactly one of optionDefinitionId and customKey; neither gives 400 OPTION_VALUE_MISSING_DEFINITION_OR_KEY, both 400 VALIDATION_ERROR',
+    },
   ),
 );
 
@@ -391,13 +431,17 @@ export const OptionValue = component(
     optionValueGuid: Type.String({ format: 'uuid' }),
     entityType: Type.String(),
     entityId: Type.String({ format: 'uuid' }),
-    optionDefinitionId: Type.Union([Type.Integer(), Type.Literal('')], { description: 'The system option id; empty string for a custom option' }),
+    optionDefinitionId: Type.Union([Type.Integer(), Type.Literal('')], {
+      description: 'The system option id; empty string for a custom option',
+    }),
     customKey: Type.String({ description: 'Empty for a system option' }),
     customGroup: Type.String({ description: 'Empty for a system option' }),
     value: Type.String(),
     effectiveKey: Type.String({ description: "The definition's key, or customKey" }),
     effectiveGroup: Type.String({ description: "The definition's group, or customGroup" }),
-    systemType: Type.String({ description: 'How the value is read: Json, Boolean or String for system options; Custom for custom options' }),
+    systemType: Type.String({
+      description: 'How the value is read: Json, Boolean or String for system options; Custom for custom options',
+    }),
     createdDate: Type.String({ format: 'date-time' }),
     lastModifiedDate: Type.String({ format: 'date-time' }),
   }),
@@ -458,7 +502,8 @@ export const deleteOptionValue = {
   operationId: 'deleteOptionValue',
   tags: [OPTION_TAG],
   summary: 'Delete an option value (soft delete)',
-  description: "Deleting again, or an unknown or other subscription's id, gives 404 NOT_FOUND_BY_ID; a non-uuid id gives 400 VALIDATION_ERROR.",
+  description:
+    "Deleting again, or an unknown or other subscription's id, gives 404 NOT_FOUND_BY_ID; a non-uuid id gives 400 VALIDATION_ERROR.",
   params: OptionParams,
   response: { 200: Deleted('optionValueGuid'), ...errorResponses(400, 401, 404, 500) },
 };
@@ -474,9 +519,14 @@ export const DocumentUpdate = component(
   Type.Object(
     propertiesOf(
       DOCUMENT_UPDATABLE.map(([f]) => f),
-      (f) => Type.Optional(Type.String({ maxLength: 10_000, ...(EMAIL_LISTS.includes(f) ? { description: 'Comma-separated e-mail addresses' } : {}) })),
+      (f) =>
+        Type.Optional(
+          Type.String({ maxLength: 10_000, ...(EMAIL_LISTS.includes(f) ? { description: 'Comma-separated e-mail addresses' } : {}) }),
+        ),
     ),
-    { description: 'Only the fields sent change. Other fields (ids, links, timestamps, isDeleted) are server-managed and ignored when sent' },
+    {
+      description: 'Only the fields sent change. Other fields (ids, links, timestamps, isDeleted) are server-managed and ignored when sent',
+    },
   ),
 );
 
@@ -520,5 +570,8 @@ export const listDocuments = {
   summary: 'List document records (extension)',
   description: `${listDescription(DOCUMENT_COLUMNS)} Newest first by default; e.g. filter by Urn to find the record of a generated file.`,
   querystring: ListQuerystring,
-  response: { 200: successEnvelope(Type.Object({ documents: Type.Array(Document), rowCount: Type.Integer() })), ...errorResponses(400, 401, 500) },
+  response: {
+    200: successEnvelope(Type.Object({ documents: Type.Array(Document), rowCount: Type.Integer() })),
+    ...errorResponses(400, 401, 500),
+  },
 };

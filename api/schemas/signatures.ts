@@ -7,7 +7,8 @@ import { UuidParam } from './records.ts';
 
 const TAG = 'Signatures';
 export const TEMPLATE_DELETED = 'Template deleted.';
-export const ENVELOPE_EMPTIED = 'The envelope is not a template: its documents, recipients, sign groups and fields were deleted and the envelope was kept.';
+export const ENVELOPE_EMPTIED =
+  'The envelope is not a template: its documents, recipients, sign groups and fields were deleted and the envelope was kept.';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
 const DateTime = () => Type.String({ format: 'date-time' });
@@ -53,7 +54,8 @@ export const Envelope = component(
   }),
 );
 
-const Index = (what: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: `0-based index into this request's ${what}` }));
+const Index = (what: string) =>
+  Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: `0-based index into this request's ${what}` }));
 export const EnvelopeInput = component(
   'EnvelopeInput',
   Type.Object({
@@ -61,7 +63,9 @@ export const EnvelopeInput = component(
     status: Type.Optional(Type.String({ description: `${ENVELOPE_STATUSES.join(', ')} (case-insensitive; default Draft)` })),
     sendDate: Type.Optional(Type.String({ format: 'date-time', description: 'Default: now, except for Draft and Template (none)' })),
     expirationDate: Type.Optional(Type.String({ format: 'date-time' })),
-    documents: Type.Optional(Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), fileFormat: Type.Optional(Type.String()) }), { maxItems: 100 })),
+    documents: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), fileFormat: Type.Optional(Type.String()) }), { maxItems: 100 }),
+    ),
     signGroups: Type.Optional(Type.Array(Type.Object({ name: Type.String({ minLength: 1 }) }), { maxItems: 100 })),
     recipients: Type.Optional(
       Type.Array(

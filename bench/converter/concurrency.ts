@@ -23,33 +23,41 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
-
 async function throughput(pool: LibreOfficePool, input: Uint8Array, inFlight: number): Promise<{ perSec: number; n: number }> {
   // One untimed round per lane so every instance has loaded the document type once.
   await Promise.all(Array.from({ length: inFlight }, () => pool.convert(input, { from: 'docx', to: 'pdf' })));
   let n = 0;
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (performance.now() < end) {
-      await pool.convert(input, { from: 'docx', to: 'pdf' });
-      n++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (performance.now() < end) {
+        await pool.convert(input, { from: 'docx', to: 'pdf' });
+        n++;
+      }
+    }),
+  );
   return { perSec: (n / (performance.now() - t0)) * 1000, n };
 }
 
 const pool = new LibreOfficePool({ size: concurrency, log: () => {} });
 try {
   await pool.ready();
-  console.log(`# bench-concurrency  ${new Date().toISOString()}  ${os.availableParallelism()} CPUs  pool ${concurrency}  ${seconds}s per case  load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `# bench-concurrency  ${new Date().toISOString()}  ${os.availableParallelism()} CPUs  pool ${concurrency}  ${seconds}s per case  load ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('| document | 1 in flight (conv/s) | ' + concurrency + ' in flight (conv/s) | ratio |');
   console.log('|---|---:|---:|---:|');
   for (const pages of values.docs.split(',').map(Number)) {
     const input = docx(pages);
     const one = await throughput(pool, input, 1);
     const many = await throughput(pool, input, concurrency);
-    console.log(`| ${pages} page(s) | ${one.perSec.toFixed(2)} (n=${one.n}) | ${many.perSec.toFixed(2)} (n=${many.n}) | ${(many.perSec / one.perSec).toFixed(2)} |`);
+    console.log(
+      `| ${pages} page(s) | ${one.perSec.toFixed(2)} (n=${one.n}) | ${many.perSec.toFixed(2)} (n=${many.n}) | ${(many.perSec / one.perSec).toFixed(2)} |`,
+    );
   }
 } finally {
   await pool.stop();

@@ -15,7 +15,6 @@ import { benchDocx as docx } from './doc.ts';
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' }, docs: { type: 'string', default: '1,40' } } });
 const runs = Number(values.runs);
 
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -31,7 +30,12 @@ const pools = {
 try {
   const start: Record<string, number> = {};
   for (const [name, pool] of Object.entries(pools)) start[name] = await timed(() => pool.ready());
-  console.log(`# bench-sandbox  ${new Date().toISOString()}  ${os.availableParallelism()} CPUs  ${runs} runs  load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `# bench-sandbox  ${new Date().toISOString()}  ${os.availableParallelism()} CPUs  ${runs} runs  load ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`# isolation: sandbox = ${pools.sandbox.status().isolation}; plain = ${pools.plain.status().isolation}`);
   console.log(`# instance start: sandbox ${start.sandbox!.toFixed(0)} ms, plain ${start.plain!.toFixed(0)} ms`);
   console.log('| document | operation | sandbox median (ms) | plain median (ms) | sandbox / plain |');
@@ -39,14 +43,16 @@ try {
   for (const pages of values.docs!.split(',').map(Number)) {
     const input = docx(pages);
     for (const op of ['pdf', 'page count'] as const) {
-      const run = (p: LibreOfficePool) => (op === 'pdf' ? p.convert(input, { from: 'docx', to: 'pdf' }) : p.pageCount(input, { from: 'docx' }));
+      const run = (p: LibreOfficePool) =>
+        op === 'pdf' ? p.convert(input, { from: 'docx', to: 'pdf' }) : p.pageCount(input, { from: 'docx' });
       // Warm-up, then alternate so that both pools see the same machine, each going first every other time
       // (the second of a pair runs measurably faster on a loaded machine).
       await run(pools.sandbox);
       await run(pools.plain);
       const ms = { sandbox: [] as number[], plain: [] as number[] };
       for (let i = 0; i < runs; i++) {
-        for (const name of i % 2 === 0 ? (['sandbox', 'plain'] as const) : (['plain', 'sandbox'] as const)) ms[name].push(await timed(() => run(pools[name])));
+        for (const name of i % 2 === 0 ? (['sandbox', 'plain'] as const) : (['plain', 'sandbox'] as const))
+          ms[name].push(await timed(() => run(pools[name])));
       }
       const s = median(ms.sandbox);
       const p = median(ms.plain);

@@ -42,7 +42,12 @@ export async function startFloor(): Promise<Floor> {
   const connection = await NativeConnection.connect({ address: server.address });
   const taskQueue = 'la-cost';
   const worker = await withLeanWorkflowThread(false, () =>
-    Worker.create({ connection, taskQueue, workflowsPath: new URL('./workflows.ts', import.meta.url).pathname, activities: { noop: async () => 1 } }),
+    Worker.create({
+      connection,
+      taskQueue,
+      workflowsPath: new URL('./workflows.ts', import.meta.url).pathname,
+      activities: { noop: async () => 1 },
+    }),
   );
   const running = worker.run();
   const client = new Client({ connection });
@@ -64,7 +69,12 @@ export async function startFloor(): Promise<Floor> {
       const taskCompleted = tsMs(events.find((e) => e.workflowTaskCompletedEventAttributes)?.eventTime);
       const scheduled = events
         .filter((e) => e.markerRecordedEventAttributes)
-        .map((e) => tsMs(JSON.parse(new TextDecoder().decode(e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data ?? new Uint8Array())).original_schedule_time));
+        .map((e) =>
+          tsMs(
+            JSON.parse(new TextDecoder().decode(e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data ?? new Uint8Array()))
+              .original_schedule_time,
+          ),
+        );
       return { totalMs, creationMs: (scheduled.length ? scheduled[0]! : taskCompleted) - taskStarted };
     },
     async stop() {

@@ -16,7 +16,11 @@ import { processCpuMs } from '../processes.ts';
 import { type Shape, startFloor } from './floor.ts';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '30' }, n: { type: 'string', default: '400' }, concurrency: { type: 'string', default: '16' } },
+  options: {
+    runs: { type: 'string', default: '30' },
+    n: { type: 'string', default: '400' },
+    concurrency: { type: 'string', default: '16' },
+  },
 });
 const runs = Number(values.runs);
 const n = Number(values.n);
@@ -72,10 +76,17 @@ try {
     const seconds = (performance.now() - t0) / 1000;
     const serverMs = (processCpuMs(floor.serverPid) - serverCpu0) / n;
     const ownMs = (ownCpuMs() - ownCpu0) / n;
-    throughput.push(`| ${s.label} | ${(n / seconds).toFixed(1)} | ${serverMs.toFixed(1)} | ${ownMs.toFixed(1)} | ${(serverMs + ownMs).toFixed(1)} |`);
+    throughput.push(
+      `| ${s.label} | ${(n / seconds).toFixed(1)} | ${serverMs.toFixed(1)} | ${ownMs.toFixed(1)} | ${(serverMs + ownMs).toFixed(1)} |`,
+    );
   }
 
-  console.log(`node ${process.version}, ${os.cpus().length} cores, load average ${la0.map((x) => x.toFixed(2)).join(' ')} -> ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} cores, load average ${la0.map((x) => x.toFixed(2)).join(' ')} -> ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('');
   console.log(`Latency, one workflow at a time (medians of ${runs} runs):`);
   console.log('');

@@ -42,7 +42,11 @@ export function jwtAssertion(settings: CrmSettings, privateKeyPem: string, now =
 const REFUSALS = /^(invalid_|unauthorized_client|unsupported_grant_type|inactive_|ERROR_HTTP_4\d\d)/;
 
 async function requestToken(c: OpenedConnection, settings: CrmSettings, allowedHosts: readonly string[]): Promise<Cached> {
-  const oauth2 = new OAuth2({ loginUrl: settings.loginUrl, clientId: settings.clientId, ...(c.secrets.clientSecret ? { clientSecret: c.secrets.clientSecret } : {}) });
+  const oauth2 = new OAuth2({
+    loginUrl: settings.loginUrl,
+    clientId: settings.clientId,
+    ...(c.secrets.clientSecret ? { clientSecret: c.secrets.clientSecret } : {}),
+  });
   let res: TokenResponse;
   try {
     res = (await oauth2.requestToken(
@@ -71,7 +75,11 @@ async function requestToken(c: OpenedConnection, settings: CrmSettings, allowedH
     );
   }
   const problem = loginUrlProblem(res.instance_url, allowedHosts);
-  if (problem) throw new LocationError('CONNECTION_ERROR', `the crm connection's org answered with an instance URL this service may not call: ${problem}`);
+  if (problem)
+    throw new LocationError(
+      'CONNECTION_ERROR',
+      `the crm connection's org answered with an instance URL this service may not call: ${problem}`,
+    );
   return { accessToken: res.access_token, instanceUrl: res.instance_url };
 }
 
@@ -125,7 +133,11 @@ export async function withCrm<T>(
     async blob(sobject, id, field) {
       for (let renewed = false; ; renewed = true) {
         const url = `${conn.instanceUrl}/services/data/v${opts.apiVersion}/sobjects/${encodeURIComponent(sobject)}/${encodeURIComponent(id)}/${encodeURIComponent(field)}`;
-        const res = await fetch(url, { headers: { authorization: `Bearer ${conn.accessToken}` }, redirect: 'error', signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+        const res = await fetch(url, {
+          headers: { authorization: `Bearer ${conn.accessToken}` },
+          redirect: 'error',
+          signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
+        });
         if (res.ok && res.body) return Readable.fromWeb(res.body as never);
         const text = await res.text().catch(() => '');
         if (res.status === 401 && !renewed) {
@@ -143,7 +155,8 @@ export async function withCrm<T>(
         } catch {
           first = undefined;
         }
-        const errorCode = res.status >= 500 || res.status === 429 ? `ERROR_HTTP_${res.status}` : (first?.errorCode ?? `ERROR_HTTP_${res.status}`);
+        const errorCode =
+          res.status >= 500 || res.status === 429 ? `ERROR_HTTP_${res.status}` : (first?.errorCode ?? `ERROR_HTTP_${res.status}`);
         throw Object.assign(new Error(first?.message ?? `HTTP ${res.status}`), { errorCode, data: first ? [first] : undefined });
       }
     },

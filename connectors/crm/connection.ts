@@ -14,13 +14,15 @@ export const CrmConnectionBody = Type.Object(
   {
     loginUrl: Type.String({
       description:
-        'The org\'s login URL, e.g. https://login.salesforce.com, https://test.salesforce.com or https://<domain>.my.salesforce.com. Its host must be one the service allows (CRM_LOGIN_HOSTS).',
+        "The org's login URL, e.g. https://login.salesforce.com, https://test.salesforce.com or https://<domain>.my.salesforce.com. Its host must be one the service allows (CRM_LOGIN_HOSTS).",
     }),
     clientId: Type.String({ description: 'Consumer key of the External Client App / Connected App' }),
     clientSecret: Type.Optional(Type.String({ description: 'Client-credentials flow: the consumer secret (write-only, sealed at rest)' })),
     username: Type.Optional(Type.String({ description: 'JWT bearer flow: the Salesforce username the service acts as' })),
     privateKey: Type.Optional(
-      Type.String({ description: 'JWT bearer flow: PEM RSA private key whose certificate is uploaded to the app (write-only, sealed at rest)' }),
+      Type.String({
+        description: 'JWT bearer flow: PEM RSA private key whose certificate is uploaded to the app (write-only, sealed at rest)',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -81,7 +83,10 @@ export const crmConnection: ConnectionKind = {
     }
     if (!clientId) problem('clientId', 'is required (the consumer key of the app)');
     if (clientSecret && (username || privateKey)) {
-      problem('clientSecret', 'and connection.username/privateKey are two different flows: give clientSecret (client credentials) or username with privateKey (JWT bearer)');
+      problem(
+        'clientSecret',
+        'and connection.username/privateKey are two different flows: give clientSecret (client credentials) or username with privateKey (JWT bearer)',
+      );
     } else if (!clientSecret && !(username && privateKey)) {
       if (username && !privateKey) problem('privateKey', 'is required with connection.username (JWT bearer flow)');
       else if (privateKey && !username) problem('username', 'is required with connection.privateKey (JWT bearer flow)');
@@ -90,13 +95,18 @@ export const crmConnection: ConnectionKind = {
     if (privateKey) {
       try {
         const key = createPrivateKey(privateKey);
-        if (key.asymmetricKeyType !== 'rsa') problem('privateKey', 'must be an RSA key (Salesforce signs JWT bearer assertions with RS256)');
+        if (key.asymmetricKeyType !== 'rsa')
+          problem('privateKey', 'must be an RSA key (Salesforce signs JWT bearer assertions with RS256)');
       } catch {
         problem('privateKey', 'is not a PEM private key');
       }
     }
     if (errors.length > 0) return { errors };
-    const settings: CrmSettings = { loginUrl: new URL(loginUrl!).origin, clientId: clientId!, flow: clientSecret ? 'client_credentials' : 'jwt_bearer' };
+    const settings: CrmSettings = {
+      loginUrl: new URL(loginUrl!).origin,
+      clientId: clientId!,
+      flow: clientSecret ? 'client_credentials' : 'jwt_bearer',
+    };
     if (username) settings.username = username;
     const secrets: Record<string, string> = clientSecret ? { clientSecret } : { privateKey: privateKey! };
     return { settings: settings as unknown as Record<string, unknown>, secrets };

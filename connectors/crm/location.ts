@@ -54,13 +54,17 @@ function failure(err: unknown, what: string): unknown {
   const e = err as Error & { errorCode?: string; data?: unknown };
   const code = e.errorCode;
   if (!code || TRANSIENT.test(code)) return err;
-  const details: SalesforceError[] = (Array.isArray(e.data) ? e.data : [e.data ?? { errorCode: code, message: e.message }]) as SalesforceError[];
+  const details: SalesforceError[] = (
+    Array.isArray(e.data) ? e.data : [e.data ?? { errorCode: code, message: e.message }]
+  ) as SalesforceError[];
   const external = details.map((d) => ({ errorCode: d.errorCode ?? code, message: d.message ?? e.message, fields: d.fields ?? [] }));
   if (code === 'INVALID_SESSION_ID' || code.startsWith('INVALID_AUTH') || code === 'API_DISABLED_FOR_ORG') {
     return new LocationError('CONNECTION_ERROR', `Salesforce refused the crm connection while ${what} (${code}: ${e.message})`, external);
   }
   const fields = external.flatMap((d) => d.fields).filter((f) => OPTION_OF[f]);
-  const named = fields.length ? ` (targetDocument.options.crm.${fields.map((f) => OPTION_OF[f]).join(', targetDocument.options.crm.')})` : '';
+  const named = fields.length
+    ? ` (targetDocument.options.crm.${fields.map((f) => OPTION_OF[f]).join(', targetDocument.options.crm.')})`
+    : '';
   return new LocationError('VALIDATION_ERROR', `Salesforce refused ${what}${named}: ${code}: ${e.message}`, external);
 }
 
@@ -68,7 +72,10 @@ function failure(err: unknown, what: string): unknown {
  *  Salesforce org. Final: sending the same request again reaches the same endpoint. */
 function notSalesforce(instanceUrl: string, what: string, answer: unknown): LocationError {
   const head = typeof answer === 'string' ? `: ${JSON.stringify(answer.slice(0, 80))}` : '';
-  return new LocationError('CONNECTION_ERROR', `the crm connection's org (${instanceUrl}) answered ${what} with something that is not Salesforce's JSON${head}; check the connection's loginUrl (PUT /common/connection/crm)`);
+  return new LocationError(
+    'CONNECTION_ERROR',
+    `the crm connection's org (${instanceUrl}) answered ${what} with something that is not Salesforce's JSON${head}; check the connection's loginUrl (PUT /common/connection/crm)`,
+  );
 }
 
 export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number } = {}): Location {
@@ -89,11 +96,15 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
   async function query<R extends Record<string, unknown>>(conn: Connection, soql: string): Promise<{ records: R[] }> {
     // The REST query endpoint itself: jsforce's Query reads `records` of whatever came back (a TypeError).
     const r = await conn.request<unknown>(`/services/data/v${conn.version}/query?q=${encodeURIComponent(soql)}`);
-    if (!r || typeof r !== 'object' || !Array.isArray((r as { records?: unknown }).records)) throw notSalesforce(conn.instanceUrl, 'a query', r);
+    if (!r || typeof r !== 'object' || !Array.isArray((r as { records?: unknown }).records))
+      throw notSalesforce(conn.instanceUrl, 'a query', r);
     return r as { records: R[] };
   }
 
-  async function version(conn: Connection, id: string): Promise<{ Id: string; ContentDocumentId: string; PathOnClient: string; FileExtension: string } | undefined> {
+  async function version(
+    conn: Connection,
+    id: string,
+  ): Promise<{ Id: string; ContentDocumentId: string; PathOnClient: string; FileExtension: string } | undefined> {
     if (!SALESFORCE_ID.test(id)) return undefined;
     const r = await query<{ Id: string; ContentDocumentId: string; PathOnClient: string; FileExtension: string }>(
       conn,
@@ -107,7 +118,8 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
     async readDocument(ctx, urn) {
       return run(ctx, `reading the ContentVersion ${urn}`, async (conn, session) => {
         const found = await version(conn, urn);
-        if (!found) throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} is not a ContentVersion id of the crm connection's org`);
+        if (!found)
+          throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} is not a ContentVersion id of the crm connection's org`);
         const fileFormat = (found.FileExtension || formatOfFileName(found.PathOnClient)).toLowerCase();
         const key = `scratch/crm-${randomUUID()}.${fileFormat || 'bin'}`;
         const stream: Readable = await session.blob('ContentVersion', found.Id, 'VersionData');
@@ -116,7 +128,11 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
           put = await deps.blobs.putStream(key, stream, { maxBytes: maxReadBytes });
         } catch (err) {
           stream.destroy();
-          if (err instanceof BlobTooLargeError) throw new LocationError('VALIDATION_ERROR', `sourceDocument.urn ${urn} is larger than the ${maxReadBytes} bytes this service reads from Salesforce`);
+          if (err instanceof BlobTooLargeError)
+            throw new LocationError(
+              'VALIDATION_ERROR',
+              `sourceDocument.urn ${urn} is larger than the ${maxReadBytes} bytes this service reads from Salesforce`,
+            );
           throw err;
         }
         return {
@@ -137,14 +153,24 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
         if (crm.fileId) {
           if (crm.fileId.startsWith('068')) documentId = (await version(conn, crm.fileId))?.ContentDocumentId;
           else if (SALESFORCE_ID.test(crm.fileId)) {
-            const r = await query<{ ContentDocumentId: string }>(conn, `SELECT ContentDocumentId FROM ContentVersion WHERE ContentDocumentId = '${crm.fileId}' AND IsLatest = true`);
+            const r = await query<{ ContentDocumentId: string }>(
+              conn,
+              `SELECT ContentDocumentId FROM ContentVersion WHERE ContentDocumentId = '${crm.fileId}' AND IsLatest = true`,
+            );
             documentId = r.records[0]?.ContentDocumentId;
           }
-          if (!documentId) throw new LocationError('VALIDATION_ERROR', `targetDocument.options.crm.fileId ${crm.fileId} does not name a file (ContentDocument) of the crm connection's org`);
+          if (!documentId)
+            throw new LocationError(
+              'VALIDATION_ERROR',
+              `targetDocument.options.crm.fileId ${crm.fileId} does not name a file (ContentDocument) of the crm connection's org`,
+            );
         }
         // Stored by an earlier attempt whose answer was lost: that version is the write.
         const tag = writeTag(req.urn);
-        const earlier = await query<{ Id: string }>(conn, `SELECT Id, ContentDocumentId FROM ContentVersion WHERE ReasonForChange = '${tag.replace(/['\\]/g, '\\$&')}'`);
+        const earlier = await query<{ Id: string }>(
+          conn,
+          `SELECT Id, ContentDocumentId FROM ContentVersion WHERE ReasonForChange = '${tag.replace(/['\\]/g, '\\$&')}'`,
+        );
         if (earlier.records[0]) return { urn: earlier.records[0].Id, name, path: req.path };
         const bytes = Buffer.from(await deps.blobs.get(req.source.key));
         const record: Record<string, string> = {
@@ -162,12 +188,17 @@ export function crmLocation(deps: LocationDeps, limits: { maxReadBytes?: number 
         }
         if (crm.ownerId) record.OwnerId = crm.ownerId;
         const multipart = bytes.length > own.crmMultipartBytes;
-        const saved = (await conn.sobject('ContentVersion').create(
-          record,
-          multipart ? ({ multipartFileFields: { VersionData: { contentType: contentTypeOf(req.fileFormat), filename: name } } } as never) : {},
-        )) as { id?: string; success?: boolean; errors?: unknown[] } | undefined;
+        const saved = (await conn
+          .sobject('ContentVersion')
+          .create(
+            record,
+            multipart
+              ? ({ multipartFileFields: { VersionData: { contentType: contentTypeOf(req.fileFormat), filename: name } } } as never)
+              : {},
+          )) as { id?: string; success?: boolean; errors?: unknown[] } | undefined;
         if (!saved || typeof saved !== 'object') throw notSalesforce(conn.instanceUrl, `saving the file ${name}`, saved);
-        if (!saved.success || !saved.id) throw new LocationError('VALIDATION_ERROR', `Salesforce did not save the file ${name}`, saved.errors ?? []);
+        if (!saved.success || !saved.id)
+          throw new LocationError('VALIDATION_ERROR', `Salesforce did not save the file ${name}`, saved.errors ?? []);
         return { urn: saved.id, name, path: req.path };
       });
     },

@@ -15,15 +15,15 @@ export type Connect = (ctx: LocationContext) => Promise<Opened>;
 export function driveAConnect(deps: LocationDeps): Connect {
   const settings = valuesOf(driveASettings, deps.settings);
   return async (ctx) => {
-  const c = await deps.connections.open(ctx, 'driveA');
-  const s = c.settings as unknown as DriveASettings;
-  const graph = new GraphClient({
-    graphUrl: settings.driveAGraphUrl,
-    loginUrl: settings.driveALoginUrl,
-    credentials: { tenantId: s.tenantId, clientId: s.clientId, clientSecret: c.secrets.clientSecret ?? '' },
-    cacheKey: `${c.id}:${c.version}`,
-    maxThrottleWaitMs: settings.driveThrottleMaxWaitMs,
-  });
-  return { graph, drive: driveBase(s) };
+    const c = await deps.connections.open(ctx, 'driveA');
+    const s = c.settings as unknown as DriveASettings;
+    const graph = new GraphClient({
+      graphUrl: settings.driveAGraphUrl,
+      loginUrl: settings.driveALoginUrl,
+      credentials: { tenantId: s.tenantId, clientId: s.clientId, clientSecret: c.secrets.clientSecret ?? '' },
+      cacheKey: `${c.id}:${c.version}`,
+      maxThrottleWaitMs: settings.driveThrottleMaxWaitMs,
+    });
+    return { graph, drive: driveBase(s) };
   };
 }

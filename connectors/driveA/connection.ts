@@ -28,9 +28,12 @@ export const driveAConnection: ConnectionKind = {
       clientSecret: Type.String({ description: 'Client secret of the app (stored sealed, never returned)' }),
       driveId: Type.Optional(Type.String({ description: 'The drive to use (GET /sites/{site}/drives or /users/{user}/drive show it)' })),
       siteId: Type.Optional(Type.String({ description: 'Or: a SharePoint site whose default document library is used' })),
-      userId: Type.Optional(Type.String({ description: "Or: a user (id or principal name) whose OneDrive is used" })),
+      userId: Type.Optional(Type.String({ description: 'Or: a user (id or principal name) whose OneDrive is used' })),
     },
-    { description: 'DriveA (OneDrive / SharePoint through Microsoft Graph), application permissions Files.ReadWrite.All or Sites.ReadWrite.All' },
+    {
+      description:
+        'DriveA (OneDrive / SharePoint through Microsoft Graph), application permissions Files.ReadWrite.All or Sites.ReadWrite.All',
+    },
   ),
   parse(body) {
     const errors: InnerError[] = [];
@@ -47,7 +50,8 @@ export const driveAConnection: ConnectionKind = {
     const clientId = text('clientId');
     const clientSecret = text('clientSecret', true);
     const given = TARGETS.filter((t) => body[t] !== undefined && body[t] !== null && body[t] !== '');
-    if (given.length !== 1) errors.push(innerError('VALIDATION_ERROR', `connection: give exactly one of ${TARGETS.map((t) => `connection.${t}`).join(', ')}`));
+    if (given.length !== 1)
+      errors.push(innerError('VALIDATION_ERROR', `connection: give exactly one of ${TARGETS.map((t) => `connection.${t}`).join(', ')}`));
     const settings: Record<string, unknown> = { tenantId, clientId };
     for (const t of given) settings[t] = text(t);
     if (errors.length > 0) return { errors };

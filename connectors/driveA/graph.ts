@@ -98,7 +98,13 @@ export class GraphClient {
   private readonly key: string;
 
   constructor(opts: GraphClientOptions) {
-    this.opts = { maxAttempts: 4, maxThrottleWaitMs: DEFAULT_THROTTLE_WAIT_MS, ...opts, graphUrl: opts.graphUrl.replace(/\/+$/, ''), loginUrl: opts.loginUrl.replace(/\/+$/, '') };
+    this.opts = {
+      maxAttempts: 4,
+      maxThrottleWaitMs: DEFAULT_THROTTLE_WAIT_MS,
+      ...opts,
+      graphUrl: opts.graphUrl.replace(/\/+$/, ''),
+      loginUrl: opts.loginUrl.replace(/\/+$/, ''),
+    };
     // A changed secret (PUT of the connection) must not reuse the old secret's token.
     const c = opts.credentials;
     this.key = `${opts.cacheKey}:${createHash('sha256').update(`${opts.loginUrl}\n${c.tenantId}\n${c.clientId}\n${c.clientSecret}`).digest('hex')}`;
@@ -111,14 +117,25 @@ export class GraphClient {
     if (!force && cached && cached.expiresAt - Date.now() > 300_000) return cached.token;
     const { tenantId, clientId, clientSecret } = this.opts.credentials;
     const url = `${this.opts.loginUrl}/${encodeURIComponent(tenantId)}/oauth2/v2.0/token`;
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'https://graph.microsoft.com/.default' });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+      scope: 'https://graph.microsoft.com/.default',
+    });
     let res: Response | undefined;
     for (let attempt = 1; ; attempt++) {
       graphStats.tokenRequests++;
       try {
-        res = await fetch(url, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' }, signal: AbortSignal.timeout(30_000) });
+        res = await fetch(url, {
+          method: 'POST',
+          body: form,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          signal: AbortSignal.timeout(30_000),
+        });
       } catch (err) {
-        if (attempt >= this.opts.maxAttempts) throw new GraphUnavailableError(`the DriveA token endpoint could not be reached: ${(err as Error).message}`);
+        if (attempt >= this.opts.maxAttempts)
+          throw new GraphUnavailableError(`the DriveA token endpoint could not be reached: ${(err as Error).message}`);
         await sleep(250 * 2 ** attempt);
         continue;
       }
@@ -131,13 +148,22 @@ export class GraphClient {
       }
       break;
     }
-    const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error?: string; error_description?: string };
+    const body = (await res.json().catch(() => ({}))) as {
+      access_token?: string;
+      expires_in?: number;
+      error?: string;
+      error_description?: string;
+    };
     if (res.ok && body.access_token) {
       tokens.set(this.key, { token: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 3600) * 1000 });
       return body.access_token;
     }
     if (res.status === 400 || res.status === 401) {
-      throw new TokenError(res.status, `the DriveA token endpoint refused the connection's credentials: ${body.error ?? res.status} ${firstLine(body.error_description)}`.trim(), body);
+      throw new TokenError(
+        res.status,
+        `the DriveA token endpoint refused the connection's credentials: ${body.error ?? res.status} ${firstLine(body.error_description)}`.trim(),
+        body,
+      );
     }
     throw new GraphUnavailableError(`the DriveA token endpoint answered ${res.status}`);
   }
@@ -160,9 +186,16 @@ export class GraphClient {
       let res: Response;
       graphStats.requests++;
       try {
-        res = await fetch(url, { method, headers, body: body as BodyInit | undefined, redirect: 'manual', signal: AbortSignal.timeout(120_000) });
+        res = await fetch(url, {
+          method,
+          headers,
+          body: body as BodyInit | undefined,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(120_000),
+        });
       } catch (err) {
-        if (attempt >= this.opts.maxAttempts) throw new GraphUnavailableError(`DriveA (Microsoft Graph) could not be reached: ${(err as Error).message}`);
+        if (attempt >= this.opts.maxAttempts)
+          throw new GraphUnavailableError(`DriveA (Microsoft Graph) could not be reached: ${(err as Error).message}`);
         graphStats.retries++;
         await sleep(250 * 2 ** attempt);
         continue;

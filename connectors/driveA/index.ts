@@ -15,6 +15,10 @@ export const driveA = {
   transfer: 'remote',
   targetOptions: driveOptions('driveA'),
   settings: driveASettings,
-  wording: { what: 'OneDrive / SharePoint', urn: 'a driveItem id (or driveId!itemId, root:/path:)', path: "a folder path from the drive root ('' = the root; folders are created)" },
+  wording: {
+    what: 'OneDrive / SharePoint',
+    urn: 'a driveItem id (or driveId!itemId, root:/path:)',
+    path: "a folder path from the drive root ('' = the root; folders are created)",
+  },
   create: driveALocation,
 } satisfies LocationRegistration;

@@ -28,7 +28,10 @@ export async function journaled(
   },
 ): Promise<DriveItem> {
   const write = async (w: LocationWrite) =>
-    putLocationWrite(db, ctx.subscriptionId, JOURNAL, urn, { ...w, uploadUrl: w.uploadUrl ? await seal(db, ctx.subscriptionId, w.uploadUrl) : null });
+    putLocationWrite(db, ctx.subscriptionId, JOURNAL, urn, {
+      ...w,
+      uploadUrl: w.uploadUrl ? await seal(db, ctx.subscriptionId, w.uploadUrl) : null,
+    });
   const earlier = await openedJournal(db, ctx, urn);
   let item: DriveItem | undefined;
   if (earlier?.itemId) {
@@ -62,13 +65,26 @@ export async function journaled(
 }
 
 /** What a write, copy or move answers: the item in its folder, shared as asked. */
-export async function placed(graph: GraphClient, drive: string, item: DriveItem, segments: string[], sharing: SharingRequest | undefined): Promise<Written> {
+export async function placed(
+  graph: GraphClient,
+  drive: string,
+  item: DriveItem,
+  segments: string[],
+  sharing: SharingRequest | undefined,
+): Promise<Written> {
   const shared = sharing ? await share(graph, `${drive}/items/${encodeURIComponent(item.id)}`, item, sharing) : {};
   return { urn: item.id, name: item.name, path: segments.join('/'), ...(item.webUrl ? { uri: item.webUrl } : {}), ...shared };
 }
 
 /** Gives `item` its final name (and folder), with the clash policy. */
-export async function placeAs(graph: GraphClient, drive: string, item: DriveItem, name: string, conflict: Conflict, parentId?: string): Promise<DriveItem> {
+export async function placeAs(
+  graph: GraphClient,
+  drive: string,
+  item: DriveItem,
+  name: string,
+  conflict: Conflict,
+  parentId?: string,
+): Promise<DriveItem> {
   return graph.json<DriveItem>('PATCH', `${drive}/items/${encodeURIComponent(item.id)}`, {
     json: { name, ...(parentId ? { parentReference: { id: parentId } } : {}) },
     query: { '@microsoft.graph.conflictBehavior': conflict },

@@ -10,7 +10,12 @@ import type { DriveItem } from './graph.ts';
 import { itemAddress, NOT_FOUND, type Reading } from './names.ts';
 
 export function driveAReads(deps: LocationDeps, connect: Connect): Pick<Location, 'readTemplate' | 'readData' | 'readDocument'> {
-  async function download(ctx: LocationContext, urn: string, reading: Reading, fileFormat?: string): Promise<{ item: DriveItem; blob: BlobRef }> {
+  async function download(
+    ctx: LocationContext,
+    urn: string,
+    reading: Reading,
+    fileFormat?: string,
+  ): Promise<{ item: DriveItem; blob: BlobRef }> {
     try {
       const { graph, drive } = await connect(ctx);
       const address = itemAddress(drive, urn, reading);
@@ -18,7 +23,10 @@ export function driveAReads(deps: LocationDeps, connect: Connect): Pick<Location
       if (!item.file) throw new LocationError(NOT_FOUND[reading].code, `${NOT_FOUND[reading].field} ${urn} is a DriveA folder, not a file`);
       // Spec 4.8 rule 1: templates from DriveA are docx, xlsx or pptx.
       if (reading === 'template' && !isOfficeFormat(formatOfFileName(item.name))) {
-        throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.urn ${urn} is ${item.name} in DriveA: only .docx, .xlsx and .pptx files are templates`);
+        throw new LocationError(
+          'INVALID_TEMPLATE_FORMAT',
+          `template.urn ${urn} is ${item.name} in DriveA: only .docx, .xlsx and .pptx files are templates`,
+        );
       }
       if (reading === 'template' && fileFormat && formatOfFileName(item.name) !== fileFormat) {
         throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.fileFormat is ${fileFormat} but ${urn} is ${item.name} in DriveA`);
@@ -35,7 +43,10 @@ export function driveAReads(deps: LocationDeps, connect: Connect): Pick<Location
       const key = `${ctx.scratch ?? 'scratch/adhoc/'}drivea-${randomUUID()}`;
       const put = await deps.blobs.putStream(key, Readable.fromWeb(content.body as never), { maxBytes: MAX_READ_BYTES });
       const format = formatOfFileName(item.name);
-      const contentType = reading === 'data' ? 'application/json' : (item.file.mimeType ?? (format ? contentTypeOf(format as FileFormat) : 'application/octet-stream'));
+      const contentType =
+        reading === 'data'
+          ? 'application/json'
+          : (item.file.mimeType ?? (format ? contentTypeOf(format as FileFormat) : 'application/octet-stream'));
       return { item, blob: { key, sha256: put.sha256, size: put.size, contentType } };
     } catch (err) {
       throw mapped(err, { reading, urn });

@@ -21,7 +21,8 @@ export function driveARemovals(deps: LocationDeps, connect: Connect): Pick<Locat
         if (earlier.itemId) {
           try {
             const item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
-            if (item.name.startsWith('.docgen-')) await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`);
+            if (item.name.startsWith('.docgen-'))
+              await graph.request('POST', `${drive}/items/${encodeURIComponent(item.id)}/permanentDelete`);
           } catch (err) {
             if (!(err instanceof GraphError && err.status === 404)) throw err;
           }

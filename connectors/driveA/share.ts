@@ -3,7 +3,12 @@
 import type { SharingRequest, Written } from '../location.ts';
 import { type DriveItem, type GraphClient, GraphError } from './graph.ts';
 
-export async function share(graph: GraphClient, address: string, item: DriveItem, sharing: SharingRequest): Promise<Pick<Written, 'links' | 'emails' | 'externalErrors'>> {
+export async function share(
+  graph: GraphClient,
+  address: string,
+  item: DriveItem,
+  sharing: SharingRequest,
+): Promise<Pick<Written, 'links' | 'emails' | 'externalErrors'>> {
   const links: NonNullable<Written['links']> = {};
   const emails = { succeededView: [] as string[], succeededEdit: [] as string[], failedView: [] as string[], failedEdit: [] as string[] };
   const externalErrors: unknown[] = [];
@@ -34,11 +39,20 @@ export async function share(graph: GraphClient, address: string, item: DriveItem
   ] as const) {
     const recipients = (sharing[list] ?? []).filter((e) => typeof e === 'string' && e.trim() !== '');
     if (recipients.length === 0) continue;
-    type Entry = { error?: { code?: string; message?: string }; invitation?: { email?: string }; grantedToV2?: { user?: { email?: string } } };
+    type Entry = {
+      error?: { code?: string; message?: string };
+      invitation?: { email?: string };
+      grantedToV2?: { user?: { email?: string } };
+    };
     let value: Entry[] = [];
     try {
       const res = await graph.request('POST', `${address}/invite`, {
-        json: { recipients: recipients.map((email) => ({ email })), roles: [role], requireSignIn: true, sendInvitation: sharing.sendInvitation === true },
+        json: {
+          recipients: recipients.map((email) => ({ email })),
+          roles: [role],
+          requireSignIn: true,
+          sendInvitation: sharing.sendInvitation === true,
+        },
       });
       value = ((await res.json()) as { value?: Entry[] }).value ?? [];
     } catch (err) {
@@ -53,7 +67,12 @@ export async function share(graph: GraphClient, address: string, item: DriveItem
       if (entry && !entry.error) emails[ok].push(email);
       else {
         emails[failed].push(email);
-        externalErrors.push({ option: `document.options.driveA.${list}`, email, code: entry?.error?.code ?? 'notInvited', message: entry?.error?.message ?? 'not in the answer' });
+        externalErrors.push({
+          option: `document.options.driveA.${list}`,
+          email,
+          code: entry?.error?.code ?? 'notInvited',
+          message: entry?.error?.message ?? 'not in the answer',
+        });
       }
     });
     if (emails[ok].length > 0 && item.webUrl) links[key] = item.webUrl;

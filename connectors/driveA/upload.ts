@@ -26,7 +26,7 @@ class BlobReader {
     const stream = await this.blobs.createReadStream(this.key);
     this.iterator = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     this.pending = Buffer.alloc(0);
-    for (let skipped = 0; skipped < offset; ) skipped += (await this.read(Math.min(offset - skipped, 8 * 1024 * 1024))).length;
+    for (let skipped = 0; skipped < offset;) skipped += (await this.read(Math.min(offset - skipped, 8 * 1024 * 1024))).length;
   }
   async read(n: number): Promise<Buffer> {
     const parts: Buffer[] = [this.pending];
@@ -96,7 +96,7 @@ export async function upload(
   const reader = new BlobReader(blobs, source.key);
   await reader.open(offset);
   try {
-    for (let resyncs = 0, renewed = 0; ; ) {
+    for (let resyncs = 0, renewed = 0; ;) {
       const chunk = await reader.read(Math.min(UPLOAD_CHUNK, source.size - offset));
       let res: Response;
       try {

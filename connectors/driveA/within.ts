@@ -65,7 +65,8 @@ export function driveAWithin(deps: LocationDeps, connect: Connect): Pick<Locatio
         const { graph, drive } = await connect(ctx);
         const earlier = await getLocationWrite(deps.db, ctx.subscriptionId, JOURNAL, req.urn);
         let item: DriveItem;
-        if (earlier?.state === 'placed' && earlier.itemId) item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
+        if (earlier?.state === 'placed' && earlier.itemId)
+          item = await graph.json<DriveItem>('GET', `${drive}/items/${encodeURIComponent(earlier.itemId)}`);
         else {
           const source = await graph.json<DriveItem>('GET', itemAddress(drive, urn, 'document'));
           const own = await graph.json<{ id: string }>('GET', drive);
@@ -85,10 +86,17 @@ export function driveAWithin(deps: LocationDeps, connect: Connect): Pick<Locatio
 /** Polls a copy monitor (no token: it is pre-authenticated) until the copy completes; the new item's id. */
 async function copied(graph: GraphClient, monitor: string): Promise<string> {
   for (let poll = 0; ; poll++) {
-    const status = await graph.json<{ status?: string; resourceId?: string; error?: { code?: string; message?: string } }>('GET', monitor, { absolute: true });
+    const status = await graph.json<{ status?: string; resourceId?: string; error?: { code?: string; message?: string } }>('GET', monitor, {
+      absolute: true,
+    });
     if (status.status === 'completed' && status.resourceId) return status.resourceId;
     if (status.status === 'failed') {
-      throw new GraphError(409, status.error?.code ?? 'copyFailed', `DriveA could not copy the file: ${status.error?.message ?? status.error?.code ?? 'failed'}`, status);
+      throw new GraphError(
+        409,
+        status.error?.code ?? 'copyFailed',
+        `DriveA could not copy the file: ${status.error?.message ?? status.error?.code ?? 'failed'}`,
+        status,
+      );
     }
     if (poll > 120) throw new Error('the DriveA copy did not finish in time; retrying');
     await sleep(Math.min(2000, 100 * 2 ** poll));

@@ -102,14 +102,29 @@ export function googleError(err: unknown): GoogleApiError {
   }
   const body = (data ?? {}) as { error?: unknown; error_description?: unknown };
   const headers = e.response?.headers as { get?: (n: string) => string | null } | Record<string, string> | undefined;
-  const ra = headers && typeof (headers as { get?: unknown }).get === 'function' ? (headers as { get: (n: string) => string | null }).get('retry-after') : (headers as Record<string, string> | undefined)?.['retry-after'];
+  const ra =
+    headers && typeof (headers as { get?: unknown }).get === 'function'
+      ? (headers as { get: (n: string) => string | null }).get('retry-after')
+      : (headers as Record<string, string> | undefined)?.['retry-after'];
   const retryAfterMs = ra && /^\d+$/.test(ra) ? Number(ra) * 1000 : undefined;
   if (typeof body.error === 'string') {
     // The OAuth token endpoint: {error: 'invalid_grant', error_description}.
-    return new GoogleApiError(status, body.error, `${body.error}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}`, true);
+    return new GoogleApiError(
+      status,
+      body.error,
+      `${body.error}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}`,
+      true,
+    );
   }
   const apiErr = body.error as { message?: string; errors?: { reason?: string }[]; status?: string } | undefined;
-  if (apiErr) return new GoogleApiError(status, apiErr.errors?.[0]?.reason ?? apiErr.status ?? 'error', apiErr.message ?? `HTTP ${status}`, false, retryAfterMs);
+  if (apiErr)
+    return new GoogleApiError(
+      status,
+      apiErr.errors?.[0]?.reason ?? apiErr.status ?? 'error',
+      apiErr.message ?? `HTTP ${status}`,
+      false,
+      retryAfterMs,
+    );
   if (status === 0 && e.message && /refused by docgen/.test(e.message)) return new GoogleApiError(0, 'hostNotAllowed', e.message, true);
   return new GoogleApiError(status, status ? `http${status}` : String(e.code ?? 'network'), e.message ?? String(err), false, retryAfterMs);
 }
@@ -128,7 +143,12 @@ export async function withRetry<T>(policy: RetryPolicy, fn: () => Promise<T>): P
       if (g.throttled) {
         // Wait what Retry-After says, else Drive's documented exponential back-off; nothing is sent
         // meanwhile, and past the step's budget or deadline a ThrottledError ends the step.
-        await throttleWait('DriveB (Google Drive)', g.retryAfterMs ?? backoffMs(++throttled), policy.maxThrottleWaitMs ?? DEFAULT_THROTTLE_WAIT_MS, budget);
+        await throttleWait(
+          'DriveB (Google Drive)',
+          g.retryAfterMs ?? backoffMs(++throttled),
+          policy.maxThrottleWaitMs ?? DEFAULT_THROTTLE_WAIT_MS,
+          budget,
+        );
         attempt--;
         continue;
       }
@@ -150,7 +170,14 @@ export interface GoogleClients {
   /** One API call with the retry policy. */
   call<T>(fn: () => Promise<{ data: T }>): Promise<T>;
   /** A raw authorized request (export links, resumable uploads). */
-  request<T>(opts: { url: string; method?: string; headers?: Record<string, string>; data?: unknown; responseType?: 'json' | 'arraybuffer' | 'stream'; validateStatus?: (s: number) => boolean }): Promise<{ status: number; data: T; headers: Headers }>;
+  request<T>(opts: {
+    url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    data?: unknown;
+    responseType?: 'json' | 'arraybuffer' | 'stream';
+    validateStatus?: (s: number) => boolean;
+  }): Promise<{ status: number; data: T; headers: Headers }>;
   retry: RetryPolicy;
   /** Access tokens renewed because an API call was answered 401 (for tests and logs). */
   readonly refreshes: number;
@@ -170,7 +197,12 @@ export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentia
   const auth =
     creds.kind === 'oauth'
       ? new OAuth2Client({ clientId: creds.clientId, clientSecret: creds.clientSecret, endpoints: { oauth2TokenUrl: endpoints.tokenUrl } })
-      : new JWT({ email: creds.clientEmail, key: creds.privateKey, scopes: [DRIVE_SCOPE], ...(creds.subject ? { subject: creds.subject } : {}) });
+      : new JWT({
+          email: creds.clientEmail,
+          key: creds.privateKey,
+          scopes: [DRIVE_SCOPE],
+          ...(creds.subject ? { subject: creds.subject } : {}),
+        });
   if (creds.kind === 'oauth') auth.setCredentials({ refresh_token: creds.refreshToken });
   auth.transporter.interceptors.request.add({
     resolved: async (o) => {
@@ -181,7 +213,8 @@ export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentia
         delete (o as { agent?: unknown }).agent;
       }
       const host = new URL(String(o.url)).host;
-      if (!allowed.has(host)) throw new Error(`request to ${host} refused by docgen: only DRIVEB_API_URL and DRIVEB_TOKEN_URL hosts are used`);
+      if (!allowed.has(host))
+        throw new Error(`request to ${host} refused by docgen: only DRIVEB_API_URL and DRIVEB_TOKEN_URL hosts are used`);
       // gaxios waits forever by default: a hung socket must fail the call (and be retried), not hold the step.
       if (!o.timeout) o.timeout = REQUEST_TIMEOUT_MS;
       return o;
@@ -232,7 +265,9 @@ export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentia
 export class UploadSessionExpiredError extends Error {
   override name = 'UploadSessionExpiredError';
   constructor(offset: number, size: number) {
-    super(`the DriveB upload session expired before the upload finished, twice (404 on its session URI after ${offset} of ${size} bytes): nothing was placed; send the request again`);
+    super(
+      `the DriveB upload session expired before the upload finished, twice (404 on its session URI after ${offset} of ${size} bytes): nothing was placed; send the request again`,
+    );
   }
 }
 
@@ -248,14 +283,19 @@ export async function resumableUpload(
 ): Promise<drive_v3.Schema$File> {
   if (chunkBytes % UPLOAD_CHUNK !== 0) throw new Error('resumable chunks must be multiples of 256 KiB');
   const size = bytes.length;
-  const begin = () => withRetry(g.retry, () =>
-    g.request<unknown>({
-      url: `${g.apiRoot}upload/drive/v3/files${fileId ? `/${encodeURIComponent(fileId)}` : ''}?uploadType=resumable&supportsAllDrives=true&fields=${encodeURIComponent(FILE_FIELDS)}`,
-      method: fileId ? 'PATCH' : 'POST',
-      headers: { 'content-type': 'application/json; charset=UTF-8', 'x-upload-content-type': contentType, 'x-upload-content-length': String(size) },
-      data: meta,
-    }),
-  );
+  const begin = () =>
+    withRetry(g.retry, () =>
+      g.request<unknown>({
+        url: `${g.apiRoot}upload/drive/v3/files${fileId ? `/${encodeURIComponent(fileId)}` : ''}?uploadType=resumable&supportsAllDrives=true&fields=${encodeURIComponent(FILE_FIELDS)}`,
+        method: fileId ? 'PATCH' : 'POST',
+        headers: {
+          'content-type': 'application/json; charset=UTF-8',
+          'x-upload-content-type': contentType,
+          'x-upload-content-length': String(size),
+        },
+        data: meta,
+      }),
+    );
   const start = await begin();
   const first = start.headers.get('location');
   if (!first) throw new GoogleApiError(502, 'noSession', 'Drive did not return a resumable session URI');
@@ -268,7 +308,7 @@ export async function resumableUpload(
   let offset = 0;
   let throttled = 0;
   const budget: ThrottleScope = { waited: 0 };
-  for (let failures = 0, renewed = 0; ; ) {
+  for (let failures = 0, renewed = 0; ;) {
     const end = Math.min(offset + chunkBytes, size);
     try {
       const res = await g.request<drive_v3.Schema$File>({
@@ -295,14 +335,24 @@ export async function resumableUpload(
       }
       if (e.throttled) {
         // A throttled chunk: the same policy as every other call (Retry-After or back-off, within budget).
-        await throttleWait('DriveB (Google Drive)', e.retryAfterMs ?? backoffMs(++throttled), g.retry.maxThrottleWaitMs ?? DEFAULT_THROTTLE_WAIT_MS, budget);
+        await throttleWait(
+          'DriveB (Google Drive)',
+          e.retryAfterMs ?? backoffMs(++throttled),
+          g.retry.maxThrottleWaitMs ?? DEFAULT_THROTTLE_WAIT_MS,
+          budget,
+        );
       } else {
         if (!e.retryable || ++failures >= g.retry.attempts) throw e;
         await sleep(Math.min(g.retry.maxMs, g.retry.baseMs * 2 ** (failures - 1)));
       }
       // Ask where the session stands, then go on from there.
       const status = await withRetry(g.retry, () =>
-        g.request<drive_v3.Schema$File>({ url: session, method: 'PUT', headers: { 'content-range': `bytes */${size}` }, validateStatus: ok308 }),
+        g.request<drive_v3.Schema$File>({
+          url: session,
+          method: 'PUT',
+          headers: { 'content-range': `bytes */${size}` },
+          validateStatus: ok308,
+        }),
       );
       if (status.status !== 308) return status.data;
       offset = nextOffset(status.headers);

@@ -20,14 +20,21 @@ export const driveBConnection: ConnectionKind = {
     {
       clientId: Type.Optional(Type.String({ description: 'OAuth: the Google OAuth client id' })),
       clientSecret: Type.Optional(Type.String({ description: 'OAuth: the client secret (secret: never returned)' })),
-      refreshToken: Type.Optional(Type.String({ description: "OAuth: the user's refresh token, scope https://www.googleapis.com/auth/drive (secret)" })),
+      refreshToken: Type.Optional(
+        Type.String({ description: "OAuth: the user's refresh token, scope https://www.googleapis.com/auth/drive (secret)" }),
+      ),
       serviceAccountKey: Type.Optional(
         Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
-          description: 'Service account: the JSON key file (object or JSON text) with client_email and private_key (secret: the private key is never returned)',
+          description:
+            'Service account: the JSON key file (object or JSON text) with client_email and private_key (secret: the private key is never returned)',
         }),
       ),
       subject: Type.Optional(Type.String({ description: 'Service account: the Workspace user to act as (domain-wide delegation)' })),
-      sharedDriveId: Type.Optional(Type.String({ description: 'A shared drive to read and write in (required for a service account without subject: it has no storage of its own)' })),
+      sharedDriveId: Type.Optional(
+        Type.String({
+          description: 'A shared drive to read and write in (required for a service account without subject: it has no storage of its own)',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -48,11 +55,19 @@ export const driveBConnection: ConnectionKind = {
     const subject = str('subject');
     const sharedDriveId = str('sharedDriveId');
     const rawKey = body.serviceAccountKey;
-    if (sharedDriveId !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(sharedDriveId)) errors.push(innerError('VALIDATION_ERROR', 'connection.sharedDriveId is not a shared drive id'));
-    if (subject !== undefined && !EMAIL.test(subject)) errors.push(innerError('VALIDATION_ERROR', 'connection.subject must be the e-mail address of the user to act as'));
+    if (sharedDriveId !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(sharedDriveId))
+      errors.push(innerError('VALIDATION_ERROR', 'connection.sharedDriveId is not a shared drive id'));
+    if (subject !== undefined && !EMAIL.test(subject))
+      errors.push(innerError('VALIDATION_ERROR', 'connection.subject must be the e-mail address of the user to act as'));
     const oauth = clientId !== undefined || clientSecret !== undefined || refreshToken !== undefined;
     if (rawKey !== undefined && rawKey !== null && rawKey !== '') {
-      if (oauth) errors.push(innerError('VALIDATION_ERROR', 'connection: give either clientId, clientSecret and refreshToken (OAuth) or serviceAccountKey, not both'));
+      if (oauth)
+        errors.push(
+          innerError(
+            'VALIDATION_ERROR',
+            'connection: give either clientId, clientSecret and refreshToken (OAuth) or serviceAccountKey, not both',
+          ),
+        );
       let key: Record<string, unknown> | undefined;
       try {
         const parsed: unknown = typeof rawKey === 'string' ? JSON.parse(rawKey) : rawKey;
@@ -62,8 +77,19 @@ export const driveBConnection: ConnectionKind = {
       }
       const clientEmail = key?.client_email;
       const privateKey = key?.private_key;
-      if (!key || typeof clientEmail !== 'string' || !EMAIL.test(clientEmail) || typeof privateKey !== 'string' || !privateKey.includes('PRIVATE KEY')) {
-        errors.push(innerError('VALIDATION_ERROR', 'connection.serviceAccountKey must be the JSON key file of a service account (with client_email and private_key)'));
+      if (
+        !key ||
+        typeof clientEmail !== 'string' ||
+        !EMAIL.test(clientEmail) ||
+        typeof privateKey !== 'string' ||
+        !privateKey.includes('PRIVATE KEY')
+      ) {
+        errors.push(
+          innerError(
+            'VALIDATION_ERROR',
+            'connection.serviceAccountKey must be the JSON key file of a service account (with client_email and private_key)',
+          ),
+        );
       } else if (subject === undefined && sharedDriveId === undefined) {
         errors.push(
           innerError(
@@ -79,10 +105,19 @@ export const driveBConnection: ConnectionKind = {
       };
     }
     if (!oauth) {
-      errors.push(innerError('VALIDATION_ERROR', 'connection: give clientId, clientSecret and refreshToken (OAuth), or serviceAccountKey with subject or sharedDriveId'));
+      errors.push(
+        innerError(
+          'VALIDATION_ERROR',
+          'connection: give clientId, clientSecret and refreshToken (OAuth), or serviceAccountKey with subject or sharedDriveId',
+        ),
+      );
       return { errors };
     }
-    for (const [k, v] of [['clientId', clientId], ['clientSecret', clientSecret], ['refreshToken', refreshToken]] as const) {
+    for (const [k, v] of [
+      ['clientId', clientId],
+      ['clientSecret', clientSecret],
+      ['refreshToken', refreshToken],
+    ] as const) {
       if (v === undefined) errors.push(innerError('VALIDATION_ERROR', `connection.${k} is required for an OAuth connection`));
     }
     if (subject !== undefined) errors.push(innerError('VALIDATION_ERROR', 'connection.subject applies to a service account only'));
@@ -104,5 +139,10 @@ export function credentialsOf(c: OpenedConnection): GoogleCredentials {
       ...(typeof c.settings.subject === 'string' ? { subject: c.settings.subject } : {}),
     };
   }
-  return { kind: 'oauth', clientId: String(c.settings.clientId), clientSecret: c.secrets.clientSecret ?? '', refreshToken: c.secrets.refreshToken ?? '' };
+  return {
+    kind: 'oauth',
+    clientId: String(c.settings.clientId),
+    clientSecret: c.secrets.clientSecret ?? '',
+    refreshToken: c.secrets.refreshToken ?? '',
+  };
 }

@@ -97,7 +97,9 @@ export class DriveOps {
 
   async list(q: string): Promise<DriveFile[]> {
     const g = this.g;
-    const res = await g.call(() => g.drive.files.list({ q, fields: `files(${FILE_FIELDS})`, pageSize: 100, ...this.listParams() }, g.opts('drive')));
+    const res = await g.call(() =>
+      g.drive.files.list({ q, fields: `files(${FILE_FIELDS})`, pageSize: 100, ...this.listParams() }, g.opts('drive')),
+    );
     return res.files ?? [];
   }
 
@@ -110,7 +112,10 @@ export class DriveOps {
    *  when `create` (else undefined when a folder is missing). */
   /** `ours`: receives the ids of the folders this call created (a refused write removes them again). */
   async folder(path: string, create: boolean, ours?: string[]): Promise<string | undefined> {
-    const segments = path.split('/').map((s) => s.trim()).filter(Boolean);
+    const segments = path
+      .split('/')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (segments[0] === 'root') segments.shift();
     let parent = this.rootId;
     for (const name of segments) {
@@ -128,10 +133,14 @@ export class DriveOps {
         if (again?.id) return again.id;
         const g = this.g;
         const made = await g.call(() =>
-          g.drive.files.create({ requestBody: { name, mimeType: GOOGLE_MIME.folder, parents: [under] }, fields: FILE_FIELDS, supportsAllDrives: true }, g.opts('drive')),
+          g.drive.files.create(
+            { requestBody: { name, mimeType: GOOGLE_MIME.folder, parents: [under] }, fields: FILE_FIELDS, supportsAllDrives: true },
+            g.opts('drive'),
+          ),
         );
         const keep = oldest(await this.list(q)) ?? made;
-        if (keep.id !== made.id && (await this.list(`${lit(made.id!)} in parents`)).length === 0) await this.delete(made.id!).catch(() => undefined);
+        if (keep.id !== made.id && (await this.list(`${lit(made.id!)} in parents`)).length === 0)
+          await this.delete(made.id!).catch(() => undefined);
         if (keep.id === made.id) ours?.push(made.id!);
         return keep.id!;
       });
@@ -156,13 +165,30 @@ export class DriveOps {
   }
 
   /** Creates a file from bytes; `targetMime` a native type converts the upload (Drive does the conversion). */
-  async upload(req: { folderId: string; name: string; bytes: Uint8Array; contentType: string; targetMime?: string; appProperties?: Record<string, string> }): Promise<DriveFile> {
-    const meta = { name: req.name, parents: [req.folderId], ...(req.targetMime ? { mimeType: req.targetMime } : {}), ...(req.appProperties ? { appProperties: req.appProperties } : {}) };
+  async upload(req: {
+    folderId: string;
+    name: string;
+    bytes: Uint8Array;
+    contentType: string;
+    targetMime?: string;
+    appProperties?: Record<string, string>;
+  }): Promise<DriveFile> {
+    const meta = {
+      name: req.name,
+      parents: [req.folderId],
+      ...(req.targetMime ? { mimeType: req.targetMime } : {}),
+      ...(req.appProperties ? { appProperties: req.appProperties } : {}),
+    };
     const g = this.g;
     if (req.bytes.length > RESUMABLE_ABOVE) return resumableUpload(g, meta, req.bytes, req.contentType);
     return g.call(() =>
       g.drive.files.create(
-        { requestBody: meta, media: { mimeType: req.contentType, body: Readable.from([Buffer.from(req.bytes)]) }, fields: FILE_FIELDS, supportsAllDrives: true },
+        {
+          requestBody: meta,
+          media: { mimeType: req.contentType, body: Readable.from([Buffer.from(req.bytes)]) },
+          fields: FILE_FIELDS,
+          supportsAllDrives: true,
+        },
         g.opts('drive'),
       ),
     );
@@ -170,13 +196,22 @@ export class DriveOps {
 
   /** Replaces a file's content in place (files.update with media; resumable above 5 MB): the same id, link
    *  and permissions. A native file takes its Office twin (`contentType`) and Drive converts it again. */
-  async updateContent(fileId: string, req: { bytes: Uint8Array; contentType: string; appProperties?: Record<string, string> }): Promise<DriveFile> {
+  async updateContent(
+    fileId: string,
+    req: { bytes: Uint8Array; contentType: string; appProperties?: Record<string, string> },
+  ): Promise<DriveFile> {
     const meta = { ...(req.appProperties ? { appProperties: req.appProperties } : {}) };
     const g = this.g;
     if (req.bytes.length > RESUMABLE_ABOVE) return resumableUpload(g, meta, req.bytes, req.contentType, undefined, fileId);
     return g.call(() =>
       g.drive.files.update(
-        { fileId, requestBody: meta, media: { mimeType: req.contentType, body: Readable.from([Buffer.from(req.bytes)]) }, fields: FILE_FIELDS, supportsAllDrives: true },
+        {
+          fileId,
+          requestBody: meta,
+          media: { mimeType: req.contentType, body: Readable.from([Buffer.from(req.bytes)]) },
+          fields: FILE_FIELDS,
+          supportsAllDrives: true,
+        },
         g.opts('drive'),
       ),
     );
@@ -184,7 +219,9 @@ export class DriveOps {
 
   async rename(fileId: string, name: string): Promise<DriveFile> {
     const g = this.g;
-    return g.call(() => g.drive.files.update({ fileId, requestBody: { name }, fields: FILE_FIELDS, supportsAllDrives: true }, g.opts('drive')));
+    return g.call(() =>
+      g.drive.files.update({ fileId, requestBody: { name }, fields: FILE_FIELDS, supportsAllDrives: true }, g.opts('drive')),
+    );
   }
 
   /** The bytes of a file as a stream: a native file exported to `exportMime` (over 10 MB Drive refuses
@@ -201,7 +238,9 @@ export class DriveOps {
         return (await g.call(async () => g.request<Readable>({ url: link, responseType: 'stream' }))) as Readable;
       }
     }
-    return (await g.call(() => g.drive.files.get({ fileId: file.id!, alt: 'media', supportsAllDrives: true }, stream))) as unknown as Readable;
+    return (await g.call(() =>
+      g.drive.files.get({ fileId: file.id!, alt: 'media', supportsAllDrives: true }, stream),
+    )) as unknown as Readable;
   }
 
   /** A file's bytes in memory (small files: what streamOf streams). */
@@ -211,7 +250,11 @@ export class DriveOps {
     return new Uint8Array(Buffer.concat(chunks));
   }
 
-  async share(fileId: string, permission: { type: 'anyone' | 'user'; role: 'reader' | 'writer'; emailAddress?: string }, notify: boolean): Promise<void> {
+  async share(
+    fileId: string,
+    permission: { type: 'anyone' | 'user'; role: 'reader' | 'writer'; emailAddress?: string },
+    notify: boolean,
+  ): Promise<void> {
     const g = this.g;
     await g.call(() =>
       g.drive.permissions.create(
@@ -228,7 +271,9 @@ export class DriveOps {
 
   async trash(fileId: string): Promise<void> {
     const g = this.g;
-    await g.call(() => g.drive.files.update({ fileId, requestBody: { trashed: true }, supportsAllDrives: true, fields: 'id' }, g.opts('drive')));
+    await g.call(() =>
+      g.drive.files.update({ fileId, requestBody: { trashed: true }, supportsAllDrives: true, fields: 'id' }, g.opts('drive')),
+    );
   }
 
   async delete(fileId: string): Promise<void> {
@@ -239,7 +284,15 @@ export class DriveOps {
   async copy(fileId: string, folderId: string, name: string, appProperties?: Record<string, string>): Promise<DriveFile> {
     const g = this.g;
     return g.call(() =>
-      g.drive.files.copy({ fileId, requestBody: { name, parents: [folderId], ...(appProperties ? { appProperties } : {}) }, fields: FILE_FIELDS, supportsAllDrives: true }, g.opts('drive')),
+      g.drive.files.copy(
+        {
+          fileId,
+          requestBody: { name, parents: [folderId], ...(appProperties ? { appProperties } : {}) },
+          fields: FILE_FIELDS,
+          supportsAllDrives: true,
+        },
+        g.opts('drive'),
+      ),
     );
   }
 
@@ -269,7 +322,10 @@ export class DriveOps {
     if (!first) return [];
     const range = `'${first.replace(/'/g, "''")}'`;
     const values = await g.call(() =>
-      g.sheets.spreadsheets.values.get({ spreadsheetId, range, valueRenderOption: 'UNFORMATTED_VALUE', dateTimeRenderOption: 'FORMATTED_STRING' }, g.opts('sheets')),
+      g.sheets.spreadsheets.values.get(
+        { spreadsheetId, range, valueRenderOption: 'UNFORMATTED_VALUE', dateTimeRenderOption: 'FORMATTED_STRING' },
+        g.opts('sheets'),
+      ),
     );
     return (values.values ?? []) as unknown[][];
   }
@@ -283,11 +339,13 @@ export class DriveOps {
       const walk = (content: docs_Content[] | undefined) => {
         for (const el of content ?? []) {
           if (el.paragraph) texts.push((el.paragraph.elements ?? []).map((e) => e.textRun?.content ?? '').join(''));
-          for (const row of el.table?.tableRows ?? []) for (const cell of row.tableCells ?? []) walk(cell.content as docs_Content[] | undefined);
+          for (const row of el.table?.tableRows ?? [])
+            for (const cell of row.tableCells ?? []) walk(cell.content as docs_Content[] | undefined);
         }
       };
       walk(doc.body?.content as docs_Content[] | undefined);
-      for (const part of [...Object.values(doc.headers ?? {}), ...Object.values(doc.footers ?? {})]) walk(part.content as docs_Content[] | undefined);
+      for (const part of [...Object.values(doc.headers ?? {}), ...Object.values(doc.footers ?? {})])
+        walk(part.content as docs_Content[] | undefined);
       return { texts, pages: 1 };
     }
     if (format === 'gsheet') {
@@ -296,7 +354,12 @@ export class DriveOps {
       for (const s of book.sheets ?? []) {
         const title = s.properties?.title;
         if (!title) continue;
-        const v = await g.call(() => g.sheets.spreadsheets.values.get({ spreadsheetId: id, range: `'${title.replace(/'/g, "''")}'`, valueRenderOption: 'FORMULA' }, g.opts('sheets')));
+        const v = await g.call(() =>
+          g.sheets.spreadsheets.values.get(
+            { spreadsheetId: id, range: `'${title.replace(/'/g, "''")}'`, valueRenderOption: 'FORMULA' },
+            g.opts('sheets'),
+          ),
+        );
         for (const row of v.values ?? []) for (const cell of row) texts.push(String(cell ?? ''));
       }
       return { texts, pages: Math.max(1, book.sheets?.length ?? 1) };
@@ -306,7 +369,9 @@ export class DriveOps {
     for (const slide of deck.slides ?? []) {
       for (const el of slide.pageElements ?? []) {
         texts.push((el.shape?.text?.textElements ?? []).map((t) => t.textRun?.content ?? '').join(''));
-        for (const row of el.table?.tableRows ?? []) for (const cell of row.tableCells ?? []) texts.push((cell.text?.textElements ?? []).map((t) => t.textRun?.content ?? '').join(''));
+        for (const row of el.table?.tableRows ?? [])
+          for (const cell of row.tableCells ?? [])
+            texts.push((cell.text?.textElements ?? []).map((t) => t.textRun?.content ?? '').join(''));
       }
     }
     return { texts, pages: Math.max(1, deck.slides?.length ?? 0) };
@@ -317,7 +382,8 @@ export class DriveOps {
     if (requests.length === 0) return;
     const g = this.g;
     if (format === 'gdoc') await g.call(() => g.docs.documents.batchUpdate({ documentId: id, requestBody: { requests } }, g.opts('docs')));
-    else if (format === 'gsheet') await g.call(() => g.sheets.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests } }, g.opts('sheets')));
+    else if (format === 'gsheet')
+      await g.call(() => g.sheets.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests } }, g.opts('sheets')));
     else await g.call(() => g.slides.presentations.batchUpdate({ presentationId: id, requestBody: { requests } }, g.opts('slides')));
   }
 }

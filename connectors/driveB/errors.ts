@@ -13,7 +13,11 @@ export function asLocationError(err: unknown, notFound: ErrorCode, what: string,
   const external = [{ status: g.status, reason: g.reason, message: g.message }];
   if (g.retryable && !g.auth) return g; // transient: the activity is retried
   if (g.auth || g.status === 401) {
-    return new LocationError('CONNECTION_ERROR', `Google refused the driveB connection (${g.message}): check it with PUT /v1/common/connection/driveB`, external);
+    return new LocationError(
+      'CONNECTION_ERROR',
+      `Google refused the driveB connection (${g.message}): check it with PUT /v1/common/connection/driveB`,
+      external,
+    );
   }
   if (g.reason === 'storageQuotaExceeded' || g.reason === 'quotaExceeded' || g.reason === 'teamDriveFileLimitExceeded') {
     return new LocationError(
@@ -27,6 +31,7 @@ export function asLocationError(err: unknown, notFound: ErrorCode, what: string,
   if (g.status === 404 || (g.status === 403 && notFound !== 'CONNECTION_ERROR')) {
     return new LocationError(notFound, `${what} was not found in DriveB, or the driveB connection cannot see it (${g.message})`, external);
   }
-  if (g.status === 403) return new LocationError('CONNECTION_ERROR', `${what}: the driveB connection is not allowed to do this (${g.message})`, external);
+  if (g.status === 403)
+    return new LocationError('CONNECTION_ERROR', `${what}: the driveB connection is not allowed to do this (${g.message})`, external);
   return new LocationError('VALIDATION_ERROR', `${what}: Google answered ${g.status} ${g.reason}: ${g.message}`, external);
 }

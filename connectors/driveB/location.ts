@@ -42,7 +42,17 @@ export interface DriveBLocation extends Location {
   nativeMerge(ctx: LocationContext, req: NativeMergeRequest): Promise<Written & { pages: number }>;
 }
 
-export function driveBLocation(deps: LocationDeps, retry: RetryPolicy = DEFAULT_RETRY, limits: { maxReadBytes?: number } = {}): DriveBLocation {
+export function driveBLocation(
+  deps: LocationDeps,
+  retry: RetryPolicy = DEFAULT_RETRY,
+  limits: { maxReadBytes?: number } = {},
+): DriveBLocation {
   const session = driveBSession(deps, retry, limits);
-  return { ...driveBReads(session), ...driveBWrite(session), ...driveBRemovals(session), ...driveBWithin(session), ...driveBNativeMerge(session) };
+  return {
+    ...driveBReads(session),
+    ...driveBWrite(session),
+    ...driveBRemovals(session),
+    ...driveBWithin(session),
+    ...driveBNativeMerge(session),
+  };
 }

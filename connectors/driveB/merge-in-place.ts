@@ -37,7 +37,10 @@ export function driveBNativeMerge(b: DriveBSession): Required<Pick<Location, 'na
       try {
         const template = await ops.get(req.template.urn);
         if (template.mimeType !== GOOGLE_MIME[format]) {
-          throw new LocationError('TEMPLATE_NOT_FOUND', `template.urn ${req.template.urn} is a ${template.mimeType} file, not a ${format} (native merge copies the Google file itself)`);
+          throw new LocationError(
+            'TEMPLATE_NOT_FOUND',
+            `template.urn ${req.template.urn} is a ${template.mimeType} file, not a ${format} (native merge copies the Google file itself)`,
+          );
         }
         // Decide everything before writing: the tags, and whether each image can reach Google.
         const { texts, pages } = await ops.nativeText(format, req.template.urn);
@@ -60,7 +63,11 @@ export function driveBNativeMerge(b: DriveBSession): Required<Pick<Location, 'na
           const key = `scratch/driveB-images-${req.write.urn}/${i}`;
           await b.deps.blobs.put(key, img.bytes);
           scratch.push(key);
-          const url = await b.deps.blobs.presignedGetUrl(key, { expiresInSeconds: 900, fileName: `image-${i}`, contentType: img.contentType });
+          const url = await b.deps.blobs.presignedGetUrl(key, {
+            expiresInSeconds: 900,
+            fileName: `image-${i}`,
+            contentType: img.contentType,
+          });
           if (!url) {
             throw new LocationError(
               'NOT_SUPPORTED',
@@ -82,7 +89,13 @@ export function driveBNativeMerge(b: DriveBSession): Required<Pick<Location, 'na
             await ops.delete(copy.id!).catch(() => undefined);
             throw err;
           }
-          copy = await settle(ops, copy, { folderId, wanted: req.write.name, native: true, conflict: req.write.conflict ?? 'rename', path: req.write.path });
+          copy = await settle(ops, copy, {
+            folderId,
+            wanted: req.write.name,
+            native: true,
+            conflict: req.write.conflict ?? 'rename',
+            path: req.write.path,
+          });
         }
         return { ...written(copy, req.write.path, await share(ops, copy, req.write.sharing)), pages };
       } catch (err) {

@@ -87,7 +87,10 @@ export function planNativeMerge(format: NativeFormat, texts: string[], data: unk
 export function nativeRequests(format: NativeFormat, plan: NativeMergePlan, imageUrls: Map<string, string>): Record<string, unknown>[] {
   const requests: Record<string, unknown>[] = [];
   for (const { tag, url } of plan.images.map((i) => ({ tag: i.tag, url: imageUrls.get(i.tag) }))) {
-    if (url) requests.push({ replaceAllShapesWithImage: { containsText: { text: tag, matchCase: true }, imageUrl: url, imageReplaceMethod: 'CENTER_INSIDE' } });
+    if (url)
+      requests.push({
+        replaceAllShapesWithImage: { containsText: { text: tag, matchCase: true }, imageUrl: url, imageReplaceMethod: 'CENTER_INSIDE' },
+      });
     else requests.push({ replaceAllText: { containsText: { text: tag, matchCase: true }, replaceText: '' } });
   }
   for (const { tag, value } of plan.fields) {

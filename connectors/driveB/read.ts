@@ -47,19 +47,38 @@ export function driveBReads(b: DriveBSession): Pick<Location, 'readTemplate' | '
       return { key, sha256: put.sha256, size: put.size, contentType };
     } catch (err) {
       stream.destroy();
-      if (err instanceof BlobTooLargeError) throw new LocationError(tooLarge, `${what} is larger than the ${maxReadBytes} bytes this service reads from DriveB`);
+      if (err instanceof BlobTooLargeError)
+        throw new LocationError(tooLarge, `${what} is larger than the ${maxReadBytes} bytes this service reads from DriveB`);
       throw err;
     }
   }
 
   /** A file's bytes in docgen's terms, as a scratch blob: native files exported to their Office twin. */
-  async function fetchFile(ops: DriveOps, file: DriveFile, what: string, tooLarge: ErrorCode, name: string): Promise<{ blob: BlobRef; format: string }> {
+  async function fetchFile(
+    ops: DriveOps,
+    file: DriveFile,
+    what: string,
+    tooLarge: ErrorCode,
+    name: string,
+  ): Promise<{ blob: BlobRef; format: string }> {
     const format = formatOfMime(file.mimeType, file.name ?? '');
     if (isNativeFormat(format)) {
       const twin = NATIVE_TWIN[format];
-      return { blob: await streamToScratch(`${name}.${twin}`, await ops.streamOf(file, OFFICE_MIME[twin]), OFFICE_MIME[twin], what, tooLarge), format };
+      return {
+        blob: await streamToScratch(`${name}.${twin}`, await ops.streamOf(file, OFFICE_MIME[twin]), OFFICE_MIME[twin], what, tooLarge),
+        format,
+      };
     }
-    return { blob: await streamToScratch(`${name}.${format || 'bin'}`, await ops.streamOf(file), file.mimeType ?? contentTypeOf(format), what, tooLarge), format };
+    return {
+      blob: await streamToScratch(
+        `${name}.${format || 'bin'}`,
+        await ops.streamOf(file),
+        file.mimeType ?? contentTypeOf(format),
+        what,
+        tooLarge,
+      ),
+      format,
+    };
   }
 
   return {
@@ -68,7 +87,11 @@ export function driveBReads(b: DriveBSession): Pick<Location, 'readTemplate' | '
       try {
         const file = await ops.get(urn);
         const format = formatOfMime(file.mimeType, file.name ?? '');
-        if (!TEMPLATE_FORMATS.has(format)) throw new LocationError('TEMPLATE_NOT_FOUND', `template.urn ${urn} is a ${file.mimeType} file in DriveB, not a template (gdoc, gsheet, gslide)`);
+        if (!TEMPLATE_FORMATS.has(format))
+          throw new LocationError(
+            'TEMPLATE_NOT_FOUND',
+            `template.urn ${urn} is a ${file.mimeType} file in DriveB, not a template (gdoc, gsheet, gslide)`,
+          );
         return (await fetchFile(ops, file, `template.urn ${urn}`, 'TEMPLATE_TOO_COMPLEX', 'template')).blob;
       } catch (err) {
         throw asLocationError(err, 'TEMPLATE_NOT_FOUND', `template.urn ${urn}`);
@@ -84,7 +107,10 @@ export function driveBReads(b: DriveBSession): Pick<Location, 'readTemplate' | '
           return await toScratch('data.json', Buffer.from(JSON.stringify(data), 'utf8'), 'application/json');
         }
         if (formatOfMime(file.mimeType, file.name ?? '') !== 'json') {
-          throw new LocationError('DATA_INVALID', `data.urn ${urn} is a ${file.mimeType} file: DriveB data must be a JSON file or a Google Sheet`);
+          throw new LocationError(
+            'DATA_INVALID',
+            `data.urn ${urn} is a ${file.mimeType} file: DriveB data must be a JSON file or a Google Sheet`,
+          );
         }
         return await streamToScratch('data.json', await ops.streamOf(file), 'application/json', `data.urn ${urn}`, 'TEMPLATE_TOO_COMPLEX');
       } catch (err) {

@@ -33,7 +33,10 @@ export function driveBSession(deps: LocationDeps, retry: RetryPolicy, limits: { 
     const hit = cache.get(c.id);
     if (hit?.fingerprint === fingerprint) return hit.ops;
     const ops = new DriveOps(
-      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), { ...retry, maxThrottleWaitMs: s.driveThrottleMaxWaitMs }),
+      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), {
+        ...retry,
+        maxThrottleWaitMs: s.driveThrottleMaxWaitMs,
+      }),
       typeof c.settings.sharedDriveId === 'string' ? c.settings.sharedDriveId : undefined,
       (key, fn) => withLocationLock(deps.db, `DriveB ${c.id} ${key}`, fn),
     );

@@ -10,5 +10,10 @@ export const driveBSettings = {
     requiredHttpUrl,
     'Google API root of DriveB: Drive and its uploads; when set to another root, Docs, Sheets and Slides go there too (by default they use their own googleapis.com hosts)',
   ),
-  driveBTokenUrl: setting('DRIVEB_TOKEN_URL', 'https://oauth2.googleapis.com/token', requiredHttpUrl, 'Google OAuth token endpoint of DriveB connections'),
+  driveBTokenUrl: setting(
+    'DRIVEB_TOKEN_URL',
+    'https://oauth2.googleapis.com/token',
+    requiredHttpUrl,
+    'Google OAuth token endpoint of DriveB connections',
+  ),
 };

@@ -23,7 +23,10 @@ export async function settle(
       const clashes = (await ops.byName(target.folderId, target.wanted)).filter((f) => f.id !== mine.id);
       if (clashes.length === 0) return ops.rename(mine.id!, target.wanted);
       if (target.conflict === 'fail') {
-        throw new LocationError('VALIDATION_ERROR', `document.name: ${target.wanted} already exists in ${target.path || 'the root folder'} of DriveB (conflict: fail)`);
+        throw new LocationError(
+          'VALIDATION_ERROR',
+          `document.name: ${target.wanted} already exists in ${target.path || 'the root folder'} of DriveB (conflict: fail)`,
+        );
       }
       if (target.conflict === 'replace') {
         if (replaceInPlace) {

@@ -6,7 +6,11 @@ import type { DriveFile, DriveOps } from './drive.ts';
 import { asLocationError } from './errors.ts';
 
 /** Permissions for the sharing options; a refused one is reported, never fatal. */
-export async function share(ops: DriveOps, file: DriveFile, sharing: SharingRequest | undefined): Promise<Pick<Written, 'links' | 'emails' | 'externalErrors'>> {
+export async function share(
+  ops: DriveOps,
+  file: DriveFile,
+  sharing: SharingRequest | undefined,
+): Promise<Pick<Written, 'links' | 'emails' | 'externalErrors'>> {
   if (!sharing) return {};
   const link = file.webViewLink ?? '';
   const notify = sharing.sendInvitation === true;
@@ -33,8 +37,10 @@ export async function share(ops: DriveOps, file: DriveFile, sharing: SharingRequ
   } else if (sharing.viewAnonymous && (await attempt({ type: 'anyone', role: 'reader' }))) {
     links.viewAnonymousLink = link;
   }
-  for (const email of sharing.viewUsers ?? []) ((await attempt({ type: 'user', role: 'reader', emailAddress: email })) ? emails.succeededView : emails.failedView).push(email);
-  for (const email of sharing.editUsers ?? []) ((await attempt({ type: 'user', role: 'writer', emailAddress: email })) ? emails.succeededEdit : emails.failedEdit).push(email);
+  for (const email of sharing.viewUsers ?? [])
+    ((await attempt({ type: 'user', role: 'reader', emailAddress: email })) ? emails.succeededView : emails.failedView).push(email);
+  for (const email of sharing.editUsers ?? [])
+    ((await attempt({ type: 'user', role: 'writer', emailAddress: email })) ? emails.succeededEdit : emails.failedEdit).push(email);
   if (emails.succeededView.length > 0) links.viewUserLink = link;
   if (emails.succeededEdit.length > 0) links.editUserLink = link;
   const anyUsers = (sharing.viewUsers?.length ?? 0) + (sharing.editUsers?.length ?? 0) > 0;

@@ -21,7 +21,13 @@ export function driveBWithin(b: DriveBSession): Required<Pick<Location, 'copyWit
         if (!copy || copy.name === temporary) {
           const folderId = (await ops.folder(target.path, true))!;
           copy ??= await ops.copy(sourceUrn, folderId, temporary, { docgenUrn: target.urn });
-          copy = await settle(ops, copy, { folderId, wanted: driveName(target.name, format), native: isNativeFormat(format), conflict: target.conflict ?? 'rename', path: target.path });
+          copy = await settle(ops, copy, {
+            folderId,
+            wanted: driveName(target.name, format),
+            native: isNativeFormat(format),
+            conflict: target.conflict ?? 'rename',
+            path: target.path,
+          });
         }
         // targetDocument.options.driveB shares the copy, as write does.
         return written(copy, target.path, await share(ops, copy, target.sharing));
@@ -45,10 +51,15 @@ export function driveBWithin(b: DriveBSession): Required<Pick<Location, 'copyWit
           moved = await ops.lock(`names:${folderId}`, async () => {
             const clashes = (await ops.byName(folderId, wanted)).filter((f) => f.id !== source.id);
             let name = wanted;
-            if (clashes.length > 0 && conflict === 'fail') throw new LocationError('VALIDATION_ERROR', `targetDocument.name: ${wanted} already exists in ${target.path || 'the root folder'} of DriveB (conflict: fail)`);
+            if (clashes.length > 0 && conflict === 'fail')
+              throw new LocationError(
+                'VALIDATION_ERROR',
+                `targetDocument.name: ${wanted} already exists in ${target.path || 'the root folder'} of DriveB (conflict: fail)`,
+              );
             if (clashes.length > 0 && conflict === 'replace') for (const old of clashes) await ops.trash(old.id!);
             for (let n = 1; clashes.length > 0 && conflict === 'rename' && name === wanted; n++) {
-              if (n >= 1000) throw new LocationError('VALIDATION_ERROR', `targetDocument.name: no free name for ${wanted} in ${target.path}`);
+              if (n >= 1000)
+                throw new LocationError('VALIDATION_ERROR', `targetDocument.name: no free name for ${wanted} in ${target.path}`);
               const candidate = numbered(wanted, n, isNativeFormat(format));
               if ((await ops.byName(folderId, candidate)).length === 0) name = candidate;
             }

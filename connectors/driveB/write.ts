@@ -29,7 +29,8 @@ export function driveBWrite(b: DriveBSession): Pick<Location, 'write'> {
         if (!file || file.name === temporary) {
           const folderId = (await ops.folder(req.path, true, made))!;
           const wanted = driveName(req.name, req.fileFormat);
-          const replaceInPlace = async (existing: DriveFile) => ops.updateContent(existing.id!, { bytes: await b.deps.blobs.get(req.source.key), contentType, appProperties: tag });
+          const replaceInPlace = async (existing: DriveFile) =>
+            ops.updateContent(existing.id!, { bytes: await b.deps.blobs.get(req.source.key), contentType, appProperties: tag });
           if (!file && conflict === 'replace') {
             const existing = oldest(await ops.byName(folderId, wanted));
             if (existing) file = await replaceInPlace(existing);
@@ -44,7 +45,8 @@ export function driveBWrite(b: DriveBSession): Pick<Location, 'write'> {
               appProperties: tag,
             });
           }
-          if (file.name === temporary) file = await settle(ops, file, { folderId, wanted, native, conflict, path: req.path }, replaceInPlace);
+          if (file.name === temporary)
+            file = await settle(ops, file, { folderId, wanted, native, conflict, path: req.path }, replaceInPlace);
         }
         return written(file, req.path, await share(ops, file, req.sharing));
       } catch (err) {
@@ -53,9 +55,27 @@ export function driveBWrite(b: DriveBSession): Pick<Location, 'write'> {
         // go, deepest first, each only while empty. A transient failure keeps them for the retry.
         if (refusal instanceof LocationError) {
           for (const id of [...made].reverse()) {
-            const empty = await ops.g.call(() => ops.g.drive.files.list({ q: `'${id}' in parents and trashed = false`, fields: 'files(id)', supportsAllDrives: true, includeItemsFromAllDrives: true }, ops.g.opts('drive'))).catch(() => undefined);
+            const empty = await ops.g
+              .call(() =>
+                ops.g.drive.files.list(
+                  {
+                    q: `'${id}' in parents and trashed = false`,
+                    fields: 'files(id)',
+                    supportsAllDrives: true,
+                    includeItemsFromAllDrives: true,
+                  },
+                  ops.g.opts('drive'),
+                ),
+              )
+              .catch(() => undefined);
             if (!empty || (empty.files?.length ?? 0) > 0) break;
-            if (!(await ops.delete(id).then(() => true, () => false))) break;
+            if (
+              !(await ops.delete(id).then(
+                () => true,
+                () => false,
+              ))
+            )
+              break;
           }
         }
         throw refusal;

@@ -82,13 +82,17 @@ export async function runGraphqlQuery(opts: GraphqlQueryOptions): Promise<Record
         const messages = errors.map((e) => String(e.message));
         throw new GraphqlResponseError(`the GraphQL server at ${opts.endpoint} answered with errors: ${messages.join('; ')}`, messages);
       }
-      throw new GraphqlEndpointError(`the GraphQL server at ${opts.endpoint} answered HTTP ${err.response.status} without a GraphQL result`);
+      throw new GraphqlEndpointError(
+        `the GraphQL server at ${opts.endpoint} answered HTTP ${err.response.status} without a GraphQL result`,
+      );
     }
     if (err instanceof OutboundBlockedError || err instanceof OutboundError) {
       throw new GraphqlEndpointError(`the GraphQL endpoint ${opts.endpoint} cannot be reached: ${err.message}`);
     }
     const e = err as NodeJS.ErrnoException;
-    throw new GraphqlEndpointError(`the GraphQL endpoint ${opts.endpoint} failed: ${e.code ? `${e.code} ` : ''}${e.message || String(err)}`);
+    throw new GraphqlEndpointError(
+      `the GraphQL endpoint ${opts.endpoint} failed: ${e.code ? `${e.code} ` : ''}${e.message || String(err)}`,
+    );
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new GraphqlResponseError(`the GraphQL server at ${opts.endpoint} returned no data`, ['the response has no data object']);

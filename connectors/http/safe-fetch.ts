@@ -82,7 +82,8 @@ function parseTarget(url: string | URL): URL {
   } catch {
     throw new OutboundError('EBADURL', `not a URL: ${String(url)}`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new OutboundError('EBADURL', `only http and https are allowed, not ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new OutboundError('EBADURL', `only http and https are allowed, not ${u.protocol}`);
   if (u.username || u.password) throw new OutboundError('EBADURL', 'credentials in the URL are not allowed');
   return u;
 }
@@ -102,7 +103,9 @@ function check(policy: OutboundPolicy, hostname: string, address: string): void 
   const reason = blockedReason(address);
   if (!reason) return;
   throw new OutboundBlockedError(
-    isIP(hostname) ? `${hostname} is not reachable from this service (${reason}); add it to OUTBOUND_ALLOW to permit it` : unreachableName(hostname),
+    isIP(hostname)
+      ? `${hostname} is not reachable from this service (${reason}); add it to OUTBOUND_ALLOW to permit it`
+      : unreachableName(hostname),
   );
 }
 
@@ -188,7 +191,10 @@ function requestOnce(url: URL, opts: SafeFetchOptions & { method: string; timeou
       req.destroy();
       reject(err);
     };
-    const timer = setTimeout(() => fail(new OutboundError('ETIMEOUT', `${url.origin} did not answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new OutboundError('ETIMEOUT', `${url.origin} did not answer within ${opts.timeoutMs} ms`)),
+      opts.timeoutMs,
+    );
     req.on('error', (err) => fail(networkError(url, err)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];

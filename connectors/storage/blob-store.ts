@@ -214,7 +214,8 @@ export class FsBlobStore implements BlobStore {
       await fsp.rename(tmp, target);
     } catch (err) {
       await fsp.rm(tmp, { force: true });
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await this.exists(from))) throw new BlobNotFoundError(`blob ${from} not found`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await this.exists(from)))
+        throw new BlobNotFoundError(`blob ${from} not found`);
       throw err;
     }
   }

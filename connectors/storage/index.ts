@@ -11,7 +11,11 @@ export const storage: LocationRegistration = {
   // Its reads and writes are the database and the blob store: steps of the workflow task.
   transfer: 'local',
   uploads: true,
-  wording: { what: 'the service\'s own storage', urn: 'an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content)', path: "'root' or 'root/<folder>'" },
+  wording: {
+    what: "the service's own storage",
+    urn: 'an upload id (template, data) or a delivered document urn (download with GET /documents/storage/{urn}/content)',
+    path: "'root' or 'root/<folder>'",
+  },
   pathProblem: (path) => (path === 'root' || path.startsWith('root/') ? undefined : "must be 'root' or start with 'root/' for Storage"),
   create: storageLocation,
 };

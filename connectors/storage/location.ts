@@ -6,7 +6,6 @@ import type { BlobRef } from '../../core/blob.ts';
 import { deleteFile, type FileKind, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
-
 export function storageLocation(deps: LocationDeps): Location {
   async function find(subscriptionId: string, urn: string, kind: FileKind, consumer?: string) {
     const file = await getFile(deps.db, subscriptionId, urn, [kind], consumer);
@@ -54,7 +53,8 @@ export function storageLocation(deps: LocationDeps): Location {
 
     async readDocument(ctx, urn) {
       const file = await find(ctx.subscriptionId, urn, 'document');
-      if (!file) throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} does not resolve to a document delivered to Storage`);
+      if (!file)
+        throw new LocationError('TEMPLATE_NOT_FOUND', `sourceDocument.urn ${urn} does not resolve to a document delivered to Storage`);
       return { urn: file.id, name: file.fileName, path: file.path, fileFormat: formatOfFileName(file.fileName), blob: ref(file) };
     },
 

@@ -78,7 +78,8 @@ export class S3BlobStore implements BlobStore {
     };
     this.client = new S3Client({ ...base, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}) });
     const publicEndpoint = opts.publicEndpoint ?? opts.endpoint;
-    this.presigner = publicEndpoint === opts.endpoint ? this.client : new S3Client({ ...base, ...(publicEndpoint ? { endpoint: publicEndpoint } : {}) });
+    this.presigner =
+      publicEndpoint === opts.endpoint ? this.client : new S3Client({ ...base, ...(publicEndpoint ? { endpoint: publicEndpoint } : {}) });
   }
 
   private objectKey(key: string): string {
@@ -87,7 +88,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, bytes: Uint8Array): Promise<PutResult> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: bytes, ContentLength: bytes.byteLength }));
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: bytes, ContentLength: bytes.byteLength }),
+    );
     return { size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
 
@@ -127,7 +130,8 @@ export class S3BlobStore implements BlobStore {
   private async abortPendingUploads(objectKey: string): Promise<void> {
     const pending = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: objectKey }));
     for (const u of pending.Uploads ?? []) {
-      if (u.Key === objectKey && u.UploadId) await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, UploadId: u.UploadId }));
+      if (u.Key === objectKey && u.UploadId)
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, UploadId: u.UploadId }));
     }
   }
 
@@ -171,7 +175,11 @@ export class S3BlobStore implements BlobStore {
     const source = this.objectKey(from);
     try {
       await this.client.send(
-        new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(to), CopySource: `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}` }),
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(to),
+          CopySource: `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}`,
+        }),
       );
     } catch (err) {
       if (isNotFound(err)) throw new BlobNotFoundError(`blob ${from} not found`);
@@ -185,18 +193,23 @@ export class S3BlobStore implements BlobStore {
     if (!prefix.endsWith('/')) throw new Error(`deleteAll takes a folder-like prefix ending in '/', not ${JSON.stringify(prefix)}`);
     const keys = await this.list(prefix);
     let next = 0;
-    await Promise.all(Array.from({ length: Math.min(8, keys.length) }, async () => {
-      while (next < keys.length) await this.delete(keys[next++]!);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(8, keys.length) }, async () => {
+        while (next < keys.length) await this.delete(keys[next++]!);
+      }),
+    );
   }
 
   async list(prefix: string, opts: { modifiedBefore?: Date } = {}): Promise<string[]> {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const r = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
+      const r = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }),
+      );
       for (const o of r.Contents ?? []) {
-        if (o.Key && (!opts.modifiedBefore || (o.LastModified && o.LastModified < opts.modifiedBefore))) keys.push(o.Key.slice(this.prefix.length));
+        if (o.Key && (!opts.modifiedBefore || (o.LastModified && o.LastModified < opts.modifiedBefore)))
+          keys.push(o.Key.slice(this.prefix.length));
       }
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
@@ -212,7 +225,12 @@ export class S3BlobStore implements BlobStore {
     const disposition = `attachment; filename="${opts.fileName.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(opts.fileName)}`;
     return getSignedUrl(
       this.presigner,
-      new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), ResponseContentDisposition: disposition, ResponseContentType: opts.contentType }),
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        ResponseContentDisposition: disposition,
+        ResponseContentType: opts.contentType,
+      }),
       { expiresIn: opts.expiresInSeconds },
     );
   }

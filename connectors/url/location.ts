@@ -20,12 +20,17 @@ import { outboundPolicy } from '../http/address-policy.ts';
 import { OutboundBlockedError, OutboundError, safeFetch } from '../http/safe-fetch.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
-
 /** The part every package of the format has (the main document part at its conventional name). */
 const MAIN_PART: Record<string, string> = { docx: 'word/document.xml', xlsx: 'xl/workbook.xml', pptx: 'ppt/presentation.xml' };
 
 /** Content types a server may label an office file with: its own, or a generic binary / zip type. */
-const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', 'application/zip', 'application/x-zip-compressed', 'application/x-zip']);
+const GENERIC_TYPES = new Set([
+  'application/octet-stream',
+  'binary/octet-stream',
+  'application/zip',
+  'application/x-zip-compressed',
+  'application/x-zip',
+]);
 
 /** The entry names of a zip's central directory, or undefined when the bytes are not a zip. */
 export function zipEntryNames(bytes: Buffer): string[] | undefined {
@@ -100,10 +105,14 @@ export function urlLocation(deps: LocationDeps): Location {
         try {
           url = await unseal(deps.db, ctx.subscriptionId, given);
         } catch {
-          throw new LocationError('TEMPLATE_NOT_FOUND', 'template.url could not be opened (sealed for another subscription, or by a signing key this service no longer has)');
+          throw new LocationError(
+            'TEMPLATE_NOT_FOUND',
+            'template.url could not be opened (sealed for another subscription, or by a signing key this service no longer has)',
+          );
         }
       }
-      const notFound = (why: string) => new LocationError('TEMPLATE_NOT_FOUND', `template.url ${displayUrl(url)} could not be fetched: ${why}`);
+      const notFound = (why: string) =>
+        new LocationError('TEMPLATE_NOT_FOUND', `template.url ${displayUrl(url)} could not be fetched: ${why}`);
       let res;
       try {
         res = await safeFetch(url, {
@@ -125,9 +134,15 @@ export function urlLocation(deps: LocationDeps): Location {
         throw notFound((err as Error).message);
       }
       if (res.status < 200 || res.status > 299) throw notFound(`the server answered HTTP ${res.status}`);
-      const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const type = String(res.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
       if (type && type !== contentTypeOf(fileFormat) && !GENERIC_TYPES.has(type)) {
-        throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.url ${displayUrl(url)} answered with content type ${type}, not a ${fileFormat} file (${contentTypeOf(fileFormat)})`);
+        throw new LocationError(
+          'INVALID_TEMPLATE_FORMAT',
+          `template.url ${displayUrl(url)} answered with content type ${type}, not a ${fileFormat} file (${contentTypeOf(fileFormat)})`,
+        );
       }
       const problem = packageProblem(res.body, fileFormat);
       if (problem) throw new LocationError('INVALID_TEMPLATE_FORMAT', `template.url ${displayUrl(url)} ${problem}`);

@@ -39,11 +39,18 @@ export async function createContact(
 
 /** The whole list, no paging (spec 8): the caller's own contacts and those shared with the account. */
 export async function listContacts(db: Queryable, subscriptionId: string, userId: string): Promise<Contact[]> {
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM user_contacts WHERE ${VISIBLE} ORDER BY lower(name), id`, [subscriptionId, userId]);
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM user_contacts WHERE ${VISIBLE} ORDER BY lower(name), id`, [
+    subscriptionId,
+    userId,
+  ]);
   return r.rows.map(toContact);
 }
 
 export async function getContact(db: Queryable, subscriptionId: string, userId: string, id: string): Promise<Contact | undefined> {
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM user_contacts WHERE ${VISIBLE} AND id = $3`, [subscriptionId, userId, id]);
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM user_contacts WHERE ${VISIBLE} AND id = $3`, [
+    subscriptionId,
+    userId,
+    id,
+  ]);
   return r.rows[0] ? toContact(r.rows[0]) : undefined;
 }

@@ -26,7 +26,15 @@ export interface EnvelopeInput {
     actionDate: string | null;
     signGroupIndex: number | null;
   }[];
-  fields: { type: string; page: number; x: number; y: number; value: string; documentIndex: number | null; recipientIndex: number | null }[];
+  fields: {
+    type: string;
+    page: number;
+    x: number;
+    y: number;
+    value: string;
+    documentIndex: number | null;
+    recipientIndex: number | null;
+  }[];
 }
 
 export interface Envelope {
@@ -41,8 +49,26 @@ export interface Envelope {
   lastModifiedDate: string;
   documents: { id: string; name: string; fileFormat: string }[];
   signGroups: { id: string; name: string }[];
-  recipients: { id: string; name: string; email: string; userId: string | null; signGroupId: string | null; status: string; action: string; actionDate: string | null }[];
-  fields: { id: string; type: string; page: number; x: number; y: number; value: string; documentId: string | null; recipientId: string | null }[];
+  recipients: {
+    id: string;
+    name: string;
+    email: string;
+    userId: string | null;
+    signGroupId: string | null;
+    status: string;
+    action: string;
+    actionDate: string | null;
+  }[];
+  fields: {
+    id: string;
+    type: string;
+    page: number;
+    x: number;
+    y: number;
+    value: string;
+    documentId: string | null;
+    recipientId: string | null;
+  }[];
 }
 
 const isoOrNull = (d: unknown) => (d === null || d === undefined ? null : iso(d as Date));
@@ -52,33 +78,30 @@ export async function createEnvelope(db: Db, subscriptionId: string, userId: str
   await db.transaction(async (tx) => {
     // Sent and later states have a send date; drafts and templates have none unless given.
     const sendDate = e.sendDate ?? (e.status === 'Draft' || e.status === 'Template' ? null : new Date().toISOString());
-    await tx.query('INSERT INTO envelopes (id, subscription_id, owner_id, name, status, send_date, expiration_date) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-      id,
-      subscriptionId,
-      userId,
-      e.name,
-      e.status,
-      sendDate,
-      e.expirationDate,
-    ]);
+    await tx.query(
+      'INSERT INTO envelopes (id, subscription_id, owner_id, name, status, send_date, expiration_date) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [id, subscriptionId, userId, e.name, e.status, sendDate, e.expirationDate],
+    );
     const docIds: string[] = [];
     for (const [i, d] of e.documents.entries()) {
       const did = randomUUID();
       docIds.push(did);
-      await tx.query('INSERT INTO envelope_documents (id, envelope_id, subscription_id, name, file_format, sort_order) VALUES ($1, $2, $3, $4, $5, $6)', [
-        did,
-        id,
-        subscriptionId,
-        d.name,
-        d.fileFormat,
-        i,
-      ]);
+      await tx.query(
+        'INSERT INTO envelope_documents (id, envelope_id, subscription_id, name, file_format, sort_order) VALUES ($1, $2, $3, $4, $5, $6)',
+        [did, id, subscriptionId, d.name, d.fileFormat, i],
+      );
     }
     const groupIds: string[] = [];
     for (const [i, g] of e.signGroups.entries()) {
       const gid = randomUUID();
       groupIds.push(gid);
-      await tx.query('INSERT INTO envelope_sign_groups (id, envelope_id, subscription_id, name, sort_order) VALUES ($1, $2, $3, $4, $5)', [gid, id, subscriptionId, g.name, i]);
+      await tx.query('INSERT INTO envelope_sign_groups (id, envelope_id, subscription_id, name, sort_order) VALUES ($1, $2, $3, $4, $5)', [
+        gid,
+        id,
+        subscriptionId,
+        g.name,
+        i,
+      ]);
     }
     const recipientIds: string[] = [];
     for (const [i, r] of e.recipients.entries()) {
@@ -87,7 +110,19 @@ export async function createEnvelope(db: Db, subscriptionId: string, userId: str
       await tx.query(
         `INSERT INTO envelope_recipients (id, envelope_id, subscription_id, sign_group_id, user_id, name, email, status, action, action_date, sort_order)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [rid, id, subscriptionId, r.signGroupIndex === null ? null : groupIds[r.signGroupIndex], r.userId, r.name, r.email, r.status, r.action, r.actionDate, i],
+        [
+          rid,
+          id,
+          subscriptionId,
+          r.signGroupIndex === null ? null : groupIds[r.signGroupIndex],
+          r.userId,
+          r.name,
+          r.email,
+          r.status,
+          r.action,
+          r.actionDate,
+          i,
+        ],
       );
     }
     for (const f of e.fields) {
@@ -123,8 +158,14 @@ export async function getEnvelope(db: Queryable, subscriptionId: string, userId:
   const e = r.rows[0];
   if (!e) return undefined;
   const [docs, groups, recipients, fields] = await Promise.all([
-    db.query<Record<string, unknown>>('SELECT id, name, file_format FROM envelope_documents WHERE envelope_id = $1 AND subscription_id = $2 ORDER BY sort_order, id', [id, subscriptionId]),
-    db.query<Record<string, unknown>>('SELECT id, name FROM envelope_sign_groups WHERE envelope_id = $1 AND subscription_id = $2 ORDER BY sort_order, id', [id, subscriptionId]),
+    db.query<Record<string, unknown>>(
+      'SELECT id, name, file_format FROM envelope_documents WHERE envelope_id = $1 AND subscription_id = $2 ORDER BY sort_order, id',
+      [id, subscriptionId],
+    ),
+    db.query<Record<string, unknown>>(
+      'SELECT id, name FROM envelope_sign_groups WHERE envelope_id = $1 AND subscription_id = $2 ORDER BY sort_order, id',
+      [id, subscriptionId],
+    ),
     db.query<Record<string, unknown>>(
       'SELECT id, name, email, user_id, sign_group_id, status, action, action_date FROM envelope_recipients WHERE envelope_id = $1 AND subscription_id = $2 ORDER BY sort_order, id',
       [id, subscriptionId],
@@ -174,13 +215,17 @@ export async function getEnvelope(db: Queryable, subscriptionId: string, userId:
  * recipients, sign groups and documents are deleted, then the envelope itself only if its status is
  * Template. Returns undefined when there is no such envelope, else whether the parent was deleted.
  */
-export async function deleteSignatureTemplate(db: Db, subscriptionId: string, userId: string, id: string): Promise<{ parentDeleted: boolean } | undefined> {
+export async function deleteSignatureTemplate(
+  db: Db,
+  subscriptionId: string,
+  userId: string,
+  id: string,
+): Promise<{ parentDeleted: boolean } | undefined> {
   return db.transaction(async (tx) => {
-    const found = await tx.query<{ status: string }>('SELECT status FROM envelopes WHERE id = $1 AND subscription_id = $2 AND owner_id = $3 FOR UPDATE', [
-      id,
-      subscriptionId,
-      userId,
-    ]);
+    const found = await tx.query<{ status: string }>(
+      'SELECT status FROM envelopes WHERE id = $1 AND subscription_id = $2 AND owner_id = $3 FOR UPDATE',
+      [id, subscriptionId, userId],
+    );
     if (!found.rows[0]) return undefined;
     for (const table of ['envelope_fields', 'envelope_recipients', 'envelope_sign_groups', 'envelope_documents']) {
       await tx.query(`DELETE FROM ${table} WHERE envelope_id = $1 AND subscription_id = $2`, [id, subscriptionId]);

@@ -36,7 +36,13 @@ export async function getFolder(db: Queryable, subscriptionId: string, id: strin
   return r.rows[0];
 }
 
-export async function renameFolder(db: Queryable, subscriptionId: string, userId: string, id: string, name: string): Promise<Folder | undefined> {
+export async function renameFolder(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  id: string,
+  name: string,
+): Promise<Folder | undefined> {
   const r = await db.query<Folder>(
     'UPDATE folders SET name = $4, last_modified_user_id = $3, last_modified_date = now() WHERE subscription_id = $1 AND id = $2 RETURNING id, name',
     [subscriptionId, id, userId, name],

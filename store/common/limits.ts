@@ -208,6 +208,11 @@ export async function getSelfService(db: Queryable, subscriptionId: string, user
   return {
     month: { start: monthStart.toISOString(), end: monthEnd.toISOString() },
     year: { start: yearStart.toISOString(), end: yearEnd.toISOString() },
-    dimensions: dims.map((d) => ({ name: d.name, displayName: d.display_name, monthly: usage(d.name, 'monthly'), yearly: usage(d.name, 'yearly') })),
+    dimensions: dims.map((d) => ({
+      name: d.name,
+      displayName: d.display_name,
+      monthly: usage(d.name, 'monthly'),
+      yearly: usage(d.name, 'yearly'),
+    })),
   };
 }

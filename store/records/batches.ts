@@ -81,7 +81,14 @@ function toBatch(r: BatchRow): Batch {
     fileFormat: r.file_format,
     deliveryMethod: r.delivery_method,
     ...(r.combined_format
-      ? { combined: { format: r.combined_format, urn: r.combined_urn, name: r.combined_name, ...(r.combined_pages !== null ? { pages: Number(r.combined_pages) } : {}) } }
+      ? {
+          combined: {
+            format: r.combined_format,
+            urn: r.combined_urn,
+            name: r.combined_name,
+            ...(r.combined_pages !== null ? { pages: Number(r.combined_pages) } : {}),
+          },
+        }
       : {}),
     ...(r.error_code ? { error: { code: r.error_code, message: r.error_message } } : {}),
     createdDate: new Date(r.created_date),
@@ -136,14 +143,32 @@ export async function listBatchRows(
     where += ` AND row_number >= $${params.length}`;
   }
   params.push(q.top, q.skip);
-  const r = await db.query<{ row_number: number; status: 'done' | 'failed'; urn: string; name: string; path: string; pages: number; code: string; message: string }>(
+  const r = await db.query<{
+    row_number: number;
+    status: 'done' | 'failed';
+    urn: string;
+    name: string;
+    path: string;
+    pages: number;
+    code: string;
+    message: string;
+  }>(
     `SELECT row_number, status, urn, name, path, pages, code, message FROM batch_rows WHERE ${where}
      ORDER BY row_number LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   );
   return {
     rowCount: Number(count.rows[0]?.n ?? 0),
-    rows: r.rows.map((x) => ({ row: Number(x.row_number), status: x.status, urn: x.urn, name: x.name, path: x.path, pages: Number(x.pages), code: x.code, message: x.message })),
+    rows: r.rows.map((x) => ({
+      row: Number(x.row_number),
+      status: x.status,
+      urn: x.urn,
+      name: x.name,
+      path: x.path,
+      pages: Number(x.pages),
+      code: x.code,
+      message: x.message,
+    })),
   };
 }
 
@@ -171,7 +196,9 @@ export async function recordBatchRowDone(db: Db, d: DoneRow): Promise<{ inserted
       [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages],
     );
     if (entry.rows.length === 0) return { inserted: false, metered: [] };
-    const metered = d.metering ? await recordConsumption(tx, d.subscriptionId, d.metering.userId, d.metering.operationId, d.metering.consumption) : [];
+    const metered = d.metering
+      ? await recordConsumption(tx, d.subscriptionId, d.metering.userId, d.metering.operationId, d.metering.consumption)
+      : [];
     await tx.query(
       `UPDATE batches SET rows_done = rows_done + 1, pages = pages + $3, progress_date = now() WHERE id = $1 AND subscription_id = $2`,
       [d.batchId, d.subscriptionId, d.pages],
@@ -181,7 +208,14 @@ export async function recordBatchRowDone(db: Db, d: DoneRow): Promise<{ inserted
 }
 
 /** Records a row that failed (its code and message); once per row. */
-export async function recordBatchRowFailed(db: Db, subscriptionId: string, batchId: string, row: number, code: string, message: string): Promise<boolean> {
+export async function recordBatchRowFailed(
+  db: Db,
+  subscriptionId: string,
+  batchId: string,
+  row: number,
+  code: string,
+  message: string,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const entry = await tx.query(
       `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, code, message)
@@ -189,24 +223,30 @@ export async function recordBatchRowFailed(db: Db, subscriptionId: string, batch
       [batchId, subscriptionId, row, code, message.slice(0, 2000)],
     );
     if (entry.rows.length === 0) return false;
-    await tx.query(`UPDATE batches SET rows_failed = rows_failed + 1, progress_date = now() WHERE id = $1 AND subscription_id = $2`, [batchId, subscriptionId]);
+    await tx.query(`UPDATE batches SET rows_failed = rows_failed + 1, progress_date = now() WHERE id = $1 AND subscription_id = $2`, [
+      batchId,
+      subscriptionId,
+    ]);
     return true;
   });
 }
 
 /** The rows of `rows` that are recorded already (done or failed): a chunk run again skips them. */
 export async function recordedRows(db: Queryable, subscriptionId: string, batchId: string, from: number, to: number): Promise<Set<number>> {
-  const r = await db.query<{ row_number: number }>('SELECT row_number FROM batch_rows WHERE batch_id = $1 AND subscription_id = $2 AND row_number BETWEEN $3 AND $4', [
-    batchId,
-    subscriptionId,
-    from,
-    to,
-  ]);
+  const r = await db.query<{ row_number: number }>(
+    'SELECT row_number FROM batch_rows WHERE batch_id = $1 AND subscription_id = $2 AND row_number BETWEEN $3 AND $4',
+    [batchId, subscriptionId, from, to],
+  );
   return new Set(r.rows.map((x) => Number(x.row_number)));
 }
 
 /** The combined output, once written. */
-export async function setBatchCombined(db: Queryable, subscriptionId: string, batchId: string, c: { urn: string; name: string; pages?: number }): Promise<void> {
+export async function setBatchCombined(
+  db: Queryable,
+  subscriptionId: string,
+  batchId: string,
+  c: { urn: string; name: string; pages?: number },
+): Promise<void> {
   await db.query('UPDATE batches SET combined_urn = $3, combined_name = $4, combined_pages = $5 WHERE id = $1 AND subscription_id = $2', [
     batchId,
     subscriptionId,
@@ -218,18 +258,30 @@ export async function setBatchCombined(db: Queryable, subscriptionId: string, ba
 
 /** Records a cancel of a running batch (the first one counts); the chunks read it between rows. */
 export async function requestBatchCancel(db: Queryable, subscriptionId: string, batchId: string): Promise<void> {
-  await db.query(`UPDATE batches SET cancel_requested_date = now() WHERE id = $1 AND subscription_id = $2 AND status = 'running' AND cancel_requested_date IS NULL`, [batchId, subscriptionId]);
+  await db.query(
+    `UPDATE batches SET cancel_requested_date = now() WHERE id = $1 AND subscription_id = $2 AND status = 'running' AND cancel_requested_date IS NULL`,
+    [batchId, subscriptionId],
+  );
 }
 
 /** Whether a cancel of the batch was asked for (one indexed read, made between rows). */
 export async function batchCancelRequested(db: Queryable, subscriptionId: string, batchId: string): Promise<boolean> {
-  const r = await db.query<{ c: boolean }>(`SELECT cancel_requested_date IS NOT NULL AS c FROM batches WHERE id = $1 AND subscription_id = $2`, [batchId, subscriptionId]);
+  const r = await db.query<{ c: boolean }>(
+    `SELECT cancel_requested_date IS NOT NULL AS c FROM batches WHERE id = $1 AND subscription_id = $2`,
+    [batchId, subscriptionId],
+  );
   return r.rows[0]?.c === true;
 }
 
 /** The batch's end: its status (and the error that ended it, if one did). A batch already ended keeps its
  *  first end. */
-export async function endBatch(db: Queryable, subscriptionId: string, batchId: string, status: Exclude<BatchStatus, 'running'>, error?: { code: string; message: string }): Promise<Batch | undefined> {
+export async function endBatch(
+  db: Queryable,
+  subscriptionId: string,
+  batchId: string,
+  status: Exclude<BatchStatus, 'running'>,
+  error?: { code: string; message: string },
+): Promise<Batch | undefined> {
   await db.query(
     `UPDATE batches SET status = $3, error_code = $4, error_message = $5, ended_date = now()
      WHERE id = $1 AND subscription_id = $2 AND status = 'running'`,

@@ -2,7 +2,21 @@
 // gives update the same body as create.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { assignments, clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, timestamp, uuid } from './fields.ts';
+import {
+  assignments,
+  clientText,
+  fromRow,
+  inputColumns,
+  type InputOf,
+  listColumns,
+  listRecords,
+  placeholders,
+  type RecordKind,
+  type RecordOf,
+  selectList,
+  timestamp,
+  uuid,
+} from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
 const flag = (col: string) => ({ type: 'boolean', col, input: true, list: true }) as const;
@@ -56,7 +70,12 @@ const SELECT = selectList(CONFIGURATION);
 export const CONFIGURATION_COLUMNS: readonly ColumnSpec[] = listColumns(CONFIGURATION);
 const toConfiguration = (r: Record<string, unknown>) => fromRow(CONFIGURATION, r);
 
-export async function createConfiguration(db: Queryable, subscriptionId: string, userId: string, c: ConfigurationInput): Promise<Configuration> {
+export async function createConfiguration(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  c: ConfigurationInput,
+): Promise<Configuration> {
   const cols = CONFIGURATION_INPUT.map(([, col]) => col);
   const values = CONFIGURATION_INPUT.map(([f]) => c[f]);
   const r = await db.query<Record<string, unknown>>(
@@ -67,7 +86,13 @@ export async function createConfiguration(db: Queryable, subscriptionId: string,
   return toConfiguration(r.rows[0] as Record<string, unknown>);
 }
 
-export async function updateConfiguration(db: Queryable, subscriptionId: string, userId: string, id: string, c: ConfigurationInput): Promise<Configuration | undefined> {
+export async function updateConfiguration(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  id: string,
+  c: ConfigurationInput,
+): Promise<Configuration | undefined> {
   const cols = CONFIGURATION_INPUT.map(([, col]) => col);
   const values = CONFIGURATION_INPUT.map(([f]) => c[f]);
   const r = await db.query<Record<string, unknown>>(

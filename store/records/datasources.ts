@@ -1,7 +1,22 @@
 // Data source records (spec 2.4, 4.5) and the strict solution link.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef, timestamp, uuid } from './fields.ts';
+import {
+  clientText,
+  fromRow,
+  inputColumns,
+  type InputOf,
+  listColumns,
+  listRecords,
+  placeholders,
+  type RecordKind,
+  type RecordOf,
+  selectList,
+  softDelete,
+  type SolutionRef,
+  timestamp,
+  uuid,
+} from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 import { linkedSolutions, linkSolutions } from './solutions.ts';
 
@@ -58,8 +73,14 @@ export async function createDataSource(
     [id, subscriptionId, userId, ...INPUT.map(([f]) => d[f])],
   );
   await linkSolutions(db, 'solution_data_sources', subscriptionId, id, solutionIds);
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM ${FROM} WHERE d.id = $1 AND d.subscription_id = $2`, [id, subscriptionId]);
-  return { ...toDataSource(r.rows[0] as Record<string, unknown>), documentSolutions: await linkedSolutions(db, 'solution_data_sources', subscriptionId, id) };
+  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM ${FROM} WHERE d.id = $1 AND d.subscription_id = $2`, [
+    id,
+    subscriptionId,
+  ]);
+  return {
+    ...toDataSource(r.rows[0] as Record<string, unknown>),
+    documentSolutions: await linkedSolutions(db, 'solution_data_sources', subscriptionId, id),
+  };
 }
 
 export async function dataSourceExists(db: Queryable, subscriptionId: string, id: string): Promise<boolean> {
@@ -77,7 +98,12 @@ export async function deleteDataSource(db: Queryable, subscriptionId: string, us
 }
 
 /** Strict: both records must be live in the subscription, else nothing changes. Linking twice is a no-op. */
-export async function addDataSourceToSolution(db: Queryable, subscriptionId: string, solutionId: string, dataSourceId: string): Promise<'linked' | 'missing'> {
+export async function addDataSourceToSolution(
+  db: Queryable,
+  subscriptionId: string,
+  solutionId: string,
+  dataSourceId: string,
+): Promise<'linked' | 'missing'> {
   const r = await db.query<{ n: string | number }>(
     `SELECT (SELECT count(*) FROM document_solutions WHERE id = $2 AND subscription_id = $1 AND NOT is_deleted)
           + (SELECT count(*) FROM data_sources WHERE id = $3 AND subscription_id = $1 AND NOT is_deleted) AS n`,

@@ -4,7 +4,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import { clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, type RecordKind, type RecordOf, selectList, timestamp, uuid } from './fields.ts';
+import {
+  clientText,
+  fromRow,
+  inputColumns,
+  type InputOf,
+  listColumns,
+  listRecords,
+  type RecordKind,
+  type RecordOf,
+  selectList,
+  timestamp,
+  uuid,
+} from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
 const link = (col: string) => ({ type: 'text', col }) as const;
@@ -48,7 +60,9 @@ export const DOCUMENT = {
 type Name = keyof typeof DOCUMENT.fields;
 type LinkName = Name extends infer K ? (K extends `${string}Link` ? K : never) : never;
 /** The sharing links, with their columns. */
-export const LINK_FIELDS = Object.entries(DOCUMENT.fields).flatMap(([f, d]) => (f.endsWith('Link') ? [[f as LinkName, d.col] as const] : []));
+export const LINK_FIELDS = Object.entries(DOCUMENT.fields).flatMap(([f, d]) =>
+  f.endsWith('Link') ? [[f as LinkName, d.col] as const] : [],
+);
 
 /** Fields the update operation may change, with their columns. */
 export const DOCUMENT_UPDATABLE = inputColumns(DOCUMENT);
@@ -68,7 +82,13 @@ export async function getDocumentRecord(db: Queryable, subscriptionId: string, i
 }
 
 /** Changes only the fields present in `change`. */
-export async function updateDocumentRecord(db: Queryable, subscriptionId: string, userId: string, id: string, change: DocumentUpdate): Promise<DocumentRecord | undefined> {
+export async function updateDocumentRecord(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  id: string,
+  change: DocumentUpdate,
+): Promise<DocumentRecord | undefined> {
   const params: unknown[] = [id, subscriptionId, userId];
   const sets = ['last_modified_user_guid = $3', 'last_modified_date = now()'];
   for (const [f, col] of DOCUMENT_UPDATABLE) {
@@ -119,7 +139,12 @@ function sharingColumns(d: NewDocument): [string[], string[]] {
     values.push(d.links?.[f] ?? '');
   }
   const e = d.emails;
-  const { succeededViewUserEmailList: sv, succeededEditUserEmailList: se, failedViewUserEmailList: fv, failedEditUserEmailList: fe } = DOCUMENT.fields;
+  const {
+    succeededViewUserEmailList: sv,
+    succeededEditUserEmailList: se,
+    failedViewUserEmailList: fv,
+    failedEditUserEmailList: fe,
+  } = DOCUMENT.fields;
   cols.push(sv.col, se.col, fv.col, fe.col);
   values.push(...[e?.succeededView, e?.succeededEdit, e?.failedView, e?.failedEdit].map((l) => (l ?? []).join(',')));
   return [cols, values];
@@ -138,7 +163,19 @@ export async function recordDocument(db: Queryable, d: NewDocument): Promise<str
      SELECT document_guid FROM inserted
      UNION ALL SELECT document_guid FROM documents WHERE subscription_guid = $2 AND operation_id = $4
      LIMIT 1`,
-    [randomUUID(), d.subscriptionId, d.userId, d.operationId, d.title, d.urn, d.path, d.fileFormat, d.deliveryMethod, d.initiatorEmail ?? '', ...values],
+    [
+      randomUUID(),
+      d.subscriptionId,
+      d.userId,
+      d.operationId,
+      d.title,
+      d.urn,
+      d.path,
+      d.fileFormat,
+      d.deliveryMethod,
+      d.initiatorEmail ?? '',
+      ...values,
+    ],
   );
   const row = r.rows[0];
   if (!row) throw new Error('document record vanished');
@@ -169,7 +206,11 @@ export async function recordConsumption(
 
 /** A new document record and its metering in one transaction; idempotent per operation. `metered` is the
  *  metering that was new. */
-export async function recordDocumentWithConsumption(db: Db, d: NewDocument, consumption: Consumption[]): Promise<{ documentGuid: string; metered: Consumption[] }> {
+export async function recordDocumentWithConsumption(
+  db: Db,
+  d: NewDocument,
+  consumption: Consumption[],
+): Promise<{ documentGuid: string; metered: Consumption[] }> {
   return db.transaction(async (tx) => {
     const documentGuid = await recordDocument(tx, d);
     const metered = await recordConsumption(tx, d.subscriptionId, d.userId, d.operationId, consumption);
@@ -180,7 +221,12 @@ export async function recordDocumentWithConsumption(db: Db, d: NewDocument, cons
 /** A Move carries the source's record over to the new file (urn, title, path, format, location), with the
  *  metering, in one transaction. A retry finds the record already moved (it matches either urn); a source
  *  without a live record gets a new record for the moved file. */
-export async function moveDocumentRecord(db: Db, fromUrn: string, d: NewDocument, consumption: Consumption[]): Promise<{ documentGuid: string; metered: Consumption[] }> {
+export async function moveDocumentRecord(
+  db: Db,
+  fromUrn: string,
+  d: NewDocument,
+  consumption: Consumption[],
+): Promise<{ documentGuid: string; metered: Consumption[] }> {
   return db.transaction(async (tx) => {
     // The moved file's url, links and sharing results replace the source's (another location, other links).
     const [cols, values] = sharingColumns(d);
@@ -223,11 +269,16 @@ export async function recordedOperation(
     'SELECT document_guid, title, path FROM documents WHERE subscription_guid = $1 AND urn = $2 AND NOT is_deleted',
     [subscriptionId, urn],
   );
-  const metered = await db.query<{ dimension: string; value: number }>('SELECT dimension, value FROM consumption WHERE subscription_id = $1 AND operation_id = $2', [
-    subscriptionId,
-    operationId,
-  ]);
+  const metered = await db.query<{ dimension: string; value: number }>(
+    'SELECT dimension, value FROM consumption WHERE subscription_id = $1 AND operation_id = $2',
+    [subscriptionId, operationId],
+  );
   const row = doc.rows[0];
   if (!row || metered.rows.length === 0) return undefined;
-  return { documentGuid: row.document_guid, title: row.title, path: row.path, consumption: metered.rows.map((r) => ({ dimension: r.dimension, value: Number(r.value) })) };
+  return {
+    documentGuid: row.document_guid,
+    title: row.title,
+    path: row.path,
+    consumption: metered.rows.map((r) => ({ dimension: r.dimension, value: Number(r.value) })),
+  };
 }

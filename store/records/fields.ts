@@ -65,7 +65,9 @@ type ValueOf<T extends Field> = T['type'] extends 'boolean'
 /** The stored record as the repository reads it (the create spelling; solution links are the repository's). */
 export type RecordOf<F extends Fields> = { -readonly [K in keyof F as F[K] extends { col: string } ? K : never]: ValueOf<F[K]> };
 /** The stored fields the client sets. */
-export type InputOf<F extends Fields> = { -readonly [K in keyof F as F[K] extends { input: true; col: string } ? K : never]: ValueOf<F[K]> };
+export type InputOf<F extends Fields> = {
+  -readonly [K in keyof F as F[K] extends { input: true; col: string } ? K : never]: ValueOf<F[K]>;
+};
 /** A list item: the list spelling, single-record fields left out. */
 export type ListedOf<F extends Fields> = {
   -readonly [K in keyof F as F[K] extends { only: 'one' } ? never : F[K] extends { listed: infer L extends string } ? L : K]: ValueOf<F[K]>;
@@ -130,7 +132,13 @@ export const assignments = (cols: readonly string[], first: number) => cols.map(
 
 /** A page of the subscription's live records (spec 4.9), newest first unless the query orders; `from` is the
  *  table with the joins the selected fields need. */
-export function listRecords(db: Queryable, kind: RecordKind, subscriptionId: string, q: ListQuery, from = `${kind.table} ${kind.alias}`): Promise<ListResult<Record<string, unknown>>> {
+export function listRecords(
+  db: Queryable,
+  kind: RecordKind,
+  subscriptionId: string,
+  q: ListQuery,
+  from = `${kind.table} ${kind.alias}`,
+): Promise<ListResult<Record<string, unknown>>> {
   const a = kind.alias;
   return runList(
     db,

@@ -78,7 +78,15 @@ function clauseSql(c: ColumnSpec, f: FilterClause, param: (v: unknown) => string
  */
 export async function runList<Row>(
   db: Queryable,
-  spec: { from: string; select: string; scope: string; scopeParams: unknown[]; columns: readonly ColumnSpec[]; defaultOrder: string; tieBreaker: string },
+  spec: {
+    from: string;
+    select: string;
+    scope: string;
+    scopeParams: unknown[];
+    columns: readonly ColumnSpec[];
+    defaultOrder: string;
+    tieBreaker: string;
+  },
   q: ListQuery,
 ): Promise<ListResult<Row>> {
   const params = [...spec.scopeParams];
@@ -97,7 +105,10 @@ export async function runList<Row>(
   const limit = param(q.top);
   const offset = param(q.skip);
   const [page, count] = await Promise.all([
-    db.query<Row>(`SELECT ${spec.select} FROM ${spec.from} WHERE ${where} ORDER BY ${order}, ${spec.tieBreaker} LIMIT ${limit} OFFSET ${offset}`, params),
+    db.query<Row>(
+      `SELECT ${spec.select} FROM ${spec.from} WHERE ${where} ORDER BY ${order}, ${spec.tieBreaker} LIMIT ${limit} OFFSET ${offset}`,
+      params,
+    ),
     db.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${spec.from} WHERE ${where}`, countParams),
   ]);
   return { rows: page.rows, rowCount: Number(count.rows[0]?.n ?? 0) };

@@ -39,7 +39,10 @@ export function canonicalEntityType(s: string): EntityType | undefined {
 }
 
 export async function entityExists(db: Queryable, subscriptionId: string, type: EntityType, id: string): Promise<boolean> {
-  const r = await db.query(`SELECT 1 FROM ${ENTITY_TABLES[type]} WHERE id = $1 AND subscription_id = $2 AND NOT is_deleted`, [id, subscriptionId]);
+  const r = await db.query(`SELECT 1 FROM ${ENTITY_TABLES[type]} WHERE id = $1 AND subscription_id = $2 AND NOT is_deleted`, [
+    id,
+    subscriptionId,
+  ]);
   return r.rows.length > 0;
 }
 
@@ -100,7 +103,14 @@ function toOption(r: Row): OptionValue {
 }
 
 /** The live option of the entity with the same effective key, if any (one value per key and entity). */
-export async function findSameKey(db: Queryable, subscriptionId: string, type: EntityType, entityId: string, o: OptionInput, exceptId?: string): Promise<boolean> {
+export async function findSameKey(
+  db: Queryable,
+  subscriptionId: string,
+  type: EntityType,
+  entityId: string,
+  o: OptionInput,
+  exceptId?: string,
+): Promise<boolean> {
   const r = await db.query(
     `SELECT 1 FROM option_values WHERE subscription_id = $1 AND entity_type = $2 AND entity_id = $3 AND NOT is_deleted
        AND (option_definition_id = $4 OR (custom_key = $5 AND custom_group = $6)) AND id <> coalesce($7::uuid, '00000000-0000-0000-0000-000000000000')`,
@@ -109,18 +119,42 @@ export async function findSameKey(db: Queryable, subscriptionId: string, type: E
   return r.rows.length > 0;
 }
 
-export async function createOption(db: Queryable, subscriptionId: string, userId: string, type: EntityType, entityId: string, o: OptionInput): Promise<OptionValue> {
+export async function createOption(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  type: EntityType,
+  entityId: string,
+  o: OptionInput,
+): Promise<OptionValue> {
   const r = await db.query<Row>(
     // clock_timestamp, not now(): a replace writes its items in one transaction, and lists keep their order.
     `INSERT INTO option_values (id, subscription_id, entity_type, entity_id, option_definition_id, custom_key, custom_group, value, owner_id, last_modified_user_id, created_date, last_modified_date)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, clock_timestamp(), clock_timestamp()) RETURNING ${SELECT}`,
-    [randomUUID(), subscriptionId, type, entityId, o.optionDefinitionId, o.customKey, o.optionDefinitionId === null ? o.customGroup : '', o.value, userId],
+    [
+      randomUUID(),
+      subscriptionId,
+      type,
+      entityId,
+      o.optionDefinitionId,
+      o.customKey,
+      o.optionDefinitionId === null ? o.customGroup : '',
+      o.value,
+      userId,
+    ],
   );
   return toOption(r.rows[0] as Row);
 }
 
 /** Soft-deletes the entity's live options and writes the new set, in the caller's transaction. */
-export async function replaceOptions(db: Queryable, subscriptionId: string, userId: string, type: EntityType, entityId: string, items: readonly OptionInput[]): Promise<void> {
+export async function replaceOptions(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  type: EntityType,
+  entityId: string,
+  items: readonly OptionInput[],
+): Promise<void> {
   await db.query(
     `UPDATE option_values SET is_deleted = true, last_modified_user_id = $4, last_modified_date = now()
      WHERE subscription_id = $1 AND entity_type = $2 AND entity_id = $3 AND NOT is_deleted`,
@@ -130,7 +164,10 @@ export async function replaceOptions(db: Queryable, subscriptionId: string, user
 }
 
 export async function getOption(db: Queryable, subscriptionId: string, id: string): Promise<OptionValue | undefined> {
-  const r = await db.query<Row>(`SELECT ${SELECT} FROM option_values WHERE id = $1 AND subscription_id = $2 AND NOT is_deleted`, [id, subscriptionId]);
+  const r = await db.query<Row>(`SELECT ${SELECT} FROM option_values WHERE id = $1 AND subscription_id = $2 AND NOT is_deleted`, [
+    id,
+    subscriptionId,
+  ]);
   return r.rows[0] ? toOption(r.rows[0]) : undefined;
 }
 

@@ -2,7 +2,20 @@
 // sources and templates. Soft-deleted solutions are absent everywhere.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, type SolutionRef, timestamp, uuid } from './fields.ts';
+import {
+  fromRow,
+  inputColumns,
+  type InputOf,
+  listColumns,
+  listRecords,
+  placeholders,
+  type RecordKind,
+  type RecordOf,
+  selectList,
+  type SolutionRef,
+  timestamp,
+  uuid,
+} from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 
 /** A document solution's fields (extension), in wire order. */
@@ -41,7 +54,10 @@ export async function createSolution(db: Queryable, subscriptionId: string, user
 }
 
 export async function getSolution(db: Queryable, subscriptionId: string, id: string): Promise<Solution | undefined> {
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM document_solutions s WHERE s.id = $1 AND s.subscription_id = $2 AND NOT s.is_deleted`, [id, subscriptionId]);
+  const r = await db.query<Record<string, unknown>>(
+    `SELECT ${SELECT} FROM document_solutions s WHERE s.id = $1 AND s.subscription_id = $2 AND NOT s.is_deleted`,
+    [id, subscriptionId],
+  );
   return r.rows[0] ? toSolution(r.rows[0]) : undefined;
 }
 
@@ -64,7 +80,13 @@ export async function findSolutions(db: Queryable, subscriptionId: string, ids: 
 type LinkTable = 'solution_templates' | 'solution_data_sources';
 const LINK_COLUMN: Record<LinkTable, string> = { solution_templates: 'document_template_id', solution_data_sources: 'data_source_id' };
 
-export async function linkSolutions(db: Queryable, table: LinkTable, subscriptionId: string, recordId: string, solutionIds: readonly string[]): Promise<void> {
+export async function linkSolutions(
+  db: Queryable,
+  table: LinkTable,
+  subscriptionId: string,
+  recordId: string,
+  solutionIds: readonly string[],
+): Promise<void> {
   for (const sid of solutionIds) {
     await db.query(
       `INSERT INTO ${table} (subscription_id, document_solution_id, ${LINK_COLUMN[table]}) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
@@ -88,7 +110,11 @@ export async function linkedSolutions(db: Queryable, table: LinkTable, subscript
 }
 
 /** What a solution links to: live data sources and templates (extension, for the solution get). */
-export async function solutionMembers(db: Queryable, subscriptionId: string, solutionId: string): Promise<{ dataSources: SolutionRef[]; documentTemplates: SolutionRef[] }> {
+export async function solutionMembers(
+  db: Queryable,
+  subscriptionId: string,
+  solutionId: string,
+): Promise<{ dataSources: SolutionRef[]; documentTemplates: SolutionRef[] }> {
   const [ds, dt] = await Promise.all([
     db.query<SolutionRef>(
       `SELECT d.id, d.name, d.description FROM solution_data_sources l JOIN data_sources d ON d.id = l.data_source_id AND d.subscription_id = l.subscription_id

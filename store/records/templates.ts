@@ -1,7 +1,23 @@
 // Document template records (spec 2.3, 4.4): references to files, never the files themselves.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.ts';
-import { assignments, clientText, fromRow, inputColumns, type InputOf, listColumns, listRecords, placeholders, type RecordKind, type RecordOf, selectList, softDelete, type SolutionRef, timestamp, uuid } from './fields.ts';
+import {
+  assignments,
+  clientText,
+  fromRow,
+  inputColumns,
+  type InputOf,
+  listColumns,
+  listRecords,
+  placeholders,
+  type RecordKind,
+  type RecordOf,
+  selectList,
+  softDelete,
+  type SolutionRef,
+  timestamp,
+  uuid,
+} from './fields.ts';
 import { type ColumnSpec, type ListQuery, type ListResult } from './list.ts';
 import { linkedSolutions, linkSolutions, unlinkAllSolutions } from './solutions.ts';
 
@@ -48,13 +64,22 @@ function toTemplate(r: Record<string, unknown>, documentSolutions: SolutionRef[]
 }
 
 async function load(db: Queryable, subscriptionId: string, id: string): Promise<Template | undefined> {
-  const r = await db.query<Record<string, unknown>>(`SELECT ${SELECT} FROM ${FROM} WHERE t.id = $1 AND t.subscription_id = $2 AND NOT t.is_deleted`, [id, subscriptionId]);
+  const r = await db.query<Record<string, unknown>>(
+    `SELECT ${SELECT} FROM ${FROM} WHERE t.id = $1 AND t.subscription_id = $2 AND NOT t.is_deleted`,
+    [id, subscriptionId],
+  );
   const row = r.rows[0];
   return row ? toTemplate(row, await linkedSolutions(db, 'solution_templates', subscriptionId, id)) : undefined;
 }
 
 /** `solutionIds` must already be the caller's live solutions (linking is best-effort upstream). */
-export async function createTemplate(db: Queryable, subscriptionId: string, userId: string, t: TemplateInput, solutionIds: readonly string[]): Promise<Template> {
+export async function createTemplate(
+  db: Queryable,
+  subscriptionId: string,
+  userId: string,
+  t: TemplateInput,
+  solutionIds: readonly string[],
+): Promise<Template> {
   const id = randomUUID();
   await db.query(
     `INSERT INTO document_templates (id, subscription_id, owner_id, last_modified_user_id, ${INPUT_COLS.join(', ')})

@@ -20,13 +20,42 @@ async function savedByLibreOffice(separatorCode: number, name: string): Promise<
   const outDir = path.join(tmp, name);
   const profile = pathToFileURL(path.join(tmp, `profile-${name}`)).href;
   const filter = `csv:Text - txt - csv (StarCalc):${separatorCode},34,76`;
-  await run('soffice', [`-env:UserInstallation=${profile}`, '--headless', '--norestore', '--convert-to', filter, '--outdir', outDir, path.join(repoRoot, 'examples', 'customers.csv')], { timeout: 120_000 });
+  await run(
+    'soffice',
+    [
+      `-env:UserInstallation=${profile}`,
+      '--headless',
+      '--norestore',
+      '--convert-to',
+      filter,
+      '--outdir',
+      outDir,
+      path.join(repoRoot, 'examples', 'customers.csv'),
+    ],
+    { timeout: 120_000 },
+  );
   return path.join(outDir, 'customers.csv');
 }
 
 async function renderEach(data: string, name: string): Promise<Map<string, string[]>> {
   const out = path.join(tmp, `out-${name}`);
-  await run(process.execPath, [docgenBin, 'render', '--template', path.join(repoRoot, 'examples', 'reminder.docx'), '--data', data, '--each', '--name', 'id', '--out', out], { cwd: repoRoot });
+  await run(
+    process.execPath,
+    [
+      docgenBin,
+      'render',
+      '--template',
+      path.join(repoRoot, 'examples', 'reminder.docx'),
+      '--data',
+      data,
+      '--each',
+      '--name',
+      'id',
+      '--out',
+      out,
+    ],
+    { cwd: repoRoot },
+  );
   return new Map(fs.readdirSync(out).map((f) => [f, docxParagraphs(fs.readFileSync(path.join(out, f)))]));
 }
 

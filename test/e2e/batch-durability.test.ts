@@ -58,14 +58,30 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
     const creds = await docgenCredentials(env, 'batch-durable');
     const sdk = client(creds);
 
-    const template = await sdk.upload('template', [{ name: 'invoice.docx', bytes: fs.readFileSync(path.join(repoRoot, 'examples', 'invoice.docx')) }]);
-    const data = await sdk.upload('data', [{ name: 'invoices.jsonl', bytes: invoiceRows(ROWS).map((r) => JSON.stringify(r)).join('\n') }]);
+    const template = await sdk.upload('template', [
+      { name: 'invoice.docx', bytes: fs.readFileSync(path.join(repoRoot, 'examples', 'invoice.docx')) },
+    ]);
+    const data = await sdk.upload('data', [
+      {
+        name: 'invoices.jsonl',
+        bytes: invoiceRows(ROWS)
+          .map((r) => JSON.stringify(r))
+          .join('\n'),
+      },
+    ]);
     expect(template.status).toBe(201);
     expect(data.status).toBe(201);
     const body = {
       template: { urn: template.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx', name: 'invoice.docx' },
       data: { urn: data.body.result.data.files[0].id, loadMethod: 'Storage' },
-      document: { name: 'Invoice {number}', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/London', locale: 'en-GB' },
+      document: {
+        name: 'Invoice {number}',
+        fileFormat: 'pdf',
+        deliveryMethod: 'Storage',
+        path: 'root',
+        timezone: 'Europe/London',
+        locale: 'en-GB',
+      },
       combined: { format: 'pdf', name: 'invoices', path: 'root', deliveryMethod: 'Storage' },
     };
     const headers = { 'idempotency-key': 'durable-batch-1' };
@@ -73,7 +89,9 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     const id = started.body.result.data.batch.id as string;
 
-    const progress = async () => (await sdk.call('GET', `/documents/batch/${id}`)).body?.result?.data?.batch as { status: string; rowsDone: number; rowsFailed: number } | undefined;
+    const progress = async () =>
+      (await sdk.call('GET', `/documents/batch/${id}`)).body?.result?.data?.batch as
+        { status: string; rowsDone: number; rowsFailed: number } | undefined;
     // Kill a random worker at random moments while rows are being generated (after some rows, before the end).
     const kills: { at: number; rowsDone: number }[] = [];
     for (let k = 0; k < KILLS; k++) {
@@ -112,16 +130,44 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
     // Every row recorded once, with its own document record, stored file and metering.
     const rows = await one("SELECT count(DISTINCT row_number)::int AS n FROM batch_rows WHERE batch_id = $1 AND status = 'done'", [id]);
     const records = await one('SELECT count(*)::int AS n FROM documents WHERE operation_id LIKE $1', [`${id}:row:%`]);
-    const distinctRecords = await one('SELECT count(DISTINCT operation_id)::int AS n FROM documents WHERE operation_id LIKE $1', [`${id}:row:%`]);
-    const files = await one("SELECT count(*)::int AS n FROM stored_files WHERE kind = 'document' AND id::text IN (SELECT urn FROM documents WHERE operation_id LIKE $1)", [`${id}:row:%`]);
-    const metered = await one("SELECT count(*)::int AS n FROM consumption WHERE operation_id LIKE $1 AND dimension = 'documents-generated'", [`${id}:row:%`]);
+    const distinctRecords = await one('SELECT count(DISTINCT operation_id)::int AS n FROM documents WHERE operation_id LIKE $1', [
+      `${id}:row:%`,
+    ]);
+    const files = await one(
+      "SELECT count(*)::int AS n FROM stored_files WHERE kind = 'document' AND id::text IN (SELECT urn FROM documents WHERE operation_id LIKE $1)",
+      [`${id}:row:%`],
+    );
+    const metered = await one(
+      "SELECT count(*)::int AS n FROM consumption WHERE operation_id LIKE $1 AND dimension = 'documents-generated'",
+      [`${id}:row:%`],
+    );
     // No document outside the rows and the combined output (a row written twice would be a second file).
     const allFiles = await one("SELECT count(*)::int AS n FROM stored_files WHERE kind = 'document'", []);
     const combined = await one('SELECT count(*)::int AS n FROM documents WHERE operation_id = $1', [`${id}:combined`]);
     const rowPages = await one("SELECT sum(pages)::int AS n FROM batch_rows WHERE batch_id = $1 AND status = 'done'", [id]);
-    const figures = { rows: ROWS, rowsRecorded: rows, documents: records, duplicates: records - distinctRecords, missing: ROWS - distinctRecords, storedFiles: files, metered, allStoredDocuments: allFiles, combined, kills };
+    const figures = {
+      rows: ROWS,
+      rowsRecorded: rows,
+      documents: records,
+      duplicates: records - distinctRecords,
+      missing: ROWS - distinctRecords,
+      storedFiles: files,
+      metered,
+      allStoredDocuments: allFiles,
+      combined,
+      kills,
+    };
     console.log(`batch durability: ${JSON.stringify(figures)}`);
-    expect(figures).toMatchObject({ rowsRecorded: ROWS, documents: ROWS, duplicates: 0, missing: 0, storedFiles: ROWS, metered: ROWS, allStoredDocuments: ROWS + 1, combined: 1 });
+    expect(figures).toMatchObject({
+      rowsRecorded: ROWS,
+      documents: ROWS,
+      duplicates: 0,
+      missing: 0,
+      storedFiles: ROWS,
+      metered: ROWS,
+      allStoredDocuments: ROWS + 1,
+      combined: 1,
+    });
 
     // The merged PDF: every row's pages (poppler reads the count; the batch checked it against the rows' too).
     const merged = await sdk.download(final!.combined.urn);
@@ -137,6 +183,10 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
     }
     // The batch's scratch (row pages, row PDFs, the merge) is gone.
     const scratch = path.join(setup.dataDir, 'storage', 'scratch', `batch-${id}`);
-    expect(fs.existsSync(scratch) ? fs.readdirSync(scratch, { recursive: true }).filter((f) => !fs.statSync(path.join(scratch, String(f))).isDirectory()) : []).toEqual([]);
+    expect(
+      fs.existsSync(scratch)
+        ? fs.readdirSync(scratch, { recursive: true }).filter((f) => !fs.statSync(path.join(scratch, String(f))).isDirectory())
+        : [],
+    ).toEqual([]);
   });
 });

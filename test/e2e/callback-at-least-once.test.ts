@@ -58,7 +58,12 @@ describe('callbacks under a worker crash', () => {
     await Promise.all([worker.started, api.started]);
     const sdk = client(await docgenCredentials(env, 'at-least-once'));
     const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    const { webhookSecret } = await queueAsyncGeneration(sdk, { callbackBase: base, dest: '/done', graphqlUrl: graphql.url, externalContext: { run: 'twice' } });
+    const { webhookSecret } = await queueAsyncGeneration(sdk, {
+      callbackBase: base,
+      dest: '/done',
+      graphqlUrl: graphql.url,
+      externalContext: { run: 'twice' },
+    });
 
     await first;
     expect(await stopProcess(worker, 'SIGKILL')).toBe(null);

@@ -95,7 +95,8 @@ describe('durability: callback receiver down, then up', () => {
     dropping = undefined;
     // Down, phase 2: nothing listens; wait until an attempt has been refused (a third completed attempt).
     // Each attempt is a local activity (workflows/callback.ts): one marker per completed attempt.
-    const completedAttempts = async () => localActivities((await handle.fetchHistory()).events).filter((a) => a.type === 'callbackAttempt').length;
+    const completedAttempts = async () =>
+      localActivities((await handle.fetchHistory()).events).filter((a) => a.type === 'callbackAttempt').length;
     await until('a refused attempt', async () => (await completedAttempts()) >= 3);
     // While the receiver is down the run is still there, running, for an operator to see.
     expect((await handle.describe()).status.name).toBe('RUNNING');

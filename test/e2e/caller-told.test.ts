@@ -29,14 +29,22 @@ describe('a paused Temporal server', () => {
   it('every 504 says the work may still complete, and its key returns the document; 201s = documents = metering', async () => {
     svc = await startDocgen({ GENERATE_TIMEOUT_MS: '3000', CONVERTER_POOL_SIZE: '1' });
     const { pid } = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'temporal', 'dev-server.json'), 'utf8')) as { pid: number };
-    const out = await freezeScenario(await svc.credentials(), svc.dataDir, { generates: 16, keyless: 4, moves: 8, sendOverMs: 2_000, freezeAfterMs: 800, freezeMs: 12_000 }, (stop) => {
-      process.kill(pid, stop ? 'SIGSTOP' : 'SIGCONT');
-      paused = stop ? pid : undefined;
-    });
+    const out = await freezeScenario(
+      await svc.credentials(),
+      svc.dataDir,
+      { generates: 16, keyless: 4, moves: 8, sendOverMs: 2_000, freezeAfterMs: 800, freezeMs: 12_000 },
+      (stop) => {
+        process.kill(pid, stop ? 'SIGSTOP' : 'SIGCONT');
+        paused = stop ? pid : undefined;
+      },
+    );
     const summary = JSON.stringify(out);
     // The first answers: done, or "may still complete"; never a claim that nothing was delivered.
     for (const kind of ['generate', 'move'] as const) {
-      expect(Object.keys(out[kind].first).every((s) => s === '201' || s === '504'), summary).toBe(true);
+      expect(
+        Object.keys(out[kind].first).every((s) => s === '201' || s === '504'),
+        summary,
+      ).toBe(true);
       expect(out[kind].saidNothingDelivered, summary).toBe(0);
     }
     // The paused server caught some callers: their 504s were retried with the key they named.
@@ -44,7 +52,14 @@ describe('a paused Temporal server', () => {
     expect(out.generate.final, summary).toEqual({ 201: 16 });
     expect(out.move.final, summary).toEqual({ 201: 8 });
     // What happened is what the callers were told, once.
-    expect(out, summary).toMatchObject({ generatedRecords: 16, movedRecords: 8, documentFiles: 24, metered: { documentsGenerated: 16, documentsManaged: 8 }, sourcesGone: 8, scratchLeft: 0 });
+    expect(out, summary).toMatchObject({
+      generatedRecords: 16,
+      movedRecords: 8,
+      documentFiles: 24,
+      metered: { documentsGenerated: 16, documentsManaged: 8 },
+      sourcesGone: 8,
+      scratchLeft: 0,
+    });
   }, 300_000);
 });
 

@@ -18,7 +18,9 @@ describe('docgen <command> --help', () => {
     const main = await run(['--help']);
     expect(main.code).toBe(0);
     const commands = [...new Set([...main.stdout.matchAll(/^ {2}docgen (\w+)/gm)].map((m) => m[1]!))];
-    expect(commands).toEqual(expect.arrayContaining(['start', 'api', 'worker', 'credentials', 'render', 'generate', 'example', 'inspect', 'config']));
+    expect(commands).toEqual(
+      expect.arrayContaining(['start', 'api', 'worker', 'credentials', 'render', 'generate', 'example', 'inspect', 'config']),
+    );
     const cases = [...commands.map((cmd) => ({ cmd, flag: '--help' })), { cmd: 'generate', flag: '-h' }];
     const results: { cmd: string; flag: string; res: Awaited<ReturnType<typeof run>> }[] = [];
     // Three at a time: each is a Node start-up, and the machine is shared.
@@ -33,7 +35,10 @@ describe('docgen <command> --help', () => {
         expect(res.code, `docgen ${cmd} ${flag}`).toBe(0);
         expect(res.stdout, `docgen ${cmd} ${flag}`).toMatch(new RegExp(`^Usage:\\n {2}docgen ${cmd}\\b`));
         // Only this command's entries, each with its description.
-        expect(res.stdout.match(/^ {2}docgen \w+/gm)?.every((l) => l === `  docgen ${cmd}`), `docgen ${cmd} ${flag}`).toBe(true);
+        expect(
+          res.stdout.match(/^ {2}docgen \w+/gm)?.every((l) => l === `  docgen ${cmd}`),
+          `docgen ${cmd} ${flag}`,
+        ).toBe(true);
       }
     }
     // --help after other options too, and an unknown command still says so.
@@ -44,12 +49,17 @@ describe('docgen <command> --help', () => {
   });
 
   it('answers docgen --version with the package version, Node and the Temporal SDK, and nothing else', async () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      version: string;
+      dependencies: Record<string, string>;
+    };
     for (const flag of ['--version', '-V', 'version']) {
       const res = await run([flag]);
       expect(res.code, flag).toBe(0);
       expect(res.stderr, flag).toBe('');
-      expect(res.stdout, flag).toBe(`docgen ${pkg.version} (Node ${process.version}, Temporal SDK ${pkg.dependencies['@temporalio/worker']})\n`);
+      expect(res.stdout, flag).toBe(
+        `docgen ${pkg.version} (Node ${process.version}, Temporal SDK ${pkg.dependencies['@temporalio/worker']})\n`,
+      );
     }
     expect((await run(['--help'])).stdout).toContain('  docgen --version ');
   });

@@ -15,7 +15,10 @@ describe('docgen credentials with no service at the data directory', () => {
   it('refuses, names the directory and how to point at a service, and writes nothing', async () => {
     const dataDir = path.join(tmp, 'data');
     const { DATABASE_URL: _db, ...env } = process.env;
-    const res = await promisify(execFile)(process.execPath, [docgenBin, 'credentials', '--json'], { cwd: repoRoot, env: { ...env, DOCGEN_DATA_DIR: dataDir } }).then(
+    const res = await promisify(execFile)(process.execPath, [docgenBin, 'credentials', '--json'], {
+      cwd: repoRoot,
+      env: { ...env, DOCGEN_DATA_DIR: dataDir },
+    }).then(
       () => ({ code: 0, stdout: '', stderr: '' }),
       (err: { code: number; stdout: string; stderr: string }) => err,
     );

@@ -95,7 +95,10 @@ describe('docgen start and its Temporal dev server', () => {
         expect(now[0]).not.toBe(leftoverPid);
       } finally {
         const code = await started.stop('SIGTERM');
-        expect(code, `docgen start's exit (signal ${started.child.signalCode ?? 'none'}); its last output:\n${started.output().slice(-3000)}`).toBe(0);
+        expect(
+          code,
+          `docgen start's exit (signal ${started.child.signalCode ?? 'none'}); its last output:\n${started.output().slice(-3000)}`,
+        ).toBe(0);
       }
     } finally {
       await leftover.stop();
@@ -127,7 +130,10 @@ describe('docgen start and its Temporal dev server', () => {
     await new Promise<void>((r) => squatter.listen(Number(env.TEMPORAL_PORT), '127.0.0.1', r));
     // A stale pid file naming a process that is not a dev server (this test's own process).
     fs.mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
-    fs.writeFileSync(path.join(dataDir, 'temporal', 'dev-server.json'), JSON.stringify({ pid: process.pid, startTime: '1', port: Number(env.TEMPORAL_PORT) }));
+    fs.writeFileSync(
+      path.join(dataDir, 'temporal', 'dev-server.json'),
+      JSON.stringify({ pid: process.pid, startTime: '1', port: Number(env.TEMPORAL_PORT) }),
+    );
     try {
       await expect(spawnDocgenStart(env, { timeoutMs: 60_000 })).rejects.toThrow(`port ${env.TEMPORAL_PORT} is taken`);
       expect(squatter.listening).toBe(true);

@@ -36,7 +36,12 @@ describe('durability: worker killed mid-generation', () => {
     await Promise.all([first.started, api.started]);
 
     const sdk = client(await docgenCredentials(env, 'durable'));
-    await queueAsyncGeneration(sdk, { callbackBase: receiver.url, dest: '/done', graphqlUrl: graphql.url, externalContext: { run: 'durable' } });
+    await queueAsyncGeneration(sdk, {
+      callbackBase: receiver.url,
+      dest: '/done',
+      graphqlUrl: graphql.url,
+      externalContext: { run: 'durable' },
+    });
 
     // The worker is now inside the load-data step, waiting for the GraphQL answer: kill it outright.
     await graphql.firstHit;

@@ -29,7 +29,13 @@ const TARGETS = ['api', 'worker'];
 /** RUN commands that set up the system the image runs on, not its /app tree: not run here (CI installs the
  *  same LibreOffice with .ci/install-converter.sh), and `npm cache clean`, which would empty this machine's
  *  cache. Any other command must be npm or node work on the tree, which runs here. */
-const SYSTEM_STEPS = [/^mkdir -p \/var\/lib\/docgen$/, /^chown node:node \/var\/lib\/docgen$/, /^bash \/tmp\/install-converter\.sh$/, /^rm -rf \/var\/lib\/apt\/lists\/\* \/tmp\/install-converter\.sh$/, /^npm cache clean --force$/];
+const SYSTEM_STEPS = [
+  /^mkdir -p \/var\/lib\/docgen$/,
+  /^chown node:node \/var\/lib\/docgen$/,
+  /^bash \/tmp\/install-converter\.sh$/,
+  /^rm -rf \/var\/lib\/apt\/lists\/\* \/tmp\/install-converter\.sh$/,
+  /^npm cache clean --force$/,
+];
 
 function classifyRun(command: string): { run: string } | 'skip' {
   if (SYSTEM_STEPS.some((re) => re.test(command))) return 'skip';
@@ -101,7 +107,9 @@ describe('the images (Dockerfile targets api and worker), laid out and run witho
     for (const target of TARGETS) {
       const tree = trees.get(target)!;
       const folders = [...new Set(tree.contextFiles.map((f) => f.split('/')[0]))].sort();
-      console.log(`image ${target}: ${tree.contextFiles.length} files from the context (${folders.join(', ')}), node_modules ${sizeMb(path.join(tree.dir, 'node_modules'))} MB`);
+      console.log(
+        `image ${target}: ${tree.contextFiles.length} files from the context (${folders.join(', ')}), node_modules ${sizeMb(path.join(tree.dir, 'node_modules'))} MB`,
+      );
       console.log(`image ${target}: not run here: ${tree.skipped.join(' | ')}`);
       expect(fs.existsSync(path.join(tree.dir, 'cli', 'docgen.mjs'))).toBe(true);
       // Nothing a test, benchmark or the repository's tooling needs rides along.
@@ -148,7 +156,8 @@ describe('the images (Dockerfile targets api and worker), laid out and run witho
         () => false,
       );
       if (ok) return (Date.now() - t0) / 1000;
-      if (r.child.exitCode !== null || r.child.signalCode !== null) throw new Error(`docgen ${r.target} exited (${r.child.exitCode ?? r.child.signalCode}):\n${r.output()}`);
+      if (r.child.exitCode !== null || r.child.signalCode !== null)
+        throw new Error(`docgen ${r.target} exited (${r.child.exitCode ?? r.child.signalCode}):\n${r.output()}`);
       if (Date.now() - t0 > 240_000) throw new Error(`docgen ${r.target} was not healthy in time:\n${r.output()}`);
       await new Promise((res) => setTimeout(res, 1_000));
     }
@@ -166,7 +175,10 @@ describe('the images (Dockerfile targets api and worker), laid out and run witho
   it('generates a docx template to pdf through the two', { timeout: 240_000 }, async () => {
     const api = running.get('api')!;
     // Development credentials as the README's compose section makes them: `docgen credentials` in the api image.
-    const { stdout } = await run(process.execPath, ['cli/docgen.mjs', 'credentials', '--json'], { cwd: trees.get('api')!.dir, env: api.env });
+    const { stdout } = await run(process.execPath, ['cli/docgen.mjs', 'credentials', '--json'], {
+      cwd: trees.get('api')!.dir,
+      env: api.env,
+    });
     const creds = JSON.parse(stdout) as Credentials;
     const sdk = client({ ...creds, baseUrl: `http://127.0.0.1:${api.env.PORT}/v1` });
     const t = await sdk.upload('template', [{ name: 'letter.docx', bytes: makeDocx(['Dear {name},', 'your order {order} has shipped.']) }]);
@@ -181,6 +193,8 @@ describe('the images (Dockerfile targets api and worker), laid out and run witho
     expect(gen.status, `${JSON.stringify(gen.body)}\n${running.get('worker')!.output()}`).toBe(201);
     const file = await sdk.download(gen.body.result.data.document.urn);
     expect(Buffer.from(file.bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
-    console.log(`image: generate docx -> pdf ${gen.status}, ${file.bytes.byteLength} bytes, pages-generated ${JSON.stringify(gen.body.consumption)}`);
+    console.log(
+      `image: generate docx -> pdf ${gen.status}, ${file.bytes.byteLength} bytes, pages-generated ${JSON.stringify(gen.body.consumption)}`,
+    );
   });
 });

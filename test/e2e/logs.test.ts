@@ -24,7 +24,12 @@ function lines(output: string, process: string): Line[] {
       } catch {
         throw new Error(`${process} line ${i + 1} is not JSON: ${l}`);
       }
-      expect(parsed, `${process} line ${i + 1}`).toMatchObject({ level: expect.any(String), time: expect.any(String), msg: expect.any(String), name: `docgen-${process}` });
+      expect(parsed, `${process} line ${i + 1}`).toMatchObject({
+        level: expect.any(String),
+        time: expect.any(String),
+        msg: expect.any(String),
+        name: `docgen-${process}`,
+      });
       return parsed as Line;
     });
 }
@@ -77,11 +82,17 @@ describe('logs: one JSON line per event from docgen api and docgen worker', () =
   });
 
   it('writes nothing but JSON lines, without colours, from either process', () => {
-    for (const [name, p] of [['api', api], ['worker', worker]] as const) {
+    for (const [name, p] of [
+      ['api', api],
+      ['worker', worker],
+    ] as const) {
       const all = lines(p.output(), name);
       expect(all.length, name).toBeGreaterThan(5);
       expect(p.output(), name).not.toMatch(/\x1b\[/);
-      expect(all.some((l) => /^docgen (api listening|worker polling)/.test(l.msg)), name).toBe(true);
+      expect(
+        all.some((l) => /^docgen (api listening|worker polling)/.test(l.msg)),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -99,7 +110,13 @@ describe('logs: one JSON line per event from docgen api and docgen worker', () =
     const broken = all.filter((l) => l.operationId === operations.broken);
     const mistake = broken.find((l) => l.code === 'TEMPLATE_ERROR');
     console.log(`worker line: ${JSON.stringify(mistake)}`);
-    expect(mistake).toMatchObject({ level: 'info', workflowId: generateWorkflowId(subscriptionId, operations.broken!), subscriptionId, operationId: operations.broken, reason: expect.stringContaining('never closed') });
+    expect(mistake).toMatchObject({
+      level: 'info',
+      workflowId: generateWorkflowId(subscriptionId, operations.broken!),
+      subscriptionId,
+      operationId: operations.broken,
+      reason: expect.stringContaining('never closed'),
+    });
     expect(all.filter((l) => 'taskToken' in l)).toEqual([]);
     for (const l of broken) {
       expect(['warn', 'error', 'fatal'], JSON.stringify(l)).not.toContain(l.level);
@@ -107,7 +124,9 @@ describe('logs: one JSON line per event from docgen api and docgen worker', () =
     }
     // Nothing above info was logged for any of the three requests.
     const ours = new Set(Object.values(operations));
-    expect(all.filter((l) => ours.has(l.operationId as string) && ['warn', 'error', 'fatal'].includes(l.level)).map((l) => l.msg)).toEqual([]);
+    expect(all.filter((l) => ours.has(l.operationId as string) && ['warn', 'error', 'fatal'].includes(l.level)).map((l) => l.msg)).toEqual(
+      [],
+    );
     // The Temporal core's start-up warning about the office worker (activities only, by design) is debug.
     expect(all.filter((l) => l.component === 'core' && l.level === 'warn').map((l) => l.msg)).toEqual([]);
   });

@@ -24,7 +24,7 @@ function npxCli(): string {
 }
 
 describe('npx docgen on a machine whose node is older', () => {
-  it('prints the command\'s output and no EBADENGINE warning', { timeout: 120_000 }, async () => {
+  it("prints the command's output and no EBADENGINE warning", { timeout: 120_000 }, async () => {
     const preload = path.join(tmp, 'node-20.cjs');
     fs.writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v20.19.0' });\n");
     const env = {
@@ -34,7 +34,10 @@ describe('npx docgen on a machine whose node is older', () => {
       // docgen's own process: the Node 24 of node_modules, as `npm ci` arranges.
       PATH: `${path.join(repoRoot, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}`,
     };
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--require', preload, npxCli(), 'docgen', 'config', '--help'], { cwd: repoRoot, env });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--require', preload, npxCli(), 'docgen', 'config', '--help'], {
+      cwd: repoRoot,
+      env,
+    });
     expect(stdout).toContain('docgen config');
     expect(stderr).not.toContain('EBADENGINE');
   });

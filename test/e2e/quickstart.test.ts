@@ -16,7 +16,9 @@ import { generateWorkflowId } from '../../api/temporal.ts';
 
 // The screenshots the README shows (docs/*.png) are taken here: UPDATE_SCREENSHOTS=1 writes them into
 // docs/, otherwise into a temporary directory (the UI shows times and ids, which change every run).
-const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.join(repoRoot, 'docs') : fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-screenshots-'));
+const screenshotDir = process.env.UPDATE_SCREENSHOTS
+  ? path.join(repoRoot, 'docs')
+  : fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-screenshots-'));
 
 describe('quick start: docgen start + credentials + upload/generate/download', () => {
   let svc: StartedService;
@@ -41,7 +43,12 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
     const spec = (await (await fetch(`${base}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(spec.openapi).toBe('3.1.0');
     expect(Object.keys(spec.paths)).toEqual(
-      expect.arrayContaining(['/v1/documents/template/upload', '/v1/documents/data/upload', '/v1/documents/document/generate', '/v1/documents/storage/{urn}/content']),
+      expect.arrayContaining([
+        '/v1/documents/template/upload',
+        '/v1/documents/data/upload',
+        '/v1/documents/document/generate',
+        '/v1/documents/storage/{urn}/content',
+      ]),
     );
     const docs = await fetch(`${base}/docs/`);
     expect(docs.status).toBe(200);
@@ -61,7 +68,9 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
     const templateUrn: string = up.body.result.data.files[0].id;
     expect(up.body.result.data.files[0].fileName).toBe('letter.docx');
 
-    const data = await api.upload('data', [{ name: 'order.json', bytes: JSON.stringify({ customer: { name: 'ACME & Co.' }, order: 'A-42', total: 99.5 }) }]);
+    const data = await api.upload('data', [
+      { name: 'order.json', bytes: JSON.stringify({ customer: { name: 'ACME & Co.' }, order: 'A-42', total: 99.5 }) },
+    ]);
     expect(data.status).toBe(201);
     const dataUrn: string = data.body.result.data.files[0].id;
 
@@ -125,13 +134,27 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       fs.writeFileSync(path.join(dir, 'letter.docx'), makeDocx(['Dear {customer.name},', 'your rep is {rep}.']));
       fs.writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ customer: { name: 'ACME' } }));
       const generate = (...extra: string[]) =>
-        promisify(execFile)(process.execPath, [path.join(repoRoot, 'cli', 'docgen.mjs'), 'generate', '--template', path.join(dir, 'letter.docx'), '--data', path.join(dir, 'data.json'), ...extra], { env: svc.env, cwd: dir }).then(
+        promisify(execFile)(
+          process.execPath,
+          [
+            path.join(repoRoot, 'cli', 'docgen.mjs'),
+            'generate',
+            '--template',
+            path.join(dir, 'letter.docx'),
+            '--data',
+            path.join(dir, 'data.json'),
+            ...extra,
+          ],
+          { env: svc.env, cwd: dir },
+        ).then(
           ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
           (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
         );
       const lenient = await generate('--out', path.join(dir, 'out.docx'));
       expect(lenient.code, lenient.stderr).toBe(0);
-      expect(lenient.stderr).toBe('docgen: 1 tag rendered empty, the data has no value (--strict refuses them):\n  no value for tag "rep" (word/document.xml, paragraph 2)\n');
+      expect(lenient.stderr).toBe(
+        'docgen: 1 tag rendered empty, the data has no value (--strict refuses them):\n  no value for tag "rep" (word/document.xml, paragraph 2)\n',
+      );
       expect(docxParagraphs(fs.readFileSync(path.join(dir, 'out.docx')))).toEqual(['Dear ACME,', 'your rep is .']);
       const strict = await generate('--out', path.join(dir, 'strict.docx'), '--strict');
       expect(strict.code).toBe(1);
@@ -150,19 +173,32 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
     const t = await api.upload('template', [{ name: 'ui.docx', bytes: makeDocx(['UI check {n}']) }]);
     const d = await api.upload('data', [{ name: 'ui.json', bytes: JSON.stringify({ n: 1 }) }]);
     const gen = await api.call('POST', '/documents/document/generate', {
-      json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { template: { name: 'ui-template' }, document: { name: 'ui-doc' } }),
+      json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, {
+        template: { name: 'ui-template' },
+        document: { name: 'ui-doc' },
+      }),
     });
     expect(gen.status).toBe(201);
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
       // Flags for a closed network: without them Chromium keeps trying to reach Google's services.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
       // The run's event history: every step with its summary, in the UI of both the Temporal CLI 1.5
       // (UI 2.42) and 1.9 (UI 2.54, whose default tab, the timeline, shows no local activity summaries).
-      const { temporalAddress } = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'service.json'), 'utf8')) as { temporalAddress: string };
+      const { temporalAddress } = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'service.json'), 'utf8')) as {
+        temporalAddress: string;
+      };
       const connection = await Connection.connect({ address: temporalAddress });
       const workflowId = generateWorkflowId(creds.subscriptionId, gen.body.operationId);
       const runId = await new Client({ connection }).workflow
@@ -191,7 +227,8 @@ describe('quick start: docgen start + credentials + upload/generate/download', (
       await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
       expect(await page.innerText('body')).toContain('/v1/documents/document/generate');
       await page.screenshot({ path: path.join(screenshotDir, 'api-docs.png') });
-      for (const name of ['temporal-ui.png', 'api-docs.png']) expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
+      for (const name of ['temporal-ui.png', 'api-docs.png'])
+        expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
     } finally {
       await browser.close();
     }

@@ -26,7 +26,12 @@ const outDir = path.join(repoRoot, 'examples', 'out');
 async function bash(script: string, env: NodeJS.ProcessEnv): Promise<string> {
   try {
     // stdout only: npm may print warnings about the machine's own npm configuration on stderr.
-    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: repoRoot, env, timeout: 300_000, maxBuffer: 16 << 20 });
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: repoRoot,
+      env,
+      timeout: 300_000,
+      maxBuffer: 16 << 20,
+    });
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
@@ -71,9 +76,12 @@ describe('README walk-through, run from the README text', () => {
     const out = await bash(rest.join('\n'), env);
     const files = [...out.matchAll(/^ {2}(examples\/out\/\S+)/gm)].map((m) => m[1]!);
     expect(files.sort()).toEqual(
-      ['invoice.docx', 'invoice.pdf', 'monthly-report.pdf', 'monthly-report.xlsx', 'products.pdf', 'products.pptx'].map((f) => `examples/out/${f}`),
+      ['invoice.docx', 'invoice.pdf', 'monthly-report.pdf', 'monthly-report.xlsx', 'products.pdf', 'products.pptx'].map(
+        (f) => `examples/out/${f}`,
+      ),
     );
-    for (const f of files.filter((f) => !f.endsWith('.pdf'))) expect(readZip(fs.readFileSync(path.join(repoRoot, f))).size).toBeGreaterThan(3);
+    for (const f of files.filter((f) => !f.endsWith('.pdf')))
+      expect(readZip(fs.readFileSync(path.join(repoRoot, f))).size).toBeGreaterThan(3);
     expect(pdfPages(path.join(repoRoot, 'examples/out/invoice.pdf'))).toBe(1);
     expect(pdfPages(path.join(repoRoot, 'examples/out/products.pdf'))).toBe(3); // a slide per product
     // The README shows this output: the same lines, but for sizes and times.
@@ -84,7 +92,9 @@ describe('README walk-through, run from the README text', () => {
 
   it('"Upload, generate, download": the curl walk-through and the CLI, verbatim', async () => {
     const out = await bash(block('walkthrough'), env);
-    const result = JSON.parse(fs.readFileSync(path.join(outDir, 'result.json'), 'utf8')) as { result: { statusCode: number; data: { document: { name: string; fileFormat: string } } } };
+    const result = JSON.parse(fs.readFileSync(path.join(outDir, 'result.json'), 'utf8')) as {
+      result: { statusCode: number; data: { document: { name: string; fileFormat: string } } };
+    };
     expect(result.result.statusCode).toBe(201);
     expect(result.result.data.document).toMatchObject({ name: 'invoice.pdf', fileFormat: 'pdf' });
     expect(pdfPages(path.join(outDir, 'invoice.pdf'))).toBe(1);

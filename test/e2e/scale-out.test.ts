@@ -48,7 +48,9 @@ describe('scale-out: separate api and worker processes on PostgreSQL', () => {
     const api = client(creds);
     const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Invoice {number} for {customer}']) }]);
     const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ number: 7, customer: 'Zed' }) }]);
-    const gen = await api.call('POST', '/documents/document/generate', { json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id) });
+    const gen = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id),
+    });
     expect(gen.status, JSON.stringify(gen.body)).toBe(201);
     const file = await api.download(gen.body.result.data.document.urn);
     expect(docxParagraphs(file.bytes)).toEqual(['Invoice 7 for Zed']);
@@ -60,7 +62,9 @@ describe('scale-out: separate api and worker processes on PostgreSQL', () => {
 
   it('refuses to run one half alone on the single-process embedded database', async () => {
     const { DATABASE_URL: _omit, ...noDb } = env;
-    const res = await execFileP(process.execPath, [bin, 'api'], { env: noDb, cwd: repoRoot }).catch((e: { code: number; stderr: string }) => e);
+    const res = await execFileP(process.execPath, [bin, 'api'], { env: noDb, cwd: repoRoot }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect((res as { code: number }).code).toBe(1);
     expect((res as { stderr: string }).stderr).toContain('set DATABASE_URL');
   });

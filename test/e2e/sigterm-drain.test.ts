@@ -18,7 +18,11 @@ type Graphql = Awaited<ReturnType<typeof startGraphqlEndpoint>>;
 const HOLD_MS = 12_000;
 
 /** Starts a sync generate whose data comes from `graphql` (held), resolves with its answer. */
-async function heldGenerate(creds: Credentials, graphql: Graphql, document: Record<string, unknown> = {}): Promise<{ answer: Promise<{ status: number; body: string }> }> {
+async function heldGenerate(
+  creds: Credentials,
+  graphql: Graphql,
+  document: Record<string, unknown> = {},
+): Promise<{ answer: Promise<{ status: number; body: string }> }> {
   const api = client(creds);
   const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Hello {customer.name}']) }]);
   const answer = fetch(`${creds.baseUrl}/documents/document/generate`, {
@@ -27,7 +31,15 @@ async function heldGenerate(creds: Credentials, graphql: Graphql, document: Reco
     body: JSON.stringify({
       template: { urn: t.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx' },
       data: { loadMethod: 'GraphQL', urn: graphql.url, query: '{ customer { name } }' },
-      document: { name: 'late', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-US', ...document },
+      document: {
+        name: 'late',
+        fileFormat: 'docx',
+        deliveryMethod: 'Storage',
+        path: 'root',
+        timezone: 'UTC',
+        locale: 'en-US',
+        ...document,
+      },
     }),
   }).then(async (res) => ({ status: res.status, body: await res.text() }));
   answer.catch(() => undefined);
@@ -54,7 +66,10 @@ describe('SIGTERM during a synchronous generate', () => {
     const exited = service.stop('SIGTERM');
     // Stopping: a new request is refused (connection refused, or 503 on a connection already open).
     await new Promise((r) => setTimeout(r, 1_000));
-    const late = await fetch(`${creds.baseUrl}/health`).then((r) => r.status, () => 'refused');
+    const late = await fetch(`${creds.baseUrl}/health`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect([503, 'refused']).toContain(late);
     await new Promise((r) => setTimeout(r, HOLD_MS));
     graphql.release();
@@ -64,27 +79,39 @@ describe('SIGTERM during a synchronous generate', () => {
     expect(await exited, service.output()).toBe(0);
   });
 
-  it('docgen start, delivering to DriveA (a step that is a normal activity, polled after the signal): answers, then exits 0', { timeout: 180_000 }, async () => {
-    const graphql = await startGraphqlEndpoint({ hold: true });
-    const fake = await startGraphFake();
-    fake.addDrive(DRIVE_A);
-    cleanups.push(() => graphql.close(), () => fake.close());
-    const service = await startDocgen({ OUTBOUND_ALLOW: '127.0.0.1', OUTBOUND_TIMEOUT_MS: '60000', DRIVEA_GRAPH_URL: fake.graphUrl, DRIVEA_LOGIN_URL: fake.loginUrl });
-    cleanups.push(async () => {
-      await service.stop('SIGKILL');
-      fs.rmSync(service.dataDir, { recursive: true, force: true });
-    });
-    const creds = await service.credentials();
-    await connect(client(creds), fake);
-    const { answer } = await heldGenerate(creds, graphql, { deliveryMethod: 'DriveA', path: 'Out' });
-    const exited = service.stop('SIGTERM');
-    await new Promise((r) => setTimeout(r, 2_000));
-    graphql.release();
-    const res = await answer;
-    expect(res.status, `${res.body}\n${service.output()}`).toBe(201);
-    expect(fake.files(DRIVE_A).filter((f) => f.state === 'live' && f.path === 'Out/late.docx')).toHaveLength(1);
-    expect(await exited, service.output()).toBe(0);
-  });
+  it(
+    'docgen start, delivering to DriveA (a step that is a normal activity, polled after the signal): answers, then exits 0',
+    { timeout: 180_000 },
+    async () => {
+      const graphql = await startGraphqlEndpoint({ hold: true });
+      const fake = await startGraphFake();
+      fake.addDrive(DRIVE_A);
+      cleanups.push(
+        () => graphql.close(),
+        () => fake.close(),
+      );
+      const service = await startDocgen({
+        OUTBOUND_ALLOW: '127.0.0.1',
+        OUTBOUND_TIMEOUT_MS: '60000',
+        DRIVEA_GRAPH_URL: fake.graphUrl,
+        DRIVEA_LOGIN_URL: fake.loginUrl,
+      });
+      cleanups.push(async () => {
+        await service.stop('SIGKILL');
+        fs.rmSync(service.dataDir, { recursive: true, force: true });
+      });
+      const creds = await service.credentials();
+      await connect(client(creds), fake);
+      const { answer } = await heldGenerate(creds, graphql, { deliveryMethod: 'DriveA', path: 'Out' });
+      const exited = service.stop('SIGTERM');
+      await new Promise((r) => setTimeout(r, 2_000));
+      graphql.release();
+      const res = await answer;
+      expect(res.status, `${res.body}\n${service.output()}`).toBe(201);
+      expect(fake.files(DRIVE_A).filter((f) => f.state === 'live' && f.path === 'Out/late.docx')).toHaveLength(1);
+      expect(await exited, service.output()).toBe(0);
+    },
+  );
 
   it('docgen api and docgen worker, both signalled: answers the generate, then both exit 0', { timeout: 180_000 }, async () => {
     const graphql = await startGraphqlEndpoint({ hold: true });
@@ -93,7 +120,10 @@ describe('SIGTERM during a synchronous generate', () => {
     cleanups.push(async () => setup.cleanup());
     const worker = runDocgen(['worker'], setup.env, 'docgen worker polling');
     const api = runDocgen(['api'], setup.env, 'docgen api listening');
-    cleanups.push(() => stopProcess(worker, 'SIGKILL'), () => stopProcess(api, 'SIGKILL'));
+    cleanups.push(
+      () => stopProcess(worker, 'SIGKILL'),
+      () => stopProcess(api, 'SIGKILL'),
+    );
     await Promise.all([worker.started, api.started]);
     const { answer } = await heldGenerate(await docgenCredentials(setup.env), graphql);
     const apiExit = stopProcess(api, 'SIGTERM');

@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDocx } from '../support/office.ts';
 import { repoRoot, type StartedService, startDocgen } from '../support/service-process.ts';
 
-const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.join(repoRoot, 'docs') : fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-screenshots-'));
+const screenshotDir = process.env.UPDATE_SCREENSHOTS
+  ? path.join(repoRoot, 'docs')
+  : fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-screenshots-'));
 const invoice = path.join(repoRoot, 'examples', 'invoice.docx');
 
 /** The text of a PDF as the studio reads it: each page's text items joined by spaces, pages by newlines. */
@@ -23,7 +25,13 @@ async function pdfText(bytes: Uint8Array): Promise<string> {
   const pages: string[] = [];
   for (let n = 1; n <= doc.numPages; n++) {
     const content = await (await doc.getPage(n)).getTextContent();
-    pages.push(content.items.map((it) => ('str' in it ? it.str : '')).join(' ').replace(/\s+/g, ' ').trim());
+    pages.push(
+      content.items
+        .map((it) => ('str' in it ? it.str : ''))
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
   }
   await doc.cleanup();
   return pages.join('\n');
@@ -80,7 +88,15 @@ describe('the template studio', () => {
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-studio-'));
     try {
@@ -106,7 +122,11 @@ describe('the template studio', () => {
         [...document.querySelectorAll('input, select, textarea, button')]
           .filter((el) => {
             const c = el as HTMLInputElement;
-            return (c.labels?.length ?? 0) === 0 && !c.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && (el.textContent ?? '').trim() !== '');
+            return (
+              (c.labels?.length ?? 0) === 0 &&
+              !c.getAttribute('aria-label') &&
+              !(el.tagName === 'BUTTON' && (el.textContent ?? '').trim() !== '')
+            );
           })
           .map((el) => el.outerHTML.slice(0, 80)),
       );
@@ -119,7 +139,7 @@ describe('the template studio', () => {
       expect(tags).toContain('{customer.name}');
       expect(tags).toMatch(/\{#items\}\s*word\/document\.xml, paragraph \d+/);
       expect(await page.locator('#problems').innerText()).toContain('No problems.');
-      const schema = JSON.parse(await page.locator('#schema').textContent() ?? '{}') as { properties: Record<string, { type?: string }> };
+      const schema = JSON.parse((await page.locator('#schema').textContent()) ?? '{}') as { properties: Record<string, { type?: string }> };
       expect(schema.properties.items?.type).toBe('array');
       const sample = JSON.parse(await page.locator('#data').inputValue()) as { customer: { name: string; country: string } };
       expect(sample.customer.name).toBe('Ada Lovelace');
@@ -133,7 +153,11 @@ describe('the template studio', () => {
       // Edit the data (as typed): the preview follows.
       const edited = { ...sample, customer: { ...sample.customer, name: 'Studio Test Customer' } };
       await page.locator('#data').fill(JSON.stringify(edited, null, 2));
-      await page.waitForFunction(() => (document.getElementById('preview-text')?.textContent ?? '').includes('Studio Test Customer'), undefined, { timeout: 60_000 });
+      await page.waitForFunction(
+        () => (document.getElementById('preview-text')?.textContent ?? '').includes('Studio Test Customer'),
+        undefined,
+        { timeout: 60_000 },
+      );
       await page.screenshot({ path: path.join(screenshotDir, 'studio.png') });
 
       // A field removed: the missing-field warning names it and its tag.
@@ -148,15 +172,27 @@ describe('the template studio', () => {
       });
       await page.locator('#data').fill(JSON.stringify({ ...edited, customer }, null, 2));
       await page.locator('#missing', { hasText: 'no value for tag "customer.country"' }).waitFor({ timeout: 60_000 });
-      expect(await page.locator('#missing').innerText()).toMatch(/no value for tag "customer\.country" \(word\/document\.xml, paragraph \d+\)/);
+      expect(await page.locator('#missing').innerText()).toMatch(
+        /no value for tag "customer\.country" \(word\/document\.xml, paragraph \d+\)/,
+      );
       const seen = await page.evaluate(() => (window as unknown as { missingSeen: string[] }).missingSeen);
-      expect(seen.some((t) => /customer\.country is missing: \{customer\.country\} \(word\/document\.xml, paragraph \d+\)/.test(t))).toBe(true);
-      await page.waitForFunction(() => !(document.getElementById('preview-text')?.textContent ?? '').includes('United Kingdom'), undefined, { timeout: 60_000 });
+      expect(seen.some((t) => /customer\.country is missing: \{customer\.country\} \(word\/document\.xml, paragraph \d+\)/.test(t))).toBe(
+        true,
+      );
+      await page.waitForFunction(
+        () => !(document.getElementById('preview-text')?.textContent ?? '').includes('United Kingdom'),
+        undefined,
+        { timeout: 60_000 },
+      );
       // Back to the complete data, in another locale: the preview shown is what the saved call makes.
       await page.locator('#data').fill(JSON.stringify(edited, null, 2));
       await page.selectOption('#locale', 'fr-FR');
       await page.selectOption('#timezone', 'Europe/Paris');
-      await page.waitForFunction(() => /fr-FR, Europe\/Paris/.test(document.getElementById('preview-status')?.textContent ?? ''), undefined, { timeout: 60_000 });
+      await page.waitForFunction(
+        () => /fr-FR, Europe\/Paris/.test(document.getElementById('preview-status')?.textContent ?? ''),
+        undefined,
+        { timeout: 60_000 },
+      );
       const previewText = (await page.locator('#preview-text').textContent()) ?? '';
       expect(previewText).toContain('Studio Test Customer');
       expect(previewText).toContain('United Kingdom');
@@ -164,7 +200,12 @@ describe('the template studio', () => {
       // Download in a format the template allows.
       const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download docx' }).click()]);
       expect(file.suggestedFilename()).toMatch(/\.docx$/);
-      expect(fs.readFileSync(await file.path()).subarray(0, 2).toString()).toBe('PK');
+      expect(
+        fs
+          .readFileSync(await file.path())
+          .subarray(0, 2)
+          .toString(),
+      ).toBe('PK');
 
       // Use it: a template record, and the exact curl.
       await page.getByLabel('Template name').fill('Studio invoice');
@@ -185,14 +226,21 @@ describe('the template studio', () => {
       // The record names the upload the call uses.
       const creds = await svc.credentials();
       const auth = { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey };
-      const record = (await (await fetch(`${base}/v1/documents/template/${recordId}/get`, { headers: auth })).json()) as { result: { data: { documentTemplate: { name: string; urn: string } } } };
+      const record = (await (await fetch(`${base}/v1/documents/template/${recordId}/get`, { headers: auth })).json()) as {
+        result: { data: { documentTemplate: { name: string; urn: string } } };
+      };
       expect(record.result.data.documentTemplate.name).toBe('Studio invoice');
       expect(curl).toContain(record.result.data.documentTemplate.urn);
 
       // The copied curl, run as a user would: the same document as the preview.
       await promisify(execFile)('bash', ['-c', curl], {
         cwd: work,
-        env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, DOCGEN_TOKEN: creds.accessToken, DOCGEN_API_KEY: creds.apiKey },
+        env: {
+          ...process.env,
+          PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+          DOCGEN_TOKEN: creds.accessToken,
+          DOCGEN_API_KEY: creds.apiKey,
+        },
         timeout: 120_000,
       });
       const pdf = new Uint8Array(fs.readFileSync(path.join(work, 'Studio invoice.pdf')));
@@ -202,7 +250,12 @@ describe('the template studio', () => {
       // status (curl -f), leaving the pdf of the first run as it was, no error body written over it.
       const again = await promisify(execFile)('bash', ['-c', curl], {
         cwd: work,
-        env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, DOCGEN_TOKEN: creds.accessToken, DOCGEN_API_KEY: creds.apiKey },
+        env: {
+          ...process.env,
+          PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+          DOCGEN_TOKEN: creds.accessToken,
+          DOCGEN_API_KEY: creds.apiKey,
+        },
         timeout: 120_000,
       }).then(
         () => 0,
@@ -210,7 +263,8 @@ describe('the template studio', () => {
       );
       expect(again).not.toBe(0);
       expect(new Uint8Array(fs.readFileSync(path.join(work, 'Studio invoice.pdf')))).toEqual(pdf);
-      for (const name of ['studio.png', 'studio-narrow.png']) expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
+      for (const name of ['studio.png', 'studio-narrow.png'])
+        expect(fs.statSync(path.join(screenshotDir, name)).size).toBeGreaterThan(10_000);
 
       // A template with a problem: listed at its place, in plain words; Enter on it (keyboard only) moves the
       // focus to the tag there.
@@ -223,7 +277,9 @@ describe('the template studio', () => {
       expect(await problem.innerText()).toMatch(/^word\/document\.xml, paragraph 2: .*never closed/);
       await problem.focus();
       await page.keyboard.press('Enter');
-      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.where)).toBe('word/document.xml, paragraph 2');
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.where)).toBe(
+        'word/document.xml, paragraph 2',
+      );
       // No preview of a template the service would refuse to render, and why.
       await page.locator('#preview-status', { hasText: 'No preview: the template has 1 problem' }).waitFor({ timeout: 30_000 });
 

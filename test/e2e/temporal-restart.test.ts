@@ -26,7 +26,13 @@ describe('durability: Temporal server restarted mid-generation', () => {
   let port: number;
 
   const devServer = () =>
-    startDevServer({ cli: inject('temporalCli'), port, headless: true, dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'temporal.log') });
+    startDevServer({
+      cli: inject('temporalCli'),
+      port,
+      headless: true,
+      dbFile: path.join(dir, 'temporal.db'),
+      logFile: path.join(dir, 'temporal.log'),
+    });
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-temporal-restart-'));
@@ -65,7 +71,9 @@ describe('durability: Temporal server restarted mid-generation', () => {
     // finish while it is down, then start it again on the same database and port.
     await graphql.firstHit;
     server!.process.kill('SIGKILL');
-    await new Promise<void>((r) => (server!.process.exitCode !== null || server!.process.signalCode !== null ? r() : server!.process.once('exit', () => r())));
+    await new Promise<void>((r) =>
+      server!.process.exitCode !== null || server!.process.signalCode !== null ? r() : server!.process.once('exit', () => r()),
+    );
     graphql.release();
     await new Promise((r) => setTimeout(r, 1_000));
     server = await devServer();

@@ -29,7 +29,8 @@ describe('undeclared methods and documented statuses', () => {
 
   const auth = () => ({ authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey });
   /** A concrete URL for an OpenAPI path (every parameter a uuid). */
-  const concrete = (path: string) => `${creds.baseUrl}${path.replace(/^\/v1/, '').replace(/\{[^}]+\}/g, '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11')}`;
+  const concrete = (path: string) =>
+    `${creds.baseUrl}${path.replace(/^\/v1/, '').replace(/\{[^}]+\}/g, '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11')}`;
 
   it('answers 405 with Allow for every undeclared method on every known path', async () => {
     let checked = 0;
@@ -37,7 +38,10 @@ describe('undeclared methods and documented statuses', () => {
       const declared = Object.keys(ops).map((m) => m.toUpperCase());
       for (const method of METHODS.filter((m) => !declared.includes(m))) {
         const res = await fetch(concrete(path), { method, headers: auth() });
-        const body = (await res.json()) as { error: { statusCode: number; innerErrors: { code: string; message: string }[] }; origin: string };
+        const body = (await res.json()) as {
+          error: { statusCode: number; innerErrors: { code: string; message: string }[] };
+          origin: string;
+        };
         expect(res.status, `${method} ${path}`).toBe(405);
         const allow = (res.headers.get('allow') ?? '').split(/,\s*/);
         for (const m of declared) expect(allow, `${method} ${path}`).toContain(m);

@@ -31,7 +31,9 @@ function inline(schema: Schema | undefined, named: Record<string, Schema>, depth
   if (schema.$ref) return inline(named[schema.$ref.replace('#/components/schemas/', '')], named, depth + 1);
   return {
     ...schema,
-    ...(schema.properties ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, inline(v, named, depth + 1) ?? {}])) } : {}),
+    ...(schema.properties
+      ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, inline(v, named, depth + 1) ?? {}])) }
+      : {}),
     ...(schema.items ? { items: inline(schema.items, named, depth + 1) } : {}),
     ...(schema.anyOf ? { anyOf: schema.anyOf.map((s) => inline(s, named, depth + 1) ?? {}) } : {}),
   };
@@ -53,7 +55,29 @@ const key = (op: Operation) => `${op.method} ${op.path}`;
 
 // ---- arbitraries ----
 
-const hostileStrings = fc.constantFrom('', ' ', '..', '.', 'null', 'undefined', '0', '-1', '1e309', 'NaN', 'true', '[]', '{}', '\u0000', '%00', "'; DROP TABLE x;--", '<script>', 'a'.repeat(5000), 'ÿ€😀', '00000000-0000-0000-0000-000000000000', 'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ');
+const hostileStrings = fc.constantFrom(
+  '',
+  ' ',
+  '..',
+  '.',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'true',
+  '[]',
+  '{}',
+  '\u0000',
+  '%00',
+  "'; DROP TABLE x;--",
+  '<script>',
+  'a'.repeat(5000),
+  'ÿ€😀',
+  '00000000-0000-0000-0000-000000000000',
+  'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ',
+);
 const pathParam = fc.oneof(
   { weight: 3, arbitrary: fc.uuid().map((u) => encodeURIComponent(u)) },
   { weight: 1, arbitrary: fc.uuid().map((u) => u.toUpperCase()) },
@@ -62,7 +86,13 @@ const pathParam = fc.oneof(
   // Raw, possibly malformed percent-encodings.
   { weight: 1, arbitrary: fc.constantFrom('%ZZ', '%E0%A4%A', '%', '%2e%2e', '%C0%AF', '%ff%fe') },
 );
-const scalar = fc.oneof(fc.string({ maxLength: 40 }), hostileStrings, fc.integer().map(String), fc.double().map(String), fc.constantFrom('true', 'false', 'ASC', 'DESC', 'Name|DESC', '[]', '[{"column":"Name","condition":"CONTAINS","value":"a"}]'));
+const scalar = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  hostileStrings,
+  fc.integer().map(String),
+  fc.double().map(String),
+  fc.constantFrom('true', 'false', 'ASC', 'DESC', 'Name|DESC', '[]', '[{"column":"Name","condition":"CONTAINS","value":"a"}]'),
+);
 
 function queryArb(op: Operation) {
   const known = op.query.length > 0 ? fc.dictionary(fc.constantFrom(...op.query), scalar, { maxKeys: op.query.length }) : fc.constant({});
@@ -76,7 +106,15 @@ function queryArb(op: Operation) {
 }
 
 /** A value of the wrong type for a schema (or a random one). */
-const wrongValue: fc.Arbitrary<unknown> = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }));
+const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+);
 
 /** Values shaped like the schema, each field possibly missing or of a wrong type. */
 function shaped(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
@@ -86,7 +124,11 @@ function shaped(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
   if (type === 'object' && s.properties) {
     const entries = Object.entries(s.properties);
     const fields = entries.map(([name, sub]) =>
-      fc.oneof({ weight: 3, arbitrary: shaped(sub, depth + 1).map((v) => [name, v] as const) }, { weight: 1, arbitrary: wrongValue.map((v) => [name, v] as const) }, { weight: 1, arbitrary: fc.constant(undefined) }),
+      fc.oneof(
+        { weight: 3, arbitrary: shaped(sub, depth + 1).map((v) => [name, v] as const) },
+        { weight: 1, arbitrary: wrongValue.map((v) => [name, v] as const) },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+      ),
     );
     return fc.tuple(...fields).map((pairs) => Object.fromEntries(pairs.filter((p): p is readonly [string, unknown] => p !== undefined)));
   }
@@ -99,15 +141,47 @@ function shaped(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
 
 type Body = { contentType?: string; text: string | undefined; label: string };
 function bodyArb(op: Operation): fc.Arbitrary<Body> {
-  const json = (label: string) => (v: unknown): Body => ({ contentType: 'application/json', text: JSON.stringify(v), label });
+  const json =
+    (label: string) =>
+    (v: unknown): Body => ({ contentType: 'application/json', text: JSON.stringify(v), label });
   return fc.oneof(
     { weight: 4, arbitrary: shaped(op.bodySchema).map(json('shaped')) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map(json('json')) },
-    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom('{', '{"a":', '[1,', '{"template":}', 'nul', '\uFEFF{}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}')).map((text): Body => ({ contentType: 'application/json', text, label: 'malformed' })) },
     {
       weight: 1,
       arbitrary: fc
-        .tuple(fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz', 'multipart/form-data', 'application/octet-stream', 'application/json; charset=latin1', 'application/jsonx', ''), fc.string({ maxLength: 50 }))
+        .oneof(
+          fc.string({ maxLength: 50 }),
+          fc.constantFrom(
+            '{',
+            '{"a":',
+            '[1,',
+            '{"template":}',
+            'nul',
+            '\uFEFF{}',
+            '{"__proto__":{"x":1}}',
+            '{"constructor":{"prototype":{"x":1}}}',
+          ),
+        )
+        .map((text): Body => ({ contentType: 'application/json', text, label: 'malformed' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            'text/plain',
+            'application/xml',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data; boundary=xyz',
+            'multipart/form-data',
+            'application/octet-stream',
+            'application/json; charset=latin1',
+            'application/jsonx',
+            '',
+          ),
+          fc.string({ maxLength: 50 }),
+        )
         .map(([contentType, text]): Body => ({ contentType, text, label: 'content-type' })),
     },
     { weight: 1, arbitrary: fc.constant<Body>({ text: undefined, label: 'none' }) },
@@ -125,7 +199,10 @@ describe('fuzz: every served operation', () => {
     stack = await startStack();
     creds = await stack.credentials();
     const doc = (await (await fetch(`${creds.baseUrl}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
+      paths: Record<
+        string,
+        Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>
+      >;
       components: { schemas: Record<string, Schema> };
     };
     ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -154,7 +231,12 @@ describe('fuzz: every served operation', () => {
     const headers: Record<string, string> = auth ? { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey } : {};
     if (body.contentType) headers['content-type'] = body.contentType;
     const hasBody = op.method !== 'GET' && op.method !== 'DELETE' && body.text !== undefined;
-    const res = await fetch(url, { method: op.method, headers, ...(hasBody ? { body: body.text } : {}), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(url, {
+      method: op.method,
+      headers,
+      ...(hasBody ? { body: body.text } : {}),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await res.text();
     const where = `${op.method} ${url} [${body.label}${body.contentType ? ` ${body.contentType}` : ''}] body=${JSON.stringify(body.text?.slice(0, 300))} -> ${res.status} ${text.slice(0, 300)}`;
     if (res.status >= 500) throw new Error(`5xx: ${where}`);
@@ -167,7 +249,8 @@ describe('fuzz: every served operation', () => {
     } catch {
       throw new Error(`not JSON: ${where}`);
     }
-    if (!(res.headers.get('content-type') ?? '').includes('application/json')) throw new Error(`content-type ${res.headers.get('content-type')}: ${where}`);
+    if (!(res.headers.get('content-type') ?? '').includes('application/json'))
+      throw new Error(`content-type ${res.headers.get('content-type')}: ${where}`);
     if (res.ok && PROBES.has(key(op))) {
       if (!['ok', 'ready'].includes(parsed?.status)) throw new Error(`probe without status: ${where}`);
       return;
@@ -176,7 +259,11 @@ describe('fuzz: every served operation', () => {
       if (!(parsed?.result?.statusCode !== undefined || 'folder' in (parsed ?? {}))) throw new Error(`success without envelope: ${where}`);
       return;
     }
-    const envelope = parsed?.error && Number(parsed.error.statusCode) === res.status && Array.isArray(parsed.error.innerErrors) && typeof parsed.error.innerErrors[0]?.code === 'string';
+    const envelope =
+      parsed?.error &&
+      Number(parsed.error.statusCode) === res.status &&
+      Array.isArray(parsed.error.innerErrors) &&
+      typeof parsed.error.innerErrors[0]?.code === 'string';
     const bare = BARE.has(key(op)) && typeof parsed?.code === 'string' && typeof parsed?.message === 'string';
     if (!envelope && !bare) throw new Error(`not an error envelope: ${where}`);
   }
@@ -199,7 +286,10 @@ describe('fuzz: every served operation', () => {
         }),
         { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true },
       );
-      if (result.failed) failures.push(`${key(op)} (seed ${result.seed}, path ${result.counterexamplePath}): ${String((result.errorInstance as Error | undefined)?.message ?? result.errorInstance)}`);
+      if (result.failed)
+        failures.push(
+          `${key(op)} (seed ${result.seed}, path ${result.counterexamplePath}): ${String((result.errorInstance as Error | undefined)?.message ?? result.errorInstance)}`,
+        );
     }
     // The server is still up and answering.
     const health = await fetch(`${new URL(creds.baseUrl).origin}/v1/health`);

@@ -22,7 +22,15 @@ describe('/v1/docs (Swagger UI, headless Chromium)', () => {
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
       // Flags for a closed network: without them Chromium keeps trying to reach Google's services.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
     await page.goto(`${base}/v1/docs`);
@@ -51,7 +59,7 @@ describe('/v1/docs (Swagger UI, headless Chromium)', () => {
     expect(await op.innerText()).toContain('file');
   });
 
-  it("shows the README's walk-through as the generate body, not \"string\" placeholders", async () => {
+  it('shows the README\'s walk-through as the generate body, not "string" placeholders', async () => {
     const op = await tryOut('generateDocument');
     const body = op.locator('textarea.body-param__text');
     await body.waitFor({ timeout: 10_000 });

@@ -73,11 +73,23 @@ describe('HTTP API', () => {
         .setAudience(stack.config.jwtAudience)
         .setExpirationTime('1h')
         .sign(privateKey);
-      expect((await expect401({ ...key, authorization: `Bearer ${forged}` })).error.message).toBe('the bearer token is not valid (signature, issuer or audience)');
-      const unsigned = new jose.UnsecuredJWT({ sid: creds.subscriptionId }).setSubject(creds.userId).setIssuer(stack.config.jwtIssuer).setAudience(stack.config.jwtAudience).setExpirationTime('1h').encode();
+      expect((await expect401({ ...key, authorization: `Bearer ${forged}` })).error.message).toBe(
+        'the bearer token is not valid (signature, issuer or audience)',
+      );
+      const unsigned = new jose.UnsecuredJWT({ sid: creds.subscriptionId })
+        .setSubject(creds.userId)
+        .setIssuer(stack.config.jwtIssuer)
+        .setAudience(stack.config.jwtAudience)
+        .setExpirationTime('1h')
+        .encode();
       await expect401({ ...key, authorization: `Bearer ${unsigned}` });
       const exp = Math.floor(Date.now() / 1000) - 60;
-      const expired = await issueAccessToken(stack.service.db, stack.config, { userId: creds.userId, subscriptionId: creds.subscriptionId }, exp as unknown as string);
+      const expired = await issueAccessToken(
+        stack.service.db,
+        stack.config,
+        { userId: creds.userId, subscriptionId: creds.subscriptionId },
+        exp as unknown as string,
+      );
       // An expired token says so, and when (issue 32), in the envelope's message and inner error.
       const body = await expect401({ ...key, authorization: `Bearer ${expired}` });
       expect(body.error.message).toBe(`the bearer token expired at ${new Date(exp * 1000).toISOString()}: get a new access token`);
@@ -91,7 +103,11 @@ describe('HTTP API', () => {
         .setExpirationTime(exp)
         .sign(privateKey);
       expect((await expect401({ ...key, authorization: `Bearer ${forgedExpired}` })).error.message).not.toMatch(/expired/);
-      const otherAudience = await issueAccessToken(stack.service.db, { ...stack.config, jwtAudience: 'someone-else' }, { userId: creds.userId, subscriptionId: creds.subscriptionId });
+      const otherAudience = await issueAccessToken(
+        stack.service.db,
+        { ...stack.config, jwtAudience: 'someone-else' },
+        { userId: creds.userId, subscriptionId: creds.subscriptionId },
+      );
       await expect401({ ...key, authorization: `Bearer ${otherAudience}` });
     });
 
@@ -111,7 +127,12 @@ describe('HTTP API', () => {
       expect(stack.config.authCacheSeconds).toBe(30);
       expect((await get(other.accessToken)).status).toBe(404);
       // ...but never with another token, even a valid one for the same user: that pair is checked, and refused.
-      const second = await issueAccessToken(stack.service.db, stack.config, { userId: other.userId, subscriptionId: other.subscriptionId }, '29d');
+      const second = await issueAccessToken(
+        stack.service.db,
+        stack.config,
+        { userId: other.userId, subscriptionId: other.subscriptionId },
+        '29d',
+      );
       expect(second).not.toBe(other.accessToken);
       expect((await get(second)).status).toBe(401);
       // A refused pair is not remembered either: a wrong token for a good key is refused every time.
@@ -119,9 +140,12 @@ describe('HTTP API', () => {
     });
 
     it('accepts the API key as the apiKey query parameter', async () => {
-      const res = await fetch(`${base}/documents/storage/00000000-0000-4000-8000-000000000000/content?apiKey=${encodeURIComponent(creds.apiKey)}`, {
-        headers: { authorization: `Bearer ${creds.accessToken}` },
-      });
+      const res = await fetch(
+        `${base}/documents/storage/00000000-0000-4000-8000-000000000000/content?apiKey=${encodeURIComponent(creds.apiKey)}`,
+        {
+          headers: { authorization: `Bearer ${creds.accessToken}` },
+        },
+      );
       expect(res.status).toBe(404);
       expect(((await res.json()) as any).error.innerErrors[0].code).toBe('NOT_FOUND_BY_ID');
     });
@@ -167,8 +191,16 @@ describe('HTTP API', () => {
     it('refuses a plain-text file or a zip that is no Office package named .docx/.pptx (INVALID_TEMPLATE_FORMAT naming it), storing nothing', async () => {
       const before = { rows: await countRows('stored_files'), blobs: (await blobFiles()).length };
       const cases: Array<[string, Uint8Array, RegExp]> = [
-        ['notes.docx', new TextEncoder().encode('this is not a docx'), /^file "notes\.docx" is not a \.docx template: the template is not a zip package/],
-        ['photos.pptx', zip({ 'a.txt': 'a zip, but no Office package' }), /^file "photos\.pptx" is not a \.pptx template: the zip file is not an Office document \(no \[Content_Types\]\.xml\)/],
+        [
+          'notes.docx',
+          new TextEncoder().encode('this is not a docx'),
+          /^file "notes\.docx" is not a \.docx template: the template is not a zip package/,
+        ],
+        [
+          'photos.pptx',
+          zip({ 'a.txt': 'a zip, but no Office package' }),
+          /^file "photos\.pptx" is not a \.pptx template: the zip file is not an Office document \(no \[Content_Types\]\.xml\)/,
+        ],
       ];
       for (const [name, bytes, message] of cases) {
         const res = await api.upload('template', [
@@ -210,7 +242,11 @@ describe('HTTP API', () => {
     const valid = generateBody('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002');
 
     it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
-      const res = await api.call('POST', '/documents/document/generate', { headers: { 'content-type': 'application/json' }, form: undefined, json: undefined });
+      const res = await api.call('POST', '/documents/document/generate', {
+        headers: { 'content-type': 'application/json' },
+        form: undefined,
+        json: undefined,
+      });
       expect(res.status).toBe(400);
       const raw = await fetch(`${base}/documents/document/generate`, {
         method: 'POST',
@@ -270,10 +306,14 @@ describe('HTTP API', () => {
 
     it('unknown template or data urn', async () => {
       const { templateUrn, dataUrn } = await uploadPair();
-      const t = await api.call('POST', '/documents/document/generate', { json: generateBody('3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11', dataUrn) });
+      const t = await api.call('POST', '/documents/document/generate', {
+        json: generateBody('3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11', dataUrn),
+      });
       expect(t.status).toBe(400);
       expect(t.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
-      const d = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11') });
+      const d = await api.call('POST', '/documents/document/generate', {
+        json: generateBody(templateUrn, '3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11'),
+      });
       expect(d.status).toBe(400);
       expect(d.body.error.innerErrors[0].code).toBe('DATA_NOT_FOUND');
       expect(d.body.externalContext).toEqual({ correlation: 'abc-123', nested: { n: 1 } });
@@ -296,16 +336,23 @@ describe('HTTP API', () => {
     it('an uploaded template of another kind than template.fileFormat: 400 INVALID_TEMPLATE_FORMAT naming the field before any workflow starts; nothing consumed', async () => {
       const docsBefore = await countRows('documents');
       const { templateUrn, dataUrn } = await uploadPair(makeDocx(['Hello {name}']));
-      const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { template: { fileFormat: 'xlsx' }, document: { fileFormat: 'xlsx' } }) });
+      const res = await api.call('POST', '/documents/document/generate', {
+        json: generateBody(templateUrn, dataUrn, { template: { fileFormat: 'xlsx' }, document: { fileFormat: 'xlsx' } }),
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.error.innerErrors).toEqual([
-        expect.objectContaining({ code: 'INVALID_TEMPLATE_FORMAT', message: 'template.fileFormat is xlsx, but the template is a Word document (docx)' }),
+        expect.objectContaining({
+          code: 'INVALID_TEMPLATE_FORMAT',
+          message: 'template.fileFormat is xlsx, but the template is a Word document (docx)',
+        }),
       ]);
       expect(await countRows('documents')).toBe(docsBefore);
       // The upload's kind is known: no run was started for the operation...
       const connection = await Connection.connect({ address: inject('temporalAddress') });
       try {
-        await expect(new Client({ connection }).workflow.getHandle(`generate-${res.body.operationId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+        await expect(new Client({ connection }).workflow.getHandle(`generate-${res.body.operationId}`).describe()).rejects.toBeInstanceOf(
+          WorkflowNotFoundError,
+        );
       } finally {
         await connection.close();
       }
@@ -316,7 +363,9 @@ describe('HTTP API', () => {
 
     it('a successful generate merges split tags and records the document', async () => {
       const { templateUrn, dataUrn } = await uploadPair(makeDocx([['Hello ', '{na', 'me}', '!']]), { name: 'Ada <Lovelace>' });
-      const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { name: 'greeting', path: 'root/letters' } }) });
+      const res = await api.call('POST', '/documents/document/generate', {
+        json: generateBody(templateUrn, dataUrn, { document: { name: 'greeting', path: 'root/letters' } }),
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const doc = res.body.result.data.document;
       const file = await api.download(doc.urn);
@@ -330,10 +379,15 @@ describe('HTTP API', () => {
   });
 
   it('refuses NUL characters anywhere in the input, naming the field (PostgreSQL text cannot hold them)', async () => {
-    const body = generateBody('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', { document: { name: 'a\u0000b' } });
+    const body = generateBody('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', {
+      document: { name: 'a\u0000b' },
+    });
     const res = await api.call('POST', '/documents/document/generate', { json: body });
     expect(res.status).toBe(400);
-    expect(res.body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR', message: 'document.name contains a NUL character (U+0000), which is not allowed' });
+    expect(res.body.error.innerErrors[0]).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'document.name contains a NUL character (U+0000), which is not allowed',
+    });
     const q = await api.call('GET', `/documents/document/list?orderby=${encodeURIComponent('Title\u0000|ASC')}`);
     expect(q.status).toBe(400);
     expect(q.body.error.innerErrors[0].message).toContain('query.orderby contains a NUL character');

@@ -28,7 +28,10 @@ describe('a sync operation that outlasts GENERATE_TIMEOUT_MS', () => {
   beforeAll(async () => {
     proxy = await startS3Proxy(inject('s3Endpoint'));
     const s3 = await s3ProxyEnv(proxy);
-    stack = await startStack({ generateTimeoutMs: 1_000, converterPoolSize: 1, ...s3.settings, s3Endpoint: proxy.endpoint }, { storage: 'directory' });
+    stack = await startStack(
+      { generateTimeoutMs: 1_000, converterPoolSize: 1, ...s3.settings, s3Endpoint: proxy.endpoint },
+      { storage: 'directory' },
+    );
     creds = await stack.credentials();
     api = client(creds);
     const url = new URL(s3.settings.storageUrl ?? '');
@@ -63,7 +66,12 @@ describe('a sync operation that outlasts GENERATE_TIMEOUT_MS', () => {
   }
 
   async function metering(operationId: string) {
-    return (await stack.service.db.query<{ dimension: string; value: number }>('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [operationId])).rows;
+    return (
+      await stack.service.db.query<{ dimension: string; value: number }>(
+        'SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension',
+        [operationId],
+      )
+    ).rows;
   }
 
   it('a pdf generate without a key: 504 naming its operationId as the key; that key returns the delivered pdf, recorded once', async () => {
@@ -94,14 +102,18 @@ describe('a sync operation that outlasts GENERATE_TIMEOUT_MS', () => {
       { dimension: 'documents-generated', value: 1 },
     ]);
     // The run ended as runs do: its uploads consumed, its scratch files gone.
-    const rows = await stack.service.db.query('SELECT 1 FROM stored_files WHERE id = ANY($1::uuid[]) AND removed_date IS NOT NULL', [[templateUrn, dataUrn]]);
+    const rows = await stack.service.db.query('SELECT 1 FROM stored_files WHERE id = ANY($1::uuid[]) AND removed_date IS NOT NULL', [
+      [templateUrn, dataUrn],
+    ]);
     expect(rows.rows).toHaveLength(2);
     expect(await stack.blobs.list('scratch/')).toEqual([]);
   });
 
   it('a move with a key: 504 while the target is written, then the same key returns the moved document; the source is gone', async () => {
     const { templateUrn, dataUrn } = await api.uploadPair();
-    const generated = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { name: 'source' } }) });
+    const generated = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(templateUrn, dataUrn, { document: { name: 'source' } }),
+    });
     expect(generated.status, JSON.stringify(generated.body)).toBe(201);
     const source: string = generated.body.result.data.document.urn;
     const move = {
@@ -121,7 +133,9 @@ describe('a sync operation that outlasts GENERATE_TIMEOUT_MS', () => {
     expect((await api.download(target)).status).toBe(200);
     expect((await api.download(source)).status).toBe(404);
     // The record moved with the file (one record, at the target), metered once.
-    expect((await stack.service.db.query('SELECT urn FROM documents WHERE urn = ANY($1::text[]) AND NOT is_deleted', [[source, target]])).rows).toEqual([{ urn: target }]);
+    expect(
+      (await stack.service.db.query('SELECT urn FROM documents WHERE urn = ANY($1::text[]) AND NOT is_deleted', [[source, target]])).rows,
+    ).toEqual([{ urn: target }]);
     expect((await metering(first.body.operationId)).map((m) => m.dimension)).toEqual(['documents-managed', 'pages-managed']);
   });
 });

@@ -37,7 +37,10 @@ describe('a dropped PostgreSQL connection', () => {
 
   /** Terminates every backend of the test's database but the admin's; resolves with how many. */
   async function terminateBackends(): Promise<number> {
-    const r = await admin.query('SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t', [database]);
+    const r = await admin.query(
+      'SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t',
+      [database],
+    );
     return (r.rows[0] as { n: number }).n;
   }
 

@@ -18,7 +18,13 @@ describe('the embedded dev server bounds the workflow state it keeps in memory',
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-devmem-'));
     metricsPort = await freePort();
     // As `docgen start` runs it: a SQLite file in the data directory.
-    server = await startDevServer({ cli: inject('temporalCli'), port: await freePort(), headless: true, dbFile: path.join(dir, 'temporal.db'), metricsPort });
+    server = await startDevServer({
+      cli: inject('temporalCli'),
+      port: await freePort(),
+      headless: true,
+      dbFile: path.join(dir, 'temporal.db'),
+      metricsPort,
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -39,7 +45,11 @@ describe('the embedded dev server bounds the workflow state it keeps in memory',
       const client = new Client({ connection });
       // Started, never run (no worker polls this queue): each run's state enters the cache.
       for (let i = 0; i < runs; i += 50) {
-        await Promise.all(Array.from({ length: Math.min(50, runs - i) }, (_, j) => client.workflow.start('noSuchWorkflow', { taskQueue: 'dev-server-memory', workflowId: `devmem-${i + j}` })));
+        await Promise.all(
+          Array.from({ length: Math.min(50, runs - i) }, (_, j) =>
+            client.workflow.start('noSuchWorkflow', { taskQueue: 'dev-server-memory', workflowId: `devmem-${i + j}` }),
+          ),
+        );
       }
     } finally {
       await connection.close();

@@ -16,16 +16,15 @@ import { instanceProcesses, killBusyInstance } from '../support/office-processes
 import { type Stack, startStack } from '../support/stack.ts';
 import { generateWorkflowId } from '../../api/temporal.ts';
 
-
 // A title page, then one page per loop iteration (a hard page break, a heading, ~1 500 characters of
 // text), so the PDF has exactly PAGES + 1 pages. 600 pages take LibreOffice ~4.5 s on a 2-core
 // machine (300: 1.4 s, 800: 6 s), far longer than the half second between "the conversion is
 // running" and the kill, even when the machine is faster than that.
 const PAGES = 600;
-const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+const LOREM =
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
 const TEMPLATE = makeDocx(para('Report for {name}') + para('{#pages}') + pageBreak + para('Page {n}') + para('{text}') + para('{/pages}'));
 const DATA = { name: 'Ada', pages: Array.from({ length: PAGES }, (_, i) => ({ n: i + 1, text: LOREM.repeat(12) })) };
-
 
 describe('a LibreOffice instance killed during the convert activity of a generate', () => {
   let stack: Stack;
@@ -68,7 +67,13 @@ describe('a LibreOffice instance killed during the convert activity of a generat
 
     const request = api.call('POST', '/documents/document/generate', { json: body });
     // The generate's run, and the pool's only instance busy with its conversion, half a second in.
-    const { handle, pgid, victims } = await killBusyInstance({ temporal, taskQueue: stack.config.taskQueue, workflowType: 'generateDocument', pool, request });
+    const { handle, pgid, victims } = await killBusyInstance({
+      temporal,
+      taskQueue: stack.config.taskQueue,
+      workflowType: 'generateDocument',
+      pool,
+      request,
+    });
     expect(victims.length, 'soffice processes of the busy instance').toBeGreaterThan(0);
 
     const res = await request;
@@ -95,7 +100,9 @@ describe('a LibreOffice instance killed during the convert activity of a generat
 
     // And it keeps converting.
     const small = await upload('small.docx', makeDocx(para('Hello {name}')), { name: 'again' });
-    const again = await api.call('POST', '/documents/document/generate', { json: generateBody(small.t, small.d, { document: { fileFormat: 'pdf', name: 'again' } }) });
+    const again = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(small.t, small.d, { document: { fileFormat: 'pdf', name: 'again' } }),
+    });
     expect(again.status, JSON.stringify(again.body)).toBe(201);
     const second = await api.download(again.body.result.data.document.urn);
     expect(Buffer.from(second.bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
@@ -110,7 +117,13 @@ describe('a LibreOffice instance killed during the convert activity of a generat
     const events = (await handle.fetchHistory()).events ?? [];
     const converts = events
       .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
-      .map((e) => JSON.parse(new TextDecoder().decode(e.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!)) as { activity_type: string; attempt: number })
+      .map(
+        (e) =>
+          JSON.parse(new TextDecoder().decode(e.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!)) as {
+            activity_type: string;
+            attempt: number;
+          },
+      )
       .filter((m) => m.activity_type === 'convertDocument');
     expect(converts.map((m) => m.attempt)).toEqual([2]);
     expect(events.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);

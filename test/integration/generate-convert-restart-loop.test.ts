@@ -21,7 +21,10 @@ describe('LibreOffice killed as it restarts, while pdf generates wait for it', (
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    [stack, receiver] = await Promise.all([startStack({ converterPoolSize: 1, converterSpareInstances: 0, outboundAllow: ['127.0.0.1'] }), startReceiver('127.0.0.1')]);
+    [stack, receiver] = await Promise.all([
+      startStack({ converterPoolSize: 1, converterSpareInstances: 0, outboundAllow: ['127.0.0.1'] }),
+      startReceiver('127.0.0.1'),
+    ]);
     const c = getDefaultConverter();
     if (!(c instanceof LibreOfficePool)) throw new Error(`expected the LibreOffice pool, got ${c.kind}`);
     pool = c;
@@ -35,7 +38,9 @@ describe('LibreOffice killed as it restarts, while pdf generates wait for it', (
   async function body(i: number) {
     const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(para('Letter {n}')) }]);
     const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ n: i }) }]);
-    return generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { document: { fileFormat: 'pdf', name: `letter-${i}` } });
+    return generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, {
+      document: { fileFormat: 'pdf', name: `letter-${i}` },
+    });
   }
 
   async function ready(): Promise<{ status: number; converter: { ready: boolean } }> {
@@ -47,9 +52,12 @@ describe('LibreOffice killed as it restarts, while pdf generates wait for it', (
   it('every async pdf generate calls back its document; /v1/ready reports the converter down meanwhile', async () => {
     const N = 6;
     const bodies = await Promise.all(Array.from({ length: N }, (_, i) => body(i)));
-    const made = await api.call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/loop', client_id: 'tests' } });
+    const made = await api.call('POST', '/common/client/token', {
+      json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/loop', client_id: 'tests' },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
-    const post = (json: unknown) => api.call('POST', '/documents/document/generate/async', { json, headers: { 'x-client-authorization': made.body.result.data.token } });
+    const post = (json: unknown) =>
+      api.call('POST', '/documents/document/generate/async', { json, headers: { 'x-client-authorization': made.body.result.data.token } });
     expect((await ready()).status).toBe(200);
 
     let failedStarts = 0;
@@ -86,8 +94,16 @@ describe('LibreOffice killed as it restarts, while pdf generates wait for it', (
     }
 
     const deliveries = await receiver.waitFor('/hooks/loop', N, 150_000);
-    const outcomes = deliveries.map((d) => JSON.parse(d.body) as { result?: { statusCode: number; data: { document: { urn: string; fileFormat: string } } }; error?: { message: string } });
-    console.log(`[restart-loop] ${failedStarts} failed starts in a row; ${outcomes.filter((o) => o.result?.statusCode === 201).length} of ${N} generates called back their document`);
+    const outcomes = deliveries.map(
+      (d) =>
+        JSON.parse(d.body) as {
+          result?: { statusCode: number; data: { document: { urn: string; fileFormat: string } } };
+          error?: { message: string };
+        },
+    );
+    console.log(
+      `[restart-loop] ${failedStarts} failed starts in a row; ${outcomes.filter((o) => o.result?.statusCode === 201).length} of ${N} generates called back their document`,
+    );
     for (const o of outcomes) {
       expect(o.error, JSON.stringify(o.error)).toBeUndefined();
       expect(o.result).toMatchObject({ statusCode: 201, data: { document: { fileFormat: 'pdf' } } });

@@ -31,7 +31,9 @@ describe('generate with conversion', () => {
     const pages = ['Page one for {name}', '{#more}', 'More text {.}', '{/more}'];
     const template = makeDocx(pages);
     const { t, d } = await upload('t.docx', template, { name: 'Ada', more: ['a', 'b'] });
-    const body = generateBody(t, d, { document: { fileFormat: 'pdf', name: 'report', options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfA2B"}' } } });
+    const body = generateBody(t, d, {
+      document: { fileFormat: 'pdf', name: 'report', options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfA2B"}' } },
+    });
     const res = await api.call('POST', '/documents/document/generate', { json: body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.result.data.document).toMatchObject({ name: 'report.pdf', fileFormat: 'pdf' });
@@ -66,9 +68,22 @@ describe('generate with conversion', () => {
   it('xlsx -> csv with a separator', async () => {
     const template = xlsx({
       strings: ['Name', 'Qty', '{#items}{name}', '{qty}{/items}'],
-      rows: row(1, [['A1', 's:0'], ['B1', 's:1']]) + row(2, [['A2', 's:2'], ['B2', 's:3']]),
+      rows:
+        row(1, [
+          ['A1', 's:0'],
+          ['B1', 's:1'],
+        ]) +
+        row(2, [
+          ['A2', 's:2'],
+          ['B2', 's:3'],
+        ]),
     });
-    const { t, d } = await upload('t.xlsx', template, { items: [{ name: 'bolt', qty: 3 }, { name: 'nut', qty: 5 }] });
+    const { t, d } = await upload('t.xlsx', template, {
+      items: [
+        { name: 'bolt', qty: 3 },
+        { name: 'nut', qty: 5 },
+      ],
+    });
     const body = generateBody(t, d, {
       template: { fileFormat: 'xlsx' },
       document: { fileFormat: 'csv', name: 'items', options: { csvSaveOptions: { separator: ';' } } },
@@ -80,15 +95,27 @@ describe('generate with conversion', () => {
   });
 
   it('refuses a csv sheet the converter cannot pick before anything is queued or consumed (sheets count from 1)', async () => {
-    const template = xlsx({ strings: ['Name', '{name}'], rows: row(1, [['A1', 's:0'], ['B1', 's:1']]) });
+    const template = xlsx({
+      strings: ['Name', '{name}'],
+      rows: row(1, [
+        ['A1', 's:0'],
+        ['B1', 's:1'],
+      ]),
+    });
     const { t, d } = await upload('t.xlsx', template, { name: 'bolt' });
     const csvBody = (options: Record<string, unknown>) =>
-      generateBody(t, d, { template: { fileFormat: 'xlsx' }, document: { fileFormat: 'csv', name: 'items', options: { csvSaveOptions: options } } });
+      generateBody(t, d, {
+        template: { fileFormat: 'xlsx' },
+        document: { fileFormat: 'csv', name: 'items', options: { csvSaveOptions: options } },
+      });
     for (const sheet of [0, '0', -1, 1.5, '']) {
       const res = await api.call('POST', '/documents/document/generate', { json: csvBody({ sheet }) });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.error.innerErrors).toEqual([
-        expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringContaining('document.options.csvSaveOptions.sheet must be a sheet name or a sheet number from 1') }),
+        expect.objectContaining({
+          code: 'VALIDATION_ERROR',
+          message: expect.stringContaining('document.options.csvSaveOptions.sheet must be a sheet name or a sheet number from 1'),
+        }),
       ]);
     }
     // An encoding the converter does not know is refused the same way, with the others at once.
@@ -101,7 +128,11 @@ describe('generate with conversion', () => {
     // Nothing was consumed: the same uploads still generate, from the first sheet.
     const ok = await api.call('POST', '/documents/document/generate', { json: csvBody({ sheet: 1, encoding: 'utf-8' }) });
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
-    expect(Buffer.from((await api.download(ok.body.result.data.document.urn)).bytes).toString('utf8').trim()).toBe('Name,bolt');
+    expect(
+      Buffer.from((await api.download(ok.body.result.data.document.urn)).bytes)
+        .toString('utf8')
+        .trim(),
+    ).toBe('Name,bolt');
   });
 
   it('rejects unknown save options before queueing, naming the field', async () => {

@@ -26,7 +26,13 @@ describe('costly documents and LibreOffice', () => {
       // Before the estimates, each of these requests held the only LibreOffice instance for minutes, past the
       // caller's deadline (504); now each is refused before converting, which the pool's own count of started
       // conversions proves (not the time it took: reading a 7.3 MB HTML table takes tens of seconds on a loaded machine).
-      startStack({ converterPoolSize: 1, generateTimeoutMs: 120_000, converterTimeoutMs: CONVERTER_TIMEOUT_MS, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] }),
+      startStack({
+        converterPoolSize: 1,
+        generateTimeoutMs: 120_000,
+        converterTimeoutMs: CONVERTER_TIMEOUT_MS,
+        outboundAllow: ['127.0.0.1'],
+        callbackRetryScheduleMs: [0, 200],
+      }),
       startReceiver('127.0.0.1'),
     ]);
     const c = getDefaultConverter();
@@ -62,8 +68,12 @@ describe('costly documents and LibreOffice', () => {
     },
     {
       name: 'a 0.1 MB PNG of 30 000 x 30 000 pixels given as data',
-      build: () => ({ template: tagDocx('{%img}'), data: { img: `data:image/png;base64,${Buffer.from(hugePng(30_000, 30_000)).toString('base64')}` } }),
-      message: /^the images come to 900000000 pixels \(the largest, word\/media\/[^,]+\.png, is 30000 x 30000\); the limit is 300000000 \(TEMPLATE_MAX_IMAGE_PIXELS\)/,
+      build: () => ({
+        template: tagDocx('{%img}'),
+        data: { img: `data:image/png;base64,${Buffer.from(hugePng(30_000, 30_000)).toString('base64')}` },
+      }),
+      message:
+        /^the images come to 900000000 pixels \(the largest, word\/media\/[^,]+\.png, is 30000 x 30000\); the limit is 300000000 \(TEMPLATE_MAX_IMAGE_PIXELS\)/,
     },
     {
       name: 'a 7.3 MB HTML table of 40 000 rows inserted with {~~html}',
@@ -72,33 +82,50 @@ describe('costly documents and LibreOffice', () => {
     },
   ];
 
-  it.each(cases)('refuses $name before converting: 400 TEMPLATE_TOO_COMPLEX naming the limit', async ({ name, build, message }) => {
-    const { template, data } = build();
-    const body = await uploaded(template, data);
-    const started = pool.subscriptionUsage(bSubscription).started;
-    const t0 = performance.now();
-    const res = await b.call('POST', '/documents/document/generate', { json: body });
-    const ms = Math.round(performance.now() - t0);
-    console.log(`[cost] ${name} (${(template.length / 1e6).toFixed(2)} MB): ${res.status} ${res.body?.error?.innerErrors?.[0]?.code} in ${ms} ms`);
-    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(400);
-    expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_TOO_COMPLEX');
-    // Each inner error is one limit, with where it is when it has a place (" (word/document.xml, paragraph 3)").
-    const inner: string[] = res.body.error.innerErrors.map((e: { message: string }) => e.message);
-    expect(inner.some((m) => (typeof message === 'string' ? m.startsWith(message) : message.test(m))), inner.join(' | ')).toBe(true);
-    // Refused by the merge: LibreOffice never saw it.
-    expect(pool.subscriptionUsage(bSubscription).started).toBe(started);
-  }, 240_000);
+  it.each(cases)(
+    'refuses $name before converting: 400 TEMPLATE_TOO_COMPLEX naming the limit',
+    async ({ name, build, message }) => {
+      const { template, data } = build();
+      const body = await uploaded(template, data);
+      const started = pool.subscriptionUsage(bSubscription).started;
+      const t0 = performance.now();
+      const res = await b.call('POST', '/documents/document/generate', { json: body });
+      const ms = Math.round(performance.now() - t0);
+      console.log(
+        `[cost] ${name} (${(template.length / 1e6).toFixed(2)} MB): ${res.status} ${res.body?.error?.innerErrors?.[0]?.code} in ${ms} ms`,
+      );
+      expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(400);
+      expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_TOO_COMPLEX');
+      // Each inner error is one limit, with where it is when it has a place (" (word/document.xml, paragraph 3)").
+      const inner: string[] = res.body.error.innerErrors.map((e: { message: string }) => e.message);
+      expect(
+        inner.some((m) => (typeof message === 'string' ? m.startsWith(message) : message.test(m))),
+        inner.join(' | '),
+      ).toBe(true);
+      // Refused by the merge: LibreOffice never saw it.
+      expect(pool.subscriptionUsage(bSubscription).started).toBe(started);
+    },
+    240_000,
+  );
 
   it('async: the callback carries the same 400, once', async () => {
     const body = await uploaded(makeDocx(para('{name}') + numberedParagraphs(260_000)), { name: 'B' });
-    const made = await b.call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/cost', client_id: 'tests' } });
+    const made = await b.call('POST', '/common/client/token', {
+      json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/cost', client_id: 'tests' },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
-    const res = await b.call('POST', '/documents/document/generate/async', { json: body, headers: { 'x-client-authorization': made.body.result.data.token } });
+    const res = await b.call('POST', '/documents/document/generate/async', {
+      json: body,
+      headers: { 'x-client-authorization': made.body.result.data.token },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const [delivery] = await receiver.waitFor('/hooks/cost', 1, 90_000);
     const envelope = JSON.parse(delivery!.body) as { error: { statusCode: number; innerErrors: { code: string; message: string }[] } };
     expect(envelope.error.statusCode).toBe(400);
-    expect(envelope.error.innerErrors[0]).toMatchObject({ code: 'TEMPLATE_TOO_COMPLEX', message: expect.stringMatching(/\(TEMPLATE_MAX_PAGES\)$/) });
+    expect(envelope.error.innerErrors[0]).toMatchObject({
+      code: 'TEMPLATE_TOO_COMPLEX',
+      message: expect.stringMatching(/\(TEMPLATE_MAX_PAGES\)$/),
+    });
     await new Promise((r) => setTimeout(r, 1_000));
     expect(receiver.at('/hooks/cost')).toHaveLength(1);
   }, 120_000);

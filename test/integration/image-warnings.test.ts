@@ -48,7 +48,8 @@ describe('a truncated PNG in an image tag', () => {
     expect(res.body.result.data.warnings).toEqual([
       {
         code: 'IMAGE_INVALID',
-        message: 'the image of tag "%logo" was left out: the PNG is cut short (33 bytes, the header only): it holds no image data (word/document.xml, paragraph 1)',
+        message:
+          'the image of tag "%logo" was left out: the PNG is cut short (33 bytes, the header only): it holds no image data (word/document.xml, paragraph 1)',
         tag: '%logo',
         location: where,
       },
@@ -63,8 +64,14 @@ describe('a truncated PNG in an image tag', () => {
       await writeFile(join(dir, 't.docx'), template);
       await writeFile(join(dir, 'd.json'), JSON.stringify(data));
       const node = join(process.cwd(), 'node_modules', '.bin', 'node');
-      const r = await promisify(execFile)(node, ['cli/docgen.mjs', 'render', '--template', join(dir, 't.docx'), '--data', join(dir, 'd.json'), '--out', join(dir, 'out.docx')], { cwd: process.cwd() });
-      expect(r.stderr).toContain('docgen: 1 image left out, damaged (IMAGE_INVALID; --strict refuses them):\n  word/document.xml, paragraph 1: the image of tag "%logo" was left out: the PNG is cut short');
+      const r = await promisify(execFile)(
+        node,
+        ['cli/docgen.mjs', 'render', '--template', join(dir, 't.docx'), '--data', join(dir, 'd.json'), '--out', join(dir, 'out.docx')],
+        { cwd: process.cwd() },
+      );
+      expect(r.stderr).toContain(
+        'docgen: 1 image left out, damaged (IMAGE_INVALID; --strict refuses them):\n  word/document.xml, paragraph 1: the image of tag "%logo" was left out: the PNG is cut short',
+      );
       expect(r.stderr).not.toContain('rendered empty');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -73,7 +80,9 @@ describe('a truncated PNG in an image tag', () => {
 
   it('strict: 400 TEMPLATE_ERROR naming the tag, nothing delivered', async () => {
     const { templateUrn, dataUrn } = await api.uploadPair(template, data);
-    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { options: { strict: true } } }) });
+    const res = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(templateUrn, dataUrn, { document: { options: { strict: true } } }),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_ERROR');
     expect(res.body.error.innerErrors.map((e: { message: string }) => e.message).join('\n')).toMatch(/tag "%logo": the PNG is cut short/);

@@ -34,14 +34,33 @@ describe('locations: unavailable methods are refused before queueing', () => {
   }
 
   // DriveA exists but needs the subscription's connection (none here): CONNECTION_MISSING, naming the field.
-  const missing = (field: string) => new RegExp(`${field.replace(/[.[\]]/g, '\\$&')} DriveA: the subscription has no driveA connection: connect it with PUT /v1/common/connection/driveA`);
+  const missing = (field: string) =>
+    new RegExp(
+      `${field.replace(/[.[\]]/g, '\\$&')} DriveA: the subscription has no driveA connection: connect it with PUT /v1/common/connection/driveA`,
+    );
   const cases: [string, (t: string, d: string) => Record<string, unknown>, string, RegExp][] = [
-    ['document.deliveryMethod DriveA', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveA', path: '' } }), 'CONNECTION_MISSING', missing('document.deliveryMethod')],
-    ['data.loadMethod DriveA', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveA', urn: d } }), 'CONNECTION_MISSING', missing('data.loadMethod')],
-    ['template.loadMethod DriveA', (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveA' } }), 'CONNECTION_MISSING', missing('template.loadMethod')],
+    [
+      'document.deliveryMethod DriveA',
+      (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveA', path: '' } }),
+      'CONNECTION_MISSING',
+      missing('document.deliveryMethod'),
+    ],
+    [
+      'data.loadMethod DriveA',
+      (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveA', urn: d } }),
+      'CONNECTION_MISSING',
+      missing('data.loadMethod'),
+    ],
+    [
+      'template.loadMethod DriveA',
+      (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveA' } }),
+      'CONNECTION_MISSING',
+      missing('template.loadMethod'),
+    ],
     [
       'template.relatedItems[0].loadMethod DriveA',
-      (t, d) => generateBody(t, d, { template: { relatedItems: [{ name: 'footer', urn: 'x', fileFormat: 'docx', loadMethod: 'DriveA' }] } }),
+      (t, d) =>
+        generateBody(t, d, { template: { relatedItems: [{ name: 'footer', urn: 'x', fileFormat: 'docx', loadMethod: 'DriveA' }] } }),
       'CONNECTION_MISSING',
       missing('template.relatedItems[0].loadMethod'),
     ],
@@ -65,11 +84,23 @@ describe('locations: unavailable methods are refused before queueing', () => {
 
   // DriveB is implemented: without a connection it is CONNECTION_MISSING, before queueing, naming the field.
   const unconnected: [string, (t: string, d: string) => Record<string, unknown>, RegExp][] = [
-    ['document.deliveryMethod DriveB (pdf)', (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }), /document\.deliveryMethod DriveB: the subscription has no driveB connection/],
-    ['data.loadMethod DriveB', (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveB', urn: 'sheet-id' } }), /data\.loadMethod DriveB: the subscription has no driveB connection/],
+    [
+      'document.deliveryMethod DriveB (pdf)',
+      (t, d) => generateBody(t, d, { document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'pdf' } }),
+      /document\.deliveryMethod DriveB: the subscription has no driveB connection/,
+    ],
+    [
+      'data.loadMethod DriveB',
+      (t, d) => ({ ...generateBody(t, d), data: { loadMethod: 'DriveB', urn: 'sheet-id' } }),
+      /data\.loadMethod DriveB: the subscription has no driveB connection/,
+    ],
     [
       'template.loadMethod DriveB (gdoc)',
-      (t, d) => generateBody(t, d, { template: { loadMethod: 'DriveB', fileFormat: 'gdoc', urn: 'doc-id' }, document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'gdoc' } }),
+      (t, d) =>
+        generateBody(t, d, {
+          template: { loadMethod: 'DriveB', fileFormat: 'gdoc', urn: 'doc-id' },
+          document: { deliveryMethod: 'DriveB', path: '', fileFormat: 'gdoc' },
+        }),
       /template\.loadMethod DriveB: the subscription has no driveB connection.*PUT \/v1\/common\/connection\/driveB/,
     ],
   ];
@@ -86,7 +117,7 @@ describe('locations: unavailable methods are refused before queueing', () => {
     });
   }
 
-  it('sharing options of the delivery drive are a need of their own; another drive\'s are ignored', async () => {
+  it("sharing options of the delivery drive are a need of their own; another drive's are ignored", async () => {
     const { templateUrn, dataUrn } = await uploadPair();
     // Storage delivery: driveA sharing options are not read (spec 4.8), so they do not refuse the request.
     const ok = await api.call('POST', '/documents/document/generate', {
@@ -109,7 +140,10 @@ describe('locations: unavailable methods are refused before queueing', () => {
     expect(toDriveA.body.error.innerErrors[0].code).toBe('CONNECTION_MISSING');
     expect(toDriveA.body.error.innerErrors[0].message).toMatch(missing('targetDocument.deliveryMethod'));
     const toCrm = await api.call('POST', '/documents/document/manage', {
-      json: { sourceDocument: { ...source, remove: 'none' }, targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'crm', path: '' } },
+      json: {
+        sourceDocument: { ...source, remove: 'none' },
+        targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'crm', path: '' },
+      },
     });
     // crm is available, but this subscription has not connected it (test/integration/crm covers a connected one).
     expect(toCrm.status).toBe(400);

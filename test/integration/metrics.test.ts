@@ -43,7 +43,10 @@ describe('object storage and metrics', () => {
   });
 
   it('generates docx and pdf into the bucket, and leaves no scratch blob', async () => {
-    for (const [n, fileFormat] of [[1, 'docx'], [2, 'pdf']] as const) {
+    for (const [n, fileFormat] of [
+      [1, 'docx'],
+      [2, 'pdf'],
+    ] as const) {
       // A generate consumes its uploads: one template per generate.
       const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Invoice {n} for {who}']) }]);
       expect(t.status).toBe(201);
@@ -102,7 +105,9 @@ describe('object storage and metrics', () => {
     expect(sample(text, 'docgen_http_requests_total', gen)).toBe(2);
     expect(sample(text, 'docgen_http_request_duration_seconds_count', gen)).toBe(2);
     expect(sample(text, 'docgen_http_request_duration_seconds_bucket', { ...gen, le: '+Inf' })).toBe(2);
-    expect(sample(text, 'docgen_http_requests_total', { route: '/v1/documents/storage/:urn/content', method: 'GET', status: '302' })).toBe(1);
+    expect(sample(text, 'docgen_http_requests_total', { route: '/v1/documents/storage/:urn/content', method: 'GET', status: '302' })).toBe(
+      1,
+    );
     // Route patterns, never raw URLs with ids.
     expect(text).not.toContain(urns[0]);
     for (const activity of ['resolveTemplate', 'loadData', 'merge', 'convertDocument', 'deliver', 'record']) {
@@ -136,15 +141,26 @@ describe('object storage and metrics', () => {
 
   it('serves every metric that the Grafana dashboard and the alert rules name', async () => {
     const text = await (await fetch(`${stack.service.metricsUrl!}/metrics`)).text();
-    const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'deploy/grafana/docgen.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
-    const rules = parse(fs.readFileSync(path.join(root, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
-    const exprs = [...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)), ...rules.groups.flatMap((g) => g.rules.map((r) => r.expr))];
+    const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'deploy/grafana/docgen.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
+    const rules = parse(fs.readFileSync(path.join(root, 'deploy/prometheus/alerts.yml'), 'utf8')) as {
+      groups: { rules: { alert: string; expr: string }[] }[];
+    };
+    const exprs = [
+      ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)),
+      ...rules.groups.flatMap((g) => g.rules.map((r) => r.expr)),
+    ];
     // `up` is Prometheus's own (a scrape that failed), not a metric of the service.
     const names = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:docgen|temporal|process)_\w+)/g)].map((m) => m[1]!)));
     expect(names.size).toBeGreaterThan(15);
     const served = (name: string) => {
       const base = name.replace(/_(bucket|sum|count)$/, '');
-      return new RegExp(`^${name}(\\{| )`, 'm').test(text) || new RegExp(`^# TYPE ${name} `, 'm').test(text) || (base !== name && new RegExp(`^# TYPE ${base} histogram$`, 'm').test(text));
+      return (
+        new RegExp(`^${name}(\\{| )`, 'm').test(text) ||
+        new RegExp(`^# TYPE ${name} `, 'm').test(text) ||
+        (base !== name && new RegExp(`^# TYPE ${base} histogram$`, 'm').test(text))
+      );
     };
     expect([...names].filter((n) => !served(n))).toEqual([]);
     // The check finds a name that is not there.

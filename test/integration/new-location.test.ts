@@ -31,7 +31,9 @@ describe('a location registered in one line, delivered to by generate', () => {
   it('writes the generated document into its directory and answers with its urn', async () => {
     const api = client(await stack.credentials());
     const { templateUrn, dataUrn } = await api.uploadPair();
-    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { deliveryMethod: 'Dropbox', path: '' } }) });
+    const res = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(templateUrn, dataUrn, { document: { deliveryMethod: 'Dropbox', path: '' } }),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const doc = res.body.result.data.document as { deliveryMethod: string; urn: string; name: string };
     expect(doc).toMatchObject({ deliveryMethod: 'Dropbox', name: 'letter.docx' });
@@ -40,5 +42,4 @@ describe('a location registered in one line, delivered to by generate', () => {
     const written = await fs.readFile(path.join(root, subscriptions[0]!, doc.urn));
     expect(written.subarray(0, 2).toString()).toBe('PK');
   });
-
 });

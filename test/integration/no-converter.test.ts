@@ -21,7 +21,9 @@ describe('generate on a service whose LibreOffice cannot start', () => {
 
   it('generates docx to docx, counting pages by the document statistic', async () => {
     const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['Hello {name}']), { name: 'Ada' });
-    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { name: 'plain', fileFormat: 'docx' } }) });
+    const res = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(templateUrn, dataUrn, { document: { name: 'plain', fileFormat: 'docx' } }),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.consumption).toEqual([
       { dimension: 'pages-generated', value: 1 },
@@ -33,9 +35,13 @@ describe('generate on a service whose LibreOffice cannot start', () => {
 
   it('a conversion answers 400 NOT_SUPPORTED naming the missing converter', async () => {
     const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['Hello {name}']), { name: 'Ada' });
-    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { name: 'converted', fileFormat: 'pdf' } }) });
+    const res = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(templateUrn, dataUrn, { document: { name: 'converted', fileFormat: 'pdf' } }),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.innerErrors[0].code).toBe('NOT_SUPPORTED');
-    expect(res.body.error.innerErrors[0].message).toMatch(/no converter available: LibreOffice instance 0 failed to start.*install LibreOffice/);
+    expect(res.body.error.innerErrors[0].message).toMatch(
+      /no converter available: LibreOffice instance 0 failed to start.*install LibreOffice/,
+    );
   });
 });

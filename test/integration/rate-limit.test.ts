@@ -21,7 +21,13 @@ describe('rate limits', () => {
   const PROXY = '127.0.0.9';
 
   beforeAll(async () => {
-    stack = await startStack({ rateLimitPerMinute: 60, rateLimitBurst: 5, authFailuresPerMinute: 60, authFailuresBurst: 3, trustProxy: [PROXY] });
+    stack = await startStack({
+      rateLimitPerMinute: 60,
+      rateLimitBurst: 5,
+      authFailuresPerMinute: 60,
+      authFailuresBurst: 3,
+      trustProxy: [PROXY],
+    });
     port = Number(new URL(stack.service.baseUrl).port);
   });
   afterAll(async () => {
@@ -29,7 +35,10 @@ describe('rate limits', () => {
   });
 
   /** One GET from a chosen loopback source address (a client address of its own). */
-  function get(path: string, opts: { from: string; creds?: Pick<Credentials, 'apiKey' | 'accessToken'>; headers?: Record<string, string> }): Promise<Answer> {
+  function get(
+    path: string,
+    opts: { from: string; creds?: Pick<Credentials, 'apiKey' | 'accessToken'>; headers?: Record<string, string> },
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.creds) {
       headers.authorization = `Bearer ${opts.creds.accessToken}`;
@@ -42,7 +51,11 @@ describe('rate limits', () => {
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
           const ra = res.headers['retry-after'];
-          resolve({ status: res.statusCode ?? 0, retryAfter: ra === undefined ? undefined : Number(ra), body: text.startsWith('{') ? JSON.parse(text) : text });
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: ra === undefined ? undefined : Number(ra),
+            body: text.startsWith('{') ? JSON.parse(text) : text,
+          });
         });
       });
       req.on('error', reject);
@@ -92,7 +105,10 @@ describe('rate limits', () => {
     for (let i = 0; i < 3; i++) failures.push((await get(list, { from, creds: bad })).status);
     expect(failures).toEqual([401, 401, 401]);
     // Out of failures: the next attempt is refused without being checked...
-    expect429(await get(list, { from, creds: bad }), /too many failed authentications from this address: more than 60 per minute .*AUTH_FAILURES_PER_MINUTE/);
+    expect429(
+      await get(list, { from, creds: bad }),
+      /too many failed authentications from this address: more than 60 per minute .*AUTH_FAILURES_PER_MINUTE/,
+    );
     // ...so even a valid pair that was never verified is refused (had it been checked, it would pass), and
     // so is a request without credentials...
     expect((await get(list, { from, creds: good })).status).toBe(429);
@@ -109,9 +125,13 @@ describe('rate limits', () => {
   it('limits the routes that need no credentials per client address (health, readiness, API docs, unknown paths)', async () => {
     const from = '127.0.0.4';
     const statuses: number[] = [];
-    for (const path of ['/v1/health', '/v1/ready', '/v1/openapi.json', '/v1/no-such-route', '/v1/health']) statuses.push((await get(path, { from })).status);
+    for (const path of ['/v1/health', '/v1/ready', '/v1/openapi.json', '/v1/no-such-route', '/v1/health'])
+      statuses.push((await get(path, { from })).status);
     expect(statuses).toEqual([200, 200, 200, 404, 200]);
-    expect429(await get('/v1/ready', { from }), /this address sent more than 60 requests per minute to the routes that need no credentials/);
+    expect429(
+      await get('/v1/ready', { from }),
+      /this address sent more than 60 requests per minute to the routes that need no credentials/,
+    );
     expect((await get('/v1/health', { from })).status).toBe(429);
     // Another address, and authenticated requests from this one, are not affected.
     expect((await get('/v1/health', { from: '127.0.0.5' })).status).toBe(200);
@@ -129,7 +149,8 @@ describe('rate limits', () => {
     expect((await through('2001:db8:1:3::1')).status).toBe(200);
     // A client that is not the proxy cannot pick its address with the header.
     const spoofer = '127.0.0.6';
-    for (let i = 0; i < 5; i++) expect((await get('/v1/health', { from: spoofer, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await get('/v1/health', { from: spoofer, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status).toBe(200);
     expect((await get('/v1/health', { from: spoofer, headers: { 'x-forwarded-for': '203.0.113.200' } })).status).toBe(429);
   });
 
@@ -137,7 +158,9 @@ describe('rate limits', () => {
     const doc = (await get('/v1/openapi.json', { from: '127.0.0.7' })).body;
     // Envelopes are named schemas (components/schemas) the operations refer to.
     const schemaOf = (s: any) => (typeof s?.$ref === 'string' ? doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] : s);
-    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+    );
     expect(operations.length).toBeGreaterThan(50);
     for (const { path, method, op } of operations) {
       const r = op.responses?.['429'];
@@ -154,7 +177,9 @@ describe('rate limits', () => {
   it('a 429 of manage is in its own envelope, as its 401 is', async () => {
     const creds = await stack.credentials('manage-burst');
     const api = client(creds);
-    const body = { sourceDocument: { urn: '00000000-0000-4000-8000-000000000000', fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' } };
+    const body = {
+      sourceDocument: { urn: '00000000-0000-4000-8000-000000000000', fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' },
+    };
     let last = await api.call('POST', '/documents/document/manage', { json: body });
     for (let i = 0; i < 5 && last.status !== 429; i++) last = await api.call('POST', '/documents/document/manage', { json: body });
     expect(last.status, JSON.stringify(last.body)).toBe(429);

@@ -23,23 +23,32 @@ describe('template.relatedItems', () => {
   }
 
   it('an included template from Storage is merged with the same data', async () => {
-    const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['Dear {name},', '{>footer}', 'Bye']), { name: 'Ada', company: 'Analytical Engines' });
+    const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['Dear {name},', '{>footer}', 'Bye']), {
+      name: 'Ada',
+      company: 'Analytical Engines',
+    });
     const footer = await upload(makeDocx(['{company} - footer']), 'footer.docx');
     const res = await api.call('POST', '/documents/document/generate', {
-      json: generateBody(templateUrn, dataUrn, { template: { relatedItems: [{ name: 'footer', urn: footer, loadMethod: 'Storage', fileFormat: 'docx' }] } }),
+      json: generateBody(templateUrn, dataUrn, {
+        template: { relatedItems: [{ name: 'footer', urn: footer, loadMethod: 'Storage', fileFormat: 'docx' }] },
+      }),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const doc = await api.download(res.body.result.data.document.urn);
     expect(docxParagraphs(doc.bytes)).toEqual(['Dear Ada,', 'Analytical Engines - footer', 'Bye']);
     // Spec 3: the request consumed the uploads it named, the included template too.
     const again = await api.call('POST', '/documents/document/generate', {
-      json: generateBody(templateUrn, dataUrn, { template: { relatedItems: [{ name: 'footer', urn: footer, loadMethod: 'Storage', fileFormat: 'docx' }] } }),
+      json: generateBody(templateUrn, dataUrn, {
+        template: { relatedItems: [{ name: 'footer', urn: footer, loadMethod: 'Storage', fileFormat: 'docx' }] },
+      }),
     });
     expect(again.status).toBe(400);
     expect(again.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
     const other = await api.uploadPair(makeDocx(['{>footer}']), { company: 'x' });
     const footerGone = await api.call('POST', '/documents/document/generate', {
-      json: generateBody(other.templateUrn, other.dataUrn, { template: { relatedItems: [{ name: 'footer', urn: footer, loadMethod: 'Storage' }] } }),
+      json: generateBody(other.templateUrn, other.dataUrn, {
+        template: { relatedItems: [{ name: 'footer', urn: footer, loadMethod: 'Storage' }] },
+      }),
     });
     expect(footerGone.status).toBe(400);
     expect(footerGone.body.error.innerErrors[0].message).toContain(footer);
@@ -48,7 +57,9 @@ describe('template.relatedItems', () => {
   it('a related item that does not resolve: 400 TEMPLATE_NOT_FOUND naming it', async () => {
     const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['{>footer}']), { name: 'x' });
     const res = await api.call('POST', '/documents/document/generate', {
-      json: generateBody(templateUrn, dataUrn, { template: { relatedItems: [{ name: 'footer', urn: '00000000-0000-4000-8000-000000000000', loadMethod: 'Storage' }] } }),
+      json: generateBody(templateUrn, dataUrn, {
+        template: { relatedItems: [{ name: 'footer', urn: '00000000-0000-4000-8000-000000000000', loadMethod: 'Storage' }] },
+      }),
     });
     expect(res.status).toBe(400);
     expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
@@ -58,7 +69,13 @@ describe('template.relatedItems', () => {
     const { templateUrn, dataUrn } = await api.uploadPair();
     const res = await api.call('POST', '/documents/document/generate', {
       json: generateBody(templateUrn, dataUrn, {
-        template: { relatedItems: [{ name: 'a', urn: 'u1' }, { name: 'a', urn: 'u2' }, { name: 'b', fileFormat: 'gdoc', loadMethod: 'Storage' }] },
+        template: {
+          relatedItems: [
+            { name: 'a', urn: 'u1' },
+            { name: 'a', urn: 'u2' },
+            { name: 'b', fileFormat: 'gdoc', loadMethod: 'Storage' },
+          ],
+        },
       }),
     });
     expect(res.status).toBe(400);

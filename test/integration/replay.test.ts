@@ -55,7 +55,11 @@ const EXPECTED: Record<string, 'COMPLETED' | 'FAILED'> = {
 function withoutStacks<T>(v: T): T {
   if (Array.isArray(v)) return v.map(withoutStacks) as T;
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'stackTrace').map(([k, x]) => [k, withoutStacks(x)])) as T;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== 'stackTrace')
+      .map(([k, x]) => [k, withoutStacks(x)]),
+  ) as T;
 }
 
 const closedAs = (h: History) =>
@@ -79,7 +83,14 @@ describe('workflow replay', () => {
     if (RECORD) [graph, google, receiver] = await Promise.all([startGraphFake(), startFakeGoogle(), startReceiver('127.0.0.1')]);
     stack = await startStack(
       RECORD
-        ? { driveAGraphUrl: graph.graphUrl, driveALoginUrl: graph.loginUrl, ...google.settings, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 150, 150], callbackTimeoutMs: 2_000 }
+        ? {
+            driveAGraphUrl: graph.graphUrl,
+            driveALoginUrl: graph.loginUrl,
+            ...google.settings,
+            outboundAllow: ['127.0.0.1'],
+            callbackRetryScheduleMs: [0, 150, 150],
+            callbackTimeoutMs: 2_000,
+          }
         : {},
     );
     const creds = await stack.credentials();
@@ -102,7 +113,8 @@ describe('workflow replay', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.result.data.files[0].id as string;
   }
-  const pair = async (template = makeDocx(['Hello {name}'])) => [await upload('template', 't.docx', template), await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }))] as const;
+  const pair = async (template = makeDocx(['Hello {name}'])) =>
+    [await upload('template', 't.docx', template), await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }))] as const;
   async function generate(body: unknown, status = 201): Promise<History> {
     const res = await api.call('POST', '/documents/document/generate', { json: body });
     expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -120,7 +132,13 @@ describe('workflow replay', () => {
     return res.body.result.data.document.urn as string;
   };
   const source = (urn: string, remove = 'none') => ({ urn, fileFormat: 'docx', loadMethod: 'Storage', remove });
-  const target = (over: Record<string, unknown> = {}) => ({ name: 'copy', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', ...over });
+  const target = (over: Record<string, unknown> = {}) => ({
+    name: 'copy',
+    fileFormat: 'docx',
+    deliveryMethod: 'Storage',
+    path: 'root',
+    ...over,
+  });
 
   /** One run per path through the workflows, by the current code. */
   async function recordRuns(): Promise<Record<string, History>> {
@@ -130,11 +148,21 @@ describe('workflow replay', () => {
     runs['generate-template-error'] = await generate(generateBody(...(await pair(makeDocx(['{#never closed'])))), 400);
     graph.addDrive(DRIVE_A);
     await connectDriveA(api, graph);
-    runs['generate-to-drivea'] = await generate(generateBody(...(await pair()), { document: { deliveryMethod: 'DriveA', path: 'Replay' } }));
+    runs['generate-to-drivea'] = await generate(
+      generateBody(...(await pair()), { document: { deliveryMethod: 'DriveA', path: 'Replay' } }),
+    );
     await connectDriveB(api, ADA);
-    const gdoc = google.fake.put({ name: 'Letter', mimeType: MIME.document, parent: google.fake.rootOf('ada@example.com'), owner: 'ada@example.com', content: makeDocx(['Dear {name}']) });
+    const gdoc = google.fake.put({
+      name: 'Letter',
+      mimeType: MIME.document,
+      parent: google.fake.rootOf('ada@example.com'),
+      owner: 'ada@example.com',
+      content: makeDocx(['Dear {name}']),
+    });
     const nativeData = await upload('data', 'd.json', JSON.stringify({ name: 'Ada' }));
-    runs['generate-native-merge'] = await generate(driveBBody({ urn: gdoc.id, fileFormat: 'gdoc' }, { urn: nativeData }, { options: { driveBGenerate: { nativeMergeEnabled: true } } }));
+    runs['generate-native-merge'] = await generate(
+      driveBBody({ urn: gdoc.id, fileFormat: 'gdoc' }, { urn: nativeData }, { options: { driveBGenerate: { nativeMergeEnabled: true } } }),
+    );
     graph.put(DRIVE_A, 'Replay/letter.docx', Buffer.from(makeDocx(['Dear {name},', '{>footer}'])));
     graph.put(DRIVE_A, 'Replay/footer.docx', Buffer.from(makeDocx(['Regards'])));
     graph.put(DRIVE_A, 'Replay/ada.json', Buffer.from(JSON.stringify({ name: 'Ada' })));
@@ -148,12 +176,24 @@ describe('workflow replay', () => {
       data: { loadMethod: 'DriveA', urn: 'root:/Replay/ada.json:' },
       document: { name: 'read', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-US' },
     });
-    const driveBData = google.fake.put({ name: 'ada.json', mimeType: 'application/json', parent: google.fake.rootOf('ada@example.com'), owner: 'ada@example.com', content: JSON.stringify({ name: 'Ada' }) });
+    const driveBData = google.fake.put({
+      name: 'ada.json',
+      mimeType: 'application/json',
+      parent: google.fake.rootOf('ada@example.com'),
+      owner: 'ada@example.com',
+      content: JSON.stringify({ name: 'Ada' }),
+    });
     runs['generate-native-merge-data-at-driveb'] = await generate(
-      driveBBody({ urn: gdoc.id, fileFormat: 'gdoc' }, { urn: driveBData.id, loadMethod: 'DriveB' }, { name: 'letter-2', options: { driveBGenerate: { nativeMergeEnabled: true } } }),
+      driveBBody(
+        { urn: gdoc.id, fileFormat: 'gdoc' },
+        { urn: driveBData.id, loadMethod: 'DriveB' },
+        { name: 'letter-2', options: { driveBGenerate: { nativeMergeEnabled: true } } },
+      ),
     );
 
-    const token = await api.call('POST', '/common/client/token', { json: { sub: 'replay', iss: `${receiver.url}/hooks`, dest: 'done', client_id: 'tests' } });
+    const token = await api.call('POST', '/common/client/token', {
+      json: { sub: 'replay', iss: `${receiver.url}/hooks`, dest: 'done', client_id: 'tests' },
+    });
     expect(token.status, JSON.stringify(token.body)).toBe(200);
     receiver.script('/hooks/done', [{ status: 503 }]);
     const queued = await api.call('POST', '/documents/document/generate/async', {
@@ -167,8 +207,14 @@ describe('workflow replay', () => {
 
     runs['manage-copy'] = await manage({ sourceDocument: source(await delivered()), targetDocument: target() });
     runs['manage-move'] = await manage({ sourceDocument: source(await delivered(), 'delete'), targetDocument: target({ name: 'moved' }) });
-    runs['manage-convert-to-drivea'] = await manage({ sourceDocument: source(await delivered()), targetDocument: target({ fileFormat: 'pdf', deliveryMethod: 'DriveA', path: 'Replay' }) });
-    runs['manage-move-missing-source'] = await manage({ sourceDocument: source('3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11', 'delete'), targetDocument: target() }, 400);
+    runs['manage-convert-to-drivea'] = await manage({
+      sourceDocument: source(await delivered()),
+      targetDocument: target({ fileFormat: 'pdf', deliveryMethod: 'DriveA', path: 'Replay' }),
+    });
+    runs['manage-move-missing-source'] = await manage(
+      { sourceDocument: source('3f1e9a43-1111-4c1f-9f3e-3d2b0c8a9e11', 'delete'), targetDocument: target() },
+      400,
+    );
     return runs;
   }
 
@@ -182,20 +228,34 @@ describe('workflow replay', () => {
     }
   }
 
-  it(RECORD ? 'records the fixture histories from the current code' : 'replays the histories recorded from the current code, one per path through the workflows', async () => {
-    let recorded: Record<string, object>;
-    if (RECORD) {
-      const runs = await recordRuns();
-      recorded = Object.fromEntries(
-        Object.entries(runs).map(([name, h]) => [name, withoutStacks(temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String }))]),
-      );
-      fs.mkdirSync(path.dirname(fixture), { recursive: true });
-      fs.writeFileSync(fixture, `${JSON.stringify(recorded, null, 1)}\n`);
-    } else {
-      recorded = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Record<string, object>;
-    }
-    await replayAll(recorded, 'current');
-  });
+  it(
+    RECORD
+      ? 'records the fixture histories from the current code'
+      : 'replays the histories recorded from the current code, one per path through the workflows',
+    async () => {
+      let recorded: Record<string, object>;
+      if (RECORD) {
+        const runs = await recordRuns();
+        recorded = Object.fromEntries(
+          Object.entries(runs).map(([name, h]) => [
+            name,
+            withoutStacks(
+              temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), {
+                longs: String,
+                enums: String,
+                bytes: String,
+              }),
+            ),
+          ]),
+        );
+        fs.mkdirSync(path.dirname(fixture), { recursive: true });
+        fs.writeFileSync(fixture, `${JSON.stringify(recorded, null, 1)}\n`);
+      } else {
+        recorded = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Record<string, object>;
+      }
+      await replayAll(recorded, 'current');
+    },
+  );
 
   it.runIf(!RECORD)('replays the histories recorded before each live patch (its old branch)', async () => {
     for (const [patch, file] of Object.entries(PATCHED)) {

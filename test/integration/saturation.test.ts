@@ -30,7 +30,9 @@ async function tenants(stack: Stack, receiver: Receiver, dest: string): Promise<
   const aCreds = await stack.credentials('tenant-a');
   const bCreds = await stack.credentials('tenant-b');
   const b = client(bCreds);
-  const made = await b.call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest, client_id: 'tests' } });
+  const made = await b.call('POST', '/common/client/token', {
+    json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest, client_id: 'tests' },
+  });
   expect(made.status, JSON.stringify(made.body)).toBe(200);
   return { stack, pool: c, a: client(aCreds), aCreds, b, bCreds, bToken: made.body.result.data.token };
 }
@@ -64,7 +66,13 @@ describe('one LibreOffice instance (the issue): B queues four 260 000-paragraph 
     receiver = await startReceiver('127.0.0.1');
     // Short limits, so that the code before the estimates fails in a minute, not in eight: each of B's
     // conversions held the instance to CONVERTER_TIMEOUT_MS and A's requests waited to GENERATE_TIMEOUT_MS.
-    stack = await startStack({ converterPoolSize: 1, converterTimeoutMs: 30_000, generateTimeoutMs: 20_000, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] });
+    stack = await startStack({
+      converterPoolSize: 1,
+      converterTimeoutMs: 30_000,
+      generateTimeoutMs: 20_000,
+      outboundAllow: ['127.0.0.1'],
+      callbackRetryScheduleMs: [0, 200],
+    });
     t = await tenants(stack, receiver, '/sat1');
   });
   afterAll(async () => {
@@ -83,12 +91,18 @@ describe('one LibreOffice instance (the issue): B queues four 260 000-paragraph 
       attack(t, makeDocx(para('{name}') + numberedParagraphs(260_000)), { name: 'B' }, 4),
     ]);
     const during = summary(samples);
-    const callbacks = receiver.at('/hooks/sat1').map((d) => JSON.parse(d.body) as { error?: { statusCode: number; innerErrors: { code: string; message: string }[] } });
+    const callbacks = receiver
+      .at('/hooks/sat1')
+      .map((d) => JSON.parse(d.body) as { error?: { statusCode: number; innerErrors: { code: string; message: string }[] } });
     report('1 instance', baseline, during, callbacks.map((c) => `${c.error?.statusCode} ${c.error?.innerErrors[0]?.code}`).join(', '));
 
     expect(samples.filter((s) => s.status !== 201)).toEqual([]);
     expect(callbacks).toHaveLength(4);
-    for (const c of callbacks) expect(c.error?.innerErrors[0]).toMatchObject({ code: 'TEMPLATE_TOO_COMPLEX', message: expect.stringMatching(/\(TEMPLATE_MAX_PAGES\)/) });
+    for (const c of callbacks)
+      expect(c.error?.innerErrors[0]).toMatchObject({
+        code: 'TEMPLATE_TOO_COMPLEX',
+        message: expect.stringMatching(/\(TEMPLATE_MAX_PAGES\)/),
+      });
     // Structural: B never reached LibreOffice, and none of A's conversions waited for another subscription.
     expect(t.pool.subscriptionUsage(t.bCreds.subscriptionId).started).toBe(0);
     expect(t.pool.subscriptionUsage(t.aCreds.subscriptionId)).toMatchObject({ waitedForOthers: 0 });
@@ -118,7 +132,9 @@ describe('the default pool of this machine (two instances): B queues long conver
     const bDone = () => receiver.at('/hooks/sat2').length >= 3;
     const [samples] = await Promise.all([pdfTraffic(t.a, { everyMs: 1_000, min: 10, until: bDone }), attack(t, long, {}, 3)]);
     const during = summary(samples);
-    const callbacks = receiver.at('/hooks/sat2').map((d) => JSON.parse(d.body) as { result?: { statusCode: number }; error?: { statusCode: number } });
+    const callbacks = receiver
+      .at('/hooks/sat2')
+      .map((d) => JSON.parse(d.body) as { result?: { statusCode: number }; error?: { statusCode: number } });
     report('2 instances', baseline, during, callbacks.map((c) => String(c.result?.statusCode ?? c.error?.statusCode)).join(', '));
 
     expect(samples.filter((s) => s.status !== 201)).toEqual([]);

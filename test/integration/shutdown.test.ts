@@ -27,7 +27,11 @@ it('stop waits for a generate in progress, answers it, then closes its keep-aliv
     const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
         `${creds.baseUrl}/documents/document/generate`,
-        { method: 'POST', agent, headers: { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey, 'content-type': 'application/json' } },
+        {
+          method: 'POST',
+          agent,
+          headers: { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey, 'content-type': 'application/json' },
+        },
         (res) => {
           let text = '';
           res.on('data', (c: Buffer) => (text += c.toString()));

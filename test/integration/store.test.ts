@@ -53,7 +53,18 @@ describe.each(backends)('store on $name', ({ open }) => {
     const b = await ensureSubscription(db, 'tenant-b');
     const ua = await ensureFirstUser(db, a);
     const id = randomUUID();
-    const file = { subscriptionId: a.id, ownerId: ua.id, kind: 'template' as const, fileName: 't.docx', path: '', contentType: 'x', size: 10, sha256: 'ab', blobKey: `k/${id}`, expiresDate: null };
+    const file = {
+      subscriptionId: a.id,
+      ownerId: ua.id,
+      kind: 'template' as const,
+      fileName: 't.docx',
+      path: '',
+      contentType: 'x',
+      size: 10,
+      sha256: 'ab',
+      blobKey: `k/${id}`,
+      expiresDate: null,
+    };
     await insertFile(db, { ...file, id });
     expect((await getFile(db, a.id, id, ['template']))?.fileName).toBe('t.docx');
     expect(await getFile(db, b.id, id, ['template'])).toBeUndefined();
@@ -69,7 +80,19 @@ describe.each(backends)('store on $name', ({ open }) => {
     const b = await ensureSubscription(db, 'tenant-consume-b');
     const ua = await ensureFirstUser(db, a);
     const id = randomUUID();
-    await insertFile(db, { id, subscriptionId: a.id, ownerId: ua.id, kind: 'data', fileName: 'd.json', path: '', contentType: 'x', size: 2, sha256: 'ab', blobKey: `k/${id}`, expiresDate: null });
+    await insertFile(db, {
+      id,
+      subscriptionId: a.id,
+      ownerId: ua.id,
+      kind: 'data',
+      fileName: 'd.json',
+      path: '',
+      contentType: 'x',
+      size: 2,
+      sha256: 'ab',
+      blobKey: `k/${id}`,
+      expiresDate: null,
+    });
     // Another subscription's run consumes nothing.
     expect(await consumeFiles(db, b.id, [id], ['data'], 'run-b')).toEqual([]);
     expect(await consumeFiles(db, a.id, [id, 'not-a-uuid'], ['data'], 'run-1')).toEqual([{ id, blobKey: `k/${id}` }]);
@@ -84,7 +107,16 @@ describe.each(backends)('store on $name', ({ open }) => {
   it('records a document and its metering once per operation, and rolls back a failed transaction', async () => {
     const s = await ensureSubscription(db, 'metering');
     const u = await ensureFirstUser(db, s);
-    const doc = { subscriptionId: s.id, userId: u.id, operationId: 'op-1', title: 'a.docx', urn: randomUUID(), path: 'root', fileFormat: 'docx', deliveryMethod: 'Storage' };
+    const doc = {
+      subscriptionId: s.id,
+      userId: u.id,
+      operationId: 'op-1',
+      title: 'a.docx',
+      urn: randomUUID(),
+      path: 'root',
+      fileFormat: 'docx',
+      deliveryMethod: 'Storage',
+    };
     const first = await recordDocument(db, doc);
     expect(await recordDocument(db, { ...doc, title: 'retried.docx' })).toBe(first);
     await recordConsumption(db, s.id, u.id, 'op-1', [{ dimension: 'pages-generated', value: 3 }]);

@@ -52,7 +52,9 @@ describe('POST /documents/template/inspect', () => {
     // The sample generates through the API, every tag filled.
     const generate = async (json: unknown) => {
       const ids = await api.uploadPair(bytes, json);
-      return api.call('POST', '/documents/document/generate', { json: generateBody(ids.templateUrn, ids.dataUrn, { document: { name: 'sample' } }) });
+      return api.call('POST', '/documents/document/generate', {
+        json: generateBody(ids.templateUrn, ids.dataUrn, { document: { name: 'sample' } }),
+      });
     };
     const g = await generate(data.sample);
     expect(g.status).toBe(201);
@@ -72,7 +74,11 @@ describe('POST /documents/template/inspect', () => {
     const docgen = new DocgenClient({ baseUrl: creds.baseUrl, apiKey: creds.apiKey, accessToken: creds.accessToken });
     const r = await docgen.templates.inspect({ name: 'products.pptx', content: readFileSync(path.join(examples, 'products.pptx')) });
     expect(r.format).toBe('pptx');
-    expect(r.tags[0]).toMatchObject({ kind: 'slide', source: ':products', location: { part: expect.stringMatching(/^ppt\/slides\/slide\d+\.xml$/) } });
+    expect(r.tags[0]).toMatchObject({
+      kind: 'slide',
+      source: ':products',
+      location: { part: expect.stringMatching(/^ppt\/slides\/slide\d+\.xml$/) },
+    });
     expect(Object.keys((r.schema as { properties: object }).properties)).toEqual(['products']);
   });
 
@@ -101,7 +107,10 @@ describe('POST /documents/template/inspect', () => {
     const other = client(await stack.credentials('other'));
     const stolen = await other.call('POST', '/documents/template/inspect', { json: { template: { urn, loadMethod: 'Storage' } } });
     expect(stolen.status).toBe(400);
-    expect(stolen.body.error.innerErrors[0]).toMatchObject({ code: 'TEMPLATE_NOT_FOUND', message: expect.stringContaining('template.urn') });
+    expect(stolen.body.error.innerErrors[0]).toMatchObject({
+      code: 'TEMPLATE_NOT_FOUND',
+      message: expect.stringContaining('template.urn'),
+    });
     const drive = await api.call('POST', '/documents/template/inspect', { json: { template: { urn, loadMethod: 'DriveA' } } });
     expect(drive.status).toBe(400);
     expect(drive.body.error.innerErrors[0].message).toContain('template.loadMethod');
@@ -118,12 +127,21 @@ describe('POST /documents/template/inspect', () => {
   it('refuses what is not a template in the error envelope, naming the file and field', async () => {
     const txt = await send('notes.txt', 'hello', 'upload');
     expect(txt.status).toBe(400);
-    expect(txt.body.error.innerErrors[0]).toMatchObject({ code: 'INVALID_TEMPLATE_FORMAT', message: expect.stringContaining('"notes.txt" (field upload)') });
+    expect(txt.body.error.innerErrors[0]).toMatchObject({
+      code: 'INVALID_TEMPLATE_FORMAT',
+      message: expect.stringContaining('"notes.txt" (field upload)'),
+    });
     const fake = await send('fake.docx', 'not a zip at all');
     expect(fake.status).toBe(400);
-    expect(fake.body.error.innerErrors[0]).toMatchObject({ code: 'INVALID_TEMPLATE_FORMAT', message: expect.stringContaining('"fake.docx"') });
+    expect(fake.body.error.innerErrors[0]).toMatchObject({
+      code: 'INVALID_TEMPLATE_FORMAT',
+      message: expect.stringContaining('"fake.docx"'),
+    });
     const none = await api.call('POST', '/documents/template/inspect', { json: {} });
     expect(none.status).toBe(400);
-    expect(none.body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('template.urn is missing') });
+    expect(none.body.error.innerErrors[0]).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringContaining('template.urn is missing'),
+    });
   });
 });

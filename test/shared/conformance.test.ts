@@ -13,16 +13,30 @@ const ownCases = path.join(repoRoot, 'test', 'conformance', 'docxtemplater', 'ca
 /** Runs the shared checker with the test engine (which keeps every output for schema validation). */
 async function check(extra: string[]): Promise<{ code: number; failures: string[]; stderr: string; passed: number; last: string }> {
   const run = promisify(execFile);
-  const { code, stdout, stderr } = await run(process.execPath, ['--import', 'tsx', checker, '--engine', './test/support/engine.ts', ...extra], {
-    cwd: repoRoot,
-    maxBuffer: 16 * 1024 * 1024,
-  }).then(
+  const { code, stdout, stderr } = await run(
+    process.execPath,
+    ['--import', 'tsx', checker, '--engine', './test/support/engine.ts', ...extra],
+    {
+      cwd: repoRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  ).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: typeof e.code === 'number' ? e.code : 1,
+      stdout: e.stdout ?? '',
+      stderr: e.stderr ?? '',
+    }),
   );
   const lines = stdout.trim().split('\n');
   const last = lines[lines.length - 1] ?? '';
-  return { code, failures: lines.filter((l) => l.startsWith('FAIL')), stderr: stderr.slice(0, 2000), passed: Number(/^(\d+) passed/.exec(last)?.[1] ?? 0), last };
+  return {
+    code,
+    failures: lines.filter((l) => l.startsWith('FAIL')),
+    stderr: stderr.slice(0, 2000),
+    passed: Number(/^(\d+) passed/.exec(last)?.[1] ?? 0),
+    last,
+  };
 }
 
 describe('docxtemplater conformance corpus', () => {

@@ -11,6 +11,8 @@ export const docxtemplaterCorpus = path.join(sharedDir, 'conformance', 'docxtemp
 /** Fails the suite at once, naming the folder and the setting, when the material is not there. */
 export function requireShared(): void {
   if (!fs.existsSync(docxtemplaterCorpus)) {
-    throw new Error(`the shared corpus is not at ${docxtemplaterCorpus}: set DOCGEN_SHARED_DIR to the folder that holds conformance/docxtemplater`);
+    throw new Error(
+      `the shared corpus is not at ${docxtemplaterCorpus}: set DOCGEN_SHARED_DIR to the folder that holds conformance/docxtemplater`,
+    );
   }
 }

@@ -12,7 +12,12 @@ import { docxtemplaterCorpus as corpus, requireShared } from './corpus.ts';
 requireShared();
 
 describe('inferSchema on templates we did not write (docxtemplater fixtures)', () => {
-  const cases = JSON.parse(readFileSync(path.join(corpus, 'cases.json'), 'utf8')) as Array<{ id: string; template: string; data: unknown; options: { delimiters?: { start: string; end: string }; paragraphLoop?: boolean } }>;
+  const cases = JSON.parse(readFileSync(path.join(corpus, 'cases.json'), 'utf8')) as Array<{
+    id: string;
+    template: string;
+    data: unknown;
+    options: { delimiters?: { start: string; end: string }; paragraphLoop?: boolean };
+  }>;
   const unique = [...new Map(cases.map((c) => [c.template, c])).values()];
 
   it('has fixtures to read', () => {
@@ -40,4 +45,3 @@ describe('inferSchema on templates we did not write (docxtemplater fixtures)', (
     expect(validator(schema)(c?.data)).toEqual([]);
   });
 });
-

@@ -13,7 +13,6 @@ import type { client } from './http.ts';
 import { makeDocx } from './office.ts';
 import { createPgDatabase } from './stack.ts';
 
-
 /** A GraphQL endpoint answering every query with `{ customer: { name: 'Ada' } }`. With `hold`, the first
  *  request waits until `release()`; `firstHit` resolves when it arrives. */
 export async function startGraphqlEndpoint(opts: { hold?: boolean } = {}) {
@@ -76,7 +75,9 @@ export async function queueAsyncGeneration(
   sdk: ReturnType<typeof client>,
   opts: { callbackBase: string; dest: string; graphqlUrl: string; externalContext: Record<string, unknown> },
 ) {
-  const token = await sdk.call('POST', '/common/client/token', { json: { sub: 'receiver-secret', iss: opts.callbackBase, dest: opts.dest } });
+  const token = await sdk.call('POST', '/common/client/token', {
+    json: { sub: 'receiver-secret', iss: opts.callbackBase, dest: opts.dest },
+  });
   expect(token.status, JSON.stringify(token.body)).toBe(200);
   const t = await sdk.upload('template', [{ name: 't.docx', bytes: makeDocx(['Hello {customer.name}']) }]);
   expect(t.status, JSON.stringify(t.body)).toBe(201);

@@ -17,7 +17,7 @@ export function longRunDocx(chars: number, before = ''): Uint8Array {
   const parts: string[] = [];
   let n = 0;
   // A fixed linear congruential sequence: the same document every time, and not a zip bomb.
-  for (let x = 12345; n < chars; ) {
+  for (let x = 12345; n < chars;) {
     x = (Math.imul(x, 1103515245) + 12345) >>> 0;
     const w = words[(x >>> 16) % words.length]!;
     parts.push(w);

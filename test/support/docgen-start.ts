@@ -53,7 +53,14 @@ export async function docgenStartEnv(dataDir: string, extra: Record<string, stri
 /** Runs `docgen start` and waits for its ready line. A port that was free when the environment was made can
  *  be taken by the time docgen listens (another process's outgoing connection gets it as its ephemeral port):
  *  then it starts again, up to twice, on fresh ports; the returned `env` is the one that worked. */
-export async function spawnDocgenStart(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number; /** The checkout whose docgen runs (a benchmark's "before"); this one by default. */ root?: string } = {}): Promise<DocgenStart> {
+export async function spawnDocgenStart(
+  env: NodeJS.ProcessEnv,
+  opts: {
+    timeoutMs?: number;
+    pollMs?: number;
+    /** The checkout whose docgen runs (a benchmark's "before"); this one by default. */ root?: string;
+  } = {},
+): Promise<DocgenStart> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await spawnOnce(env, opts);
@@ -68,7 +75,11 @@ export async function spawnDocgenStart(env: NodeJS.ProcessEnv, opts: { timeoutMs
 async function spawnOnce(env: NodeJS.ProcessEnv, opts: { timeoutMs?: number; pollMs?: number; root?: string }): Promise<DocgenStart> {
   const t0 = performance.now();
   const root = opts.root ?? repoRoot;
-  const child = spawn(process.execPath, [path.join(root, 'cli', 'docgen.mjs'), 'start'], { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'cli', 'docgen.mjs'), 'start'], {
+    env,
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

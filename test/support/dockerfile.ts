@@ -83,7 +83,14 @@ export function dockerignore(text: string): (rel: string) => boolean {
       const pattern = (negate ? l.slice(1) : l).replace(/^\/+|\/+$/g, '');
       const re = pattern
         .split('/')
-        .map((seg) => (seg === '**' ? '.*' : seg.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+        .map((seg) =>
+          seg === '**'
+            ? '.*'
+            : seg
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]'),
+        )
         .join('/');
       return { negate, re: new RegExp(`^${re}(/.*)?$`) };
     });
@@ -121,7 +128,9 @@ export interface MaterialiseOptions {
  *  each stage once). */
 export function materialise(text: string, targets: string[], opts: MaterialiseOptions): Map<string, Materialised> {
   const stages = parseDockerfile(text);
-  const ignored = dockerignore(fs.existsSync(path.join(opts.context, '.dockerignore')) ? fs.readFileSync(path.join(opts.context, '.dockerignore'), 'utf8') : '');
+  const ignored = dockerignore(
+    fs.existsSync(path.join(opts.context, '.dockerignore')) ? fs.readFileSync(path.join(opts.context, '.dockerignore'), 'utf8') : '',
+  );
   const done = new Map<string, Materialised>();
   const build = (name: string): Materialised => {
     const cached = done.get(name);
@@ -155,7 +164,12 @@ export function materialise(text: string, targets: string[], opts: MaterialiseOp
             const src = path.join(build(from).dir, path.posix.relative(lastOf(stages, from, 'WORKDIR') ?? '/', source));
             linkTree(src, sources.length > 1 || dest!.endsWith('/') ? path.join(destDir, path.basename(source)) : destDir);
           } else {
-            const copied = copyContext(opts.context, source, sources.length > 1 || dest!.endsWith('/') ? path.join(destDir, path.basename(source)) : destDir, ignored);
+            const copied = copyContext(
+              opts.context,
+              source,
+              sources.length > 1 || dest!.endsWith('/') ? path.join(destDir, path.basename(source)) : destDir,
+              ignored,
+            );
             result.contextFiles.push(...copied);
           }
         }
@@ -198,7 +212,10 @@ function copyContext(context: string, source: string, dest: string, ignored: (re
       copied.push(rel);
     }
   };
-  const rel = path.posix.normalize(source).replace(/^\.\/?/, '').replace(/\/$/, '');
+  const rel = path.posix
+    .normalize(source)
+    .replace(/^\.\/?/, '')
+    .replace(/\/$/, '');
   if (!fs.existsSync(path.join(context, rel))) throw new Error(`COPY ${source}: not in the build context`);
   walk(rel, dest);
   return copied;

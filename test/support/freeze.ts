@@ -50,7 +50,12 @@ export interface FreezeOutcome {
 const count = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1);
 
 /** Runs the plan; `pause(true|false)` stops or continues the Temporal server. */
-export async function freezeScenario(creds: Credentials, dataDir: string, plan: FreezePlan, pause: (stopped: boolean) => void): Promise<FreezeOutcome> {
+export async function freezeScenario(
+  creds: Credentials,
+  dataDir: string,
+  plan: FreezePlan,
+  pause: (stopped: boolean) => void,
+): Promise<FreezeOutcome> {
   const api = client(creds);
   const tag = `f${Date.now().toString(36)}`;
   // Everything a request needs exists before the pause: its own template and data (a generate consumes
@@ -60,7 +65,9 @@ export async function freezeScenario(creds: Credentials, dataDir: string, plan: 
   const sources: string[] = [];
   for (let i = 0; i < plan.moves; i++) {
     const p = await api.uploadPair(makeDocx(['Source {name}']), { name: `s${i}` });
-    const r = await api.call('POST', '/documents/document/generate', { json: generateBody(p.templateUrn, p.dataUrn, { document: { name: `${tag}-src-${i}` } }) });
+    const r = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(p.templateUrn, p.dataUrn, { document: { name: `${tag}-src-${i}` } }),
+    });
     if (r.status !== 201) throw new Error(`source ${i}: ${r.status} ${JSON.stringify(r.body)}`);
     sources.push(r.body.result.data.document.urn as string);
   }
@@ -68,25 +75,29 @@ export async function freezeScenario(creds: Credentials, dataDir: string, plan: 
 
   type Job = { kind: 'generate' | 'move'; route: string; body: unknown; key?: string };
   const generates: Job[] = pairs.map((p, i) => ({
-      kind: 'generate' as const,
-      route: '/documents/document/generate',
-      body: generateBody(p.templateUrn, p.dataUrn, { document: { name: `${tag}-gen-${i}` } }),
-      ...(i < (plan.keyless ?? 0) ? {} : { key: `${tag}-gen-${i}` }),
-    }));
+    kind: 'generate' as const,
+    route: '/documents/document/generate',
+    body: generateBody(p.templateUrn, p.dataUrn, { document: { name: `${tag}-gen-${i}` } }),
+    ...(i < (plan.keyless ?? 0) ? {} : { key: `${tag}-gen-${i}` }),
+  }));
   const moves: Job[] = sources.map((urn, i) => ({
-      kind: 'move' as const,
-      route: '/documents/document/manage',
-      body: {
-        sourceDocument: { urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'delete' },
-        targetDocument: { name: `${tag}-moved-${i}`, fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root/moved' },
-      },
-      key: `${tag}-move-${i}`,
-    }));
+    kind: 'move' as const,
+    route: '/documents/document/manage',
+    body: {
+      sourceDocument: { urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'delete' },
+      targetDocument: { name: `${tag}-moved-${i}`, fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root/moved' },
+    },
+    key: `${tag}-move-${i}`,
+  }));
   // Interleaved, so that both kinds are in flight when the server stops.
   const jobs: Job[] = [];
-  for (let i = 0; i < Math.max(generates.length, moves.length); i++) jobs.push(...[generates[i], moves[i]].filter((j): j is Job => j !== undefined));
+  for (let i = 0; i < Math.max(generates.length, moves.length); i++)
+    jobs.push(...[generates[i], moves[i]].filter((j): j is Job => j !== undefined));
 
-  const answers = { generate: { first: {}, saidNothingDelivered: 0, final: {} } as Answers, move: { first: {}, saidNothingDelivered: 0, final: {} } as Answers };
+  const answers = {
+    generate: { first: {}, saidNothingDelivered: 0, final: {} } as Answers,
+    move: { first: {}, saidNothingDelivered: 0, final: {} } as Answers,
+  };
   const send = async (job: Job, key?: string): Promise<Reply | undefined> => {
     try {
       return await api.call('POST', job.route, { json: job.body, headers: key ? { 'idempotency-key': key } : {} });
@@ -126,7 +137,11 @@ export async function freezeScenario(creds: Credentials, dataDir: string, plan: 
     const r = await api.call('GET', `/documents/document/list?top=1&filter=${encodeURIComponent(JSON.stringify(filter))}`);
     return Number(r.body?.result?.data?.rowCount ?? NaN);
   };
-  const files = (dir: string) => (fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile() && !f.endsWith('.tmp')).length : 0);
+  const files = (dir: string) =>
+    fs.existsSync(dir)
+      ? (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile() && !f.endsWith('.tmp'))
+          .length
+      : 0;
   let sourcesGone = 0;
   for (const urn of sources) if ((await api.download(urn)).status === 404) sourcesGone++;
   return {

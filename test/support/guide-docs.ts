@@ -48,7 +48,8 @@ function rels(list: [id: string, type: string, target: string, external?: boolea
 function docxRuns(line: string, links: [string, string, string, boolean][]): string {
   let out = '';
   const re = /\[([^\]]*)\]\(([^)]*)\)|\*\*([^*]+)\*\*|\*([^*]+)\*|([^[*]+|[[*])/g;
-  const run = (text: string, props = '') => `<w:r>${props ? `<w:rPr>${props}</w:rPr>` : ''}<w:t xml:space="preserve">${esc(text)}</w:t></w:r>`;
+  const run = (text: string, props = '') =>
+    `<w:r>${props ? `<w:rPr>${props}</w:rPr>` : ''}<w:t xml:space="preserve">${esc(text)}</w:t></w:r>`;
   for (const m of line.matchAll(re)) {
     if (m[1] !== undefined) {
       const id = `rIdLink${links.length + 1}`;
@@ -128,7 +129,10 @@ export function pptxFrom(text: string): Uint8Array {
       `${XML}<p:presentation xmlns:p="${P}" xmlns:a="${A}" xmlns:r="${REL}"><p:sldMasterIdLst><p:sldMasterId id="2147483648" r:id="rId1"/></p:sldMasterIdLst><p:sldIdLst>` +
       slides.map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 2}"/>`).join('') +
       '</p:sldIdLst><p:sldSz cx="9144000" cy="6858000"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>',
-    'ppt/_rels/presentation.xml.rels': rels([['rId1', 'slideMaster', 'slideMasters/slideMaster1.xml'], ...slides.map((_, i) => [`rId${i + 2}`, 'slide', `slides/slide${i + 1}.xml`] as [string, string, string])]),
+    'ppt/_rels/presentation.xml.rels': rels([
+      ['rId1', 'slideMaster', 'slideMasters/slideMaster1.xml'],
+      ...slides.map((_, i) => [`rId${i + 2}`, 'slide', `slides/slide${i + 1}.xml`] as [string, string, string]),
+    ]),
     'ppt/slideMasters/slideMaster1.xml':
       `${XML}<p:sldMaster xmlns:p="${P}" xmlns:a="${A}" xmlns:r="${REL}">${tree('')}` +
       '<p:clrMap bg1="lt1" tx1="dk1" bg2="lt2" tx2="dk2" accent1="accent1" accent2="accent2" accent3="accent3" accent4="accent4" accent5="accent5" accent6="accent6" hlink="hlink" folHlink="folHlink"/>' +
@@ -160,7 +164,13 @@ export function xlsxFrom(text: string): Uint8Array {
     .split(/^--- sheet (.+) ---$/m)
     .slice(1)
     .reduce<{ name: string; rows: string[][] }[]>((acc, part, i, all) => {
-      if (i % 2 === 0) acc.push({ name: part, rows: all[i + 1]!.split('\n').filter((l) => l.startsWith('|')).map(cellsOf) });
+      if (i % 2 === 0)
+        acc.push({
+          name: part,
+          rows: all[i + 1]!.split('\n')
+            .filter((l) => l.startsWith('|'))
+            .map(cellsOf),
+        });
       return acc;
     }, []);
   const cell = (v: string, ref: string) =>
@@ -179,7 +189,10 @@ export function xlsxFrom(text: string): Uint8Array {
     }),
     '_rels/.rels': rels([['rId1', 'officeDocument', 'xl/workbook.xml']]),
     'xl/workbook.xml': `${XML}<workbook xmlns="${S}" xmlns:r="${REL}"><sheets>${sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('')}</sheets></workbook>`,
-    'xl/_rels/workbook.xml.rels': rels([...sheets.map((_, i) => [`rId${i + 1}`, 'worksheet', `worksheets/sheet${i + 1}.xml`] as [string, string, string]), [`rId${sheets.length + 1}`, 'styles', 'styles.xml']]),
+    'xl/_rels/workbook.xml.rels': rels([
+      ...sheets.map((_, i) => [`rId${i + 1}`, 'worksheet', `worksheets/sheet${i + 1}.xml`] as [string, string, string]),
+      [`rId${sheets.length + 1}`, 'styles', 'styles.xml'],
+    ]),
     'xl/styles.xml':
       `${XML}<styleSheet xmlns="${S}"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>` +
       '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
@@ -201,14 +214,22 @@ interface Node {
 }
 
 function unesc(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n))).replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&amp;/g, '&');
 }
 
 /** A small XML tree (namespaced names as written), enough for the parts this reader looks at. */
 function parseXml(xml: string): Node {
   const root: Node = { name: '#root', attrs: {}, children: [] };
   const stack = [root];
-  for (const m of xml.matchAll(/<\?[^>]*\?>|<!--[\s\S]*?-->|<\/([\w:.-]+)\s*>|<([\w:.-]+)((?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)/g)) {
+  for (const m of xml.matchAll(
+    /<\?[^>]*\?>|<!--[\s\S]*?-->|<\/([\w:.-]+)\s*>|<([\w:.-]+)((?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)/g,
+  )) {
     const top = stack.at(-1)!;
     if (m[1]) stack.pop();
     else if (m[2]) {
@@ -311,7 +332,17 @@ export function docxText(bytes: Uint8Array): string {
     if (c.name === 'w:p') lines.push(docxParagraph(c, links));
     else if (c.name === 'w:tbl') {
       for (const tr of kids(c).filter((k) => k.name === 'w:tr')) {
-        lines.push(`| ${kids(tr).filter((k) => k.name === 'w:tc').map((tc) => findAll(tc, 'w:p').map((p) => docxParagraph(p, links)).filter(Boolean).join(' / ')).join(' | ')} |`);
+        lines.push(
+          `| ${kids(tr)
+            .filter((k) => k.name === 'w:tc')
+            .map((tc) =>
+              findAll(tc, 'w:p')
+                .map((p) => docxParagraph(p, links))
+                .filter(Boolean)
+                .join(' / '),
+            )
+            .join(' | ')} |`,
+        );
       }
     }
   }
@@ -371,7 +402,8 @@ export function xlsxText(bytes: Uint8Array): string {
         else if (t === 'inlineStr') value = textOf(find(c, 'is')!);
         else if (t === 's') value = shared[Number(v ? textOf(v) : 0)] ?? '';
         else if (t === 'b') value = v && textOf(v) === '1' ? 'TRUE' : 'FALSE';
-        else if (v && isDate(c.attrs.s)) value = `${new Date(Date.UTC(1899, 11, 30) + Number(textOf(v)) * 86_400_000).toISOString().slice(0, 10)} (date)`;
+        else if (v && isDate(c.attrs.s))
+          value = `${new Date(Date.UTC(1899, 11, 30) + Number(textOf(v)) * 86_400_000).toISOString().slice(0, 10)} (date)`;
         else if (v) value = textOf(v);
         cells.push(value);
       }

@@ -10,7 +10,11 @@ export interface Reply<T = Record<string, any>> {
 
 export function client(creds: Pick<Credentials, 'baseUrl' | 'apiKey' | 'accessToken'>) {
   const auth = { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey };
-  async function call(method: string, route: string, init: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async function call(
+    method: string,
+    route: string,
+    init: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
     const headers: Record<string, string> = { ...auth, ...init.headers };
     let body: FormData | string | undefined;
     if (init.json !== undefined) {
@@ -33,13 +37,18 @@ export function client(creds: Pick<Credentials, 'baseUrl' | 'apiKey' | 'accessTo
     call,
     async upload(kind: 'template' | 'data', files: { name: string; bytes: Uint8Array | string; field?: string }[]): Promise<Reply> {
       const form = new FormData();
-      for (const f of files) form.append(f.field ?? 'file', new Blob([typeof f.bytes === 'string' ? f.bytes : Buffer.from(f.bytes)]), f.name);
+      for (const f of files)
+        form.append(f.field ?? 'file', new Blob([typeof f.bytes === 'string' ? f.bytes : Buffer.from(f.bytes)]), f.name);
       return call('POST', `/documents/${kind}/upload`, { form });
     },
     /** Uploads a template and a data file (by default a one-tag letter and its data) and returns their urns;
      *  an upload that is not 201 fails the test with its answer. The template is named by its extension
      *  (t.docx unless given): the upload refuses a package of another kind than its name says. */
-    async uploadPair(template: Uint8Array = makeDocx(['Hello {name}']), data: unknown = { name: 'World' }, templateFormat = 'docx'): Promise<{ templateUrn: string; dataUrn: string }> {
+    async uploadPair(
+      template: Uint8Array = makeDocx(['Hello {name}']),
+      data: unknown = { name: 'World' },
+      templateFormat = 'docx',
+    ): Promise<{ templateUrn: string; dataUrn: string }> {
       const t = await this.upload('template', [{ name: `t.${templateFormat}`, bytes: template }]);
       const d = await this.upload('data', [{ name: 'd.json', bytes: JSON.stringify(data) }]);
       for (const r of [t, d]) if (r.status !== 201) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
@@ -52,11 +61,23 @@ export function client(creds: Pick<Credentials, 'baseUrl' | 'apiKey' | 'accessTo
   };
 }
 
-export function generateBody(templateUrn: string, dataUrn: string, overrides: { document?: Record<string, unknown>; template?: Record<string, unknown> } = {}) {
+export function generateBody(
+  templateUrn: string,
+  dataUrn: string,
+  overrides: { document?: Record<string, unknown>; template?: Record<string, unknown> } = {},
+) {
   return {
     template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx', ...overrides.template },
     data: { loadMethod: 'Storage', urn: dataUrn },
-    document: { name: 'letter', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/Paris', locale: 'fr-FR', ...overrides.document },
+    document: {
+      name: 'letter',
+      fileFormat: 'docx',
+      deliveryMethod: 'Storage',
+      path: 'root',
+      timezone: 'Europe/Paris',
+      locale: 'fr-FR',
+      ...overrides.document,
+    },
     externalContext: { correlation: 'abc-123', nested: { n: 1 } },
   };
 }

@@ -22,12 +22,15 @@ export interface HttpsServer {
 }
 
 export async function startHttps(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<HttpsServer> {
-  const server = https.createServer({ cert: fs.readFileSync(path.join(TLS, 'server.pem')), key: fs.readFileSync(path.join(TLS, 'server-key.pem')) }, (req, res) => {
-    Promise.resolve(handler(req, res)).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'fakeFailure', message: String(err) } }));
-    });
-  });
+  const server = https.createServer(
+    { cert: fs.readFileSync(path.join(TLS, 'server.pem')), key: fs.readFileSync(path.join(TLS, 'server-key.pem')) },
+    (req, res) => {
+      Promise.resolve(handler(req, res)).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'fakeFailure', message: String(err) } }));
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

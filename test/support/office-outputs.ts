@@ -47,7 +47,11 @@ export function keepOutput(bytes: Uint8Array, label: string, template?: Uint8Arr
   if (!dir) return;
   const ext = officeExtension(bytes);
   if (ext === undefined) return;
-  const safe = label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'output';
+  const safe =
+    label
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 80) || 'output';
   let from = '';
   const templateExt = template === undefined ? undefined : officeExtension(template);
   if (template !== undefined && templateExt !== undefined) {
@@ -68,7 +72,8 @@ function digest(bytes: Uint8Array): string {
 
 /** What is running: the current test's file and name under vitest, else the process's script. */
 export function currentLabel(): string {
-  const worker = (globalThis as { __vitest_worker__?: { filepath?: string; current?: { name?: string; file?: { filepath?: string } } } }).__vitest_worker__;
+  const worker = (globalThis as { __vitest_worker__?: { filepath?: string; current?: { name?: string; file?: { filepath?: string } } } })
+    .__vitest_worker__;
   const file = worker?.current?.file?.filepath ?? worker?.filepath;
   if (file !== undefined) return `${path.basename(file).replace(/\.test\.ts$/, '')}-${worker?.current?.name ?? ''}`;
   return path.basename(process.argv[1] ?? 'output').replace(/\.[^.]+$/, '');

@@ -7,7 +7,9 @@ const enc = (s: string) => new TextEncoder().encode(s);
  *  split over several runs by passing an array of run texts. */
 export function makeDocx(paragraphs: (string | string[])[]): Uint8Array {
   const body = paragraphs
-    .map((p) => `<w:p>${(Array.isArray(p) ? p : [p]).map((r) => `<w:r><w:t xml:space="preserve">${escapeXml(r)}</w:t></w:r>`).join('')}</w:p>`)
+    .map(
+      (p) => `<w:p>${(Array.isArray(p) ? p : [p]).map((r) => `<w:r><w:t xml:space="preserve">${escapeXml(r)}</w:t></w:r>`).join('')}</w:p>`,
+    )
     .join('');
   return writeZip([
     {
@@ -45,5 +47,10 @@ function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 function unescapeXml(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }

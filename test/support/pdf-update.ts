@@ -48,7 +48,11 @@ export function appendPageUpdate(bytes: Uint8Array, update: PageUpdate): Uint8Ar
   try {
     const file = path.join(dir, 'in.pdf');
     fs.writeFileSync(file, bytes);
-    objects = (JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })) as QpdfJson).qpdf[1];
+    objects = (
+      JSON.parse(
+        execFileSync('qpdf', ['--json=2', '--json-key=qpdf', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }),
+      ) as QpdfJson
+    ).qpdf[1];
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -78,7 +82,10 @@ export function appendPageUpdate(bytes: Uint8Array, update: PageUpdate): Uint8Ar
 
   const text = Buffer.from(bytes).toString('latin1');
   const prev = Number(/startxref\s+(\d+)\s*%%EOF\s*$/.exec(text)?.[1]);
-  const keep = ['/Root', '/Info', '/ID'].filter((k) => trailer[k] !== undefined).map((k) => `${k} ${pdfValue(trailer[k]!)}`).join(' ');
+  const keep = ['/Root', '/Info', '/ID']
+    .filter((k) => trailer[k] !== undefined)
+    .map((k) => `${k} ${pdfValue(trailer[k]!)}`)
+    .join(' ');
   const parts: Buffer[] = [Buffer.from(bytes)];
   let at = bytes.byteLength;
   const push = (s: string | Buffer) => {
@@ -112,14 +119,18 @@ export function appendPageUpdate(bytes: Uint8Array, update: PageUpdate): Uint8Ar
     }
     const data = deflateSync(Buffer.from(header + body, 'latin1'));
     const objStmAt = at;
-    push(`${objStm} 0 obj\n<< /Type /ObjStm /N ${inside.length} /First ${header.length} /Filter /FlateDecode /Length ${data.byteLength} >>\nstream\n`);
+    push(
+      `${objStm} 0 obj\n<< /Type /ObjStm /N ${inside.length} /First ${header.length} /Filter /FlateDecode /Length ${data.byteLength} >>\nstream\n`,
+    );
     push(data);
     push('\nendstream\nendobj\n');
     const xrefAt = at;
     const hybrid = update.xref === 'hybrid';
     const rows: [number, number, number, number][] = [
       ...inside.map((n, i) => [n, 2, objStm, i] as [number, number, number, number]),
-      ...(hybrid ? [] : [[objStm, 1, objStmAt, 0] as [number, number, number, number], [xrefNum, 1, xrefAt, 0] as [number, number, number, number]]),
+      ...(hybrid
+        ? []
+        : [[objStm, 1, objStmAt, 0] as [number, number, number, number], [xrefNum, 1, xrefAt, 0] as [number, number, number, number]]),
     ];
     rows.sort((a, b) => a[0] - b[0]);
     const entries = Buffer.alloc(rows.length * 7);
@@ -130,7 +141,9 @@ export function appendPageUpdate(bytes: Uint8Array, update: PageUpdate): Uint8Ar
     });
     const index = rows.map(([n]) => `${n} 1`).join(' ');
     // A hybrid section's stream lists the compressed objects only, and has no /Prev of its own.
-    push(`${xrefNum} 0 obj\n<< /Type /XRef /Size ${size} ${hybrid ? '' : `${keep} /Prev ${prev} `}/W [1 4 2] /Index [${index}] /Length ${entries.byteLength} >>\nstream\n`);
+    push(
+      `${xrefNum} 0 obj\n<< /Type /XRef /Size ${size} ${hybrid ? '' : `${keep} /Prev ${prev} `}/W [1 4 2] /Index [${index}] /Length ${entries.byteLength} >>\nstream\n`,
+    );
     push(entries);
     push('\nendstream\nendobj\n');
     if (!hybrid) {
@@ -138,7 +151,11 @@ export function appendPageUpdate(bytes: Uint8Array, update: PageUpdate): Uint8Ar
     } else {
       const tableAt = at;
       push('xref\n');
-      for (const [n, offset] of [[objStm, objStmAt], [xrefNum, xrefAt]] as const) push(`${n} 1\n${String(offset).padStart(10, '0')} 00000 n \n`);
+      for (const [n, offset] of [
+        [objStm, objStmAt],
+        [xrefNum, xrefAt],
+      ] as const)
+        push(`${n} 1\n${String(offset).padStart(10, '0')} 00000 n \n`);
       push(`trailer\n<< /Size ${size} ${keep} /Prev ${prev} /XRefStm ${xrefAt} >>\nstartxref\n${tableAt}\n%%EOF\n`);
     }
   }

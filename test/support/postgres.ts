@@ -9,7 +9,9 @@ export function findPgBin(): string {
   for (const dir of candidates) {
     if (fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'postgres'))) return dir;
   }
-  throw new Error('PostgreSQL server binaries not found (initdb, postgres): install Debian package `postgresql` (.ci/run does), or set PG_BIN');
+  throw new Error(
+    'PostgreSQL server binaries not found (initdb, postgres): install Debian package `postgresql` (.ci/run does), or set PG_BIN',
+  );
 }
 
 function listDebianPgBins(): string[] {
@@ -35,10 +37,28 @@ export async function startPostgres(port: number): Promise<PgServer> {
   // SIGINT reaches the server.
   const as: { uid?: number; gid?: number } = process.getuid?.() === 0 ? { uid: uidOf('postgres'), gid: gidOf('postgres') } : {};
   if (as.uid !== undefined && as.gid !== undefined) fs.chownSync(dir, as.uid, as.gid);
-  execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], { stdio: 'ignore', ...as });
+  execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], {
+    stdio: 'ignore',
+    ...as,
+  });
   const child: ChildProcess = spawn(
     path.join(bin, 'postgres'),
-    ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-h',
+      '127.0.0.1',
+      '-k',
+      dir,
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ],
     { stdio: 'ignore', ...as },
   );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -17,7 +17,18 @@ export function ensureOpenapiPythonClient(): string {
   fs.rmSync(partial, { recursive: true, force: true });
   execFileSync(
     'python3',
-    ['-m', 'pip', 'install', '--disable-pip-version-check', '--root-user-action=ignore', '--no-input', '--quiet', '--target', partial, `openapi-python-client==${OPENAPI_PYTHON_CLIENT_VERSION}`],
+    [
+      '-m',
+      'pip',
+      'install',
+      '--disable-pip-version-check',
+      '--root-user-action=ignore',
+      '--no-input',
+      '--quiet',
+      '--target',
+      partial,
+      `openapi-python-client==${OPENAPI_PYTHON_CLIENT_VERSION}`,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 },
   );
   fs.rmSync(dir, { recursive: true, force: true });

@@ -26,7 +26,8 @@ export function findVersitygw(): string | undefined {
 
 export async function startS3Server(port: number): Promise<S3Server> {
   const bin = findVersitygw();
-  if (!bin) throw new Error(`versitygw not found (VERSITYGW, PATH, Go's bin directory): run \`go install ${VERSITYGW_MODULE}\` (.ci/run does)`);
+  if (!bin)
+    throw new Error(`versitygw not found (VERSITYGW, PATH, Go's bin directory): run \`go install ${VERSITYGW_MODULE}\` (.ci/run does)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-s3-'));
   let log = '';
   const child: ChildProcess = spawn(bin, ['--port', `127.0.0.1:${port}`, 'posix', dir], {
@@ -64,7 +65,12 @@ export async function startS3Server(port: number): Promise<S3Server> {
 
 export function s3Client(endpoint = inject('s3Endpoint')): S3Client {
   if (!endpoint) throw new Error(`no S3 server in this test run: versitygw was not found; run \`go install ${VERSITYGW_MODULE}\``);
-  return new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY } });
+  return new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY },
+  });
 }
 
 /** A fresh bucket on the run's S3 server and the settings that point docgen at it. */

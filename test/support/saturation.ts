@@ -13,7 +13,10 @@ export interface Sample {
 
 /** Sends one small pdf generate every `everyMs` (or back to back when a request takes longer) until
  *  `until()` says stop and at least `min` were sent. */
-export async function pdfTraffic(api: ReturnType<typeof client>, opts: { everyMs: number; min: number; until: () => boolean }): Promise<Sample[]> {
+export async function pdfTraffic(
+  api: ReturnType<typeof client>,
+  opts: { everyMs: number; min: number; until: () => boolean },
+): Promise<Sample[]> {
   const template = makeDocx(para('Hello {name}'));
   const samples: Sample[] = [];
   while (!opts.until() || samples.length < opts.min) {
@@ -24,7 +27,11 @@ export async function pdfTraffic(api: ReturnType<typeof client>, opts: { everyMs
     const g = await api.call('POST', '/documents/document/generate', {
       json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id, { document: { fileFormat: 'pdf' } }),
     });
-    samples.push({ status: g.status, ms: performance.now() - t0, ...(g.status === 201 ? {} : { code: g.body?.error?.innerErrors?.[0]?.code }) });
+    samples.push({
+      status: g.status,
+      ms: performance.now() - t0,
+      ...(g.status === 201 ? {} : { code: g.body?.error?.innerErrors?.[0]?.code }),
+    });
     const wait = opts.everyMs - (performance.now() - started);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
@@ -39,7 +46,14 @@ export function quantile(ms: number[], q: number): number {
 
 export function summary(samples: Sample[]): { n: number; ok: number; p50: number; p95: number; statuses: Record<string, number> } {
   const statuses: Record<string, number> = {};
-  for (const s of samples) statuses[`${s.status}${s.code ? ` ${s.code}` : ''}`] = (statuses[`${s.status}${s.code ? ` ${s.code}` : ''}`] ?? 0) + 1;
+  for (const s of samples)
+    statuses[`${s.status}${s.code ? ` ${s.code}` : ''}`] = (statuses[`${s.status}${s.code ? ` ${s.code}` : ''}`] ?? 0) + 1;
   const ms = samples.map((s) => s.ms);
-  return { n: samples.length, ok: samples.filter((s) => s.status === 201).length, p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), statuses };
+  return {
+    n: samples.length,
+    ok: samples.filter((s) => s.status === 201).length,
+    p50: quantile(ms, 0.5),
+    p95: quantile(ms, 0.95),
+    statuses,
+  };
 }

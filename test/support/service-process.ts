@@ -49,7 +49,10 @@ export function runDocgen(args: string[], env: NodeJS.ProcessEnv, ready: string)
   return { child, exited, started, output: () => out };
 }
 
-export async function stopProcess(p: { child: ChildProcess; exited: Promise<number | null> }, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+export async function stopProcess(
+  p: { child: ChildProcess; exited: Promise<number | null> },
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<number | null> {
   if (p.child.exitCode === null) p.child.kill(signal);
   return p.exited;
 }

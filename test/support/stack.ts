@@ -43,8 +43,18 @@ export async function startStack(
   // pass (PostgreSQL) does.
   const storage = opts.storage ?? (process.env.DOCGEN_TEST_STORAGE === 's3' ? 's3' : 'directory');
   const s3 = storage === 's3' ? await s3Settings() : {};
-  const config = loadConfig({}, { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...s3, ...overrides });
-  const service = await startService({ config, temporalAddress: inject('temporalAddress'), api: true, worker: true, logger: opts.logger ?? false, ...(opts.log ? { log: opts.log } : {}) });
+  const config = loadConfig(
+    {},
+    { port: 0, dataDir, taskQueue: `test-${randomUUID()}`, logLevel: 'silent', databaseUrl, ...s3, ...overrides },
+  );
+  const service = await startService({
+    config,
+    temporalAddress: inject('temporalAddress'),
+    api: true,
+    worker: true,
+    logger: opts.logger ?? false,
+    ...(opts.log ? { log: opts.log } : {}),
+  });
   return {
     service,
     blobs: openBlobStore(config),

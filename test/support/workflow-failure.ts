@@ -8,7 +8,8 @@ type Failure = { message?: string | null; cause?: Failure | null; applicationFai
 
 function chain(f: Failure | null | undefined): string {
   const parts: string[] = [];
-  for (let c = f; c; c = c.cause) parts.push(`${c.applicationFailureInfo?.type ? `[${c.applicationFailureInfo.type}] ` : ''}${c.message ?? ''}`);
+  for (let c = f; c; c = c.cause)
+    parts.push(`${c.applicationFailureInfo?.type ? `[${c.applicationFailureInfo.type}] ` : ''}${c.message ?? ''}`);
   return parts.join(' <- ');
 }
 
@@ -24,7 +25,8 @@ export async function workflowFailures(workflowId: string): Promise<string> {
         e.workflowTaskFailedEventAttributes?.failure ??
         e.markerRecordedEventAttributes?.failure;
       if (failure) found.push(`event ${String(e.eventId)}: ${chain(failure as Failure)}`);
-      if (e.activityTaskTimedOutEventAttributes) found.push(`event ${String(e.eventId)}: activity timed out: ${chain(e.activityTaskTimedOutEventAttributes.failure as Failure)}`);
+      if (e.activityTaskTimedOutEventAttributes)
+        found.push(`event ${String(e.eventId)}: activity timed out: ${chain(e.activityTaskTimedOutEventAttributes.failure as Failure)}`);
     }
     return found.join('\n') || '(no failure in the history)';
   } catch (err) {

@@ -15,7 +15,9 @@ const eslint = new ESLint({
 });
 
 const files = (dir: string): string[] =>
-  fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  fs
+    .readdirSync(path.join(root, dir), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
 
 async function casts(file: string, text = fs.readFileSync(path.join(root, file), 'utf8')): Promise<string[]> {
   const [result] = await eslint.lintText(text, { filePath: path.join(root, file) });

@@ -40,7 +40,10 @@ describe('batch rows', () => {
   });
 
   it('reads semicolon- and tab-separated CSV (what spreadsheets write where the comma is the decimal separator)', () => {
-    const expected = [{ id: 'C-1', name: 'ACME; Inc.', balance: '12,5' }, { id: 'C-2', name: 'Globex, SA', balance: 7 }];
+    const expected = [
+      { id: 'C-1', name: 'ACME; Inc.', balance: '12,5' },
+      { id: 'C-2', name: 'Globex, SA', balance: 7 },
+    ];
     expect(readRows(file('semi.csv', 'id;name;balance\r\nC-1;"ACME; Inc.";12,5\r\nC-2;Globex, SA;7\r\n'))).toEqual(expected);
     expect(readRows(file('tab.csv', 'id\tname\tbalance\nC-1\tACME; Inc.\t12,5\nC-2\t"Globex, SA"\t7\n'))).toEqual(expected);
     expect(detectCsvSeparator('a,b\n1,2\n')).toBe(',');
@@ -67,11 +70,20 @@ describe('batch rows', () => {
 describe('docgen start and a missing LibreOffice', () => {
   const base = { missing: true, optedOut: false, root: true, debian: true, aptGet: true };
   it('installs it as root on Debian/Ubuntu with the CI script', () => {
-    expect(converterInstallPlan(base, '/x/.ci/install-converter.sh')).toEqual({ action: 'install', command: ['bash', '/x/.ci/install-converter.sh'] });
+    expect(converterInstallPlan(base, '/x/.ci/install-converter.sh')).toEqual({
+      action: 'install',
+      command: ['bash', '/x/.ci/install-converter.sh'],
+    });
   });
   it('prints the exact command when it may not install (not root, or opted out)', () => {
-    expect(converterInstallPlan({ ...base, root: false }, '/x/i.sh')).toEqual({ action: 'print', message: expect.stringContaining('run `sudo bash /x/i.sh`') });
-    expect(converterInstallPlan({ ...base, optedOut: true }, '/x/i.sh')).toEqual({ action: 'print', message: expect.stringContaining('run `bash /x/i.sh` (CONVERTER_AUTO_INSTALL=false') });
+    expect(converterInstallPlan({ ...base, root: false }, '/x/i.sh')).toEqual({
+      action: 'print',
+      message: expect.stringContaining('run `sudo bash /x/i.sh`'),
+    });
+    expect(converterInstallPlan({ ...base, optedOut: true }, '/x/i.sh')).toEqual({
+      action: 'print',
+      message: expect.stringContaining('run `bash /x/i.sh` (CONVERTER_AUTO_INSTALL=false'),
+    });
   });
   it('does not run apt-get where there is none, and does nothing when LibreOffice is there', () => {
     expect(converterInstallPlan({ ...base, debian: false }).action).toBe('print');

@@ -18,7 +18,9 @@ import { parseDockerfile } from '../support/dockerfile.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
-const schema = JSON.parse(fs.readFileSync(path.join(path.dirname(require.resolve('dclint/package.json')), 'schemas', 'compose.schema.json'), 'utf8'));
+const schema = JSON.parse(
+  fs.readFileSync(path.join(path.dirname(require.resolve('dclint/package.json')), 'schemas', 'compose.schema.json'), 'utf8'),
+);
 // The schema names draft-07 by its https URI, which Ajv (draft-07 by default) does not register; skip the meta-check.
 const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(schema);
 type Service = {
@@ -34,7 +36,9 @@ type Service = {
 };
 const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> };
-const portsOverride = parse(fs.readFileSync(path.join(root, 'deploy', 'compose.ports.yml'), 'utf8')) as { services: Record<string, Service> };
+const portsOverride = parse(fs.readFileSync(path.join(root, 'deploy', 'compose.ports.yml'), 'utf8')) as {
+  services: Record<string, Service>;
+};
 const known = new Set(Object.values(allSettings()).map((s) => s.env));
 
 describe('docker-compose.yml', () => {
@@ -51,7 +55,18 @@ describe('docker-compose.yml', () => {
 
   it('has the scale-out topology', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['docgen-api', 'docgen-db', 'docgen-worker', 'postgresql', 's3', 's3-bucket', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui'].sort(),
+      [
+        'docgen-api',
+        'docgen-db',
+        'docgen-worker',
+        'postgresql',
+        's3',
+        's3-bucket',
+        'temporal',
+        'temporal-namespace',
+        'temporal-schema',
+        'temporal-ui',
+      ].sort(),
     );
     expect(compose.services['docgen-api']?.command).toEqual(['node', 'cli/docgen.mjs', 'api']);
     expect(compose.services['docgen-worker']?.command).toEqual(['node', 'cli/docgen.mjs', 'worker']);
@@ -61,7 +76,11 @@ describe('docker-compose.yml', () => {
   it('runs Temporal Server and UI at the versions of the dev server and of scripts/temporal-server.sh', () => {
     const tag = (service: string) => /:\$\{\w+:-([^}]+)\}$/.exec(compose.services[service]?.image ?? '')?.[1];
     const script = /^SERVER_VERSION=v(\S+)$/m.exec(fs.readFileSync(path.join(root, 'scripts', 'temporal-server.sh'), 'utf8'))?.[1];
-    const dev = /Server (\d+\.\d+)\.\d+, UI (\S+)\)/.exec(execFileSync(inject('temporalCli') ?? ensureTemporalCli(process.env.TEMPORAL_CLI, () => undefined), ['--version'], { encoding: 'utf8' }));
+    const dev = /Server (\d+\.\d+)\.\d+, UI (\S+)\)/.exec(
+      execFileSync(inject('temporalCli') ?? ensureTemporalCli(process.env.TEMPORAL_CLI, () => undefined), ['--version'], {
+        encoding: 'utf8',
+      }),
+    );
     expect(dev, 'temporal --version names the server and UI versions').not.toBeNull();
     for (const service of ['temporal', 'temporal-schema', 'temporal-namespace']) expect(tag(service), service).toBe(script);
     expect(script?.split('.').slice(0, 2).join('.')).toBe(dev![1]);
@@ -77,7 +96,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('publishes the API only; deploy/compose.ports.yml adds Temporal, its UI and S3 on loopback', () => {
-    const published = Object.entries(compose.services).filter(([, s]) => s.ports?.length).map(([name]) => name);
+    const published = Object.entries(compose.services)
+      .filter(([, s]) => s.ports?.length)
+      .map(([name]) => name);
     expect(published).toEqual(['docgen-api']);
     expect(Object.keys(portsOverride.services).sort()).toEqual(['s3', 'temporal', 'temporal-ui']);
     for (const [name, s] of Object.entries(portsOverride.services)) {
@@ -97,7 +118,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('checks the health of every long-running service but the UI, and starts what needs S3 once it answers', () => {
-    for (const name of ['postgresql', 'temporal', 's3', 'docgen-api', 'docgen-worker']) expect(compose.services[name]?.healthcheck?.test?.length, name).toBeGreaterThan(1);
+    for (const name of ['postgresql', 'temporal', 's3', 'docgen-api', 'docgen-worker'])
+      expect(compose.services[name]?.healthcheck?.test?.length, name).toBeGreaterThan(1);
     const s3 = compose.services.s3!;
     const healthPath = s3.environment?.VGW_HEALTH;
     expect(healthPath).toMatch(/^\//);
@@ -114,7 +136,9 @@ describe('docker-compose.yml', () => {
     const job = compose.services['docgen-db']!;
     expect(job.command!.join('\n')).toMatch(/CREATE ROLE docgen LOGIN[\s\S]*ALTER DATABASE docgen OWNER TO docgen/);
     for (const name of ['docgen-api', 'docgen-worker']) {
-      expect((compose.services[name]!.depends_on as Record<string, { condition: string }>)['docgen-db'], name).toEqual({ condition: 'service_completed_successfully' });
+      expect((compose.services[name]!.depends_on as Record<string, { condition: string }>)['docgen-db'], name).toEqual({
+        condition: 'service_completed_successfully',
+      });
     }
   });
 
@@ -127,7 +151,10 @@ describe('docker-compose.yml', () => {
     for (const name of ['docgen-api', 'docgen-worker']) {
       const env = Object.keys(compose.services[name]?.environment ?? {});
       expect(env.length, name).toBeGreaterThan(5);
-      expect(env.filter((v) => !known.has(v)), `${name}: not in config/env.ts`).toEqual([]);
+      expect(
+        env.filter((v) => !known.has(v)),
+        `${name}: not in config/env.ts`,
+      ).toEqual([]);
     }
     const env = compose.services['docgen-worker']!.environment!;
     expect(env.STORAGE_URL).toMatch(/^s3:\/\//);
@@ -147,11 +174,22 @@ describe('Dockerfile', () => {
 
   it('runs Node 24 as a non-root user, with LibreOffice in the worker target only', () => {
     expect(text).toMatch(/^ARG NODE_VERSION=24$/m);
-    const targets: Record<string, string> = Object.fromEntries(text.split(/^FROM /m).slice(1).map((stage) => [/ AS (\w+)/.exec(stage.split('\n')[0]!)?.[1] ?? '', stage]));
+    const targets: Record<string, string> = Object.fromEntries(
+      text
+        .split(/^FROM /m)
+        .slice(1)
+        .map((stage) => [/ AS (\w+)/.exec(stage.split('\n')[0]!)?.[1] ?? '', stage]),
+    );
     expect(Object.keys(targets)).toEqual(['deps', 'api', 'worker']);
     expect(targets.api).toMatch(/^USER node$/m);
     expect(targets.worker).toMatch(/^USER node$/m);
-    expect(targets.worker!.trimEnd().split('\n').filter((l) => l.startsWith('USER ')).pop()).toBe('USER node');
+    expect(
+      targets
+        .worker!.trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('USER '))
+        .pop(),
+    ).toBe('USER node');
     expect(targets.worker).toContain('install-converter.sh');
     expect(targets.api).not.toContain('install-converter.sh');
   });
@@ -163,7 +201,9 @@ describe('Dockerfile', () => {
     expect(folders).toEqual(expect.arrayContaining(['api', 'cli', 'converter', 'security', 'worker', 'workflows']));
     expect(reached).toContain('converter/uno_bridge.py');
     const api = parseDockerfile(text).find((s) => s.name === 'api')!;
-    const copied = new Set(api.instructions.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1)));
+    const copied = new Set(
+      api.instructions.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1)),
+    );
     expect(folders.filter((f) => !copied.has(f))).toEqual([]);
   });
 });

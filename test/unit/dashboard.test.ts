@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-type Panel = { id: number; type: string; title: string; gridPos: { x: number; y: number; w: number; h: number }; datasource: { uid: string }; targets: { refId: string; expr: string; legendFormat: string; datasource: { uid: string } }[] };
+type Panel = {
+  id: number;
+  type: string;
+  title: string;
+  gridPos: { x: number; y: number; w: number; h: number };
+  datasource: { uid: string };
+  targets: { refId: string; expr: string; legendFormat: string; datasource: { uid: string } }[];
+};
 const dashboard = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../deploy/grafana/docgen.json'), 'utf8')) as {
   uid: string;
   title: string;

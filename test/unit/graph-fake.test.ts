@@ -9,13 +9,21 @@ describe('the fake Microsoft Graph', () => {
   let token: string;
   const D = 'b!drive-1';
   const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${fake.graphUrl}/drives/${encodeURIComponent(D)}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as object) } });
+    fetch(`${fake.graphUrl}/drives/${encodeURIComponent(D)}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, ...(init.headers as object) },
+    });
 
   beforeAll(async () => {
     fake = await startGraphFake();
     fake.addDrive(D);
     const form = (secret: string) =>
-      new URLSearchParams({ grant_type: 'client_credentials', client_id: fake.clientId, client_secret: secret, scope: 'https://graph.microsoft.com/.default' });
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: fake.clientId,
+        client_secret: secret,
+        scope: 'https://graph.microsoft.com/.default',
+      });
     const bad = await fetch(`${fake.loginUrl}/${fake.tenantId}/oauth2/v2.0/token`, { method: 'POST', body: form('wrong') });
     expect(bad.status).toBe(401);
     expect(((await bad.json()) as { error: string }).error).toBe('invalid_client');
@@ -35,12 +43,19 @@ describe('the fake Microsoft Graph', () => {
     expect(content.status).toBe(302);
     const download = await fetch(content.headers.get('location')!);
     expect(await download.text()).toBe('one');
-    expect(fake.files(D).map((f) => f.path).sort()).toEqual(['A/', 'A/b 1.docx', 'A/b.docx']);
+    expect(
+      fake
+        .files(D)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['A/', 'A/b 1.docx', 'A/b.docx']);
   });
 
   it('upload sessions: 320 KiB multiples, 416 on a resent range, no Authorization on the upload URL', async () => {
     const bytes = Buffer.alloc(CHUNK_UNIT * 2 + 10, 7);
-    const session = (await (await api('/root:/A/big.pdf:/createUploadSession', { method: 'POST', body: '{}' })).json()) as { uploadUrl: string };
+    const session = (await (await api('/root:/A/big.pdf:/createUploadSession', { method: 'POST', body: '{}' })).json()) as {
+      uploadUrl: string;
+    };
     expect(new URL(session.uploadUrl).hostname).toBe('127.0.0.1');
     const put = (from: number, to: number, auth = false) =>
       fetch(session.uploadUrl, {
@@ -68,7 +83,12 @@ describe('the fake Microsoft Graph', () => {
     fake.refuseRecipient('bad@example.com');
     const invite = await api('/root:/A/b.docx:/invite', {
       method: 'POST',
-      body: JSON.stringify({ recipients: [{ email: 'ok@example.com' }, { email: 'bad@example.com' }], roles: ['read'], requireSignIn: true, sendInvitation: false }),
+      body: JSON.stringify({
+        recipients: [{ email: 'ok@example.com' }, { email: 'bad@example.com' }],
+        roles: ['read'],
+        requireSignIn: true,
+        sendInvitation: false,
+      }),
     });
     expect(invite.status).toBe(207);
     const value = ((await invite.json()) as { value: { error?: { code: string } }[] }).value;

@@ -23,15 +23,17 @@ describe('the Helm chart', () => {
     const templates = ['_helpers.tpl', 'api.yaml', 'worker.yaml'].map((f) => read(path.join('templates', f))).join('\n');
     const named = [...templates.matchAll(/^\s*- name: ([A-Z][A-Z0-9_]*)$/gm)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(12);
-    const fromValues = [values, production].flatMap((v) => [
-      ...Object.keys(v.env ?? {}),
-      ...Object.keys(v.api?.env ?? {}),
-      ...Object.keys(v.worker?.env ?? {}),
-      ...(v.extraSecretEnv ?? []).flatMap((e: { keys: string[] }) => e.keys),
-      v.database?.urlKey,
-      v.storage?.accessKeyIdKey,
-      v.storage?.secretAccessKeyKey,
-    ]).filter((k): k is string => typeof k === 'string');
+    const fromValues = [values, production]
+      .flatMap((v) => [
+        ...Object.keys(v.env ?? {}),
+        ...Object.keys(v.api?.env ?? {}),
+        ...Object.keys(v.worker?.env ?? {}),
+        ...(v.extraSecretEnv ?? []).flatMap((e: { keys: string[] }) => e.keys),
+        v.database?.urlKey,
+        v.storage?.accessKeyIdKey,
+        v.storage?.secretAccessKeyKey,
+      ])
+      .filter((k): k is string => typeof k === 'string');
     expect([...named, ...fromValues].filter((v) => !known.has(v))).toEqual([]);
     // The check sees a misspelling.
     expect(known.has('WORKER_DRAIN_SECOND')).toBe(false);
@@ -42,12 +44,16 @@ describe('the Helm chart', () => {
       const api = { ...values.api, ...v.api };
       const worker = { ...values.worker, ...v.worker };
       const env = Object.fromEntries(Object.entries({ ...values.env, ...v.env, ...api.env }).map(([k, x]) => [k, String(x)]));
-      expect(api.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(drainGraceMs(loadConfig(env)) + api.preStopSleepSeconds * 1000);
+      expect(api.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(
+        drainGraceMs(loadConfig(env)) + api.preStopSleepSeconds * 1000,
+      );
       // The worker: WORKER_DRAIN_SECONDS from drainSeconds, the grace that plus the pools' shutdown.
       expect(loadConfig({ WORKER_DRAIN_SECONDS: String(worker.drainSeconds) }).workerDrainSeconds).toBe(worker.drainSeconds);
       expect(worker.terminationGraceExtraSeconds).toBeGreaterThanOrEqual(15);
     }
-    expect(read('templates/worker.yaml')).toContain('terminationGracePeriodSeconds: {{ add $w.drainSeconds $w.terminationGraceExtraSeconds }}');
+    expect(read('templates/worker.yaml')).toContain(
+      'terminationGracePeriodSeconds: {{ add $w.drainSeconds $w.terminationGraceExtraSeconds }}',
+    );
   });
 
   it("takes for the worker's sandbox the values config/env.ts accepts; production requires it", () => {

@@ -57,7 +57,12 @@ describe('a location registered in one line', () => {
   it('writes a file and reads it back through the registry', async () => {
     const root = await tempDir();
     const blobs = new FsBlobStore(await tempDir());
-    const registry = createLocationRegistry({ db: undefined as never, blobs, settings: connectorSettingsOf(loadConfig({ DROPBOX_ROOT: root })), connections: undefined as never });
+    const registry = createLocationRegistry({
+      db: undefined as never,
+      blobs,
+      settings: connectorSettingsOf(loadConfig({ DROPBOX_ROOT: root })),
+      connections: undefined as never,
+    });
     const bytes = new TextEncoder().encode('PK a template');
     const put = await blobs.put('scratch/in/template.docx', bytes);
     const source = { key: 'scratch/in/template.docx', ...put, contentType: 'application/octet-stream' };
@@ -77,11 +82,19 @@ describe('a location registered in one line', () => {
   });
 
   it('refuses what its registration does not offer, naming the field', async () => {
-    const registry = createLocationRegistry({ db: undefined as never, blobs: undefined as never, settings: {}, connections: undefined as never });
+    const registry = createLocationRegistry({
+      db: undefined as never,
+      blobs: undefined as never,
+      settings: {},
+      connections: undefined as never,
+    });
     const { problems } = await registry.check('sub1', [
       { method: 'Dropbox', capability: 'readData', field: 'data.loadMethod' },
       { method: 'Dropbox', capability: 'write', field: 'document.deliveryMethod', fileFormat: 'csv' },
     ]);
-    expect(problems.map((p) => p.message)).toEqual(['data.loadMethod Dropbox is not available to read data from in this deployment yet', 'document.deliveryMethod Dropbox does not hold csv files']);
+    expect(problems.map((p) => p.message)).toEqual([
+      'data.loadMethod Dropbox is not available to read data from in this deployment yet',
+      'document.deliveryMethod Dropbox does not hold csv files',
+    ]);
   });
 });

@@ -18,7 +18,11 @@ function wasmCodeGcRuns(importRuntimeFirst: boolean): number {
     await pg.close();
     globalThis.gc();`;
   // The test process runs with the flag off (vitest.config.ts); the children are started without it.
-  const run = spawnSync(process.execPath, ['--expose-gc', '--trace-wasm-code-gc', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['--expose-gc', '--trace-wasm-code-gc', '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(run.status, run.stderr).toBe(0);
   return (run.stdout.match(/\[wasm-gc\] Starting GC/g) ?? []).length;
 }

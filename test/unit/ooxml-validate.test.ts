@@ -38,7 +38,9 @@ describe('tools/ooxml-validate', () => {
         '<w:r><mc:AlternateContent><mc:Choice Requires="w14"><w14:unknownToEcma/></mc:Choice><mc:Fallback><w:t>text</w:t></mc:Fallback></mc:AlternateContent></w:r></w:p>',
     );
     const wrongOrder = docx('<w:p><w:pPr><w:jc w:val="center"/><w:spacing w:after="120"/></w:pPr><w:r><w:t>x</w:t></w:r></w:p>');
-    const cellWithoutParagraph = docx('<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="10"/></w:tblGrid><w:tr><w:tc><w:tcPr/></w:tc></w:tr></w:tbl>');
+    const cellWithoutParagraph = docx(
+      '<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="10"/></w:tblGrid><w:tr><w:tc><w:tcPr/></w:tc></w:tr></w:tbl>',
+    );
     const notIgnorable = docx(`<w:p ${W14} w14:paraId="12AB34CD"><w:r><w:t>x</w:t></w:r></w:p>`);
     const { code, out } = await validate({
       'word.docx': word,

@@ -41,20 +41,38 @@ describe('the OpenAPI document', () => {
   it('gives every operation a unique operationId', () => {
     expect(operations.length).toBeGreaterThan(50);
     const ids = operations.map((o) => o.op.operationId);
-    expect(ids.filter((id) => typeof id !== 'string'), 'operations without one').toEqual([]);
+    expect(
+      ids.filter((id) => typeof id !== 'string'),
+      'operations without one',
+    ).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("names the spec's resources in components/schemas, and operations refer to them", () => {
-    for (const name of ['GenerateRequest', 'GenerateResult', 'ErrorEnvelope', 'InnerError', 'Document', 'DocumentTemplate', 'Configuration', 'ManageRequest', 'ManageResult', 'UploadResult']) {
+    for (const name of [
+      'GenerateRequest',
+      'GenerateResult',
+      'ErrorEnvelope',
+      'InnerError',
+      'Document',
+      'DocumentTemplate',
+      'Configuration',
+      'ManageRequest',
+      'ManageResult',
+      'UploadResult',
+    ]) {
       expect(schemas()[name], name).toBeDefined();
     }
     const generate = op('/documents/document/generate', 'post');
     expect(generate.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GenerateRequest' });
     expect(generate.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GenerateResult' });
-    expect(op('/documents/document/manage', 'post').requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ManageRequest' });
+    expect(op('/documents/document/manage', 'post').requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ManageRequest',
+    });
     // No operation carries its own copy of the error envelope: every one refers to the component.
-    const withoutExamples = JSON.stringify(doc.paths, (key, value: unknown) => (key === 'example' || key === 'examples' ? undefined : value));
+    const withoutExamples = JSON.stringify(doc.paths, (key, value: unknown) =>
+      key === 'example' || key === 'examples' ? undefined : value,
+    );
     const inline = withoutExamples.match(/"innerErrors"/g) ?? [];
     expect(inline).toEqual([]);
     // Every component is used.
@@ -102,12 +120,20 @@ describe('the OpenAPI document', () => {
   it('names every success answer: each 2xx JSON body is a $ref to a component (issue 41)', () => {
     const inline = operations.flatMap(({ path: p, method, op: o }) =>
       Object.entries(o.responses as Json)
-        .filter(([status, r]) => /^2/.test(status) && (r as Json).content?.['application/json'] && !(r as Json).content['application/json'].schema.$ref)
+        .filter(
+          ([status, r]) =>
+            /^2/.test(status) && (r as Json).content?.['application/json'] && !(r as Json).content['application/json'].schema.$ref,
+        )
         .map(([status]) => `${method} ${p} ${status}`),
     );
     expect(inline).toEqual([]);
-    expect(op('/documents/document/generate/batch', 'post').responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/StartBatchResponse' });
-    expect(deref(op('/documents/batch/{id}', 'get').responses['200'].content['application/json'].schema).properties.result.properties.data.properties.batch).toEqual({
+    expect(op('/documents/document/generate/batch', 'post').responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/StartBatchResponse',
+    });
+    expect(
+      deref(op('/documents/batch/{id}', 'get').responses['200'].content['application/json'].schema).properties.result.properties.data
+        .properties.batch,
+    ).toEqual({
       $ref: '#/components/schemas/BatchProgress',
     });
   });
@@ -124,12 +150,15 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(doc)).not.toContain('x-documented-enum');
     // The combined output's places are exactly those the batch's rules accept.
     const rules = (deliveryMethod: string) =>
-      checkBatchRules({
-        template: { urn: 't', loadMethod: 'Storage', fileFormat: 'docx' },
-        data: { urn: 'd', loadMethod: 'Storage' },
-        document: { name: 'x', fileFormat: 'docx', path: 'root', timezone: 'UTC', locale: 'en-US' },
-        combined: { format: 'zip', name: 'all', path: deliveryMethod === 'Storage' ? 'root' : '', deliveryMethod },
-      } as Parameters<typeof checkBatchRules>[0], LOCATION_CATALOG).filter((e) => e.message.includes('combined.deliveryMethod'));
+      checkBatchRules(
+        {
+          template: { urn: 't', loadMethod: 'Storage', fileFormat: 'docx' },
+          data: { urn: 'd', loadMethod: 'Storage' },
+          document: { name: 'x', fileFormat: 'docx', path: 'root', timezone: 'UTC', locale: 'en-US' },
+          combined: { format: 'zip', name: 'all', path: deliveryMethod === 'Storage' ? 'root' : '', deliveryMethod },
+        } as Parameters<typeof checkBatchRules>[0],
+        LOCATION_CATALOG,
+      ).filter((e) => e.message.includes('combined.deliveryMethod'));
     for (const m of COMBINED_DELIVERY) expect(rules(m), m).toEqual([]);
     expect(rules('Dropbox')).toHaveLength(1);
   });
@@ -155,8 +184,13 @@ describe('the OpenAPI document', () => {
 
   it("documents the batch's summary callback: the counts in a metered envelope, or the error envelope with them", () => {
     const post = (Object.values(op('/documents/document/generate/batch', 'post').callbacks.summary as Json)[0] as Json).post;
-    expect(post.requestBody.content['application/json'].schema.oneOf).toEqual([{ $ref: '#/components/schemas/BatchSummaryResult' }, { $ref: '#/components/schemas/BatchSummaryError' }]);
-    expect(schemas().BatchSummaryResult!.properties.result.properties.data.properties.batch).toEqual({ $ref: '#/components/schemas/BatchSummary' });
+    expect(post.requestBody.content['application/json'].schema.oneOf).toEqual([
+      { $ref: '#/components/schemas/BatchSummaryResult' },
+      { $ref: '#/components/schemas/BatchSummaryError' },
+    ]);
+    expect(schemas().BatchSummaryResult!.properties.result.properties.data.properties.batch).toEqual({
+      $ref: '#/components/schemas/BatchSummary',
+    });
     expect(post.parameters.map((p: Json) => p.name)).toContain('webhook-signature');
   });
 
@@ -165,8 +199,16 @@ describe('the OpenAPI document', () => {
     const [expression, item] = Object.entries(callbacks.result as Json)[0]!;
     expect(expression).toMatch(/^\{\$request\.header\.X-Client-Authorization\}$/);
     const post = (item as Json).post;
-    expect(post.requestBody.content['application/json'].schema.oneOf).toEqual([{ $ref: '#/components/schemas/GenerateResult' }, { $ref: '#/components/schemas/ErrorEnvelope' }]);
-    expect(post.parameters.filter((p: Json) => p.in === 'header' && p.required).map((p: Json) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'user-agent']);
+    expect(post.requestBody.content['application/json'].schema.oneOf).toEqual([
+      { $ref: '#/components/schemas/GenerateResult' },
+      { $ref: '#/components/schemas/ErrorEnvelope' },
+    ]);
+    expect(post.parameters.filter((p: Json) => p.in === 'header' && p.required).map((p: Json) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+      'user-agent',
+    ]);
     expect(post.security).toEqual([{ callbackBearer: [] }]);
     expect(doc.components.securitySchemes.callbackBearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
@@ -192,12 +234,22 @@ describe('the OpenAPI document', () => {
     expect(raw, 'the walk-through generates with curl -d').toBeDefined();
     const example = op('/documents/document/generate', 'post').requestBody.content['application/json'].example;
     // The shell splices the upload ids in: '$TEMPLATE', '$DATA'.
-    const body = JSON.parse(raw!.replace(`"'$TEMPLATE'"`, JSON.stringify(example.template.urn)).replace(`"'$DATA'"`, JSON.stringify(example.data.urn)));
+    const body = JSON.parse(
+      raw!.replace(`"'$TEMPLATE'"`, JSON.stringify(example.template.urn)).replace(`"'$DATA'"`, JSON.stringify(example.data.urn)),
+    );
     expect(example).toEqual(body);
     const result = op('/documents/document/generate', 'post').responses['201'].content['application/json'].example;
-    expect(result.result).toMatchObject({ statusCode: 201, message: 'Created', data: { document: { deliveryMethod: 'Storage', fileFormat: 'pdf' } } });
-    expect(op('/documents/template/upload', 'post').responses['201'].content['application/json'].example.result.data.files[0].id).toBe(example.template.urn);
-    expect(op('/documents/data/upload', 'post').responses['201'].content['application/json'].example.result.data.files[0].id).toBe(example.data.urn);
+    expect(result.result).toMatchObject({
+      statusCode: 201,
+      message: 'Created',
+      data: { document: { deliveryMethod: 'Storage', fileFormat: 'pdf' } },
+    });
+    expect(op('/documents/template/upload', 'post').responses['201'].content['application/json'].example.result.data.files[0].id).toBe(
+      example.template.urn,
+    );
+    expect(op('/documents/data/upload', 'post').responses['201'].content['application/json'].example.result.data.files[0].id).toBe(
+      example.data.urn,
+    );
   });
 
   it("passes Redocly's recommended rules with no error and no warning", async () => {
@@ -206,7 +258,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('is what client/openapi.ts, the SDK types generated by openapi-typescript, was generated from (npm run sdk:generate)', async () => {
-    expect(fs.readFileSync(CLIENT_TYPES, 'utf8') === (await clientTypes(doc)), 'client/openapi.ts is stale: run npm run sdk:generate').toBe(true);
+    expect(fs.readFileSync(CLIENT_TYPES, 'utf8') === (await clientTypes(doc)), 'client/openapi.ts is stale: run npm run sdk:generate').toBe(
+      true,
+    );
   });
 
   it('refers only to schemas it defines', () => {

@@ -32,7 +32,12 @@ describe('record declarations', () => {
       text('LoadMethod', 'd.load_method'),
       ...dates('d'),
     ]);
-    expect(SOLUTION_COLUMNS).toEqual([text('Id', 's.id::text'), text('Name', 's.name'), text('Description', 's.description'), ...dates('s')]);
+    expect(SOLUTION_COLUMNS).toEqual([
+      text('Id', 's.id::text'),
+      text('Name', 's.name'),
+      text('Description', 's.description'),
+      ...dates('s'),
+    ]);
     expect(CONFIGURATION_COLUMNS.slice(0, 3)).toEqual([
       text('DocumentSolutionConfigurationGuid', 'c.id::text'),
       text('DocumentSolutionGuid', "coalesce(c.document_solution_id::text, '')"),
@@ -58,7 +63,14 @@ describe('record declarations', () => {
   });
 
   it('keep the sharing links out of the document update and in the record', () => {
-    expect(LINK_FIELDS.map(([f]) => f)).toEqual(['viewAnonymousLink', 'editAnonymousLink', 'viewUserLink', 'editUserLink', 'viewOrganizationLink', 'editOrganizationLink']);
+    expect(LINK_FIELDS.map(([f]) => f)).toEqual([
+      'viewAnonymousLink',
+      'editAnonymousLink',
+      'viewUserLink',
+      'editUserLink',
+      'viewOrganizationLink',
+      'editOrganizationLink',
+    ]);
     expect(DOCUMENT_UPDATABLE.map(([f]) => f)).not.toContain('viewAnonymousLink');
     expect(DOCUMENT_UPDATABLE).toContainEqual(['succeededViewUserEmailList', 'succeeded_view_user_email_list']);
   });
@@ -66,14 +78,48 @@ describe('record declarations', () => {
   it('select joined fields under their column names and read rows back in the record spelling', () => {
     expect(selectList(TEMPLATE)).toContain('o.name AS owner_name');
     const created = new Date('2026-01-02T03:04:05Z');
-    const row = { id: 'i', subscription_id: 's', owner_id: 'o', last_modified_user_id: 'm', name: 'n', description: '', urn: 'u', load_method: 'Storage', query: '' };
-    const ds = fromRow(DATA_SOURCE, { ...row, variables: '', owner_name: null, last_modified_user_name: 'M', created_date: created, last_modified_date: created, is_deleted: false });
+    const row = {
+      id: 'i',
+      subscription_id: 's',
+      owner_id: 'o',
+      last_modified_user_id: 'm',
+      name: 'n',
+      description: '',
+      urn: 'u',
+      load_method: 'Storage',
+      query: '',
+    };
+    const ds = fromRow(DATA_SOURCE, {
+      ...row,
+      variables: '',
+      owner_name: null,
+      last_modified_user_name: 'M',
+      created_date: created,
+      last_modified_date: created,
+      is_deleted: false,
+    });
     expect(ds.ownerName).toBe('');
     expect(ds.createdDate).toBe('2026-01-02T03:04:05.000Z');
     const listed = listedSpelling(DATA_SOURCE, ds);
-    expect(Object.keys(listed)).toEqual(['dataSourceGuid', 'subscriptionGuid', 'ownerGuid', 'lastModifiedUserGuid', 'name', 'description', 'urn', 'loadMethod', 'query', 'variables', 'createdDate', 'lastModifiedDate', 'isDeleted']);
+    expect(Object.keys(listed)).toEqual([
+      'dataSourceGuid',
+      'subscriptionGuid',
+      'ownerGuid',
+      'lastModifiedUserGuid',
+      'name',
+      'description',
+      'urn',
+      'loadMethod',
+      'query',
+      'variables',
+      'createdDate',
+      'lastModifiedDate',
+      'isDeleted',
+    ]);
     expect(listed.dataSourceGuid).toBe('i');
     // A configuration without an owning solution says null, not ''.
-    expect(fromRow(CONFIGURATION, { document_solution_id: null, created_date: created, last_modified_date: created }).documentSolutionGuid).toBeNull();
+    expect(
+      fromRow(CONFIGURATION, { document_solution_id: null, created_date: created, last_modified_date: created }).documentSolutionGuid,
+    ).toBeNull();
   });
 });

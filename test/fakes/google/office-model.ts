@@ -6,7 +6,13 @@
 import { inflateEntry, type OutEntry, readZip, writeZip } from '../../../engine/zip.ts';
 
 const dec = (b: Buffer) => b.toString('utf8');
-const unesc = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const unesc = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function parts(pkg: Uint8Array): Map<string, string> {
@@ -26,7 +32,14 @@ function rewrite(pkg: Uint8Array, edit: (name: string, xml: string) => string): 
 }
 
 /** Replaces `find` in the text of every `<tag>` element of the matching parts; returns the count. */
-function replaceInTextNodes(pkg: Uint8Array, partRe: RegExp, tagRe: RegExp, find: string, replacement: string, matchCase: boolean): { pkg: Uint8Array; count: number } {
+function replaceInTextNodes(
+  pkg: Uint8Array,
+  partRe: RegExp,
+  tagRe: RegExp,
+  find: string,
+  replacement: string,
+  matchCase: boolean,
+): { pkg: Uint8Array; count: number } {
   let count = 0;
   const needle = new RegExp(find.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), matchCase ? 'g' : 'gi');
   const out = rewrite(pkg, (name, xml) => {
@@ -47,7 +60,9 @@ function replaceInTextNodes(pkg: Uint8Array, partRe: RegExp, tagRe: RegExp, find
 
 export function docParagraphs(pkg: Uint8Array): string[] {
   const xml = parts(pkg).get('word/document.xml') ?? '';
-  return [...xml.matchAll(/<w:p\b[^>]*>([\s\S]*?)<\/w:p>/g)].map((m) => [...(m[1] ?? '').matchAll(/<w:t\b[^>]*>([^<]*)<\/w:t>/g)].map((t) => unesc(t[1] ?? '')).join(''));
+  return [...xml.matchAll(/<w:p\b[^>]*>([\s\S]*?)<\/w:p>/g)].map((m) =>
+    [...(m[1] ?? '').matchAll(/<w:t\b[^>]*>([^<]*)<\/w:t>/g)].map((t) => unesc(t[1] ?? '')).join(''),
+  );
 }
 
 /** The Docs API's Document resource for the model (body.content paragraphs with text runs). */
@@ -62,7 +77,14 @@ export function docResource(id: string, title: string, pkg: Uint8Array) {
 }
 
 export function docReplaceAllText(pkg: Uint8Array, find: string, replacement: string, matchCase: boolean) {
-  return replaceInTextNodes(pkg, /^word\/(document|header\d*|footer\d*)\.xml$/, /(<w:t\b[^>]*>)([^<]*)(<\/w:t>)/g, find, replacement, matchCase);
+  return replaceInTextNodes(
+    pkg,
+    /^word\/(document|header\d*|footer\d*)\.xml$/,
+    /(<w:t\b[^>]*>)([^<]*)(<\/w:t>)/g,
+    find,
+    replacement,
+    matchCase,
+  );
 }
 
 // ---- Sheets
@@ -133,9 +155,16 @@ export function spreadsheetResource(id: string, title: string, pkg: Uint8Array) 
 }
 
 /** values.get: the range is a sheet title (optionally quoted, optionally with !A1:Z9, which is ignored). */
-export function spreadsheetValues(pkg: Uint8Array, range: string, typed = false): { range: string; values: (string | number)[][] } | undefined {
+export function spreadsheetValues(
+  pkg: Uint8Array,
+  range: string,
+  typed = false,
+): { range: string; values: (string | number)[][] } | undefined {
   const p = parts(pkg);
-  const title = range.split('!')[0]!.replace(/^'(.*)'$/, '$1').replace(/''/g, "'");
+  const title = range
+    .split('!')[0]!
+    .replace(/^'(.*)'$/, '$1')
+    .replace(/''/g, "'");
   const ref = sheetRefs(p).find((s) => s.title === title);
   if (!ref) return undefined;
   return { range: `'${ref.title}'!A1`, values: sheetValues(p, ref, typed) };
@@ -148,7 +177,14 @@ export function spreadsheetText(pkg: Uint8Array): string[] {
 
 export function sheetFindReplace(pkg: Uint8Array, find: string, replacement: string, matchCase: boolean) {
   // Inline strings and shared strings (both are <t> text nodes of their parts).
-  return replaceInTextNodes(pkg, /^xl\/(worksheets\/sheet\d+|sharedStrings)\.xml$/, /(<t\b[^>]*>)([^<]*)(<\/t>)/g, find, replacement, matchCase);
+  return replaceInTextNodes(
+    pkg,
+    /^xl\/(worksheets\/sheet\d+|sharedStrings)\.xml$/,
+    /(<t\b[^>]*>)([^<]*)(<\/t>)/g,
+    find,
+    replacement,
+    matchCase,
+  );
 }
 
 // ---- Slides
@@ -159,7 +195,9 @@ interface SlideShape {
 }
 
 function slideParts(p: Map<string, string>): string[] {
-  return [...p.keys()].filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n)).sort((a, b) => Number(/(\d+)\.xml$/.exec(a)![1]) - Number(/(\d+)\.xml$/.exec(b)![1]));
+  return [...p.keys()]
+    .filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n))
+    .sort((a, b) => Number(/(\d+)\.xml$/.exec(a)![1]) - Number(/(\d+)\.xml$/.exec(b)![1]));
 }
 
 function shapesOf(xml: string, slide: number): SlideShape[] {
@@ -169,7 +207,12 @@ function shapesOf(xml: string, slide: number): SlideShape[] {
   }));
 }
 
-export function presentationResource(id: string, title: string, pkg: Uint8Array, images: { pageObjectId: string; objectId: string; sourceUrl: string }[]) {
+export function presentationResource(
+  id: string,
+  title: string,
+  pkg: Uint8Array,
+  images: { pageObjectId: string; objectId: string; sourceUrl: string }[],
+) {
   const p = parts(pkg);
   return {
     presentationId: id,
@@ -179,8 +222,13 @@ export function presentationResource(id: string, title: string, pkg: Uint8Array,
       return {
         objectId: pageObjectId,
         pageElements: [
-          ...shapesOf(p.get(part) ?? '', i + 1).map((s) => ({ objectId: s.objectId, shape: { shapeType: 'TEXT_BOX', text: { textElements: [{ textRun: { content: `${s.text}\n` } }] } } })),
-          ...images.filter((im) => im.pageObjectId === pageObjectId).map((im) => ({ objectId: im.objectId, image: { sourceUrl: im.sourceUrl, contentUrl: im.sourceUrl } })),
+          ...shapesOf(p.get(part) ?? '', i + 1).map((s) => ({
+            objectId: s.objectId,
+            shape: { shapeType: 'TEXT_BOX', text: { textElements: [{ textRun: { content: `${s.text}\n` } }] } },
+          })),
+          ...images
+            .filter((im) => im.pageObjectId === pageObjectId)
+            .map((im) => ({ objectId: im.objectId, image: { sourceUrl: im.sourceUrl, contentUrl: im.sourceUrl } })),
         ],
       };
     }),
@@ -193,7 +241,11 @@ export function slidesReplaceAllText(pkg: Uint8Array, find: string, replacement:
 
 /** replaceAllShapesWithImage: every shape whose text contains `find` is removed (the caller records the
  *  image that takes its place); returns where they were. */
-export function slidesRemoveShapesContaining(pkg: Uint8Array, find: string, matchCase: boolean): { pkg: Uint8Array; removed: { pageObjectId: string; objectId: string }[] } {
+export function slidesRemoveShapesContaining(
+  pkg: Uint8Array,
+  find: string,
+  matchCase: boolean,
+): { pkg: Uint8Array; removed: { pageObjectId: string; objectId: string }[] } {
   const removed: { pageObjectId: string; objectId: string }[] = [];
   const norm = (s: string) => (matchCase ? s : s.toLowerCase());
   const out = rewrite(pkg, (name, xml) => {

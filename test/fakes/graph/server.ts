@@ -97,7 +97,19 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     string,
     { driveId: string; parentId: string; name: string; conflict: string; size?: number; parts: Buffer[]; next: number; done?: FakeItem }
   >();
-  const copies = new Map<string, { polls: number; driveId: string; parentId: string; name: string; conflict: string; content?: Buffer; result?: FakeItem; failed?: string }>();
+  const copies = new Map<
+    string,
+    {
+      polls: number;
+      driveId: string;
+      parentId: string;
+      name: string;
+      conflict: string;
+      content?: Buffer;
+      result?: FakeItem;
+      failed?: string;
+    }
+  >();
   const downloads = new Map<string, { driveId: string; itemId: string }>();
   // A throttling answer's Retry-After is enforced as Graph does: a matching request that comes sooner is
   // throttled again (and counted), so a client that does not wait shows in the request count.
@@ -126,7 +138,17 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   function addDrive(id: string, owner: { site?: string; user?: string; pathPrefix?: string } = {}) {
     const rootId = newId();
     const items = new Map<string, FakeItem>();
-    items.set(rootId, { id: rootId, driveId: id, name: 'root', folder: true, state: 'live', permissions: [], created: now(), modified: now(), version: 1 });
+    items.set(rootId, {
+      id: rootId,
+      driveId: id,
+      name: 'root',
+      folder: true,
+      state: 'live',
+      permissions: [],
+      created: now(),
+      modified: now(),
+      version: 1,
+    });
     drives.set(id, { id, rootId, items, pathPrefix: owner.pathPrefix ?? 'personal/user/Documents' });
     if (owner.site) sites.set(owner.site, id);
     if (owner.user) users.set(owner.user, id);
@@ -145,8 +167,10 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     if (!d) throw new HttpError(404, 'itemNotFound', `The drive ${id} does not exist`);
     return d;
   };
-  const children = (driveId: string, parentId: string) => [...drive(driveId).items.values()].filter((i) => i.parentId === parentId && i.state === 'live');
-  const childNamed = (driveId: string, parentId: string, name: string) => children(driveId, parentId).find((i) => i.name.toLowerCase() === name.toLowerCase());
+  const children = (driveId: string, parentId: string) =>
+    [...drive(driveId).items.values()].filter((i) => i.parentId === parentId && i.state === 'live');
+  const childNamed = (driveId: string, parentId: string, name: string) =>
+    children(driveId, parentId).find((i) => i.name.toLowerCase() === name.toLowerCase());
   const liveItem = (driveId: string, id: string) => {
     const i = drive(driveId).items.get(id);
     if (!i || i.state !== 'live') throw new HttpError(404, 'itemNotFound', 'The resource could not be found.');
@@ -186,16 +210,36 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     if (folder && parentId === d.rootId && name.toLowerCase() === 'forms') throw refuse('forms is reserved at the root of a library');
     const parent = d.items.get(parentId);
     const full = [d.pathPrefix, parent ? pathOf(parent) : '', name].filter(Boolean).join('/');
-    if (full.length > 400) throw new HttpError(400, 'invalidRequest', `The provided path is too long: ${full.length} characters, 400 at most`);
+    if (full.length > 400)
+      throw new HttpError(400, 'invalidRequest', `The provided path is too long: ${full.length} characters, 400 at most`);
   }
   function makeItem(driveId: string, parentId: string, name: string, folder: boolean, content?: Buffer): FakeItem {
     checkName(driveId, parentId, name, folder);
-    const item: FakeItem = { id: newId(), driveId, name, parentId, folder, content, state: 'live', permissions: [], created: now(), modified: now(), version: 1 };
+    const item: FakeItem = {
+      id: newId(),
+      driveId,
+      name,
+      parentId,
+      folder,
+      content,
+      state: 'live',
+      permissions: [],
+      created: now(),
+      modified: now(),
+      version: 1,
+    };
     drive(driveId).items.set(item.id, item);
     return item;
   }
   /** Graph's conflict behaviours: fail (409), replace (the existing item gets the new content, same id), rename ("name 1.ext"). */
-  function place(driveId: string, parentId: string, name: string, conflict: string, content: Buffer | undefined, folder = false): { item: FakeItem; created: boolean } {
+  function place(
+    driveId: string,
+    parentId: string,
+    name: string,
+    conflict: string,
+    content: Buffer | undefined,
+    folder = false,
+  ): { item: FakeItem; created: boolean } {
     checkQuota(driveId, content?.length ?? 0);
     const existing = childNamed(driveId, parentId, name);
     if (!existing) return { item: makeItem(driveId, parentId, name, folder, content), created: true };
@@ -214,7 +258,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     const quota = quotas.get(driveId);
     if (quota === undefined) return;
     const used = [...drive(driveId).items.values()].filter((i) => i.state === 'live').reduce((n, i) => n + (i.content?.length ?? 0), 0);
-    if (used + adding > quota) throw new HttpError(507, 'quotaLimitReached', 'Insufficient Space Available: the maximum storage quota has been reached.');
+    if (used + adding > quota)
+      throw new HttpError(507, 'quotaLimitReached', 'Insufficient Space Available: the maximum storage quota has been reached.');
   }
   function freeName(driveId: string, parentId: string, name: string): string {
     const dot = name.lastIndexOf('.');
@@ -236,7 +281,14 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       createdDateTime: item.created,
       lastModifiedDateTime: item.modified,
       webUrl: `https://contoso.example/drive/${encodeURIComponent(item.driveId)}/${p.split('/').map(encodeURIComponent).join('/')}`,
-      parentReference: parent ? { driveId: item.driveId, driveType: 'business', id: parent.id, path: `/drives/${item.driveId}/root:${pathOf(parent) ? `/${pathOf(parent)}` : ''}` } : { driveId: item.driveId },
+      parentReference: parent
+        ? {
+            driveId: item.driveId,
+            driveType: 'business',
+            id: parent.id,
+            path: `/drives/${item.driveId}/root:${pathOf(parent) ? `/${pathOf(parent)}` : ''}`,
+          }
+        : { driveId: item.driveId },
     };
     if (item.folder) out.folder = { childCount: children(item.driveId, item.id).length };
     else {
@@ -275,7 +327,13 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', base);
     const method = req.method ?? 'GET';
-    const entry: LoggedRequest = { method, path: url.pathname + url.search, status: 0, authorization: req.headers.authorization !== undefined, host: req.headers.host ?? '' };
+    const entry: LoggedRequest = {
+      method,
+      path: url.pathname + url.search,
+      status: 0,
+      authorization: req.headers.authorization !== undefined,
+      host: req.headers.host ?? '',
+    };
     log.push(entry);
     res.on('finish', () => (entry.status = res.statusCode));
     try {
@@ -295,27 +353,42 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       // Faults apply to API calls, or to any path (uploads, monitors, the token endpoint) a fault names.
       const matches = (f: Fault) =>
         (!f.method || f.method === method) &&
-        (f.path ? (typeof f.path === 'string' ? url.pathname.includes(f.path) : f.path.test(url.pathname)) : url.pathname.startsWith('/v1.0/'));
+        (f.path
+          ? typeof f.path === 'string'
+            ? url.pathname.includes(f.path)
+            : f.path.test(url.pathname)
+          : url.pathname.startsWith('/v1.0/'));
       if (window && Date.now() < window.until && window.match(method, url.pathname)) {
         window.times.push(Date.now());
         await body(req);
-        return send(res, 429, graphError('TooManyRequests', 'The request has been throttled'), { 'retry-after': String(Math.ceil((window.until - Date.now()) / 1000)) });
+        return send(res, 429, graphError('TooManyRequests', 'The request has been throttled'), {
+          'retry-after': String(Math.ceil((window.until - Date.now()) / 1000)),
+        });
       }
       const early = faults.find((f) => f.until !== undefined && Date.now() < f.until && matches(f));
       if (early) {
         earlyRetries++;
         await body(req);
-        return send(res, 429, graphError('TooManyRequests', 'retried before Retry-After'), { 'retry-after': String(Math.ceil((early.until! - Date.now()) / 1000)) });
+        return send(res, 429, graphError('TooManyRequests', 'retried before Retry-After'), {
+          'retry-after': String(Math.ceil((early.until! - Date.now()) / 1000)),
+        });
       }
       const fault = faults.find((f) => f.left > 0 && matches(f));
       if (fault) {
         fault.left--;
         if (fault.status === 429 && fault.retryAfter) fault.until = Date.now() + fault.retryAfter * 1000;
         await body(req);
-        if (fault.status === 401) return send(res, 401, graphError('InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'));
-        return send(res, fault.status, graphError(fault.status === 429 ? 'TooManyRequests' : 'serviceNotAvailable', 'injected fault'), fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
+        if (fault.status === 401)
+          return send(res, 401, graphError('InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'));
+        return send(
+          res,
+          fault.status,
+          graphError(fault.status === 429 ? 'TooManyRequests' : 'serviceNotAvailable', 'injected fault'),
+          fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {},
+        );
       }
-      if (method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(url.pathname)) return await token(req, res, url.pathname.split('/')[1]!);
+      if (method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(url.pathname))
+        return await token(req, res, url.pathname.split('/')[1]!);
       if (url.pathname.startsWith('/up/')) return await upload(req, res, method, url.pathname.slice(4));
       if (url.pathname.startsWith('/monitor/')) return monitor(res, url.pathname.slice(9));
       if (url.pathname.startsWith('/download/')) {
@@ -344,12 +417,20 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
 
   async function token(req: IncomingMessage, res: ServerResponse, tenant: string) {
     const form = new URLSearchParams((await body(req)).toString());
-    if (tenant !== tenantId) return send(res, 400, { error: 'invalid_request', error_description: `AADSTS90002: Tenant '${tenant}' not found.` });
-    if (form.get('grant_type') !== 'client_credentials') return send(res, 400, { error: 'unsupported_grant_type', error_description: 'AADSTS70003' });
+    if (tenant !== tenantId)
+      return send(res, 400, { error: 'invalid_request', error_description: `AADSTS90002: Tenant '${tenant}' not found.` });
+    if (form.get('grant_type') !== 'client_credentials')
+      return send(res, 400, { error: 'unsupported_grant_type', error_description: 'AADSTS70003' });
     const client = clients.get(form.get('client_id') ?? '');
-    if (!client) return send(res, 400, { error: 'unauthorized_client', error_description: `AADSTS700016: Application with identifier '${form.get('client_id')}' was not found.` });
-    if (form.get('client_secret') !== client.secret) return send(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
-    if (form.get('scope') !== 'https://graph.microsoft.com/.default') return send(res, 400, { error: 'invalid_scope', error_description: 'AADSTS1002012' });
+    if (!client)
+      return send(res, 400, {
+        error: 'unauthorized_client',
+        error_description: `AADSTS700016: Application with identifier '${form.get('client_id')}' was not found.`,
+      });
+    if (form.get('client_secret') !== client.secret)
+      return send(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+    if (form.get('scope') !== 'https://graph.microsoft.com/.default')
+      return send(res, 400, { error: 'invalid_scope', error_description: 'AADSTS1002012' });
     const access = `fake-${randomUUID()}`;
     tokens.set(access, { expired: false, clientId: form.get('client_id')! });
     send(res, 200, { token_type: 'Bearer', expires_in: tokenLifetime, ext_expires_in: tokenLifetime, access_token: access });
@@ -403,10 +484,15 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       const conflict = String(b.item?.['@microsoft.graph.conflictBehavior'] ?? 'replace');
       const name = String(b.item?.name ?? segments.at(-1));
       if (!childNamed(driveId, parent.id, name)) checkName(driveId, parent.id, name, false);
-      if (conflict === 'fail' && childNamed(driveId, parent.id, name)) throw new HttpError(409, 'nameAlreadyExists', 'The specified item name already exists.');
+      if (conflict === 'fail' && childNamed(driveId, parent.id, name))
+        throw new HttpError(409, 'nameAlreadyExists', 'The specified item name already exists.');
       const id = randomUUID();
       sessions.set(id, { driveId, parentId: parent.id, name, conflict, parts: [], next: 0 });
-      return send(res, 200, { uploadUrl: `${uploadBase}/up/${id}`, expirationDateTime: new Date(Date.now() + 3600_000).toISOString(), nextExpectedRanges: ['0-'] });
+      return send(res, 200, {
+        uploadUrl: `${uploadBase}/up/${id}`,
+        expirationDateTime: new Date(Date.now() + 3600_000).toISOString(),
+        nextExpectedRanges: ['0-'],
+      });
     }
     const item = walk(driveId, anchor, segments);
     if (action === '' && method === 'GET') return send(res, 200, itemJson(item));
@@ -424,7 +510,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     }
     if (action === '' && method === 'PATCH') {
       const b = JSON.parse((await body(req)).toString()) as { name?: string; parentReference?: { id?: string; driveId?: string } };
-      if (b.parentReference?.driveId && b.parentReference.driveId !== driveId) throw new HttpError(400, 'invalidRequest', 'Cannot move an item to another drive');
+      if (b.parentReference?.driveId && b.parentReference.driveId !== driveId)
+        throw new HttpError(400, 'invalidRequest', 'Cannot move an item to another drive');
       const parentId = b.parentReference?.id ?? item.parentId!;
       const parent = liveItem(driveId, parentId);
       if (!parent.folder) throw new HttpError(400, 'invalidRequest', 'The new parent is not a folder');
@@ -455,31 +542,55 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       const b = JSON.parse((await body(req)).toString()) as { type?: string; scope?: string };
       if (b.type !== 'view' && b.type !== 'edit' && b.type !== 'embed') throw new HttpError(400, 'invalidRequest', 'Invalid link type');
       const scope = b.scope ?? 'anonymous';
-      if (scope === 'anonymous' && refuseAnonymousLinks) throw new HttpError(403, 'accessDenied', 'Sharing links with scope anonymous are disabled by the tenant policy.');
+      if (scope === 'anonymous' && refuseAnonymousLinks)
+        throw new HttpError(403, 'accessDenied', 'Sharing links with scope anonymous are disabled by the tenant policy.');
       const existing = item.permissions.find((p) => p.link?.type === b.type && p.link?.scope === scope);
       if (existing) return send(res, 200, permissionJson(existing));
-      const p = { id: randomUUID(), roles: [b.type === 'edit' ? 'write' : 'read'], link: { type: b.type, scope, webUrl: `https://contoso.example/:w:/s/${b.type}-${scope}-${randomUUID().slice(0, 8)}` } };
+      const p = {
+        id: randomUUID(),
+        roles: [b.type === 'edit' ? 'write' : 'read'],
+        link: { type: b.type, scope, webUrl: `https://contoso.example/:w:/s/${b.type}-${scope}-${randomUUID().slice(0, 8)}` },
+      };
       item.permissions.push(p);
       return send(res, 201, permissionJson(p));
     }
     if (action === 'invite' && method === 'POST') {
-      const b = JSON.parse((await body(req)).toString()) as { recipients?: { email?: string }[]; roles?: string[]; requireSignIn?: boolean; sendInvitation?: boolean };
-      invites.push({ recipients: (b.recipients ?? []).map((r) => String(r.email)), roles: b.roles ?? [], requireSignIn: b.requireSignIn, sendInvitation: b.sendInvitation });
+      const b = JSON.parse((await body(req)).toString()) as {
+        recipients?: { email?: string }[];
+        roles?: string[];
+        requireSignIn?: boolean;
+        sendInvitation?: boolean;
+      };
+      invites.push({
+        recipients: (b.recipients ?? []).map((r) => String(r.email)),
+        roles: b.roles ?? [],
+        requireSignIn: b.requireSignIn,
+        sendInvitation: b.sendInvitation,
+      });
       if (!Array.isArray(b.recipients) || b.recipients.length === 0) throw new HttpError(400, 'invalidRequest', 'recipients is required');
-      if (!b.roles || !['read', 'write'].includes(b.roles[0] ?? '')) throw new HttpError(400, 'invalidRequest', 'roles must be read or write');
-      if (b.requireSignIn === false && b.sendInvitation === false) throw new HttpError(400, 'invalidRequest', 'requireSignIn false needs sendInvitation');
+      if (!b.roles || !['read', 'write'].includes(b.roles[0] ?? ''))
+        throw new HttpError(400, 'invalidRequest', 'roles must be read or write');
+      if (b.requireSignIn === false && b.sendInvitation === false)
+        throw new HttpError(400, 'invalidRequest', 'requireSignIn false needs sendInvitation');
       const value: Json[] = [];
       let failed = 0;
       for (const r of b.recipients) {
         const email = String(r.email ?? '');
         if (refusedRecipients.has(email.toLowerCase()) || !email.includes('@')) {
           failed++;
-          value.push({ error: { code: 'notAllowed', message: `${email} cannot be invited`, innererror: { code: 'exchangeInvalidUser' } }, invitation: { email } });
+          value.push({
+            error: { code: 'notAllowed', message: `${email} cannot be invited`, innererror: { code: 'exchangeInvalidUser' } },
+            invitation: { email },
+          });
           continue;
         }
         const p = { id: randomUUID(), roles: b.roles, email };
         item.permissions.push(p);
-        value.push({ ...permissionJson(p), invitation: { email, signInRequired: b.requireSignIn ?? true, invitedBy: { application: { id: clientId } } }, grantedToV2: { user: { email } } });
+        value.push({
+          ...permissionJson(p),
+          invitation: { email, signInRequired: b.requireSignIn ?? true, invitedBy: { application: { id: clientId } } },
+          grantedToV2: { user: { email } },
+        });
       }
       const status = failed === 0 ? 200 : failed === b.recipients.length ? 400 : 207;
       if (status === 400) return send(res, 400, { ...graphError('notAllowed', 'No recipient could be invited'), value });
@@ -494,7 +605,14 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
       if (b.name !== undefined && !childNamed(target, parentId, b.name)) checkName(target, parentId, b.name, item.folder);
       const id = randomUUID();
       // The source's bytes are taken now; the copy appears once the monitor has been polled.
-      copies.set(id, { polls: 0, driveId: target, parentId, name: b.name ?? item.name, conflict: conflictParam ?? 'fail', content: item.content });
+      copies.set(id, {
+        polls: 0,
+        driveId: target,
+        parentId,
+        name: b.name ?? item.name,
+        conflict: conflictParam ?? 'fail',
+        content: item.content,
+      });
       return send(res, 202, undefined, { location: `${uploadBase}/monitor/${id}` });
     }
     throw new HttpError(400, 'BadRequest', `Unsupported request ${method} ${url.pathname}`);
@@ -509,7 +627,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     if (!c) throw new HttpError(404, 'itemNotFound', 'Unknown operation');
     if (!c.result && !c.failed) {
       c.polls++;
-      if (c.polls <= (opts.copyPolls ?? 1)) return send(res, 202, { operation: 'ItemCopy', percentageComplete: 27.8, status: 'inProgress' });
+      if (c.polls <= (opts.copyPolls ?? 1))
+        return send(res, 202, { operation: 'ItemCopy', percentageComplete: 27.8, status: 'inProgress' });
       try {
         c.result = place(c.driveId, c.parentId, c.name, c.conflict, c.content).item;
       } catch (err) {
@@ -553,7 +672,8 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     if (!last && bytes.length % CHUNK_UNIT !== 0) throw new HttpError(400, 'invalidRange', 'A fragment must be a multiple of 320 KiB');
     s.parts.push(bytes);
     s.next = end + 1;
-    if (!last) return send(res, 202, { expirationDateTime: new Date(Date.now() + 3600_000).toISOString(), nextExpectedRanges: [`${s.next}-`] });
+    if (!last)
+      return send(res, 202, { expirationDateTime: new Date(Date.now() + 3600_000).toISOString(), nextExpectedRanges: [`${s.next}-`] });
     const { item, created } = place(s.driveId, s.parentId, s.name, s.conflict, Buffer.concat(s.parts));
     s.done = item;
     send(res, created ? 201 : 200, itemJson(item));
@@ -581,7 +701,13 @@ export async function startGraphFake(opts: GraphFakeOptions = {}) {
     files(driveId: string): { id: string; path: string; size: number; content?: Buffer; state: string }[] {
       return [...drive(driveId).items.values()]
         .filter((i) => i.id !== drive(driveId).rootId)
-        .map((i) => ({ id: i.id, path: pathOf(i) + (i.folder ? '/' : ''), size: i.content?.length ?? 0, content: i.content, state: i.state }));
+        .map((i) => ({
+          id: i.id,
+          path: pathOf(i) + (i.folder ? '/' : ''),
+          size: i.content?.length ?? 0,
+          content: i.content,
+          state: i.state,
+        }));
     },
     item: (driveId: string, id: string) => drive(driveId).items.get(id),
     /** Puts a file (creating folders) and returns its id. */

@@ -94,7 +94,21 @@ export function sfId(prefix: string): string {
   return s;
 }
 
-const QUERY_COLUMNS = new Set(['Id', 'ContentDocumentId', 'Title', 'PathOnClient', 'FileExtension', 'FileType', 'VersionNumber', 'IsLatest', 'FirstPublishLocationId', 'NetworkId', 'OwnerId', 'ContentSize', 'ReasonForChange']);
+const QUERY_COLUMNS = new Set([
+  'Id',
+  'ContentDocumentId',
+  'Title',
+  'PathOnClient',
+  'FileExtension',
+  'FileType',
+  'VersionNumber',
+  'IsLatest',
+  'FirstPublishLocationId',
+  'NetworkId',
+  'OwnerId',
+  'ContentSize',
+  'ReasonForChange',
+]);
 
 const FILE_TYPES: Record<string, string> = { docx: 'WORD_X', xlsx: 'EXCEL_X', pptx: 'POWER_POINT_X', pdf: 'PDF', csv: 'CSV' };
 
@@ -174,7 +188,12 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', fake.url);
-      const entry: SalesforceFake['requests'][number] = { method: req.method ?? 'GET', path: url.pathname, status: 0, contentType: req.headers['content-type'] };
+      const entry: SalesforceFake['requests'][number] = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        status: 0,
+        contentType: req.headers['content-type'],
+      };
       fake.requests.push(entry);
       const dropping = drop?.(req.method ?? 'GET', url.pathname) ? ((drop = undefined), true) : false;
       const send = (status: number, payload?: unknown, headers: Record<string, string> = {}) => {
@@ -193,7 +212,8 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
           res.writeHead(status, { 'content-type': 'application/json;charset=UTF-8', ...headers }).end(JSON.stringify(payload));
         }
       };
-      const fail = (status: number, errorCode: string, message: string, fields: string[] = []) => send(status, [{ message, errorCode, fields }] satisfies Errors);
+      const fail = (status: number, errorCode: string, message: string, fields: string[] = []) =>
+        send(status, [{ message, errorCode, fields }] satisfies Errors);
       try {
         if (url.pathname === '/services/oauth2/token' && req.method === 'POST') return token(req, body, send);
         const m = /^\/services\/data\/v(\d+\.\d+)(\/.*)$/.exec(url.pathname);
@@ -251,13 +271,20 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
       if (!c || !c.publicKeyPem) return refuse(String(claims.iss), 'invalid_client_id', 'client identifier invalid');
       const ok =
         header.alg === 'RS256' &&
-        verifySignature('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey(c.publicKeyPem), Buffer.from(parts[2]!, 'base64url'));
+        verifySignature(
+          'sha256',
+          Buffer.from(`${parts[0]}.${parts[1]}`),
+          createPublicKey(c.publicKeyPem),
+          Buffer.from(parts[2]!, 'base64url'),
+        );
       if (!ok) return refuse(c.clientId, 'invalid_grant', 'invalid assertion signature');
-      if (typeof claims.exp !== 'number' || claims.exp < Date.now() / 1000) return refuse(c.clientId, 'invalid_grant', 'expired authorization code');
+      if (typeof claims.exp !== 'number' || claims.exp < Date.now() / 1000)
+        return refuse(c.clientId, 'invalid_grant', 'expired authorization code');
       if (claims.aud !== fake.url && claims.aud !== 'https://login.salesforce.com' && claims.aud !== 'https://test.salesforce.com') {
         return refuse(c.clientId, 'invalid_grant', 'audience is invalid');
       }
-      if (!(c.usernames ?? []).includes(String(claims.sub))) return refuse(c.clientId, 'invalid_grant', 'user hasn\'t approved this consumer');
+      if (!(c.usernames ?? []).includes(String(claims.sub)))
+        return refuse(c.clientId, 'invalid_grant', "user hasn't approved this consumer");
       clientId = c.clientId;
       userId = c.userId ?? '005' + 'j'.repeat(12) + 'AAA';
     } else {
@@ -297,7 +324,9 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
         const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
         if (!boundary) return fail(400, 'INVALID_MULTIPART_REQUEST', 'Multipart message has no boundary');
         const parts = parseMultipart(body, boundary[1] ?? boundary[2]!);
-        const json = parts.find((p) => /application\/json/i.test(p.contentType ?? '') && (p.name === 'entity_content' || p.name === 'ContentVersion'));
+        const json = parts.find(
+          (p) => /application\/json/i.test(p.contentType ?? '') && (p.name === 'entity_content' || p.name === 'ContentVersion'),
+        );
         if (!json) return fail(400, 'INVALID_MULTIPART_REQUEST', 'Multipart message must include a non-binary part');
         try {
           fields = JSON.parse(json.body.toString('utf8')) as Record<string, unknown>;
@@ -309,7 +338,8 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
         bytes = bin.body;
       } else {
         via = 'json';
-        if (body.length > fake.jsonBodyLimit) return fail(413, 'REQUEST_ENTITY_TOO_LARGE', `The request body exceeds ${fake.jsonBodyLimit} bytes; use a multipart request`);
+        if (body.length > fake.jsonBodyLimit)
+          return fail(413, 'REQUEST_ENTITY_TOO_LARGE', `The request body exceeds ${fake.jsonBodyLimit} bytes; use a multipart request`);
         try {
           fields = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
         } catch {
@@ -317,15 +347,27 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
         }
         if (typeof fields.VersionData === 'string') bytes = Buffer.from(fields.VersionData, 'base64');
       }
-      const known = new Set(['Title', 'PathOnClient', 'VersionData', 'FirstPublishLocationId', 'NetworkId', 'OwnerId', 'ContentDocumentId', 'Description', 'ReasonForChange']);
+      const known = new Set([
+        'Title',
+        'PathOnClient',
+        'VersionData',
+        'FirstPublishLocationId',
+        'NetworkId',
+        'OwnerId',
+        'ContentDocumentId',
+        'Description',
+        'ReasonForChange',
+      ]);
       const unknown = Object.keys(fields).filter((k) => !known.has(k));
       if (unknown.length) return fail(400, 'INVALID_FIELD', `No such column '${unknown[0]}' on sobject of type ContentVersion`, unknown);
-      if (typeof fields.PathOnClient !== 'string' || !fields.PathOnClient) return fail(400, 'REQUIRED_FIELD_MISSING', 'Required fields are missing: [PathOnClient]', ['PathOnClient']);
+      if (typeof fields.PathOnClient !== 'string' || !fields.PathOnClient)
+        return fail(400, 'REQUIRED_FIELD_MISSING', 'Required fields are missing: [PathOnClient]', ['PathOnClient']);
       if (!bytes) return fail(400, 'REQUIRED_FIELD_MISSING', 'Required fields are missing: [VersionData]', ['VersionData']);
       const ref = (name: string) => {
         const v = fields[name];
         if (v === undefined || v === null || v === '') return null;
-        if (typeof v !== 'string' || !fake.knownIds.has(v)) throw Object.assign(new Error(`invalid cross reference id: ${name}`), { field: name });
+        if (typeof v !== 'string' || !fake.knownIds.has(v))
+          throw Object.assign(new Error(`invalid cross reference id: ${name}`), { field: name });
         return v;
       };
       let docId: string;
@@ -338,8 +380,12 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
           // A new version of an existing file: the location, network and first publish are the file's.
           const versions = fake.documents.get(fields.ContentDocumentId);
           if (!versions) return fail(400, 'INVALID_CROSS_REFERENCE_KEY', 'invalid cross reference id', ['ContentDocumentId']);
-          if (fields.FirstPublishLocationId) return fail(400, 'FIELD_INTEGRITY_EXCEPTION', 'FirstPublishLocationId can be set on the first version only', ['FirstPublishLocationId']);
-          if (fields.NetworkId) return fail(400, 'FIELD_INTEGRITY_EXCEPTION', 'NetworkId can be set on the first version only', ['NetworkId']);
+          if (fields.FirstPublishLocationId)
+            return fail(400, 'FIELD_INTEGRITY_EXCEPTION', 'FirstPublishLocationId can be set on the first version only', [
+              'FirstPublishLocationId',
+            ]);
+          if (fields.NetworkId)
+            return fail(400, 'FIELD_INTEGRITY_EXCEPTION', 'NetworkId can be set on the first version only', ['NetworkId']);
           docId = fields.ContentDocumentId;
           const first = fake.versions.get(versions[0]!)!;
           parent = first.FirstPublishLocationId;
@@ -383,16 +429,27 @@ export async function startSalesforceFake(opts: { clients?: SalesforceClient[]; 
     if (method === 'GET' && path === '/query') {
       const q = url.searchParams.get('q') ?? '';
       const m = /^\s*SELECT\s+(.+?)\s+FROM\s+ContentVersion\s+WHERE\s+(\w+)\s*=\s*'([^']*)'(\s+AND\s+IsLatest\s*=\s*true)?\s*$/i.exec(q);
-      if (!m) return fail(400, 'MALFORMED_QUERY', `this fake understands SELECT ... FROM ContentVersion WHERE Field = '...' [AND IsLatest = true], not: ${q}`);
+      if (!m)
+        return fail(
+          400,
+          'MALFORMED_QUERY',
+          `this fake understands SELECT ... FROM ContentVersion WHERE Field = '...' [AND IsLatest = true], not: ${q}`,
+        );
       const cols = m[1]!.split(',').map((s) => s.trim());
       const where = m[2]!;
-      const rows = [...fake.versions.values()].filter((v) => String((v as unknown as Record<string, unknown>)[where]) === m[3] && (!m[4] || v.IsLatest));
-      for (const c of [...cols, where]) if (!QUERY_COLUMNS.has(c)) return fail(400, 'INVALID_FIELD', `No such column '${c}' on entity 'ContentVersion'`);
+      const rows = [...fake.versions.values()].filter(
+        (v) => String((v as unknown as Record<string, unknown>)[where]) === m[3] && (!m[4] || v.IsLatest),
+      );
+      for (const c of [...cols, where])
+        if (!QUERY_COLUMNS.has(c)) return fail(400, 'INVALID_FIELD', `No such column '${c}' on entity 'ContentVersion'`);
       return send(200, {
         totalSize: rows.length,
         done: true,
         records: rows.map((r) => ({
-          attributes: { type: 'ContentVersion', url: `/services/data/v${url.pathname.split('/v')[1]?.split('/')[0]}/sobjects/ContentVersion/${r.Id}` },
+          attributes: {
+            type: 'ContentVersion',
+            url: `/services/data/v${url.pathname.split('/v')[1]?.split('/')[0]}/sobjects/ContentVersion/${r.Id}`,
+          },
           ...Object.fromEntries(cols.map((c) => [c, (r as unknown as Record<string, unknown>)[c]])),
         })),
       });

@@ -34,7 +34,9 @@ describe('an async generate cancelled while converting', () => {
     // Long enough (some 1 200 pages) that LibreOffice is still converting when the cancel comes.
     const template = makeDocx(`<w:p><w:r><w:t>Report for {name}</w:t></w:r></w:p>${numberedParagraphs(60_000)}`);
     const { templateUrn, dataUrn } = await api.uploadPair(template, { name: 'Ada' });
-    const token = await api.call('POST', '/common/client/token', { json: { sub: 'cancel', iss: `${receiver.url}/hooks`, dest: '/cancelled', client_id: 'tests' } });
+    const token = await api.call('POST', '/common/client/token', {
+      json: { sub: 'cancel', iss: `${receiver.url}/hooks`, dest: '/cancelled', client_id: 'tests' },
+    });
     expect(token.status).toBe(200);
     const res = await api.call('POST', '/documents/document/generate/async', {
       json: generateBody(templateUrn, dataUrn, { document: { name: 'long', fileFormat: 'pdf' } }),
@@ -54,7 +56,10 @@ describe('an async generate cancelled while converting', () => {
     const [delivery] = await receiver.waitFor('/hooks/cancelled', 1, 120_000);
     const body = JSON.parse(delivery!.body);
     expect(body.error.statusCode).toBe(409);
-    expect(body.error.innerErrors[0]).toMatchObject({ code: 'CANCELLED', message: expect.stringMatching(/cancelled before it finished .*nothing was delivered/) });
+    expect(body.error.innerErrors[0]).toMatchObject({
+      code: 'CANCELLED',
+      message: expect.stringMatching(/cancelled before it finished .*nothing was delivered/),
+    });
     expect(body.result).toBeUndefined();
     const ended = await handle.result().then(
       () => 'completed',

@@ -68,7 +68,10 @@ describe('POST /documents/document/generate/async', () => {
   }
   const claimsFor = (dest: string, iss = `${receiver.url}/hooks`) => ({ sub: `callback-token-${dest}`, iss, dest, client_id: 'tests' });
   async function postAsync(json: unknown, clientToken?: string) {
-    return api.call('POST', '/documents/document/generate/async', { json, headers: clientToken === undefined ? {} : { 'x-client-authorization': clientToken } });
+    return api.call('POST', '/documents/document/generate/async', {
+      json,
+      headers: clientToken === undefined ? {} : { 'x-client-authorization': clientToken },
+    });
   }
   /** Waits for the run to end; its result, or the failure's message. */
   async function runOutcome(operationId: string): Promise<{ ok: boolean; value: any }> {
@@ -86,8 +89,15 @@ describe('POST /documents/document/generate/async', () => {
   const json = (d: Delivery | undefined) => JSON.parse(d?.body ?? 'null') as Record<string, any>;
 
   describe('POST /common/client/token', () => {
-    it('returns a sealed token and the webhook secret; iat and exp are the service\'s', async () => {
-      const made = await token({ ...claimsFor('/x'), oid: 'svc-1', full_name: 'Ada', email: 'ada@example.com', locale: 'en-GB', zoneinfo: 'Europe/London' });
+    it("returns a sealed token and the webhook secret; iat and exp are the service's", async () => {
+      const made = await token({
+        ...claimsFor('/x'),
+        oid: 'svc-1',
+        full_name: 'Ada',
+        email: 'ada@example.com',
+        locale: 'en-GB',
+        zoneinfo: 'Europe/London',
+      });
       expect(made.token.split('.')).toHaveLength(5);
       expect(jose.decodeProtectedHeader(made.token)).toMatchObject({ alg: 'dir', enc: 'A256GCM', cty: 'JWT' });
       expect(made.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -127,7 +137,9 @@ describe('POST /documents/document/generate/async', () => {
     async function serviceSigned(claims: Record<string, unknown>, exp: number) {
       const key = await localSigningKey(stack.service.db);
       const priv = await jose.importJWK(key.privateJwk as jose.JWK, 'ES256');
-      return sealed(claims, (jwt) => jwt.setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime(exp).sign(priv));
+      return sealed(claims, (jwt) =>
+        jwt.setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime(exp).sign(priv),
+      );
     }
     async function expectRejected(value: string | undefined, status: number, code: string, message: RegExp) {
       const res = await postAsync(body(), value);
@@ -149,7 +161,9 @@ describe('POST /documents/document/generate/async', () => {
       const flip = (s: string) => `${s.slice(0, 5)}${s[5] === 'A' ? 'B' : 'A'}${s.slice(6)}`;
       const tamperedCipher = [parts[0], parts[1], parts[2], flip(parts[3] ?? ''), parts[4]].join('.');
       const tamperedTag = [parts[0], parts[1], parts[2], parts[3], flip(parts[4] ?? '')].join('.');
-      const badBase64 = [parts[0], parts[1], parts[2], `${(parts[3] ?? '').slice(0, 10)}!!${(parts[3] ?? '').slice(12)}`, parts[4]].join('.');
+      const badBase64 = [parts[0], parts[1], parts[2], `${(parts[3] ?? '').slice(0, 10)}!!${(parts[3] ?? '').slice(12)}`, parts[4]].join(
+        '.',
+      );
       const header = jose.decodeProtectedHeader(good);
       const wrongKey = await new jose.CompactEncrypt(new TextEncoder().encode('x.y.z'))
         .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: header.kid as string, cty: 'JWT' })
@@ -167,12 +181,22 @@ describe('POST /documents/document/generate/async', () => {
       );
       const { privateKey } = await jose.generateKeyPair('ES256');
       const kid = (await localSigningKey(stack.service.db)).kid;
-      const forged = await sealed(claims, (jwt) => jwt.setProtectedHeader({ alg: 'ES256', kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime('1h').sign(privateKey));
+      const forged = await sealed(claims, (jwt) =>
+        jwt.setProtectedHeader({ alg: 'ES256', kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime('1h').sign(privateKey),
+      );
       const exp = Math.floor(Date.now() / 1000) - 5;
       const expired = await serviceSigned(claims, exp);
-      for (const value of [unsigned, forged]) await expectRejected(value, 401, 'UNAUTHORIZED', /^the client authorization token is not signed by this service$/);
+      for (const value of [unsigned, forged])
+        await expectRejected(value, 401, 'UNAUTHORIZED', /^the client authorization token is not signed by this service$/);
       // Expired says so, and when (issue 32).
-      await expectRejected(expired, 401, 'UNAUTHORIZED', new RegExp(`^the client authorization token expired at ${new Date(exp * 1000).toISOString().replace(/\./g, '\\.')}: make a new one with POST /common/client/token$`));
+      await expectRejected(
+        expired,
+        401,
+        'UNAUTHORIZED',
+        new RegExp(
+          `^the client authorization token expired at ${new Date(exp * 1000).toISOString().replace(/\./g, '\\.')}: make a new one with POST /common/client/token$`,
+        ),
+      );
       // Still valid: the same construction with a future expiry is accepted (so the rows above fail for the stated reason).
       const fine = await serviceSigned(claims, Math.floor(Date.now() / 1000) + 60);
       const res = await postAsync(await freshBody(), fine);
@@ -195,7 +219,9 @@ describe('POST /documents/document/generate/async', () => {
   it('converts on the office task queue (bounded by the converter), where a sync generate converts in a local activity', async () => {
     const convertQueue = async (workflowId: string) => {
       const events = (await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-      return events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'convertDocument').map((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name);
+      return events
+        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'convertDocument')
+        .map((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name);
     };
     const { token: value } = await token(claimsFor('/pdf'));
     const queued = await postAsync(await freshBody({ document: { fileFormat: 'pdf' } }), value);
@@ -207,7 +233,9 @@ describe('POST /documents/document/generate/async', () => {
     const sync = await api.call('POST', '/documents/document/generate', { json: await freshBody({ document: { fileFormat: 'pdf' } }) });
     expect(sync.status, JSON.stringify(sync.body)).toBe(201);
     expect(await convertQueue(generateWorkflowId(creds.subscriptionId, sync.body.operationId))).toEqual([]);
-    const markers = localActivities((await temporal.workflow.getHandle(generateWorkflowId(creds.subscriptionId, sync.body.operationId)).fetchHistory()).events).map((a) => a.type);
+    const markers = localActivities(
+      (await temporal.workflow.getHandle(generateWorkflowId(creds.subscriptionId, sync.body.operationId)).fetchHistory()).events,
+    ).map((a) => a.type);
     expect(markers).toContain('convertDocument');
   });
 
@@ -216,7 +244,12 @@ describe('POST /documents/document/generate/async', () => {
     const req = await freshBody({ document: { name: 'async-letter' } });
     const res = await fetch(`${creds.baseUrl}/documents/document/generate/async`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${creds.accessToken}`, 'x-api-key': creds.apiKey, 'content-type': 'application/json', 'x-client-authorization': value },
+      headers: {
+        authorization: `Bearer ${creds.accessToken}`,
+        'x-api-key': creds.apiKey,
+        'content-type': 'application/json',
+        'x-client-authorization': value,
+      },
       body: JSON.stringify(req),
     });
     expect(res.status).toBe(201);
@@ -280,7 +313,12 @@ describe('POST /documents/document/generate/async', () => {
     const [delivery] = await receiver.waitFor('/hooks/warnings');
     const body = json(delivery);
     expect(body.result.data.warnings).toEqual([
-      { code: 'MISSING_VALUE', message: 'no value for tag "rep" (word/document.xml, paragraph 2)', tag: 'rep', location: inspect(template).tags.find((t) => t.source === 'rep')?.location },
+      {
+        code: 'MISSING_VALUE',
+        message: 'no value for tag "rep" (word/document.xml, paragraph 2)',
+        tag: 'rep',
+        location: inspect(template).tags.find((t) => t.source === 'rep')?.location,
+      },
     ]);
     expect(body.result.data.warnings[0].location).toMatchObject({ part: 'word/document.xml', paragraph: 2 });
     // The same as the synchronous operation answers for the same request.
@@ -293,12 +331,26 @@ describe('POST /documents/document/generate/async', () => {
 
   it('delivers what the OpenAPI document says of its callback: the documented headers, a body of the documented schema', async () => {
     const doc = (await (await fetch(`${creds.baseUrl}/openapi.json`)).json()) as any;
-    const [expression, item] = Object.entries(doc.paths['/v1/documents/document/generate/async'].post.callbacks.result as Record<string, any>)[0]!;
+    const [expression, item] = Object.entries(
+      doc.paths['/v1/documents/document/generate/async'].post.callbacks.result as Record<string, any>,
+    )[0]!;
     const documented = item.post;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
     ajv.addSchema(doc, 'openapi.json');
-    const pointer = ['paths', '/v1/documents/document/generate/async', 'post', 'callbacks', 'result', expression, 'post', 'requestBody', 'content', 'application/json', 'schema'];
+    const pointer = [
+      'paths',
+      '/v1/documents/document/generate/async',
+      'post',
+      'callbacks',
+      'result',
+      expression,
+      'post',
+      'requestBody',
+      'content',
+      'application/json',
+      'schema',
+    ];
     const validBody = ajv.compile({ $ref: `openapi.json#/${pointer.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}` });
     const headers = documented.parameters.filter((p: any) => p.in === 'header') as { name: string; required: boolean; schema: object }[];
     // The successes (with and without warnings) and the failure of the tests above: all as documented.
@@ -308,7 +360,8 @@ describe('POST /documents/document/generate/async', () => {
       expect(validBody(JSON.parse(d.body)), JSON.stringify(validBody.errors)).toBe(true);
       for (const h of headers) {
         if (h.required) expect(d.headers[h.name], h.name).toBeDefined();
-        if (d.headers[h.name] !== undefined) expect(ajv.validate(h.schema, d.headers[h.name]), `${h.name}: ${d.headers[h.name]}`).toBe(true);
+        if (d.headers[h.name] !== undefined)
+          expect(ajv.validate(h.schema, d.headers[h.name]), `${h.name}: ${d.headers[h.name]}`).toBe(true);
       }
       // Every header of the webhook's own is documented (the rest is HTTP's: host, content-length...).
       const own = Object.keys(d.headers).filter((n) => n.startsWith('webhook-') || n === 'user-agent');
@@ -328,7 +381,12 @@ describe('POST /documents/document/generate/async', () => {
       await postAsync(generateBody(pair.templateUrn, pair.dataUrn), `${value.slice(0, -3)}abc`),
     ];
     expect(rejected.map((r) => r.status)).toEqual([400, 400, 400, 400]);
-    expect(rejected.map((r) => r.body.error.innerErrors[0].code)).toEqual(['VALIDATION_ERROR', 'VALIDATION_ERROR', 'X_CLIENT_AUTH_ERROR', 'X_CLIENT_AUTH_ERROR']);
+    expect(rejected.map((r) => r.body.error.innerErrors[0].code)).toEqual([
+      'VALIDATION_ERROR',
+      'VALIDATION_ERROR',
+      'X_CLIENT_AUTH_ERROR',
+      'X_CLIENT_AUTH_ERROR',
+    ]);
     for (const r of rejected) await expectNoWorkflow(r.headers.get('x-operation-id') ?? '');
     await new Promise((r) => setTimeout(r, 1_000));
     expect(receiver.at('/hooks/rejected')).toHaveLength(0);
@@ -357,7 +415,9 @@ describe('POST /documents/document/generate/async', () => {
       // Each attempt is a local activity (workflows/callback.ts): a marker with its summary, no activity task.
       const callbackAttempts = localActivities(events).filter((a) => a.type === 'callbackAttempt');
       expect(callbackAttempts).toHaveLength(3);
-      expect(callbackAttempts.map((a) => a.summary)).toEqual([1, 2, 3].map((i) => `callback attempt ${i}/4: POST ${receiver.url}/hooks/flaky`));
+      expect(callbackAttempts.map((a) => a.summary)).toEqual(
+        [1, 2, 3].map((i) => `callback attempt ${i}/4: POST ${receiver.url}/hooks/flaky`),
+      );
       expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
       expect(events.filter((e) => e.timerStartedEventAttributes)).toHaveLength(2);
     });
@@ -390,7 +450,10 @@ describe('POST /documents/document/generate/async', () => {
     });
 
     it('a 3xx is a failed attempt and is never followed', async () => {
-      receiver.script('/hooks/moved', [{ status: 302, headers: { location: `${blockedReceiver.url}/stolen` } }, { status: 308, headers: { location: `${receiver.url}/hooks/other` } }]);
+      receiver.script('/hooks/moved', [
+        { status: 302, headers: { location: `${blockedReceiver.url}/stolen` } },
+        { status: 308, headers: { location: `${receiver.url}/hooks/other` } },
+      ]);
       const { operationId } = await start('/moved');
       expect((await runOutcome(operationId)).value.callback).toMatchObject({ delivered: true, attempts: 3 });
       expect(blockedReceiver.at('/stolen')).toHaveLength(0);
@@ -398,7 +461,10 @@ describe('POST /documents/document/generate/async', () => {
     });
 
     it('gives up after the last scheduled attempt', async () => {
-      receiver.script('/hooks/down', SCHEDULE.map(() => ({ status: 500 })));
+      receiver.script(
+        '/hooks/down',
+        SCHEDULE.map(() => ({ status: 500 })),
+      );
       const { operationId } = await start('/down');
       const outcome = await runOutcome(operationId);
       expect(outcome.ok).toBe(false);
@@ -419,7 +485,11 @@ describe('POST /documents/document/generate/async', () => {
       const priv = await jose.importJWK(key.privateJwk as jose.JWK, 'ES256');
       const old = await sealClientJws(
         key,
-        await new jose.SignJWT({ sid: creds.subscriptionId, ...claimsFor('/blocked', iss) }).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-client+jwt' }).setIssuedAt().setExpirationTime('5m').sign(priv),
+        await new jose.SignJWT({ sid: creds.subscriptionId, ...claimsFor('/blocked', iss) })
+          .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-client+jwt' })
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(priv),
       );
       const res = await postAsync(await freshBody(), old);
       expect(res.status, JSON.stringify(res.body)).toBe(400);

@@ -13,10 +13,36 @@ import { type Receiver, startReceiver } from './receiver.ts';
 describe('address policy', () => {
   it('blocks every non-public range, in IPv4 and IPv6 spellings', () => {
     const blocked = [
-      '127.0.0.1', '127.1.2.3', '0.0.0.0', '0.1.2.3', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1',
-      '169.254.169.254', '169.254.0.1', '100.64.0.1', '100.127.255.254', '224.0.0.1', '239.255.255.250', '255.255.255.255',
-      '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe',
-      '2002:7f00:1::', '::127.0.0.1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fe80::1%eth0', 'ff02::1', '[::1]',
+      '127.0.0.1',
+      '127.1.2.3',
+      '0.0.0.0',
+      '0.1.2.3',
+      '10.0.0.1',
+      '172.16.5.4',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '169.254.0.1',
+      '100.64.0.1',
+      '100.127.255.254',
+      '224.0.0.1',
+      '239.255.255.250',
+      '255.255.255.255',
+      '::1',
+      '::',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:169.254.169.254',
+      '::ffff:a9fe:a9fe',
+      '64:ff9b::a9fe:a9fe',
+      '2002:7f00:1::',
+      '::127.0.0.1',
+      'fc00::1',
+      'fd12:3456::1',
+      'fe80::1',
+      'fe80::1%eth0',
+      'ff02::1',
+      '[::1]',
     ];
     for (const ip of blocked) expect(blockedReason(ip), ip).toBeTruthy();
     for (const ip of ['8.8.8.8', '1.1.1.1', '100.128.0.1', '172.32.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', '2002:808:808::']) {
@@ -58,7 +84,12 @@ describe('safeFetch against real servers', () => {
 
   it('refuses 127.0.0.1, [::ffff:127.0.0.1] and localhost unless allow-listed, before sending anything', async () => {
     const before = target.deliveries.length;
-    for (const url of [`${target.url}/a`, `http://[::ffff:127.0.0.1]:${target.port}/a`, `http://[::ffff:7f00:1]:${target.port}/a`, `http://localhost:${target.port}/a`]) {
+    for (const url of [
+      `${target.url}/a`,
+      `http://[::ffff:127.0.0.1]:${target.port}/a`,
+      `http://[::ffff:7f00:1]:${target.port}/a`,
+      `http://localhost:${target.port}/a`,
+    ]) {
       await expect(safeFetch(url, { policy: none }), url).rejects.toBeInstanceOf(OutboundBlockedError);
     }
     expect(target.deliveries.length).toBe(before);
@@ -71,7 +102,10 @@ describe('safeFetch against real servers', () => {
   });
 
   it('returns a redirect instead of following it, and re-checks every hop when asked to follow', async () => {
-    target.script('/hop', [{ status: 302, headers: { location: `${other.url}/secret` } }, { status: 307, headers: { location: `${other.url}/secret` } }]);
+    target.script('/hop', [
+      { status: 302, headers: { location: `${other.url}/secret` } },
+      { status: 307, headers: { location: `${other.url}/secret` } },
+    ]);
     const manual = await safeFetch(`${target.url}/hop`, { policy: loopback, method: 'POST', body: '{}' });
     expect(manual.status).toBe(302);
     expect(manual.headers.location).toBe(`${other.url}/secret`);
@@ -79,7 +113,11 @@ describe('safeFetch against real servers', () => {
     expect(other.at('/secret')).toHaveLength(0);
     // Allowed hops are followed, and credentials do not cross origins.
     target.script('/hop2', [{ status: 302, headers: { location: `${other.url}/fine` } }]);
-    const followed = await safeFetch(`${target.url}/hop2`, { policy: outboundPolicy('127.0.0.1,127.0.0.2'), redirect: 'follow', headers: { authorization: 'Bearer x' } });
+    const followed = await safeFetch(`${target.url}/hop2`, {
+      policy: outboundPolicy('127.0.0.1,127.0.0.2'),
+      redirect: 'follow',
+      headers: { authorization: 'Bearer x' },
+    });
     expect(followed.status).toBe(200);
     expect(followed.url).toBe(`${other.url}/fine`);
     expect(other.at('/fine')[0]?.headers.authorization).toBeUndefined();
@@ -87,12 +125,17 @@ describe('safeFetch against real servers', () => {
 
   it('limits the response size and the time', async () => {
     target.script('/big', [{ status: 200, body: 'x'.repeat(200_000) }]);
-    await expect(safeFetch(`${target.url}/big`, { policy: loopback, maxResponseBytes: 100_000 })).rejects.toMatchObject({ code: 'ETOOLARGE' });
+    await expect(safeFetch(`${target.url}/big`, { policy: loopback, maxResponseBytes: 100_000 })).rejects.toMatchObject({
+      code: 'ETOOLARGE',
+    });
     const silent = http.createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       // The server never answers: only the client's time limit can end the request.
-      const err = await safeFetch(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, { policy: loopback, timeoutMs: 300 }).catch((e: unknown) => e);
+      const err = await safeFetch(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, {
+        policy: loopback,
+        timeoutMs: 300,
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OutboundError);
       expect((err as OutboundError).code).toBe('ETIMEOUT');
     } finally {
@@ -114,7 +157,11 @@ describe('Standard Webhooks signatures', () => {
     const body = '{"test": 2432232314}';
     expect(signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
     const now = 1614265330 * 1000;
-    const headers = { 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': '1614265330', 'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' };
+    const headers = {
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    };
     expect(verifyCallback(secret, headers, body, { now })).toBe(true);
     expect(verifyCallback(secret, headers, `${body} `, { now })).toBe(false);
     expect(verifyCallback(secret, headers, body, { now: now + 600_000 })).toBe(false);

@@ -8,14 +8,20 @@ import { client } from '../../support/http.ts';
 import { makeDocx } from '../../support/office.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 
-describe('a batch admission past the caller\'s wait', () => {
+describe("a batch admission past the caller's wait", () => {
   let stack: Stack;
   let api: ReturnType<typeof client>;
   let release: () => void = () => undefined;
   const held = new Promise<void>((r) => (release = r));
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => void held.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { customers: [{ name: 'Ada' }] } }))));
+    req.on(
+      'end',
+      () =>
+        void held.then(() =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { customers: [{ name: 'Ada' }] } })),
+        ),
+    );
   });
 
   beforeAll(async () => {
@@ -30,12 +36,17 @@ describe('a batch admission past the caller\'s wait', () => {
     await new Promise((r) => server.close(r));
   });
 
-  it('504 naming the admission\'s own limit and the batch', async () => {
+  it("504 naming the admission's own limit and the batch", async () => {
     const upload = await api.upload('template', [{ name: 't.docx', bytes: makeDocx(['Dear {name}']) }]);
     const res = await api.call('POST', '/documents/document/generate/batch', {
       json: {
         template: { urn: upload.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx' },
-        data: { loadMethod: 'GraphQL', urn: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, query: '{ customers { name } }', rowsPath: 'customers' },
+        data: {
+          loadMethod: 'GraphQL',
+          urn: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
+          query: '{ customers { name } }',
+          rowsPath: 'customers',
+        },
         document: { name: 'Letter {name}', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-US' },
       },
     });

@@ -28,7 +28,13 @@ describe('batches at the edges', () => {
     graph.addDrive(DRIVE_A);
     receiver = await startReceiver();
     // Large chunks: a cancel must not wait for a chunk's end.
-    stack = await startStack({ batchChunkRows: 100, batchWindow: WINDOW, outboundAllow: ['127.0.0.1'], driveAGraphUrl: graph.graphUrl, driveALoginUrl: graph.loginUrl });
+    stack = await startStack({
+      batchChunkRows: 100,
+      batchWindow: WINDOW,
+      outboundAllow: ['127.0.0.1'],
+      driveAGraphUrl: graph.graphUrl,
+      driveALoginUrl: graph.loginUrl,
+    });
     api = client(await stack.credentials());
     await connect(api, graph);
   });
@@ -105,34 +111,56 @@ describe('batches at the edges', () => {
     expect(batch.combined?.urn).toBeUndefined();
   });
 
-  it('rows after the first are held to SharePoint\'s names (CON.docx, ~$draft.docx): refused before any upload', async () => {
+  it("rows after the first are held to SharePoint's names (CON.docx, ~$draft.docx): refused before any upload", async () => {
     const template = await upload('template', 't.docx', makeDocx(['{name}']));
     const names = ['alpha', 'beta', 'gamma', 'CON', '~$draft', 'delta'];
     const data = await upload('data', 'rows.json', JSON.stringify(names.map((name) => ({ name }))));
     const puts = graph.count('PUT', '/content');
     const res = await api.call('POST', '/documents/document/generate/batch', {
-      json: { template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' }, data: { urn: data, loadMethod: 'Storage' }, document: { ...doc, deliveryMethod: 'DriveA', path: 'Batch', name: '{name}' } },
+      json: {
+        template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: data, loadMethod: 'Storage' },
+        document: { ...doc, deliveryMethod: 'DriveA', path: 'Batch', name: '{name}' },
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const batch = await waitForBatch(api, res.body.result.data.batch.id);
     expect(batch).toMatchObject({ status: 'completed', rowsDone: 4, rowsFailed: 2 });
     expect(batch.failures.items).toEqual([
-      { row: 4, code: 'VALIDATION_ERROR', message: expect.stringMatching(/gives "CON" for this row: .*CON\.docx is a name OneDrive and SharePoint reserve/) },
-      { row: 5, code: 'VALIDATION_ERROR', message: expect.stringMatching(/gives "~\$draft" for this row: .*OneDrive and SharePoint refuse names that start with ~\$/) },
+      {
+        row: 4,
+        code: 'VALIDATION_ERROR',
+        message: expect.stringMatching(/gives "CON" for this row: .*CON\.docx is a name OneDrive and SharePoint reserve/),
+      },
+      {
+        row: 5,
+        code: 'VALIDATION_ERROR',
+        message: expect.stringMatching(/gives "~\$draft" for this row: .*OneDrive and SharePoint refuse names that start with ~\$/),
+      },
     ]);
     // Only the four good rows reached Graph.
     expect(graph.count('PUT', '/content') - puts).toBe(4);
-    expect(graph.files(DRIVE_A).filter((f) => f.path.startsWith('Batch/') && !f.path.endsWith('/')).map((f) => f.path).sort()).toEqual(['Batch/alpha.docx', 'Batch/beta.docx', 'Batch/delta.docx', 'Batch/gamma.docx']);
+    expect(
+      graph
+        .files(DRIVE_A)
+        .filter((f) => f.path.startsWith('Batch/') && !f.path.endsWith('/'))
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['Batch/alpha.docx', 'Batch/beta.docx', 'Batch/delta.docx', 'Batch/gamma.docx']);
   });
 
-  it('a row\'s message says its reason once; the summary callback lists the first failed rows and the rows link', async () => {
+  it("a row's message says its reason once; the summary callback lists the first failed rows and the rows link", async () => {
     const token = await api.call('POST', '/common/client/token', { json: { sub: 'batch-edges', iss: receiver.url, dest: '/batch-edges' } });
     expect(token.status).toBe(200);
     const template = await upload('template', 't.docx', makeDocx(['Dear {name},', 'your rep is {rep}.']));
     const rows = [1, 2, 3, 4, 5, 6].map((i) => (i >= 5 ? { name: `n${i}` } : { name: `n${i}`, rep: 'Ann' }));
     const data = await upload('data', 'rows.json', JSON.stringify(rows));
     const res = await api.call('POST', '/documents/document/generate/batch', {
-      json: { template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' }, data: { urn: data, loadMethod: 'Storage' }, document: { ...doc, name: 'L {name}', options: { strict: true } } },
+      json: {
+        template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: data, loadMethod: 'Storage' },
+        document: { ...doc, name: 'L {name}', options: { strict: true } },
+      },
       headers: { 'x-client-authorization': token.body.result.data.token as string },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -153,7 +181,8 @@ describe('batches at the edges', () => {
         ],
       },
     });
-    for (const item of summary.result.data.batch.failures.items) expect(item.message.split('no value for tag').length - 1, item.message).toBe(1);
+    for (const item of summary.result.data.batch.failures.items)
+      expect(item.message.split('no value for tag').length - 1, item.message).toBe(1);
     // The link reads the rows (here the failed ones) with the caller's credentials.
     const link = new URL(summary.result.data.batch.rowsUrl);
     expect(link.pathname).toMatch(new RegExp(`/documents/batch/${id}/rows$`));

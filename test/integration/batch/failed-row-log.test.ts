@@ -20,13 +20,17 @@ describe('failed batch rows in the log', () => {
         done();
       },
     });
-    stack = await startStack({ batchChunkRows: 2, batchWindow: 2 }, { log: createLogger({ level: 'info', name: 'docgen', destination: sink }) });
+    stack = await startStack(
+      { batchChunkRows: 2, batchWindow: 2 },
+      { log: createLogger({ level: 'info', name: 'docgen', destination: sink }) },
+    );
     api = client(await stack.credentials());
   });
   afterAll(async () => stack?.stop());
 
   it('logs each failed row with its batch, row and code', async () => {
-    const upload = async (kind: 'template' | 'data', name: string, bytes: Uint8Array | string) => (await api.upload(kind, [{ name, bytes }])).body.result.data.files[0].id as string;
+    const upload = async (kind: 'template' | 'data', name: string, bytes: Uint8Array | string) =>
+      (await api.upload(kind, [{ name, bytes }])).body.result.data.files[0].id as string;
     const template = await upload('template', 't.docx', makeDocx(['Letter {n}']));
     // Rows 5 and 6 name their document with a slash: they fail (the first rows are checked at admission).
     const data = await upload('data', 'rows.csv', `n\r\n${['A-1', 'A-2', 'A-3', 'A-4', 'A/5', 'A/6', 'A-7'].join('\r\n')}\r\n`);

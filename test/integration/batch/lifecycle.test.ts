@@ -28,7 +28,13 @@ describe('batch lifecycle', () => {
 
   beforeAll(async () => {
     [stack, receiver] = await Promise.all([
-      startStack({ batchChunkRows: 2, batchWindow: 2, batchChunksPerRun: 2, outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200, 200] }),
+      startStack({
+        batchChunkRows: 2,
+        batchWindow: 2,
+        batchChunksPerRun: 2,
+        outboundAllow: ['127.0.0.1'],
+        callbackRetryScheduleMs: [0, 200, 200],
+      }),
       startReceiver('127.0.0.1'),
     ]);
     api = client(await stack.credentials());
@@ -49,7 +55,7 @@ describe('batch lifecycle', () => {
 
   const doc = { fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root', timezone: 'Europe/London', locale: 'en-GB' };
 
-  it('merges every row into one PDF with the rows\' pages in order, over several workflow runs', async () => {
+  it("merges every row into one PDF with the rows' pages in order, over several workflow runs", async () => {
     // Row n has n paragraphs of page breaks: 1, 2, 3... pages, so order and count are both checked.
     const template = await upload('template', 'pages.docx', makeDocx(['Row {n} first page', '{#breaks}{text}{/breaks}']));
     const rows = Array.from({ length: 7 }, (_, i) => ({ n: i + 1, breaks: [{ text: `row ${i + 1} end` }] }));
@@ -84,7 +90,8 @@ describe('batch lifecycle', () => {
     expect(runs.filter((r) => r.status.name === 'CONTINUED_AS_NEW').length).toBeGreaterThanOrEqual(1);
     // The admission workflow too.
     const admitted = [];
-    for await (const w of temporal.workflow.list({ query: `DocgenBatchId = '${id}' AND WorkflowType = 'batchAdmission'` })) admitted.push(w);
+    for await (const w of temporal.workflow.list({ query: `DocgenBatchId = '${id}' AND WorkflowType = 'batchAdmission'` }))
+      admitted.push(w);
     expect(admitted).toHaveLength(1);
   });
 
@@ -116,7 +123,11 @@ describe('batch lifecycle', () => {
     const rows = Array.from({ length: 60 }, (_, i) => ({ name: `row ${i + 1}` }));
     const data = await upload('data', 'rows.json', JSON.stringify(rows));
     const res = await api.call('POST', '/documents/document/generate/batch', {
-      json: { template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' }, data: { urn: data, loadMethod: 'Storage' }, document: { ...doc, name: '{name}' } },
+      json: {
+        template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: data, loadMethod: 'Storage' },
+        document: { ...doc, name: '{name}' },
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const id = res.body.result.data.batch.id as string;
@@ -150,7 +161,11 @@ describe('batch lifecycle', () => {
     expect(await stack.blobs.list(`scratch/batch-${id}/`)).toEqual([]);
     // The uploads were consumed when the batch ended.
     const reuse = await api.call('POST', '/documents/document/generate/batch', {
-      json: { template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' }, data: { urn: data, loadMethod: 'Storage' }, document: { ...doc, name: '{name}' } },
+      json: {
+        template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: data, loadMethod: 'Storage' },
+        document: { ...doc, name: '{name}' },
+      },
     });
     expect(reuse.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
     // Cancelling again changes nothing.
@@ -167,12 +182,19 @@ describe('batch lifecycle', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const token = await api.call('POST', '/common/client/token', { json: { sub: 'batch-secret', iss: receiver.url, dest: '/batch-done' } });
+      const token = await api.call('POST', '/common/client/token', {
+        json: { sub: 'batch-secret', iss: receiver.url, dest: '/batch-done' },
+      });
       expect(token.status).toBe(200);
       const template = await upload('template', 't.docx', makeDocx(['Dear {name}']));
       const body = {
         template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' },
-        data: { loadMethod: 'GraphQL', urn: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, query: '{ customers { name } }', rowsPath: 'customers' },
+        data: {
+          loadMethod: 'GraphQL',
+          urn: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
+          query: '{ customers { name } }',
+          rowsPath: 'customers',
+        },
         document: { ...doc, fileFormat: 'docx', name: 'Letter {name}' },
         externalContext: { job: 7 },
       };

@@ -19,7 +19,9 @@ async function upload(api: Api, kind: 'template' | 'data', name: string, bytes: 
 
 /** The code a single sync generate of `template` with `data` answers ('OK' for a 201). */
 async function generateCode(api: Api, template: Uint8Array, data: unknown, document: Record<string, unknown>): Promise<string> {
-  const body = generateBody(await upload(api, 'template', 't.docx', template), await upload(api, 'data', 'd.json', JSON.stringify(data)), { document });
+  const body = generateBody(await upload(api, 'template', 't.docx', template), await upload(api, 'data', 'd.json', JSON.stringify(data)), {
+    document,
+  });
   const res = await api.call('POST', '/documents/document/generate', { json: body });
   if (res.status === 201) return 'OK';
   return res.body.error.innerErrors[0].code as string;
@@ -27,12 +29,26 @@ async function generateCode(api: Api, template: Uint8Array, data: unknown, docum
 
 /** The code row `row` of a batch over `rows` ends with ('OK' when it was done). Rows 1 to 3 are merged at
  *  admission, so the failing input goes in a later row. */
-async function batchRowCode(api: Api, template: Uint8Array, rows: unknown[], row: number, document: Record<string, unknown>): Promise<string> {
+async function batchRowCode(
+  api: Api,
+  template: Uint8Array,
+  rows: unknown[],
+  row: number,
+  document: Record<string, unknown>,
+): Promise<string> {
   const res = await api.call('POST', '/documents/document/generate/batch', {
     json: {
       template: { urn: await upload(api, 'template', 't.docx', template), loadMethod: 'Storage', fileFormat: 'docx' },
       data: { urn: await upload(api, 'data', 'rows.json', JSON.stringify(rows)), loadMethod: 'Storage' },
-      document: { name: 'row {n}', path: 'root', fileFormat: 'docx', deliveryMethod: 'Storage', timezone: 'UTC', locale: 'en-GB', ...document },
+      document: {
+        name: 'row {n}',
+        path: 'root',
+        fileFormat: 'docx',
+        deliveryMethod: 'Storage',
+        timezone: 'UTC',
+        locale: 'en-GB',
+        ...document,
+      },
     },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -46,7 +62,12 @@ const fine = (n: number) => ({ n, items: ['a'], name: 'Ann', rep: 'Bo' });
 // LibreOffice needs several seconds for it, far past the 1.5 s limit of this stack.
 // The text is the template's; a row's items (numbers) stay far under a row's size limit.
 const longItems = Array.from({ length: 24_000 }, (_, i) => i);
-const loop = makeDocx(['Rows of {n}', '{#items}', 'Paragraph {.} lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.', '{/items}']);
+const loop = makeDocx([
+  'Rows of {n}',
+  '{#items}',
+  'Paragraph {.} lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.',
+  '{/items}',
+]);
 
 describe('a batch row and a single generate answer the same code for the same failing input', () => {
   let stack: Stack;
@@ -77,7 +98,11 @@ describe('a batch row and a single generate answer the same code for the same fa
     const broken = { data: 'data:image/png;base64,iVBORw0KGgo=', width: 10, height: 10 };
     const strict = { options: { strict: true } };
     const single = await generateCode(api, tpl, { n: 0, logo: broken }, strict);
-    const okLogo = { data: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAEUlEQVR4nGP4z8DwHwyZGBgAPdwE/P0rDdMAAAAASUVORK5CYII=', width: 10, height: 10 };
+    const okLogo = {
+      data: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAEUlEQVR4nGP4z8DwHwyZGBgAPdwE/P0rDdMAAAAASUVORK5CYII=',
+      width: 10,
+      height: 10,
+    };
     const rows = [1, 2, 3].map((n) => ({ n, logo: okLogo }));
     expect(await batchRowCode(api, tpl, [...rows, { n: 4, logo: broken }], 4, strict)).toBe(single);
   });

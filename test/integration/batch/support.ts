@@ -16,4 +16,3 @@ export async function waitForBatch(api: Api, id: string, timeoutMs = 90_000): Pr
     await new Promise((res) => setTimeout(res, 200));
   }
 }
-

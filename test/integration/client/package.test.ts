@@ -16,7 +16,12 @@ const root = path.resolve(import.meta.dirname, '../../..');
 const rootPackage = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 
 /** Runs a command without blocking this process, which serves the API the command may call. */
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ status: number | null; out: string; stdout: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; out: string; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
     let stdout = '';
@@ -125,7 +130,11 @@ describe('the SDK as a package (client/package.json)', () => {
   it('packs, installs from the tarball into a fresh project, type-checks strictly and runs against the service', async () => {
     const packed = await run('npm', ['pack', '--json', '--pack-destination', work], path.join(root, 'client'));
     expect(packed.status, packed.out).toBe(0);
-    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; name: string; files: { path: string }[] }[];
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+      filename: string;
+      name: string;
+      files: { path: string }[];
+    }[];
     expect(info!.name).toBe('@docgen/client');
     const files = info!.files.map((f) => f.path).sort();
     expect(files).toContain('dist/index.js');

@@ -15,7 +15,12 @@ import { type Stack, startStack } from '../../support/stack.ts';
 import { type Receiver, startReceiver } from '../async/receiver.ts';
 
 /** Runs a command without blocking this process, which serves the API the command calls. */
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ status: number | null; stdout: string; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
     let stdout = '';
@@ -51,11 +56,25 @@ describe('a Python client generated from /v1/openapi.json', () => {
     expect(res.status).toBe(200);
     fs.writeFileSync(path.join(work, 'openapi.json'), await res.text());
     const env = { PYTHONPATH: pythonPath, PATH: `${path.join(pythonPath, 'bin')}:${process.env.PATH}` };
-    const gen = await run('python3', ['-m', 'openapi_python_client', 'generate', '--path', 'openapi.json', '--meta', 'none', '--output-path', 'docgen_client'], work, env);
+    const gen = await run(
+      'python3',
+      ['-m', 'openapi_python_client', 'generate', '--path', 'openapi.json', '--meta', 'none', '--output-path', 'docgen_client'],
+      work,
+      env,
+    );
     expect(gen.status, gen.out).toBe(0);
     expect(gen.out).not.toMatch(/Unable to parse|Cannot parse|could not be/i);
     const models = fs.readdirSync(path.join(work, 'docgen_client', 'models'));
-    for (const m of ['generate_result.py', 'start_batch_response.py', 'get_batch_response.py', 'file_format.py', 'template_format.py', 'inner_error_code.py', 'batch_summary_result.py']) expect(models, m).toContain(m);
+    for (const m of [
+      'generate_result.py',
+      'start_batch_response.py',
+      'get_batch_response.py',
+      'file_format.py',
+      'template_format.py',
+      'inner_error_code.py',
+      'batch_summary_result.py',
+    ])
+      expect(models, m).toContain(m);
     // Envelopes are named after their operation, never an anonymous `*_response_20x`.
     const anonymous = models.filter((m) => /_response_20\d/.test(m));
     expect(anonymous).toEqual([]);

@@ -4,7 +4,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DocgenClient, DocgenError, type GenerateRequest, NetworkError, parseRetryAfter, RateLimitError, ServerError, ValidationError } from '../../../client/index.ts';
+import {
+  DocgenClient,
+  DocgenError,
+  type GenerateRequest,
+  NetworkError,
+  parseRetryAfter,
+  RateLimitError,
+  ServerError,
+  ValidationError,
+} from '../../../client/index.ts';
 
 interface Seen {
   method: string;
@@ -44,7 +53,10 @@ describe('SDK retries (real HTTP)', () => {
   const unavailable = (retryAfter: string): [number, Record<string, string>, unknown] => [
     503,
     { 'retry-after': retryAfter },
-    { error: { statusCode: 503, message: 'busy', innerErrors: [{ code: 'BUSY', message: 'busy', userMessage: 'busy' }] }, operationId: 'op-503' },
+    {
+      error: { statusCode: 503, message: 'busy', innerErrors: [{ code: 'BUSY', message: 'busy', userMessage: 'busy' }] },
+      operationId: 'op-503',
+    },
   ];
   const sdk = (retries = 3) => new DocgenClient({ baseUrl: base, apiKey: 'key', accessToken: 'tok', retries, retry: { baseDelayMs: 10 } });
 
@@ -70,7 +82,9 @@ describe('SDK retries (real HTTP)', () => {
 
   it('retries 408 and 429 too, and gives up after the bounded attempts with the typed error', async () => {
     script = [[408, {}, undefined], [429, { 'retry-after': '0' }, undefined], unavailable('0')];
-    const err = await sdk(2).templates.list().catch((e: unknown) => e);
+    const err = await sdk(2)
+      .templates.list()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServerError);
     expect((err as ServerError).code).toBe('BUSY');
     expect((err as ServerError).operationId).toBe('op-503');
@@ -78,8 +92,15 @@ describe('SDK retries (real HTTP)', () => {
   });
 
   it('does not retry a POST without an Idempotency-Key, and does with one', async () => {
-    script = [unavailable('0'), [201, {}, { ...ok({ document: { urn: 'u' } }), result: { statusCode: 201, message: 'Created', data: { document: { urn: 'u' } } } }]];
-    const body: GenerateRequest = { template: { fileFormat: 'docx' }, data: { loadMethod: 'Storage', urn: 'd' }, document: { name: 'n', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en' } };
+    script = [
+      unavailable('0'),
+      [201, {}, { ...ok({ document: { urn: 'u' } }), result: { statusCode: 201, message: 'Created', data: { document: { urn: 'u' } } } }],
+    ];
+    const body: GenerateRequest = {
+      template: { fileFormat: 'docx' },
+      data: { loadMethod: 'Storage', urn: 'd' },
+      document: { name: 'n', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en' },
+    };
     await expect(sdk().generation.generate(body)).rejects.toBeInstanceOf(ServerError);
     expect(seen).toHaveLength(1);
     seen = [];
@@ -89,7 +110,13 @@ describe('SDK retries (real HTTP)', () => {
   });
 
   it('never retries a 4xx other than 408/429', async () => {
-    script = [[400, {}, { error: { statusCode: 400, message: 'bad', innerErrors: [{ code: 'VALIDATION_ERROR', message: 'bad', userMessage: 'bad' }] } }]];
+    script = [
+      [
+        400,
+        {},
+        { error: { statusCode: 400, message: 'bad', innerErrors: [{ code: 'VALIDATION_ERROR', message: 'bad', userMessage: 'bad' }] } },
+      ],
+    ];
     await expect(sdk().templates.get('x')).rejects.toBeInstanceOf(ValidationError);
     expect(seen).toHaveLength(1);
   });
@@ -105,17 +132,28 @@ describe('SDK retries (real HTTP)', () => {
     const limited = (after: string): [number, Record<string, string>, unknown] => [
       429,
       { 'retry-after': after },
-      { error: { statusCode: 429, message: 'slow down', innerErrors: [{ code: 'TOO_MANY_REQUESTS', message: 'slow down', userMessage: 'slow down' }] }, operationId: 'op-429' },
+      {
+        error: {
+          statusCode: 429,
+          message: 'slow down',
+          innerErrors: [{ code: 'TOO_MANY_REQUESTS', message: 'slow down', userMessage: 'slow down' }],
+        },
+        operationId: 'op-429',
+      },
     ];
     script = [limited('0'), limited('0')];
-    const spent = await sdk(1).templates.list().catch((e: unknown) => e);
+    const spent = await sdk(1)
+      .templates.list()
+      .catch((e: unknown) => e);
     expect(spent).toBeInstanceOf(RateLimitError);
     expect(seen).toHaveLength(2);
     expect(spent).toMatchObject({ status: 429, code: 'TOO_MANY_REQUESTS', operationId: 'op-429', retryAfterMs: 0, retryAfter: 0 });
     seen = [];
     // Past maxRetryAfterMs: not waited for; the caller gets the wait to schedule its own retry.
     script = [limited('120')];
-    const later = await sdk().templates.list().catch((e: unknown) => e);
+    const later = await sdk()
+      .templates.list()
+      .catch((e: unknown) => e);
     expect(seen).toHaveLength(1);
     expect(later).toBeInstanceOf(RateLimitError);
     expect((later as RateLimitError).retryAfter).toBe(120);
@@ -141,11 +179,14 @@ describe('SDK retries (real HTTP)', () => {
 
 describe('SDK construction', () => {
   it('says plainly that baseUrl is missing or not a URL, instead of failing at the first request', () => {
-    const given = (baseUrl: unknown) => () => new DocgenClient({ baseUrl, apiKey: 'k', accessToken: 't' } as ConstructorParameters<typeof DocgenClient>[0]);
+    const given = (baseUrl: unknown) => () =>
+      new DocgenClient({ baseUrl, apiKey: 'k', accessToken: 't' } as ConstructorParameters<typeof DocgenClient>[0]);
     expect(given(undefined)).toThrow(/^DocgenClient: baseUrl is required: the service's URL, e\.g\. http:\/\/127\.0\.0\.1:8080/);
     expect(given('')).toThrow(/baseUrl is required/);
     expect(given('localhost:8080')).toThrow(/baseUrl "localhost:8080" must be an http or https URL/);
     expect(given('not a url')).toThrow(/baseUrl "not a url" is not a URL/);
-    expect(new DocgenClient({ baseUrl: 'http://127.0.0.1:8080/', apiKey: 'k', accessToken: 't' }).transport.baseUrl).toBe('http://127.0.0.1:8080/v1');
+    expect(new DocgenClient({ baseUrl: 'http://127.0.0.1:8080/', apiKey: 'k', accessToken: 't' }).transport.baseUrl).toBe(
+      'http://127.0.0.1:8080/v1',
+    );
   });
 });

@@ -29,7 +29,12 @@ function generateBody(templateUrn: string, dataUrn: string): GenerateRequest {
   };
 }
 
-async function expectError<E extends DocgenError>(p: Promise<unknown>, cls: abstract new (...a: never[]) => E, status: number, code?: string): Promise<E> {
+async function expectError<E extends DocgenError>(
+  p: Promise<unknown>,
+  cls: abstract new (...a: never[]) => E,
+  status: number,
+  code?: string,
+): Promise<E> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
@@ -102,10 +107,17 @@ describe('SDK against the running API', () => {
     const res = await sdk.generation.generate(await upload());
     const warnings: GenerateWarning[] = res.result.data.warnings ?? [];
     const location: TemplateLocation | undefined = warnings[0]?.location;
-    expect(warnings.map((w) => [w.code, w.tag, w.message])).toEqual([['MISSING_VALUE', 'rep', 'no value for tag "rep" (word/document.xml, paragraph 1)']]);
+    expect(warnings.map((w) => [w.code, w.tag, w.message])).toEqual([
+      ['MISSING_VALUE', 'rep', 'no value for tag "rep" (word/document.xml, paragraph 1)'],
+    ]);
     expect(location).toMatchObject({ part: 'word/document.xml', paragraph: 1 });
     const body = await upload();
-    const e = await expectError(sdk.generation.generate({ ...body, document: { ...body.document, options: { strict: true } } }), ValidationError, 400, 'TEMPLATE_ERROR');
+    const e = await expectError(
+      sdk.generation.generate({ ...body, document: { ...body.document, options: { strict: true } } }),
+      ValidationError,
+      400,
+      'TEMPLATE_ERROR',
+    );
     expect(e.innerErrors.map((i) => i.message)).toEqual(['no value for tag "rep" (word/document.xml, paragraph 1)']);
   });
 
@@ -119,7 +131,12 @@ describe('SDK against the running API', () => {
 
     it('400: ValidationError carrying the first inner code', async () => {
       await expectError(sdk.templates.create({ name: '' }), ValidationError, 400, 'DATA_NAME_REQUIRED');
-      const e = await expectError(sdk.generation.generate({ ...generateBody('x', 'y'), template: { fileFormat: 'docx' } }), ValidationError, 400, 'TEMPLATE_NOT_FOUND');
+      const e = await expectError(
+        sdk.generation.generate({ ...generateBody('x', 'y'), template: { fileFormat: 'docx' } }),
+        ValidationError,
+        400,
+        'TEMPLATE_NOT_FOUND',
+      );
       expect(e.innerErrors.length).toBeGreaterThan(0);
       await expectError(sdk.options.create('DocumentTemplate', NIL, {}), ValidationError, 400, 'OPTION_VALUE_MISSING_DEFINITION_OR_KEY');
       await expectError(sdk.options.create('DocumentTemplate', NIL, { customKey: 'k' }), NotFoundError, 404, 'NOT_FOUND_BY_ID');
@@ -141,7 +158,9 @@ describe('SDK against the running API', () => {
     it('records: solutions, configurations, templates, data sources, options', async () => {
       const sol = await sdk.solutions.create({ name: 'Sol', description: 'd' }, { externalContext: { a: 1 } });
       expect((await sdk.solutions.get(sol.id)).name).toBe('Sol');
-      expect((await sdk.solutions.list({ filter: [{ column: 'Name', condition: 'CONTAINS', value: 'So' }] })).items.map((s) => s.id)).toContain(sol.id);
+      expect(
+        (await sdk.solutions.list({ filter: [{ column: 'Name', condition: 'CONTAINS', value: 'So' }] })).items.map((s) => s.id),
+      ).toContain(sol.id);
 
       const conf = await sdk.configurations.create({ name: 'Conf', documentSolutionGuid: sol.id, viewAnonymous: true });
       expect(conf.documentSolutionGuid).toBe(sol.id);
@@ -151,7 +170,13 @@ describe('SDK against the running API', () => {
       const confs = await sdk.configurations.list({ orderby: { column: 'Name', direction: 'DESC' }, top: 10 });
       expect(confs.rowCount).toBeGreaterThanOrEqual(1);
 
-      const tpl = await sdk.templates.create({ name: 'Tpl', urn: randomUUID(), loadMethod: 'Storage', fileFormat: 'docx', documentSolutions: [{ id: sol.id }, { id: NIL }] });
+      const tpl = await sdk.templates.create({
+        name: 'Tpl',
+        urn: randomUUID(),
+        loadMethod: 'Storage',
+        fileFormat: 'docx',
+        documentSolutions: [{ id: sol.id }, { id: NIL }],
+      });
       expect(tpl.documentSolutions.map((s) => s.id)).toEqual([sol.id]);
       expect((await sdk.templates.update(tpl.id, { name: 'Tpl 2', url: 'https://example.com/t.docx' })).name).toBe('Tpl 2');
       expect((await sdk.templates.get(tpl.id)).url).toBe('https://example.com/t.docx');
@@ -167,7 +192,14 @@ describe('SDK against the running API', () => {
       expect(opt.optionDefinitionId).toBe('');
       expect((await sdk.options.update(opt.optionValueGuid, { customKey: 'k', customGroup: 'g', value: 'w' })).value).toBe('w');
       expect((await sdk.options.list('DocumentTemplate', tpl.id)).map((o) => o.value)).toEqual(['w']);
-      expect((await sdk.options.replace('DocumentTemplate', tpl.id, [{ customKey: 'a', value: '1' }, { customKey: 'b', value: '2' }])).entityId).toBe(tpl.id);
+      expect(
+        (
+          await sdk.options.replace('DocumentTemplate', tpl.id, [
+            { customKey: 'a', value: '1' },
+            { customKey: 'b', value: '2' },
+          ])
+        ).entityId,
+      ).toBe(tpl.id);
       const [first] = await sdk.options.list('DocumentTemplate', tpl.id);
       expect((await sdk.options.delete(first!.optionValueGuid)).optionValueGuid).toBe(first!.optionValueGuid);
 
@@ -179,7 +211,12 @@ describe('SDK against the running API', () => {
     it('client token and async generate', async () => {
       const token = await sdk.common.createClientToken({ sub: 'callback-token', iss: 'http://127.0.0.1:9', dest: '/hook' });
       expect(token.token).toBeTruthy();
-      await expectError(sdk.generation.generateAsync(generateBody('x', 'y'), { clientAuthorization: 'garbage' }), ValidationError, 400, 'X_CLIENT_AUTH_ERROR');
+      await expectError(
+        sdk.generation.generateAsync(generateBody('x', 'y'), { clientAuthorization: 'garbage' }),
+        ValidationError,
+        400,
+        'X_CLIENT_AUTH_ERROR',
+      );
       // A valid request is queued (201, empty body); its callback target is unreachable, which is fine here.
       const [t] = await sdk.uploads.templates([{ name: 'a.docx', content: makeDocx(['x']) }]);
       const [d] = await sdk.uploads.data([{ name: 'd.json', content: '{}' }]);
@@ -196,14 +233,20 @@ describe('SDK against the running API', () => {
       const [d] = await sdk.uploads.data([{ name: 'd.json', content: '{}' }]);
       const gen = await sdk.generation.generate(generateBody(t!.id, d!.id));
       const copy = await sdk.generation.manage(
-        { sourceDocument: { urn: gen.result.data.document.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' }, targetDocument: { name: 'c', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root' } },
+        {
+          sourceDocument: { urn: gen.result.data.document.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' },
+          targetDocument: { name: 'c', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root' },
+        },
         { serviceAuthorization: made.token, email: 'starter@client.example' },
       );
       const record = await sdk.documents.get(copy.result.data.document.documentGuid);
       expect(record.ownerGuid).toBe(guest);
       expect(record.initiatorEmail).toBe('starter@client.example');
       await expectError(
-        sdk.generation.manage({ sourceDocument: { urn: gen.result.data.document.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' } }, { serviceAuthorization: 'garbage' }),
+        sdk.generation.manage(
+          { sourceDocument: { urn: gen.result.data.document.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' } },
+          { serviceAuthorization: 'garbage' },
+        ),
         ValidationError,
         400,
         'X_SERVICE_AUTH_ERROR',
@@ -254,7 +297,12 @@ describe('SDK against the running API', () => {
         path: '/common/connection/{kind}/get',
         run: async () => {
           await expectError(sdk.common.getConnection('driveA'), NotFoundError, 404);
-          const put = await sdk.common.putConnection('driveA', { tenantId: 't1', clientId: 'c1', clientSecret: 's3cr3t-value', driveId: 'd1' });
+          const put = await sdk.common.putConnection('driveA', {
+            tenantId: 't1',
+            clientId: 'c1',
+            clientSecret: 's3cr3t-value',
+            driveId: 'd1',
+          });
           expect(put.secrets).toEqual(['clientSecret']);
           const got = await sdk.common.getConnection('driveA');
           expect(got.id).toBe(put.id);
@@ -308,7 +356,10 @@ describe('SDK against the running API', () => {
         path: '/documents/document/manage',
         run: async () => {
           const e = await expectError(
-            sdk.generation.manage({ sourceDocument: { urn: randomUUID(), fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' }, targetDocument: { name: 'c', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root' } }),
+            sdk.generation.manage({
+              sourceDocument: { urn: randomUUID(), fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' },
+              targetDocument: { name: 'c', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root' },
+            }),
             ValidationError,
             400,
           );

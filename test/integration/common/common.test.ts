@@ -66,8 +66,22 @@ describe('common operations (4.1)', () => {
       const settings = await settingsOf();
       expect(settings.map((s) => s.name)).toEqual(DIMENSIONS);
       const pages = settings[0];
-      expect(pages).toMatchObject({ name: 'pages-generated', displayName: 'Pages generated', allocatedResources: '1,000 per month', groups: 'Generation,Pages', pricePerUnit: 0.01 });
-      expect(Object.keys(pages).sort()).toEqual(['allocatedResources', 'displayName', 'groups', 'name', 'pricePerUnit', 'subscriptionLimits', 'userLimits']);
+      expect(pages).toMatchObject({
+        name: 'pages-generated',
+        displayName: 'Pages generated',
+        allocatedResources: '1,000 per month',
+        groups: 'Generation,Pages',
+        pricePerUnit: 0.01,
+      });
+      expect(Object.keys(pages).sort()).toEqual([
+        'allocatedResources',
+        'displayName',
+        'groups',
+        'name',
+        'pricePerUnit',
+        'subscriptionLimits',
+        'userLimits',
+      ]);
       expect(pages.subscriptionLimits.monthly).toHaveLength(1);
       expect(pages.subscriptionLimits.yearly).toHaveLength(1);
       expect(pages.userLimits.monthly).toHaveLength(1);
@@ -104,8 +118,13 @@ describe('common operations (4.1)', () => {
       const settings = await settingsOf();
       const docsManaged = settings.find((s) => s.name === 'documents-managed');
       const limitId = docsManaged.subscriptionLimits.monthly[0].id;
-      await stack.service.db.query('INSERT INTO subscription_limit_overrides (subscription_id, limit_id, value) VALUES ($1, $2, 2500)', [otherCreds.subscriptionId, limitId]);
-      const theirs = (expectOk(await other.call('GET', '/common/limits/get')).settings as any[]).find((s) => s.name === 'documents-managed');
+      await stack.service.db.query('INSERT INTO subscription_limit_overrides (subscription_id, limit_id, value) VALUES ($1, $2, 2500)', [
+        otherCreds.subscriptionId,
+        limitId,
+      ]);
+      const theirs = (expectOk(await other.call('GET', '/common/limits/get')).settings as any[]).find(
+        (s) => s.name === 'documents-managed',
+      );
       expect(theirs.allocatedResources).toBe('2,500 per month');
       expect(theirs.subscriptionLimits.monthly[0]).toMatchObject({ value: '2500', defaultValue: '2000' });
       // The caller's own subscription is untouched.
@@ -173,10 +192,10 @@ describe('common operations (4.1)', () => {
           [creds.subscriptionId, user, `op-${i}`, dimension, value, at],
         );
       }
-      await stack.service.db.query("INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value) VALUES ($1, $2, 'other-op', 'pages-generated', 999)", [
-        otherCreds.subscriptionId,
-        otherCreds.userId,
-      ]);
+      await stack.service.db.query(
+        "INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value) VALUES ($1, $2, 'other-op', 'pages-generated', 999)",
+        [otherCreds.subscriptionId, otherCreds.userId],
+      );
       const data = expectOk(await api.call('GET', '/common/summary?type=Self-Service'));
       expect(Date.parse(data.month.start)).toBeLessThanOrEqual(Date.now());
       expect(Date.parse(data.month.end)).toBeGreaterThan(Date.now());
@@ -185,9 +204,23 @@ describe('common operations (4.1)', () => {
       const pages = data.dimensions[0];
       const extra = lastMonth.getUTCFullYear() === now.getUTCFullYear() ? 20 : 0;
       expect(pages.monthly).toEqual({ used: 12, userUsed: 7, limit: 1000, remaining: 988, userLimit: 250, userRemaining: 243 });
-      expect(pages.yearly).toEqual({ used: 12 + extra, userUsed: 7 + extra, limit: 12000, remaining: 12000 - 12 - extra, userLimit: 3000, userRemaining: 3000 - 7 - extra });
+      expect(pages.yearly).toEqual({
+        used: 12 + extra,
+        userUsed: 7 + extra,
+        limit: 12000,
+        remaining: 12000 - 12 - extra,
+        userLimit: 3000,
+        userRemaining: 3000 - 7 - extra,
+      });
       expect(data.dimensions[1].monthly).toMatchObject({ used: 1, limit: 500, remaining: 499 });
-      expect(data.dimensions[2].monthly).toEqual({ used: 0, userUsed: 0, limit: null, remaining: null, userLimit: null, userRemaining: null });
+      expect(data.dimensions[2].monthly).toEqual({
+        used: 0,
+        userUsed: 0,
+        limit: null,
+        remaining: null,
+        userLimit: null,
+        userRemaining: null,
+      });
       // The other subscription sees only its own consumption.
       const theirs = expectOk(await other.call('GET', '/common/summary?type=self-service'));
       expect(theirs.dimensions[0].monthly.used).toBe(999);
@@ -204,16 +237,32 @@ describe('common operations (4.1)', () => {
   });
 
   describe('user contacts', () => {
-    const create = async (c: Record<string, unknown>, who = api) => expectOk(await who.call('POST', '/common/user/contact/create', { json: { userContact: c } }), 201).userContact;
+    const create = async (c: Record<string, unknown>, who = api) =>
+      expectOk(await who.call('POST', '/common/user/contact/create', { json: { userContact: c } }), 201).userContact;
 
     it('create (extension) returns the contact of 2.7 with 201', async () => {
       const c = await create({ name: 'Ada Lovelace', email: 'ada@example.com', sharedWithAccount: true });
-      expect(c).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Ada Lovelace', email: 'ada@example.com', sharedWithAccount: true, subscriptionUserGuid: creds.userId });
+      expect(c).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        sharedWithAccount: true,
+        subscriptionUserGuid: creds.userId,
+      });
     });
 
     it('create validates name and email', async () => {
-      expectError(await api.call('POST', '/common/user/contact/create', { json: { userContact: { email: 'x@example.com' } } }), 400, 'DATA_NAME_REQUIRED');
-      expectError(await api.call('POST', '/common/user/contact/create', { json: { userContact: { name: 'x', email: 'nobody' } } }), 400, 'VALIDATION_ERROR', 'email');
+      expectError(
+        await api.call('POST', '/common/user/contact/create', { json: { userContact: { email: 'x@example.com' } } }),
+        400,
+        'DATA_NAME_REQUIRED',
+      );
+      expectError(
+        await api.call('POST', '/common/user/contact/create', { json: { userContact: { name: 'x', email: 'nobody' } } }),
+        400,
+        'VALIDATION_ERROR',
+        'email',
+      );
     });
 
     it('list returns the whole list in one response under result.data.userContacts', async () => {
@@ -309,7 +358,12 @@ describe('common operations (4.1)', () => {
 
     it('unknown folder: 400 ENVELOPE_ID_INVALID (Envelope not found.) on get and update', async () => {
       expectError(await api.call('GET', `/common/folder/${UNKNOWN_ID}/get`), 400, 'ENVELOPE_ID_INVALID', 'Envelope not found.');
-      expectError(await api.call('PUT', `/common/folder/${UNKNOWN_ID}/update`, { json: { folder: { name: 'x' } } }), 400, 'ENVELOPE_ID_INVALID', 'Envelope not found.');
+      expectError(
+        await api.call('PUT', `/common/folder/${UNKNOWN_ID}/update`, { json: { folder: { name: 'x' } } }),
+        400,
+        'ENVELOPE_ID_INVALID',
+        'Envelope not found.',
+      );
     });
 
     it('a non-uuid folderId gives 400 VALIDATION_ERROR', async () => {
@@ -319,7 +373,11 @@ describe('common operations (4.1)', () => {
     it("another subscription's folders read as absent and cannot be renamed", async () => {
       const f = await create('Mine');
       expectError(await other.call('GET', `/common/folder/${f.id}/get`), 400, 'ENVELOPE_ID_INVALID');
-      expectError(await other.call('PUT', `/common/folder/${f.id}/update`, { json: { folder: { name: 'stolen' } } }), 400, 'ENVELOPE_ID_INVALID');
+      expectError(
+        await other.call('PUT', `/common/folder/${f.id}/update`, { json: { folder: { name: 'stolen' } } }),
+        400,
+        'ENVELOPE_ID_INVALID',
+      );
       expect(((await other.call('GET', '/common/folder/list')).body.folder as any[]).map((x) => x.id)).not.toContain(f.id);
       expect((await api.call('GET', `/common/folder/${f.id}/get`)).body.folder.name).toBe('Mine');
     });

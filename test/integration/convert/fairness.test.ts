@@ -63,7 +63,9 @@ describe('with one instance', () => {
     expect(e.code).toBe('TIMEOUT');
     expect(e.setting).toBe('CONVERTER_CONTENDED_TIMEOUT_MS');
     expect(e.retryable).toBe(false);
-    expect(e.message).toMatch(/^the conversion ran \d+ ms while another subscription waited for the converter; the limit is 1000 ms then \(CONVERTER_CONTENDED_TIMEOUT_MS\)$/);
+    expect(e.message).toMatch(
+      /^the conversion ran \d+ ms while another subscription waited for the converter; the limit is 1000 ms then \(CONVERTER_CONTENDED_TIMEOUT_MS\)$/,
+    );
     expect(poppler('pdftotext', await a)).toContain('small document');
   }, 120_000);
 
@@ -126,7 +128,9 @@ describe("a subscription's budget of LibreOffice time", () => {
       // When B's runs leave the window: within the window, never past it.
       expect(e.retryAfterMs).toBeGreaterThan(0);
       expect(e.retryAfterMs).toBeLessThanOrEqual(600_000);
-      expect(e.message).toMatch(/^this subscription's conversions used \d+ s of LibreOffice time in the last 600 s while other subscriptions used the converter too; the budget is 1500 ms per 600000 ms \(CONVERTER_SUBSCRIPTION_BUDGET_MS, CONVERTER_BUDGET_WINDOW_MS\); retry in \d+ s$/);
+      expect(e.message).toMatch(
+        /^this subscription's conversions used \d+ s of LibreOffice time in the last 600 s while other subscriptions used the converter too; the budget is 1500 ms per 600000 ms \(CONVERTER_SUBSCRIPTION_BUDGET_MS, CONVERTER_BUDGET_WINDOW_MS\); retry in \d+ s$/,
+      );
       // A, within its budget, carries on.
       await pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A' });
     } finally {

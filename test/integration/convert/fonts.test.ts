@@ -29,7 +29,11 @@ interface Para {
 }
 
 /** A docx as Word writes one: the given paragraphs, optionally a font table with embedded fonts. */
-function wordDocx(paras: Para[], embedded?: { family: string; odttf: Uint8Array; key: string }, page = { width: 11906, settings: '' }): Uint8Array {
+function wordDocx(
+  paras: Para[],
+  embedded?: { family: string; odttf: Uint8Array; key: string },
+  page = { width: 11906, settings: '' },
+): Uint8Array {
   const runs = paras.map((p) => {
     const f = p.font === undefined ? '' : `<w:rFonts w:ascii="${p.font}" w:hAnsi="${p.font}" w:eastAsia="${p.font}" w:cs="${p.font}"/>`;
     const rtl = p.rtl === true ? '<w:rtl/>' : '';
@@ -47,27 +51,48 @@ function wordDocx(paras: Para[], embedded?: { family: string; odttf: Uint8Array;
           '<Override PartName="/word/fontTable.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.fontTable+xml"/></Types>',
       ),
     },
-    { name: '_rels/.rels', data: enc(`${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`) },
+    {
+      name: '_rels/.rels',
+      data: enc(
+        `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`,
+      ),
+    },
     {
       name: 'word/document.xml',
-      data: enc(`${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${runs.join('')}<w:sectPr><w:pgSz w:w="${page.width}" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>`),
+      data: enc(
+        `${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${runs.join('')}<w:sectPr><w:pgSz w:w="${page.width}" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>`,
+      ),
     },
     {
       name: 'word/_rels/document.xml.rels',
-      data: enc(`${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/settings" Target="settings.xml"/><Relationship Id="rId2" Type="${R}/fontTable" Target="fontTable.xml"/></Relationships>`),
+      data: enc(
+        `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/settings" Target="settings.xml"/><Relationship Id="rId2" Type="${R}/fontTable" Target="fontTable.xml"/></Relationships>`,
+      ),
     },
-    { name: 'word/settings.xml', data: enc(`${XML}<w:settings xmlns:w="${W}">${embedded === undefined ? '' : '<w:embedTrueTypeFonts/><w:saveSubsetFonts/>'}${page.settings}</w:settings>`) },
+    {
+      name: 'word/settings.xml',
+      data: enc(
+        `${XML}<w:settings xmlns:w="${W}">${embedded === undefined ? '' : '<w:embedTrueTypeFonts/><w:saveSubsetFonts/>'}${page.settings}</w:settings>`,
+      ),
+    },
     {
       name: 'word/fontTable.xml',
       data: enc(
         `${XML}<w:fonts xmlns:w="${W}" xmlns:r="${R}">` +
-          (embedded === undefined ? '' : `<w:font w:name="${embedded.family}"><w:charset w:val="00"/><w:family w:val="swiss"/><w:pitch w:val="variable"/><w:embedRegular r:id="rId1" w:fontKey="${embedded.key}"/></w:font>`) +
+          (embedded === undefined
+            ? ''
+            : `<w:font w:name="${embedded.family}"><w:charset w:val="00"/><w:family w:val="swiss"/><w:pitch w:val="variable"/><w:embedRegular r:id="rId1" w:fontKey="${embedded.key}"/></w:font>`) +
           '</w:fonts>',
       ),
     },
   ];
   if (embedded !== undefined) {
-    files.push({ name: 'word/_rels/fontTable.xml.rels', data: enc(`${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/font" Target="fonts/font1.odttf"/></Relationships>`) });
+    files.push({
+      name: 'word/_rels/fontTable.xml.rels',
+      data: enc(
+        `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/font" Target="fonts/font1.odttf"/></Relationships>`,
+      ),
+    });
     files.push({ name: 'word/fonts/font1.odttf', data: embedded.odttf });
   }
   return writeZip(files);
@@ -76,7 +101,14 @@ function wordDocx(paras: Para[], embedded?: { family: string; odttf: Uint8Array;
 /** Font names in a PDF (subset prefix removed), as pdffonts lists them. */
 function pdfFonts(pdf: string): string[] {
   const out = execFileSync('pdffonts', [pdf], { encoding: 'utf8' }).split('\n').slice(2);
-  return [...new Set(out.map((l) => l.split(/\s+/)[0] ?? '').filter((n) => n !== '').map((n) => n.replace(/^[A-Z]{6}\+/, '')))].sort();
+  return [
+    ...new Set(
+      out
+        .map((l) => l.split(/\s+/)[0] ?? '')
+        .filter((n) => n !== '')
+        .map((n) => n.replace(/^[A-Z]{6}\+/, '')),
+    ),
+  ].sort();
 }
 
 let pool: LibreOfficePool;
@@ -117,12 +149,14 @@ afterAll(async () => {
 
 describe("Office's default fonts", () => {
   it('draws Calibri with Carlito and Cambria with Caladea (metric-compatible), Arial/Times with Liberation', async () => {
-    const r = await toPdf(wordDocx([
-      { text: 'Body text in Calibri', font: 'Calibri' },
-      { text: 'A heading in Cambria', font: 'Cambria' },
-      { text: 'Arial text', font: 'Arial' },
-      { text: 'Times text', font: 'Times New Roman' },
-    ]));
+    const r = await toPdf(
+      wordDocx([
+        { text: 'Body text in Calibri', font: 'Calibri' },
+        { text: 'A heading in Cambria', font: 'Cambria' },
+        { text: 'Arial text', font: 'Arial' },
+        { text: 'Times text', font: 'Times New Roman' },
+      ]),
+    );
     console.log(`[fonts] Calibri, Cambria, Arial, Times New Roman: ${r.fonts.join(', ')}`);
     expect(r.fonts.map((f) => f.replace(/-.*$/, ''))).toEqual(['Caladea', 'Carlito', 'LiberationSans', 'LiberationSerif']);
     expect(r.text).toContain('Body text in Calibri');
@@ -154,10 +188,20 @@ describe('every script gets real glyphs', () => {
     it(`${script}: a font that covers it, and the text comes back`, async () => {
       const r = await toPdf(wordDocx([{ ...para, font: 'Calibri' }]));
       console.log(`[fonts] ${script}: ${r.fonts.join(', ')}`);
-      expect(r.fonts.some((f) => covering.test(f)), `${script} drawn with ${r.fonts.join(', ')}`).toBe(true);
+      expect(
+        r.fonts.some((f) => covering.test(f)),
+        `${script} drawn with ${r.fonts.join(', ')}`,
+      ).toBe(true);
       // ...and fontconfig (not our code) confirms a face of that name covers every letter of it.
       const letters = [...new Set([...para.text.replace(/[\s\p{Script=Latin}]/gu, '')].map((c) => (c.codePointAt(0) ?? 0).toString(16)))];
-      const covers = r.fonts.filter((f) => covering.test(f)).some((f) => execFileSync('fc-list', [`:postscriptname=${f.replace(/-VKana$/, '')}:charset=${letters.join(' ')}`, 'family'], { encoding: 'utf8' }).trim() !== '');
+      const covers = r.fonts
+        .filter((f) => covering.test(f))
+        .some(
+          (f) =>
+            execFileSync('fc-list', [`:postscriptname=${f.replace(/-VKana$/, '')}:charset=${letters.join(' ')}`, 'family'], {
+              encoding: 'utf8',
+            }).trim() !== '',
+        );
       expect(covers, `${script}: fontconfig knows no face among ${r.fonts.join(', ')} covering ${letters.join(' ')}`).toBe(true);
       // Drawn: the glyphs leave ink on the page (a font without outlines for them leaves none).
       expect(ink(r.file), `${script}: nothing drawn`).toBeGreaterThan(10 * [...para.text.replace(/\s/g, '')].length);
@@ -172,12 +216,17 @@ describe('every script gets real glyphs', () => {
 
 describe('hyphenation', () => {
   it("hyphenates a German paragraph when the document asks for it (Word's automatic hyphenation)", async () => {
-    const words = 'Donaudampfschifffahrtsgesellschaft Rechtsschutzversicherungsgesellschaften Geschwindigkeitsbegrenzung Arbeitsunfähigkeitsbescheinigung';
+    const words =
+      'Donaudampfschifffahrtsgesellschaft Rechtsschutzversicherungsgesellschaften Geschwindigkeitsbegrenzung Arbeitsunfähigkeitsbescheinigung';
     // A column 7 cm wide: none of these words fits on a line whole with the margins.
-    const doc = (settings: string) => wordDocx([{ text: `${words} ${words}`, font: 'Calibri', lang: 'de-DE' }], undefined, { width: 2880 + 3969, settings });
+    const doc = (settings: string) =>
+      wordDocx([{ text: `${words} ${words}`, font: 'Calibri', lang: 'de-DE' }], undefined, { width: 2880 + 3969, settings });
     // pdftotext joins hyphenated words back in its default mode: read the lines as laid out.
     const lines = (pdf: { file: string }) =>
-      execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', pdf.file, '-'], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', pdf.file, '-'], { encoding: 'utf8' })
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '');
     const hyphenated = lines(await toPdf(doc('<w:autoHyphenation/>'))).filter((l) => /\p{L}-$/u.test(l));
     console.log(`[fonts] hyphenated German lines: ${hyphenated.join(' | ')}`);
     expect(hyphenated.length).toBeGreaterThan(0);
@@ -192,7 +241,13 @@ describe('hyphenation', () => {
  */
 function renamedFont(ttf: Buffer, family: string): Buffer {
   const numTables = ttf.readUInt16BE(4);
-  const records: Array<[number, string]> = [[1, family], [2, 'Regular'], [3, `${family} Regular`], [4, family], [6, family.replace(/\s/g, '')]];
+  const records: Array<[number, string]> = [
+    [1, family],
+    [2, 'Regular'],
+    [3, `${family} Regular`],
+    [4, family],
+    [6, family.replace(/\s/g, '')],
+  ];
   const strings = records.map(([, s]) => Buffer.from(s, 'utf16le').swap16());
   const header = Buffer.alloc(6 + 12 * records.length);
   header.writeUInt16BE(0, 0);

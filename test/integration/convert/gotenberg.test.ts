@@ -74,7 +74,12 @@ beforeAll(async () => {
         const parts = parseMultipart(Buffer.concat(chunks), req.headers['content-type'] ?? '');
         const fields = Object.fromEntries(parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')]));
         const files = parts.filter((p) => p.name === 'files' && p.filename !== undefined);
-        seen.push({ url: req.url, ...(req.headers.authorization ? { auth: req.headers.authorization } : {}), fields, files: files.map((f) => f.filename!) });
+        seen.push({
+          url: req.url,
+          ...(req.headers.authorization ? { auth: req.headers.authorization } : {}),
+          fields,
+          files: files.map((f) => f.filename!),
+        });
         if (mode === 'busy') {
           res.statusCode = 503;
           res.end('Service Unavailable');
@@ -87,7 +92,7 @@ beforeAll(async () => {
         const file = files[0];
         if (!file) {
           res.statusCode = 400;
-          res.end("Invalid form data: no form file found for extensions: [.docx .xlsx .pptx ...]");
+          res.end('Invalid form data: no form file found for extensions: [.docx .xlsx .pptx ...]');
           return;
         }
         try {
@@ -135,12 +140,14 @@ describe('GotenbergConverter', () => {
     const pdf = await c.convert(docx, { from: 'docx', to: 'pdf', pdf: { conformance: 'PdfA2B' }, embedded: { docgenId: 'g-1' } });
     expect(poppler('pdftotext', pdf)).toContain('Through Gotenberg');
     expect(pdfaIdentification(pdf)?.part).toBe(2);
-    expect(seen).toEqual([{
-      url: '/forms/libreoffice/convert',
-      auth: `Basic ${Buffer.from('user:p@ss').toString('base64')}`,
-      fields: { pdfa: 'PDF/A-2b', metadata: '{"docgenId":"g-1"}' },
-      files: ['document.docx'],
-    }]);
+    expect(seen).toEqual([
+      {
+        url: '/forms/libreoffice/convert',
+        auth: `Basic ${Buffer.from('user:p@ss').toString('base64')}`,
+        fields: { pdfa: 'PDF/A-2b', metadata: '{"docgenId":"g-1"}' },
+        files: ['document.docx'],
+      },
+    ]);
     expect(poppler('pdfinfo', pdf, ['-custom'])).toMatch(/docgenId:\s*g-1/);
   });
 

@@ -35,13 +35,15 @@ beforeAll(async () => {
   port = (server.address() as AddressInfo).port;
   const secretUrl = pathToFileURL(path.join(dir, 'secret.png')).href;
   evil = makeDocx({
-    body: para('Visible text') +
+    body:
+      para('Visible text') +
       pictureRun('rIdFile', 'link', 1) +
       pictureRun('rIdHttp', 'link', 2) +
       fieldRun(`INCLUDETEXT "${path.join(dir, 'secret.docx')}"`, 'cached include') +
       fieldRun(`INCLUDEPICTURE "http://127.0.0.1:${port}/includepicture.png" \\d`, '') +
       '<w:p><w:hyperlink r:id="rIdLink"><w:r><w:t>a normal link</w:t></w:r></w:hyperlink></w:p>',
-    rels: relationship('rIdFile', 'image', secretUrl, true) +
+    rels:
+      relationship('rIdFile', 'image', secretUrl, true) +
       relationship('rIdHttp', 'image', `http://127.0.0.1:${port}/linked.png`, true) +
       relationship('rIdLink', 'hyperlink', `http://127.0.0.1:${port}/clicked-only`, true),
   });
@@ -62,9 +64,15 @@ describe('external content', () => {
     fs.writeFileSync(input, evil);
     hits.length = 0;
     const profile = pathToFileURL(path.join(dir, 'naive-profile')).href;
-    const child = spawn('soffice', [`-env:UserInstallation=${profile}`, '--headless', '--norestore', '--convert-to', 'pdf', '--outdir', dir, input], {
-      stdio: 'ignore', detached: true, env: { ...process.env, TMPDIR: dir },
-    });
+    const child = spawn(
+      'soffice',
+      [`-env:UserInstallation=${profile}`, '--headless', '--norestore', '--convert-to', 'pdf', '--outdir', dir, input],
+      {
+        stdio: 'ignore',
+        detached: true,
+        env: { ...process.env, TMPDIR: dir },
+      },
+    );
     const code = await new Promise<number | null>((resolve) => {
       const t = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 90_000);
       child.once('exit', (c) => {
@@ -113,7 +121,8 @@ describe('external content', () => {
 
 describe('images judged by their bytes (issue 25 §1), the sanitizer alone', () => {
   it('a gzip-compressed SVG named .svg loads no host file, even without the sandbox', async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">' +
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">' +
       `<image width="100" height="100" xlink:href="${pathToFileURL(path.join(dir, 'secret.png')).href}"/></svg>`;
     const doc = makeDocx({
       body: para('Visible text') + pictureRun('rIdSvg', 'embed', 1),

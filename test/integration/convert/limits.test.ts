@@ -23,7 +23,10 @@ describe('LibreOffice pool bounds', () => {
     const pids = instanceProcesses(pool.baseDir, 0);
     expect(pids.length).toBeGreaterThan(0);
     for (const pid of pids) {
-      const line = fs.readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max address space'));
+      const line = fs
+        .readFileSync(`/proc/${pid}/limits`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('Max address space'));
       expect(line, `pid ${pid}`).toMatch(new RegExp(`^Max address space\\s+${CAP_MB * 1024 * 1024}\\s+${CAP_MB * 1024 * 1024}\\s+bytes`));
     }
     const pdf = await pool.convert(makeDocx(para('under the cap')), { from: 'docx', to: 'pdf' });
@@ -32,7 +35,10 @@ describe('LibreOffice pool bounds', () => {
 
   it("stops a conversion at the caller's budget (timeoutMs), not at the pool's own limit", async () => {
     // The message names the budget that stopped it (1000 ms), not the pool's own limit.
-    const err = await pool.convert(longDocx(12_000), { from: 'docx', to: 'pdf', timeoutMs: 1_000 }).then(() => null, (e: unknown) => e);
+    const err = await pool.convert(longDocx(12_000), { from: 'docx', to: 'pdf', timeoutMs: 1_000 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConvertError);
     expect((err as ConvertError).code).toBe('TIMEOUT');
     expect((err as Error).message).toMatch(/in the 1000 ms its caller had/);

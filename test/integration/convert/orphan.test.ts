@@ -8,7 +8,9 @@ import { expect, it } from 'vitest';
 import { instanceProcesses, killAll } from '../../support/office-processes.ts';
 
 it('the instances of a pool whose owner is killed mid-conversion stop at once', async () => {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'orphan-child.ts'), '40000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'orphan-child.ts'), '40000'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -24,13 +26,15 @@ it('the instances of a pool whose owner is killed mid-conversion stop at once', 
     baseDir = (JSON.parse(out.slice(0, out.indexOf('\n'))) as { baseDir: string }).baseDir;
     // The conversion (~25 s on this machine) is under way: the instance's processes are busy with it.
     const started = Date.now();
-    while (instanceProcesses(baseDir, 0, { bridge: true }).length < 2 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50));
+    while (instanceProcesses(baseDir, 0, { bridge: true }).length < 2 && Date.now() - started < 30_000)
+      await new Promise((r) => setTimeout(r, 50));
     expect(instanceProcesses(baseDir, 0, { bridge: true }).length).toBeGreaterThanOrEqual(2);
     await new Promise((r) => setTimeout(r, 1_000));
     child.kill('SIGKILL');
     await exited;
     const killedAt = Date.now();
-    while (instanceProcesses(baseDir, 0, { bridge: true }).length > 0 && Date.now() - killedAt < 15_000) await new Promise((r) => setTimeout(r, 100));
+    while (instanceProcesses(baseDir, 0, { bridge: true }).length > 0 && Date.now() - killedAt < 15_000)
+      await new Promise((r) => setTimeout(r, 100));
     // Without the watchdog they would keep going until the conversion ends, tens of seconds later.
     expect(instanceProcesses(baseDir, 0, { bridge: true })).toEqual([]);
     expect(out).not.toContain('finished');

@@ -48,7 +48,16 @@ function libreOffice(name: string, input: Uint8Array): Uint8Array {
   const src = path.join(tmp, name);
   fs.writeFileSync(src, input);
   const outDir = path.join(tmp, `lo-${name}`);
-  run('soffice', [`-env:UserInstallation=${pathToFileURL(path.join(tmp, 'lo-profile')).href}`, '--headless', '--norestore', '--convert-to', 'pdf', '--outdir', outDir, src]);
+  run('soffice', [
+    `-env:UserInstallation=${pathToFileURL(path.join(tmp, 'lo-profile')).href}`,
+    '--headless',
+    '--norestore',
+    '--convert-to',
+    'pdf',
+    '--outdir',
+    outDir,
+    src,
+  ]);
   return new Uint8Array(fs.readFileSync(path.join(outDir, `${path.parse(name).name}.pdf`)));
 }
 
@@ -76,32 +85,56 @@ describe('PDF page counts agree with pdf.js', () => {
     await pool?.stop();
   });
 
-  it('on what LibreOffice writes (docx, xlsx, pptx; cold, and through the pool with its Info update, PDF/A too)', { timeout: 240_000 }, async () => {
-    const docx = pagedDocx(12);
-    const xlsx = makeXlsx([{ name: 'One', rows: [['a', 1]] }, { name: 'Two', rows: [['b', 2]] }, { name: 'Three', rows: [['c', 3]] }]);
-    const pptx = makePptx(['one', 'two', 'three', 'four', 'five']);
-    files.set('lo-docx', { bytes: libreOffice('paged.docx', docx), pages: 12 });
-    files.set('lo-xlsx', { bytes: libreOffice('sheets.xlsx', xlsx), pages: 3 });
-    files.set('lo-pptx', { bytes: libreOffice('slides.pptx', pptx), pages: 5 });
-    files.set('pool-docx', { bytes: await pool.convert(docx, { from: 'docx', to: 'pdf' }), pages: 12 });
-    files.set('pool-pdfa', { bytes: await pool.convert(pptx, { from: 'pptx', to: 'pdf', pdf: { conformance: 'PdfA2B' } }), pages: 5 });
-    for (const name of ['lo-docx', 'lo-xlsx', 'lo-pptx', 'pool-docx', 'pool-pdfa']) {
-      const f = files.get(name)!;
-      expect(await counts(f.bytes, f.pages), name).toEqual({ ours: f.pages, pdfjs: f.pages, expected: f.pages });
-    }
-  });
+  it(
+    'on what LibreOffice writes (docx, xlsx, pptx; cold, and through the pool with its Info update, PDF/A too)',
+    { timeout: 240_000 },
+    async () => {
+      const docx = pagedDocx(12);
+      const xlsx = makeXlsx([
+        { name: 'One', rows: [['a', 1]] },
+        { name: 'Two', rows: [['b', 2]] },
+        { name: 'Three', rows: [['c', 3]] },
+      ]);
+      const pptx = makePptx(['one', 'two', 'three', 'four', 'five']);
+      files.set('lo-docx', { bytes: libreOffice('paged.docx', docx), pages: 12 });
+      files.set('lo-xlsx', { bytes: libreOffice('sheets.xlsx', xlsx), pages: 3 });
+      files.set('lo-pptx', { bytes: libreOffice('slides.pptx', pptx), pages: 5 });
+      files.set('pool-docx', { bytes: await pool.convert(docx, { from: 'docx', to: 'pdf' }), pages: 12 });
+      files.set('pool-pdfa', { bytes: await pool.convert(pptx, { from: 'pptx', to: 'pdf', pdf: { conformance: 'PdfA2B' } }), pages: 5 });
+      for (const name of ['lo-docx', 'lo-xlsx', 'lo-pptx', 'pool-docx', 'pool-pdfa']) {
+        const f = files.get(name)!;
+        expect(await counts(f.bytes, f.pages), name).toEqual({ ours: f.pages, pdfjs: f.pages, expected: f.pages });
+      }
+    },
+  );
 
   it("on Chromium's print to PDF and on Ghostscript's pdfwrite", { timeout: 120_000 }, async () => {
     const html = path.join(tmp, 'print.html');
-    fs.writeFileSync(html, `<html><body>${['One', 'Two', 'Three', 'Four'].map((p) => `<div style="page-break-after: always">${p}</div>`).join('')}<div>Five</div></body></html>`);
+    fs.writeFileSync(
+      html,
+      `<html><body>${['One', 'Two', 'Three', 'Four'].map((p) => `<div style="page-break-after: always">${p}</div>`).join('')}<div>Five</div></body></html>`,
+    );
     const chromium = made('chromium.pdf', (out) =>
-      run(process.env.CHROMIUM ?? 'chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--no-pdf-header-footer', `--print-to-pdf=${out}`, pathToFileURL(html).href]),
+      run(process.env.CHROMIUM ?? 'chromium', [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--no-pdf-header-footer',
+        `--print-to-pdf=${out}`,
+        pathToFileURL(html).href,
+      ]),
     );
     fs.writeFileSync(path.join(tmp, 'pages.ps'), postscript(7));
-    const gs = made('gs.pdf', (out) => run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-sOutputFile=${out}`, 'pages.ps']));
+    const gs = made('gs.pdf', (out) =>
+      run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-sOutputFile=${out}`, 'pages.ps']),
+    );
     // Ghostscript rewriting LibreOffice's file (a distiller in a print pipeline).
     fs.writeFileSync(path.join(tmp, 'from-lo.pdf'), files.get('lo-docx')!.bytes);
-    const gsFromLo = made('gs-lo.pdf', (out) => run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-sOutputFile=${out}`, 'from-lo.pdf']));
+    const gsFromLo = made('gs-lo.pdf', (out) =>
+      run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-sOutputFile=${out}`, 'from-lo.pdf']),
+    );
     files.set('chromium', { bytes: chromium, pages: 5 });
     files.set('gs', { bytes: gs, pages: 7 });
     files.set('gs-lo', { bytes: gsFromLo, pages: 12 });
@@ -142,7 +175,10 @@ describe('PDF page counts agree with pdf.js', () => {
     ];
     for (const [name, xref, indirectCount = false] of cases) {
       const f = files.get(name)!;
-      for (const [change, pages] of [['drop-last-page', f.pages - 1], ['add-page', f.pages + 1]] as const) {
+      for (const [change, pages] of [
+        ['drop-last-page', f.pages - 1],
+        ['add-page', f.pages + 1],
+      ] as const) {
         const once = appendPageUpdate(f.bytes, { change, xref, indirectCount });
         expect(await counts(once, pages), `${name} ${xref} ${change}`).toEqual({ ours: pages, pdfjs: pages, expected: pages });
         // A second update on top of the first: the newest section wins over both before it.

@@ -30,8 +30,11 @@ const okText = async (): Promise<string> => poppler('pdftotext', await pool.conv
 /** Live (not zombie) soffice.bin processes in a process group. */
 function sofficeIn(pgid: number): number[] {
   const r = spawnSync('ps', ['-eo', 'pid=,pgid=,stat=,comm='], { encoding: 'utf8' });
-  return r.stdout.split('\n').map((l) => l.trim().split(/\s+/))
-    .filter((f) => Number(f[1]) === pgid && !f[2]?.startsWith('Z') && f[3] === 'soffice.bin').map((f) => Number(f[0]));
+  return r.stdout
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => Number(f[1]) === pgid && !f[2]?.startsWith('Z') && f[3] === 'soffice.bin')
+    .map((f) => Number(f[0]));
 }
 
 beforeAll(async () => {

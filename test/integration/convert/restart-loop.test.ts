@@ -35,7 +35,8 @@ describe('LibreOffice killed as it restarts (a short crash loop)', () => {
         failedStarts = Math.max(failedStarts, st.instances[0]!.failedStarts ?? 0);
         if (!st.ready) notReadySeen = true;
         // Conversions asked for while no instance is up (after the first failed start) wait for one.
-        if (failedStarts >= 1 && jobs.length < 4 && !st.ready) jobs.push(pool.convert(small, { from: 'docx', to: 'pdf', tenant: `T${jobs.length}` }));
+        if (failedStarts >= 1 && jobs.length < 4 && !st.ready)
+          jobs.push(pool.convert(small, { from: 'docx', to: 'pdf', tenant: `T${jobs.length}` }));
         if (failedStarts >= 3 && enough === 0) enough = Date.now() + 500;
         await sleep(20);
       }

@@ -26,8 +26,13 @@ const images = (pdf: Uint8Array): number => poppler('pdfimages', pdf, ['-list'])
 
 /** An SVG that draws each target with <image>, side by side. */
 function svgOf(hrefs: string[]): string {
-  return '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="' + 100 * hrefs.length + '" height="100">' +
-    hrefs.map((h, i) => `<image x="${i * 100}" y="0" width="100" height="100" xlink:href="${h}"/>`).join('') + '</svg>';
+  return (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="' +
+    100 * hrefs.length +
+    '" height="100">' +
+    hrefs.map((h, i) => `<image x="${i * 100}" y="0" width="100" height="100" xlink:href="${h}"/>`).join('') +
+    '</svg>'
+  );
 }
 
 /** A docx whose one picture is the SVG part word/media/i.svg (gzip-compressed when `gzip`). */
@@ -41,7 +46,8 @@ function docxWith(svg: string, gzip: boolean): Uint8Array {
 
 /** A pptx whose slide shows the gzip-compressed SVG ppt/media/i.svg as a picture. */
 function pptxWith(svg: string): Uint8Array {
-  const pic = '<p:pic><p:nvPicPr><p:cNvPr id="3" name="Picture"/><p:cNvPicPr/><p:nvPr/></p:nvPicPr>' +
+  const pic =
+    '<p:pic><p:nvPicPr><p:cNvPr id="3" name="Picture"/><p:cNvPicPr/><p:nvPr/></p:nvPicPr>' +
     '<p:blipFill><a:blip r:embed="rIdSvg"/><a:stretch><a:fillRect/></a:stretch></p:blipFill>' +
     '<p:spPr><a:xfrm><a:off x="914400" y="2743200"/><a:ext cx="5486400" cy="1828800"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>';
   const entries = readZip(makePptx(['visible text'])).map((e) => {
@@ -49,7 +55,10 @@ function pptxWith(svg: string): Uint8Array {
       return makeEntry(e.name, entryText(e).replace('</p:spTree>', `${pic}</p:spTree>`));
     }
     if (e.name === 'ppt/slides/_rels/slide1.xml.rels') {
-      return makeEntry(e.name, entryText(e).replace('</Relationships>', `<Relationship Id="rIdSvg" Type="${REL}/image" Target="../media/i.svg"/></Relationships>`));
+      return makeEntry(
+        e.name,
+        entryText(e).replace('</Relationships>', `<Relationship Id="rIdSvg" Type="${REL}/image" Target="../media/i.svg"/></Relationships>`),
+      );
     }
     return e;
   });
@@ -101,7 +110,11 @@ describe('the LibreOffice sandbox (bwrap), without the sanitizer', () => {
     expect(images(pdf)).toBe(1);
   });
 
-  for (const [format, make] of [['docx, svgz', (s: string) => docxWith(s, true)], ['docx, plain SVG', (s: string) => docxWith(s, false)], ['pptx, svgz', pptxWith]] as const) {
+  for (const [format, make] of [
+    ['docx, svgz', (s: string) => docxWith(s, true)],
+    ['docx, plain SVG', (s: string) => docxWith(s, false)],
+    ['pptx, svgz', pptxWith],
+  ] as const) {
     it(`reads nothing outside the job (${format})`, async () => {
       for (const [what, url] of Object.entries(outside)) {
         const doc = make(svgOf([url]));

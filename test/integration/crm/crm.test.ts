@@ -27,7 +27,11 @@ describe('crm: Salesforce Files as a manage target and source', () => {
       clients: [
         { clientId: 'app-a', clientSecret: SECRET },
         { clientId: 'app-b', clientSecret: 'cc-secret-b' },
-        { clientId: 'app-jwt', publicKeyPem: jwtKeys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), usernames: ['integration@org.example'] },
+        {
+          clientId: 'app-jwt',
+          publicKeyPem: jwtKeys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+          usernames: ['integration@org.example'],
+        },
       ],
     });
     for (const id of [ACCOUNT, NETWORK, OWNER]) fake.knownIds.add(id);
@@ -44,7 +48,8 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     await fake?.close();
   });
 
-  const connect = (c: Credentials, connection: Record<string, unknown>) => client(c).call('PUT', '/common/connection/crm', { json: { connection } });
+  const connect = (c: Credentials, connection: Record<string, unknown>) =>
+    client(c).call('PUT', '/common/connection/crm', { json: { connection } });
   /** A docx delivered to Storage by a real generate; `filler` adds incompressible text to make it large. */
   async function generated(c: Credentials = creds, filler = 0) {
     const paragraphs: string[] = ['Quote for {name}'];
@@ -56,7 +61,9 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     return { urn, bytes: await storageBytes(c, urn) };
   }
   async function storageBytes(c: Credentials, urn: string): Promise<Buffer> {
-    const res = await fetch(`${c.baseUrl}/documents/storage/${urn}/content`, { headers: { authorization: `Bearer ${c.accessToken}`, 'x-api-key': c.apiKey } });
+    const res = await fetch(`${c.baseUrl}/documents/storage/${urn}/content`, {
+      headers: { authorization: `Bearer ${c.accessToken}`, 'x-api-key': c.apiKey },
+    });
     expect(res.status).toBe(200);
     return Buffer.from(await res.arrayBuffer());
   }
@@ -81,7 +88,9 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     // The flows: a secret, or a username with a private key; each problem names its field.
     const none = await connect(other, { loginUrl: fake.url, clientId: 'app-a' });
     expect(none.status).toBe(400);
-    expect(JSON.stringify(none.body.error)).toMatch(/connection\.clientSecret is required, or connection\.username with connection\.privateKey/);
+    expect(JSON.stringify(none.body.error)).toMatch(
+      /connection\.clientSecret is required, or connection\.username with connection\.privateKey/,
+    );
     const badKey = await connect(other, { loginUrl: fake.url, clientId: 'app-a', username: 'u@x.example', privateKey: 'not a key' });
     expect(badKey.status).toBe(400);
     expect(JSON.stringify(badKey.body.error)).toMatch(/connection\.privateKey is not a PEM private key/);
@@ -97,15 +106,25 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     expect(res.body.result.data.document).toMatchObject({ deliveryMethod: 'crm', name: 'Quote.docx', fileFormat: 'docx' });
     const row = fake.versions.get(urn);
     expect(row, `ContentVersion ${urn} in the fake`).toBeDefined();
-    expect(row).toMatchObject({ FirstPublishLocationId: ACCOUNT, NetworkId: NETWORK, OwnerId: OWNER, PathOnClient: 'Quote.docx', FileType: 'WORD_X', VersionNumber: '1', uploadedVia: 'json', createdByClient: 'app-a' });
+    expect(row).toMatchObject({
+      FirstPublishLocationId: ACCOUNT,
+      NetworkId: NETWORK,
+      OwnerId: OWNER,
+      PathOnClient: 'Quote.docx',
+      FileType: 'WORD_X',
+      VersionNumber: '1',
+      uploadedVia: 'json',
+      createdByClient: 'app-a',
+    });
     expect(row!.data.equals(doc.bytes)).toBe(true);
     expect(res.body.consumption).toEqual([
       { dimension: 'pages-managed', value: expect.any(Number) },
       { dimension: 'documents-managed', value: 1 },
     ]);
-    const rec = await stack.service.db.query<{ urn: string; delivery_method: string }>('SELECT urn, delivery_method FROM documents WHERE document_guid = $1', [
-      res.body.result.data.document.documentGuid,
-    ]);
+    const rec = await stack.service.db.query<{ urn: string; delivery_method: string }>(
+      'SELECT urn, delivery_method FROM documents WHERE document_guid = $1',
+      [res.body.result.data.document.documentGuid],
+    );
     expect(rec.rows[0]).toEqual({ urn, delivery_method: 'crm' });
   });
 
@@ -117,11 +136,19 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     const second = await manage(toCrm(doc.urn, { fileId: v1.ContentDocumentId }));
     expect(second.status, JSON.stringify(second.body)).toBe(201);
     const v2 = fake.versions.get(second.body.result.data.document.urn)!;
-    expect(v2).toMatchObject({ ContentDocumentId: v1.ContentDocumentId, VersionNumber: '2', IsLatest: true, FirstPublishLocationId: ACCOUNT });
+    expect(v2).toMatchObject({
+      ContentDocumentId: v1.ContentDocumentId,
+      VersionNumber: '2',
+      IsLatest: true,
+      FirstPublishLocationId: ACCOUNT,
+    });
     expect(v1.IsLatest).toBe(false);
     const third = await manage(toCrm(doc.urn, { fileId: v2.Id }));
     expect(third.status, JSON.stringify(third.body)).toBe(201);
-    expect(fake.versions.get(third.body.result.data.document.urn)).toMatchObject({ ContentDocumentId: v1.ContentDocumentId, VersionNumber: '3' });
+    expect(fake.versions.get(third.body.result.data.document.urn)).toMatchObject({
+      ContentDocumentId: v1.ContentDocumentId,
+      VersionNumber: '3',
+    });
     expect(fake.documents.get(v1.ContentDocumentId)).toHaveLength(3);
   });
 
@@ -151,7 +178,9 @@ describe('crm: Salesforce Files as a manage target and source', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.statusCode).toBe('400');
     expect(res.body.error.message).toMatch(/targetDocument\.options\.crm\.fileParentId/);
-    expect(res.body.error.externalErrors).toEqual([{ errorCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['FirstPublishLocationId'] }]);
+    expect(res.body.error.externalErrors).toEqual([
+      { errorCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['FirstPublishLocationId'] },
+    ]);
   });
 
   it('a file above CRM_MULTIPART_BYTES goes as multipart (the JSON body would be refused), byte for byte', async () => {

@@ -70,7 +70,11 @@ describe('the crm location', () => {
     const found = await capped.readDocument!(ctx(), small.Id);
     expect(found).toMatchObject({ urn: small.Id, name: 'small.pdf', fileFormat: 'pdf' });
     expect(found.blob.size).toBe(3 * MiB);
-    expect(Buffer.from(await blobs.get(found.blob.key)).subarray(0, 4).toString()).toBe('%%%%');
+    expect(
+      Buffer.from(await blobs.get(found.blob.key))
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('%%%%');
   });
 
   it('a session that expired is renewed once for the download too', async () => {
@@ -82,6 +86,11 @@ describe('the crm location', () => {
     const found = await capped.readDocument!(ctx(), small.Id);
     expect(found.blob.size).toBe(1024);
     expect(fake.tokenGrants.filter((g) => g.ok).length).toBe(grants + 1);
-    expect(fake.requests.filter((r) => r.path.endsWith('/VersionData')).map((r) => r.status).slice(-2)).toEqual([401, 200]);
+    expect(
+      fake.requests
+        .filter((r) => r.path.endsWith('/VersionData'))
+        .map((r) => r.status)
+        .slice(-2),
+    ).toEqual([401, 200]);
   });
 });

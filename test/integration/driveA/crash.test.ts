@@ -78,6 +78,8 @@ describe('a worker killed during a DriveA upload', () => {
 
     const list = await sdk.call('GET', '/documents/document/list');
     expect(list.body.result.data.rowCount).toBe(1);
-    console.log(`[drivea-crash] upload fragments sent: ${puts.length} (statuses ${puts.map((p) => p.status).join(',')}), sessions: 1, files written: ${files.length}`);
+    console.log(
+      `[drivea-crash] upload fragments sent: ${puts.length} (statuses ${puts.map((p) => p.status).join(',')}), sessions: 1, files written: ${files.length}`,
+    );
   }, 180_000);
 });

@@ -32,7 +32,8 @@ describe('generate with DriveA', () => {
     await fake?.close();
   });
 
-  const live = (drive: string, prefix: string) => fake.files(drive).filter((f) => f.path.startsWith(prefix) && !f.path.endsWith('/') && f.state === 'live');
+  const live = (drive: string, prefix: string) =>
+    fake.files(drive).filter((f) => f.path.startsWith(prefix) && !f.path.endsWith('/') && f.state === 'live');
   const generate = (json: unknown, a = api) => a.call('POST', '/documents/document/generate', { json });
   async function toDriveA(document: Record<string, unknown>, template = makeDocx(['Hello {name}'])) {
     const { templateUrn, dataUrn } = await api.uploadPair(template, { name: 'Ada' });
@@ -53,7 +54,9 @@ describe('generate with DriveA', () => {
       json: { connection: { tenantId: 't', clientId: 'c', clientSecret: 's', driveId: 'd', siteId: 's' } },
     });
     expectError(two, 'VALIDATION_ERROR', /exactly one of connection.driveId, connection.siteId, connection.userId/);
-    const none = await api.call('PUT', '/common/connection/driveA', { json: { connection: { tenantId: 't', clientId: 'c', driveId: 'd' } } });
+    const none = await api.call('PUT', '/common/connection/driveA', {
+      json: { connection: { tenantId: 't', clientId: 'c', driveId: 'd' } },
+    });
     expectError(none, 'VALIDATION_ERROR', /connection\.clientSecret/);
   });
 
@@ -100,7 +103,12 @@ describe('generate with DriveA', () => {
   it('delivers a pdf; a tenant that refuses anonymous links leaves that link empty, not a failure', async () => {
     fake.refuseAnonymousLinks();
     try {
-      const res = await toDriveA({ name: 'invoice', fileFormat: 'pdf', path: '', options: { driveA: { editAnonymous: true, sendInvitation: true, viewUsers: ['eve@example.com'] } } });
+      const res = await toDriveA({
+        name: 'invoice',
+        fileFormat: 'pdf',
+        path: '',
+        options: { driveA: { editAnonymous: true, sendInvitation: true, viewUsers: ['eve@example.com'] } },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const doc = res.body.result.data.document;
       expect(doc.editAnonymousLink ?? '').toBe('');
@@ -121,8 +129,16 @@ describe('generate with DriveA', () => {
     expect(replaced.body.result.data.document.urn).toBe(first.body.result.data.document.urn);
     const failed = await toDriveA({ name: 'clash', path: 'Clash', options: { driveA: { conflictBehavior: 'fail' } } });
     expectError(failed, 'VALIDATION_ERROR', /already exists/);
-    expectError(await toDriveA({ name: 'clash', options: { driveA: { conflictBehavior: 'explode' } } }), 'VALIDATION_ERROR', /document\.options\.driveA\.conflictBehavior/);
-    expect(live(DRIVE_A, 'Clash/').map((f) => f.path).sort()).toEqual(['Clash/clash 1.docx', 'Clash/clash.docx']);
+    expectError(
+      await toDriveA({ name: 'clash', options: { driveA: { conflictBehavior: 'explode' } } }),
+      'VALIDATION_ERROR',
+      /document\.options\.driveA\.conflictBehavior/,
+    );
+    expect(
+      live(DRIVE_A, 'Clash/')
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['Clash/clash 1.docx', 'Clash/clash.docx']);
   });
 
   it('reads template and data from DriveA by id, driveId!itemId and path; a 10 MB output goes up in a session', async () => {
@@ -142,9 +158,21 @@ describe('generate with DriveA', () => {
 
     // Spec 4.8 rule 1: a DriveA template is an office file.
     fake.put(DRIVE_A, 'Templates/not-a-template.pdf', Buffer.from('%PDF-1.7'));
-    expectError(await generate(body('root:/Templates/not-a-template.pdf:', 'pdf')), 'INVALID_TEMPLATE_FORMAT', /only \.docx, \.xlsx and \.pptx/);
+    expectError(
+      await generate(body('root:/Templates/not-a-template.pdf:', 'pdf')),
+      'INVALID_TEMPLATE_FORMAT',
+      /only \.docx, \.xlsx and \.pptx/,
+    );
     const asXlsx = body('root:/Templates/small.docx:', 'xlsx');
-    expectError(await generate({ ...asXlsx, template: { ...asXlsx.template, fileFormat: 'xlsx' }, document: { ...asXlsx.document, fileFormat: 'xlsx' } }), 'INVALID_TEMPLATE_FORMAT', /template\.fileFormat is xlsx/);
+    expectError(
+      await generate({
+        ...asXlsx,
+        template: { ...asXlsx.template, fileFormat: 'xlsx' },
+        document: { ...asXlsx.document, fileFormat: 'xlsx' },
+      }),
+      'INVALID_TEMPLATE_FORMAT',
+      /template\.fileFormat is xlsx/,
+    );
     // What was downloaded went into each run's scratch and left with it.
     expect(await stack.blobs.list('scratch/')).toEqual([]);
 
@@ -182,10 +210,15 @@ describe('generate with DriveA', () => {
     expect(fake.count('POST', '/oauth2/v2.0/token')).toBe(tokens + 1);
 
     const first = await api.uploadPair();
-    const missing = await generate(generateBody('ignored', first.dataUrn, { template: { urn: 'root:/Templates/none.docx:', loadMethod: 'DriveA' } }));
+    const missing = await generate(
+      generateBody('ignored', first.dataUrn, { template: { urn: 'root:/Templates/none.docx:', loadMethod: 'DriveA' } }),
+    );
     expectError(missing, 'TEMPLATE_NOT_FOUND', /template\.urn root:\/Templates\/none\.docx: does not resolve in DriveA/);
     const second = await api.uploadPair();
-    const noData = await generate({ ...generateBody(second.templateUrn, second.dataUrn), data: { loadMethod: 'DriveA', urn: 'NOSUCHITEM' } });
+    const noData = await generate({
+      ...generateBody(second.templateUrn, second.dataUrn),
+      data: { loadMethod: 'DriveA', urn: 'NOSUCHITEM' },
+    });
     expectError(noData, 'DATA_NOT_FOUND');
 
     const other = client(await stack.credentials('drivea-wrong-secret'));
@@ -211,7 +244,10 @@ describe('generate with DriveA', () => {
     // B cannot reach A's files, whichever form it names them by.
     const aItem = live(DRIVE_A, 'Letters/')[0]!.id;
     expectError(await generate(generateBody('x', dataUrn, { template: { urn: aItem, loadMethod: 'DriveA' } }), b), 'TEMPLATE_NOT_FOUND');
-    expectError(await generate(generateBody('x', dataUrn, { template: { urn: `${DRIVE_A}!${aItem}`, loadMethod: 'DriveA' } }), b), 'CONNECTION_ERROR');
+    expectError(
+      await generate(generateBody('x', dataUrn, { template: { urn: `${DRIVE_A}!${aItem}`, loadMethod: 'DriveA' } }), b),
+      'CONNECTION_ERROR',
+    );
 
     const c = client(await stack.credentials('drivea-none'));
     const pair = await c.uploadPair();

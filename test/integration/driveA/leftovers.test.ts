@@ -56,7 +56,12 @@ describe('temporary files of failed DriveA writes', () => {
   });
 
   it('are reported while the connection is refused, and removed once it works again', async () => {
-    const locations = createLocationRegistry({ db, blobs, settings: { driveAGraphUrl: graph.graphUrl, driveALoginUrl: graph.loginUrl } as never, connections: connectionStore(db) });
+    const locations = createLocationRegistry({
+      db,
+      blobs,
+      settings: { driveAGraphUrl: graph.graphUrl, driveALoginUrl: graph.loginUrl } as never,
+      connections: connectionStore(db),
+    });
     const driveA = locations.get('DriveA')!;
     const sweep = retentionActivities({ db, blobs, locations }).sweepUploads;
     const key = `scratch/test/${randomUUID()}`;
@@ -64,7 +69,16 @@ describe('temporary files of failed DriveA writes', () => {
     const urn = randomUUID();
     // The rename after the upload is refused, the fresh token too: the application's access was revoked.
     graph.inject({ status: 401, times: 2, method: 'PATCH' });
-    const failed = await driveA.write!({ subscriptionId, userId: randomUUID() }, { urn, name: 'report', path: 'Out', fileFormat: 'pdf', source: { key, sha256: put.sha256, size: put.size, contentType: 'application/pdf' } }).then(
+    const failed = await driveA.write!(
+      { subscriptionId, userId: randomUUID() },
+      {
+        urn,
+        name: 'report',
+        path: 'Out',
+        fileFormat: 'pdf',
+        source: { key, sha256: put.sha256, size: put.size, contentType: 'application/pdf' },
+      },
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -76,7 +90,14 @@ describe('temporary files of failed DriveA writes', () => {
     // The sweep while every call is refused: the leftover stays, and the sweep says which and why.
     graph.inject({ status: 401, times: 1000 });
     const refused = await sweep({ limit: 10, journalOlderThanMs: 0 });
-    expect(refused.leftovers).toEqual([expect.objectContaining({ subscriptionId, location: 'DriveA', urn, reason: expect.stringMatching(/DriveA refused the connection's access/) })]);
+    expect(refused.leftovers).toEqual([
+      expect.objectContaining({
+        subscriptionId,
+        location: 'DriveA',
+        urn,
+        reason: expect.stringMatching(/DriveA refused the connection's access/),
+      }),
+    ]);
     expect(temporary()).toHaveLength(1);
     expect(await getLocationWrite(db, subscriptionId, 'DriveA', urn)).toBeDefined();
 
@@ -88,7 +109,16 @@ describe('temporary files of failed DriveA writes', () => {
     expect(temporary()).toEqual([]);
     expect(await getLocationWrite(db, subscriptionId, 'DriveA', urn)).toBeUndefined();
     // A placed file is never a leftover: a write that succeeds is untouched by the sweep.
-    const ok = await driveA.write!({ subscriptionId, userId: randomUUID() }, { urn: randomUUID(), name: 'kept', path: 'Out', fileFormat: 'pdf', source: { key, sha256: put.sha256, size: put.size, contentType: 'application/pdf' } });
+    const ok = await driveA.write!(
+      { subscriptionId, userId: randomUUID() },
+      {
+        urn: randomUUID(),
+        name: 'kept',
+        path: 'Out',
+        fileFormat: 'pdf',
+        source: { key, sha256: put.sha256, size: put.size, contentType: 'application/pdf' },
+      },
+    );
     await sweep({ limit: 10, journalOlderThanMs: 0 });
     expect(graph.item(D, ok.urn)?.state).toBe('live');
   });

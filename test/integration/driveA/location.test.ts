@@ -50,7 +50,12 @@ describe('the DriveA location', () => {
     subscriptionId = (await ensureSubscription(db, `drivea-${randomUUID()}`)).id;
     blobs = openBlobStore(loadConfig({}, { dataDir: dir }));
     await connectWith(fake.clientSecret);
-    location = driveALocation({ db, blobs, settings: { driveAGraphUrl: fake.graphUrl, driveALoginUrl: fake.loginUrl } as never, connections: connectionStore(db) });
+    location = driveALocation({
+      db,
+      blobs,
+      settings: { driveAGraphUrl: fake.graphUrl, driveALoginUrl: fake.loginUrl } as never,
+      connections: connectionStore(db),
+    });
   });
   afterAll(async () => {
     await fake?.close();
@@ -65,7 +70,14 @@ describe('the DriveA location', () => {
   }
   async function request(over: Partial<WriteRequest> & { bytes?: Buffer } = {}): Promise<WriteRequest> {
     const { bytes, ...rest } = over;
-    return { urn: randomUUID(), name: 'report', path: 'Reports/2026', fileFormat: 'pdf', source: await blob(bytes ?? Buffer.from('%PDF-1.7 small')), ...rest };
+    return {
+      urn: randomUUID(),
+      name: 'report',
+      path: 'Reports/2026',
+      fileFormat: 'pdf',
+      source: await blob(bytes ?? Buffer.from('%PDF-1.7 small')),
+      ...rest,
+    };
   }
   const files = (prefix: string) => fake.files(D).filter((f) => f.path.startsWith(prefix) && !f.path.endsWith('/') && f.state === 'live');
   const code = async (p: Promise<unknown>) => {
@@ -82,7 +94,11 @@ describe('the DriveA location', () => {
     expect(first.uri).toMatch(/^https:\/\//);
     const again = await location.write!(ctx(), await request({ bytes: Buffer.from('%PDF second') }));
     expect(again.name).toBe('report 1.pdf');
-    expect(files('Reports/').map((f) => f.path).sort()).toEqual(['Reports/2026/report 1.pdf', 'Reports/2026/report.pdf']);
+    expect(
+      files('Reports/')
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['Reports/2026/report 1.pdf', 'Reports/2026/report.pdf']);
     for (const urn of [first.urn, `${D}!${first.urn}`, 'root:/Reports/2026/report.pdf:', 'root:/Reports/2026/report.pdf']) {
       const found = await location.readDocument!(ctx(), urn);
       expect(Buffer.from(await blobs.get(found.blob.key)).toString()).toBe('%PDF-1.7 small');
@@ -169,7 +185,12 @@ describe('the DriveA location', () => {
       expect(w.links?.viewAnonymousLink).toBe('');
       expect(w.links?.viewUserLink).toBe(w.uri);
       expect(w.links?.editUserLink).toBe(w.uri);
-      expect(w.emails).toEqual({ succeededView: ['ada@example.com'], succeededEdit: ['bob@example.com'], failedView: ['nobody@example.com'], failedEdit: [] });
+      expect(w.emails).toEqual({
+        succeededView: ['ada@example.com'],
+        succeededEdit: ['bob@example.com'],
+        failedView: ['nobody@example.com'],
+        failedEdit: [],
+      });
       expect(w.externalErrors).toEqual([
         expect.objectContaining({ option: 'document.options.driveA.viewAnonymous', status: 403, code: 'accessDenied' }),
         expect.objectContaining({ option: 'document.options.driveA.viewUsers', email: 'nobody@example.com', code: 'notAllowed' }),
@@ -238,8 +259,17 @@ describe('the DriveA location', () => {
     const second = await location.copyWithin!(ctx(), src.urn, copyReq);
     expect(fake.count('POST', '/copy') - started).toBe(1);
     expect(second.name).toBe('memo-copy2.pdf');
-    expect(files('Dst/').map((f) => f.path).sort()).toEqual(['Dst/memo-copy.pdf', 'Dst/memo-copy2.pdf']);
-    const moved = (await location.moveWithin!(ctx(), src.urn, { urn: randomUUID(), name: 'memo-moved', path: 'Moved', fileFormat: 'pdf' }))!;
+    expect(
+      files('Dst/')
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['Dst/memo-copy.pdf', 'Dst/memo-copy2.pdf']);
+    const moved = (await location.moveWithin!(ctx(), src.urn, {
+      urn: randomUUID(),
+      name: 'memo-moved',
+      path: 'Moved',
+      fileFormat: 'pdf',
+    }))!;
     expect(moved.urn).toBe(src.urn);
     expect(files('Src/')).toEqual([]);
     expect(files('Moved/').map((f) => f.path)).toEqual(['Moved/memo-moved.pdf']);
@@ -251,7 +281,7 @@ describe('the DriveA location', () => {
     await location.remove!(ctx(), moved.urn, 'permanentDelete');
   });
 
-  it('a final name Graph refuses (here SharePoint\'s path limit, which counts the site) leaves no temporary file or copy behind', async () => {
+  it("a final name Graph refuses (here SharePoint's path limit, which counts the site) leaves no temporary file or copy behind", async () => {
     // The site's own path eats most of SharePoint's 400 characters: the temporary name fits, the final one does not.
     const L = 'b!drive-long-site!1';
     fake.addDrive(L, { pathPrefix: `sites/${'x'.repeat(300)}/Shared Documents` });
@@ -298,20 +328,41 @@ describe('the DriveA location', () => {
 
   it("SharePoint's naming rules, as the API checks them before queueing", () => {
     const problem = (name: string, path = 'Out', fileFormat = 'docx') => driveANameProblem({ name, path, fileFormat });
-    for (const bad of ['Invoice 12:30', 'a"b', 'a*b', 'a<b', 'a>b', 'a?b', 'a/b', 'a\\b', 'a|b', ' lead', 'CON', 'prn', 'Aux', 'NUL', 'COM1', 'lpt9', '~$lock', 'x_vti_y']) {
+    for (const bad of [
+      'Invoice 12:30',
+      'a"b',
+      'a*b',
+      'a<b',
+      'a>b',
+      'a?b',
+      'a/b',
+      'a\\b',
+      'a|b',
+      ' lead',
+      'CON',
+      'prn',
+      'Aux',
+      'NUL',
+      'COM1',
+      'lpt9',
+      '~$lock',
+      'x_vti_y',
+    ]) {
       expect(problem(bad)?.field, bad).toBe('name');
     }
     // Names kept whole (their extension is the format's).
     expect(problem('desktop.ini', 'Out', 'ini')?.reason).toMatch(/reserve/);
     expect(problem('.lock', 'Out', 'lock')?.reason).toMatch(/reserve/);
     for (const bad of ['forms', 'A/~tilde', 'A/B:C', 'A/CON', 'A/x_vti_']) expect(problem('ok', bad)?.field, bad).toBe('path');
-    for (const fine of ['Invoice 12.30', 'Rapport été 2026', 'console', 'A&B #1 (draft)', 'forms-2026']) expect(problem(fine), fine).toBeUndefined();
+    for (const fine of ['Invoice 12.30', 'Rapport été 2026', 'console', 'A&B #1 (draft)', 'forms-2026'])
+      expect(problem(fine), fine).toBeUndefined();
     expect(problem('x', 'A/forms')).toBeUndefined();
     expect(problem('x'.repeat(396))?.reason).toMatch(/400/);
   });
 
   it('the upload session URL and the copy monitor URL are kept sealed in the write journal', async () => {
-    const journal = async (urn: string) => (await db.query<{ upload_url: string | null }>('SELECT upload_url FROM location_writes WHERE urn = $1', [urn])).rows[0]?.upload_url;
+    const journal = async (urn: string) =>
+      (await db.query<{ upload_url: string | null }>('SELECT upload_url FROM location_writes WHERE urn = $1', [urn])).rows[0]?.upload_url;
     const bytes = Buffer.alloc(UPLOAD_CHUNK * 2, 7);
     const req = await request({ path: 'Sealed', bytes });
     let fragments = 0;

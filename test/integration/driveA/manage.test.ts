@@ -31,11 +31,14 @@ describe('manage with DriveA', () => {
   });
 
   const manage = (json: unknown) => api.call('POST', '/documents/document/manage', { json });
-  const live = (prefix: string) => fake.files(DRIVE_A).filter((f) => f.path.startsWith(prefix) && !f.path.endsWith('/') && f.state === 'live');
+  const live = (prefix: string) =>
+    fake.files(DRIVE_A).filter((f) => f.path.startsWith(prefix) && !f.path.endsWith('/') && f.state === 'live');
   async function generated(deliveryMethod: 'Storage' | 'DriveA', name: string) {
     const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['Hello {name}']), { name: name });
     const res = await api.call('POST', '/documents/document/generate', {
-      json: generateBody(templateUrn, dataUrn, { document: { name, deliveryMethod, path: deliveryMethod === 'Storage' ? 'root' : 'Source' } }),
+      json: generateBody(templateUrn, dataUrn, {
+        document: { name, deliveryMethod, path: deliveryMethod === 'Storage' ? 'root' : 'Source' },
+      }),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.result.data.document as { urn: string; documentGuid: string };
@@ -53,8 +56,15 @@ describe('manage with DriveA', () => {
   it('copy inside DriveA: Graph copies (202, monitor polled), a new file and record; the source stays', async () => {
     const doc = await generated('DriveA', 'orig');
     const copies = fake.count('POST', '/copy');
-    const [reads, puts, sessions] = [fake.count('GET', `/items/${doc.urn}/content`), fake.count('PUT', '/content'), fake.count('POST', 'createUploadSession')];
-    const res = await manage({ sourceDocument: driveA(doc.urn), targetDocument: { ...toDriveA('orig-copy', 'Copies'), options: { driveA: { viewAnonymous: true } } } });
+    const [reads, puts, sessions] = [
+      fake.count('GET', `/items/${doc.urn}/content`),
+      fake.count('PUT', '/content'),
+      fake.count('POST', 'createUploadSession'),
+    ];
+    const res = await manage({
+      sourceDocument: driveA(doc.urn),
+      targetDocument: { ...toDriveA('orig-copy', 'Copies'), options: { driveA: { viewAnonymous: true } } },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // Manage meters pages-managed (spec 4.8) from the file: the source is read once to count them; the
     // copy itself is Graph's, nothing is uploaded.
@@ -108,12 +118,18 @@ describe('manage with DriveA', () => {
 
   it('Storage -> DriveA (copy) and DriveA -> Storage (move, permanentDelete)', async () => {
     const stored = await generated('Storage', 'fromstorage');
-    const up = await manage({ sourceDocument: { urn: stored.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' }, targetDocument: toDriveA('up', 'FromStorage') });
+    const up = await manage({
+      sourceDocument: { urn: stored.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' },
+      targetDocument: toDriveA('up', 'FromStorage'),
+    });
     expect(up.status, JSON.stringify(up.body)).toBe(201);
     expect(docxParagraphs(fake.item(DRIVE_A, up.body.result.data.document.urn)!.content!)).toEqual(['Hello fromstorage']);
 
     const doc = await generated('DriveA', 'tostorage');
-    const down = await manage({ sourceDocument: driveA(doc.urn, 'permanentDelete'), targetDocument: { name: 'down', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root/in' } });
+    const down = await manage({
+      sourceDocument: driveA(doc.urn, 'permanentDelete'),
+      targetDocument: { name: 'down', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root/in' },
+    });
     expect(down.status, JSON.stringify(down.body)).toBe(201);
     expect(docxParagraphs((await api.download(down.body.result.data.document.urn)).bytes)).toEqual(['Hello tostorage']);
     expect(fake.item(DRIVE_A, doc.urn)).toBeUndefined();
@@ -144,7 +160,10 @@ describe('manage with DriveA', () => {
     const pdf = fake.item(DRIVE_A, res.body.result.data.document.urn)!.content!;
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     expect(pdfPageCount(pdf)).toBe(1);
-    const local = await manage({ sourceDocument: driveA(doc.urn), targetDocument: { name: 'local', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root' } });
+    const local = await manage({
+      sourceDocument: driveA(doc.urn),
+      targetDocument: { name: 'local', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root' },
+    });
     expect(local.status, JSON.stringify(local.body)).toBe(201);
     expect(Buffer.from((await api.download(local.body.result.data.document.urn)).bytes.subarray(0, 5)).toString()).toBe('%PDF-');
     expect(live('Source/').filter((f) => f.path.includes('.docgen-'))).toEqual([]);

@@ -37,10 +37,15 @@ describe('DriveA names and folders through the API', () => {
 
   it('generate: a refused name or folder is a 400 before queueing; nothing reaches the drive, nothing is consumed', async () => {
     const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['Hello {name}']), { name: 'Ada' });
-    const body = (document: Record<string, unknown>) => generateBody(templateUrn, dataUrn, { document: { deliveryMethod: 'DriveA', path: 'Invoices', ...document } });
+    const body = (document: Record<string, unknown>) =>
+      generateBody(templateUrn, dataUrn, { document: { deliveryMethod: 'DriveA', path: 'Invoices', ...document } });
     const graphRequests = fake.log.length;
     for (const [document, field, reason] of [
-      [{ name: 'Invoice 12:30' }, 'document.name', /"Invoice 12:30.docx" is not allowed in DriveA: OneDrive and SharePoint refuse the characters/],
+      [
+        { name: 'Invoice 12:30' },
+        'document.name',
+        /"Invoice 12:30.docx" is not allowed in DriveA: OneDrive and SharePoint refuse the characters/,
+      ],
       [{ name: 'CON' }, 'document.name', /CON.docx is a name OneDrive and SharePoint reserve/],
       [{ name: '~$draft' }, 'document.name', /start with ~\$/],
       [{ name: ' leading' }, 'document.name', /start or end with a space/],
@@ -79,7 +84,9 @@ describe('DriveA names and folders through the API', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.statusCode).toBe('400');
     expect(res.body.error.innerErrors.map((e: { code: string }) => e.code)).toEqual(['VALIDATION_ERROR']);
-    expect(res.body.error.innerErrors[0].message).toMatch(/^targetDocument\.name "copy:1": the file name "copy:1.docx" is not allowed in DriveA/);
+    expect(res.body.error.innerErrors[0].message).toMatch(
+      /^targetDocument\.name "copy:1": the file name "copy:1.docx" is not allowed in DriveA/,
+    );
     expect(fake.log.slice(graphRequests)).toEqual([]);
     expect(files().map((f) => f.path)).toEqual(before);
   });
@@ -92,7 +99,9 @@ describe('DriveA names and folders through the API', () => {
     const renames = fake.barrier(N, (method) => method === 'PATCH');
     const results = await Promise.all(
       pairs.map(({ templateUrn, dataUrn }) =>
-        api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { name: 'same', deliveryMethod: 'DriveA', path: 'RaceA/2026' } }) }),
+        api.call('POST', '/documents/document/generate', {
+          json: generateBody(templateUrn, dataUrn, { document: { name: 'same', deliveryMethod: 'DriveA', path: 'RaceA/2026' } }),
+        }),
       ),
     );
     await Promise.all([lookups.arrived, renames.arrived]);
@@ -101,7 +110,9 @@ describe('DriveA names and folders through the API', () => {
     const folders = all.filter((f) => f.path.endsWith('/')).map((f) => f.path);
     const files = all.filter((f) => !f.path.endsWith('/'));
     const names = files.map((f) => f.path.slice('RaceA/2026/'.length)).sort();
-    console.log(`figures, ${N} concurrent generates into the new DriveA folder RaceA/2026: folders ${JSON.stringify(folders.sort())}, files ${files.length}, names ${JSON.stringify(names)}`);
+    console.log(
+      `figures, ${N} concurrent generates into the new DriveA folder RaceA/2026: folders ${JSON.stringify(folders.sort())}, files ${files.length}, names ${JSON.stringify(names)}`,
+    );
     expect(folders.sort()).toEqual(['RaceA/', 'RaceA/2026/']);
     expect(names).toEqual(['same 1.docx', 'same 2.docx', 'same 3.docx', 'same.docx']);
     expect(files.map((f) => docxParagraphs(f.content!)[0]).sort()).toEqual(['Number 0', 'Number 1', 'Number 2', 'Number 3']);

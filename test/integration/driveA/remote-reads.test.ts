@@ -43,13 +43,17 @@ describe('reads from a drive are transfers', () => {
     await fake?.close();
   });
 
-  const handle = (operationId: string) => new Client({ connection }).workflow.getHandle(generateWorkflowId(creds.subscriptionId, operationId));
+  const handle = (operationId: string) =>
+    new Client({ connection }).workflow.getHandle(generateWorkflowId(creds.subscriptionId, operationId));
   /** The activities the run scheduled (normal activities, not local steps), with their heartbeat timeouts. */
   async function scheduled(operationId: string) {
     const history = await handle(operationId).fetchHistory();
     return (history.events ?? [])
       .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-      .map((e) => ({ type: e.activityTaskScheduledEventAttributes?.activityType?.name, heartbeat: Number(e.activityTaskScheduledEventAttributes?.heartbeatTimeout?.seconds ?? 0) }));
+      .map((e) => ({
+        type: e.activityTaskScheduledEventAttributes?.activityType?.name,
+        heartbeat: Number(e.activityTaskScheduledEventAttributes?.heartbeatTimeout?.seconds ?? 0),
+      }));
   }
 
   it('the template, a related template and the data at DriveA: three transfers, then the merge', async () => {
@@ -58,13 +62,19 @@ describe('reads from a drive are transfers', () => {
     fake.put(DRIVE_A, 'Data/ada.json', Buffer.from(JSON.stringify({ name: 'Ada', company: 'Analytical Engines' })));
     const res = await api.call('POST', '/documents/document/generate', {
       json: {
-        template: { ...TEMPLATE, relatedItems: [{ name: 'footer', urn: 'root:/Templates/footer.docx:', loadMethod: 'DriveA', fileFormat: 'docx' }] },
+        template: {
+          ...TEMPLATE,
+          relatedItems: [{ name: 'footer', urn: 'root:/Templates/footer.docx:', loadMethod: 'DriveA', fileFormat: 'docx' }],
+        },
         data: { loadMethod: 'DriveA', urn: 'root:/Data/ada.json:' },
         document: DOCUMENT,
       },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(docxParagraphs((await api.download(res.body.result.data.document.urn)).bytes)).toEqual(['Dear Ada,', 'Regards, Analytical Engines']);
+    expect(docxParagraphs((await api.download(res.body.result.data.document.urn)).bytes)).toEqual([
+      'Dear Ada,',
+      'Regards, Analytical Engines',
+    ]);
     expect(await scheduled(res.body.operationId)).toEqual([
       { type: 'resolveTemplate', heartbeat: 20 },
       { type: 'resolveTemplate', heartbeat: 20 },
@@ -78,7 +88,9 @@ describe('reads from a drive are transfers', () => {
     fake.put(DRIVE_A, 'Data/grace.json', Buffer.from(JSON.stringify({ name: 'Grace' })));
     const { templateUrn, dataUrn } = await api.uploadPair(makeDocx(['Dear {name}']));
     const body = generateBody(templateUrn, dataUrn);
-    const res = await api.call('POST', '/documents/document/generate', { json: { ...body, data: { loadMethod: 'DriveA', urn: 'root:/Data/grace.json:' } } });
+    const res = await api.call('POST', '/documents/document/generate', {
+      json: { ...body, data: { loadMethod: 'DriveA', urn: 'root:/Data/grace.json:' } },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(docxParagraphs((await api.download(res.body.result.data.document.urn)).bytes)).toEqual(['Dear Grace']);
     expect(await scheduled(res.body.operationId)).toEqual([{ type: 'loadData', heartbeat: 20 }]);
@@ -97,7 +109,9 @@ describe('reads from a drive are transfers', () => {
   it('a workflow task lost after its record, which discarded what the transfers read, answers with that record', async () => {
     fake.put(DRIVE_A, 'Templates/letter.docx', Buffer.from(makeDocx(['Dear {name}'])));
     fake.put(DRIVE_A, 'Data/lin.json', Buffer.from(JSON.stringify({ name: 'Lin' })));
-    const res = await api.call('POST', '/documents/document/generate', { json: { template: TEMPLATE, data: { loadMethod: 'DriveA', urn: 'root:/Data/lin.json:' }, document: { ...DOCUMENT, name: 'lost' } } });
+    const res = await api.call('POST', '/documents/document/generate', {
+      json: { template: TEMPLATE, data: { loadMethod: 'DriveA', urn: 'root:/Data/lin.json:' }, document: { ...DOCUMENT, name: 'lost' } },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const first = await handle(res.body.operationId).result();
     // The task that ran the local steps (prepare, write, record, discard) is lost: the run is reset to its
@@ -113,9 +127,14 @@ describe('reads from a drive are transfers', () => {
       requestId: randomUUID(),
       reason: 'test: a lost workflow task',
     });
-    const again = await new Client({ connection }).workflow.getHandle(generateWorkflowId(creds.subscriptionId, res.body.operationId), runId ?? undefined).result();
+    const again = await new Client({ connection }).workflow
+      .getHandle(generateWorkflowId(creds.subscriptionId, res.body.operationId), runId ?? undefined)
+      .result();
     expect(again).toEqual(first);
-    const docs = await stack.service.db.query('SELECT urn FROM documents WHERE subscription_guid = $1 AND title = $2', [creds.subscriptionId, first.document.name]);
+    const docs = await stack.service.db.query('SELECT urn FROM documents WHERE subscription_guid = $1 AND title = $2', [
+      creds.subscriptionId,
+      first.document.name,
+    ]);
     expect(docs.rows).toEqual([{ urn: first.document.urn }]);
     expect(docxParagraphs((await api.download(first.document.urn)).bytes)).toEqual(['Dear Lin']);
   });

@@ -53,12 +53,18 @@ describe('DriveA throttling for longer than one wait', () => {
     return generateBody(templateUrn, dataUrn, { document: { deliveryMethod: 'DriveA', path: 'Throttled', name } });
   }
   async function postAsync(name: string, dest: string) {
-    const t = await api.call('POST', '/common/client/token', { json: { sub: `cb-${dest}`, iss: `${receiver.url}/hooks`, dest, client_id: 'tests' } });
+    const t = await api.call('POST', '/common/client/token', {
+      json: { sub: `cb-${dest}`, iss: `${receiver.url}/hooks`, dest, client_id: 'tests' },
+    });
     expect(t.status, JSON.stringify(t.body)).toBe(200);
-    const res = await api.call('POST', '/documents/document/generate/async', { json: await body(name), headers: { 'x-client-authorization': t.body.result.data.token } });
+    const res = await api.call('POST', '/documents/document/generate/async', {
+      json: await body(name),
+      headers: { 'x-client-authorization': t.body.result.data.token },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   }
-  const afterWindow = (until: number) => fake.log.filter((e) => e.path.startsWith('/v1.0/') && e.status !== 429 && e.status !== 0).length > 0 && Date.now() >= until;
+  const afterWindow = (until: number) =>
+    fake.log.filter((e) => e.path.startsWith('/v1.0/') && e.status !== 429 && e.status !== 0).length > 0 && Date.now() >= until;
 
   it('an async run waits the whole window out as Retry-After says, heartbeating, sending nothing meanwhile, and delivers', async () => {
     const window = fake.throttleFor(WINDOW_S);

@@ -18,7 +18,11 @@ describe('DriveB client against the local Google server', () => {
   beforeAll(async () => {
     fake = await startGoogleFake();
     fake.addOAuthClient({ clientId: 'cid', clientSecret: 'csecret', refreshToken: 'rt-ada', user: 'ada@example.com' });
-    fake.addServiceAccount({ clientEmail: 'sa@proj.iam.gserviceaccount.com', publicKeyPem: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), delegates: ['bob@example.com'] });
+    fake.addServiceAccount({
+      clientEmail: 'sa@proj.iam.gserviceaccount.com',
+      publicKeyPem: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      delegates: ['bob@example.com'],
+    });
     fake.addSharedDrive('drive-team', ['sa@proj.iam.gserviceaccount.com']);
     // Anything not for the configured host goes to the fake's proxy side and is recorded as foreign.
     process.env.HTTP_PROXY = fake.url;
@@ -36,11 +40,24 @@ describe('DriveB client against the local Google server', () => {
   const endpoints = () => ({ apiUrl: `${fake.url}/`, tokenUrl: `${fake.url}/token` });
 
   it('OAuth: folders, a converting multipart upload, a resumable upload, export and exportLinks, all on the configured host', async () => {
-    const ops = new DriveOps(googleClients(endpoints(), { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'rt-ada' }, { attempts: 4, baseMs: 20, maxMs: 100 }));
+    const ops = new DriveOps(
+      googleClients(
+        endpoints(),
+        { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'rt-ada' },
+        { attempts: 4, baseMs: 20, maxMs: 100 },
+      ),
+    );
     const folder = await ops.folder('Invoices/2026', true);
     expect(await ops.folder('Invoices/2026', false)).toBe(folder);
     const docx = makeDocx(para('Hello {name}'));
-    const native = await ops.upload({ folderId: folder!, name: 'letter', bytes: docx, contentType: OFFICE_MIME.docx, targetMime: GOOGLE_MIME.gdoc, appProperties: { docgenUrn: 'u1' } });
+    const native = await ops.upload({
+      folderId: folder!,
+      name: 'letter',
+      bytes: docx,
+      contentType: OFFICE_MIME.docx,
+      targetMime: GOOGLE_MIME.gdoc,
+      appProperties: { docgenUrn: 'u1' },
+    });
     expect(native.mimeType).toBe(GOOGLE_MIME.gdoc);
     expect((await ops.byWriteId('u1'))?.id).toBe(native.id);
     expect(Buffer.from(await ops.bytesOf(native, OFFICE_MIME.docx)).equals(Buffer.from(docx))).toBe(true);
@@ -72,26 +89,41 @@ describe('DriveB client against the local Google server', () => {
     auth.setCredentials({ refresh_token: 'rt-ada' });
     const raw = drive({ version: 'v3', auth: auth as never, rootUrl: `${fake.url}/` });
     const { Readable } = await import('node:stream');
-    await expect(raw.files.create({ requestBody: { name: 'x.pdf' }, media: { mimeType: 'application/pdf', body: Readable.from([Buffer.from('x')]) } }, { retry: false })).rejects.toThrow();
+    await expect(
+      raw.files.create(
+        { requestBody: { name: 'x.pdf' }, media: { mimeType: 'application/pdf', body: Readable.from([Buffer.from('x')]) } },
+        { retry: false },
+      ),
+    ).rejects.toThrow();
     expect(fake.foreign).toContain('www.googleapis.com:443');
     fake.foreign.length = 0;
   });
 
   it('rate limits (403 userRateLimitExceeded, 429) are retried; a bad refresh token is an auth error', async () => {
-    const ops = new DriveOps(googleClients(endpoints(), { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'rt-ada' }, { attempts: 4, baseMs: 20, maxMs: 100 }));
+    const ops = new DriveOps(
+      googleClients(
+        endpoints(),
+        { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'rt-ada' },
+        { attempts: 4, baseMs: 20, maxMs: 100 },
+      ),
+    );
     fake.failNext(1, { status: 403 }, (r) => r.path === '/drive/v3/files' && r.method === 'GET');
     fake.failNext(1, { status: 429 }, (r) => r.path === '/drive/v3/files' && r.method === 'GET');
     expect(await ops.folder('Invoices', false)).toBeTruthy();
     expect(fake.requests.filter((r) => r.status === 403 || r.status === 429).length).toBeGreaterThanOrEqual(2);
 
-    const bad = new DriveOps(googleClients(endpoints(), { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'revoked' }));
+    const bad = new DriveOps(
+      googleClients(endpoints(), { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'revoked' }),
+    );
     await expect(bad.folder('x', false)).rejects.toMatchObject({ auth: true, reason: 'invalid_grant' });
   });
 
   it('service account: the JWT token request goes to DRIVEB_TOKEN_URL; alone it has no quota in My Drive, a shared drive works; delegation acts as the user', async () => {
     const sa = { kind: 'serviceAccount' as const, clientEmail: 'sa@proj.iam.gserviceaccount.com', privateKey };
     const alone = new DriveOps(googleClients(endpoints(), sa, { attempts: 2, baseMs: 10, maxMs: 10 }));
-    await expect(alone.upload({ folderId: 'root', name: 'a.pdf', bytes: new Uint8Array([1]), contentType: 'application/pdf' })).rejects.toMatchObject({ reason: 'storageQuotaExceeded' });
+    await expect(
+      alone.upload({ folderId: 'root', name: 'a.pdf', bytes: new Uint8Array([1]), contentType: 'application/pdf' }),
+    ).rejects.toMatchObject({ reason: 'storageQuotaExceeded' });
     const shared = new DriveOps(googleClients(endpoints(), sa), 'drive-team');
     const folder = await shared.folder('Out', true);
     const f = await shared.upload({ folderId: folder!, name: 'a.pdf', bytes: new Uint8Array([1, 2]), contentType: 'application/pdf' });

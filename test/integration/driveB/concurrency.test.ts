@@ -35,7 +35,11 @@ describe('DriveB: concurrent deliveries into one folder', () => {
   });
 
   const folders = (name: string) => [...fake.files.values()].filter((f) => f.name === name && f.mimeType === MIME.folder && !f.trashed);
-  const lookupOfFolder = (name: string) => (r: LoggedRequest) => r.method === 'GET' && r.path === '/drive/v3/files' && (r.query.q ?? '').startsWith(`name = '${name}'`) && (r.query.q ?? '').includes(MIME.folder);
+  const lookupOfFolder = (name: string) => (r: LoggedRequest) =>
+    r.method === 'GET' &&
+    r.path === '/drive/v3/files' &&
+    (r.query.q ?? '').startsWith(`name = '${name}'`) &&
+    (r.query.q ?? '').includes(MIME.folder);
   const uploads = (r: LoggedRequest) => r.method === 'POST' && r.path === '/upload/drive/v3/files';
 
   async function race(apis: Api[], n: number, template: FakeFile, path: string): Promise<{ status: number; body: any }[]> {
@@ -48,14 +52,22 @@ describe('DriveB: concurrent deliveries into one folder', () => {
     );
     return Promise.all(
       datas.map((urn, i) =>
-        apis[i % apis.length]!.call('POST', '/documents/document/generate', { json: driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn }, { name: 'same', path }) }),
+        apis[i % apis.length]!.call('POST', '/documents/document/generate', {
+          json: driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn }, { name: 'same', path }),
+        }),
       ),
     );
   }
 
   it('N generates into a new folder, two services on PostgreSQL: one folder each level, N distinct names', async () => {
     const databaseUrl = await createPgDatabase();
-    const shared = { driveBApiUrl: `${fake.url}/`, driveBTokenUrl: `${fake.url}/token`, databaseUrl, taskQueue: `race-${Date.now()}`, converterMode: 'none' as const };
+    const shared = {
+      driveBApiUrl: `${fake.url}/`,
+      driveBTokenUrl: `${fake.url}/token`,
+      databaseUrl,
+      taskQueue: `race-${Date.now()}`,
+      converterMode: 'none' as const,
+    };
     const first = await startStack(shared, { database: 'postgres' });
     stacks.push(first);
     const second = await startStack(shared, { database: 'postgres' });
@@ -64,7 +76,13 @@ describe('DriveB: concurrent deliveries into one folder', () => {
     const creds = await first.credentials('race');
     const apis = [apiOf(creds), apiOf({ ...creds, baseUrl: `${second.service.baseUrl}/v1` })];
     await connect(apis[0]!, ADA);
-    const template = fake.put({ name: 'Race template', mimeType: MIME.document, parent: fake.rootOf(ADA_USER), owner: ADA_USER, content: makeDocx(para('Number {n}')) });
+    const template = fake.put({
+      name: 'Race template',
+      mimeType: MIME.document,
+      parent: fake.rootOf(ADA_USER),
+      owner: ADA_USER,
+      content: makeDocx(para('Number {n}')),
+    });
 
     const N = 4;
     // Every delivery looks RaceB up before any is answered: all of them find it missing.
@@ -77,7 +95,9 @@ describe('DriveB: concurrent deliveries into one folder', () => {
     const y2026 = folders('2026');
     const files = y2026.flatMap((f) => fake.childrenOf(f.id));
     const names = files.map((f) => f.name).sort();
-    console.log(`figures, ${N} concurrent generates into the new folder RaceB/2026 (2 services, PostgreSQL): RaceB folders ${raceB.length}, RaceB/2026 folders ${y2026.length}, files ${files.length}, names ${JSON.stringify(names)}`);
+    console.log(
+      `figures, ${N} concurrent generates into the new folder RaceB/2026 (2 services, PostgreSQL): RaceB folders ${raceB.length}, RaceB/2026 folders ${y2026.length}, files ${files.length}, names ${JSON.stringify(names)}`,
+    );
     expect(raceB).toHaveLength(1);
     expect(y2026).toHaveLength(1);
     expect(y2026[0]!.parents).toEqual([raceB[0]!.id]);
@@ -92,20 +112,34 @@ describe('DriveB: concurrent deliveries into one folder', () => {
   });
 
   it('the same name from three generates at once, one process on PGlite: same, same (1), same (2)', async () => {
-    const stack = await startStack({ driveBApiUrl: `${fake.url}/`, driveBTokenUrl: `${fake.url}/token`, converterMode: 'none' }, { database: 'pglite' });
+    const stack = await startStack(
+      { driveBApiUrl: `${fake.url}/`, driveBTokenUrl: `${fake.url}/token`, converterMode: 'none' },
+      { database: 'pglite' },
+    );
     stacks.push(stack);
     const api = apiOf(await stack.credentials('same-name'));
     await connect(api, ADA);
     const folder = fake.folder('Same', fake.rootOf(ADA_USER), ADA_USER);
-    const template = fake.put({ name: 'Same template', mimeType: MIME.document, parent: fake.rootOf(ADA_USER), owner: ADA_USER, content: makeDocx(para('Number {n}')) });
+    const template = fake.put({
+      name: 'Same template',
+      mimeType: MIME.document,
+      parent: fake.rootOf(ADA_USER),
+      owner: ADA_USER,
+      content: makeDocx(para('Number {n}')),
+    });
 
     // Every upload is held until all three have been sent: each delivery has looked at the folder by then.
     const met = fake.barrier(3, uploads);
     const results = await race([api], 3, template, 'Same');
     await met.arrived;
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
-    const names = fake.childrenOf(folder.id).map((f) => f.name).sort();
-    console.log(`figures, 3 concurrent generates named "same" into one folder (1 service, PGlite): files ${names.length}, names ${JSON.stringify(names)}`);
+    const names = fake
+      .childrenOf(folder.id)
+      .map((f) => f.name)
+      .sort();
+    console.log(
+      `figures, 3 concurrent generates named "same" into one folder (1 service, PGlite): files ${names.length}, names ${JSON.stringify(names)}`,
+    );
     expect(names).toEqual(['same', 'same (1)', 'same (2)']);
     expect(folders('Same')).toHaveLength(1);
   });

@@ -26,7 +26,10 @@ describe('DriveB: a worker killed mid-upload', () => {
     fake = g.fake;
     restoreEnv = g.restoreEnv;
     // The children inherit the proxy variables: a request for any other host would be recorded as foreign.
-    setup = await processEnv(inject('temporalAddress'), { DRIVEB_API_URL: g.settings.driveBApiUrl, DRIVEB_TOKEN_URL: g.settings.driveBTokenUrl });
+    setup = await processEnv(inject('temporalAddress'), {
+      DRIVEB_API_URL: g.settings.driveBApiUrl,
+      DRIVEB_TOKEN_URL: g.settings.driveBTokenUrl,
+    });
   });
   afterAll(async () => {
     for (const p of procs) await stopProcess(p, 'SIGKILL');
@@ -46,7 +49,13 @@ describe('DriveB: a worker killed mid-upload', () => {
 
     // A Google Doc whose export is ~6 MB (an incompressible part): the upload is resumable, 1 MiB chunks.
     const big = makeDocx({ body: para('Big {name}'), extra: { 'word/media/pad.bin': randomBytes(6 * 1024 * 1024) } });
-    const template = fake.put({ name: 'Big', mimeType: MIME.document, parent: fake.rootOf('ada@example.com'), owner: 'ada@example.com', content: big });
+    const template = fake.put({
+      name: 'Big',
+      mimeType: MIME.document,
+      parent: fake.rootOf('ada@example.com'),
+      owner: 'ada@example.com',
+      content: big,
+    });
     const d = await sdk.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'Ada' }) }]);
     expect(d.status).toBe(201);
 
@@ -71,8 +80,12 @@ describe('DriveB: a worker killed mid-upload', () => {
     expect(files[0]!.id).toBe(res.body.result.data.document.urn);
     expect(docParagraphs(files[0]!.content)).toEqual(['Big Ada']);
     // One upload session: the replayed delivery found the file instead of uploading it again.
-    expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/upload/drive/v3/files' && r.query.uploadType === 'resumable')).toHaveLength(1);
-    expect(fake.requests.some((r) => r.method === 'GET' && r.path === '/drive/v3/files' && (r.query.q ?? '').includes('docgenUrn'))).toBe(true);
+    expect(
+      fake.requests.filter((r) => r.method === 'POST' && r.path === '/upload/drive/v3/files' && r.query.uploadType === 'resumable'),
+    ).toHaveLength(1);
+    expect(fake.requests.some((r) => r.method === 'GET' && r.path === '/drive/v3/files' && (r.query.q ?? '').includes('docgenUrn'))).toBe(
+      true,
+    );
     const docs = await sdk.call('GET', '/documents/document/list');
     expect(docs.body.result.data.rowCount).toBe(1);
     expectOnlyConfiguredHost(fake);

@@ -35,7 +35,8 @@ describe('DriveB through the HTTP API', () => {
   });
 
   /** A native file in Ada's Drive whose model is the given Office package. */
-  const native = (name: string, mimeType: string, content: Uint8Array, parent = root) => fake.put({ name, mimeType, parent, owner: ADA_USER, content });
+  const native = (name: string, mimeType: string, content: Uint8Array, parent = root) =>
+    fake.put({ name, mimeType, parent, owner: ADA_USER, content });
   const folderPath = (f: FakeFile): string => {
     const names: string[] = [];
     for (let p = fake.files.get(f.parents[0]!); p && p.id !== root; p = fake.files.get(p.parents[0]!)) names.unshift(p.name);
@@ -53,7 +54,9 @@ describe('DriveB through the HTTP API', () => {
     const early = await generate(driveBBody({ urn: doc.id, fileFormat: 'gdoc' }, { urn: await uploadData({}) }, {}));
     expect(early.status, JSON.stringify(early.body)).toBe(400);
     expect(JSON.stringify(early.body.error)).toMatch(/CONNECTION_MISSING/);
-    const bad = await api.call('PUT', '/common/connection/driveB', { json: { connection: { clientId: 'client-a', clientSecret: 'secret-a' } } });
+    const bad = await api.call('PUT', '/common/connection/driveB', {
+      json: { connection: { clientId: 'client-a', clientSecret: 'secret-a' } },
+    });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/connection\.refreshToken/);
     await connect(api, ADA);
@@ -64,10 +67,16 @@ describe('DriveB through the HTTP API', () => {
   });
 
   it('gdoc -> gdoc with sharing: exported, merged by the engine, uploaded converting to a Google Doc in the folder; permissions without notification; links and per-user results', async () => {
-    const template = native('Letter template', MIME.document, makeDocx(para('Dear {name},') + para('{#items}') + para('- {sku}') + para('{/items}')));
+    const template = native(
+      'Letter template',
+      MIME.document,
+      makeDocx(para('Dear {name},') + para('{#items}') + para('- {sku}') + para('{/items}')),
+    );
     const dataUrn = await uploadData({ name: 'Ada', items: [{ sku: 'A1' }, { sku: 'B2' }] });
     const sharing = { viewAnonymous: true, viewUsers: ['bob@example.com', 'zed@nogoogle.test'], editUsers: ['carol@example.com'] };
-    const res = await generate(driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: dataUrn }, { path: 'Out/Letters', options: { driveB: sharing } }));
+    const res = await generate(
+      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: dataUrn }, { path: 'Out/Letters', options: { driveB: sharing } }),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const doc = res.body.result.data.document;
     const file = fake.files.get(doc.urn)!;
@@ -91,15 +100,40 @@ describe('DriveB through the HTTP API', () => {
     expect(r.failedViewUserEmailList).toBe('zed@nogoogle.test');
     expect(r.succeededEditUserEmailList).toBe('carol@example.com');
     // The same name again: Drive allows duplicates, docgen renames.
-    const again = await generate(driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: await uploadData({ name: 'Bob', items: [] }) }, { path: 'Out/Letters' }));
+    const again = await generate(
+      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: await uploadData({ name: 'Bob', items: [] }) }, { path: 'Out/Letters' }),
+    );
     expect(again.status, JSON.stringify(again.body)).toBe(201);
     expect(again.body.result.data.document.name).toBe('letter (1)');
-    expect(fake.childrenOf(file.parents[0]!).map((f) => f.name).sort()).toEqual(['letter', 'letter (1)']);
+    expect(
+      fake
+        .childrenOf(file.parents[0]!)
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual(['letter', 'letter (1)']);
   });
 
   it('gsheet -> pdf: the exported xlsx is merged and converted by our converter, the pdf delivered to DriveB', async () => {
-    const sheet = native('Report', MIME.spreadsheet, makeXlsx([{ name: 'Sheet1', rows: [['Customer', '{name}'], ['Total', '{total}']] }]));
-    const res = await generate(driveBBody({ urn: sheet.id, fileFormat: 'gsheet' }, { urn: await uploadData({ name: 'Ada Lovelace', total: 42 }) }, { name: 'report', fileFormat: 'pdf', path: 'Reports' }));
+    const sheet = native(
+      'Report',
+      MIME.spreadsheet,
+      makeXlsx([
+        {
+          name: 'Sheet1',
+          rows: [
+            ['Customer', '{name}'],
+            ['Total', '{total}'],
+          ],
+        },
+      ]),
+    );
+    const res = await generate(
+      driveBBody(
+        { urn: sheet.id, fileFormat: 'gsheet' },
+        { urn: await uploadData({ name: 'Ada Lovelace', total: 42 }) },
+        { name: 'report', fileFormat: 'pdf', path: 'Reports' },
+      ),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const file = fake.files.get(res.body.result.data.document.urn)!;
     expect(file.name).toBe('report.pdf');
@@ -114,11 +148,15 @@ describe('DriveB through the HTTP API', () => {
     const logo = png([10, 120, 200]);
     const before = fake.requests.length;
     const res = await generate(
-      driveBBody({ urn: deck.id, fileFormat: 'gslide' }, { urn: await uploadData({ name: 'Ada', logo: `data:image/png;base64,${Buffer.from(logo).toString('base64')}` }) }, {
-        name: 'deck',
-        path: 'Decks',
-        options: { driveBGenerate: { nativeMergeEnabled: true, nativeImageMergeEnabled: true } },
-      }),
+      driveBBody(
+        { urn: deck.id, fileFormat: 'gslide' },
+        { urn: await uploadData({ name: 'Ada', logo: `data:image/png;base64,${Buffer.from(logo).toString('base64')}` }) },
+        {
+          name: 'deck',
+          path: 'Decks',
+          options: { driveBGenerate: { nativeMergeEnabled: true, nativeImageMergeEnabled: true } },
+        },
+      ),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const file = fake.files.get(res.body.result.data.document.urn)!;
@@ -143,17 +181,31 @@ describe('DriveB through the HTTP API', () => {
     const doc = native('Loop template', MIME.document, makeDocx(para('Hi {name}') + para('{#items}{sku}{/items}')));
     const before = fake.requests.length;
     const res = await generate(
-      driveBBody({ urn: doc.id, fileFormat: 'gdoc' }, { urn: await uploadData({ name: 'Ada', items: [] }) }, { path: 'Refused', options: { driveBGenerate: { nativeMergeEnabled: true } } }),
+      driveBBody(
+        { urn: doc.id, fileFormat: 'gdoc' },
+        { urn: await uploadData({ name: 'Ada', items: [] }) },
+        { path: 'Refused', options: { driveBGenerate: { nativeMergeEnabled: true } } },
+      ),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.innerErrors[0].code).toBe('NOT_SUPPORTED');
-    expect(res.body.error.innerErrors[0].message).toMatch(/\{#items\} \(a loop or condition cannot be merged natively\).*without nativeMergeEnabled/);
+    expect(res.body.error.innerErrors[0].message).toMatch(
+      /\{#items\} \(a loop or condition cannot be merged natively\).*without nativeMergeEnabled/,
+    );
     const writes = fake.requests.slice(before).filter((r) => r.method !== 'GET' && r.path !== '/token');
     expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     // And pdf with native merge is refused by the API itself.
-    const pdf = await generate(driveBBody({ urn: doc.id, fileFormat: 'gdoc' }, { urn: await uploadData({}) }, { fileFormat: 'pdf', options: { driveBGenerate: { nativeMergeEnabled: true } } }));
+    const pdf = await generate(
+      driveBBody(
+        { urn: doc.id, fileFormat: 'gdoc' },
+        { urn: await uploadData({}) },
+        { fileFormat: 'pdf', options: { driveBGenerate: { nativeMergeEnabled: true } } },
+      ),
+    );
     expect(pdf.status).toBe(400);
-    expect(pdf.body.error.innerErrors.map((e: { message: string }) => e.message).join()).toMatch(/document\.options\.driveBGenerate\.nativeMergeEnabled produces the template's own format \(gdoc\), not pdf/);
+    expect(pdf.body.error.innerErrors.map((e: { message: string }) => e.message).join()).toMatch(
+      /document\.options\.driveBGenerate\.nativeMergeEnabled produces the template's own format \(gdoc\), not pdf/,
+    );
   });
 
   it('a docx uploaded to Storage, generated to pdf in DriveB', async () => {
@@ -171,7 +223,22 @@ describe('DriveB through the HTTP API', () => {
   });
 
   it('data from a Google Sheet: the first row names the fields, the rows become `rows`', async () => {
-    const sheet = native('Customers', MIME.spreadsheet, makeXlsx([{ name: 'People', rows: [['Name', 'Amount'], ['Ada', 12.5], ['', ''], ['Bob', 3]] }, { name: 'Other', rows: [['x']] }]));
+    const sheet = native(
+      'Customers',
+      MIME.spreadsheet,
+      makeXlsx([
+        {
+          name: 'People',
+          rows: [
+            ['Name', 'Amount'],
+            ['Ada', 12.5],
+            ['', ''],
+            ['Bob', 3],
+          ],
+        },
+        { name: 'Other', rows: [['x']] },
+      ]),
+    );
     const { templateUrn } = await api.uploadPair(makeDocx(para('{#rows}') + para('{Name}: {Amount * 2}') + para('{/rows}')), {});
     const res = await generate({
       template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
@@ -186,7 +253,9 @@ describe('DriveB through the HTTP API', () => {
   it('manage between DriveB and Storage, and inside DriveB (copy, move by parents, delete = trash, permanentDelete)', async () => {
     const manage = (body: unknown) => api.call('POST', '/documents/document/manage', { json: body });
     // A pdf in DriveB, copied to Storage.
-    const pdfBytes = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 10 10]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+    const pdfBytes = Buffer.from(
+      '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 10 10]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+    );
     const inDrive = fake.put({ name: 'scan.pdf', mimeType: 'application/pdf', parent: root, owner: ADA_USER, content: pdfBytes });
     const toStorage = await manage({
       sourceDocument: { urn: inDrive.id, fileFormat: 'pdf', loadMethod: 'DriveB' },
@@ -222,7 +291,13 @@ describe('DriveB through the HTTP API', () => {
     const before = fake.requests.length;
     const copied = await manage({
       sourceDocument: { urn: gdoc.id, fileFormat: 'gdoc', loadMethod: 'DriveB' },
-      targetDocument: { name: 'Memo copy', fileFormat: 'gdoc', deliveryMethod: 'DriveB', path: 'Copies', options: { driveB: { viewAnonymous: true } } },
+      targetDocument: {
+        name: 'Memo copy',
+        fileFormat: 'gdoc',
+        deliveryMethod: 'DriveB',
+        path: 'Copies',
+        options: { driveB: { viewAnonymous: true } },
+      },
     });
     expect(copied.status, JSON.stringify(copied.body)).toBe(201);
     const copy = fake.files.get(copied.body.result.data.document.urn)!;
@@ -240,7 +315,9 @@ describe('DriveB through the HTTP API', () => {
     expect(moved.body.result.data.document.urn).toBe(gdoc.id);
     expect(folderPath(fake.files.get(gdoc.id)!)).toBe('Archive/2026');
     expect(fake.files.get(gdoc.id)!.trashed).toBe(false);
-    expect(fake.requests.slice(before).some((r) => r.method === 'PATCH' && r.query.addParents && r.query.removeParents === root)).toBe(true);
+    expect(fake.requests.slice(before).some((r) => r.method === 'PATCH' && r.query.addParents && r.query.removeParents === root)).toBe(
+      true,
+    );
     // Delete = trash (recoverable); permanentDelete = gone.
     const trashed = await manage({ sourceDocument: { urn: copy.id, fileFormat: 'gdoc', loadMethod: 'DriveB', remove: 'delete' } });
     expect(trashed.status, JSON.stringify(trashed.body)).toBe(201);
@@ -255,7 +332,9 @@ describe('DriveB through the HTTP API', () => {
     fake.failNext(1, { status: 403 }, (r) => r.path === '/upload/drive/v3/files');
     fake.failNext(2, { status: 429 }, (r) => r.path === '/drive/v3/files' && r.method === 'GET');
     const before = fake.requests.length;
-    const res = await generate(driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: await uploadData({ name: 'Ada' }) }, { name: 'rated', path: 'Rated' }));
+    const res = await generate(
+      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: await uploadData({ name: 'Ada' }) }, { name: 'rated', path: 'Rated' }),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const statuses = fake.requests.slice(before).map((r) => r.status);
     expect(statuses.filter((s) => s === 403)).toHaveLength(1);
@@ -268,7 +347,9 @@ describe('DriveB through the HTTP API', () => {
     const big = makeDocx({ body: para('Big {name}'), extra: { 'word/media/pad.bin': pad } });
     const template = native('Big', MIME.document, big);
     const before = fake.requests.length;
-    const res = await generate(driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: await uploadData({ name: 'Ada' }) }, { name: 'big', path: 'Big' }));
+    const res = await generate(
+      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: await uploadData({ name: 'Ada' }) }, { name: 'big', path: 'Big' }),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const puts = fake.requests.slice(before).filter((r) => r.method === 'PUT' && r.path === '/upload/drive/v3/files');
     expect(puts.length).toBeGreaterThan(5);
@@ -292,10 +373,21 @@ describe('DriveB through the HTTP API', () => {
     const refused = await other.call('POST', '/documents/document/generate', { json: body });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
-    const users = new Set(fake.requests.slice(before).filter((r) => r.user).map((r) => r.user));
+    const users = new Set(
+      fake.requests
+        .slice(before)
+        .filter((r) => r.user)
+        .map((r) => r.user),
+    );
     expect([...users]).toEqual(['eve@example.com']);
     // Eve's sheet is hers: the same question from Ada's subscription reads as absent.
-    const eveSheet = fake.put({ name: 'Eve data', mimeType: MIME.spreadsheet, parent: fake.rootOf('eve@example.com'), owner: 'eve@example.com', content: makeXlsx([{ name: 'S', rows: [['a'], ['1']] }]) });
+    const eveSheet = fake.put({
+      name: 'Eve data',
+      mimeType: MIME.spreadsheet,
+      parent: fake.rootOf('eve@example.com'),
+      owner: 'eve@example.com',
+      content: makeXlsx([{ name: 'S', rows: [['a'], ['1']] }]),
+    });
     const { templateUrn } = await api.uploadPair(makeDocx(para('x')), {});
     const fromAda = await generate({
       template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
@@ -310,8 +402,15 @@ describe('DriveB through the HTTP API', () => {
   it('same name in the folder: conflictBehavior fail refuses and leaves nothing; replace writes into the same file (id, link and sharing kept)', async () => {
     const template = native('Clash', MIME.document, makeDocx(para('v {n}')));
     const body = (n: number, conflictBehavior?: string, sharing: Record<string, unknown> = {}) =>
-      driveBBody({ urn: template.id, fileFormat: 'gdoc' }, { urn: '' }, { name: 'clash', path: 'Clash', options: { driveB: { ...sharing, ...(conflictBehavior ? { conflictBehavior } : {}) } } });
-    const first = await generate({ ...body(1, undefined, { viewUsers: ['bob@example.com'] }), data: { loadMethod: 'Storage', urn: await uploadData({ n: 1 }) } });
+      driveBBody(
+        { urn: template.id, fileFormat: 'gdoc' },
+        { urn: '' },
+        { name: 'clash', path: 'Clash', options: { driveB: { ...sharing, ...(conflictBehavior ? { conflictBehavior } : {}) } } },
+      );
+    const first = await generate({
+      ...body(1, undefined, { viewUsers: ['bob@example.com'] }),
+      data: { loadMethod: 'Storage', urn: await uploadData({ n: 1 }) },
+    });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     const id = first.body.result.data.document.urn as string;
     const folder = fake.files.get(id)!.parents[0]!;
@@ -331,9 +430,25 @@ describe('DriveB through the HTTP API', () => {
   });
 
   it('a Google Sheet merged natively with findReplace', async () => {
-    const sheet = native('Quote', MIME.spreadsheet, makeXlsx([{ name: 'Q', rows: [['Customer', '{customer.name}'], ['City', '{customer.city}']] }]));
+    const sheet = native(
+      'Quote',
+      MIME.spreadsheet,
+      makeXlsx([
+        {
+          name: 'Q',
+          rows: [
+            ['Customer', '{customer.name}'],
+            ['City', '{customer.city}'],
+          ],
+        },
+      ]),
+    );
     const res = await generate(
-      driveBBody({ urn: sheet.id, fileFormat: 'gsheet' }, { urn: await uploadData({ customer: { name: 'Ada', city: 'London' } }) }, { name: 'quote', options: { driveBGenerate: { nativeMergeEnabled: true } } }),
+      driveBBody(
+        { urn: sheet.id, fileFormat: 'gsheet' },
+        { urn: await uploadData({ customer: { name: 'Ada', city: 'London' } }) },
+        { name: 'quote', options: { driveBGenerate: { nativeMergeEnabled: true } } },
+      ),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const file = fake.files.get(res.body.result.data.document.urn)!;
@@ -349,7 +464,11 @@ describe('DriveB through the HTTP API', () => {
     fake.addServiceAccount({ clientEmail, publicKeyPem: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() });
     fake.addSharedDrive('team-drive', [clientEmail]);
     const sa = apiOf(await stack.credentials('service-account-subscription'));
-    const key = { type: 'service_account', client_email: clientEmail, private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+    const key = {
+      type: 'service_account',
+      client_email: clientEmail,
+      private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
     const noQuota = await sa.call('PUT', '/common/connection/driveB', { json: { connection: { serviceAccountKey: key } } });
     expect(noQuota.status).toBe(400);
     expect(JSON.stringify(noQuota.body)).toMatch(/connection\.subject or connection\.sharedDriveId is required/);
@@ -372,7 +491,9 @@ describe('DriveB through the HTTP API', () => {
     await connect(revoked, { ...ADA, refreshToken: 'revoked-token' });
     const doc = native('Any', MIME.document, makeDocx(para('x')));
     const d = await revoked.upload('data', [{ name: 'd.json', bytes: '{}' }]);
-    const refused = await revoked.call('POST', '/documents/document/generate', { json: driveBBody({ urn: doc.id, fileFormat: 'gdoc' }, { urn: d.body.result.data.files[0].id }, {}) });
+    const refused = await revoked.call('POST', '/documents/document/generate', {
+      json: driveBBody({ urn: doc.id, fileFormat: 'gdoc' }, { urn: d.body.result.data.files[0].id }, {}),
+    });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.error.innerErrors[0].code).toBe('CONNECTION_ERROR');
     expect(refused.body.error.innerErrors[0].message).toMatch(/invalid_grant.*PUT \/v1\/common\/connection\/driveB/);

@@ -71,9 +71,17 @@ describe('the DriveB location', () => {
     const { bytes, contentType, ...rest } = over;
     const key = `scratch/test/${randomUUID()}`;
     const put = await blobs.put(key, bytes ?? Buffer.from('%PDF-1.7 one'));
-    return { urn: randomUUID(), name: 'report', path: 'Reports', fileFormat: 'pdf', source: { key, sha256: put.sha256, size: put.size, contentType: contentType ?? 'application/pdf' }, ...rest };
+    return {
+      urn: randomUUID(),
+      name: 'report',
+      path: 'Reports',
+      fileFormat: 'pdf',
+      source: { key, sha256: put.sha256, size: put.size, contentType: contentType ?? 'application/pdf' },
+      ...rest,
+    };
   }
-  const child = (folderName: string) => [...fake.files.values()].filter((f) => f.name === folderName && f.mimeType === MIME.folder && !f.trashed);
+  const child = (folderName: string) =>
+    [...fake.files.values()].filter((f) => f.name === folderName && f.mimeType === MIME.folder && !f.trashed);
 
   it('a revoked access token is renewed once and the call made again; a token refused after that is CONNECTION_ERROR', async () => {
     await location.write!(ctx(), await request({ path: 'Tokens', name: 'first' }));
@@ -96,10 +104,16 @@ describe('the DriveB location', () => {
   });
 
   it('conflictBehavior replace puts the new content into the existing file: same id, link and permissions (small, large, native)', async () => {
-    const first = await location.write!(ctx(), await request({ path: 'Replace', sharing: { viewUsers: ['bob@example.com'], viewAnonymous: true } }));
+    const first = await location.write!(
+      ctx(),
+      await request({ path: 'Replace', sharing: { viewUsers: ['bob@example.com'], viewAnonymous: true } }),
+    );
     const before = fake.files.get(first.urn)!;
     const permissions = before.permissions.map((p) => `${p.type}:${p.role}:${p.emailAddress ?? ''}`).sort();
-    const replaced = await location.write!(ctx(), await request({ path: 'Replace', conflict: 'replace', bytes: Buffer.from('%PDF-1.7 two') }));
+    const replaced = await location.write!(
+      ctx(),
+      await request({ path: 'Replace', conflict: 'replace', bytes: Buffer.from('%PDF-1.7 two') }),
+    );
     expect(replaced.urn).toBe(first.urn);
     expect(replaced.uri).toBe(first.uri);
     const after = fake.files.get(first.urn)!;
@@ -114,7 +128,11 @@ describe('the DriveB location', () => {
     const bigReplace = await request({ path: 'Replace', conflict: 'replace', bytes: big });
     const sessions = fake.requests.length;
     expect((await location.write!(ctx(), bigReplace)).urn).toBe(first.urn);
-    expect(fake.requests.slice(sessions).filter((r) => r.method === 'PATCH' && r.path === `/upload/drive/v3/files/${first.urn}` && r.query.uploadType === 'resumable')).toHaveLength(1);
+    expect(
+      fake.requests
+        .slice(sessions)
+        .filter((r) => r.method === 'PATCH' && r.path === `/upload/drive/v3/files/${first.urn}` && r.query.uploadType === 'resumable'),
+    ).toHaveLength(1);
     expect(fake.files.get(first.urn)!.content.equals(big)).toBe(true);
     // Run again (a replayed step): the file carrying this write's urn is the answer; nothing is uploaded.
     const uploadsBefore = fake.requests.filter((r) => r.path.startsWith('/upload/')).length;
@@ -125,7 +143,13 @@ describe('the DriveB location', () => {
     // it answers with the replaced file and deletes the leftover.
     const interrupted = await request({ path: 'Replace', conflict: 'replace' });
     const folderId = fake.files.get(first.urn)!.parents[0]!;
-    const leftover = fake.put({ name: `.docgen-${interrupted.urn}.pdf`, mimeType: 'application/pdf', parent: folderId, owner: ADA_USER, content: '%PDF-1.7 two' });
+    const leftover = fake.put({
+      name: `.docgen-${interrupted.urn}.pdf`,
+      mimeType: 'application/pdf',
+      parent: folderId,
+      owner: ADA_USER,
+      content: '%PDF-1.7 two',
+    });
     leftover.appProperties.docgenUrn = interrupted.urn;
     fake.files.get(first.urn)!.appProperties.docgenUrn = interrupted.urn;
     expect((await location.write!(ctx(), interrupted)).urn).toBe(first.urn);
@@ -133,15 +157,34 @@ describe('the DriveB location', () => {
     expect(fake.childrenOf(folderId).map((f) => f.name)).toEqual(['report.pdf']);
 
     // A Google Doc replaced by a merged docx: Drive converts it again, in the same file.
-    const doc = await location.write!(ctx(), await request({ path: 'Replace', name: 'letter', fileFormat: 'gdoc', bytes: makeDocx(para('Version one')), contentType: MIME.docx }));
-    const doc2 = await location.write!(ctx(), await request({ path: 'Replace', name: 'letter', fileFormat: 'gdoc', conflict: 'replace', bytes: makeDocx(para('Version two')), contentType: MIME.docx }));
+    const doc = await location.write!(
+      ctx(),
+      await request({ path: 'Replace', name: 'letter', fileFormat: 'gdoc', bytes: makeDocx(para('Version one')), contentType: MIME.docx }),
+    );
+    const doc2 = await location.write!(
+      ctx(),
+      await request({
+        path: 'Replace',
+        name: 'letter',
+        fileFormat: 'gdoc',
+        conflict: 'replace',
+        bytes: makeDocx(para('Version two')),
+        contentType: MIME.docx,
+      }),
+    );
     expect(doc2.urn).toBe(doc.urn);
     expect(fake.files.get(doc.urn)!.mimeType).toBe(MIME.document);
     expect(docParagraphs(fake.files.get(doc.urn)!.content)).toEqual(['Version two']);
   });
 
   it('reads stream into the blob store with a cap: a file over it is refused after about the cap, nothing kept', async () => {
-    const huge = fake.put({ name: 'huge.pdf', mimeType: 'application/pdf', parent: fake.rootOf(ADA_USER), owner: ADA_USER, size: 256 * MiB });
+    const huge = fake.put({
+      name: 'huge.pdf',
+      mimeType: 'application/pdf',
+      parent: fake.rootOf(ADA_USER),
+      owner: ADA_USER,
+      size: 256 * MiB,
+    });
     const err = await capped.readDocument!(ctx(), huge.id).then(
       () => undefined,
       (e: unknown) => e,
@@ -153,13 +196,19 @@ describe('the DriveB location', () => {
     expect(huge.generated!.sent).toBeLessThan(64 * MiB);
     expect(await blobs.list('scratch/driveB-')).toEqual([]);
     // Under the cap a read streams through as before.
-    const small = fake.put({ name: 'small.pdf', mimeType: 'application/pdf', parent: fake.rootOf(ADA_USER), owner: ADA_USER, size: 3 * MiB });
+    const small = fake.put({
+      name: 'small.pdf',
+      mimeType: 'application/pdf',
+      parent: fake.rootOf(ADA_USER),
+      owner: ADA_USER,
+      size: 3 * MiB,
+    });
     const found = await capped.readDocument!(ctx(), small.id);
     expect(found.blob.size).toBe(3 * MiB);
     expect(small.generated!.sent).toBe(3 * MiB);
   });
 
-  it('a folder someone else made meanwhile (without docgen\'s lock): after creating, every delivery uses the oldest; ours goes', async () => {
+  it("a folder someone else made meanwhile (without docgen's lock): after creating, every delivery uses the oldest; ours goes", async () => {
     const root = fake.rootOf(ADA_USER);
     // Hold our folder creation; meanwhile a same-named folder appears (a person, another program).
     const held = fake.hold((r) => r.method === 'POST' && r.path === '/drive/v3/files');

@@ -40,17 +40,28 @@ describe('DriveB native image merge without object storage', () => {
     restoreEnv?.();
   });
 
-  const deck = () => fake.put({ name: 'Deck', mimeType: MIME.presentation, parent: fake.rootOf('ada@example.com'), owner: 'ada@example.com', content: makePptx(['Hi {name}', '{%logo}']) });
+  const deck = () =>
+    fake.put({
+      name: 'Deck',
+      mimeType: MIME.presentation,
+      parent: fake.rootOf('ada@example.com'),
+      owner: 'ada@example.com',
+      content: makePptx(['Hi {name}', '{%logo}']),
+    });
   async function run(logoValue: string) {
     const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'Ada', logo: logoValue }) }]);
     const template = deck();
     const before = fake.requests.length;
     const res = await api.call('POST', '/documents/document/generate', {
-      json: driveBBody({ urn: template.id, fileFormat: 'gslide' }, { urn: d.body.result.data.files[0].id }, {
-        name: 'deck',
-        path: 'Decks',
-        options: { driveBGenerate: { nativeMergeEnabled: true, nativeImageMergeEnabled: true } },
-      }),
+      json: driveBBody(
+        { urn: template.id, fileFormat: 'gslide' },
+        { urn: d.body.result.data.files[0].id },
+        {
+          name: 'deck',
+          path: 'Decks',
+          options: { driveBGenerate: { nativeMergeEnabled: true, nativeImageMergeEnabled: true } },
+        },
+      ),
     });
     return { res, template, calls: fake.requests.slice(before).map((r) => `${r.method} ${r.path}`) };
   }

@@ -11,7 +11,11 @@ export type Api = ReturnType<typeof client>;
 const PROXY_VARS = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'] as const;
 
 /** Starts the fake with two OAuth users (ada, eve) and sets the proxy variables of this test process. */
-export async function startFakeGoogle(): Promise<{ fake: GoogleFake; restoreEnv(): void; settings: { driveBApiUrl: string; driveBTokenUrl: string } }> {
+export async function startFakeGoogle(): Promise<{
+  fake: GoogleFake;
+  restoreEnv(): void;
+  settings: { driveBApiUrl: string; driveBTokenUrl: string };
+}> {
   const fake = await startGoogleFake();
   fake.addOAuthClient({ clientId: 'client-a', clientSecret: 'secret-a', refreshToken: 'refresh-ada', user: 'ada@example.com' });
   fake.addOAuthClient({ clientId: 'client-e', clientSecret: 'secret-e', refreshToken: 'refresh-eve', user: 'eve@example.com' });
@@ -49,10 +53,22 @@ export function expectOnlyConfiguredHost(fake: GoogleFake): void {
   expect([...new Set(fake.requests.map((r) => r.host))]).toEqual([new URL(fake.url).host]);
 }
 
-export function driveBBody(template: { urn: string; fileFormat: string; loadMethod?: string }, data: { urn: string; loadMethod?: string }, document: Record<string, unknown>) {
+export function driveBBody(
+  template: { urn: string; fileFormat: string; loadMethod?: string },
+  data: { urn: string; loadMethod?: string },
+  document: Record<string, unknown>,
+) {
   return {
     template: { loadMethod: 'DriveB', ...template },
     data: { loadMethod: 'Storage', ...data },
-    document: { name: 'letter', fileFormat: template.fileFormat, deliveryMethod: 'DriveB', path: '', timezone: 'Europe/Paris', locale: 'en-GB', ...document },
+    document: {
+      name: 'letter',
+      fileFormat: template.fileFormat,
+      deliveryMethod: 'DriveB',
+      path: '',
+      timezone: 'Europe/Paris',
+      locale: 'en-GB',
+      ...document,
+    },
   };
 }

@@ -54,7 +54,12 @@ describe('the location lock', () => {
       return [Number(u >> 32n), Number(u & 0xffffffffn)];
     })();
     const waiting = async () =>
-      (await observer.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid::bigint = $1 AND objid::bigint = $2`, [hi, lo])).rows[0]!.n;
+      (
+        await observer.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid::bigint = $1 AND objid::bigint = $2`,
+          [hi, lo],
+        )
+      ).rows[0]!.n;
     while ((await waiting()) === 0) await new Promise((r) => setImmediate(r));
     expect(order).toEqual(['a in']);
     // Another folder's lock is free meanwhile.

@@ -16,7 +16,11 @@ const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/
 function locationsTable(): { columns: string[]; rows: Map<string, string[]> } {
   const section = readme.slice(readme.indexOf('# Locations'));
   const lines = section.split('\n').filter((l) => l.startsWith('|'));
-  const cells = (l: string) => l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+  const cells = (l: string) =>
+    l
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim());
   const [header, , ...body] = lines;
   return { columns: cells(header!), rows: new Map(body.map((l) => [cells(l)[0]!, cells(l)])) };
 }
@@ -41,7 +45,8 @@ describe("the README's Locations table", () => {
         data: { urn: 'd', loadMethod: 'Storage' },
         document: { name: 'n', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root', timezone: 'UTC', locale: 'en-GB' },
       }) as GenerateRequest;
-    const problems = (loadMethod: string, fileFormat: string) => parseGenerateRequest(body(loadMethod, fileFormat), LOCATION_CATALOG).problems;
+    const problems = (loadMethod: string, fileFormat: string) =>
+      parseGenerateRequest(body(loadMethod, fileFormat), LOCATION_CATALOG).problems;
     expect(problems('DriveB', 'docx').map((p) => p.code)).toContain('VALIDATION_ERROR');
     expect(problems('DriveB', 'gdoc')).toEqual([]);
   });

@@ -71,7 +71,10 @@ describe('uploads at the edges of DriveA and DriveB', () => {
     // A small throttle budget, so that Drive's back-off (1 s, 2 s, ...) passes it within the test.
     const settings = { driveAGraphUrl: graph.graphUrl, driveALoginUrl: graph.loginUrl, ...g.settings, driveThrottleMaxWaitMs: 2_500 };
     driveA = driveALocation({ db, blobs, settings: settings as never, connections: connectionStore(db) });
-    driveB = driveBLocation({ db, blobs, settings: settings as never, connections: connectionStore(db) }, { attempts: 3, baseMs: 10, maxMs: 50 });
+    driveB = driveBLocation(
+      { db, blobs, settings: settings as never, connections: connectionStore(db) },
+      { attempts: 3, baseMs: 10, maxMs: 50 },
+    );
   });
   afterAll(async () => {
     await graph?.close();
@@ -85,7 +88,14 @@ describe('uploads at the edges of DriveA and DriveB', () => {
     const { bytes, ...rest } = over;
     const key = `scratch/test/${randomUUID()}`;
     const put = await blobs.put(key, bytes ?? Buffer.from('%PDF-1.7 one'));
-    return { urn: randomUUID(), name: 'report', path: 'Edges', fileFormat: 'pdf', source: { key, sha256: put.sha256, size: put.size, contentType: 'application/pdf' }, ...rest };
+    return {
+      urn: randomUUID(),
+      name: 'report',
+      path: 'Edges',
+      fileFormat: 'pdf',
+      source: { key, sha256: put.sha256, size: put.size, contentType: 'application/pdf' },
+      ...rest,
+    };
   }
   async function failure(p: Promise<unknown>): Promise<LocationError> {
     const err = await p.then(
@@ -95,7 +105,8 @@ describe('uploads at the edges of DriveA and DriveB', () => {
     expect(err).toBeInstanceOf(LocationError);
     return err as LocationError;
   }
-  const graphFiles = (prefix: string) => graph.files(D).filter((f) => f.path.startsWith(prefix) && !f.path.endsWith('/') && f.state === 'live');
+  const graphFiles = (prefix: string) =>
+    graph.files(D).filter((f) => f.path.startsWith(prefix) && !f.path.endsWith('/') && f.state === 'live');
   const driveFiles = (name: RegExp) => [...google.files.values()].filter((f) => name.test(f.name) && !f.trashed);
 
   it('Graph: a session that expires half-way is started again and the file arrives once; a second expiry says so', async () => {
@@ -164,11 +175,18 @@ describe('uploads at the edges of DriveA and DriveB', () => {
     });
     graph.put(L, 'Kept/existing.pdf', Buffer.from('%PDF-1.7 kept'));
     const name = 'Quarterly report for the board of directors, final version approved on the 30th';
-    const err = await failure(driveA.write!({ subscriptionId: sub, userId: randomUUID() }, await request({ name, path: 'Kept/New/Deeper' })));
+    const err = await failure(
+      driveA.write!({ subscriptionId: sub, userId: randomUUID() }, await request({ name, path: 'Kept/New/Deeper' })),
+    );
     expect(err.code).toBe('VALIDATION_ERROR');
     expect(err.message).toMatch(/path is too long/);
     // New and Deeper were made for the write and went again; Kept (there before, not empty) stays.
-    expect(graph.files(L).map((f) => f.path).sort()).toEqual(['Kept/', 'Kept/existing.pdf']);
+    expect(
+      graph
+        .files(L)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['Kept/', 'Kept/existing.pdf']);
   });
 
   it('Drive: throttled chunks of a resumable upload are waited out as Retry-After says, not counted as failures', async () => {

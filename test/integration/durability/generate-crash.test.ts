@@ -34,7 +34,9 @@ describe('a worker killed after a generate consumed its uploads', () => {
       { dimension: 'pages-generated', value: 1 },
       { dimension: 'documents-generated', value: 1 },
     ]);
-    expect(await c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [res.body.operationId])).toEqual([
+    expect(
+      await c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [res.body.operationId]),
+    ).toEqual([
       { dimension: 'documents-generated', value: 1 },
       { dimension: 'pages-generated', value: 1 },
     ]);
@@ -48,10 +50,13 @@ describe('a worker killed after a generate consumed its uploads', () => {
     answer.catch(() => undefined); // the test may fail (and the processes stop) before it is awaited
     await held.arrived;
     // The kill lands after the uploads were consumed: their rows are already marked removed.
-    const consumed = await c.sql<{ id: string; removed: boolean }>('SELECT id::text, removed_date IS NOT NULL AS removed FROM stored_files WHERE id = ANY($1::uuid[]) ORDER BY id', [
-      [templateUrn, dataUrn],
-    ]);
-    expect(consumed, 'uploads consumed before the scratch discard').toEqual([templateUrn, dataUrn].sort().map((id) => ({ id, removed: true })));
+    const consumed = await c.sql<{ id: string; removed: boolean }>(
+      'SELECT id::text, removed_date IS NOT NULL AS removed FROM stored_files WHERE id = ANY($1::uuid[]) ORDER BY id',
+      [[templateUrn, dataUrn]],
+    );
+    expect(consumed, 'uploads consumed before the scratch discard').toEqual(
+      [templateUrn, dataUrn].sort().map((id) => ({ id, removed: true })),
+    );
     await c.crashAndReplace(held);
 
     const res = await answer;
@@ -77,8 +82,14 @@ describe('a worker killed after a generate consumed its uploads', () => {
     // again, the conversion included, with the uploads it consumed.
     const { sdk } = c;
     const { templateUrn, dataUrn } = await sdk.uploadPair(makeDocx(['Dear {name}']), { name: 'Grace' });
-    const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`) && r.path.endsWith('/output.pdf'), { when: 'answer', drop: true });
-    const pdfBody = { ...body(templateUrn, dataUrn), document: { ...body(templateUrn, dataUrn).document, name: 'converted', fileFormat: 'pdf' } };
+    const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`) && r.path.endsWith('/output.pdf'), {
+      when: 'answer',
+      drop: true,
+    });
+    const pdfBody = {
+      ...body(templateUrn, dataUrn),
+      document: { ...body(templateUrn, dataUrn).document, name: 'converted', fileFormat: 'pdf' },
+    };
     const answer = sdk.call('POST', '/documents/document/generate', { json: pdfBody });
     answer.catch(() => undefined);
     await held.arrived;
@@ -110,7 +121,10 @@ describe('a worker killed after a generate consumed its uploads', () => {
       const token = await sdk.call('POST', '/common/client/token', { json: { sub: 'receiver-secret', iss: base, dest: '/done' } });
       expect(token.status, JSON.stringify(token.body)).toBe(200);
       const { templateUrn, dataUrn } = await sdk.uploadPair(makeDocx(['Dear {name}']), { name: 'Hopper' });
-      const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`) && r.path.endsWith('/output.pdf'), { when: 'answer', drop: true });
+      const held = c.proxy.hold(
+        (r) => r.method === 'DELETE' && r.path.startsWith(`${c.keyPath}scratch/`) && r.path.endsWith('/output.pdf'),
+        { when: 'answer', drop: true },
+      );
       const queued = await sdk.call('POST', '/documents/document/generate/async', {
         headers: { 'x-client-authorization': token.body.result.data.token },
         json: { ...body(templateUrn, dataUrn), document: { ...body(templateUrn, dataUrn).document, name: 'queued', fileFormat: 'pdf' } },
@@ -121,14 +135,20 @@ describe('a worker killed after a generate consumed its uploads', () => {
       for (let i = 0; i < 600 && bodies.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       // One callback, the success body: the pdf, metered once.
       expect(bodies).toHaveLength(1);
-      const called = bodies[0] as { result: { statusCode: number; data: { document: { urn: string; name: string; fileFormat: string } } }; consumption: unknown; operationId: string };
+      const called = bodies[0] as {
+        result: { statusCode: number; data: { document: { urn: string; name: string; fileFormat: string } } };
+        consumption: unknown;
+        operationId: string;
+      };
       expect(called, JSON.stringify(called)).toHaveProperty('result.statusCode', 201);
       expect(called.result.data.document).toMatchObject({ deliveryMethod: 'Storage', name: 'queued.pdf', fileFormat: 'pdf' });
       expect(called.consumption).toEqual([
         { dimension: 'pages-generated', value: 1 },
         { dimension: 'documents-generated', value: 1 },
       ]);
-      expect(await c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [called.operationId])).toEqual([
+      expect(
+        await c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [called.operationId]),
+      ).toEqual([
         { dimension: 'documents-generated', value: 1 },
         { dimension: 'pages-generated', value: 1 },
       ]);

@@ -40,7 +40,8 @@ describe('a worker killed after a Storage manage operation passed its point of n
     return { ...doc, key: row!.blob_key };
   }
   const manage = (json: unknown) => c.sdk.call('POST', '/documents/document/manage', { json });
-  const metering = (operationId: string) => c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [operationId]);
+  const metering = (operationId: string) =>
+    c.sql('SELECT dimension, value FROM consumption WHERE operation_id = $1 ORDER BY dimension', [operationId]);
   async function s3Exists(key: string) {
     const s3 = s3Client(inject('s3Endpoint'));
     const [bucket, ...prefix] = c.keyPath.split('/').filter(Boolean);
@@ -83,9 +84,13 @@ describe('a worker killed after a Storage manage operation passed its point of n
     expect(res.body.externalContext).toEqual({ run: 'move-crash' });
 
     // One record, the source's, now at the new urn; the move metered once.
-    expect(await c.sql('SELECT document_guid, urn, title, path, is_deleted FROM documents WHERE document_guid = $1 OR urn IN ($2, $3)', [source.documentGuid, source.urn, moved.urn])).toEqual([
-      { document_guid: source.documentGuid, urn: moved.urn, title: 'moved.docx', path: 'root/moved', is_deleted: false },
-    ]);
+    expect(
+      await c.sql('SELECT document_guid, urn, title, path, is_deleted FROM documents WHERE document_guid = $1 OR urn IN ($2, $3)', [
+        source.documentGuid,
+        source.urn,
+        moved.urn,
+      ]),
+    ).toEqual([{ document_guid: source.documentGuid, urn: moved.urn, title: 'moved.docx', path: 'root/moved', is_deleted: false }]);
     expect(await metering(res.body.operationId)).toEqual([
       { dimension: 'documents-managed', value: 1 },
       { dimension: 'pages-managed', value: 1 },
@@ -99,7 +104,10 @@ describe('a worker killed after a Storage manage operation passed its point of n
   it('convert docx -> pdf removing its source: 201 with the pdf, a new record, the source record deleted, metered once', async () => {
     const source = await generated();
     // The scratch discard (the task's last step) erases the converted file's scratch copy.
-    const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.includes('/scratch/') && r.path.endsWith('/output.pdf'), { when: 'answer', drop: true });
+    const held = c.proxy.hold((r) => r.method === 'DELETE' && r.path.includes('/scratch/') && r.path.endsWith('/output.pdf'), {
+      when: 'answer',
+      drop: true,
+    });
     const answer = manage({
       sourceDocument: { urn: source.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'delete' },
       targetDocument: { name: 'converted', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root/pdf' },
@@ -118,7 +126,12 @@ describe('a worker killed after a Storage manage operation passed its point of n
       { dimension: 'pages-managed', value: 1 },
       { dimension: 'documents-managed', value: 1 },
     ]);
-    expect(await c.sql('SELECT document_guid, urn, title, is_deleted FROM documents WHERE document_guid IN ($1, $2) ORDER BY is_deleted', [source.documentGuid, pdf.documentGuid])).toEqual([
+    expect(
+      await c.sql('SELECT document_guid, urn, title, is_deleted FROM documents WHERE document_guid IN ($1, $2) ORDER BY is_deleted', [
+        source.documentGuid,
+        pdf.documentGuid,
+      ]),
+    ).toEqual([
       { document_guid: pdf.documentGuid, urn: pdf.urn, title: 'converted.pdf', is_deleted: false },
       { document_guid: source.documentGuid, urn: source.urn, title: 'letter.docx', is_deleted: true },
     ]);

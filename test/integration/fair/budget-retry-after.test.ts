@@ -32,7 +32,10 @@ describe('the converter budget over the API', () => {
     expect((await pdfGenerate(b)).status).toBe(201);
     const refused = await pdfGenerate(b);
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
-    expect(refused.body.error.innerErrors[0]).toMatchObject({ code: 'TOO_MANY_REQUESTS', message: expect.stringMatching(/CONVERTER_SUBSCRIPTION_BUDGET_MS/) });
+    expect(refused.body.error.innerErrors[0]).toMatchObject({
+      code: 'TOO_MANY_REQUESTS',
+      message: expect.stringMatching(/CONVERTER_SUBSCRIPTION_BUDGET_MS/),
+    });
     const retryAfter = refused.headers.get('retry-after');
     expect(retryAfter).toMatch(/^\d+$/);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);

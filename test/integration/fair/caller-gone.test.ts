@@ -35,7 +35,7 @@ describe('a sync caller that stopped waiting', () => {
     await stack?.stop();
   });
 
-  it("answers 504 and its conversion, still queued, never runs", async () => {
+  it('answers 504 and its conversion, still queued, never runs', async () => {
     const pool = getDefaultConverter();
     if (!(pool instanceof LibreOfficePool)) throw new Error(`expected the LibreOffice pool, got ${pool.kind}`);
     const aCreds = await stack.credentials('tenant-a');

@@ -62,7 +62,12 @@ describe('a crm endpoint that answers HTML', () => {
       });
     }
     const settings = { crmApiVersion: '62.0', crmLoginHosts: [url, tokenUrl], crmMultipartBytes: 1024 * 1024 };
-    location = crmLocation({ db, blobs: openBlobStore(loadConfig({}, { dataDir: dir })), settings: settings as never, connections: connectionStore(db) });
+    location = crmLocation({
+      db,
+      blobs: openBlobStore(loadConfig({}, { dataDir: dir })),
+      settings: settings as never,
+      connections: connectionStore(db),
+    });
   });
   afterAll(async () => {
     server?.close();
@@ -71,17 +76,31 @@ describe('a crm endpoint that answers HTML', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const failureOf = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+  const failureOf = async (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
 
   it.each(['login', 'api'] as const)('%s endpoint: CONNECTION_ERROR naming what answered, at once', async (kind) => {
     const ctx = { subscriptionId: subs[kind], userId: randomUUID() };
     for (const attempt of [
       () => location.readDocument!(ctx, '068000000000001AAA'),
-      () => location.write!(ctx, { urn: randomUUID(), name: 'a', path: '', fileFormat: 'pdf', source: { key: 'none', sha256: '', size: 0, contentType: 'application/pdf' } }),
+      () =>
+        location.write!(ctx, {
+          urn: randomUUID(),
+          name: 'a',
+          path: '',
+          fileFormat: 'pdf',
+          source: { key: 'none', sha256: '', size: 0, contentType: 'application/pdf' },
+        }),
     ]) {
       const err = await failureOf(attempt());
       expect(err).toBeInstanceOf(LocationError);
-      expect(err).toMatchObject({ code: 'CONNECTION_ERROR', message: expect.stringMatching(/not (?:JSON as Salesforce answers|Salesforce's JSON).*check the connection's loginUrl/) });
+      expect(err).toMatchObject({
+        code: 'CONNECTION_ERROR',
+        message: expect.stringMatching(/not (?:JSON as Salesforce answers|Salesforce's JSON).*check the connection's loginUrl/),
+      });
     }
   });
 });

@@ -17,7 +17,14 @@ describe('limits shared by two API processes', () => {
 
   beforeAll(async () => {
     const databaseUrl = await createPgDatabase();
-    const shared = { databaseUrl, converterMode: 'none' as const, rateLimitPerMinute: 1, rateLimitBurst: 5, authFailuresPerMinute: 1, authFailuresBurst: 3 };
+    const shared = {
+      databaseUrl,
+      converterMode: 'none' as const,
+      rateLimitPerMinute: 1,
+      rateLimitBurst: 5,
+      authFailuresPerMinute: 1,
+      authFailuresBurst: 3,
+    };
     stacks.push(await startStack(shared, { database: 'postgres' }));
     stacks.push(await startStack(shared, { database: 'postgres' }));
     creds = await stacks[0]!.credentials('limits');
@@ -43,7 +50,10 @@ describe('limits shared by two API processes', () => {
   });
 
   it('failed authentications from one address count on both APIs together', async () => {
-    const bad = [client({ ...creds, apiKey: 'not-a-key' }), client({ ...creds, apiKey: 'not-a-key', baseUrl: `${stacks[1]!.service.baseUrl}/v1` })];
+    const bad = [
+      client({ ...creds, apiKey: 'not-a-key' }),
+      client({ ...creds, apiKey: 'not-a-key', baseUrl: `${stacks[1]!.service.baseUrl}/v1` }),
+    ];
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await bad[i % 2]!.call('GET', '/documents/template/list')).status);
     // Three failures (the burst), spread over both; the fourth is refused before any check, on the API that saw one.
@@ -59,6 +69,8 @@ describe('limits shared by two API processes', () => {
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
-    console.log(`[limits] one shared-bucket take on PostgreSQL: median ${times[100]!.toFixed(2)} ms, p95 ${times[190]!.toFixed(2)} ms (200 takes)`);
+    console.log(
+      `[limits] one shared-bucket take on PostgreSQL: median ${times[100]!.toFixed(2)} ms, p95 ${times[190]!.toFixed(2)} ms (200 takes)`,
+    );
   });
 });

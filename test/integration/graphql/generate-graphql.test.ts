@@ -41,7 +41,15 @@ async function listen(handler: http.RequestListener, host: string): Promise<Serv
 }
 
 const customers: Record<string, { id: string; name: string; logo: string; orders: { ref: string; total: number }[] }> = {
-  c1: { id: 'c1', name: 'Ada Lovelace', logo: '', orders: [{ ref: 'A-1', total: 12.5 }, { ref: 'A-2', total: 30 }] },
+  c1: {
+    id: 'c1',
+    name: 'Ada Lovelace',
+    logo: '',
+    orders: [
+      { ref: 'A-1', total: 12.5 },
+      { ref: 'A-2', total: 30 },
+    ],
+  },
 };
 
 function graphqlServer(host: string, imageBase: () => string): Promise<Server> {
@@ -51,9 +59,20 @@ function graphqlServer(host: string, imageBase: () => string): Promise<Server> {
     graphqlEndpoint: '/graphql',
     schema: createSchema({
       typeDefs: /* GraphQL */ `
-        type Order { ref: String!, total: Float! }
-        type Customer { id: ID!, name: String!, logo: String!, orders(limit: Int): [Order!]! }
-        type Query { customer(id: ID!): Customer, secret: String! }
+        type Order {
+          ref: String!
+          total: Float!
+        }
+        type Customer {
+          id: ID!
+          name: String!
+          logo: String!
+          orders(limit: Int): [Order!]!
+        }
+        type Query {
+          customer(id: ID!): Customer
+          secret: String!
+        }
       `,
       resolvers: {
         Query: {
@@ -63,7 +82,8 @@ function graphqlServer(host: string, imageBase: () => string): Promise<Server> {
             return { ...c, logo: `${imageBase()}/logo.png` };
           },
           secret: (_: unknown, __: unknown, ctx: { request: Request }) => {
-            if (ctx.request.headers.get('authorization') !== 'Bearer s3cret') throw new GraphQLError('not authorized: a valid bearer token is required');
+            if (ctx.request.headers.get('authorization') !== 'Bearer s3cret')
+              throw new GraphQLError('not authorized: a valid bearer token is required');
             return 'the treasure';
           },
         },
@@ -175,7 +195,9 @@ describe('generate with GraphQL data and images from URLs', () => {
     // Nor is it in the workflow's history (what the Temporal UI shows): it travels sealed.
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const history = await new Client({ connection }).workflow.getHandle(generateWorkflowId(subscriptionId, res.body.operationId)).fetchHistory();
+      const history = await new Client({ connection }).workflow
+        .getHandle(generateWorkflowId(subscriptionId, res.body.operationId))
+        .fetchHistory();
       // Every payload of every event, decoded.
       const decoded: string[] = [];
       const walk = (v: unknown): void => {
@@ -193,7 +215,14 @@ describe('generate with GraphQL data and images from URLs', () => {
 
   it('leaves no scratch file when the merge fails after the query ran', async () => {
     const urn = await template(['{#customer}{name}']);
-    const res = await generate(body(urn, { loadMethod: 'GraphQL', urn: `${gql.url}/graphql`, query: QUERY, variables: [{ name: 'id', value: 'c1', type: 'graphql' }] }));
+    const res = await generate(
+      body(urn, {
+        loadMethod: 'GraphQL',
+        urn: `${gql.url}/graphql`,
+        query: QUERY,
+        variables: [{ name: 'id', value: 'c1', type: 'graphql' }],
+      }),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.innerErrors[0].code).toBe('TEMPLATE_ERROR');
     // The query's result was written to the run's scratch before the merge failed.
@@ -204,7 +233,10 @@ describe('generate with GraphQL data and images from URLs', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ query: QUERY, variables: [{ name: 'id', value: 'nobody', type: 'graphql' }] }, /no customer with id nobody/],
       [{ query: '{ customer(id: "c1") { shoeSize } }' }, /Cannot query field "shoeSize" on type "Customer"/],
-      [{ query: '{ secret }', variables: [{ name: 'Authorization', value: 'Bearer wrong', type: 'header' }] }, /not authorized: a valid bearer token is required/],
+      [
+        { query: '{ secret }', variables: [{ name: 'Authorization', value: 'Bearer wrong', type: 'header' }] },
+        /not authorized: a valid bearer token is required/,
+      ],
     ];
     for (const [data, message] of cases) {
       const res = await generate(body(await template(['{customer.name}']), { loadMethod: 'GraphQL', urn: `${gql.url}/graphql`, ...data }));
@@ -224,7 +256,9 @@ describe('generate with GraphQL data and images from URLs', () => {
       ['http://127.0.0.1:1/graphql', /cannot be reached|failed/],
     ];
     for (const [endpoint, message] of cases) {
-      const res = await generate(body(await template(['{customer.name}']), { loadMethod: 'GraphQL', urn: endpoint, query: '{ customer(id: "c1") { name } }' }));
+      const res = await generate(
+        body(await template(['{customer.name}']), { loadMethod: 'GraphQL', urn: endpoint, query: '{ customer(id: "c1") { name } }' }),
+      );
       expect(res.status, `${endpoint}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.body.error.innerErrors[0].code).toBe('DATA_NOT_FOUND');
       expect(res.body.error.message, endpoint).toMatch(message);
@@ -241,9 +275,15 @@ describe('generate with GraphQL data and images from URLs', () => {
       [{ urn: 'not a url', query: '{ secret }' }, /absolute http or https URL/],
       [{ urn: 'ftp://example.com/graphql', query: '{ secret }' }, /http or https URL/],
       [{ urn: `http://user:pw@127.0.0.1:1/graphql`, query: '{ secret }' }, /must not carry credentials/],
-      [{ urn: `${gql.url}/graphql`, query: '{ secret }', variables: [{ name: 'Host', value: 'x', type: 'header' }] }, /cannot be sent as a header/],
+      [
+        { urn: `${gql.url}/graphql`, query: '{ secret }', variables: [{ name: 'Host', value: 'x', type: 'header' }] },
+        /cannot be sent as a header/,
+      ],
       [{ urn: `${gql.url}/graphql`, query: '{ secret }', variables: [{ name: 'X-A', value: 'a\r\nb', type: 'header' }] }, /single-line/],
-      [{ urn: `${gql.url}/graphql`, query: '{ secret }', variables: [{ name: '1x', value: 1, type: 'graphql' }] }, /not a GraphQL variable name/],
+      [
+        { urn: `${gql.url}/graphql`, query: '{ secret }', variables: [{ name: '1x', value: 1, type: 'graphql' }] },
+        /not a GraphQL variable name/,
+      ],
     ];
     const before = gql.hits.length;
     for (const [data, message] of cases) {
@@ -260,14 +300,21 @@ describe('generate with GraphQL data and images from URLs', () => {
 
   it('renders an image given as a URL (from GraphQL data and from a data file) into word/media', async () => {
     const fromGraphql = await generate(
-      body(await template(['{customer.name}', '{%customer.logo}']), { loadMethod: 'GraphQL', urn: `${gql.url}/graphql`, query: '{ customer(id: "c1") { name logo } }' }),
+      body(await template(['{customer.name}', '{%customer.logo}']), {
+        loadMethod: 'GraphQL',
+        urn: `${gql.url}/graphql`,
+        query: '{ customer(id: "c1") { name logo } }',
+      }),
     );
     expect(fromGraphql.status, JSON.stringify(fromGraphql.body)).toBe(201);
     const files = [...readZip(await downloaded(fromGraphql)).keys()];
     expect(files.some((f) => /^word\/media\/.+\.png$/.test(f))).toBe(true);
 
     const fromFile = await generate(
-      body(await template(['{%logo}']), { loadMethod: 'Storage', urn: await dataFile({ logo: { data: `${images.url}/logo.png`, width: 50 } }) }),
+      body(await template(['{%logo}']), {
+        loadMethod: 'Storage',
+        urn: await dataFile({ logo: { data: `${images.url}/logo.png`, width: 50 } }),
+      }),
     );
     expect(fromFile.status, JSON.stringify(fromFile.body)).toBe(201);
     expect([...readZip(await downloaded(fromFile)).keys()].some((f) => f.startsWith('word/media/'))).toBe(true);

@@ -15,7 +15,10 @@ describe('Idempotency-Key', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    [stack, receiver] = await Promise.all([startStack({ outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] }), startReceiver('127.0.0.1')]);
+    [stack, receiver] = await Promise.all([
+      startStack({ outboundAllow: ['127.0.0.1'], callbackRetryScheduleMs: [0, 200] }),
+      startReceiver('127.0.0.1'),
+    ]);
     creds = await stack.credentials();
     api = client(creds);
   });
@@ -49,7 +52,10 @@ describe('Idempotency-Key', () => {
     expect(c.body.result.data.document).toEqual(a.body.result.data.document);
     expect(c.body.consumption).toEqual(a.body.consumption);
     expect(await documentsWithUrn(a.body.result.data.document.urn)).toBe(1);
-    const r = await stack.service.db.query<{ n: string }>('SELECT count(*) AS n FROM documents WHERE subscription_guid = $1 AND title = $2', [creds.subscriptionId, 'letter.docx']);
+    const r = await stack.service.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM documents WHERE subscription_guid = $1 AND title = $2',
+      [creds.subscriptionId, 'letter.docx'],
+    );
     expect(Number(r.rows[0]?.n)).toBe(1);
   });
 
@@ -82,12 +88,18 @@ describe('Idempotency-Key', () => {
   });
 
   it('async generate: the same key twice -> one run, one callback', async () => {
-    const made = await api.call('POST', '/common/client/token', { json: { sub: 'cb-token', iss: `${receiver.url}/hooks`, dest: '/idem', client_id: 'tests' } });
+    const made = await api.call('POST', '/common/client/token', {
+      json: { sub: 'cb-token', iss: `${receiver.url}/hooks`, dest: '/idem', client_id: 'tests' },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const token: string = made.body.result.data.token;
     const { templateUrn, dataUrn } = await uploadPair();
     const body = { ...generateBody(templateUrn, dataUrn), externalContext: { job: 'idem-async' } };
-    const post = () => api.call('POST', '/documents/document/generate/async', { json: body, headers: { 'x-client-authorization': token, 'idempotency-key': 'async-1' } });
+    const post = () =>
+      api.call('POST', '/documents/document/generate/async', {
+        json: body,
+        headers: { 'x-client-authorization': token, 'idempotency-key': 'async-1' },
+      });
     const first = await post();
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect((await post()).status).toBe(201);
@@ -115,9 +127,15 @@ describe('Idempotency-Key', () => {
     expect(a.status, JSON.stringify(a.body)).toBe(201);
     expect(b.status).toBe(201);
     expect(b.body.result.data.document).toEqual(a.body.result.data.document);
-    const r = await stack.service.db.query<{ n: string }>('SELECT count(*) AS n FROM documents WHERE subscription_guid = $1 AND title = $2', [creds.subscriptionId, 'copied-once.docx']);
+    const r = await stack.service.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM documents WHERE subscription_guid = $1 AND title = $2',
+      [creds.subscriptionId, 'copied-once.docx'],
+    );
     expect(Number(r.rows[0]?.n)).toBe(1);
-    const different = await api.call('POST', '/documents/document/manage', { json: { ...json, targetDocument: { ...json.targetDocument, name: 'x' } }, headers: { 'idempotency-key': 'copy-1' } });
+    const different = await api.call('POST', '/documents/document/manage', {
+      json: { ...json, targetDocument: { ...json.targetDocument, name: 'x' } },
+      headers: { 'idempotency-key': 'copy-1' },
+    });
     expect(different.status).toBe(409);
     expect(different.body.error).toMatchObject({ statusCode: '409', externalErrors: [] });
   });

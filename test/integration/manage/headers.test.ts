@@ -46,7 +46,10 @@ describe('manage: X-Service-Authorization and X-Email', () => {
     targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root' },
   });
   const manage = (json: unknown, headers: Record<string, string>) => api.call('POST', '/documents/document/manage', { json, headers });
-  async function serviceToken(claims: Record<string, unknown> = { sub: GUEST, email: 'guest@partner.example', full_name: 'Guest User' }, as = creds) {
+  async function serviceToken(
+    claims: Record<string, unknown> = { sub: GUEST, email: 'guest@partner.example', full_name: 'Guest User' },
+    as = creds,
+  ) {
     const res = await client(as).call('POST', '/common/service/token', { json: claims });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.result.data.token as string;
@@ -59,7 +62,9 @@ describe('manage: X-Service-Authorization and X-Email', () => {
     return r.rows[0]!;
   }
   async function meteredUser(operationId: string) {
-    const r = await stack.service.db.query<{ user_id: string }>('SELECT DISTINCT user_id FROM consumption WHERE operation_id = $1', [operationId]);
+    const r = await stack.service.db.query<{ user_id: string }>('SELECT DISTINCT user_id FROM consumption WHERE operation_id = $1', [
+      operationId,
+    ]);
     return r.rows.map((x) => x.user_id);
   }
   async function summary(operationId: string) {
@@ -126,14 +131,19 @@ describe('manage: X-Service-Authorization and X-Email', () => {
       const parts = good.split('.');
       const flip = (s: string) => `${s.slice(0, 5)}${s[5] === 'A' ? 'B' : 'A'}${s.slice(6)}`;
       const tampered = [parts[0], parts[1], parts[2], flip(parts[3] ?? ''), parts[4]].join('.');
-      const badBase64 = [parts[0], parts[1], parts[2], `${(parts[3] ?? '').slice(0, 10)}!!${(parts[3] ?? '').slice(12)}`, parts[4]].join('.');
+      const badBase64 = [parts[0], parts[1], parts[2], `${(parts[3] ?? '').slice(0, 10)}!!${(parts[3] ?? '').slice(12)}`, parts[4]].join(
+        '.',
+      );
       const header = jose.decodeProtectedHeader(good);
       const wrongKey = await new jose.CompactEncrypt(new TextEncoder().encode('x.y.z'))
         .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: header.kid as string, cty: 'JWT' })
         .encrypt(crypto.getRandomValues(new Uint8Array(32)));
       // A client token is sealed under the client token's key: never a service token.
       const key = await localSigningKey(stack.service.db);
-      const clientToken = await sealClientJws(key, await signServiceJws(key, { sid: creds.subscriptionId, sub: GUEST, email: 'a@b.example', exp: Math.floor(Date.now() / 1000) + 60 }));
+      const clientToken = await sealClientJws(
+        key,
+        await signServiceJws(key, { sid: creds.subscriptionId, sub: GUEST, email: 'a@b.example', exp: Math.floor(Date.now() / 1000) + 60 }),
+      );
       for (const value of [tampered, badBase64, wrongKey, 'not-a-token', clientToken]) {
         expect(await expectRefused(value, 400, 'X_SERVICE_AUTH_ERROR', /^Invalid format$/)).toBe(0);
       }
@@ -148,7 +158,10 @@ describe('manage: X-Service-Authorization and X-Email', () => {
       const { privateKey } = await jose.generateKeyPair('ES256');
       const forged = await sealServiceJws(
         key,
-        await new jose.SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-service+jwt' }).setExpirationTime('1h').sign(privateKey),
+        await new jose.SignJWT(claims)
+          .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'docgen-service+jwt' })
+          .setExpirationTime('1h')
+          .sign(privateKey),
       );
       const expired = await sealServiceJws(key, await signServiceJws(key, { ...claims, exp: now - 5 }));
       for (const value of [unsigned, forged]) {
@@ -156,8 +169,20 @@ describe('manage: X-Service-Authorization and X-Email', () => {
       }
       // Expired says so, and when (issue 32).
       const at = new Date((now - 5) * 1000).toISOString();
-      expect(await expectRefused(expired, 401, 'UNAUTHORIZED', new RegExp(`^the service authorization token expired at ${at.replace(/\./g, '\\.')}: make a new one with POST /common/service/token$`))).toBe(0);
-      const theirs = await serviceToken({ sub: '5e1f0c2a-0000-4000-8000-0000000000bb', email: 'guest@b.example' }, await stack.credentials('tenant-b'));
+      expect(
+        await expectRefused(
+          expired,
+          401,
+          'UNAUTHORIZED',
+          new RegExp(
+            `^the service authorization token expired at ${at.replace(/\./g, '\\.')}: make a new one with POST /common/service/token$`,
+          ),
+        ),
+      ).toBe(0);
+      const theirs = await serviceToken(
+        { sub: '5e1f0c2a-0000-4000-8000-0000000000bb', email: 'guest@b.example' },
+        await stack.credentials('tenant-b'),
+      );
       expect(await expectRefused(theirs, 401, 'UNAUTHORIZED', /another subscription/)).toBe(0);
       // The same construction with a future expiry is accepted, so the rows above fail for the stated reason.
       const fine = await sealServiceJws(key, await signServiceJws(key, { ...claims, exp: now + 60 }));
@@ -167,7 +192,10 @@ describe('manage: X-Service-Authorization and X-Email', () => {
 
     it('a required claim missing: 400 X_SERVICE_AUTH_ERROR naming it', async () => {
       const key = await localSigningKey(stack.service.db);
-      const value = await sealServiceJws(key, await signServiceJws(key, { sid: creds.subscriptionId, sub: GUEST, exp: Math.floor(Date.now() / 1000) + 60 }));
+      const value = await sealServiceJws(
+        key,
+        await signServiceJws(key, { sid: creds.subscriptionId, sub: GUEST, exp: Math.floor(Date.now() / 1000) + 60 }),
+      );
       expect(await expectRefused(value, 400, 'X_SERVICE_AUTH_ERROR', /lacks required claims: email/)).toBe(0);
     });
 
@@ -181,7 +209,12 @@ describe('manage: X-Service-Authorization and X-Email', () => {
   describe('service-token users are users of the subscription (issue 25)', () => {
     const mint = (claims: Record<string, unknown>, as = creds) => client(as).call('POST', '/common/service/token', { json: claims });
     const userRow = async (id: string) =>
-      (await stack.service.db.query<{ subscription_id: string; email: string; name: string }>('SELECT subscription_id, email, name FROM users WHERE id = $1', [id])).rows;
+      (
+        await stack.service.db.query<{ subscription_id: string; email: string; name: string }>(
+          'SELECT subscription_id, email, name FROM users WHERE id = $1',
+          [id],
+        )
+      ).rows;
 
     it("refuses the nil UUID and another subscription's user id: 400 naming sub, nothing registered", async () => {
       const other = await stack.credentials('tenant-owner');
@@ -218,7 +251,15 @@ describe('manage: X-Service-Authorization and X-Email', () => {
       // Signed by the service (as tokens were before this rule), for another tenant's user.
       const other = await stack.credentials('tenant-victim');
       const key = await localSigningKey(stack.service.db);
-      const value = await sealServiceJws(key, await signServiceJws(key, { sid: creds.subscriptionId, sub: other.userId, email: 'v@victim.example', exp: Math.floor(Date.now() / 1000) + 60 }));
+      const value = await sealServiceJws(
+        key,
+        await signServiceJws(key, {
+          sid: creds.subscriptionId,
+          sub: other.userId,
+          email: 'v@victim.example',
+          exp: Math.floor(Date.now() / 1000) + 60,
+        }),
+      );
       expect(await expectRefused(value, 401, 'UNAUTHORIZED', /names a user unknown to this subscription/)).toBe(0);
     });
   });

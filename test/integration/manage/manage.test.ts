@@ -33,22 +33,40 @@ describe('POST /documents/document/manage', () => {
   async function generated(text = 'Hello {name}') {
     const t = await api.upload('template', [{ name: 't.docx', bytes: makeDocx([text]) }]);
     const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'World' }) }]);
-    const gen = await api.call('POST', '/documents/document/generate', { json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id) });
+    const gen = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(t.body.result.data.files[0].id, d.body.result.data.files[0].id),
+    });
     expect(gen.status, JSON.stringify(gen.body)).toBe(201);
     return gen.body.result.data.document as { urn: string; documentGuid: string; name: string };
   }
   const manage = (json: unknown, headers: Record<string, string> = {}) => api.call('POST', '/documents/document/manage', { json, headers });
   const source = (urn: string, remove = 'none', fileFormat = 'docx') => ({ urn, fileFormat, loadMethod: 'Storage', remove });
-  const target = (name: string, fileFormat = 'docx', extra: Record<string, unknown> = {}) => ({ name, fileFormat, deliveryMethod: 'Storage', path: 'root/managed', ...extra });
+  const target = (name: string, fileFormat = 'docx', extra: Record<string, unknown> = {}) => ({
+    name,
+    fileFormat,
+    deliveryMethod: 'Storage',
+    path: 'root/managed',
+    ...extra,
+  });
   async function record(where: string, args: unknown[]) {
-    const r = await stack.service.db.query<{ document_guid: string; urn: string; title: string; path: string; file_format: string; is_deleted: boolean }>(
-      `SELECT document_guid, urn, title, path, file_format, is_deleted FROM documents WHERE subscription_guid = $1 AND ${where}`,
-      [creds.subscriptionId, ...args],
-    );
+    const r = await stack.service.db.query<{
+      document_guid: string;
+      urn: string;
+      title: string;
+      path: string;
+      file_format: string;
+      is_deleted: boolean;
+    }>(`SELECT document_guid, urn, title, path, file_format, is_deleted FROM documents WHERE subscription_guid = $1 AND ${where}`, [
+      creds.subscriptionId,
+      ...args,
+    ]);
     return r.rows;
   }
   async function blobOf(urn: string) {
-    const r = await stack.service.db.query<{ blob_key: string; removed_date: Date | null }>('SELECT blob_key, removed_date FROM stored_files WHERE id = $1', [urn]);
+    const r = await stack.service.db.query<{ blob_key: string; removed_date: Date | null }>(
+      'SELECT blob_key, removed_date FROM stored_files WHERE id = $1',
+      [urn],
+    );
     const row = r.rows[0]!;
     return { removed: row.removed_date !== null, exists: await stack.blobs.exists(row.blob_key) };
   }
@@ -107,7 +125,11 @@ describe('POST /documents/document/manage', () => {
 
   it('Convert: docx to pdf with LibreOffice, a new record; the source stays unless removed', async () => {
     const doc = await generated();
-    const res = await manage({ sourceDocument: source(doc.urn), targetDocument: target('as-pdf', 'pdf'), data: { embedded: JSON.stringify({ batch: 7 }) } });
+    const res = await manage({
+      sourceDocument: source(doc.urn),
+      targetDocument: target('as-pdf', 'pdf'),
+      data: { embedded: JSON.stringify({ batch: 7 }) },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const out = res.body.result.data.document;
     expect(out).toMatchObject({ deliveryMethod: 'Storage', name: 'as-pdf.pdf', fileFormat: 'pdf' });
@@ -124,8 +146,14 @@ describe('POST /documents/document/manage', () => {
     // same workflow task as the steps around it, with no activity task to dispatch.
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const events = (await new Client({ connection }).workflow.getHandle(manageWorkflowId(creds.subscriptionId, res.body.operationId)).fetchHistory()).events ?? [];
-      expect(localActivities(events).filter((a) => a.type === 'convertDocument').map((a) => a.summary)).toEqual(['convert docx to pdf']);
+      const events =
+        (await new Client({ connection }).workflow.getHandle(manageWorkflowId(creds.subscriptionId, res.body.operationId)).fetchHistory())
+          .events ?? [];
+      expect(
+        localActivities(events)
+          .filter((a) => a.type === 'convertDocument')
+          .map((a) => a.summary),
+      ).toEqual(['convert docx to pdf']);
       expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
     } finally {
       await connection.close();
@@ -143,7 +171,9 @@ describe('POST /documents/document/manage', () => {
     expect(res.status).toBe(201);
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const described = await new Client({ connection }).workflow.getHandle(manageWorkflowId(creds.subscriptionId, res.body.operationId)).describe();
+      const described = await new Client({ connection }).workflow
+        .getHandle(manageWorkflowId(creds.subscriptionId, res.body.operationId))
+        .describe();
       expect(described.type).toBe('manageDocument');
       expect(described.status.name).toBe('COMPLETED');
       expect(described.typedSearchAttributes.get(SA.subscription)).toBe(creds.subscriptionId);
@@ -158,10 +188,20 @@ describe('POST /documents/document/manage', () => {
     it('Delete (source only) is DriveA-only: a Storage delete is 400 NOT_SUPPORTED and nothing is removed', async () => {
       const doc = await generated();
       for (const remove of ['delete', 'permanentDelete']) {
-        expectManageError(await manage({ sourceDocument: source(doc.urn, remove) }), 400, 'NOT_SUPPORTED', /Delete is supported only by DriveA or DriveB/);
+        expectManageError(
+          await manage({ sourceDocument: source(doc.urn, remove) }),
+          400,
+          'NOT_SUPPORTED',
+          /Delete is supported only by DriveA or DriveB/,
+        );
       }
       expect((await api.download(doc.urn)).status).toBe(200);
-      expectManageError(await manage({ sourceDocument: source(doc.urn, 'none') }), 400, 'VALIDATION_ERROR', /Delete, which needs sourceDocument\.remove/);
+      expectManageError(
+        await manage({ sourceDocument: source(doc.urn, 'none') }),
+        400,
+        'VALIDATION_ERROR',
+        /Delete, which needs sourceDocument\.remove/,
+      );
       expectManageError(
         await manage({ sourceDocument: { ...source(doc.urn, 'delete'), loadMethod: 'DriveA' } }),
         400,
@@ -172,19 +212,57 @@ describe('POST /documents/document/manage', () => {
 
     it('format and location rules are checked before anything runs', async () => {
       const doc = await generated();
-      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'xlsx') }), 400, 'VALIDATION_ERROR', /Convert from docx to xlsx is not possible/);
-      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'csv') }), 400, 'VALIDATION_ERROR', /xlsx to csv/);
-      expectManageError(await manage({ sourceDocument: source(doc.urn, 'sometimes') }), 400, 'VALIDATION_ERROR', /sourceDocument\.remove must be one of/);
-      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { path: 'elsewhere' }) }), 400, 'VALIDATION_ERROR', /targetDocument\.path/);
-      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { deliveryMethod: 'DriveB' }) }), 400, 'VALIDATION_ERROR', /not DriveB/);
-      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { deliveryMethod: 'DriveA' }) }), 400, 'CONNECTION_MISSING', /targetDocument\.deliveryMethod DriveA/);
       expectManageError(
-        await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'pdf', { options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfZ"}' } }) }),
+        await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'xlsx') }),
+        400,
+        'VALIDATION_ERROR',
+        /Convert from docx to xlsx is not possible/,
+      );
+      expectManageError(
+        await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'csv') }),
+        400,
+        'VALIDATION_ERROR',
+        /xlsx to csv/,
+      );
+      expectManageError(
+        await manage({ sourceDocument: source(doc.urn, 'sometimes') }),
+        400,
+        'VALIDATION_ERROR',
+        /sourceDocument\.remove must be one of/,
+      );
+      expectManageError(
+        await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { path: 'elsewhere' }) }),
+        400,
+        'VALIDATION_ERROR',
+        /targetDocument\.path/,
+      );
+      expectManageError(
+        await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { deliveryMethod: 'DriveB' }) }),
+        400,
+        'VALIDATION_ERROR',
+        /not DriveB/,
+      );
+      expectManageError(
+        await manage({ sourceDocument: source(doc.urn), targetDocument: target('x', 'docx', { deliveryMethod: 'DriveA' }) }),
+        400,
+        'CONNECTION_MISSING',
+        /targetDocument\.deliveryMethod DriveA/,
+      );
+      expectManageError(
+        await manage({
+          sourceDocument: source(doc.urn),
+          targetDocument: target('x', 'pdf', { options: { pdfSaveOptions: '{"pdfConformanceLevel":"PdfZ"}' } }),
+        }),
         400,
         'VALIDATION_ERROR',
         /targetDocument\.options\.pdfSaveOptions/,
       );
-      expectManageError(await manage({ sourceDocument: source(doc.urn), targetDocument: target('x'), data: { embedded: '[1]' } }), 400, 'VALIDATION_ERROR', /data\.embedded/);
+      expectManageError(
+        await manage({ sourceDocument: source(doc.urn), targetDocument: target('x'), data: { embedded: '[1]' } }),
+        400,
+        'VALIDATION_ERROR',
+        /data\.embedded/,
+      );
       const missing = await manage({ targetDocument: target('x'), externalContext: { a: 1 } });
       expectManageError(missing, 400, 'VALIDATION_ERROR', /sourceDocument is required/);
       expect(missing.body.externalContext).toEqual({ a: 1 });
@@ -193,9 +271,16 @@ describe('POST /documents/document/manage', () => {
 
     it('an unknown or foreign urn is TEMPLATE_NOT_FOUND; a wrong sourceDocument.fileFormat is named', async () => {
       const doc = await generated();
-      expectManageError(await manage({ sourceDocument: source(MISSING), targetDocument: target('x') }), 400, 'TEMPLATE_NOT_FOUND', new RegExp(MISSING));
+      expectManageError(
+        await manage({ sourceDocument: source(MISSING), targetDocument: target('x') }),
+        400,
+        'TEMPLATE_NOT_FOUND',
+        new RegExp(MISSING),
+      );
       const other = client(await stack.credentials('manage-other'));
-      const foreign = await other.call('POST', '/documents/document/manage', { json: { sourceDocument: source(doc.urn), targetDocument: target('x') } });
+      const foreign = await other.call('POST', '/documents/document/manage', {
+        json: { sourceDocument: source(doc.urn), targetDocument: target('x') },
+      });
       expectManageError(foreign, 400, 'TEMPLATE_NOT_FOUND');
       expectManageError(
         await manage({ sourceDocument: source(doc.urn, 'none', 'pptx'), targetDocument: target('x', 'pdf') }),
@@ -225,7 +310,11 @@ describe('POST /documents/document/manage', () => {
     });
 
     it('401 in the manage error shape', async () => {
-      const res = await fetch(`${creds.baseUrl}/documents/document/manage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const res = await fetch(`${creds.baseUrl}/documents/document/manage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       const body = (await res.json()) as any;
       expect(res.status).toBe(401);
       expect(body.error).toMatchObject({ statusCode: '401', externalErrors: [] });

@@ -17,7 +17,12 @@ const table = new Map(
   (/<!-{2} workflow-ids:start -{2}>\n([\s\S]*?)\n<!-{2} workflow-ids:end -{2}>/.exec(readme)?.[1] ?? '')
     .split('\n')
     .slice(2)
-    .map((row) => row.split('|').slice(1, -1).map((c) => c.trim().replace(/^`|`$/g, '')))
+    .map((row) =>
+      row
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim().replace(/^`|`$/g, '')),
+    )
     .map(([op, ...rest]) => [op!, rest] as const),
 );
 
@@ -55,7 +60,10 @@ describe('README: workflow ids', () => {
   }
   const expected = (operation: string, withKey: boolean, operationId: string, key: string) => {
     const [type, plain, keyed] = table.get(operation) ?? [];
-    const id = (withKey ? keyed : plain)?.replace('<operationId>', operationId).replace('<subscriptionId>', creds.subscriptionId).replace('<key>', key);
+    const id = (withKey ? keyed : plain)
+      ?.replace('<operationId>', operationId)
+      .replace('<subscriptionId>', creds.subscriptionId)
+      .replace('<key>', key);
     return [type, id];
   };
 
@@ -67,16 +75,25 @@ describe('README: workflow ids', () => {
       const d = await api.upload('data', [{ name: 'd.json', bytes: JSON.stringify({ name: 'World' }) }]);
       return generateBody(t.body.result.data.files[0].id as string, d.body.result.data.files[0].id as string);
     };
-    const token = (await api.call('POST', '/common/client/token', { json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/ids', client_id: 'tests' } })).body.result.data.token as string;
+    const token = (
+      await api.call('POST', '/common/client/token', {
+        json: { sub: 'cb', iss: `${receiver.url}/hooks`, dest: '/ids', client_id: 'tests' },
+      })
+    ).body.result.data.token as string;
     let delivered: string | undefined;
     for (const key of [undefined, 'order-7']) {
       const headers: Record<string, string> = key ? { 'idempotency-key': key } : {};
       const gen = await api.call('POST', '/documents/document/generate', { json: await body(), headers });
       expect(gen.status, JSON.stringify(gen.body)).toBe(201);
       delivered = gen.body.result.data.document.urn as string;
-      expect(await workflowOf(gen.headers.get('x-operation-id')!)).toEqual(expected('generate', !!key, gen.headers.get('x-operation-id')!, key ?? ''));
+      expect(await workflowOf(gen.headers.get('x-operation-id')!)).toEqual(
+        expected('generate', !!key, gen.headers.get('x-operation-id')!, key ?? ''),
+      );
 
-      const async = await api.call('POST', '/documents/document/generate/async', { json: await body(), headers: { ...headers, 'x-client-authorization': token } });
+      const async = await api.call('POST', '/documents/document/generate/async', {
+        json: await body(),
+        headers: { ...headers, 'x-client-authorization': token },
+      });
       expect(async.status, JSON.stringify(async.body)).toBe(201);
       const asyncOp = async.headers.get('x-operation-id')!;
       expect(await workflowOf(asyncOp)).toEqual(expected('async generate', !!key, asyncOp, key ?? ''));

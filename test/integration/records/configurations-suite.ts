@@ -47,7 +47,8 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
       await stack?.stop();
     });
 
-    const create = async (body: Record<string, unknown>) => expectOk(await api.call('POST', '/documents/configuration/create', { json: body })).documentSolutionConfiguration;
+    const create = async (body: Record<string, unknown>) =>
+      expectOk(await api.call('POST', '/documents/configuration/create', { json: body })).documentSolutionConfiguration;
 
     describe('4.3 create', () => {
       it('stores every field of 2.2 and returns it with server-assigned ids and dates (200)', async () => {
@@ -55,11 +56,27 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
         const c = await create(FULL);
         expect(c).toMatchObject(FULL);
         expect(c.documentSolutionConfigurationGuid).toMatch(/^[0-9a-f-]{36}$/);
-        expect(c).toMatchObject({ subscriptionGuid: creds.subscriptionId, ownerGuid: creds.userId, lastModifiedUserGuid: creds.userId, isDeleted: false, documentSolutionGuid: null });
+        expect(c).toMatchObject({
+          subscriptionGuid: creds.subscriptionId,
+          ownerGuid: creds.userId,
+          lastModifiedUserGuid: creds.userId,
+          isDeleted: false,
+          documentSolutionGuid: null,
+        });
         expect(Date.parse(c.createdDate)).toBeGreaterThanOrEqual(before - 5000);
         expect(c.createdDate).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
         expect(Object.keys(c).sort()).toEqual(
-          [...Object.keys(FULL), 'documentSolutionConfigurationGuid', 'documentSolutionGuid', 'subscriptionGuid', 'ownerGuid', 'lastModifiedUserGuid', 'createdDate', 'lastModifiedDate', 'isDeleted'].sort(),
+          [
+            ...Object.keys(FULL),
+            'documentSolutionConfigurationGuid',
+            'documentSolutionGuid',
+            'subscriptionGuid',
+            'ownerGuid',
+            'lastModifiedUserGuid',
+            'createdDate',
+            'lastModifiedDate',
+            'isDeleted',
+          ].sort(),
         );
       });
 
@@ -87,23 +104,59 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
       });
 
       it('VALIDATION_ERROR naming the field for a wrong type, bad JSON text, bad time zone or e-mail list', async () => {
-        expectError(await api.call('POST', '/documents/configuration/create', { json: { name: 'x', viewUser: 'perhaps' } }), 400, 'VALIDATION_ERROR', 'viewUser');
-        expectError(await api.call('POST', '/documents/configuration/create', { json: { name: 'x', embeddedData: '{nope' } }), 400, 'VALIDATION_ERROR', 'embeddedData');
-        expectError(await api.call('POST', '/documents/configuration/create', { json: { name: 'x', timeZone: 'Mars/Olympus' } }), 400, 'VALIDATION_ERROR', 'timeZone');
-        expectError(await api.call('POST', '/documents/configuration/create', { json: { name: 'x', editUserEmailList: 'a@b.c, nobody' } }), 400, 'VALIDATION_ERROR', 'editUserEmailList');
-        expectError(await api.call('POST', '/documents/configuration/create', { json: { name: 'x', documentSolutionGuid: UNKNOWN_ID } }), 400, 'VALIDATION_ERROR', 'documentSolutionGuid');
+        expectError(
+          await api.call('POST', '/documents/configuration/create', { json: { name: 'x', viewUser: 'perhaps' } }),
+          400,
+          'VALIDATION_ERROR',
+          'viewUser',
+        );
+        expectError(
+          await api.call('POST', '/documents/configuration/create', { json: { name: 'x', embeddedData: '{nope' } }),
+          400,
+          'VALIDATION_ERROR',
+          'embeddedData',
+        );
+        expectError(
+          await api.call('POST', '/documents/configuration/create', { json: { name: 'x', timeZone: 'Mars/Olympus' } }),
+          400,
+          'VALIDATION_ERROR',
+          'timeZone',
+        );
+        expectError(
+          await api.call('POST', '/documents/configuration/create', { json: { name: 'x', editUserEmailList: 'a@b.c, nobody' } }),
+          400,
+          'VALIDATION_ERROR',
+          'editUserEmailList',
+        );
+        expectError(
+          await api.call('POST', '/documents/configuration/create', { json: { name: 'x', documentSolutionGuid: UNKNOWN_ID } }),
+          400,
+          'VALIDATION_ERROR',
+          'documentSolutionGuid',
+        );
       });
 
       it('links to a document solution of the caller through documentSolutionGuid', async () => {
-        const sol = expectOk(await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Billing' } } }), 201).documentSolution;
+        const sol = expectOk(
+          await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Billing' } } }),
+          201,
+        ).documentSolution;
         const c = await create({ name: 'with solution', documentSolutionGuid: sol.id });
         expect(c.documentSolutionGuid).toBe(sol.id);
         // Another subscription cannot borrow it.
-        expectError(await other.call('POST', '/documents/configuration/create', { json: { name: 'x', documentSolutionGuid: sol.id } }), 400, 'VALIDATION_ERROR');
+        expectError(
+          await other.call('POST', '/documents/configuration/create', { json: { name: 'x', documentSolutionGuid: sol.id } }),
+          400,
+          'VALIDATION_ERROR',
+        );
       });
 
       it('401 in the error envelope without credentials', async () => {
-        const res = await fetch(`${creds.baseUrl}/documents/configuration/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' });
+        const res = await fetch(`${creds.baseUrl}/documents/configuration/create`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"name":"x"}',
+        });
         expect(res.status).toBe(401);
         expect(((await res.json()) as any).error.innerErrors[0].code).toBe('UNAUTHORIZED');
       });
@@ -114,11 +167,22 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
         const c = await create(FULL);
         await new Promise((r) => setTimeout(r, 10));
         const u = expectOk(
-          await api.call('PUT', `/documents/configuration/${c.documentSolutionConfigurationGuid}/update`, { json: { name: 'Renamed', fileFormat: 'docx', createdDate: '2000-01-01T00:00:00.000Z' } }),
+          await api.call('PUT', `/documents/configuration/${c.documentSolutionConfigurationGuid}/update`, {
+            json: { name: 'Renamed', fileFormat: 'docx', createdDate: '2000-01-01T00:00:00.000Z' },
+          }),
         ).documentSolutionConfiguration;
-        expect(u).toMatchObject({ documentSolutionConfigurationGuid: c.documentSolutionConfigurationGuid, name: 'Renamed', fileFormat: 'docx', description: '', viewUser: false, createdDate: c.createdDate });
+        expect(u).toMatchObject({
+          documentSolutionConfigurationGuid: c.documentSolutionConfigurationGuid,
+          name: 'Renamed',
+          fileFormat: 'docx',
+          description: '',
+          viewUser: false,
+          createdDate: c.createdDate,
+        });
         expect(Date.parse(u.lastModifiedDate)).toBeGreaterThan(Date.parse(c.lastModifiedDate));
-        const got = expectOk(await api.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`)).documentSolutionConfiguration;
+        const got = expectOk(
+          await api.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`),
+        ).documentSolutionConfiguration;
         expect(got).toEqual(u);
       });
 
@@ -126,22 +190,40 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
         const c = await create({ name: 'mine' });
         const path = `/documents/configuration/${c.documentSolutionConfigurationGuid}/update`;
         expectError(await api.call('PUT', path, { json: { description: 'no name' } }), 400, 'DATA_NAME_REQUIRED');
-        expectError(await api.call('PUT', `/documents/configuration/${UNKNOWN_ID}/update`, { json: { name: 'x' } }), 404, 'NOT_FOUND_BY_ID');
+        expectError(
+          await api.call('PUT', `/documents/configuration/${UNKNOWN_ID}/update`, { json: { name: 'x' } }),
+          404,
+          'NOT_FOUND_BY_ID',
+        );
         expectError(await other.call('PUT', path, { json: { name: 'hijack' } }), 404, 'NOT_FOUND_BY_ID');
-        expectError(await api.call('PUT', '/documents/configuration/not-a-uuid/update', { json: { name: 'x' } }), 400, 'VALIDATION_ERROR', 'documentSolutionConfigurationGuid');
-        expect(expectOk(await api.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`)).documentSolutionConfiguration.name).toBe('mine');
+        expectError(
+          await api.call('PUT', '/documents/configuration/not-a-uuid/update', { json: { name: 'x' } }),
+          400,
+          'VALIDATION_ERROR',
+          'documentSolutionConfigurationGuid',
+        );
+        expect(
+          expectOk(await api.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`))
+            .documentSolutionConfiguration.name,
+        ).toBe('mine');
       });
     });
 
     describe('4.3 get (failures as a bare {code, message} body)', () => {
       it('returns the configuration', async () => {
         const c = await create({ name: 'get me' });
-        expect(expectOk(await api.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`)).documentSolutionConfiguration).toEqual(c);
+        expect(
+          expectOk(await api.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`))
+            .documentSolutionConfiguration,
+        ).toEqual(c);
       });
 
       it('404 NOT_FOUND_BY_ID as a bare body, also for another subscription', async () => {
         const c = await create({ name: 'private' });
-        for (const res of [await api.call('GET', `/documents/configuration/${UNKNOWN_ID}/get`), await other.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`)]) {
+        for (const res of [
+          await api.call('GET', `/documents/configuration/${UNKNOWN_ID}/get`),
+          await other.call('GET', `/documents/configuration/${c.documentSolutionConfigurationGuid}/get`),
+        ]) {
           expect(res.status).toBe(404);
           expect(res.body).toEqual({ code: 'NOT_FOUND_BY_ID', message: expect.any(String) });
         }
@@ -169,7 +251,11 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
       beforeAll(async () => {
         lists = client(await stack.credentials('lists'));
         for (const [i, name] of names.entries()) {
-          expectOk(await lists.call('POST', '/documents/configuration/create', { json: { name, fileFormat: i % 2 ? 'pdf' : 'docx', viewUser: i < 2 } }));
+          expectOk(
+            await lists.call('POST', '/documents/configuration/create', {
+              json: { name, fileFormat: i % 2 ? 'pdf' : 'docx', viewUser: i < 2 },
+            }),
+          );
         }
       });
       const list = async (query: string) => expectOk(await lists.call('GET', `/documents/configuration/list?${query}`));
@@ -193,7 +279,14 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
 
       it('orders by Column|DIRECTION, case-insensitively', async () => {
         const d = await list(`orderby=${encodeURIComponent('name|desc')}`);
-        expect(d.documentSolutionConfigurations.map((c: any) => c.name)).toEqual(['Gamma letter', 'Epsilon memo', 'Delta letter', 'beta REPORT', 'Alpha report', '50%_off']);
+        expect(d.documentSolutionConfigurations.map((c: any) => c.name)).toEqual([
+          'Gamma letter',
+          'Epsilon memo',
+          'Delta letter',
+          'beta REPORT',
+          'Alpha report',
+          '50%_off',
+        ]);
         const byDate = await list('orderby=CreatedDate|ASC');
         expect(byDate.documentSolutionConfigurations.map((c: any) => c.name)).toEqual(names);
       });
@@ -269,7 +362,10 @@ export function configurationSuite(database: 'pglite' | 'postgres') {
         const d = expectOk(await other.call('GET', '/documents/configuration/list'));
         expect(d.documentSolutionConfigurations.every((c: any) => c.subscriptionGuid !== creds.subscriptionId)).toBe(true);
         const fresh = client(await stack.credentials('empty-tenant'));
-        expect(expectOk(await fresh.call('GET', '/documents/configuration/list'))).toEqual({ documentSolutionConfigurations: [], rowCount: 0 });
+        expect(expectOk(await fresh.call('GET', '/documents/configuration/list'))).toEqual({
+          documentSolutionConfigurations: [],
+          rowCount: 0,
+        });
       });
     });
   });

@@ -18,20 +18,33 @@ describe('data sources', () => {
     creds = await stack.credentials();
     api = client(creds);
     other = client(await stack.credentials('other'));
-    solution = expectOk(await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'CRM', description: 'crm docs' } } }), 201).documentSolution;
+    solution = expectOk(
+      await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'CRM', description: 'crm docs' } } }),
+      201,
+    ).documentSolution;
   });
   afterAll(async () => {
     await stack?.stop();
   });
 
-  const createRes = (dataSource: Record<string, unknown>, extra: Record<string, unknown> = {}) => api.call('POST', '/documents/datasource/create', { json: { dataSource, ...extra } });
+  const createRes = (dataSource: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    api.call('POST', '/documents/datasource/create', { json: { dataSource, ...extra } });
   const create = async (dataSource: Record<string, unknown>) => expectOk(await createRes(dataSource), 201).dataSource;
-  const members = async (id: string) => expectOk(await api.call('GET', `/documents/solution/${id}/get`)).documentSolution.dataSources.map((d: any) => d.id);
+  const members = async (id: string) =>
+    expectOk(await api.call('GET', `/documents/solution/${id}/get`)).documentSolution.dataSources.map((d: any) => d.id);
 
   describe('4.5 create', () => {
     it('201 in the Id spelling with owner names, linked solutions and externalContext', async () => {
       const res = await createRes(
-        { name: 'Customers', loadMethod: 'GraphQL', description: 'd', urn: 'https://api.example.com/graphql', query: '{ customers { name } }', variables: '{"n":1}', documentSolutions: [{ id: solution.id }] },
+        {
+          name: 'Customers',
+          loadMethod: 'GraphQL',
+          description: 'd',
+          urn: 'https://api.example.com/graphql',
+          query: '{ customers { name } }',
+          variables: '{"n":1}',
+          documentSolutions: [{ id: solution.id }],
+        },
         { externalContext: { trace: 'x' } },
       );
       const d = expectOk(res, 201).dataSource;
@@ -49,7 +62,23 @@ describe('data sources', () => {
         documentSolutions: [{ id: solution.id, name: 'CRM', description: 'crm docs' }],
       });
       expect(Object.keys(d).sort()).toEqual(
-        ['id', 'subscriptionId', 'ownerId', 'lastModifiedUserId', 'name', 'description', 'urn', 'loadMethod', 'query', 'variables', 'documentSolutions', 'ownerName', 'lastModifiedUserName', 'createdDate', 'lastModifiedDate'].sort(),
+        [
+          'id',
+          'subscriptionId',
+          'ownerId',
+          'lastModifiedUserId',
+          'name',
+          'description',
+          'urn',
+          'loadMethod',
+          'query',
+          'variables',
+          'documentSolutions',
+          'ownerName',
+          'lastModifiedUserName',
+          'createdDate',
+          'lastModifiedDate',
+        ].sort(),
       );
       expect(await members(solution.id)).toContain(d.id);
     });
@@ -60,13 +89,27 @@ describe('data sources', () => {
     });
 
     it('linking on create is best-effort: unknown and foreign solutions skipped', async () => {
-      const foreign = expectOk(await other.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'theirs' } } }), 201).documentSolution;
-      const d = await create({ name: 'best effort', loadMethod: 'Storage', documentSolutions: [{ id: UNKNOWN_ID }, { id: foreign.id }, { id: 'bad' }] });
+      const foreign = expectOk(
+        await other.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'theirs' } } }),
+        201,
+      ).documentSolution;
+      const d = await create({
+        name: 'best effort',
+        loadMethod: 'Storage',
+        documentSolutions: [{ id: UNKNOWN_ID }, { id: foreign.id }, { id: 'bad' }],
+      });
       expect(d.documentSolutions).toEqual([]);
     });
 
     it('ignores server-managed fields', async () => {
-      const d = await create({ name: 'managed', loadMethod: 'Storage', id: UNKNOWN_ID, ownerId: UNKNOWN_ID, isDeleted: true, createdDate: '2000-01-01T00:00:00.000Z' });
+      const d = await create({
+        name: 'managed',
+        loadMethod: 'Storage',
+        id: UNKNOWN_ID,
+        ownerId: UNKNOWN_ID,
+        isDeleted: true,
+        createdDate: '2000-01-01T00:00:00.000Z',
+      });
       expect(d.id).not.toBe(UNKNOWN_ID);
       expect(d.ownerId).toBe(creds.userId);
       expect(d.createdDate.startsWith('2000')).toBe(false);
@@ -82,25 +125,59 @@ describe('data sources', () => {
   describe('4.5 list', () => {
     it('lists in the Guid spelling with isDeleted, pages and filters with rowCount', async () => {
       const mine = client(await stack.credentials('ds-lists'));
-      for (const [name, loadMethod] of [['Orders', 'Storage'], ['orders archive', 'GraphQL'], ['Stock', 'Storage']]) {
+      for (const [name, loadMethod] of [
+        ['Orders', 'Storage'],
+        ['orders archive', 'GraphQL'],
+        ['Stock', 'Storage'],
+      ]) {
         expectOk(await mine.call('POST', '/documents/datasource/create', { json: { dataSource: { name, loadMethod } } }), 201);
       }
       const all = expectOk(await mine.call('GET', '/documents/datasource/list'));
       expect(all.rowCount).toBe(3);
       const item = all.dataSources[0];
       expect(Object.keys(item).sort()).toEqual(
-        ['dataSourceGuid', 'subscriptionGuid', 'ownerGuid', 'lastModifiedUserGuid', 'name', 'description', 'urn', 'loadMethod', 'query', 'variables', 'createdDate', 'lastModifiedDate', 'isDeleted'].sort(),
+        [
+          'dataSourceGuid',
+          'subscriptionGuid',
+          'ownerGuid',
+          'lastModifiedUserGuid',
+          'name',
+          'description',
+          'urn',
+          'loadMethod',
+          'query',
+          'variables',
+          'createdDate',
+          'lastModifiedDate',
+          'isDeleted',
+        ].sort(),
       );
       expect(item.isDeleted).toBe(false);
-      const filtered = expectOk(await mine.call('GET', `/documents/datasource/list?${filterQuery([clause('Name', 'CONTAINS', 'ORDERS')])}&orderby=Name|ASC&top=1&skip=1`));
+      const filtered = expectOk(
+        await mine.call(
+          'GET',
+          `/documents/datasource/list?${filterQuery([clause('Name', 'CONTAINS', 'ORDERS')])}&orderby=Name|ASC&top=1&skip=1`,
+        ),
+      );
       expect(filtered.rowCount).toBe(2);
       expect(filtered.dataSources.map((d: any) => d.name)).toEqual(['orders archive']);
-      expect(expectOk(await mine.call('GET', `/documents/datasource/list?${filterQuery([clause('LoadMethod', 'EQUALS', 'graphql')])}`)).rowCount).toBe(1);
+      expect(
+        expectOk(await mine.call('GET', `/documents/datasource/list?${filterQuery([clause('LoadMethod', 'EQUALS', 'graphql')])}`)).rowCount,
+      ).toBe(1);
     });
 
     it('rejects unknown columns and injection attempts with 400 in the envelope', async () => {
-      expectError(await api.call('GET', `/documents/datasource/list?orderby=${encodeURIComponent('Name;DROP TABLE data_sources|ASC')}`), 400, 'VALIDATION_ERROR', 'unknown column');
-      expectError(await api.call('GET', `/documents/datasource/list?${filterQuery([clause('1=1); DELETE FROM data_sources; --', 'EQUALS', 'x')])}`), 400, 'VALIDATION_ERROR');
+      expectError(
+        await api.call('GET', `/documents/datasource/list?orderby=${encodeURIComponent('Name;DROP TABLE data_sources|ASC')}`),
+        400,
+        'VALIDATION_ERROR',
+        'unknown column',
+      );
+      expectError(
+        await api.call('GET', `/documents/datasource/list?${filterQuery([clause('1=1); DELETE FROM data_sources; --', 'EQUALS', 'x')])}`),
+        400,
+        'VALIDATION_ERROR',
+      );
       expectError(await api.call('GET', '/documents/datasource/list?orderby=Name|UP'), 400, 'VALIDATION_ERROR', 'UP');
       expect(expectOk(await api.call('GET', '/documents/datasource/list')).rowCount).toBeGreaterThan(0);
     });
@@ -117,8 +194,13 @@ describe('data sources', () => {
     it('soft-deletes: 200 {dataSourceGuid, message}, gone from list and solutions, row kept', async () => {
       const d = await create({ name: 'doomed source', loadMethod: 'Storage', documentSolutions: [{ id: solution.id }] });
       expectError(await other.call('DELETE', `/documents/datasource/${d.id}/delete`), 404, 'NOT_FOUND_BY_ID');
-      expect(expectOk(await api.call('DELETE', `/documents/datasource/${d.id}/delete`))).toEqual({ dataSourceGuid: d.id, message: expect.any(String) });
-      expect(expectOk(await api.call('GET', `/documents/datasource/list?${filterQuery([clause('Name', 'EQUALS', 'doomed source')])}`)).rowCount).toBe(0);
+      expect(expectOk(await api.call('DELETE', `/documents/datasource/${d.id}/delete`))).toEqual({
+        dataSourceGuid: d.id,
+        message: expect.any(String),
+      });
+      expect(
+        expectOk(await api.call('GET', `/documents/datasource/list?${filterQuery([clause('Name', 'EQUALS', 'doomed source')])}`)).rowCount,
+      ).toBe(0);
       expect(await members(solution.id)).not.toContain(d.id);
       expectError(await api.call('DELETE', `/documents/datasource/${d.id}/delete`), 404, 'NOT_FOUND_BY_ID');
       const row = await stack.service.db.query<{ is_deleted: boolean }>('SELECT is_deleted FROM data_sources WHERE id = $1', [d.id]);
@@ -132,23 +214,38 @@ describe('data sources', () => {
 
   describe('4.5 add to solution (strict)', () => {
     it('links an existing data source: 200 {documentSolutionId, dataSourceId, message}; twice is harmless', async () => {
-      const sol = expectOk(await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Strict' } } }), 201).documentSolution;
+      const sol = expectOk(
+        await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Strict' } } }),
+        201,
+      ).documentSolution;
       const d = await create({ name: 'attach me', loadMethod: 'Storage', urn: 'u' });
       const path = `/documents/solution/${sol.id}/datasource/${d.id}/add`;
-      expect(expectOk(await api.call('POST', path))).toEqual({ documentSolutionId: sol.id, dataSourceId: d.id, message: expect.any(String) });
+      expect(expectOk(await api.call('POST', path))).toEqual({
+        documentSolutionId: sol.id,
+        dataSourceId: d.id,
+        message: expect.any(String),
+      });
       expect(expectOk(await api.call('POST', path)).dataSourceId).toBe(d.id);
       expect(await members(sol.id)).toEqual([d.id]);
       // Attaching does not modify the data source.
-      const listed = expectOk(await api.call('GET', `/documents/datasource/list?${filterQuery([clause('DataSourceGuid', 'EQUALS', d.id)])}`)).dataSources[0];
+      const listed = expectOk(
+        await api.call('GET', `/documents/datasource/list?${filterQuery([clause('DataSourceGuid', 'EQUALS', d.id)])}`),
+      ).dataSources[0];
       expect(listed.lastModifiedDate).toBe(d.lastModifiedDate);
     });
 
     it('404 with an empty body when either id is missing, deleted or foreign; nothing changes', async () => {
-      const sol = expectOk(await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Strict 2' } } }), 201).documentSolution;
+      const sol = expectOk(
+        await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Strict 2' } } }),
+        201,
+      ).documentSolution;
       const d = await create({ name: 'strict source', loadMethod: 'Storage' });
       const gone = await create({ name: 'gone', loadMethod: 'Storage' });
       expectOk(await api.call('DELETE', `/documents/datasource/${gone.id}/delete`));
-      const theirSol = expectOk(await other.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'x' } } }), 201).documentSolution;
+      const theirSol = expectOk(
+        await other.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'x' } } }),
+        201,
+      ).documentSolution;
       const cases: [ReturnType<typeof client>, string, string][] = [
         [api, UNKNOWN_ID, d.id],
         [api, sol.id, UNKNOWN_ID],
@@ -167,7 +264,12 @@ describe('data sources', () => {
     });
 
     it('400 VALIDATION_ERROR naming a non-uuid id', async () => {
-      expectError(await api.call('POST', `/documents/solution/nope/datasource/${UNKNOWN_ID}/add`), 400, 'VALIDATION_ERROR', 'documentSolutionId');
+      expectError(
+        await api.call('POST', `/documents/solution/nope/datasource/${UNKNOWN_ID}/add`),
+        400,
+        'VALIDATION_ERROR',
+        'documentSolutionId',
+      );
       expectError(await api.call('POST', `/documents/solution/${UNKNOWN_ID}/datasource/nope/add`), 400, 'VALIDATION_ERROR', 'dataSourceId');
     });
   });
@@ -200,7 +302,9 @@ describe('data sources', () => {
 
     it('template create: CREATE_DOCUMENT_TEMPLATE_ERROR', async () => {
       await withoutTable('document_templates', async () => {
-        const res = await api.call('POST', '/documents/template/create', { json: { documentTemplate: { name: 'x', url: 'https://x.example/t.docx' } } });
+        const res = await api.call('POST', '/documents/template/create', {
+          json: { documentTemplate: { name: 'x', url: 'https://x.example/t.docx' } },
+        });
         expectError(res, 500, 'CREATE_DOCUMENT_TEMPLATE_ERROR');
         expect(res.body.error.innerErrors[0].eventId).toBeTruthy();
       });
@@ -208,9 +312,16 @@ describe('data sources', () => {
 
     it('configuration get and list: bare {code, message, eventId} with GET_DATA_SOURCE_ERROR', async () => {
       await withoutTable('solution_configurations', async () => {
-        for (const res of [await api.call('GET', '/documents/configuration/list'), await api.call('GET', `/documents/configuration/${UNKNOWN_ID}/get`)]) {
+        for (const res of [
+          await api.call('GET', '/documents/configuration/list'),
+          await api.call('GET', `/documents/configuration/${UNKNOWN_ID}/get`),
+        ]) {
           expect(res.status).toBe(500);
-          expect(res.body).toEqual({ code: 'GET_DATA_SOURCE_ERROR', message: expect.any(String), eventId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+          expect(res.body).toEqual({
+            code: 'GET_DATA_SOURCE_ERROR',
+            message: expect.any(String),
+            eventId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          });
         }
       });
     });

@@ -19,7 +19,10 @@ describe('document templates and solutions', () => {
     creds = await stack.credentials();
     api = client(creds);
     other = client(await stack.credentials('other'));
-    solution = expectOk(await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Billing', description: 'Invoices' } } }), 201).documentSolution;
+    solution = expectOk(
+      await api.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'Billing', description: 'Invoices' } } }),
+      201,
+    ).documentSolution;
   });
   afterAll(async () => {
     await stack?.stop();
@@ -32,7 +35,12 @@ describe('document templates and solutions', () => {
 
   describe('solutions (extension)', () => {
     it('creates, gets and lists a solution', async () => {
-      expect(solution).toMatchObject({ name: 'Billing', description: 'Invoices', subscriptionId: creds.subscriptionId, ownerId: creds.userId });
+      expect(solution).toMatchObject({
+        name: 'Billing',
+        description: 'Invoices',
+        subscriptionId: creds.subscriptionId,
+        ownerId: creds.userId,
+      });
       const got = expectOk(await api.call('GET', `/documents/solution/${solution.id}/get`)).documentSolution;
       expect(got).toMatchObject({ id: solution.id, name: 'Billing', dataSources: [], documentTemplates: [] });
       const list = expectOk(await api.call('GET', `/documents/solution/list?${filterQuery([clause('Name', 'EQUALS', 'billing')])}`));
@@ -72,7 +80,25 @@ describe('document templates and solutions', () => {
         documentSolutions: [{ id: solution.id, name: 'Billing', description: 'Invoices' }],
       });
       expect(Object.keys(t).sort()).toEqual(
-        ['id', 'subscriptionId', 'ownerId', 'lastModifiedUserId', 'name', 'description', 'title', 'urn', 'url', 'fileFormat', 'loadMethod', 'path', 'documentSolutions', 'ownerName', 'lastModifiedUserName', 'createdDate', 'lastModifiedDate'].sort(),
+        [
+          'id',
+          'subscriptionId',
+          'ownerId',
+          'lastModifiedUserId',
+          'name',
+          'description',
+          'title',
+          'urn',
+          'url',
+          'fileFormat',
+          'loadMethod',
+          'path',
+          'documentSolutions',
+          'ownerName',
+          'lastModifiedUserName',
+          'createdDate',
+          'lastModifiedDate',
+        ].sort(),
       );
     });
 
@@ -80,7 +106,12 @@ describe('document templates and solutions', () => {
       const byUrl = await create({ name: 'by url', url: 'https://files.example.com/t.docx', fileFormat: 'docx' });
       expect(byUrl).toMatchObject({ url: 'https://files.example.com/t.docx', urn: '', loadMethod: '' });
       expectError(await createRes({ name: 'both', ...storage, url: 'https://x.example/t.docx' }), 400, 'VALIDATION_ERROR', 'not both');
-      expectError(await createRes({ name: 'url+method', url: 'https://x.example/t.docx', loadMethod: 'Storage' }), 400, 'VALIDATION_ERROR', 'not both');
+      expectError(
+        await createRes({ name: 'url+method', url: 'https://x.example/t.docx', loadMethod: 'Storage' }),
+        400,
+        'VALIDATION_ERROR',
+        'not both',
+      );
       expectError(await createRes({ name: 'urn only', urn: UNKNOWN_ID }), 400, 'VALIDATION_ERROR', 'loadMethod');
       expectError(await createRes({ name: 'method only', loadMethod: 'Storage' }), 400, 'VALIDATION_ERROR', 'urn');
       expectError(await createRes({ name: 'neither' }), 400, 'VALIDATION_ERROR');
@@ -89,23 +120,50 @@ describe('document templates and solutions', () => {
 
     it('rule 2: fileFormat agrees with loadMethod', async () => {
       expect((await create({ name: 'gdoc', urn: 'drive-file-1', loadMethod: 'DriveB', fileFormat: 'gdoc' })).fileFormat).toBe('gdoc');
-      expect((await create({ name: 'xlsx on A', urn: 'drive-file-2', loadMethod: 'drivea', fileFormat: 'XLSX' })).loadMethod).toBe('DriveA');
+      expect((await create({ name: 'xlsx on A', urn: 'drive-file-2', loadMethod: 'drivea', fileFormat: 'XLSX' })).loadMethod).toBe(
+        'DriveA',
+      );
       expectError(await createRes({ name: 'x', urn: 'f', loadMethod: 'Storage', fileFormat: 'gsheet' }), 400, 'VALIDATION_ERROR', 'DriveB');
-      expectError(await createRes({ name: 'x', urn: 'f', loadMethod: 'DriveB', fileFormat: 'pptx' }), 400, 'VALIDATION_ERROR', 'Storage or DriveA');
+      expectError(
+        await createRes({ name: 'x', urn: 'f', loadMethod: 'DriveB', fileFormat: 'pptx' }),
+        400,
+        'VALIDATION_ERROR',
+        'Storage or DriveA',
+      );
       expectError(await createRes({ name: 'x', urn: 'f', loadMethod: 'Ftp', fileFormat: 'docx' }), 400, 'VALIDATION_ERROR', 'loadMethod');
-      expectError(await createRes({ name: 'x', urn: 'f', loadMethod: 'Storage', fileFormat: 'pdf' }), 400, 'VALIDATION_ERROR', 'fileFormat');
+      expectError(
+        await createRes({ name: 'x', urn: 'f', loadMethod: 'Storage', fileFormat: 'pdf' }),
+        400,
+        'VALIDATION_ERROR',
+        'fileFormat',
+      );
     });
 
     it('rule 3: linking is best-effort; unknown, foreign and malformed solution ids are skipped', async () => {
-      const foreign = expectOk(await other.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'theirs' } } }), 201).documentSolution;
-      const t = await create({ name: 'links', ...storage, documentSolutions: [{ id: UNKNOWN_ID }, { id: solution.id }, { id: foreign.id }, { id: 'nope' }, { id: solution.id }] });
+      const foreign = expectOk(
+        await other.call('POST', '/documents/solution/create', { json: { documentSolution: { name: 'theirs' } } }),
+        201,
+      ).documentSolution;
+      const t = await create({
+        name: 'links',
+        ...storage,
+        documentSolutions: [{ id: UNKNOWN_ID }, { id: solution.id }, { id: foreign.id }, { id: 'nope' }, { id: solution.id }],
+      });
       expect(t.documentSolutions.map((s: any) => s.id)).toEqual([solution.id]);
       const members = expectOk(await api.call('GET', `/documents/solution/${solution.id}/get`)).documentSolution.documentTemplates;
       expect(members.map((m: any) => m.id)).toContain(t.id);
     });
 
     it('rule 4: ids, ownership, path and timestamps sent are ignored', async () => {
-      const t = await create({ name: 'ignored', ...storage, id: UNKNOWN_ID, ownerId: UNKNOWN_ID, subscriptionId: UNKNOWN_ID, path: 'root/elsewhere', createdDate: '2000-01-01T00:00:00.000Z' });
+      const t = await create({
+        name: 'ignored',
+        ...storage,
+        id: UNKNOWN_ID,
+        ownerId: UNKNOWN_ID,
+        subscriptionId: UNKNOWN_ID,
+        path: 'root/elsewhere',
+        createdDate: '2000-01-01T00:00:00.000Z',
+      });
       expect(t.id).not.toBe(UNKNOWN_ID);
       expect(t).toMatchObject({ ownerId: creds.userId, subscriptionId: creds.subscriptionId, path: '' });
       expect(t.createdDate.startsWith('2000')).toBe(false);
@@ -120,7 +178,12 @@ describe('document templates and solutions', () => {
 
     it('DATA_NAME_REQUIRED when name is missing; VALIDATION_ERROR without documentTemplate', async () => {
       expectError(await createRes({ ...storage }), 400, 'DATA_NAME_REQUIRED');
-      expectError(await api.call('POST', '/documents/template/create', { json: { externalContext: { a: 1 } } }), 400, 'VALIDATION_ERROR', 'documentTemplate');
+      expectError(
+        await api.call('POST', '/documents/template/create', { json: { externalContext: { a: 1 } } }),
+        400,
+        'VALIDATION_ERROR',
+        'documentTemplate',
+      );
     });
   });
 
@@ -128,15 +191,35 @@ describe('document templates and solutions', () => {
     it('update replaces fields, replaces links only when sent, checks the rules', async () => {
       const t = await create({ name: 'v1', description: 'first', ...storage, documentSolutions: [{ id: solution.id }] });
       const path = `/documents/template/${t.id}/update`;
-      const u = expectOk(await api.call('PUT', path, { json: { documentTemplate: { name: 'v2', url: 'https://x.example/t.pptx', fileFormat: 'pptx' } } })).documentTemplate;
-      expect(u).toMatchObject({ id: t.id, name: 'v2', description: '', urn: '', loadMethod: '', url: 'https://x.example/t.pptx', createdDate: t.createdDate });
+      const u = expectOk(
+        await api.call('PUT', path, { json: { documentTemplate: { name: 'v2', url: 'https://x.example/t.pptx', fileFormat: 'pptx' } } }),
+      ).documentTemplate;
+      expect(u).toMatchObject({
+        id: t.id,
+        name: 'v2',
+        description: '',
+        urn: '',
+        loadMethod: '',
+        url: 'https://x.example/t.pptx',
+        createdDate: t.createdDate,
+      });
       expect(u.documentSolutions.map((s: any) => s.id)).toEqual([solution.id]);
-      const unlinked = expectOk(await api.call('PUT', path, { json: { documentTemplate: { name: 'v3', ...storage, documentSolutions: [] } } })).documentTemplate;
+      const unlinked = expectOk(
+        await api.call('PUT', path, { json: { documentTemplate: { name: 'v3', ...storage, documentSolutions: [] } } }),
+      ).documentTemplate;
       expect(unlinked.documentSolutions).toEqual([]);
       expectError(await api.call('PUT', path, { json: { documentTemplate: { ...storage } } }), 400, 'DATA_NAME_REQUIRED');
-      expectError(await api.call('PUT', path, { json: { documentTemplate: { name: 'x', urn: 'f', loadMethod: 'DriveB', fileFormat: 'docx' } } }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await api.call('PUT', path, { json: { documentTemplate: { name: 'x', urn: 'f', loadMethod: 'DriveB', fileFormat: 'docx' } } }),
+        400,
+        'VALIDATION_ERROR',
+      );
       expectError(await other.call('PUT', path, { json: { documentTemplate: { name: 'hijack', ...storage } } }), 404, 'NOT_FOUND_BY_ID');
-      expectError(await api.call('PUT', `/documents/template/${UNKNOWN_ID}/update`, { json: { documentTemplate: { name: 'x', ...storage } } }), 404, 'NOT_FOUND_BY_ID');
+      expectError(
+        await api.call('PUT', `/documents/template/${UNKNOWN_ID}/update`, { json: { documentTemplate: { name: 'x', ...storage } } }),
+        404,
+        'NOT_FOUND_BY_ID',
+      );
     });
 
     it('get: 404 for unknown and foreign ids, 400 naming a non-uuid id', async () => {
@@ -153,7 +236,9 @@ describe('document templates and solutions', () => {
       const d = expectOk(await api.call('DELETE', `/documents/template/${t.id}/delete`));
       expect(d).toEqual({ documentTemplateGuid: t.id, message: expect.any(String) });
       expectError(await api.call('GET', `/documents/template/${t.id}/get`), 404, 'NOT_FOUND_BY_ID');
-      expect(expectOk(await api.call('GET', `/documents/template/list?${filterQuery([clause('Name', 'EQUALS', 'doomed template')])}`)).rowCount).toBe(0);
+      expect(
+        expectOk(await api.call('GET', `/documents/template/list?${filterQuery([clause('Name', 'EQUALS', 'doomed template')])}`)).rowCount,
+      ).toBe(0);
       const members = expectOk(await api.call('GET', `/documents/solution/${solution.id}/get`)).documentSolution.documentTemplates;
       expect(members.map((m: any) => m.id)).not.toContain(t.id);
       expectError(await api.call('DELETE', `/documents/template/${t.id}/delete`), 404, 'NOT_FOUND_BY_ID');
@@ -169,9 +254,18 @@ describe('document templates and solutions', () => {
       const page = expectOk(await mine.call('GET', '/documents/template/list?orderby=Name|DESC&top=2'));
       expect(page.rowCount).toBe(3);
       expect(page.documentTemplates.map((t: any) => t.name)).toEqual(['Zeta', 'Theta']);
-      expect(expectOk(await mine.call('GET', `/documents/template/list?${filterQuery([clause('name', 'contains', 'ETA')])}`)).rowCount).toBe(3);
-      expect(expectOk(await mine.call('GET', `/documents/template/list?${filterQuery([clause('LoadMethod', 'EQUALS', 'DriveB')])}`)).rowCount).toBe(0);
-      expectError(await mine.call('GET', `/documents/template/list?orderby=${encodeURIComponent('Name;DROP TABLE document_templates|ASC')}`), 400, 'VALIDATION_ERROR', 'unknown column');
+      expect(
+        expectOk(await mine.call('GET', `/documents/template/list?${filterQuery([clause('name', 'contains', 'ETA')])}`)).rowCount,
+      ).toBe(3);
+      expect(
+        expectOk(await mine.call('GET', `/documents/template/list?${filterQuery([clause('LoadMethod', 'EQUALS', 'DriveB')])}`)).rowCount,
+      ).toBe(0);
+      expectError(
+        await mine.call('GET', `/documents/template/list?orderby=${encodeURIComponent('Name;DROP TABLE document_templates|ASC')}`),
+        400,
+        'VALIDATION_ERROR',
+        'unknown column',
+      );
       expect(expectOk(await other.call('GET', '/documents/template/list')).documentTemplates.map((t: any) => t.name)).not.toContain('Zeta');
     });
   });
@@ -215,7 +309,9 @@ describe('document templates and solutions', () => {
     // a named response schema); create answers the Id spelling (spec 4.5).
     const named = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] : s);
     const listed = named(doc.paths['/v1/documents/datasource/list'].get.responses['200'].content['application/json'].schema);
-    expect(listed.properties.result.properties.data.properties.dataSources.items).toEqual({ $ref: '#/components/schemas/ListedDataSource' });
+    expect(listed.properties.result.properties.data.properties.dataSources.items).toEqual({
+      $ref: '#/components/schemas/ListedDataSource',
+    });
     const common = ['name', 'description', 'urn', 'loadMethod', 'query', 'variables'];
     expect(Object.keys(doc.components.schemas.ListedDataSource.properties)).toEqual([
       ...['dataSourceGuid', 'subscriptionGuid', 'ownerGuid', 'lastModifiedUserGuid'],

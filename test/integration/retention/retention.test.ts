@@ -86,7 +86,9 @@ describe('upload retention', () => {
 
   it('a request rejected by validation (no workflow) consumes nothing', async () => {
     const { templateUrn, dataUrn } = await uploadPair();
-    const res = await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn, { document: { fileFormat: 'xlsx' } }) });
+    const res = await api.call('POST', '/documents/document/generate', {
+      json: generateBody(templateUrn, dataUrn, { document: { fileFormat: 'xlsx' } }),
+    });
     expect(res.status).toBe(400);
     expect((await row(templateUrn)).removed_date).toBeNull();
     expect((await row(dataUrn)).removed_date).toBeNull();
@@ -117,7 +119,10 @@ describe('upload retention', () => {
     expect((await row(templateUrn)).removed_date).toBeNull();
 
     for (const id of [templateUrn, dataUrn]) {
-      const r = await until(() => row(id), (v) => v.removed_date !== null && !v.blobExists);
+      const r = await until(
+        () => row(id),
+        (v) => v.removed_date !== null && !v.blobExists,
+      );
       expect(r.removed_date).not.toBeNull();
       expect(r.removed_date!.getTime()).toBeGreaterThanOrEqual(r.expires_date.getTime());
       expect(r.blobExists).toBe(false);
@@ -135,7 +140,10 @@ describe('upload retention', () => {
     expect((await api.call('POST', '/documents/document/generate', { json: generateBody(templateUrn, dataUrn) })).status).toBe(201);
     const consumed = await row(dataUrn);
     expect(consumed.blobExists).toBe(true);
-    const r = await until(() => row(dataUrn), (v) => !v.blobExists);
+    const r = await until(
+      () => row(dataUrn),
+      (v) => !v.blobExists,
+    );
     expect(r.blobExists).toBe(false);
     expect(Date.now()).toBeGreaterThanOrEqual(r.expires_date.getTime());
     // The removal date stays the consumption's.
@@ -158,7 +166,8 @@ describe('upload retention', () => {
       const events = (await handle.fetchHistory()).events ?? [];
       const signalled = Math.max(...events.filter((e) => e.workflowExecutionSignaledEventAttributes).map((e) => Number(e.eventId)));
       const last = events.filter((e) => e.activityTaskScheduledEventAttributes && Number(e.eventId) > signalled).at(-1);
-      const done = last && events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(last.eventId));
+      const done =
+        last && events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(last.eventId));
       const result = done?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
       return result ? (JSON.parse(new TextDecoder().decode(result)) as { erased: number }).erased === 0 : false;
     };
@@ -171,8 +180,17 @@ describe('upload retention', () => {
       const blobKey = `subscriptions/${creds.subscriptionId}/uploads/${id}`;
       const put = await stack.blobs.put(blobKey, new TextEncoder().encode('{}'));
       await insertFile(stack.service.db, {
-        id, subscriptionId: creds.subscriptionId, ownerId: creds.userId, kind: 'data', fileName: `old-${i}.json`, path: '',
-        contentType: 'application/json', size: put.size, sha256: put.sha256, blobKey, expiresDate: new Date(Date.now() - 1_000),
+        id,
+        subscriptionId: creds.subscriptionId,
+        ownerId: creds.userId,
+        kind: 'data',
+        fileName: `old-${i}.json`,
+        path: '',
+        contentType: 'application/json',
+        size: put.size,
+        sha256: put.sha256,
+        blobKey,
+        expiresDate: new Date(Date.now() - 1_000),
       });
       ids.push(id);
     }
@@ -181,7 +199,11 @@ describe('upload retention', () => {
     await ensureUploadSweeper({ client: temporal, taskQueue: stack.config.taskQueue }, slow);
     for (const id of ids) {
       // The sweep erases the bytes, then marks the rows: wait for both (PostgreSQL showed the gap).
-      const r = await until(() => row(id), (v) => !v.blobExists && v.removed_date !== null, 5_000);
+      const r = await until(
+        () => row(id),
+        (v) => !v.blobExists && v.removed_date !== null,
+        5_000,
+      );
       expect(r.blobExists).toBe(false);
       expect(r.removed_date).not.toBeNull();
     }
@@ -194,7 +216,16 @@ describe('upload retention', () => {
     const handle = await temporal.workflow.start('uploadRetention', {
       taskQueue: stack.config.taskQueue,
       workflowId: `upload-retention-${templateUrn}`,
-      args: [{ subscriptionId: creds.subscriptionId, fileId: templateUrn, fileName: 't.docx', kind: 'template', blobKey: r0.blob_key, retentionMs: 200 }],
+      args: [
+        {
+          subscriptionId: creds.subscriptionId,
+          fileId: templateUrn,
+          fileName: 't.docx',
+          kind: 'template',
+          blobKey: r0.blob_key,
+          retentionMs: 200,
+        },
+      ],
     });
     expect(await handle.result()).toEqual({ removed: true });
     const r = await row(templateUrn);

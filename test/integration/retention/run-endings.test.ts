@@ -57,7 +57,10 @@ describe('a cancelled generate', () => {
     held.release();
     expect((await answer).status).not.toBe(201);
 
-    const rows = await stack.service.db.query<{ removed: boolean }>('SELECT removed_date IS NOT NULL AS removed FROM stored_files WHERE id = ANY($1::uuid[])', [[templateUrn, dataUrn]]);
+    const rows = await stack.service.db.query<{ removed: boolean }>(
+      'SELECT removed_date IS NOT NULL AS removed FROM stored_files WHERE id = ANY($1::uuid[])',
+      [[templateUrn, dataUrn]],
+    );
     expect(rows.rows).toEqual([{ removed: true }, { removed: true }]);
     expect(await stack.blobs.list('scratch/')).toEqual([]);
   });
@@ -82,7 +85,7 @@ describe('the scratch sweep', () => {
     }
   });
 
-  it('on S3, by the objects\' LastModified', async () => {
+  it("on S3, by the objects' LastModified", async () => {
     const stack = await startStack({}, { storage: 's3' });
     try {
       const { sweepUploads } = retentionActivities({ db: stack.service.db, blobs: stack.blobs } as ActivityDeps);

@@ -24,7 +24,26 @@ describe('redactUrl', () => {
   });
 
   it('drops every key-like spelling the service refuses, since a refused request is echoed and logged too (issue 25)', () => {
-    const spellings = ['api_key', 'API_KEY', 'api-key', 'Api.Key', 'x-api-key', 'X_API_KEY', 'apiKey[]', 'apiKey%5B%5D', 'apiKey[0]', 'api_key[x]', 'api%5Fkey', 'api%255Fkey', 'api+key', 'key', 'token', 'access_token', 'accessToken', 'api_token'];
+    const spellings = [
+      'api_key',
+      'API_KEY',
+      'api-key',
+      'Api.Key',
+      'x-api-key',
+      'X_API_KEY',
+      'apiKey[]',
+      'apiKey%5B%5D',
+      'apiKey[0]',
+      'api_key[x]',
+      'api%5Fkey',
+      'api%255Fkey',
+      'api+key',
+      'key',
+      'token',
+      'access_token',
+      'accessToken',
+      'api_token',
+    ];
     for (const name of spellings) expect(redactUrl(`/v1/x?a=1&${name}=dgk_secret&b=2`), name).toBe('/v1/x?a=1&b=2');
     // Other parameters stay as sent, including ones that merely contain a key-like word.
     expect(redactUrl('/v1/x?$top=1&keyboard=3&monkey=4&tokens=5')).toBe('/v1/x?$top=1&keyboard=3&monkey=4&tokens=5');
@@ -59,8 +78,15 @@ describe('?apiKey= never leaves the process', () => {
   });
 
   /** A call with the key in the query only (no X-Api-Key header). */
-  async function call(method: string, route: string, init: { json?: unknown; headers?: Record<string, string>; bearer?: boolean; query?: string } = {}) {
-    const headers: Record<string, string> = { ...(init.bearer === false ? {} : { authorization: `Bearer ${creds.accessToken}` }), ...init.headers };
+  async function call(
+    method: string,
+    route: string,
+    init: { json?: unknown; headers?: Record<string, string>; bearer?: boolean; query?: string } = {},
+  ) {
+    const headers: Record<string, string> = {
+      ...(init.bearer === false ? {} : { authorization: `Bearer ${creds.accessToken}` }),
+      ...init.headers,
+    };
     if (init.json !== undefined) headers['content-type'] = 'application/json';
     const sep = route.includes('?') ? '&' : '?';
     const res = await fetch(`${creds.baseUrl}${route}${sep}${init.query ?? `apiKey=${encodeURIComponent(creds.apiKey)}`}`, {
@@ -102,7 +128,12 @@ describe('?apiKey= never leaves the process', () => {
 
     const managed = await call('POST', '/documents/document/manage', {
       json: {
-        sourceDocument: { urn: generated.body?.result.data.document.urn as string, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' },
+        sourceDocument: {
+          urn: generated.body?.result.data.document.urn as string,
+          fileFormat: 'docx',
+          loadMethod: 'Storage',
+          remove: 'none',
+        },
         targetDocument: { name: 'copy', fileFormat: 'docx', deliveryMethod: 'Storage', path: 'root/managed' },
       },
     });
@@ -132,7 +163,12 @@ describe('?apiKey= never leaves the process', () => {
 
     // The log saw every one of these requests, by URL, without the key.
     const logged = log.join('');
-    for (const route of ['/v1/documents/document/generate', '/v1/documents/document/generate/async?keep=1', '/v1/documents/document/manage', '/v1/documents/template/list?$top=1']) {
+    for (const route of [
+      '/v1/documents/document/generate',
+      '/v1/documents/document/generate/async?keep=1',
+      '/v1/documents/document/manage',
+      '/v1/documents/template/list?$top=1',
+    ]) {
       expect(logged).toContain(`"url":"${route}"`);
     }
     seen.push(logged);

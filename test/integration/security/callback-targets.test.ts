@@ -43,13 +43,17 @@ describe('the guarded client names hosts, never what they resolve to', () => {
     const internal = await messageOf(safeFetch(`http://localhost:${port}/`, { policy: none }));
     const missing = await messageOf(safeFetch('http://nothing.invalid/', { policy: none }));
     expect(internal).not.toMatch(ADDRESS);
-    expect(internal).toBe('localhost is not reachable from this service (it must resolve to a public address, or be listed in OUTBOUND_ALLOW)');
+    expect(internal).toBe(
+      'localhost is not reachable from this service (it must resolve to a public address, or be listed in OUTBOUND_ALLOW)',
+    );
     expect(missing).toBe(internal.replace('localhost', 'nothing.invalid'));
     // The check made before accepting a callback says the same.
     expect(await messageOf(checkOutboundTarget(`http://localhost:${port}/`, none))).toBe(internal);
     expect(await messageOf(checkOutboundTarget('http://nothing.invalid/', none))).toBe(missing);
     // A literal address is the caller's own text: its reason is given.
-    expect(await messageOf(safeFetch(`http://127.0.0.1:${port}/`, { policy: none }))).toMatch(/^127\.0\.0\.1 is not reachable from this service \(loopback\)/);
+    expect(await messageOf(safeFetch(`http://127.0.0.1:${port}/`, { policy: none }))).toMatch(
+      /^127\.0\.0\.1 is not reachable from this service \(loopback\)/,
+    );
   });
 
   it('a refused connection to an allowed name does not reveal the address it resolved to', async () => {
@@ -115,7 +119,10 @@ describe('callback targets are checked before anything is queued', () => {
     const ok = await api.call('POST', '/common/client/token', { json: { sub: 's', iss: allowed.url, dest: '/cb' } });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     const p = await upload(makeDocx(['Hello {name}']), { name: 'World' });
-    const queued = await api.call('POST', '/documents/document/generate/async', { json: generateBody(p.t, p.d), headers: { 'x-client-authorization': ok.body.result.data.token } });
+    const queued = await api.call('POST', '/documents/document/generate/async', {
+      json: generateBody(p.t, p.d),
+      headers: { 'x-client-authorization': ok.body.result.data.token },
+    });
     expect(queued.status, JSON.stringify(queued.body)).toBe(201);
     expect(JSON.parse((await allowed.waitFor('/cb'))[0]?.body ?? '{}').result.statusCode).toBe(201);
   });
@@ -123,7 +130,10 @@ describe('callback targets are checked before anything is queued', () => {
   it('GraphQL data.urn and image URLs: "not reachable", without the addresses a name resolves to', async () => {
     const graphql = await upload(makeDocx(['{customer.name}']), {});
     const viaName = await api.call('POST', '/documents/document/generate', {
-      json: { ...generateBody(graphql.t, graphql.d), data: { loadMethod: 'GraphQL', urn: `http://localhost:${internal.port}/graphql`, query: '{ customer { name } }' } },
+      json: {
+        ...generateBody(graphql.t, graphql.d),
+        data: { loadMethod: 'GraphQL', urn: `http://localhost:${internal.port}/graphql`, query: '{ customer { name } }' },
+      },
     });
     expect(viaName.status, JSON.stringify(viaName.body)).toBe(400);
     expect(viaName.body.error.innerErrors[0].code).toBe('DATA_NOT_FOUND');

@@ -27,7 +27,10 @@ const stores: { name: string; open: () => Promise<BlobStore> }[] = [
       return openBlobStore(loadConfig({}, { dataDir: dir }));
     },
   },
-  { name: 'S3 (versitygw)', open: async () => openBlobStore(loadConfig({}, { dataDir: os.tmpdir(), ...(await s3Settings('some/prefix')) })) },
+  {
+    name: 'S3 (versitygw)',
+    open: async () => openBlobStore(loadConfig({}, { dataDir: os.tmpdir(), ...(await s3Settings('some/prefix')) })),
+  },
 ];
 
 /** A stream of `total` pseudo-random bytes, produced chunk by chunk (never whole in memory). */
@@ -69,7 +72,9 @@ describe.each(stores)('blob store: $name', ({ name, open }) => {
   it('is chosen from the settings and reports itself ready', async () => {
     store = await open();
     expect(store).toBeInstanceOf(name === 'directory' ? FsBlobStore : S3BlobStore);
-    expect(await store.check()).toMatch(name === 'directory' ? /^directory / : /^s3:\/\/t-[0-9a-f]+\/some\/prefix\/ at http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await store.check()).toMatch(
+      name === 'directory' ? /^directory / : /^s3:\/\/t-[0-9a-f]+\/some\/prefix\/ at http:\/\/127\.0\.0\.1:\d+$/,
+    );
   });
 
   it('puts, gets, lists, copies and deletes', async () => {
@@ -130,7 +135,11 @@ describe.each(stores)('blob store: $name', ({ name, open }) => {
 
   it('offers a presigned download URL on S3 only, which serves the bytes with the file name', async () => {
     await store.put(key('doc.pdf'), new TextEncoder().encode('%PDF-1.7 fake'));
-    const url = await store.presignedGetUrl(key('doc.pdf'), { expiresInSeconds: 60, fileName: 'Résumé "final".pdf', contentType: 'application/pdf' });
+    const url = await store.presignedGetUrl(key('doc.pdf'), {
+      expiresInSeconds: 60,
+      fileName: 'Résumé "final".pdf',
+      contentType: 'application/pdf',
+    });
     if (name === 'directory') {
       expect(url).toBeUndefined();
       return;
@@ -152,7 +161,9 @@ describe.each(stores)('blob store: $name', ({ name, open }) => {
     const broken =
       name === 'directory'
         ? new FsBlobStore(path.join(file, 'storage')) // under a regular file: cannot be created
-        : openBlobStore(loadConfig({}, { dataDir: os.tmpdir(), ...(await s3Settings()), storageUrl: `s3://missing-${randomUUID().slice(0, 8)}/x` }));
+        : openBlobStore(
+            loadConfig({}, { dataDir: os.tmpdir(), ...(await s3Settings()), storageUrl: `s3://missing-${randomUUID().slice(0, 8)}/x` }),
+          );
     await expect(broken.check()).rejects.toThrow();
   });
 });

@@ -40,7 +40,19 @@ describe('Storage location: removing a document', () => {
     const urn = randomUUID();
     const key = `subscriptions/${subscriptionId}/documents/${urn}`;
     await blobs.put(key, new TextEncoder().encode('bytes'));
-    await insertFile(db, { id: urn, subscriptionId, ownerId, kind: 'document', fileName: 'd.docx', path: 'root', contentType: 'x', size: 5, sha256: 'ab', blobKey: key, expiresDate: null });
+    await insertFile(db, {
+      id: urn,
+      subscriptionId,
+      ownerId,
+      kind: 'document',
+      fileName: 'd.docx',
+      path: 'root',
+      contentType: 'x',
+      size: 5,
+      sha256: 'ab',
+      blobKey: key,
+      expiresDate: null,
+    });
     return { urn, key };
   }
   const location = () => storageLocation({ db, blobs, settings: DEFAULT_CONNECTOR_SETTINGS, connections: connectionStore(db) });

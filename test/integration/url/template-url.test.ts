@@ -25,13 +25,18 @@ interface Served {
 }
 
 /** A file server: each path answers a status, content type, body (and headers). */
-async function serve(host: string, routes: Record<string, { status?: number; type?: string; body: Uint8Array | string; headers?: Record<string, string> }>): Promise<Served> {
+async function serve(
+  host: string,
+  routes: Record<string, { status?: number; type?: string; body: Uint8Array | string; headers?: Record<string, string> }>,
+): Promise<Served> {
   const hits: string[] = [];
   const server = http.createServer((req, res) => {
     hits.push(req.url ?? '');
     const r = routes[req.url ?? ''];
     if (!r) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('no such file');
-    res.writeHead(r.status ?? 200, { ...(r.type ? { 'content-type': r.type } : {}), ...r.headers }).end(typeof r.body === 'string' ? r.body : Buffer.from(r.body));
+    res
+      .writeHead(r.status ?? 200, { ...(r.type ? { 'content-type': r.type } : {}), ...r.headers })
+      .end(typeof r.body === 'string' ? r.body : Buffer.from(r.body));
   });
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   return {
@@ -148,7 +153,10 @@ describe('template.url', () => {
   });
 
   it('a URL with user:password@ is refused before anything is queued: 400 VALIDATION_ERROR naming template.url', async () => {
-    for (const url of [`http://ada:pa55word@${new URL(files.url).host}/letter.docx`, `http://token@${new URL(files.url).host}/letter.docx`]) {
+    for (const url of [
+      `http://ada:pa55word@${new URL(files.url).host}/letter.docx`,
+      `http://token@${new URL(files.url).host}/letter.docx`,
+    ]) {
       const hits = files.hits.length;
       const res = await generate(url);
       expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -156,7 +164,9 @@ describe('template.url', () => {
       expect(res.body.error.message).toMatch(/^template\.url must not carry a user name or password/);
       // No workflow started (issue 25: one did, and failed in its first step), no request left the service.
       const operationId = res.headers.get('x-operation-id')!;
-      await expect(new Client({ connection }).workflow.getHandle(generateWorkflowId(creds.subscriptionId, operationId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      await expect(
+        new Client({ connection }).workflow.getHandle(generateWorkflowId(creds.subscriptionId, operationId)).describe(),
+      ).rejects.toBeInstanceOf(WorkflowNotFoundError);
       expect(files.hits.length).toBe(hits);
     }
     // Not an http(s) URL at all: refused the same way.
@@ -172,7 +182,13 @@ describe('template.url', () => {
     expect(files.hits).toContain(`/signed.docx?${signedQuery}`);
     const history = await historyText(connection, generateWorkflowId(creds.subscriptionId, res.body.operationId));
     // Nothing of its query: not the whole, not a name, not a value...
-    const parts = [signedQuery, ...signedQuery.split('&').flatMap((p) => p.split('=')), signature, credential, decodeURIComponent(signedQuery)];
+    const parts = [
+      signedQuery,
+      ...signedQuery.split('&').flatMap((p) => p.split('=')),
+      signature,
+      credential,
+      decodeURIComponent(signedQuery),
+    ];
     for (const part of parts) expect(history, part).not.toContain(part);
     // ...though the run is there, with the URL's display form and the URL sealed.
     expect(history).toContain(`${files.url}/signed.docx?…`);
@@ -187,7 +203,9 @@ describe('template.url', () => {
   });
 
   it('a template record with url alone is accepted and keeps the url', async () => {
-    const res = await api.call('POST', '/documents/template/create', { json: { documentTemplate: { name: 'from url', fileFormat: 'docx', url: `${files.url}/letter.docx` } } });
+    const res = await api.call('POST', '/documents/template/create', {
+      json: { documentTemplate: { name: 'from url', fileFormat: 'docx', url: `${files.url}/letter.docx` } },
+    });
     expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
     expect(JSON.stringify(res.body)).toContain(`${files.url}/letter.docx`);
   });

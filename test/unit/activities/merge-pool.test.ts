@@ -21,7 +21,10 @@ describe('MergePool', () => {
   it('ends a merge past MERGE_TIMEOUT_MS with a limit error naming it; the pool carries on', async () => {
     pool = new MergePool({ threads: 1, timeoutMs: 300 });
     // The merge itself would succeed (seconds later): a time-limit error can only come from the pool's timer.
-    const err = await pool.merge('b', slowTemplate, slowData, opts).then(() => null, (e: unknown) => e);
+    const err = await pool.merge('b', slowTemplate, slowData, opts).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(MergeLimitError);
     expect((err as MergeLimitError).limit).toBe('time');
     expect((err as Error).message).toMatch(/the limit is 300 ms \(MERGE_TIMEOUT_MS\)/);
@@ -34,7 +37,10 @@ describe('MergePool', () => {
 
   it('a job may carry its own time limit, named as such', async () => {
     pool = new MergePool({ threads: 1, timeoutMs: 120_000 });
-    const err = await pool.merge('b', slowTemplate, slowData, opts, undefined, 300).then(() => null, (e: unknown) => e);
+    const err = await pool.merge('b', slowTemplate, slowData, opts, undefined, 300).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(MergeLimitError);
     expect((err as Error).message).toBe("the merge took longer than 300 ms; the limit is 300 ms (this merge's own limit)");
   });
@@ -43,8 +49,18 @@ describe('MergePool', () => {
     pool = new MergePool({ threads: 1 });
     const t = docx(p('Hello {name}, your rep is {rep}.'));
     const out = await pool.merge('a', t, enc({ name: 'A' }), opts);
-    expect(out.warnings).toEqual([{ id: 'missing_value', message: 'no value for tag "rep"', tag: 'rep', location: { part: 'word/document.xml', paragraph: 1, offset: 26 } }]);
-    const err = await pool.merge('a', t, enc({ name: 'A' }), { ...opts, strict: true }).then(() => null, (e: unknown) => e);
+    expect(out.warnings).toEqual([
+      {
+        id: 'missing_value',
+        message: 'no value for tag "rep"',
+        tag: 'rep',
+        location: { part: 'word/document.xml', paragraph: 1, offset: 26 },
+      },
+    ]);
+    const err = await pool.merge('a', t, enc({ name: 'A' }), { ...opts, strict: true }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(MergeTemplateError);
     expect((err as MergeTemplateError).errors.map((e) => [e.id, e.message])).toEqual([['missing_value', 'no value for tag "rep"']]);
   });
@@ -84,16 +100,26 @@ describe('MergePool shares', () => {
 });
 
 describe('MergePool cost checks', () => {
-  it("refuses a template past the cost limits before rendering it (before even reading the data), and checks the merged document", async () => {
+  it('refuses a template past the cost limits before rendering it (before even reading the data), and checks the merged document', async () => {
     const pool = new MergePool({ threads: 1, limits: { ...DEFAULT_TEMPLATE_LIMITS, maxPages: 10 } });
     try {
       // 600 paragraphs: about 12 pages. The data is not even JSON: the template is refused first.
       const big = docx(p('{name}') + p('x').repeat(600));
-      const err = await pool.merge('b', big, new TextEncoder().encode('not json'), opts).then(() => null, (e: unknown) => e);
+      const err = await pool.merge('b', big, new TextEncoder().encode('not json'), opts).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(MergeTemplateError);
-      expect((err as MergeTemplateError).errors).toEqual([{ id: 'limit_exceeded', message: 'the document comes to about 13 pages (601 paragraphs); the limit is 10 (TEMPLATE_MAX_PAGES)' }]);
+      expect((err as MergeTemplateError).errors).toEqual([
+        { id: 'limit_exceeded', message: 'the document comes to about 13 pages (601 paragraphs); the limit is 10 (TEMPLATE_MAX_PAGES)' },
+      ]);
       // A small template whose loop makes the document too long: refused after the merge.
-      const loop = await pool.merge('b', docx(p('{#items}') + p('{.}') + p('{/items}')), enc({ items: Array.from({ length: 600 }, (_, i) => i) }), opts).then(() => null, (e: unknown) => e);
+      const loop = await pool
+        .merge('b', docx(p('{#items}') + p('{.}') + p('{/items}')), enc({ items: Array.from({ length: 600 }, (_, i) => i) }), opts)
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect((loop as MergeTemplateError).errors[0]?.message).toMatch(/the limit is 10 \(TEMPLATE_MAX_PAGES\)$/);
     } finally {
       await pool.close();

@@ -31,7 +31,10 @@ function makePdf(label: string, pages: number): Uint8Array {
     out += `${i} 0 obj\n${objects[i]}\nendobj\n`;
   }
   const xref = out.length;
-  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n${offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n${offsets
+    .slice(1)
+    .map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)
+    .join('')}`;
   out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
@@ -71,7 +74,13 @@ describe('combined zip', () => {
     }
     const file = path.join(dir, 'many.zip');
     fs.writeFileSync(file, await buffer(zipStream(many())));
-    const out = execFileSync('python3', ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); n = z.namelist(); print(len(n), n[-1], z.read(n[-1]).decode())', file]).toString().trim();
+    const out = execFileSync('python3', [
+      '-c',
+      'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); n = z.namelist(); print(len(n), n[-1], z.read(n[-1]).decode())',
+      file,
+    ])
+      .toString()
+      .trim();
     expect(out).toBe('65540 r65539.txt 65539');
   });
 });
@@ -96,6 +105,9 @@ describe('merged PDF', () => {
   it('refuses an input that is not a PDF, as final', async () => {
     const bad = path.join(dir, 'bad.pdf');
     fs.writeFileSync(bad, 'not a pdf');
-    await expect(mergePdfFiles([bad], path.join(dir, 'x.pdf'), { workDir: dir })).rejects.toMatchObject({ name: 'PdfMergeError', retryable: false });
+    await expect(mergePdfFiles([bad], path.join(dir, 'x.pdf'), { workDir: dir })).rejects.toMatchObject({
+      name: 'PdfMergeError',
+      retryable: false,
+    });
   });
 });

@@ -46,26 +46,38 @@ describe('RowReader', () => {
   it('reads CSV streamed in any pieces: quotes, doubled quotes, separators and line breaks inside fields, CRLF', () => {
     const cell = fc.string().filter((s) => !s.includes('\r'));
     fc.assert(
-      fc.property(fc.array(fc.tuple(cell, cell), { minLength: 1, maxLength: 6 }), fc.constantFrom(',', ';', '\t'), fc.array(fc.nat(), { maxLength: 6 }), (cells, sep, cuts) => {
-        const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
-        const text = `id${sep}note\r\n${cells.map(([a, b]) => `${quote(a)}${sep}${quote(b)}`).join('\r\n')}\r\n`;
-        const expected = cells.map(([a, b]) => ({ id: /^-?(0|[1-9]\d*)(\.\d+)?$/.test(a) ? Number(a) : a, note: /^-?(0|[1-9]\d*)(\.\d+)?$/.test(b) ? Number(b) : b }));
-        expect(inPieces(text, cuts, { format: 'csv' })).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(fc.tuple(cell, cell), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(',', ';', '\t'),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (cells, sep, cuts) => {
+          const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
+          const text = `id${sep}note\r\n${cells.map(([a, b]) => `${quote(a)}${sep}${quote(b)}`).join('\r\n')}\r\n`;
+          const expected = cells.map(([a, b]) => ({
+            id: /^-?(0|[1-9]\d*)(\.\d+)?$/.test(a) ? Number(a) : a,
+            note: /^-?(0|[1-9]\d*)(\.\d+)?$/.test(b) ? Number(b) : b,
+          }));
+          expect(inPieces(text, cuts, { format: 'csv' })).toEqual(expected);
+        },
+      ),
     );
   });
 
   it('sniffs the format from the first character, builds nested objects from dotted CSV headers, types plain numbers', () => {
     expect(readAllRows('  [{"a":1}]')).toEqual([{ a: 1 }]);
     expect(readAllRows('{"a":1}\n{"a":2}')).toEqual([{ a: 1 }, { a: 2 }]);
-    expect(readAllRows('\ufeffnumber;customer.name;total\nA-1;"Smith; J.";12.50\n')).toEqual([{ number: 'A-1', customer: { name: 'Smith; J.' }, total: 12.5 }]);
+    expect(readAllRows('\ufeffnumber;customer.name;total\nA-1;"Smith; J.";12.50\n')).toEqual([
+      { number: 'A-1', customer: { name: 'Smith; J.' }, total: 12.5 },
+    ]);
     expect(readAllRows('[]')).toEqual([]);
   });
 
   it('takes the list named by rowsPath from one JSON value (a GraphQL result)', () => {
     const value = { data: { customers: [{ id: 1 }, { id: 2 }] } };
     expect(readAllRows(JSON.stringify(value), { rowsPath: 'data.customers' })).toEqual([{ id: 1 }, { id: 2 }]);
-    expect(() => readAllRows(JSON.stringify(value), { rowsPath: 'data.nothing', source: 'data.urn x' })).toThrow('rowsPath "data.nothing" of data.urn x names nothing');
+    expect(() => readAllRows(JSON.stringify(value), { rowsPath: 'data.nothing', source: 'data.urn x' })).toThrow(
+      'rowsPath "data.nothing" of data.urn x names nothing',
+    );
     expect(() => readAllRows(JSON.stringify(value), { rowsPath: 'data' })).toThrow('is not a list');
   });
 
@@ -94,6 +106,9 @@ describe('RowReader', () => {
   it('detects the separator from the beginning of a file cut anywhere', () => {
     const text = 'a;b;c\n1;2;3\n4;5;6\n';
     for (let cut = 6; cut <= text.length; cut++) expect(detectCsvSeparator(text.slice(0, cut), cut === text.length)).toBe(';');
-    expect(parseCsv('x\ty\n1\t2', '\t')).toEqual([['x', 'y'], ['1', '2']]);
+    expect(parseCsv('x\ty\n1\t2', '\t')).toEqual([
+      ['x', 'y'],
+      ['1', '2'],
+    ]);
   });
 });

@@ -11,7 +11,14 @@ const rules = (over: Partial<BatchRequest> = {}) => checkBatchRules(request(over
 const request = (over: Partial<BatchRequest> = {}): BatchRequest => ({
   template: { urn: 't', loadMethod: 'Storage', fileFormat: 'docx' },
   data: { urn: 'd', loadMethod: 'Storage' },
-  document: { name: 'Invoice {number}', path: 'root/{region}', fileFormat: 'pdf', deliveryMethod: 'Storage', timezone: 'UTC', locale: 'en-GB' },
+  document: {
+    name: 'Invoice {number}',
+    path: 'root/{region}',
+    fileFormat: 'pdf',
+    deliveryMethod: 'Storage',
+    timezone: 'UTC',
+    locale: 'en-GB',
+  },
   ...over,
 });
 
@@ -19,19 +26,27 @@ describe('batch rules', () => {
   it('accepts patterns as names and paths, and checks the rest as a generate', () => {
     expect(rules()).toEqual([]);
     expect(checkGenerateRules(generateShapeOf(request()))).toEqual([]);
-    expect(checkGenerateRules(generateShapeOf(request({ document: { ...request().document, path: '{region}' } })))[0]?.message).toMatch(/^document\.path /);
+    expect(checkGenerateRules(generateShapeOf(request({ document: { ...request().document, path: '{region}' } })))[0]?.message).toMatch(
+      /^document\.path /,
+    );
   });
 
   it('lets rows go only into the combined output, which then must be given', () => {
     const noDelivery = { ...request().document, deliveryMethod: undefined };
-    expect(rules({ document: noDelivery }).map((e) => e.message)).toEqual(['document.deliveryMethod is required unless combined names where the combined output goes']);
+    expect(rules({ document: noDelivery }).map((e) => e.message)).toEqual([
+      'document.deliveryMethod is required unless combined names where the combined output goes',
+    ]);
     expect(rules({ document: noDelivery, combined: { format: 'pdf', name: 'all', path: 'root', deliveryMethod: 'Storage' } })).toEqual([]);
     // Checked as a Storage delivery at root, whatever the path pattern says.
-    expect(generateShapeOf(request({ document: { ...noDelivery, path: 'x' } })).document).toMatchObject({ deliveryMethod: 'Storage', path: 'root' });
+    expect(generateShapeOf(request({ document: { ...noDelivery, path: 'x' } })).document).toMatchObject({
+      deliveryMethod: 'Storage',
+      path: 'root',
+    });
   });
 
   it('checks the combined target with the locations generate writes to, a zip at any of them', () => {
-    const combined = (c: Partial<NonNullable<BatchRequest['combined']>>) => rules({ combined: { format: 'zip', name: 'all', path: 'root', deliveryMethod: 'Storage', ...c } }).map((e) => e.message);
+    const combined = (c: Partial<NonNullable<BatchRequest['combined']>>) =>
+      rules({ combined: { format: 'zip', name: 'all', path: 'root', deliveryMethod: 'Storage', ...c } }).map((e) => e.message);
     expect(combined({})).toEqual([]);
     expect(combined({ deliveryMethod: 'DriveA', path: 'Shared Documents/out' })).toEqual([]);
     expect(combined({ deliveryMethod: 'crm' })).toEqual(['combined.deliveryMethod must be one of Storage, DriveA, DriveB']);
@@ -39,14 +54,12 @@ describe('batch rules', () => {
   });
 
   it('names every problem of the batch fields at once', () => {
-    const messages = rules(
-      {
-        data: { urn: 'https://example.org/graphql', loadMethod: 'GraphQL', query: '{ a }', rowsFormat: 'csv' },
-        document: { ...request().document, fileFormat: 'docx' },
-        combined: { format: 'pdf', name: 'a/b', path: 'x', deliveryMethod: 'Storage' },
-        stopAfterFailures: 0,
-      },
-    ).map((e) => e.message);
+    const messages = rules({
+      data: { urn: 'https://example.org/graphql', loadMethod: 'GraphQL', query: '{ a }', rowsFormat: 'csv' },
+      document: { ...request().document, fileFormat: 'docx' },
+      combined: { format: 'pdf', name: 'a/b', path: 'x', deliveryMethod: 'Storage' },
+      stopAfterFailures: 0,
+    }).map((e) => e.message);
     expect(messages).toEqual([
       'data.rowsPath is required for GraphQL: the path of the list in the result, such as customers',
       "combined.format pdf merges the rows' PDFs: document.fileFormat must be pdf (it is docx)",
@@ -55,16 +68,22 @@ describe('batch rules', () => {
       'combined.name must be a file name without slashes or control characters (1-255 characters)',
       'stopAfterFailures must be a whole number of at least 1',
     ]);
-    expect(rules({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'a.__proto__' } })[0]?.message).toContain('data.rowsPath must be a dotted path');
-    expect(rules({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'items', rowsFormat: 'jsonl' } })[0]?.message).toContain('cannot be used with data.rowsFormat jsonl');
+    expect(rules({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'a.__proto__' } })[0]?.message).toContain(
+      'data.rowsPath must be a dotted path',
+    );
+    expect(rules({ data: { urn: 'd', loadMethod: 'Storage', rowsPath: 'items', rowsFormat: 'jsonl' } })[0]?.message).toContain(
+      'cannot be used with data.rowsFormat jsonl',
+    );
   });
 });
 
 describe('row urns', () => {
-  it('are RFC 9562 UUIDv5 (the RFC\'s own example), one per batch and row, the same on every attempt', () => {
+  it("are RFC 9562 UUIDv5 (the RFC's own example), one per batch and row, the same on every attempt", () => {
     expect(uuidv5('6ba7b810-9dad-11d1-80b4-00c04fd430c8', 'www.example.com')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
     const batch = '0d7c6c4e-8a1b-4b7e-9d35-3f4a5b6c7d8e';
     expect(rowUrn(batch, 1)).toBe(rowUrn(batch, 1));
-    expect(new Set([rowUrn(batch, 1), rowUrn(batch, 2), rowUrn('1d7c6c4e-8a1b-4b7e-9d35-3f4a5b6c7d8e', 1), combinedUrn(batch)]).size).toBe(4);
+    expect(new Set([rowUrn(batch, 1), rowUrn(batch, 2), rowUrn('1d7c6c4e-8a1b-4b7e-9d35-3f4a5b6c7d8e', 1), combinedUrn(batch)]).size).toBe(
+      4,
+    );
   });
 });

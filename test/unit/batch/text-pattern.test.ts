@@ -28,8 +28,10 @@ describe('compileTextPattern', () => {
   });
 
   it('fails a row whose value a filter cannot format, and a missing value when strict', () => {
-    const p = compileTextPattern("{total | round:99}", "document.name");
+    const p = compileTextPattern('{total | round:99}', 'document.name');
     expect(() => p.render({ total: 1.5 }, ctx)).toThrow(TemplateError);
-    expect(() => compileTextPattern('{id}', 'document.name').render({}, { ...ctx, strict: true })).toThrow('document.name: no value for tag "id"');
+    expect(() => compileTextPattern('{id}', 'document.name').render({}, { ...ctx, strict: true })).toThrow(
+      'document.name: no value for tag "id"',
+    );
   });
 });

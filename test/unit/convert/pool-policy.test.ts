@@ -75,7 +75,10 @@ describe('afterJob (converter/pool-job.ts)', () => {
   const job = (embedsFonts?: true) => ({ id: 1, embedsFonts }) as unknown as PoolJob;
 
   it('promotes a spare only when the pool stopped the job by a time limit; a crash restarts in place', () => {
-    expect(afterJob(job(), 'conversion 1 exceeded 10 ms', true, 3, 1000)).toEqual({ promoteSpare: true, restart: 'conversion 1 exceeded 10 ms' });
+    expect(afterJob(job(), 'conversion 1 exceeded 10 ms', true, 3, 1000)).toEqual({
+      promoteSpare: true,
+      restart: 'conversion 1 exceeded 10 ms',
+    });
     expect(afterJob(job(), 'crashed', false, 3, 1000)).toEqual({ promoteSpare: false, restart: 'crashed' });
   });
 

@@ -12,7 +12,8 @@ const PKG_RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
 const relsPart = (inner: string) => `${XML}<Relationships xmlns="${PKG_RELS}">${inner}</Relationships>`;
-const wordPart = (root: string, inner: string, prefix = 'w') => `${XML}<${prefix}:${root} xmlns:${prefix}="${W}" xmlns:r="${REL}">${inner}</${prefix}:${root}>`;
+const wordPart = (root: string, inner: string, prefix = 'w') =>
+  `${XML}<${prefix}:${root} xmlns:${prefix}="${W}" xmlns:r="${REL}">${inner}</${prefix}:${root}>`;
 
 function part(bytes: Uint8Array, name: string): string {
   const e = readZip(bytes).find((x) => x.name === name);
@@ -36,7 +37,10 @@ const withRels = (rels: string, body = para('x')) => makeDocx({ body, rels });
 
 describe('sanitizeOoxml: relationships', () => {
   it('strips an external relationship when an attribute holding ">" comes before TargetMode', () => {
-    const docx = withRels(`<Relationship Id="rIdX" Type="${REL}/image" Descr="a > b" Target="file:///etc/passwd" TargetMode="External"/>`, pictureRun('rIdX', 'link', 1));
+    const docx = withRels(
+      `<Relationship Id="rIdX" Type="${REL}/image" Descr="a > b" Target="file:///etc/passwd" TargetMode="External"/>`,
+      pictureRun('rIdX', 'link', 1),
+    );
     const r = sanitizeOoxml(docx, 'docx');
     expect(r.removed).toEqual(['word/_rels/document.xml.rels#rIdX: external image → file:///etc/passwd']);
     expect(part(r.bytes, 'word/_rels/document.xml.rels')).not.toContain('rIdX');
@@ -59,7 +63,12 @@ describe('sanitizeOoxml: relationships', () => {
     const unc = `<Relationship Id="rIdC" Type="${REL}/oleObject" Target="\\\\server\\share\\x.xls"/>`;
     const drive = `<Relationship Id="rIdD" Type="${REL}/image" Target="C:/secret.png" TargetMode="Internal"/>`;
     const r = sanitizeOoxml(withRels(decoy + encoded + unc + drive), 'docx');
-    expect(r.removed.map((x) => x.split(':')[0])).toEqual(['word/_rels/document.xml.rels#rIdA', 'word/_rels/document.xml.rels#rIdB', 'word/_rels/document.xml.rels#rIdC', 'word/_rels/document.xml.rels#rIdD']);
+    expect(r.removed.map((x) => x.split(':')[0])).toEqual([
+      'word/_rels/document.xml.rels#rIdA',
+      'word/_rels/document.xml.rels#rIdB',
+      'word/_rels/document.xml.rels#rIdC',
+      'word/_rels/document.xml.rels#rIdD',
+    ]);
     expect(part(r.bytes, 'word/_rels/document.xml.rels')).not.toMatch(/rIdA|rIdB|rIdC|rIdD/);
   });
 
@@ -68,7 +77,9 @@ describe('sanitizeOoxml: relationships', () => {
     const docx = makeDocx({
       body: para('x'),
       extra: {
-        'word/sub/_rels/header1.xml.rels': relsPart(`<Relationship Id="rIdH" Type="${REL}/image" Target="file:///etc/hostname" TargetMode="External"/>`),
+        'word/sub/_rels/header1.xml.rels': relsPart(
+          `<Relationship Id="rIdH" Type="${REL}/image" Target="file:///etc/hostname" TargetMode="External"/>`,
+        ),
         'word/_rels/footer1.XML.RELS': prefixed,
       },
     });
@@ -95,8 +106,12 @@ describe('sanitizeOoxml: relationships', () => {
   });
 
   it('refuses a relationship with two TargetMode spellings rather than guessing which one counts', () => {
-    expect(refusal(withRels(`<Relationship Id="rIdX" Type="${REL}/image" Target="x.png" TargetMode="Internal" targetmode="External"/>`))).toMatch(/2 TargetMode attributes/);
-    expect(refusal(withRels(`<Relationship Id="rIdX" Type="${REL}/image" Target="x.png" TargetMode="Internal" TargetMode="External"/>`))).toMatch(/appears twice/);
+    expect(
+      refusal(withRels(`<Relationship Id="rIdX" Type="${REL}/image" Target="x.png" TargetMode="Internal" targetmode="External"/>`)),
+    ).toMatch(/2 TargetMode attributes/);
+    expect(
+      refusal(withRels(`<Relationship Id="rIdX" Type="${REL}/image" Target="x.png" TargetMode="Internal" TargetMode="External"/>`)),
+    ).toMatch(/appears twice/);
   });
 });
 
@@ -110,7 +125,10 @@ describe('sanitizeOoxml: fields in any part', () => {
       ),
     );
     const r = sanitizeOoxml(docx, 'docx');
-    expect(r.removed).toEqual(['word/document.XML: field INCLUDETEXT "/etc/passwd"', 'word/sub/header1.xml: field INCLUDETEXT "/etc/passwd"']);
+    expect(r.removed).toEqual([
+      'word/document.XML: field INCLUDETEXT "/etc/passwd"',
+      'word/sub/header1.xml: field INCLUDETEXT "/etc/passwd"',
+    ]);
     for (const name of ['word/document.XML', 'word/sub/header1.xml']) {
       expect(part(r.bytes, name)).not.toContain('INCLUDETEXT');
       expect(part(r.bytes, name)).toContain('cached');
@@ -143,7 +161,9 @@ describe('sanitizeOoxml: fields in any part', () => {
   });
 
   it('leaves harmless fields and nested fields in a cached result alone', () => {
-    const body = fieldRun('PAGE', '1') + '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> IF 1 = 1 </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>' +
+    const body =
+      fieldRun('PAGE', '1') +
+      '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> IF 1 = 1 </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>' +
       '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> NUMPAGES </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>';
     const docx = makeDocx(body);
     expect(sanitizeOoxml(docx, 'docx')).toEqual({ bytes: docx, removed: [], embedsFonts: false });
@@ -151,8 +171,17 @@ describe('sanitizeOoxml: fields in any part', () => {
 
   it('drops absolute href/src attributes (VML imagedata) and altChunk elements in any part', () => {
     const vml = `<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office"><v:imagedata src="file:///etc/passwd" o:href="\\\\host\\share\\a.png" o:title="kept"/></v:shape></w:pict></w:r></w:p>`;
-    const r = sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'word/header2.xml': wordPart('hdr', vml + '<w:altChunk r:id="rIdAlt"><w:altChunkPr/></w:altChunk>') } }), 'docx');
-    expect(r.removed).toEqual(['word/header2.xml: <v:imagedata> src → file:///etc/passwd', 'word/header2.xml: <v:imagedata> o:href → \\\\host\\share\\a.png']);
+    const r = sanitizeOoxml(
+      makeDocx({
+        body: para('x'),
+        extra: { 'word/header2.xml': wordPart('hdr', vml + '<w:altChunk r:id="rIdAlt"><w:altChunkPr/></w:altChunk>') },
+      }),
+      'docx',
+    );
+    expect(r.removed).toEqual([
+      'word/header2.xml: <v:imagedata> src → file:///etc/passwd',
+      'word/header2.xml: <v:imagedata> o:href → \\\\host\\share\\a.png',
+    ]);
     const out = part(r.bytes, 'word/header2.xml');
     expect(out).toContain('<v:imagedata o:title="kept"/>');
     expect(out).not.toMatch(/altChunk|passwd|share/);
@@ -174,22 +203,43 @@ describe('sanitizeOoxml: refused packages', () => {
       [{ 'word/header1.xml': wordPart('hdr', '<w:p><w:r><w:t>&xxe;</w:t></w:r></w:p>') }, /undefined entity|not well-formed/],
       [{ 'word/header1.xml': wordPart('hdr', '<w:p><w:r></w:p></w:r>') }, /not well-formed/],
       [{ 'word/sub/header1.XML': `<!DOCTYPE x [<!ENTITY a SYSTEM "file:///etc/passwd">]><x>&a;</x>` }, /DOCTYPE/],
-      [{ 'word/_rels/document.xml.rels': relsPart(`<Relationship Id="a" Type="t" Target="x.png"TargetMode="External"/>`) }, /separated by white space/],
+      [
+        { 'word/_rels/document.xml.rels': relsPart(`<Relationship Id="a" Type="t" Target="x.png"TargetMode="External"/>`) },
+        /separated by white space/,
+      ],
     ];
     for (const [extra, message] of cases) expect(refusal(makeDocx({ body: para('x'), extra }))).toMatch(message);
   });
 
   it('refuses spreadsheet DDE/OLE links and blanks DDE formulas, keeping their cached value', () => {
     const xlsx = makeXlsx([{ name: 'S', rows: [['a']] }]);
-    const dde = writeZip([...readZip(xlsx), makeEntry('xl/externalLinks/externalLink1.xml', `${XML}<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><ddeLink ddeService="cmd" ddeTopic="/c calc"/></externalLink>`)]);
+    const dde = writeZip([
+      ...readZip(xlsx),
+      makeEntry(
+        'xl/externalLinks/externalLink1.xml',
+        `${XML}<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><ddeLink ddeService="cmd" ddeTopic="/c calc"/></externalLink>`,
+      ),
+    ]);
     expect(() => sanitizeOoxml(dde, 'xlsx')).toThrow(/DDE links are refused/);
-    const withFormula = writeZip(readZip(xlsx).map((e) => (e.name === 'xl/worksheets/sheet1.xml' ? makeEntry(e.name, entryText(e).replace(/<c r="A1"[^]*?<\/c>/, `<c r="A1"><f>cmd|' /C calc'!A0 &amp; "a|b"</f><v>0</v></c>`)) : e)));
+    const withFormula = writeZip(
+      readZip(xlsx).map((e) =>
+        e.name === 'xl/worksheets/sheet1.xml'
+          ? makeEntry(e.name, entryText(e).replace(/<c r="A1"[^]*?<\/c>/, `<c r="A1"><f>cmd|' /C calc'!A0 &amp; "a|b"</f><v>0</v></c>`))
+          : e,
+      ),
+    );
     const r = sanitizeOoxml(withFormula, 'xlsx');
     expect(r.removed).toHaveLength(1);
     const sheet = part(r.bytes, 'xl/worksheets/sheet1.xml');
     expect(sheet).toContain('<c r="A1"><f></f><v>0</v></c>');
     // A "|" inside a string literal is no DDE reference.
-    const literal = writeZip(readZip(xlsx).map((e) => (e.name === 'xl/worksheets/sheet1.xml' ? makeEntry(e.name, entryText(e).replace(/<c r="A1"[^]*?<\/c>/, `<c r="A1"><f>"a|b"</f><v>0</v></c>`)) : e)));
+    const literal = writeZip(
+      readZip(xlsx).map((e) =>
+        e.name === 'xl/worksheets/sheet1.xml'
+          ? makeEntry(e.name, entryText(e).replace(/<c r="A1"[^]*?<\/c>/, `<c r="A1"><f>"a|b"</f><v>0</v></c>`))
+          : e,
+      ),
+    );
     expect(sanitizeOoxml(literal, 'xlsx').removed).toEqual([]);
   });
 });

@@ -27,7 +27,8 @@ function withImage(name: string, bytes: Uint8Array | string, extra: Record<strin
   });
 }
 
-const svg = (inner: string) => `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">${inner}</svg>`;
+const svg = (inner: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">${inner}</svg>`;
 const EMPTY_PNG_HEAD = [0x89, 0x50, 0x4e, 0x47];
 const isEmptyPng = (b: Uint8Array) => EMPTY_PNG_HEAD.every((x, i) => b[i] === x) && b.length < 100;
 
@@ -89,7 +90,14 @@ function wmf(escapeData: Buffer): Uint8Array {
 
 describe('sanitizeOoxml: images by what they are', () => {
   it('inflates a gzip-compressed SVG (svgz, whatever its name) and cleans it like any SVG', () => {
-    const doc = withImage('i.svg', gzipSync(svg('<image width="10" height="10" xlink:href="file:///srv/data/storage/subscriptions/a/documents/x"/><rect width="5" height="5"/>')));
+    const doc = withImage(
+      'i.svg',
+      gzipSync(
+        svg(
+          '<image width="10" height="10" xlink:href="file:///srv/data/storage/subscriptions/a/documents/x"/><rect width="5" height="5"/>',
+        ),
+      ),
+    );
     const r = sanitizeOoxml(doc, 'docx');
     expect(r.removed).toEqual([
       'word/media/i.svg: <image> xlink:href → file:///srv/data/storage/subscriptions/a/documents/x',
@@ -106,7 +114,8 @@ describe('sanitizeOoxml: images by what they are', () => {
     const nested = `data:image/svg+xml;base64,${Buffer.from(svg('<image xlink:href="file:///etc/hostname"/>')).toString('base64')}`;
     // Declared as a PNG, but its bytes are an SVG: LibreOffice reads the bytes.
     const disguised = `data:image/png;base64,${Buffer.from(svg('<image xlink:href="file:///etc/hostname"/>')).toString('base64')}`;
-    const inner = '<image xlink:href="../../../../etc/passwd"/>' +
+    const inner =
+      '<image xlink:href="../../../../etc/passwd"/>' +
       `<g xml:base="file:///srv/"><image href="secret.png"/></g>` +
       `<image xlink:href="${nested}"/><image xlink:href="${disguised}"/>` +
       '<rect fill="url(file:///srv/p.svg#paint)" filter="url(#blur)" width="1" height="1"/>' +
@@ -142,7 +151,10 @@ describe('sanitizeOoxml: images by what they are', () => {
       expect(isEmptyPng(bytesOf(r.bytes, `word/media/${name}`)), name).toBe(true);
     }
     // An image by its content type alone, and a PDF in a part nothing calls an image.
-    const typed = makeDocx({ body: para('x'), extra: { 'word/media/x.png': new Uint8Array([9, 9, 9, 9]), 'word/embeddings/doc.pdf': pdf } });
+    const typed = makeDocx({
+      body: para('x'),
+      extra: { 'word/media/x.png': new Uint8Array([9, 9, 9, 9]), 'word/embeddings/doc.pdf': pdf },
+    });
     const r = sanitizeOoxml(typed, 'docx');
     expect(r.removed).toEqual([
       'word/media/x.png: image part whose bytes are not a known raster image, SVG, EMF or WMF; replaced by an empty image',
@@ -164,9 +176,17 @@ describe('sanitizeOoxml: images by what they are', () => {
   it('replaces an EMF or WMF that embeds a reference or another format, and inflates a clean emz', () => {
     const cases: [string, Uint8Array, string][] = [
       ['c.emf', emf([emfRecord(70, Buffer.from('EMF+ x file:///etc/shadow', 'latin1'), true)]), 'EMF that references file://'],
-      ['d.emf', emf([emfRecord(70, gzipSync(svg('<image xlink:href="file:///etc/shadow"/>')), true)]), 'EMF that references a gzip-compressed stream'],
+      [
+        'd.emf',
+        emf([emfRecord(70, gzipSync(svg('<image xlink:href="file:///etc/shadow"/>')), true)]),
+        'EMF that references a gzip-compressed stream',
+      ],
       ['e.wmf', wmf(Buffer.from(svg(''))), 'WMF that references <svg'],
-      ['f.emz', gzipSync(emf([emfRecord(70, Buffer.from('\\\\attacker\\share\\x.png', 'utf16le'), true)])), 'gzip-compressed EMF that references \\\\attacker\\'],
+      [
+        'f.emz',
+        gzipSync(emf([emfRecord(70, Buffer.from('\\\\attacker\\share\\x.png', 'utf16le'), true)])),
+        'gzip-compressed EMF that references \\\\attacker\\',
+      ],
     ];
     for (const [name, bytes, what] of cases) {
       const r = sanitizeOoxml(withImage(name, bytes), 'docx');
@@ -187,12 +207,18 @@ describe('sanitizeOoxml: macros, whatever part they name', () => {
       rels: `<Relationship Id="rIdVba" Type="${MS_REL}/vbaProject" Target="media/image9.png"/>`,
       extra: { 'word/media/image9.png': png() },
     });
-    expect(refusal(renamed)).toMatch(/macro-enabled documents are refused \(word\/_rels\/document\.xml\.rels: a vbaProject relationship to media\/image9\.png\)/);
-    const keymap = makeDocx({ body: para('x'), rels: `<Relationship Id="rIdK" Type="${MS_REL}/keyMapCustomizations" Target="custom.xml"/>` });
+    expect(refusal(renamed)).toMatch(
+      /macro-enabled documents are refused \(word\/_rels\/document\.xml\.rels: a vbaProject relationship to media\/image9\.png\)/,
+    );
+    const keymap = makeDocx({
+      body: para('x'),
+      rels: `<Relationship Id="rIdK" Type="${MS_REL}/keyMapCustomizations" Target="custom.xml"/>`,
+    });
     expect(refusal(keymap)).toMatch(/keyMapCustomizations relationship/);
     const typed = makeDocx({ body: para('x'), extra: { 'word/media/x.png': png() } });
     const entries = readZip(typed);
-    const types = Buffer.from(entryData(entries.find((e) => e.name === '[Content_Types].xml')!)).toString('utf8')
+    const types = Buffer.from(entryData(entries.find((e) => e.name === '[Content_Types].xml')!))
+      .toString('utf8')
       .replace('ContentType="image/png"', 'ContentType="application/vnd.ms-office.vbaProject"');
     const withType = makeDocx({ body: para('x'), extra: { 'word/media/x.png': png(), '[Content_Types].xml': types } });
     expect(refusal(withType)).toMatch(/content type application\/vnd\.ms-office\.vbaProject/);

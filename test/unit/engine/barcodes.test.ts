@@ -26,7 +26,12 @@ function readPng(bytes: Uint8Array): boolean[][] {
 }
 
 const L = ['0001101', '0011001', '0010011', '0111101', '0100011', '0110001', '0101111', '0111011', '0110111', '0001011'];
-const G = L.map((c) => [...c].reverse().map((x) => (x === '0' ? '1' : '0')).join(''));
+const G = L.map((c) =>
+  [...c]
+    .reverse()
+    .map((x) => (x === '0' ? '1' : '0'))
+    .join(''),
+);
 const R = L.map((c) => [...c].map((x) => (x === '0' ? '1' : '0')).join(''));
 const PARITY = ['LLLLLL', 'LLGLGG', 'LLGGLG', 'LLGGGL', 'LGLLGG', 'LGGLLG', 'LGGGLL', 'LGLGLG', 'LGLGGL', 'LGGLGL'];
 
@@ -67,7 +72,9 @@ describe('QR codes and barcodes', () => {
     const scale = (px[quiet]?.indexOf(false, px[quiet]?.indexOf(true)) ?? 0) - (px[quiet]?.indexOf(true) ?? 0);
     const m = scale / 7;
     const finder = (x0: number, y0: number): string =>
-      Array.from({ length: 7 }, (_, y) => Array.from({ length: 7 }, (_, x) => (px[y0 + y * m + Math.floor(m / 2)]?.[x0 + x * m + Math.floor(m / 2)] ? '#' : '.')).join('')).join('/');
+      Array.from({ length: 7 }, (_, y) =>
+        Array.from({ length: 7 }, (_, x) => (px[y0 + y * m + Math.floor(m / 2)]?.[x0 + x * m + Math.floor(m / 2)] ? '#' : '.')).join(''),
+      ).join('/');
     const pattern = '#######/#.....#/#.###.#/#.###.#/#.###.#/#.....#/#######';
     const far = size - quiet - 7 * m;
     expect(finder(quiet, quiet)).toBe(pattern);

@@ -41,9 +41,16 @@ describe('conversionCost: pages', () => {
   it('adds page breaks, page-break-before and section breaks, but not continuous sections', () => {
     // Three sections: the first ends in a paragraph, the second (continuous: no new page) in another, the
     // third is the body's own (makeDocx), which starts a new page.
-    const body = para('a') + pageBreak + para('b') + '<w:p><w:pPr><w:pageBreakBefore/></w:pPr><w:r><w:t>c</w:t></w:r></w:p>' +
-      '<w:p><w:pPr><w:pageBreakBefore w:val="false"/></w:pPr></w:p>' + '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' + para('d') +
-      '<w:p><w:pPr><w:sectPr><w:type w:val="continuous"/></w:sectPr></w:pPr></w:p>' + para('e');
+    const body =
+      para('a') +
+      pageBreak +
+      para('b') +
+      '<w:p><w:pPr><w:pageBreakBefore/></w:pPr><w:r><w:t>c</w:t></w:r></w:p>' +
+      '<w:p><w:pPr><w:pageBreakBefore w:val="false"/></w:pPr></w:p>' +
+      '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' +
+      para('d') +
+      '<w:p><w:pPr><w:sectPr><w:type w:val="continuous"/></w:sectPr></w:pPr></w:p>' +
+      para('e');
     expect(conversionCost(makeDocx(body)).breaks).toBe(3);
     const paged = conversionCost(makeDocx(Array.from({ length: 1_000 }, (_, i) => para(`Page ${i}`)).join(pageBreak)));
     expect(paged.breaks).toBe(999);
@@ -74,15 +81,27 @@ describe('conversionCost: pages', () => {
   it('reads parts by their root element and elements by local name: another prefix or part name changes nothing', () => {
     const body = Array.from({ length: 600 }, (_, i) => `<x:p><x:r><x:t>${i}</x:t></x:r></x:p>`).join('');
     const renamed = writeZip([
-      { name: '[Content_Types].xml', data: Buffer.from('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/a/b.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>') },
-      { name: '_rels/.rels', data: Buffer.from('<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="a/b.xml"/></Relationships>') },
+      {
+        name: '[Content_Types].xml',
+        data: Buffer.from(
+          '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/a/b.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        ),
+      },
+      {
+        name: '_rels/.rels',
+        data: Buffer.from(
+          '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="a/b.xml"/></Relationships>',
+        ),
+      },
       { name: 'a/b.xml', data: Buffer.from(`<?xml version="1.0"?><x:document xmlns:x="${W}"><x:body>${body}</x:body></x:document>`) },
     ]);
     expect(conversionCost(renamed)).toMatchObject({ paragraphs: 600, pages: 12 });
   });
 
   it('counts text in CDATA and skips what comments and processing instructions hold', () => {
-    const c = conversionCost(makeDocx(`<w:p><w:r><w:t><![CDATA[${'y'.repeat(500)}]]></w:t></w:r></w:p><!-- <w:p><w:p><w:p> --><?pi <w:p>?>`));
+    const c = conversionCost(
+      makeDocx(`<w:p><w:r><w:t><![CDATA[${'y'.repeat(500)}]]></w:t></w:r></w:p><!-- <w:p><w:p><w:p> --><?pi <w:p>?>`),
+    );
     expect(c.paragraphs).toBe(1);
     expect(c.longestParagraph?.chars).toBe(500);
   });
@@ -98,7 +117,43 @@ describe('conversionCost: paragraphs and images', () => {
   });
 
   const png = hugePng(30_000, 30_000);
-  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, ...Buffer.from('JFIF\0'), 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x0f, 0xa0, 0x17, 0x70, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  const jpeg = Buffer.from([
+    0xff,
+    0xd8,
+    0xff,
+    0xe0,
+    0x00,
+    0x10,
+    ...Buffer.from('JFIF\0'),
+    1,
+    1,
+    0,
+    0,
+    1,
+    0,
+    1,
+    0,
+    0,
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    0x0f,
+    0xa0,
+    0x17,
+    0x70,
+    0x03,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+  ]);
   const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0x10, 0x27, 0x10, 0x27]), Buffer.alloc(10)]);
   const bmp = Buffer.alloc(54);
   bmp.write('BM', 0, 'latin1');
@@ -138,7 +193,11 @@ describe('conversionCost: paragraphs and images', () => {
 
   it('adds up every image, deflated ones too', () => {
     expect(png.length).toBeLessThan(200_000);
-    const deflated = writeZip([{ name: 'word/document.xml', data: Buffer.from(`<w:document xmlns:w="${W}"><w:body><w:p/></w:body></w:document>`) }, { name: 'word/media/a.png', data: png, level: 9 }, { name: 'word/media/b.gif', data: gif }]);
+    const deflated = writeZip([
+      { name: 'word/document.xml', data: Buffer.from(`<w:document xmlns:w="${W}"><w:body><w:p/></w:body></w:document>`) },
+      { name: 'word/media/a.png', data: png, level: 9 },
+      { name: 'word/media/b.gif', data: gif },
+    ]);
     expect(conversionCost(deflated).imagePixels).toBe(900_000_000 + 100_000_000);
   });
 });
@@ -151,7 +210,12 @@ describe('checkConversionCost', () => {
   it('refuses each limit with its value and setting, every limit exceeded at once', () => {
     const l = DEFAULT_TEMPLATE_LIMITS;
     const pages = limitError(() => checkConversionCost(makeDocx(numberedParagraphs(260_000))));
-    expect(pages.errors).toEqual([{ id: 'limit_exceeded', message: `the document comes to about 5200 pages (260000 paragraphs); the limit is ${l.maxPages} (TEMPLATE_MAX_PAGES)` }]);
+    expect(pages.errors).toEqual([
+      {
+        id: 'limit_exceeded',
+        message: `the document comes to about 5200 pages (260000 paragraphs); the limit is ${l.maxPages} (TEMPLATE_MAX_PAGES)`,
+      },
+    ]);
     const run = limitError(() => checkConversionCost(longRunDocx(1_000_000)));
     expect(run.errors[0]).toEqual({
       id: 'limit_exceeded',
@@ -160,16 +224,24 @@ describe('checkConversionCost', () => {
     });
     const table = limitError(() => checkConversionCost(makeDocx(rows(6_000, 1))));
     expect(table.message).toBe(`a table of word/document.xml has 6000 rows; the limit is ${l.maxTableRows} (TEMPLATE_MAX_TABLE_ROWS)`);
-    const image = limitError(() => checkConversionCost(makeDocx({ body: para('x'), extra: { 'word/media/i.png': hugePng(30_000, 30_000) } })));
-    expect(image.message).toBe(`the images come to 900000000 pixels (the largest, word/media/i.png, is 30000 x 30000); the limit is ${l.maxImagePixels} (TEMPLATE_MAX_IMAGE_PIXELS)`);
-    const cells = limitError(() => checkConversionCost(makeXlsx([{ name: 'S', rows: Array.from({ length: 25_000 }, () => Array(10).fill(1)) }])));
+    const image = limitError(() =>
+      checkConversionCost(makeDocx({ body: para('x'), extra: { 'word/media/i.png': hugePng(30_000, 30_000) } })),
+    );
+    expect(image.message).toBe(
+      `the images come to 900000000 pixels (the largest, word/media/i.png, is 30000 x 30000); the limit is ${l.maxImagePixels} (TEMPLATE_MAX_IMAGE_PIXELS)`,
+    );
+    const cells = limitError(() =>
+      checkConversionCost(makeXlsx([{ name: 'S', rows: Array.from({ length: 25_000 }, () => Array(10).fill(1)) }])),
+    );
     expect(cells.errors.map((e) => e.message)).toEqual([`the workbook has 250000 cells; the limit is ${l.maxCells} (TEMPLATE_MAX_CELLS)`]);
     const both = limitError(() => checkConversionCost(longRunDocx(1_000_000), { maxPages: 100 }));
     expect(both.errors.map((e) => e.message.replace(/.*\(/, '('))).toEqual(['(TEMPLATE_MAX_PARAGRAPH_CHARS)', '(TEMPLATE_MAX_PAGES)']);
   });
 
   it('takes the limits given', () => {
-    expect(() => checkConversionCost(makeDocx(numberedParagraphs(600)), { maxPages: 10 })).toThrow(/about 12 pages \(600 paragraphs\); the limit is 10 \(TEMPLATE_MAX_PAGES\)/);
+    expect(() => checkConversionCost(makeDocx(numberedParagraphs(600)), { maxPages: 10 })).toThrow(
+      /about 12 pages \(600 paragraphs\); the limit is 10 \(TEMPLATE_MAX_PAGES\)/,
+    );
     expect(checkConversionCost(makeDocx(numberedParagraphs(600)), { maxPages: 12 }).pages).toBe(12);
   });
 });

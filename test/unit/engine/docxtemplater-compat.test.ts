@@ -4,20 +4,27 @@ import { docText, docx, p, partText, pptx, shape, table, tableStart, unzipText, 
 
 // Documents docxtemplater renders, and what its authors expect of them.
 
-const sect = (marker: string): string => `<w:sectPr><w:footerReference w:type="default" r:id="${marker}"/><w:pgMar w:top="${marker.length}" w:right="720" w:bottom="720" w:left="720" w:header="360" w:footer="360" w:gutter="0"/></w:sectPr>`;
+const sect = (marker: string): string =>
+  `<w:sectPr><w:footerReference w:type="default" r:id="${marker}"/><w:pgMar w:top="${marker.length}" w:right="720" w:bottom="720" w:left="720" w:header="360" w:footer="360" w:gutter="0"/></w:sectPr>`;
 const tagParagraph = (pPr: string, text: string): string => `<w:p><w:pPr>${pPr}</w:pPr><w:r><w:t>${text}</w:t></w:r></w:p>`;
 
 describe('docxtemplater compatibility', () => {
   it('{$index} is the 0-based position in the innermost list', async () => {
     const body = p('{#users}{$index}. {name}:{#tags} {$index}={.}{/tags}{/users}');
-    const out = await render(docx(body), { users: [{ name: 'a', tags: ['x', 'y'] }, { name: 'b', tags: ['z'] }] });
+    const out = await render(docx(body), {
+      users: [
+        { name: 'a', tags: ['x', 'y'] },
+        { name: 'b', tags: ['z'] },
+      ],
+    });
     expect(docText(out)).toEqual(['0. a: 0=x 1=y1. b: 0=z']);
     const rows = await render(docx(table([['{#items}{$index}', '{name}{/items}']])), { items: [{ name: 'p' }, { name: 'q' }] });
     expect(docText(rows)).toEqual(['0', 'p', '1', 'q']);
   });
 
   it('a date without a time never shifts with the time zone', async () => {
-    const body = p('{d | date:"yyyy-MM-dd EEE"}') + p('{d | date:"short"}') + p('{t | date:"yyyy-MM-dd HH:mm"}') + p('{z | date:"yyyy-MM-dd HH:mm"}');
+    const body =
+      p('{d | date:"yyyy-MM-dd EEE"}') + p('{d | date:"short"}') + p('{t | date:"yyyy-MM-dd HH:mm"}') + p('{z | date:"yyyy-MM-dd HH:mm"}');
     const data = { d: '2026-01-15', t: '2026-01-15T08:30', z: '2026-01-15T03:00:00Z' };
     for (const timezone of ['America/Los_Angeles', 'Pacific/Kiritimati', 'UTC']) {
       const text = docText(await render(docx(body), data, { timezone }));
@@ -30,7 +37,12 @@ describe('docxtemplater compatibility', () => {
   it('repeats a row whose opening tag sits in a cell wrapped in a content control', async () => {
     const sdtCell = `<w:sdt><w:sdtPr><w:alias w:val="Name"/></w:sdtPr><w:sdtContent><w:tc><w:tcPr/>${p('{#items}{name}')}</w:tc></w:sdtContent></w:sdt>`;
     const body = `${tableStart(2)}<w:tr>${sdtCell}<w:tc><w:tcPr/>${p('{qty}{/items}')}</w:tc></w:tr></w:tbl>`;
-    const out = await render(docx(body), { items: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2 }] });
+    const out = await render(docx(body), {
+      items: [
+        { name: 'a', qty: 1 },
+        { name: 'b', qty: 2 },
+      ],
+    });
     expect(docText(out)).toEqual(['a', '1', 'b', '2']);
     const xml = partText(out, 'word/document.xml');
     expect(xml.match(/<w:tr>/g)?.length).toBe(2);
@@ -70,7 +82,11 @@ describe('docxtemplater compatibility', () => {
 
   it('a key present but null in a loop item falls back to the enclosing scope', async () => {
     const body = p('{#items}{name}: {currency} {note}|{/items}');
-    const out = await render(docx(body), { currency: 'EUR', note: 'top', items: [{ name: 'a', currency: null }, { name: 'b', currency: 'USD', note: null }, { name: 'c' }] });
+    const out = await render(docx(body), {
+      currency: 'EUR',
+      note: 'top',
+      items: [{ name: 'a', currency: null }, { name: 'b', currency: 'USD', note: null }, { name: 'c' }],
+    });
     expect(docText(out)).toEqual(['a: EUR top|b: USD top|c: EUR top|']);
     // Present as null everywhere: empty, as before.
     expect(docText(await render(docx(p('[{x}]')), { x: null }))).toEqual(['[]']);
@@ -106,11 +122,19 @@ describe('docxtemplater compatibility', () => {
       `<?xml version="1.0" encoding="UTF-8"?><dsp:drawing xmlns:dsp="http://schemas.microsoft.com/office/drawing/2008/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">` +
       '<dsp:spTree><dsp:nvGrpSpPr><dsp:cNvPr id="0" name=""/><dsp:cNvGrpSpPr/></dsp:nvGrpSpPr><dsp:grpSpPr/><dsp:sp modelId="1"><dsp:nvSpPr><dsp:cNvPr id="0" name=""/><dsp:cNvSpPr/></dsp:nvSpPr><dsp:spPr/>' +
       `<dsp:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US"/><a:t>${t}</a:t></a:r></a:p></dsp:txBody></dsp:sp></dsp:spTree></dsp:drawing>`;
-    const parts = { 'word/diagrams/data1.xml': dgm('dgm:dataModel', 'Step {step}'), 'word/diagrams/drawing1.xml': drawing('{step | upper}') };
+    const parts = {
+      'word/diagrams/data1.xml': dgm('dgm:dataModel', 'Step {step}'),
+      'word/diagrams/drawing1.xml': drawing('{step | upper}'),
+    };
     const out = unzipText(await render(docx(p('{title}'), parts), { title: 'T', step: 'plan' }));
     expect(out.get('word/diagrams/data1.xml')).toContain('<a:t>Step plan</a:t>');
     expect(out.get('word/diagrams/drawing1.xml')).toContain('<a:t>PLAN</a:t>');
-    const deck = unzipText(await render(addParts(pptx([shape(2, '{title}')]), { 'ppt/diagrams/data1.xml': dgm('dgm:dataModel', '{#steps}{.} {/steps}') }), { title: 'T', steps: ['a', 'b'] }));
+    const deck = unzipText(
+      await render(addParts(pptx([shape(2, '{title}')]), { 'ppt/diagrams/data1.xml': dgm('dgm:dataModel', '{#steps}{.} {/steps}') }), {
+        title: 'T',
+        steps: ['a', 'b'],
+      }),
+    );
     expect(deck.get('ppt/diagrams/data1.xml')).toContain('<a:t>a b </a:t>');
   });
 });

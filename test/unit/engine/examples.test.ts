@@ -28,7 +28,10 @@ describe('examples/', () => {
   });
 
   it('the invoice says who it is for', async () => {
-    const out = await render(new Uint8Array(fs.readFileSync(path.join(dir, 'invoice.docx'))), JSON.parse(fs.readFileSync(path.join(dir, 'invoice.json'), 'utf8')));
+    const out = await render(
+      new Uint8Array(fs.readFileSync(path.join(dir, 'invoice.docx'))),
+      JSON.parse(fs.readFileSync(path.join(dir, 'invoice.json'), 'utf8')),
+    );
     expect(docText(out).join('\n')).toContain('INV-2026-0117');
   });
 });

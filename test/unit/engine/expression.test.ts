@@ -28,7 +28,19 @@ describe('expressions', () => {
 
   it('cannot reach prototypes, constructors or functions', () => {
     const data = { o: {}, s: 'str', f: () => 1 };
-    for (const src of ['constructor', 'o.constructor', 'o.__proto__', 's.constructor', 'o["constructor"]', 'o["__proto__"]', 'toString', 'o.hasOwnProperty', 'f', 's.length.constructor', 'o.prototype']) {
+    for (const src of [
+      'constructor',
+      'o.constructor',
+      'o.__proto__',
+      's.constructor',
+      'o["constructor"]',
+      'o["__proto__"]',
+      'toString',
+      'o.hasOwnProperty',
+      'f',
+      's.length.constructor',
+      'o.prototype',
+    ]) {
       expect(run(src, data), src).toBe(undefined);
     }
     expect(() => parseExpression('o.toString()')).toThrow(ExpressionError);
@@ -51,8 +63,12 @@ describe('expressions', () => {
 describe('filters', () => {
   const de = { locale: 'de-DE', timezone: 'Europe/Berlin' };
   it('formats currency, numbers and percentages with Intl and the locale', () => {
-    expect(run('amount | currency:"EUR"', { amount: 1234.5 })).toBe(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR' }).format(1234.5));
-    expect(run('amount | currency:"EUR"', { amount: 1234.5 }, de)).toBe(new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(1234.5));
+    expect(run('amount | currency:"EUR"', { amount: 1234.5 })).toBe(
+      new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR' }).format(1234.5),
+    );
+    expect(run('amount | currency:"EUR"', { amount: 1234.5 }, de)).toBe(
+      new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(1234.5),
+    );
     expect(run('n | number:2', { n: 1234.5 })).toBe('1,234.50');
     expect(run('n | number:2', { n: 1234.5 }, de)).toBe('1.234,50');
     expect(run('n | percent', { n: 0.25 })).toBe('25%');

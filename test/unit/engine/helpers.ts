@@ -46,7 +46,8 @@ export function docx(bodyXml: string, extra: Record<string, string | Uint8Array>
       '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
     '_rels/.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="word/document.xml"/></Relationships>`,
     'word/document.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W_NS}" xmlns:r="${R_NS}"><w:body>${bodyXml}<w:sectPr/></w:body></w:document>`,
-    'word/_rels/document.xml.rels': '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>',
+    'word/_rels/document.xml.rels':
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>',
     ...extra,
   });
 }
@@ -59,7 +60,12 @@ export function paragraphs(xml: string): string[] {
     for (const t of m[0].matchAll(/<(?:w|a):t(?:\s[^>]*)?>([^<]*)<\/(?:w|a):t>|<(?:w|a):br\b[^>]*\/?>|<w:tab\/>/g)) {
       if (t[0].includes(':br')) s += '\n';
       else if (t[0] === '<w:tab/>') s += '\t';
-      else s += (t[1] ?? '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+      else
+        s += (t[1] ?? '')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, '&');
     }
     out.push(s);
   }
@@ -92,7 +98,9 @@ export function xlsx(spec: XlsxSpec): Uint8Array {
       '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
       '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
       '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' +
-      (spec.calcChain === true ? '<Override PartName="/xl/calcChain.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/>' : '') +
+      (spec.calcChain === true
+        ? '<Override PartName="/xl/calcChain.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/>'
+        : '') +
       '</Types>',
     '_rels/.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"><Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     'xl/workbook.xml': `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${SML_NS}" xmlns:r="${R_NS}"><sheets><sheet name="Data Sheet" sheetId="1" r:id="rId1"/></sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="1"/></workbook>`,
@@ -106,10 +114,12 @@ export function xlsx(spec: XlsxSpec): Uint8Array {
     'xl/worksheets/sheet1.xml': `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${SML_NS}" xmlns:r="${R_NS}"><dimension ref="A1:C9"/><sheetData>${spec.rows}</sheetData>${spec.tail ?? ''}${spec.table === undefined ? '' : '<tableParts count="1"><tablePart r:id="rId1"/></tableParts>'}</worksheet>`,
   };
   if (spec.table !== undefined) {
-    files['xl/worksheets/_rels/sheet1.xml.rels'] = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"><Relationship Id="rId1" Type="${R_NS}/table" Target="../tables/table1.xml"/></Relationships>`;
+    files['xl/worksheets/_rels/sheet1.xml.rels'] =
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"><Relationship Id="rId1" Type="${R_NS}/table" Target="../tables/table1.xml"/></Relationships>`;
     files['xl/tables/table1.xml'] = spec.table;
   }
-  if (spec.calcChain === true) files['xl/calcChain.xml'] = `<?xml version="1.0" encoding="UTF-8"?><calcChain xmlns="${SML_NS}"><c r="C3" i="1"/></calcChain>`;
+  if (spec.calcChain === true)
+    files['xl/calcChain.xml'] = `<?xml version="1.0" encoding="UTF-8"?><calcChain xmlns="${SML_NS}"><c r="C3" i="1"/></calcChain>`;
   return zip(files);
 }
 
@@ -128,7 +138,9 @@ export function row(r: number, cells: Array<[string, string, number?]>): string 
 /** Cells of a rendered sheet as `REF=value` (shared strings resolved), in document order. */
 export function sheetCells(bytes: Uint8Array, part = 'xl/worksheets/sheet1.xml'): string[] {
   const files = unzipText(bytes);
-  const shared = [...(files.get('xl/sharedStrings.xml') ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) => (m[1] ?? '').replace(/<[^>]+>/g, ''));
+  const shared = [...(files.get('xl/sharedStrings.xml') ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) =>
+    (m[1] ?? '').replace(/<[^>]+>/g, ''),
+  );
   const xml = files.get(part) ?? '';
   const out: string[] = [];
   for (const m of xml.matchAll(/<c r="([A-Z]+\d+)"([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
@@ -171,9 +183,21 @@ const A16 = 'http://schemas.microsoft.com/office/drawing/2014/main';
  */
 export function slideTable(id: number, rows: string[][], rowHeight = 370840): string {
   const cols = Math.max(1, ...rows.map((r) => r.length));
-  const trs = rows.map((r, i) =>
-    `<a:tr h="${rowHeight}">${r.map((t) => `<a:tc><a:txBody><a:bodyPr/><a:lstStyle/>${t.split('\n').map((x) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${esc(x)}</a:t></a:r></a:p>`).join('')}</a:txBody><a:tcPr/></a:tc>`).join('')}` +
-    `<a:extLst><a:ext uri="{0D108BD9-81ED-4DB2-BD59-A6C34878D82A}"><a16:rowId xmlns:a16="${A16}" val="${7 + i}"/></a:ext></a:extLst></a:tr>`).join('');
+  const trs = rows
+    .map(
+      (r, i) =>
+        `<a:tr h="${rowHeight}">${r
+          .map(
+            (t) =>
+              `<a:tc><a:txBody><a:bodyPr/><a:lstStyle/>${t
+                .split('\n')
+                .map((x) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${esc(x)}</a:t></a:r></a:p>`)
+                .join('')}</a:txBody><a:tcPr/></a:tc>`,
+          )
+          .join('')}` +
+        `<a:extLst><a:ext uri="{0D108BD9-81ED-4DB2-BD59-A6C34878D82A}"><a16:rowId xmlns:a16="${A16}" val="${7 + i}"/></a:ext></a:extLst></a:tr>`,
+    )
+    .join('');
   return (
     `<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="${id}" name="Table ${id}"/><p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/></p:nvGraphicFramePr>` +
     `<p:xfrm><a:off x="500000" y="1500000"/><a:ext cx="${cols * 2000000}" cy="${rows.length * rowHeight}"/></p:xfrm>` +
@@ -187,15 +211,22 @@ export function pptx(slides: string[]): Uint8Array {
       '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
       '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
       '<Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/>' +
-      slides.map((_, i) => `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`).join('') +
+      slides
+        .map(
+          (_, i) =>
+            `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`,
+        )
+        .join('') +
       '</Types>',
     '_rels/.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"><Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="ppt/presentation.xml"/></Relationships>`,
     'ppt/presentation.xml': `<?xml version="1.0" encoding="UTF-8"?><p:presentation xmlns:a="${A_NS}" xmlns:r="${R_NS}" xmlns:p="${P_NS}"><p:sldIdLst>${slides.map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 1}"/>`).join('')}</p:sldIdLst><p:sldSz cx="9144000" cy="6858000"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>`,
     'ppt/_rels/presentation.xml.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">${slides.map((_, i) => `<Relationship Id="rId${i + 1}" Type="${R_NS}/slide" Target="slides/slide${i + 1}.xml"/>`).join('')}</Relationships>`,
   };
   slides.forEach((body, i) => {
-    files[`ppt/slides/slide${i + 1}.xml`] = `<?xml version="1.0" encoding="UTF-8"?><p:sld xmlns:a="${A_NS}" xmlns:r="${R_NS}" xmlns:p="${P_NS}"><p:cSld><p:spTree>${SP_TREE_START}${body}</p:spTree></p:cSld></p:sld>`;
-    files[`ppt/slides/_rels/slide${i + 1}.xml.rels`] = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"></Relationships>`;
+    files[`ppt/slides/slide${i + 1}.xml`] =
+      `<?xml version="1.0" encoding="UTF-8"?><p:sld xmlns:a="${A_NS}" xmlns:r="${R_NS}" xmlns:p="${P_NS}"><p:cSld><p:spTree>${SP_TREE_START}${body}</p:spTree></p:cSld></p:sld>`;
+    files[`ppt/slides/_rels/slide${i + 1}.xml.rels`] =
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"></Relationships>`;
   });
   return zip(files);
 }
@@ -233,8 +264,16 @@ export function xlsxBook(spec: {
       '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
       '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
       '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' +
-      spec.sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('') +
-      Object.entries(extra).filter(([, v]) => v.type !== undefined).map(([k, v]) => `<Override PartName="/${k}" ContentType="${v.type ?? ''}"/>`).join('') +
+      spec.sheets
+        .map(
+          (_, i) =>
+            `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+        )
+        .join('') +
+      Object.entries(extra)
+        .filter(([, v]) => v.type !== undefined)
+        .map(([k, v]) => `<Override PartName="/${k}" ContentType="${v.type ?? ''}"/>`)
+        .join('') +
       '</Types>',
     '_rels/.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}"><Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     'xl/workbook.xml':
@@ -243,14 +282,19 @@ export function xlsxBook(spec: {
       `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="1"/>${spec.workbook?.tail ?? ''}</workbook>`,
     'xl/_rels/workbook.xml.rels':
       `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">` +
-      spec.sheets.map((_, i) => `<Relationship Id="rIdS${i + 1}" Type="${R_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('') +
+      spec.sheets
+        .map((_, i) => `<Relationship Id="rIdS${i + 1}" Type="${R_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`)
+        .join('') +
       `<Relationship Id="rIdSS" Type="${R_NS}/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rIdST" Type="${R_NS}/styles" Target="styles.xml"/>${spec.workbook?.rels ?? ''}</Relationships>`,
     'xl/sharedStrings.xml': `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${SML_NS}" count="${spec.strings.length}" uniqueCount="${spec.strings.length}">${spec.strings.map((s) => `<si><t xml:space="preserve">${esc(s)}</t></si>`).join('')}</sst>`,
     'xl/styles.xml': `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${SML_NS}"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><dxfs count="1"><dxf><font><b/></font></dxf></dxfs></styleSheet>`,
   };
   spec.sheets.forEach((s, i) => {
-    files[`xl/worksheets/sheet${i + 1}.xml`] = `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${SML_NS}" xmlns:r="${R_NS}"><sheetData>${s.rows}</sheetData>${s.tail ?? ''}</worksheet>`;
-    if (s.rels !== undefined) files[`xl/worksheets/_rels/sheet${i + 1}.xml.rels`] = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">${s.rels}</Relationships>`;
+    files[`xl/worksheets/sheet${i + 1}.xml`] =
+      `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${SML_NS}" xmlns:r="${R_NS}"><sheetData>${s.rows}</sheetData>${s.tail ?? ''}</worksheet>`;
+    if (s.rels !== undefined)
+      files[`xl/worksheets/_rels/sheet${i + 1}.xml.rels`] =
+        `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_RELS}">${s.rels}</Relationships>`;
   });
   for (const [name, v] of Object.entries(extra)) files[name] = v.xml;
   return zip(files);

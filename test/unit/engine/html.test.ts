@@ -14,7 +14,20 @@ const html =
 describe('HTML insertion', () => {
   it('{~~html} becomes paragraphs, lists, links and tables in place of its paragraph', async () => {
     const out = await render(docx(p('before') + p('{~~body}') + p('after')), { body: html });
-    expect(docText(out)).toEqual(['before', 'Title & more', 'Hello bold it under link', '•\tone', '•\ttwo', '1.\tsub', 'H', 'I', '1', '2\n3', 'end', 'after']);
+    expect(docText(out)).toEqual([
+      'before',
+      'Title & more',
+      'Hello bold it under link',
+      '•\tone',
+      '•\ttwo',
+      '1.\tsub',
+      'H',
+      'I',
+      '1',
+      '2\n3',
+      'end',
+      'after',
+    ]);
     const files = unzipText(out);
     const xml = files.get('word/document.xml') ?? '';
     expect(xml).not.toContain('alert');
@@ -22,7 +35,9 @@ describe('HTML insertion', () => {
     expect(xml).toMatch(/<w:rPr><w:b\/><w:bCs\/><\/w:rPr><w:t xml:space="preserve">bold<\/w:t>/);
     expect(xml).toContain('<w:tbl><w:tblPr>');
     const id = /<w:hyperlink r:id="([^"]*)"/.exec(xml)?.[1] ?? '';
-    expect(files.get('word/_rels/document.xml.rels')).toMatch(new RegExp(`Id="${id}"[^>]*Target="https://x.test/\\?a=1&amp;b=2" TargetMode="External"`));
+    expect(files.get('word/_rels/document.xml.rels')).toMatch(
+      new RegExp(`Id="${id}"[^>]*Target="https://x.test/\\?a=1&amp;b=2" TargetMode="External"`),
+    );
     // LibreOffice opens the document and reads the same text.
     const text = await textInLibreOffice(out);
     for (const line of ['Title & more', 'Hello bold it under link', 'one', 'sub', 'end', 'after']) expect(text).toContain(line);

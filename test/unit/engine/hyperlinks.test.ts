@@ -7,13 +7,21 @@ import { docText, docx, p, pptx, unzipText, zip } from './helpers.ts';
 
 const HL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
 const rels = (targets: Record<string, string>): string =>
-  `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${Object.entries(targets)
+  `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${Object.entries(
+    targets,
+  )
     .map(([id, t]) => `<Relationship Id="${id}" Type="${HL}" Target="${t}" TargetMode="External"/>`)
     .join('')}</Relationships>`;
-const link = (id: string, text: string): string => `<w:p><w:hyperlink r:id="${id}" w:history="1"><w:r><w:t>${text}</w:t></w:r></w:hyperlink></w:p>`;
+const link = (id: string, text: string): string =>
+  `<w:p><w:hyperlink r:id="${id}" w:history="1"><w:r><w:t>${text}</w:t></w:r></w:hyperlink></w:p>`;
 
 function targetsOf(relsXml: string): Map<string, string> {
-  return new Map([...relsXml.matchAll(/<Relationship\b[^>]*Id="([^"]*)"[^>]*Target="([^"]*)"/g)].map((m) => [m[1] ?? '', (m[2] ?? '').replace(/&amp;/g, '&')]));
+  return new Map(
+    [...relsXml.matchAll(/<Relationship\b[^>]*Id="([^"]*)"[^>]*Target="([^"]*)"/g)].map((m) => [
+      m[1] ?? '',
+      (m[2] ?? '').replace(/&amp;/g, '&'),
+    ]),
+  );
 }
 
 describe('hyperlinks whose address is a tag', () => {
@@ -29,12 +37,27 @@ describe('hyperlinks whose address is a tag', () => {
 
   it('gives every link in a loop its own evaluated address', async () => {
     const body = p('{#sites}') + link('rId7', '{name}') + p('{/sites}') + link('rId8', 'search') + link('rId9', 'fixed');
-    const tpl = docx(body, { 'word/_rels/document.xml.rels': rels({ rId7: '%7Burl%7D', rId8: 'https://x.test/find?q=%7Bterm%7D', rId9: 'https://example.org/' }) });
-    const out = unzipText(await render(tpl, { sites: [{ name: 'A', url: 'https://a.test/?x=1&y=2' }, { name: 'B', url: 'mailto:b@b.test' }], term: 'a&b c' }));
+    const tpl = docx(body, {
+      'word/_rels/document.xml.rels': rels({ rId7: '%7Burl%7D', rId8: 'https://x.test/find?q=%7Bterm%7D', rId9: 'https://example.org/' }),
+    });
+    const out = unzipText(
+      await render(tpl, {
+        sites: [
+          { name: 'A', url: 'https://a.test/?x=1&y=2' },
+          { name: 'B', url: 'mailto:b@b.test' },
+        ],
+        term: 'a&b c',
+      }),
+    );
     const doc = out.get('word/document.xml') ?? '';
     const targets = targetsOf(out.get('word/_rels/document.xml.rels') ?? '');
     const ids = [...doc.matchAll(/<w:hyperlink r:id="([^"]*)"/g)].map((m) => m[1] ?? '');
-    expect(ids.map((id) => targets.get(id))).toEqual(['https://a.test/?x=1&y=2', 'mailto:b@b.test', 'https://x.test/find?q=a%26b%20c', 'https://example.org/']);
+    expect(ids.map((id) => targets.get(id))).toEqual([
+      'https://a.test/?x=1&y=2',
+      'mailto:b@b.test',
+      'https://x.test/find?q=a%26b%20c',
+      'https://example.org/',
+    ]);
     expect(ids[3]).toBe('rId9');
     expect(out.get('word/_rels/document.xml.rels')).toContain('TargetMode="External"');
   });
@@ -50,7 +73,8 @@ describe('hyperlinks whose address is a tag', () => {
   });
 
   it('works on PowerPoint slides (a:hlinkClick)', async () => {
-    const sp = '<p:sp><p:nvSpPr><p:cNvPr id="2" name="S"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US"><a:hlinkClick r:id="rId3"/></a:rPr><a:t>site</a:t></a:r></a:p></p:txBody></p:sp>';
+    const sp =
+      '<p:sp><p:nvSpPr><p:cNvPr id="2" name="S"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US"><a:hlinkClick r:id="rId3"/></a:rPr><a:t>site</a:t></a:r></a:p></p:txBody></p:sp>';
     const files: Record<string, string> = {};
     for (const [k, v] of unzipText(pptx([sp]))) files[k] = v;
     files['ppt/slides/_rels/slide1.xml.rels'] = rels({ rId3: '%7Bhome%7D' });

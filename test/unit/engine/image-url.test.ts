@@ -22,7 +22,11 @@ function recordingFetcher(answers: Record<string, Uint8Array | Error>) {
 describe('images from URLs', () => {
   it('fetches each distinct URL once through the injected fetcher and embeds the bytes', async () => {
     const { calls, fetchImage } = recordingFetcher({ 'https://img.example/logo.png': PNG_2x1 });
-    const data = { logo: 'https://img.example/logo.png', items: [{ pic: { data: 'https://img.example/logo.png', width: 10 } }, { pic: dataUrl }], name: 'Ada' };
+    const data = {
+      logo: 'https://img.example/logo.png',
+      items: [{ pic: { data: 'https://img.example/logo.png', width: 10 } }, { pic: dataUrl }],
+      name: 'Ada',
+    };
     const out = await render(docx(p('Hi {name} {%logo}') + p('{#items}{%pic}{/items}')), data, { fetchImage });
     expect(calls).toEqual(['https://img.example/logo.png']);
     const files = unzipText(out);
@@ -46,9 +50,11 @@ describe('images from URLs', () => {
       'http://10.0.0.1/x.png': new Error('10.0.0.1 is not reachable from this service (private (10/8))'),
       'https://img.example/page': new TextEncoder().encode('<html>'),
     });
-    const err = await render(docx(p('{%a}') + p('{%b}') + p('{%c}')), { a: 'http://10.0.0.1/x.png', b: 'https://img.example/page', c: dataUrl }, { fetchImage }).catch(
-      (e: unknown) => e,
-    );
+    const err = await render(
+      docx(p('{%a}') + p('{%b}') + p('{%c}')),
+      { a: 'http://10.0.0.1/x.png', b: 'https://img.example/page', c: dataUrl },
+      { fetchImage },
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TemplateError);
     const errors = (err as TemplateError).errors;
     expect(errors.map((e) => e.id)).toEqual(['image_fetch_failed', 'image_invalid']);
@@ -59,12 +65,16 @@ describe('images from URLs', () => {
   it('refuses URLs without a fetcher, as before', async () => {
     const err = await render(docx(p('{%a}')), { a: 'https://img.example/logo.png' }).catch((e: unknown) => e);
     expect((err as TemplateError).errors.map((e) => e.id)).toEqual(['image_url_unsupported']);
-    expect(() => renderSync(docx(p('{%a}')), { a: 'https://img.example/logo.png' }, { fetchImage: async () => PNG_2x1 })).toThrow(TemplateError);
+    expect(() => renderSync(docx(p('{%a}')), { a: 'https://img.example/logo.png' }, { fetchImage: async () => PNG_2x1 })).toThrow(
+      TemplateError,
+    );
   });
 
   it('reports other template errors without fetching anything', async () => {
     const { calls, fetchImage } = recordingFetcher({ 'https://img.example/logo.png': PNG_2x1 });
-    const err = await render(docx(p('{%logo} {name | nosuchfilter}')), { logo: 'https://img.example/logo.png' }, { fetchImage }).catch((e: unknown) => e);
+    const err = await render(docx(p('{%logo} {name | nosuchfilter}')), { logo: 'https://img.example/logo.png' }, { fetchImage }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TemplateError);
     expect(calls).toEqual([]);
   });

@@ -21,7 +21,15 @@ interface Sheet {
 }
 
 /** A workbook with shared strings, the given stylesheet, sheets and defined names. */
-function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; definedNames?: string; extra?: Record<string, Uint8Array | string>; types?: string; views?: string }): Uint8Array {
+function book(spec: {
+  strings: string[];
+  sheets: Sheet[];
+  styles: string;
+  definedNames?: string;
+  extra?: Record<string, Uint8Array | string>;
+  types?: string;
+  views?: string;
+}): Uint8Array {
   const files: Record<string, string | Uint8Array> = {
     '[Content_Types].xml':
       `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
@@ -29,12 +37,22 @@ function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; define
       '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
       '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
       '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' +
-      spec.sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('') +
+      spec.sheets
+        .map(
+          (_, i) =>
+            `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+        )
+        .join('') +
       `${spec.types ?? ''}</Types>`,
     '_rels/.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     'xl/workbook.xml':
       `${XML}<workbook xmlns="${SML}" xmlns:r="${R}">${spec.views ?? ''}<sheets>` +
-      spec.sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}"${s.state === undefined ? '' : ` state="${s.state}"`} r:id="rIdS${i + 1}"/>`).join('') +
+      spec.sheets
+        .map(
+          (s, i) =>
+            `<sheet name="${esc(s.name)}" sheetId="${i + 1}"${s.state === undefined ? '' : ` state="${s.state}"`} r:id="rIdS${i + 1}"/>`,
+        )
+        .join('') +
       `</sheets>${spec.definedNames === undefined ? '' : `<definedNames>${spec.definedNames}</definedNames>`}<calcPr calcId="191029"/></workbook>`,
     'xl/_rels/workbook.xml.rels':
       `${XML}<Relationships xmlns="${PKG}">` +
@@ -45,8 +63,10 @@ function book(spec: { strings: string[]; sheets: Sheet[]; styles: string; define
     ...spec.extra,
   };
   spec.sheets.forEach((s, i) => {
-    files[`xl/worksheets/sheet${i + 1}.xml`] = `${XML}<worksheet xmlns="${SML}" xmlns:r="${R}">${s.head ?? ''}<sheetData>${s.rows}</sheetData>${s.tail ?? ''}</worksheet>`;
-    if (s.rels !== undefined) files[`xl/worksheets/_rels/sheet${i + 1}.xml.rels`] = `${XML}<Relationships xmlns="${PKG}">${s.rels}</Relationships>`;
+    files[`xl/worksheets/sheet${i + 1}.xml`] =
+      `${XML}<worksheet xmlns="${SML}" xmlns:r="${R}">${s.head ?? ''}<sheetData>${s.rows}</sheetData>${s.tail ?? ''}</worksheet>`;
+    if (s.rels !== undefined)
+      files[`xl/worksheets/_rels/sheet${i + 1}.xml.rels`] = `${XML}<Relationships xmlns="${PKG}">${s.rels}</Relationships>`;
   });
   return zip(files);
 }
@@ -71,7 +91,7 @@ const C = 'http://schemas.openxmlformats.org/drawingml/2006/chart';
 const CHART =
   `${XML}<c:chartSpace xmlns:c="${C}" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="${R}"><c:chart><c:plotArea><c:layout/>` +
   '<c:barChart><c:barDir val="col"/><c:grouping val="clustered"/><c:varyColors val="0"/><c:ser><c:idx val="0"/><c:order val="0"/>' +
-  "<c:val><c:numRef><c:f>Sales!$B$2:$B$2</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val=\"1\"/></c:numCache></c:numRef></c:val>" +
+  '<c:val><c:numRef><c:f>Sales!$B$2:$B$2</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="1"/></c:numCache></c:numRef></c:val>' +
   '</c:ser><c:axId val="1"/><c:axId val="2"/></c:barChart><c:catAx><c:axId val="1"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="b"/><c:crossAx val="2"/></c:catAx>' +
   '<c:valAx><c:axId val="2"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="l"/><c:crossAx val="1"/></c:valAx></c:plotArea></c:chart></c:chartSpace>';
 const CHART_DRAWING =
@@ -118,15 +138,29 @@ function host(): Uint8Array {
     definedNames: '<definedName name="_xlnm.Print_Area" localSheetId="1">Notes!$A$1:$A$2</definedName>',
     views: '<bookViews><workbookView activeTab="1"/></bookViews>',
     sheets: [
-      { name: 'Summary', rows: `<row r="1">${s('A1', 0)}</row><row r="2">${s('A2', 1)}</row><row r="3">${s('A3', 2)}${f('B3', "'Sales'!B3")}</row>` },
-      { name: 'Notes', head: '<sheetViews><sheetView tabSelected="1" workbookViewId="0"/></sheetViews>', rows: `<row r="1">${s('A1', 3)}</row>` },
+      {
+        name: 'Summary',
+        rows: `<row r="1">${s('A1', 0)}</row><row r="2">${s('A2', 1)}</row><row r="3">${s('A3', 2)}${f('B3', "'Sales'!B3")}</row>`,
+      },
+      {
+        name: 'Notes',
+        head: '<sheetViews><sheetView tabSelected="1" workbookViewId="0"/></sheetViews>',
+        rows: `<row r="1">${s('A1', 3)}</row>`,
+      },
     ],
   });
 }
 
 describe('{>name} in a workbook: sheets from another workbook', () => {
   it('inserts the rendered sheets after the tag sheet, with their strings, styles and names, and LibreOffice computes them', async () => {
-    const data = { title: 'Q3', rows: [{ name: 'a', amount: 10 }, { name: 'b', amount: 20 }, { name: 'c', amount: 12.5 }] };
+    const data = {
+      title: 'Q3',
+      rows: [
+        { name: 'a', amount: 10 },
+        { name: 'b', amount: 20 },
+        { name: 'c', amount: 12.5 },
+      ],
+    };
     const out = await render(host(), data, { relatedItems: { detail: detail() } });
     expect(packageProblems(out)).toEqual([]);
     const files = unzipText(out);
@@ -138,11 +172,15 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
     expect(wb).toMatch(/<sheet name="Notes \(2\)" sheetId="\d+" state="hidden" r:id="[^"]+"\/>/);
     // The host's "Notes" stays the one open sheet: its tab index follows, the included sheet is not selected too.
     expect(wb).toContain('<workbookView activeTab="3"/>');
-    expect([...files].filter(([k, x]) => k.startsWith('xl/worksheets/sheet') && x.includes('tabSelected')).map(([k]) => k)).toEqual(['xl/worksheets/sheet2.xml']);
+    expect([...files].filter(([k, x]) => k.startsWith('xl/worksheets/sheet') && x.includes('tabSelected')).map(([k]) => k)).toEqual([
+      'xl/worksheets/sheet2.xml',
+    ]);
 
     // The carried chart plots the grown rows, its cache rebuilt from them.
     const chart = [...files].find(([k]) => /^xl\/charts\/[^/]+\.xml$/.test(k))?.[1] ?? '';
-    expect(chart).toContain('<c:f>Sales!$B$2:$B$4</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="3"/><c:pt idx="0"><c:v>10</c:v></c:pt>');
+    expect(chart).toContain(
+      '<c:f>Sales!$B$2:$B$4</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="3"/><c:pt idx="0"><c:v>10</c:v></c:pt>',
+    );
 
     const lo = await recalculateInLibreOffice(out);
     const sales = lo.sheets.get('Sales');
@@ -157,7 +195,12 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
     expect(lo.sheets.get('Notes')?.get('A1')).toBe('notes of the host');
 
     // The amount cells keep the included workbook's bold currency format, appended to the host's styles.
-    const salesXml = files.get(/Target="([^"]+)"/.exec(/<Relationship\b[^>]*Id="rIdInc1"[^>]*>/.exec(files.get('xl/_rels/workbook.xml.rels') ?? '')?.[0] ?? '')?.[1]?.replace(/^/, 'xl/') ?? '') ?? '';
+    const salesXml =
+      files.get(
+        /Target="([^"]+)"/
+          .exec(/<Relationship\b[^>]*Id="rIdInc1"[^>]*>/.exec(files.get('xl/_rels/workbook.xml.rels') ?? '')?.[0] ?? '')?.[1]
+          ?.replace(/^/, 'xl/') ?? '',
+      ) ?? '';
     const styleIdx = Number(/<c r="B3" s="(\d+)"/.exec(salesXml)?.[1]);
     const styles = files.get('xl/styles.xml') ?? '';
     const xfs = [...(/<cellXfs[^>]*>([\s\S]*?)<\/cellXfs>/.exec(styles)?.[1] ?? '').matchAll(/<xf\b[^>]*>/g)].map((m) => m[0]);
@@ -181,13 +224,21 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
     const card = book({
       strings: ['Customer {name}', '{%photo}'],
       styles: PLAIN_STYLES,
-      sheets: [{ name: 'Card', rows: `<row r="1">${s('A1', 0)}</row><row r="3">${s('A3', 1)}</row>`, tail: '<drawing r:id="rIdD"/>', rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>` }],
+      sheets: [
+        {
+          name: 'Card',
+          rows: `<row r="1">${s('A1', 0)}</row><row r="3">${s('A3', 1)}</row>`,
+          tail: '<drawing r:id="rIdD"/>',
+          rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>`,
+        },
+      ],
       extra: {
         'xl/drawings/drawing1.xml': drawing,
         'xl/drawings/_rels/drawing1.xml.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rIdPic" Type="${R}/image" Target="../media/image1.png"/></Relationships>`,
         'xl/media/image1.png': PNG_2x1,
       },
-      types: '<Default Extension="png" ContentType="image/png"/><Override PartName="/xl/drawings/drawing1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawing+xml"/>',
+      types:
+        '<Default Extension="png" ContentType="image/png"/><Override PartName="/xl/drawings/drawing1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawing+xml"/>',
     });
     const tpl = book({
       strings: ['{#customers}', '{>card}{/customers}'],
@@ -195,10 +246,23 @@ describe('{>name} in a workbook: sheets from another workbook', () => {
       sheets: [{ name: 'Index', rows: `<row r="1">${s('A1', 0)}${s('B1', 1)}</row>` }],
     });
     const photo = `data:image/png;base64,${Buffer.from(PNG_2x1).toString('base64')}`;
-    const out = await render(tpl, { customers: [{ name: 'Ann', photo }, { name: 'Bob', photo }] }, { relatedItems: { card } });
+    const out = await render(
+      tpl,
+      {
+        customers: [
+          { name: 'Ann', photo },
+          { name: 'Bob', photo },
+        ],
+      },
+      { relatedItems: { card } },
+    );
     expect(packageProblems(out)).toEqual([]);
     const files = unzipText(out);
-    expect([...(files.get('xl/workbook.xml') ?? '').matchAll(/<sheet name="([^"]+)"/g)].map((m) => m[1])).toEqual(['Index', 'Card', 'Card (2)']);
+    expect([...(files.get('xl/workbook.xml') ?? '').matchAll(/<sheet name="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      'Index',
+      'Card',
+      'Card (2)',
+    ]);
     // Each sheet has its own copy of the drawing, holding the logo and the rendered photo; the
     // picture files are stored once.
     const drawings = [...files].filter(([k]) => /^xl\/drawings\/[^/]+\.xml$/.test(k));

@@ -27,17 +27,39 @@ interface SlideSpec {
 }
 
 /** A presentation with one master, the named layouts, and one text box per slide. */
-function deck(slides: SlideSpec[], layouts: Array<{ name: string; type: string }>, extra: Record<string, Uint8Array> = {}, defaults = ''): Uint8Array {
-  const tree = '<p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/></p:spTree></p:cSld>';
+function deck(
+  slides: SlideSpec[],
+  layouts: Array<{ name: string; type: string }>,
+  extra: Record<string, Uint8Array> = {},
+  defaults = '',
+): Uint8Array {
+  const tree =
+    '<p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/></p:spTree></p:cSld>';
   const files: Record<string, string | Uint8Array> = {
     '[Content_Types].xml':
       `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
       `<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${defaults}` +
       '<Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/>' +
       '<Override PartName="/ppt/slideMasters/slideMaster1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideMaster+xml"/>' +
-      layouts.map((_, i) => `<Override PartName="/ppt/slideLayouts/slideLayout${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml"/>`).join('') +
-      slides.map((_, i) => `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`).join('') +
-      slides.map((sl, i) => (sl.notes === undefined ? '' : `<Override PartName="/ppt/notesSlides/notesSlide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.notesSlide+xml"/>`)).join('') +
+      layouts
+        .map(
+          (_, i) =>
+            `<Override PartName="/ppt/slideLayouts/slideLayout${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml"/>`,
+        )
+        .join('') +
+      slides
+        .map(
+          (_, i) =>
+            `<Override PartName="/ppt/slides/slide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`,
+        )
+        .join('') +
+      slides
+        .map((sl, i) =>
+          sl.notes === undefined
+            ? ''
+            : `<Override PartName="/ppt/notesSlides/notesSlide${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.notesSlide+xml"/>`,
+        )
+        .join('') +
       '</Types>',
     '_rels/.rels': `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="ppt/presentation.xml"/></Relationships>`,
     'ppt/presentation.xml':
@@ -55,8 +77,10 @@ function deck(slides: SlideSpec[], layouts: Array<{ name: string; type: string }
     ...extra,
   };
   layouts.forEach((l, i) => {
-    files[`ppt/slideLayouts/slideLayout${i + 1}.xml`] = `${XML}<p:sldLayout ${NS} type="${l.type}">${tree.replace('<p:cSld>', `<p:cSld name="${l.name}">`)}</p:sldLayout>`;
-    files[`ppt/slideLayouts/_rels/slideLayout${i + 1}.xml.rels`] = `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/slideMaster" Target="../slideMasters/slideMaster1.xml"/></Relationships>`;
+    files[`ppt/slideLayouts/slideLayout${i + 1}.xml`] =
+      `${XML}<p:sldLayout ${NS} type="${l.type}">${tree.replace('<p:cSld>', `<p:cSld name="${l.name}">`)}</p:sldLayout>`;
+    files[`ppt/slideLayouts/_rels/slideLayout${i + 1}.xml.rels`] =
+      `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/slideMaster" Target="../slideMasters/slideMaster1.xml"/></Relationships>`;
   });
   slides.forEach((s, i) => {
     files[`ppt/slides/slide${i + 1}.xml`] =
@@ -65,12 +89,15 @@ function deck(slides: SlideSpec[], layouts: Array<{ name: string; type: string }
       '<p:spPr><a:xfrm><a:off x="914400" y="914400"/><a:ext cx="7315200" cy="1828800"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr>' +
       `<p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:r><a:rPr lang="en-US" sz="3200"/><a:t>${esc(s.text)}</a:t></a:r></a:p></p:txBody></p:sp>${s.shapes ?? ''}` +
       '</p:spTree></p:cSld></p:sld>';
-    const notes = s.notes === undefined ? '' : `<Relationship Id="rIdN" Type="${R}/notesSlide" Target="../notesSlides/notesSlide${i + 1}.xml"/>`;
+    const notes =
+      s.notes === undefined ? '' : `<Relationship Id="rIdN" Type="${R}/notesSlide" Target="../notesSlides/notesSlide${i + 1}.xml"/>`;
     files[`ppt/slides/_rels/slide${i + 1}.xml.rels`] =
       `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rIdLay" Type="${R}/slideLayout" Target="../slideLayouts/slideLayout${s.layout ?? 1}.xml"/>${notes}${s.rels ?? ''}</Relationships>`;
     if (s.notes !== undefined) {
-      files[`ppt/notesSlides/notesSlide${i + 1}.xml`] = `${XML}<p:notes ${NS}><p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/></p:spTree></p:cSld></p:notes>`;
-      files[`ppt/notesSlides/_rels/notesSlide${i + 1}.xml.rels`] = `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/slide" Target="../slides/slide${i + 1}.xml"/></Relationships>`;
+      files[`ppt/notesSlides/notesSlide${i + 1}.xml`] =
+        `${XML}<p:notes ${NS}><p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/></p:spTree></p:cSld></p:notes>`;
+      files[`ppt/notesSlides/_rels/notesSlide${i + 1}.xml.rels`] =
+        `${XML}<Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/slide" Target="../slides/slide${i + 1}.xml"/></Relationships>`;
     }
   });
   return zip(files);
@@ -105,7 +132,13 @@ describe('{>name} in a presentation: slides from another deck', () => {
   it('replaces the slide with the rendered slides of the related deck, with their pictures, links and layouts', async () => {
     const part = deck(
       [
-        { text: 'Intro for {client}', notes: 'notes stay behind', shapes: picture('rIdImg'), rels: `<Relationship Id="rIdImg" Type="${R}/image" Target="../media/image1.png"/><Relationship Id="rIdLink" Type="${R}/hyperlink" Target="https://example.test/" TargetMode="External"/>`, layout: 2 },
+        {
+          text: 'Intro for {client}',
+          notes: 'notes stay behind',
+          shapes: picture('rIdImg'),
+          rels: `<Relationship Id="rIdImg" Type="${R}/image" Target="../media/image1.png"/><Relationship Id="rIdLink" Type="${R}/hyperlink" Target="https://example.test/" TargetMode="External"/>`,
+          layout: 2,
+        },
         { text: '{:items}Item {name} of {client}', layout: 1 },
       ],
       [
@@ -115,7 +148,10 @@ describe('{>name} in a presentation: slides from another deck', () => {
       { 'ppt/media/image1.png': PNG_2x1 },
       '<Default Extension="png" ContentType="image/png"/>',
     );
-    const host = deck([{ text: 'Report {client}' }, { text: '{>part}', notes: 'speaker notes of the include slide' }, { text: 'The end' }], hostLayouts);
+    const host = deck(
+      [{ text: 'Report {client}' }, { text: '{>part}', notes: 'speaker notes of the include slide' }, { text: 'The end' }],
+      hostLayouts,
+    );
     const out = await render(host, { client: 'ACME', items: [{ name: 'a' }, { name: 'b' }] }, { relatedItems: { part } });
 
     expect(slideTexts(out)).toEqual(['Report ACME', 'Intro for ACME', 'Item a of ACME', 'Item b of ACME', 'The end']);
@@ -146,7 +182,16 @@ describe('{>name} in a presentation: slides from another deck', () => {
     const logo = `data:image/png;base64,${Buffer.from(PNG_2x1).toString('base64')}`;
     const part = deck([{ text: 'Chapter {title}', shapes: shapeWith('{%logo}') }], hostLayouts);
     const host = deck([{ text: '{:chapters}{>part}' }, { text: 'Last' }], hostLayouts);
-    const out = await render(host, { chapters: [{ title: 'One', logo }, { title: 'Two', logo }] }, { relatedItems: { part } });
+    const out = await render(
+      host,
+      {
+        chapters: [
+          { title: 'One', logo },
+          { title: 'Two', logo },
+        ],
+      },
+      { relatedItems: { part } },
+    );
     expect(slideTexts(out)).toEqual(['Chapter One', 'Chapter Two', 'Last']);
     expect(packageProblems(out)).toEqual([]);
     // Each included slide holds the picture its image tag rendered.

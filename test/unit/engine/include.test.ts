@@ -20,9 +20,12 @@ describe('include {>name}', () => {
       '<w:p><w:pPr><w:pStyle w:val="Fancy"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>Item {name}</w:t></w:r></w:p>' +
         `<w:p><w:r><w:drawing>${inlinePicture('rId7')}</w:drawing></w:r></w:p>`,
       {
-        'word/styles.xml': styles('<w:style w:styleId="Fancy"><w:basedOn w:val="Base"/></w:style><w:style w:styleId="Base"/><w:style w:styleId="Normal"/>'),
+        'word/styles.xml': styles(
+          '<w:style w:styleId="Fancy"><w:basedOn w:val="Base"/></w:style><w:style w:styleId="Base"/><w:style w:styleId="Normal"/>',
+        ),
         'word/numbering.xml': numbering(1),
-        'word/_rels/document.xml.rels': '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId7" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/pic.png"/></Relationships>',
+        'word/_rels/document.xml.rels':
+          '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId7" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/pic.png"/></Relationships>',
         'word/media/pic.png': PNG_2x1,
       },
     );

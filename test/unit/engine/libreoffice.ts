@@ -37,7 +37,20 @@ export async function recalculateInLibreOffice(xlsxBytes: Uint8Array): Promise<R
     const input = join(dir, 'in.xlsx');
     const outDir = join(dir, 'out');
     await writeFile(input, xlsxBytes);
-    await run('soffice', [`-env:UserInstallation=${pathToFileURL(profile).href}`, '--headless', '--norestore', '--convert-to', 'xlsx:Calc MS Excel 2007 XML', '--outdir', outDir, input], { timeout: 120_000 });
+    await run(
+      'soffice',
+      [
+        `-env:UserInstallation=${pathToFileURL(profile).href}`,
+        '--headless',
+        '--norestore',
+        '--convert-to',
+        'xlsx:Calc MS Excel 2007 XML',
+        '--outdir',
+        outDir,
+        input,
+      ],
+      { timeout: 120_000 },
+    );
     const parts = unzipText(await readFile(join(outDir, 'in.xlsx')));
     return { sheets: readValues(parts), parts };
   } finally {
@@ -46,7 +59,9 @@ export async function recalculateInLibreOffice(xlsxBytes: Uint8Array): Promise<R
 }
 
 function readValues(parts: Map<string, string>): Map<string, Map<string, string>> {
-  const shared = [...(parts.get('xl/sharedStrings.xml') ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) => unescape((m[1] ?? '').replace(/<[^>]+>/g, '')));
+  const shared = [...(parts.get('xl/sharedStrings.xml') ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) =>
+    unescape((m[1] ?? '').replace(/<[^>]+>/g, '')),
+  );
   const wb = parts.get('xl/workbook.xml') ?? '';
   const rels = parts.get('xl/_rels/workbook.xml.rels') ?? '';
   const out = new Map<string, Map<string, string>>();
@@ -69,7 +84,12 @@ function readValues(parts: Map<string, string>): Map<string, Map<string, string>
 }
 
 function unescape(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 /** The text LibreOffice reads from a Word document (proves it opens it), one line per paragraph. */
@@ -78,7 +98,20 @@ export async function textInLibreOffice(docxBytes: Uint8Array): Promise<string> 
   try {
     const input = join(dir, 'in.docx');
     await writeFile(input, docxBytes);
-    await run('soffice', [`-env:UserInstallation=${pathToFileURL(join(dir, 'profile')).href}`, '--headless', '--norestore', '--convert-to', 'txt:Text (encoded):UTF8', '--outdir', join(dir, 'out'), input], { timeout: 120_000 });
+    await run(
+      'soffice',
+      [
+        `-env:UserInstallation=${pathToFileURL(join(dir, 'profile')).href}`,
+        '--headless',
+        '--norestore',
+        '--convert-to',
+        'txt:Text (encoded):UTF8',
+        '--outdir',
+        join(dir, 'out'),
+        input,
+      ],
+      { timeout: 120_000 },
+    );
     return (await readFile(join(dir, 'out', 'in.txt'), 'utf8')).replace(/^\uFEFF/, '');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -86,12 +119,28 @@ export async function textInLibreOffice(docxBytes: Uint8Array): Promise<string> 
 }
 
 /** Converts a document to PDF in LibreOffice and returns its text (pdftotext) and page count (pdfinfo). */
-export async function pdfInLibreOffice(bytes: Uint8Array, ext: 'docx' | 'pptx' | 'xlsx'): Promise<{ text: string; pages: number; pdf: Uint8Array }> {
+export async function pdfInLibreOffice(
+  bytes: Uint8Array,
+  ext: 'docx' | 'pptx' | 'xlsx',
+): Promise<{ text: string; pages: number; pdf: Uint8Array }> {
   const dir = await mkdtemp(join(tmpdir(), 'docgen-engine-lo-'));
   try {
     const input = join(dir, `in.${ext}`);
     await writeFile(input, bytes);
-    await run('soffice', [`-env:UserInstallation=${pathToFileURL(join(dir, 'profile')).href}`, '--headless', '--norestore', '--convert-to', 'pdf', '--outdir', join(dir, 'out'), input], { timeout: 120_000 });
+    await run(
+      'soffice',
+      [
+        `-env:UserInstallation=${pathToFileURL(join(dir, 'profile')).href}`,
+        '--headless',
+        '--norestore',
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        join(dir, 'out'),
+        input,
+      ],
+      { timeout: 120_000 },
+    );
     const pdfPath = join(dir, 'out', 'in.pdf');
     const text = (await run('pdftotext', ['-layout', pdfPath, '-'], { maxBuffer: 16 << 20 })).stdout;
     const info = (await run('pdfinfo', [pdfPath])).stdout;

@@ -7,7 +7,15 @@ import { render, TemplateError } from '../../../engine/index.ts';
 import { docx, p, unzipText } from './helpers.ts';
 
 const HL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
-const SPELLINGS = ['java\tscript:alert(1)', 'java\nscript:alert(1)', 'java\r\nscript:alert(1)', '\u0001 javascript:alert(1)', 'jav\u0000ascript:alert(1)', 'vb\tscript:msgbox(1)', ' \tdata:text/html,<b>x</b>'];
+const SPELLINGS = [
+  'java\tscript:alert(1)',
+  'java\nscript:alert(1)',
+  'java\r\nscript:alert(1)',
+  '\u0001 javascript:alert(1)',
+  'jav\u0000ascript:alert(1)',
+  'vb\tscript:msgbox(1)',
+  ' \tdata:text/html,<b>x</b>',
+];
 
 async function refused(template: Uint8Array, data: unknown): Promise<TemplateError> {
   const err = await render(template, data).catch((e: unknown) => e);
@@ -18,7 +26,11 @@ async function refused(template: Uint8Array, data: unknown): Promise<TemplateErr
 describe('link addresses, as a browser reads them', () => {
   it('refuses a control-character spelling of an unsafe scheme in an HTML link', async () => {
     for (const href of SPELLINGS) {
-      const attr = href.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/[\u0000-\u001f]/g, (c) => `&#${c.charCodeAt(0)};`);
+      const attr = href
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/"/g, '&quot;')
+        .replace(/[\u0000-\u001f]/g, (c) => `&#${c.charCodeAt(0)};`);
       const err = await refused(docx(p('{~~body}')), { body: `<p><a href="${attr}">click</a></p>` });
       expect(err.errors[0]?.id, JSON.stringify(href)).toBe('link_invalid');
     }

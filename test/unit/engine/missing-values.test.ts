@@ -10,7 +10,11 @@ import { docx, p, row, xlsx } from './helpers.ts';
 describe('tags that render empty for want of data', () => {
   it('are reported once each, with the locations inspect gives', async () => {
     const tpl = docx(p('Hello {customer}, your rep is {rep.name}.') + p('{#items}{sku}: {price}{/items}') + p('{note}'));
-    const { output, warnings } = await renderWithWarnings(tpl, { customer: 'ACME', items: [{ sku: 'a' }, { sku: 'b' }, { sku: 'c', price: 3 }], note: null });
+    const { output, warnings } = await renderWithWarnings(tpl, {
+      customer: 'ACME',
+      items: [{ sku: 'a' }, { sku: 'b' }, { sku: 'c', price: 3 }],
+      note: null,
+    });
     keepOutput(output, 'missing-values', tpl);
     const tags = inspect(tpl).tags;
     const at = (source: string) => tags.find((t) => t.source === source)?.location;
@@ -22,7 +26,15 @@ describe('tags that render empty for want of data', () => {
   });
 
   it('in a workbook, by sheet and cell', async () => {
-    const tpl = xlsx({ strings: ['{total}', '{#rows}{name}', '{qty}{/rows}'], rows: row(1, [['A1', 's:0']]) + row(2, [['A2', 's:1'], ['B2', 's:2']]) });
+    const tpl = xlsx({
+      strings: ['{total}', '{#rows}{name}', '{qty}{/rows}'],
+      rows:
+        row(1, [['A1', 's:0']]) +
+        row(2, [
+          ['A2', 's:1'],
+          ['B2', 's:2'],
+        ]),
+    });
     const { warnings } = await renderWithWarnings(tpl, { rows: [{ name: 'x' }, { name: 'y' }] });
     expect(warnings.map((w) => [w.message, w.location?.sheet, w.location?.cell])).toEqual([
       ['no value for tag "total"', 'Data Sheet', 'A1'],
@@ -32,8 +44,15 @@ describe('tags that render empty for want of data', () => {
 
   it('strict mode fails with every one of them', async () => {
     const tpl = docx(p('Hello {customer}, your rep is {rep.name}.') + p('{#items}{sku}: {price}{/items}'));
-    const err = await renderWithWarnings(tpl, { items: [{ sku: 'a' }, { sku: 'b' }] }, { strict: true }).then(() => undefined, (e: unknown) => e);
+    const err = await renderWithWarnings(tpl, { items: [{ sku: 'a' }, { sku: 'b' }] }, { strict: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TemplateError);
-    expect((err as TemplateError).errors.map((e) => e.message)).toEqual(['no value for tag "customer"', 'no value for tag "rep.name"', 'no value for tag "price"']);
+    expect((err as TemplateError).errors.map((e) => e.message)).toEqual([
+      'no value for tag "customer"',
+      'no value for tag "rep.name"',
+      'no value for tag "price"',
+    ]);
   });
 });

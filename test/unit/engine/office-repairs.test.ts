@@ -8,7 +8,9 @@ import { docx, p, partText, pptx, shape, slideTable, tableStart } from './helper
 
 /** Word's rule (ISO/IEC 29500 17.4.66): a cell ends with a paragraph, or with a content control ending with one. */
 function cellsEndWithParagraphs(xml: string): boolean[] {
-  return [...xml.matchAll(/<w:tc>([\s\S]*?)<\/w:tc>/g)].map((m) => /(<\/w:p>|<w:p\/>)(<\/w:sdtContent><\/w:sdt>)*$/.test((m[1] ?? '').replace(/>\s+</g, '><').trim()));
+  return [...xml.matchAll(/<w:tc>([\s\S]*?)<\/w:tc>/g)].map((m) =>
+    /(<\/w:p>|<w:p\/>)(<\/w:sdtContent><\/w:sdt>)*$/.test((m[1] ?? '').replace(/>\s+</g, '><').trim()),
+  );
 }
 
 const cell = (content: string): string => `${tableStart(1)}<w:tr><w:tc><w:tcPr/>${content}</w:tc></w:tr></w:tbl>`;

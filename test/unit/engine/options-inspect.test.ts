@@ -4,20 +4,30 @@ import { docText, docx, p, table, unzipText } from './helpers.ts';
 
 describe('render options', () => {
   it('exposes global and fieldExpression variables; data names win', async () => {
-    const out = await render(docx(p('{company} {net} {a}')), { a: 'data', price: 10, qty: 3 }, {
-      variables: [
-        { name: 'company', value: 'ACME', type: 'global' },
-        { name: 'net', value: 'price * qty', type: 'fieldExpression' },
-        { name: 'a', value: 'variable', type: 'global' },
-      ],
-    });
+    const out = await render(
+      docx(p('{company} {net} {a}')),
+      { a: 'data', price: 10, qty: 3 },
+      {
+        variables: [
+          { name: 'company', value: 'ACME', type: 'global' },
+          { name: 'net', value: 'price * qty', type: 'fieldExpression' },
+          { name: 'a', value: 'variable', type: 'global' },
+        ],
+      },
+    );
     expect(docText(out)).toEqual(['ACME 30 data']);
-    const err = await render(docx(p('{x}')), {}, { variables: [{ name: 'bad', value: 'a +', type: 'fieldExpression' }] }).catch((e: unknown) => e);
+    const err = await render(docx(p('{x}')), {}, { variables: [{ name: 'bad', value: 'a +', type: 'fieldExpression' }] }).catch(
+      (e: unknown) => e,
+    );
     expect((err as TemplateError).errors.map((e) => e.id)).toEqual(['invalid_variable']);
   });
 
   it('uses locale and timezone in filters', async () => {
-    const out = await render(docx(p('{n | number:2} {d | date:"dd.MM.yyyy HH:mm"}')), { n: 1234.5, d: '2024-01-31T23:30:00Z' }, { locale: 'de-DE', timezone: 'Europe/Berlin' });
+    const out = await render(
+      docx(p('{n | number:2} {d | date:"dd.MM.yyyy HH:mm"}')),
+      { n: 1234.5, d: '2024-01-31T23:30:00Z' },
+      { locale: 'de-DE', timezone: 'Europe/Berlin' },
+    );
     expect(docText(out)).toEqual(['1.234,50 01.02.2024 00:30']);
     for (const bad of [{ locale: 'not a locale!' }, { timezone: 'Mars/Base' }, { delimiters: { start: '', end: '}' } }]) {
       const err = await render(docx(p('x')), {}, bad).catch((e: unknown) => e);
@@ -57,7 +67,14 @@ describe('inspect', () => {
     expect(r.loops).toEqual(['items', 'empty']);
     expect(r.includes).toEqual(['footer']);
     expect(r.tags.map((t) => `${t.kind}:${t.value}@${t.location.paragraph}`)).toEqual([
-      'field:name@1', 'open:items@2', 'field:a | upper@2', 'field:b@3', 'close:items@3', 'include:footer@4', 'inverted:empty@5', 'close:empty@5',
+      'field:name@1',
+      'open:items@2',
+      'field:a | upper@2',
+      'field:b@3',
+      'close:items@3',
+      'include:footer@4',
+      'inverted:empty@5',
+      'close:empty@5',
     ]);
   });
 

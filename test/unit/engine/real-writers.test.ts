@@ -70,16 +70,39 @@ describe('namespaces by URI, not by prefix', () => {
     });
     const tpl = withPrefix(plain, SML, 'x');
     expect(unzipText(tpl).get('xl/workbook.xml')).toContain('<x:sheet name="Orders"');
-    const out = await render(tpl, { customer: 'ACME', items: [{ name: 'a', qty: 2 }, { name: 'b', qty: 3 }] });
+    const out = await render(tpl, {
+      customer: 'ACME',
+      items: [
+        { name: 'a', qty: 2 },
+        { name: 'b', qty: 3 },
+      ],
+    });
     // Untouched parts (the shared strings) keep the writer's prefix; read them as such.
-    const unprefixed = zip(Object.fromEntries([...unzipText(out)].map(([k, v]) => [k, k === 'xl/sharedStrings.xml' ? v.replace(/(<\/?)x:/g, '$1').replace('xmlns:x=', 'xmlns=') : v])));
-    expect(sheetCells(unprefixed)).toEqual(['A1=Customer', 'B1=ACME', 'A2=a', 'B2=num:2', 'A3=b', 'B3=num:3', 'A4=Total', 'B4==SUM(B2:B3)']);
+    const unprefixed = zip(
+      Object.fromEntries(
+        [...unzipText(out)].map(([k, v]) => [
+          k,
+          k === 'xl/sharedStrings.xml' ? v.replace(/(<\/?)x:/g, '$1').replace('xmlns:x=', 'xmlns=') : v,
+        ]),
+      ),
+    );
+    expect(sheetCells(unprefixed)).toEqual([
+      'A1=Customer',
+      'B1=ACME',
+      'A2=a',
+      'B2=num:2',
+      'A3=b',
+      'B3=num:3',
+      'A4=Total',
+      'B4==SUM(B2:B3)',
+    ]);
     expect(packageProblems(out)).toEqual([]);
   });
 
   it('renders a document whose WordprocessingML uses another prefix or the default namespace', async () => {
     const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-    const body = '<w:p><w:r><w:t>Dear {name},</w:t></w:r></w:p><w:p><w:r><w:t>{#items}</w:t></w:r></w:p><w:p><w:r><w:t>- {.}</w:t></w:r></w:p><w:p><w:r><w:t>{/items}</w:t></w:r></w:p>';
+    const body =
+      '<w:p><w:r><w:t>Dear {name},</w:t></w:r></w:p><w:p><w:r><w:t>{#items}</w:t></w:r></w:p><w:p><w:r><w:t>- {.}</w:t></w:r></w:p><w:p><w:r><w:t>{/items}</w:t></w:r></w:p>';
     const base = docx(body);
     const data = { name: 'Ann', items: ['x', 'y'] };
     for (const tpl of [renamePrefix(base, 'w', 'ns0'), withPrefix(renamePrefix(base, 'w', 'zz').slice(), W, 'w')]) {
@@ -88,7 +111,8 @@ describe('namespaces by URI, not by prefix', () => {
     }
     // The default namespace: <document xmlns="…/wordprocessingml/2006/main"> with unprefixed elements.
     const files: Record<string, string> = {};
-    for (const [name, xml] of unzipText(base)) files[name] = name === 'word/document.xml' ? xml.replace(`xmlns:w="${W}"`, `xmlns="${W}"`).replace(/(<\/?)w:/g, '$1') : xml;
+    for (const [name, xml] of unzipText(base))
+      files[name] = name === 'word/document.xml' ? xml.replace(`xmlns:w="${W}"`, `xmlns="${W}"`).replace(/(<\/?)w:/g, '$1') : xml;
     const out = await render(zip(files), data);
     expect(docText(out)).toEqual(['Dear Ann,', '- x', '- y']);
   });
@@ -101,7 +125,13 @@ describe('namespaces by URI, not by prefix (presentations, refusals)', () => {
     const out = await render(tpl, { items: [{ name: 'one' }, { name: 'two' }] });
     const files = unzipText(out);
     const slides = [...files.keys()].filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k)).sort();
-    expect(slides.map((k) => paragraphs(files.get(k) ?? '').filter((x) => x !== '').join('|'))).toEqual(['one', 'two']);
+    expect(
+      slides.map((k) =>
+        paragraphs(files.get(k) ?? '')
+          .filter((x) => x !== '')
+          .join('|'),
+      ),
+    ).toEqual(['one', 'two']);
     expect(packageProblems(out)).toEqual([]);
   });
 
@@ -141,12 +171,21 @@ describe('xlsx include into a workbook that declares r: on each sheet (openpyxl)
   it('writes the included sheets with their relationship namespace declared', async () => {
     const openpyxlStyle = (bytes: Uint8Array): Uint8Array => {
       const files = Object.fromEntries(unzipText(bytes));
-      files['xl/workbook.xml'] = (files['xl/workbook.xml'] ?? '').replace(` xmlns:r="${R_NS}"`, '').replace(/<sheet /g, `<sheet xmlns:r="${R_NS}" `);
+      files['xl/workbook.xml'] = (files['xl/workbook.xml'] ?? '')
+        .replace(` xmlns:r="${R_NS}"`, '')
+        .replace(/<sheet /g, `<sheet xmlns:r="${R_NS}" `);
       return zip(files);
     };
-    const host = openpyxlStyle(xlsxBook({ strings: ['Summary', '{>details}'], sheets: [{ name: 'Summary', rows: `<row r="1">${s('A1', 0)}</row><row r="2">${s('A2', 1)}</row>` }] }));
+    const host = openpyxlStyle(
+      xlsxBook({
+        strings: ['Summary', '{>details}'],
+        sheets: [{ name: 'Summary', rows: `<row r="1">${s('A1', 0)}</row><row r="2">${s('A2', 1)}</row>` }],
+      }),
+    );
     expect(undeclaredPrefixes(unzipText(host).get('xl/workbook.xml') ?? '')).toEqual([]);
-    const details = openpyxlStyle(xlsxBook({ strings: ['Total', '{total}'], sheets: [{ name: 'Details', rows: `<row r="1">${s('A1', 0)}${s('B1', 1)}</row>` }] }));
+    const details = openpyxlStyle(
+      xlsxBook({ strings: ['Total', '{total}'], sheets: [{ name: 'Details', rows: `<row r="1">${s('A1', 0)}${s('B1', 1)}</row>` }] }),
+    );
     const out = await render(host, { total: 42 }, { relatedItems: { details } });
     const wb = unzipText(out).get('xl/workbook.xml') ?? '';
     expect([...wb.matchAll(/<sheet\b[^>]*\sname="([^"]+)"/g)].map((m) => m[1])).toEqual(['Summary', 'Details']);
@@ -170,7 +209,11 @@ describe('xlsx: ranges written end-first', () => {
       ],
     });
     const out = await render(tpl, { items: [{ qty: 1 }, { qty: 2 }, { qty: 3 }] });
-    expect(sheetCells(out).filter((c) => c.startsWith('B'))).toEqual(['B3==SUMIFS(A2:A3,A2:A3,"&gt;0")', 'B4==SUMIFS(A2:A4,A2:A4,"&gt;0")', 'B5==SUMIFS(A2:A5,A2:A5,"&gt;0")']);
+    expect(sheetCells(out).filter((c) => c.startsWith('B'))).toEqual([
+      'B3==SUMIFS(A2:A3,A2:A3,"&gt;0")',
+      'B4==SUMIFS(A2:A4,A2:A4,"&gt;0")',
+      'B5==SUMIFS(A2:A5,A2:A5,"&gt;0")',
+    ]);
   });
 });
 
@@ -194,14 +237,21 @@ describe('document properties hold values, not tags', () => {
   const CUSTOM_CT = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
   const withCustom = (props: string): Uint8Array => {
     const files = Object.fromEntries(unzipText(docx('<w:p><w:r><w:t>Hello {name}</w:t></w:r></w:p>')));
-    files['[Content_Types].xml'] = (files['[Content_Types].xml'] ?? '').replace('</Types>', `<Override PartName="/docProps/custom.xml" ContentType="${CUSTOM_CT}"/></Types>`);
-    files['_rels/.rels'] = (files['_rels/.rels'] ?? '').replace('</Relationships>', `<Relationship Id="rId9" Type="${R_NS}/custom-properties" Target="docProps/custom.xml"/></Relationships>`);
+    files['[Content_Types].xml'] = (files['[Content_Types].xml'] ?? '').replace(
+      '</Types>',
+      `<Override PartName="/docProps/custom.xml" ContentType="${CUSTOM_CT}"/></Types>`,
+    );
+    files['_rels/.rels'] = (files['_rels/.rels'] ?? '').replace(
+      '</Relationships>',
+      `<Relationship Id="rId9" Type="${R_NS}/custom-properties" Target="docProps/custom.xml"/></Relationships>`,
+    );
     files['docProps/custom.xml'] =
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes">' +
       `${props}</Properties>`;
     return zip(files);
   };
-  const prop = (pid: number, name: string, value: string): string => `<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="${pid}" name="${name}"><vt:lpwstr>${value}</vt:lpwstr></property>`;
+  const prop = (pid: number, name: string, value: string): string =>
+    `<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="${pid}" name="${name}"><vt:lpwstr>${value}</vt:lpwstr></property>`;
 
   it('renders a document carrying SharePoint properties (a braced GUID, a managed _dlc_ name) and keeps them as they are', async () => {
     const guid = prop(2, '_dlc_DocIdItemGuid', '{2B0EC025-1D7C-4C54-9E0F-7A0C3E5B6A11}');
@@ -223,7 +273,10 @@ describe('namespaces the engine does not match on keep their prefixes', () => {
   it("leaves Word 2007's ve: markup-compatibility prefix as written", async () => {
     const MC = 'http://schemas.openxmlformats.org/markup-compatibility/2006';
     const files = Object.fromEntries(unzipText(docx('<w:p><w:r><w:t>Hello {name}</w:t></w:r></w:p>')));
-    files['word/document.xml'] = (files['word/document.xml'] ?? '').replace('<w:document ', `<w:document xmlns:ve="${MC}" xmlns:w10="urn:schemas-microsoft-com:office:word" ve:Ignorable="w10" `);
+    files['word/document.xml'] = (files['word/document.xml'] ?? '').replace(
+      '<w:document ',
+      `<w:document xmlns:ve="${MC}" xmlns:w10="urn:schemas-microsoft-com:office:word" ve:Ignorable="w10" `,
+    );
     const out = unzipText(await render(zip(files), { name: 'Ann' })).get('word/document.xml') ?? '';
     expect(out).toContain(`xmlns:ve="${MC}"`);
     expect(out).toContain('ve:Ignorable="w10"');

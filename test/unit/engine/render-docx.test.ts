@@ -44,8 +44,17 @@ describe('render docx', () => {
   });
 
   it('repeats table rows and drops a table whose rows all disappear', async () => {
-    const body = table([['Name', 'Qty'], ['{#items}{name}', '{qty}{/items}']]) + table([['{#none}x', 'y{/none}']]);
-    const out = await render(docx(body), { items: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2 }] });
+    const body =
+      table([
+        ['Name', 'Qty'],
+        ['{#items}{name}', '{qty}{/items}'],
+      ]) + table([['{#none}x', 'y{/none}']]);
+    const out = await render(docx(body), {
+      items: [
+        { name: 'a', qty: 1 },
+        { name: 'b', qty: 2 },
+      ],
+    });
     const xml = partText(out, 'word/document.xml');
     expect(docText(out)).toEqual(['Name', 'Qty', 'a', '1', 'b', '2']);
     expect(xml.match(/<w:tbl>/g)?.length).toBe(1);

@@ -22,7 +22,9 @@ describe('images', () => {
   });
 
   it('reports bad image values as template errors', async () => {
-    const err = await render(docx(p('{%a}') + p('{%b}')), { a: 'data:image/png;base64,AAAA', b: 'https://example.com/x.png' }).catch((e: unknown) => e);
+    const err = await render(docx(p('{%a}') + p('{%b}')), { a: 'data:image/png;base64,AAAA', b: 'https://example.com/x.png' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TemplateError);
     expect((err as TemplateError).errors.map((e) => e.id)).toEqual(['image_invalid', 'image_url_unsupported']);
   });
@@ -42,7 +44,13 @@ describe('images', () => {
 describe('pptx', () => {
   it('renders slide text, table row loops and line breaks', async () => {
     const table = slideTable(3, [['{#rows}{a}', '{b}{/rows}']]);
-    const out = await render(pptx([shape(2, '{title}') + table]), { title: 'A\nB', rows: [{ a: 1, b: 2 }, { a: 3, b: 4 }] });
+    const out = await render(pptx([shape(2, '{title}') + table]), {
+      title: 'A\nB',
+      rows: [
+        { a: 1, b: 2 },
+        { a: 3, b: 4 },
+      ],
+    });
     const slide = unzipText(out).get('ppt/slides/slide1.xml') ?? '';
     expect(paragraphs(slide)).toEqual(['A\nB', '1', '2', '3', '4']);
     expect([...slide.matchAll(/a16:rowId[^>]*val="(\d+)"/g)].map((m) => m[1])).toEqual(['7', '8']);
@@ -50,12 +58,33 @@ describe('pptx', () => {
 
   it('{$index} on a repeated slide is its position in the list', async () => {
     const out = unzipText(await render(pptx([shape(2, '{:people}{$index}. {name}')]), { people: [{ name: 'Ann' }, { name: 'Bob' }] }));
-    const texts = [...out.keys()].filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k)).sort().map((k) => paragraphs(out.get(k) ?? '')[0]);
+    const texts = [...out.keys()]
+      .filter((k) => /^ppt\/slides\/slide\d+\.xml$/.test(k))
+      .sort()
+      .map((k) => paragraphs(out.get(k) ?? '')[0]);
     expect(texts).toEqual(['0. Ann', '1. Bob']);
   });
 
   it('a table frame grows with its looped rows', async () => {
-    const out = await render(pptx([slideTable(3, [['A', 'B'], ['{#rows}{a}', '{b}{/rows}']], 370840)]), { rows: [{ a: 1, b: 2 }, { a: 3, b: 4 }, { a: 5, b: 6 }] });
+    const out = await render(
+      pptx([
+        slideTable(
+          3,
+          [
+            ['A', 'B'],
+            ['{#rows}{a}', '{b}{/rows}'],
+          ],
+          370840,
+        ),
+      ]),
+      {
+        rows: [
+          { a: 1, b: 2 },
+          { a: 3, b: 4 },
+          { a: 5, b: 6 },
+        ],
+      },
+    );
     const slide = unzipText(out).get('ppt/slides/slide1.xml') ?? '';
     expect(/<p:xfrm>[\s\S]*?<a:ext cx="\d+" cy="(\d+)"/.exec(slide)?.[1]).toBe(String(4 * 370840));
   });
@@ -79,4 +108,3 @@ describe('pptx', () => {
     expect(none.get('[Content_Types].xml')).not.toContain('slide2.xml');
   });
 });
-

@@ -5,7 +5,10 @@ import { writeZip } from '../../../engine/zip.ts';
 import { docx, p, zip } from './helpers.ts';
 
 async function errorOf(promise: Promise<unknown>): Promise<TemplateError> {
-  const e = await promise.then(() => undefined, (err: unknown) => err);
+  const e = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(TemplateError);
   return e as TemplateError;
 }
@@ -80,10 +83,79 @@ function mulberry32(seed: number): () => number {
 }
 
 const ATOMS = [
-  'a', 'b', 'items', 'x.y', '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'this', '.', '1', '2.5', '"s"', "'q'", '"', "'", '(', ')',
-  '[', ']', '+', '-', '*', '/', '%', '==', '!=', '===', '<', '>', '<=', '>=', '&&', '||', '!', '?', ':', '|', 'upper', 'lower', 'currency', 'date',
-  'number', 'sum', 'count', 'join', 'default', 'nofilter', '#', '^', '/', '@', '%', '>', ',', ' ', '{', '}', 'Object', 'process', 'globalThis',
-  'constructor.constructor', '["constructor"]', '.__proto__.polluted', '= 1', '()', 'new', 'Function', '\\', '\n', '&', '<w:p>',
+  'a',
+  'b',
+  'items',
+  'x.y',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'this',
+  '.',
+  '1',
+  '2.5',
+  '"s"',
+  "'q'",
+  '"',
+  "'",
+  '(',
+  ')',
+  '[',
+  ']',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '==',
+  '!=',
+  '===',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '!',
+  '?',
+  ':',
+  '|',
+  'upper',
+  'lower',
+  'currency',
+  'date',
+  'number',
+  'sum',
+  'count',
+  'join',
+  'default',
+  'nofilter',
+  '#',
+  '^',
+  '/',
+  '@',
+  '%',
+  '>',
+  ',',
+  ' ',
+  '{',
+  '}',
+  'Object',
+  'process',
+  'globalThis',
+  'constructor.constructor',
+  '["constructor"]',
+  '.__proto__.polluted',
+  '= 1',
+  '()',
+  'new',
+  'Function',
+  '\\',
+  '\n',
+  '&',
+  '<w:p>',
 ];
 
 function randomExpr(rnd: () => number): string {
@@ -133,7 +205,16 @@ describe('fuzz: every failure is a clean TemplateError', () => {
       if (mode === 0) {
         for (let k = 0; k < 1 + Math.floor(rnd() * 8); k++) bytes[Math.floor(rnd() * bytes.length)] = Math.floor(rnd() * 256);
       }
-      const mangled = mode === 1 ? bytes.subarray(0, Math.floor(rnd() * bytes.length)) : mode === 2 ? Buffer.concat([bytes.subarray(0, 100), Buffer.from(Array.from({ length: 64 }, () => Math.floor(rnd() * 256))), bytes.subarray(100)]) : bytes;
+      const mangled =
+        mode === 1
+          ? bytes.subarray(0, Math.floor(rnd() * bytes.length))
+          : mode === 2
+            ? Buffer.concat([
+                bytes.subarray(0, 100),
+                Buffer.from(Array.from({ length: 64 }, () => Math.floor(rnd() * 256))),
+                bytes.subarray(100),
+              ])
+            : bytes;
       if (mode === 3) {
         // Corrupt bytes inside the central directory, where sizes and offsets live.
         const cd = Buffer.from(bytes).lastIndexOf(Buffer.from('PK\u0001\u0002', 'latin1'));

@@ -11,7 +11,10 @@ export function validator(schema: JsonSchema): (data: unknown) => string[] {
   return (data) => (validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`));
 }
 
-export async function roundTrip(template: Uint8Array, options: { delimiters?: { start: string; end: string }; paragraphLoop?: boolean; linebreaks?: boolean } = {}) {
+export async function roundTrip(
+  template: Uint8Array,
+  options: { delimiters?: { start: string; end: string }; paragraphLoop?: boolean; linebreaks?: boolean } = {},
+) {
   const inspected = inspect(template, options);
   const schema = inferSchema(inspected);
   const sample = sampleData(schema);
@@ -21,4 +24,3 @@ export async function roundTrip(template: Uint8Array, options: { delimiters?: { 
 }
 
 export const props = (s: unknown): Record<string, JsonSchema> => ((s as JsonSchema).properties ?? {}) as Record<string, JsonSchema>;
-

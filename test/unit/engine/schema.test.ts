@@ -97,7 +97,15 @@ describe('inferSchema, tag by tag', () => {
   });
 
   it('workbook cells and pptx slide loops', async () => {
-    const book = xlsx({ strings: ['{title}', '{#rows}{name}', '{qty}{/rows}'], rows: row(1, [['A1', 's:0']]) + row(2, [['A2', 's:1'], ['B2', 's:2']]) });
+    const book = xlsx({
+      strings: ['{title}', '{#rows}{name}', '{qty}{/rows}'],
+      rows:
+        row(1, [['A1', 's:0']]) +
+        row(2, [
+          ['A2', 's:1'],
+          ['B2', 's:2'],
+        ]),
+    });
     const rb = await roundTrip(book);
     expect(rb.warnings).toEqual([]);
     expect(props(props(rb.schema).rows?.items).qty?.description).toMatch(/sheet "Data Sheet", cell B2/);

@@ -19,7 +19,7 @@ function pixel(png: Uint8Array, x: number, y: number): { w: number; h: number; r
   const h = b.readUInt32BE(20);
   expect([b[24], b[25]]).toEqual([8, 6]);
   const idat: Buffer[] = [];
-  for (let at = 8; at < b.length; ) {
+  for (let at = 8; at < b.length;) {
     const len = b.readUInt32BE(at);
     if (b.toString('latin1', at + 4, at + 8) === 'IDAT') idat.push(b.subarray(at + 8, at + 8 + len));
     at += 12 + len;
@@ -83,7 +83,10 @@ describe('SVG images', () => {
     expect(packageProblems(out)).toEqual([]);
     const files = unzipText(out);
     const doc = files.get('word/document.xml') ?? '';
-    const m = /<a:blip [^>]*r:embed="([^"]+)"><a:extLst><a:ext uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"><asvg:svgBlip xmlns:asvg="http:\/\/schemas\.microsoft\.com\/office\/drawing\/2016\/SVG\/main" r:embed="([^"]+)"\/>/.exec(doc);
+    const m =
+      /<a:blip [^>]*r:embed="([^"]+)"><a:extLst><a:ext uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"><asvg:svgBlip xmlns:asvg="http:\/\/schemas\.microsoft\.com\/office\/drawing\/2016\/SVG\/main" r:embed="([^"]+)"\/>/.exec(
+        doc,
+      );
     expect(m).not.toBeNull();
     // Displayed at the SVG's own size: 200 x 100 px.
     expect(doc).toContain(`<wp:extent cx="${200 * 9525}" cy="${100 * 9525}"/>`);
@@ -122,9 +125,14 @@ describe('SVG images', () => {
     const deck = await render(pptx([shape(2, '{%logo}')]), { logo: b64 });
     expect(packageProblems(deck)).toEqual([]);
     const slide = unzipText(deck).get('ppt/slides/slide1.xml') ?? '';
-    expect(slide).toMatch(/<p:blipFill><a:blip r:embed="[^"]+"><a:extLst><a:ext uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"><asvg:svgBlip [^>]*r:embed="[^"]+"\/>/);
+    expect(slide).toMatch(
+      /<p:blipFill><a:blip r:embed="[^"]+"><a:extLst><a:ext uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"><asvg:svgBlip [^>]*r:embed="[^"]+"\/>/,
+    );
 
-    const book = await render(xlsxBook({ strings: ['{%logo}'], sheets: [{ name: 'S', rows: '<row r="1"><c r="A1" t="s"><v>0</v></c></row>' }] }), { logo: b64 });
+    const book = await render(
+      xlsxBook({ strings: ['{%logo}'], sheets: [{ name: 'S', rows: '<row r="1"><c r="A1" t="s"><v>0</v></c></row>' }] }),
+      { logo: b64 },
+    );
     expect(packageProblems(book)).toEqual([]);
     const drawing = [...unzipText(book)].find(([n]) => n.startsWith('xl/drawings/') && !n.includes('_rels'))?.[1] ?? '';
     expect(drawing).toContain('<asvg:svgBlip');
@@ -144,7 +152,8 @@ describe('SVG images', () => {
     expect(svg).toContain('fill="url(#g)"');
     expect(svg).toContain('<use href="#a"/>');
 
-    const bomb = '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&a;</text></svg>';
+    const bomb =
+      '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&a;</text></svg>';
     const err = await render(docx(p('{%logo}')), { logo: Buffer.from(bomb) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TemplateError);
     expect((err as TemplateError).errors.map((e) => e.id)).toEqual(['image_invalid']);

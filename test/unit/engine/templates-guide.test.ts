@@ -66,7 +66,8 @@ function parseGuide(lines: string[]): Example[] {
       const { kind, options } = attrs(table[1]!);
       let j = i + 1;
       while (lines[j] === '') j++;
-      if (!/^\| Template \| Data \| Output \|/.test(lines[j] ?? '')) throw new Error(`line ${j + 1}: an examples table starts with | Template | Data | Output |`);
+      if (!/^\| Template \| Data \| Output \|/.test(lines[j] ?? ''))
+        throw new Error(`line ${j + 1}: an examples table starts with | Template | Data | Output |`);
       for (j += 2; lines[j]?.startsWith('|'); j++) {
         const row = j;
         const cells = lines[j]!.slice(1, -1).split(/(?<!\\)\|/);
@@ -137,7 +138,10 @@ function parseGuide(lines: string[]): Example[] {
 async function rendered(e: Example): Promise<string> {
   try {
     const relatedItems = Object.fromEntries(Object.entries(e.related).map(([name, text]) => [name, BUILD[e.kind](text)]));
-    const out = await render(BUILD[e.kind](e.template), e.data, { ...e.options, ...(Object.keys(relatedItems).length > 0 ? { relatedItems } : {}) });
+    const out = await render(BUILD[e.kind](e.template), e.data, {
+      ...e.options,
+      ...(Object.keys(relatedItems).length > 0 ? { relatedItems } : {}),
+    });
     const text = READ[e.kind](out);
     return e.inline ? text.split('\n').join('<br>') : text;
   } catch (err) {
@@ -152,11 +156,36 @@ describe('docs/templates.md', () => {
 
   it('has an example of every tag and filter', () => {
     const all = examples.map((e) => `${e.template}\n${Object.values(e.related).join('\n')}`).join('\n');
-    for (const tag of ['{#', '{/', '{^', '{$index', '{%', '{%%', '{~', '{~~', '{@', '{>', '{:', '{=', '{-w:p']) expect(all, `tag ${tag}`).toContain(tag);
-    for (const filter of ['currency', 'number', 'percent', 'date', 'upper', 'lower', 'capitalize', 'trim', 'default', 'sum', 'count', 'join', 'round', 'abs', 'first', 'last', 'qrcode', 'code128', 'ean13']) {
+    for (const tag of ['{#', '{/', '{^', '{$index', '{%', '{%%', '{~', '{~~', '{@', '{>', '{:', '{=', '{-w:p'])
+      expect(all, `tag ${tag}`).toContain(tag);
+    for (const filter of [
+      'currency',
+      'number',
+      'percent',
+      'date',
+      'upper',
+      'lower',
+      'capitalize',
+      'trim',
+      'default',
+      'sum',
+      'count',
+      'join',
+      'round',
+      'abs',
+      'first',
+      'last',
+      'qrcode',
+      'code128',
+      'ean13',
+    ]) {
       expect(all, `filter ${filter}`).toMatch(new RegExp(`\\|\\s*${filter}\\b`));
     }
-    for (const kind of ['docx', 'pptx', 'xlsx'] as const) expect(examples.some((e) => e.kind === kind), kind).toBe(true);
+    for (const kind of ['docx', 'pptx', 'xlsx'] as const)
+      expect(
+        examples.some((e) => e.kind === kind),
+        kind,
+      ).toBe(true);
   });
 
   it('shows for every example what the engine renders', async () => {
@@ -168,7 +197,11 @@ describe('docs/templates.md', () => {
       if (UPDATE) {
         e.rewrite(lines, actual);
         changed.push(e.where);
-      } else expect(actual, `${e.where}: the guide shows\n${e.output}\nthe engine renders\n${actual}\n(UPDATE_TEMPLATE_GUIDE=1 rewrites the guide)`).toBe(e.output);
+      } else
+        expect(
+          actual,
+          `${e.where}: the guide shows\n${e.output}\nthe engine renders\n${actual}\n(UPDATE_TEMPLATE_GUIDE=1 rewrites the guide)`,
+        ).toBe(e.output);
     }
     if (UPDATE && changed.length > 0) {
       fs.writeFileSync(GUIDE, lines.join('\n'));

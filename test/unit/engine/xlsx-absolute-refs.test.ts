@@ -14,9 +14,22 @@ function template(): Uint8Array {
   return xlsx({
     strings,
     rows:
-      row(1, [['A1', 's:0'], ['D1', 's:1']]) +
-      row(2, [['A2', 's:2'], ['D2', 's:3'], ['E2', 'f:SUM($D$2:D2)'], ['F2', 'f:D2/SUM($D$2:$D$2)'], ['G2', 'f:D2/$D$3'], ['H2', 's:4']]) +
-      row(3, [['A3', 's:5'], ['D3', 'f:SUM(D2:D2)']]),
+      row(1, [
+        ['A1', 's:0'],
+        ['D1', 's:1'],
+      ]) +
+      row(2, [
+        ['A2', 's:2'],
+        ['D2', 's:3'],
+        ['E2', 'f:SUM($D$2:D2)'],
+        ['F2', 'f:D2/SUM($D$2:$D$2)'],
+        ['G2', 'f:D2/$D$3'],
+        ['H2', 's:4'],
+      ]) +
+      row(3, [
+        ['A3', 's:5'],
+        ['D3', 'f:SUM(D2:D2)'],
+      ]),
     tail:
       '<conditionalFormatting sqref="D2"><cfRule type="expression" dxfId="0" priority="1"><formula>D2&gt;AVERAGE($D$2:$D$2)</formula></cfRule></conditionalFormatting>' +
       '<dataValidations count="1"><dataValidation type="list" allowBlank="1" sqref="B1"><formula1>$A$2:$A$2</formula1></dataValidation></dataValidations>',
@@ -31,9 +44,18 @@ describe('absolute references in looped rows', () => {
     const out = await render(template(), data);
     expect(sheetCells(out).filter((c) => /^[D-G]/.test(c))).toEqual([
       'D1=Amount',
-      'D2=num:10', 'E2==SUM($D$2:D2)', 'F2==D2/SUM($D$2:$D$4)', 'G2==D2/$D$5',
-      'D3=num:20', 'E3==SUM($D$2:D3)', 'F3==D3/SUM($D$2:$D$4)', 'G3==D3/$D$5',
-      'D4=num:30', 'E4==SUM($D$2:D4)', 'F4==D4/SUM($D$2:$D$4)', 'G4==D4/$D$5',
+      'D2=num:10',
+      'E2==SUM($D$2:D2)',
+      'F2==D2/SUM($D$2:$D$4)',
+      'G2==D2/$D$5',
+      'D3=num:20',
+      'E3==SUM($D$2:D3)',
+      'F3==D3/SUM($D$2:$D$4)',
+      'G3==D3/$D$5',
+      'D4=num:30',
+      'E4==SUM($D$2:D4)',
+      'F4==D4/SUM($D$2:$D$4)',
+      'G4==D4/$D$5',
       'D5==SUM(D2:D4)',
     ]);
     const files = unzipText(out);
@@ -47,7 +69,12 @@ describe('absolute references in looped rows', () => {
 
   it('a single item and an empty list leave nothing unresolved', async () => {
     const one = await render(template(), { items: [{ name: 'a', amount: 5 }] });
-    expect(sheetCells(one).filter((c) => /^[E-G]2|^D3/.test(c))).toEqual(['E2==SUM($D$2:D2)', 'F2==D2/SUM($D$2:$D$2)', 'G2==D2/$D$3', 'D3==SUM(D2:D2)']);
+    expect(sheetCells(one).filter((c) => /^[E-G]2|^D3/.test(c))).toEqual([
+      'E2==SUM($D$2:D2)',
+      'F2==D2/SUM($D$2:$D$2)',
+      'G2==D2/$D$3',
+      'D3==SUM(D2:D2)',
+    ]);
     const none = await render(template(), { items: [] });
     expect(sheetCells(none)).toEqual(['A1=Item', 'D1=Amount', 'A2=Total', 'D2==SUM(#REF!)']);
   });
@@ -56,7 +83,13 @@ describe('absolute references in looped rows', () => {
     const lo = await recalculateInLibreOffice(await render(template(), data));
     const cells = lo.sheets.get('Data Sheet');
     expect(['E2', 'E3', 'E4', 'D5'].map((c) => cells?.get(c))).toEqual(['10', '30', '60', '60']);
-    for (const [ref, share] of [['F2', 1 / 6], ['F3', 2 / 6], ['F4', 3 / 6], ['G2', 1 / 6], ['G4', 3 / 6]] as const) {
+    for (const [ref, share] of [
+      ['F2', 1 / 6],
+      ['F3', 2 / 6],
+      ['F4', 3 / 6],
+      ['G2', 1 / 6],
+      ['G4', 3 / 6],
+    ] as const) {
       expect(Number(cells?.get(ref))).toBeCloseTo(share, 9);
     }
   });

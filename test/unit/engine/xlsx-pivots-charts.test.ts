@@ -51,13 +51,33 @@ function template(): Uint8Array {
     sheets: [
       {
         name: 'Data',
-        rows: row(1, [['A1', 's:0'], ['B1', 's:1']]) + row(2, [['A2', 's:2'], ['B2', 's:3']]),
+        rows:
+          row(1, [
+            ['A1', 's:0'],
+            ['B1', 's:1'],
+          ]) +
+          row(2, [
+            ['A2', 's:2'],
+            ['B2', 's:3'],
+          ]),
         tail: '<drawing r:id="rId1"/>',
         rels: `<Relationship Id="rId1" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>`,
       },
       {
         name: 'Pivot',
-        rows: row(3, [['A3', 's:4'], ['B3', 's:5']]) + row(4, [['A4', 's:2'], ['B4', 'n:0']]) + row(5, [['A5', 's:6'], ['B5', 'n:0']]),
+        rows:
+          row(3, [
+            ['A3', 's:4'],
+            ['B3', 's:5'],
+          ]) +
+          row(4, [
+            ['A4', 's:2'],
+            ['B4', 'n:0'],
+          ]) +
+          row(5, [
+            ['A5', 's:6'],
+            ['B5', 'n:0'],
+          ]),
         rels: `<Relationship Id="rId1" Type="${R}/pivotTable" Target="../pivotTables/pivotTable1.xml"/>`,
       },
     ],
@@ -66,17 +86,33 @@ function template(): Uint8Array {
       rels: `<Relationship Id="rIdPC" Type="${R}/pivotCacheDefinition" Target="pivotCache/pivotCacheDefinition1.xml"/>`,
     },
     extra: {
-      'xl/pivotCache/pivotCacheDefinition1.xml': { xml: cacheXml, type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.pivotCacheDefinition+xml' },
-      'xl/pivotTables/pivotTable1.xml': { xml: pivotXml, type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.pivotTable+xml' },
-      'xl/pivotTables/_rels/pivotTable1.xml.rels': { xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/pivotCacheDefinition" Target="../pivotCache/pivotCacheDefinition1.xml"/></Relationships>` },
+      'xl/pivotCache/pivotCacheDefinition1.xml': {
+        xml: cacheXml,
+        type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.pivotCacheDefinition+xml',
+      },
+      'xl/pivotTables/pivotTable1.xml': {
+        xml: pivotXml,
+        type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.pivotTable+xml',
+      },
+      'xl/pivotTables/_rels/pivotTable1.xml.rels': {
+        xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/pivotCacheDefinition" Target="../pivotCache/pivotCacheDefinition1.xml"/></Relationships>`,
+      },
       'xl/drawings/drawing1.xml': { xml: drawingXml, type: 'application/vnd.openxmlformats-officedocument.drawing+xml' },
-      'xl/drawings/_rels/drawing1.xml.rels': { xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/chart" Target="../charts/chart1.xml"/></Relationships>` },
+      'xl/drawings/_rels/drawing1.xml.rels': {
+        xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${R}/chart" Target="../charts/chart1.xml"/></Relationships>`,
+      },
       'xl/charts/chart1.xml': { xml: chartXml, type: 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml' },
     },
   });
 }
 
-const data = { rows: [{ region: 'North', amount: 10 }, { region: 'South', amount: 20 }, { region: 'North', amount: 5 }] };
+const data = {
+  rows: [
+    { region: 'North', amount: 10 },
+    { region: 'South', amount: 20 },
+    { region: 'North', amount: 5 },
+  ],
+};
 
 describe('pivot tables and charts over looped rows', () => {
   it('leaves the pivot table alone, moves its source and refreshes its cache on load', async () => {
@@ -93,7 +129,9 @@ describe('pivot tables and charts over looped rows', () => {
   it('moves the series of a chart whose namespace has no prefix, and rebuilds its cache', async () => {
     const chart = unzipText(await render(template(), data)).get('xl/charts/chart1.xml') ?? '';
     expect(chart).toContain(`<cat><strRef><f>'Data'!$A$2:$A$4</f>`);
-    expect(chart).toContain(`<val><numRef><f>'Data'!$B$2:$B$4</f><numCache><formatCode>General</formatCode><ptCount val="3"/><pt idx="0"><v>10</v></pt><pt idx="1"><v>20</v></pt><pt idx="2"><v>5</v></pt></numCache>`);
+    expect(chart).toContain(
+      `<val><numRef><f>'Data'!$B$2:$B$4</f><numCache><formatCode>General</formatCode><ptCount val="3"/><pt idx="0"><v>10</v></pt><pt idx="1"><v>20</v></pt><pt idx="2"><v>5</v></pt></numCache>`,
+    );
     expect(chart).toContain(`<tx><strRef><f>'Data'!B1</f>`);
   });
 

@@ -37,9 +37,20 @@ function template(): Uint8Array {
       {
         name: 'Sales Data',
         rows:
-          row(1, [['A1', 's:0'], ['E1', 's:1'], ['G1', 's:8']]) +
-          row(2, [['A2', 's:2'], ['E2', 's:3'], ['F2', 's:4']]) +
-          row(3, [['A3', 's:5'], ['E3', 'f:SUM(E2:E2)']]),
+          row(1, [
+            ['A1', 's:0'],
+            ['E1', 's:1'],
+            ['G1', 's:8'],
+          ]) +
+          row(2, [
+            ['A2', 's:2'],
+            ['E2', 's:3'],
+            ['F2', 's:4'],
+          ]) +
+          row(3, [
+            ['A3', 's:5'],
+            ['E3', 'f:SUM(E2:E2)'],
+          ]),
         tail:
           '<conditionalFormatting sqref="E2:E2"><cfRule type="cellIs" dxfId="0" priority="1" operator="greaterThan"><formula>25</formula></cfRule></conditionalFormatting>' +
           '<dataValidations count="1"><dataValidation type="decimal" operator="greaterThanOrEqual" allowBlank="1" sqref="E2"><formula1>0</formula1></dataValidation></dataValidations>' +
@@ -61,12 +72,21 @@ function template(): Uint8Array {
           `<conditionalFormatting sqref="A1"><cfRule type="expression" dxfId="0" priority="1"><formula>'Sales Data'!$E$3&gt;100</formula></cfRule></conditionalFormatting>` +
           '<dataValidations count="1"><dataValidation type="list" allowBlank="1" sqref="B1"><formula1>Raw!$A$1:$A$1</formula1></dataValidation></dataValidations>',
       },
-      { name: 'Raw', rows: row(1, [['A1', 's:6'], ['B1', 's:7']]) + row(2, [['A2', 'f:SUM(A1:A1)']]) },
+      {
+        name: 'Raw',
+        rows:
+          row(1, [
+            ['A1', 's:6'],
+            ['B1', 's:7'],
+          ]) + row(2, [['A2', 'f:SUM(A1:A1)']]),
+      },
     ],
     definedNames: `<definedName name="total">'Sales Data'!$E$3</definedName><definedName name="_xlnm.Print_Area" localSheetId="0">'Sales Data'!$A$1:$F$3</definedName>`,
     extra: {
       'xl/drawings/drawing1.xml': { xml: drawingXml, type: 'application/vnd.openxmlformats-officedocument.drawing+xml' },
-      'xl/drawings/_rels/drawing1.xml.rels': { xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/chart" Target="../charts/chart1.xml"/></Relationships>` },
+      'xl/drawings/_rels/drawing1.xml.rels': {
+        xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/chart" Target="../charts/chart1.xml"/></Relationships>`,
+      },
       'xl/charts/chart1.xml': { xml: chartXml, type: 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml' },
     },
   });
@@ -127,7 +147,10 @@ describe('xlsx references after row loops', () => {
     const values = /<c:val><c:numRef><c:f>'Sales Data'!\$E\$2:\$E\$6<\/c:f><c:numCache>([\s\S]*?)<\/c:numCache>/.exec(chart)?.[1] ?? '';
     expect(values).toContain('<c:ptCount val="5"/>');
     expect(values).toContain('<c:pt idx="4"><c:v>50</c:v></c:pt>');
-    const sales = [...lo.parts].find(([name, xml]) => name.startsWith('xl/worksheets/sheet') && xml.includes('item 1'))?.[1] ?? lo.parts.get('xl/worksheets/sheet1.xml') ?? '';
+    const sales =
+      [...lo.parts].find(([name, xml]) => name.startsWith('xl/worksheets/sheet') && xml.includes('item 1'))?.[1] ??
+      lo.parts.get('xl/worksheets/sheet1.xml') ??
+      '';
     expect(sales).toMatch(/<conditionalFormatting sqref="E2:E6"/);
   });
 
@@ -153,7 +176,9 @@ describe('xlsx references after row loops', () => {
     const sales = files.get('xl/worksheets/sheet1.xml') ?? '';
     expect(sales).not.toContain('conditionalFormatting');
     expect(sales).not.toContain('dataValidation');
-    expect(files.get('xl/workbook.xml')).toContain(`<definedName name="_xlnm.Print_Area" localSheetId="0">'Sales Data'!$A$1:$F$2</definedName>`);
+    expect(files.get('xl/workbook.xml')).toContain(
+      `<definedName name="_xlnm.Print_Area" localSheetId="0">'Sales Data'!$A$1:$F$2</definedName>`,
+    );
     const lo = await recalculateInLibreOffice(out);
     expect(lo.sheets.get('Summary')?.get('A6')).toBe('10');
   });

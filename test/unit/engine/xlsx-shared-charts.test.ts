@@ -30,7 +30,10 @@ describe('xlsx: shared formulas, chart caches and delimiter changes', () => {
             `<row r="4">${s('A4', 5)}${n('B4', 7)}</row>`,
         },
         // No tags here: its shared formula over the moving sheet follows it too.
-        { name: 'Sum', rows: `<row r="1"><c r="A1"><f t="shared" ref="A1:A2" si="0">Data!B3</f><v>0</v></c></row><row r="2"><c r="A2"><f t="shared" si="0"/><v>0</v></c></row>` },
+        {
+          name: 'Sum',
+          rows: `<row r="1"><c r="A1"><f t="shared" ref="A1:A2" si="0">Data!B3</f><v>0</v></c></row><row r="2"><c r="A2"><f t="shared" si="0"/><v>0</v></c></row>`,
+        },
       ],
     });
     const out = await render(tpl, { items });
@@ -50,8 +53,8 @@ describe('xlsx: shared formulas, chart caches and delimiter changes', () => {
     const chart =
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><c:chartSpace xmlns:c="${C}" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="${R}"><c:chart><c:plotArea><c:layout/>` +
       '<c:barChart><c:barDir val="col"/><c:grouping val="clustered"/><c:varyColors val="0"/><c:ser><c:idx val="0"/><c:order val="0"/>' +
-      "<c:cat><c:strRef><c:f>'Data'!$A$2:$A$2</c:f><c:strCache><c:ptCount val=\"1\"/><c:pt idx=\"0\"><c:v>{#items}{name}</c:v></c:pt></c:strCache></c:strRef></c:cat>" +
-      "<c:val><c:numRef><c:f>'Data'!$B$2:$B$2</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val=\"1\"/><c:pt idx=\"0\"><c:v>0</c:v></c:pt></c:numCache></c:numRef></c:val>" +
+      '<c:cat><c:strRef><c:f>\'Data\'!$A$2:$A$2</c:f><c:strCache><c:ptCount val="1"/><c:pt idx="0"><c:v>{#items}{name}</c:v></c:pt></c:strCache></c:strRef></c:cat>' +
+      '<c:val><c:numRef><c:f>\'Data\'!$B$2:$B$2</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="1"/><c:pt idx="0"><c:v>0</c:v></c:pt></c:numCache></c:numRef></c:val>' +
       '</c:ser><c:axId val="1"/><c:axId val="2"/></c:barChart><c:catAx><c:axId val="1"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="b"/><c:crossAx val="2"/></c:catAx>' +
       '<c:valAx><c:axId val="2"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="l"/><c:crossAx val="1"/></c:valAx></c:plotArea></c:chart></c:chartSpace>';
     const drawing =
@@ -61,18 +64,31 @@ describe('xlsx: shared formulas, chart caches and delimiter changes', () => {
       `<a:graphic><a:graphicData uri="${C}"><c:chart xmlns:c="${C}" xmlns:r="${R}" r:id="rIdC"/></a:graphicData></a:graphic></xdr:graphicFrame><xdr:clientData/></xdr:twoCellAnchor></xdr:wsDr>`;
     const tpl = xlsxBook({
       strings: ['{#items}{name}', '{qty}{/items}'],
-      sheets: [{ name: 'Data', rows: `<row r="2">${s('A2', 0)}${s('B2', 1)}</row>`, tail: '<drawing r:id="rIdD"/>', rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>` }],
+      sheets: [
+        {
+          name: 'Data',
+          rows: `<row r="2">${s('A2', 0)}${s('B2', 1)}</row>`,
+          tail: '<drawing r:id="rIdD"/>',
+          rels: `<Relationship Id="rIdD" Type="${R}/drawing" Target="../drawings/drawing1.xml"/>`,
+        },
+      ],
       extra: {
         'xl/drawings/drawing1.xml': { xml: drawing, type: 'application/vnd.openxmlformats-officedocument.drawing+xml' },
-        'xl/drawings/_rels/drawing1.xml.rels': { xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdC" Type="${R}/chart" Target="../charts/chart1.xml"/></Relationships>` },
+        'xl/drawings/_rels/drawing1.xml.rels': {
+          xml: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdC" Type="${R}/chart" Target="../charts/chart1.xml"/></Relationships>`,
+        },
         'xl/charts/chart1.xml': { xml: chart, type: 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml' },
       },
     });
     const out = await render(tpl, { items });
     expect(packageProblems(out)).toEqual([]);
     const c = unzipText(out).get('xl/charts/chart1.xml') ?? '';
-    expect(c).toContain("<c:f>'Data'!$B$2:$B$4</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val=\"3\"/><c:pt idx=\"0\"><c:v>2</c:v></c:pt><c:pt idx=\"1\"><c:v>3</c:v></c:pt><c:pt idx=\"2\"><c:v>5</c:v></c:pt></c:numCache>");
-    expect(c).toContain("<c:f>'Data'!$A$2:$A$4</c:f><c:strCache><c:ptCount val=\"3\"/><c:pt idx=\"0\"><c:v>a</c:v></c:pt><c:pt idx=\"1\"><c:v>b</c:v></c:pt><c:pt idx=\"2\"><c:v>c</c:v></c:pt></c:strCache>");
+    expect(c).toContain(
+      '<c:f>\'Data\'!$B$2:$B$4</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="3"/><c:pt idx="0"><c:v>2</c:v></c:pt><c:pt idx="1"><c:v>3</c:v></c:pt><c:pt idx="2"><c:v>5</c:v></c:pt></c:numCache>',
+    );
+    expect(c).toContain(
+      '<c:f>\'Data\'!$A$2:$A$4</c:f><c:strCache><c:ptCount val="3"/><c:pt idx="0"><c:v>a</c:v></c:pt><c:pt idx="1"><c:v>b</c:v></c:pt><c:pt idx="2"><c:v>c</c:v></c:pt></c:strCache>',
+    );
     const lo = await recalculateInLibreOffice(out);
     const saved = [...lo.parts].find(([k]) => /^xl\/charts\/chart\d*\.xml$/.test(k))?.[1] ?? '';
     expect(saved).toMatch(/\$B\$2:\$B\$4/);

@@ -11,10 +11,22 @@ const strings = ['{#rows}{$index}', '{day}', '{day | date:"dd.MM.yyyy"}{/rows}']
 function template(): Uint8Array {
   return xlsxBook({
     strings,
-    sheets: [{
-      name: 'Days',
-      rows: row(1, [['A1', 's:0'], ['B1', 's:1'], ['C1', 's:2']]) + row(2, [['A2', 'f:SUM(A1:A1)'], ['B2', 'f:TEXT(B1,"yyyy-mm-dd")'], ['C2', 'f:COUNTA(C1:C1)']]),
-    }],
+    sheets: [
+      {
+        name: 'Days',
+        rows:
+          row(1, [
+            ['A1', 's:0'],
+            ['B1', 's:1'],
+            ['C1', 's:2'],
+          ]) +
+          row(2, [
+            ['A2', 'f:SUM(A1:A1)'],
+            ['B2', 'f:TEXT(B1,"yyyy-mm-dd")'],
+            ['C2', 'f:COUNTA(C1:C1)'],
+          ]),
+      },
+    ],
   });
 }
 
@@ -25,9 +37,15 @@ describe('xlsx values', () => {
     for (const timezone of ['America/Los_Angeles', 'Asia/Tokyo']) {
       const cells = sheetCells(await render(template(), data, { timezone }));
       expect(cells.filter((c) => /^[ABC][123]=/.test(c))).toEqual([
-        'A1=num:0', 'B1=num:46037@1', 'C1=15.01.2026',
-        'A2=num:1', 'B2=num:46081@1', 'C2=28.02.2026',
-        'A3=num:2', 'B3=num:46082@1', 'C3=01.03.2026',
+        'A1=num:0',
+        'B1=num:46037@1',
+        'C1=15.01.2026',
+        'A2=num:1',
+        'B2=num:46081@1',
+        'C2=28.02.2026',
+        'A3=num:2',
+        'B3=num:46082@1',
+        'C3=01.03.2026',
       ]);
     }
   });
