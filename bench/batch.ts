@@ -8,7 +8,12 @@
 //   - the latency of another tenant's single sync generate (a pdf) alone and while the batch runs (p50/p95).
 // The service: `docgen start` on PostgreSQL (Temporal dev server, API and one worker), plus a `docgen worker`
 // for two workers; all processes from this run, CPU per document of each process tree from /proc.
-//   npm run bench:batch [-- --rows 1000 --formats docx,pdf --workers 1,2 --no-carbone --probes 15 --slots N --window N --chunk-rows N]
+// Formats: docx (pages counted exactly, PAGE_COUNT=auto), docx-document (PAGE_COUNT=document: the document's
+// own statistic, nothing converted), pdf. With --compare <dir>, every docgen run again with the docgen of another
+// checkout (the "before"), in the same run. With --cpu-prof <dir>, `docgen start` writes V8 CPU profiles there
+// (node --cpu-prof; read them with `node bench/profile-top.ts <dir>`).
+//   npm run bench:batch [-- --rows 1000 --formats docx,docx-document,pdf --workers 1,2 --no-carbone --probes 15
+//                          --compare ../before --cpu-prof /tmp/prof --slots N --window N --chunk-rows N]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +24,7 @@ import { freePort } from '../cli/temporal-dev.ts';
 import { createConverter, pageCount } from '../converter/index.ts';
 import { render } from '../engine/index.ts';
 import { inflateEntry, readZip, writeZip } from '../engine/zip.ts';
-import { docgenBin, docgenCredentials, docgenStartEnv, repoRoot, spawnDocgenStart } from '../test/support/docgen-start.ts';
+import { docgenCredentials, docgenStartEnv, repoRoot, spawnDocgenStart } from '../test/support/docgen-start.ts';
 import { client } from '../test/support/http.ts';
 import { invoiceRows } from '../test/support/invoice-rows.ts';
 import { startPostgres } from '../test/support/postgres.ts';
@@ -29,7 +34,9 @@ import { cpuSpent, processTree, treeCpuMs } from './processes.ts';
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000' },
-    formats: { type: 'string', default: 'docx,pdf' },
+    formats: { type: 'string', default: 'docx,docx-document,pdf' },
+    compare: { type: 'string' },
+    'cpu-prof': { type: 'string' },
     workers: { type: 'string', default: '1,2' },
     carbone: { type: 'boolean', default: true },
     'no-carbone': { type: 'boolean', default: false },
@@ -41,6 +48,11 @@ const { values } = parseArgs({
 });
 const N = Number(values.rows);
 const FORMATS = values.formats.split(',').filter(Boolean);
+for (const f of FORMATS)
+  if (!['docx', 'docx-document', 'pdf'].includes(f)) throw new Error(`--formats: ${f} is not docx, docx-document or pdf`);
+const COMPARE = values.compare ? path.resolve(values.compare) : undefined;
+if (COMPARE && !fs.existsSync(path.join(COMPARE, 'cli', 'docgen.mjs'))) throw new Error(`--compare: ${COMPARE} is not a docgen checkout`);
+const CPU_PROF = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
 const WORKERS = values.workers.split(',').map(Number);
 const PROBES = Number(values.probes);
 const POOL = os.cpus().length; // the service's default CONVERTER_POOL_SIZE
@@ -86,8 +98,10 @@ async function barePipeline(): Promise<void> {
         to: 'pdf',
       });
     const variants: [string, (row: unknown) => Promise<unknown>][] = [];
-    if (FORMATS.includes('docx')) {
+    if (FORMATS.includes('docx') || FORMATS.includes('docx-document')) {
       variants.push(['bare: render (docx)', (row) => render(templateBytes, row, { locale: 'en-GB', timezone: 'Europe/London' })]);
+    }
+    if (FORMATS.includes('docx')) {
       variants.push([
         'bare: render + page count (docx, what the service meters)',
         async (row) =>
@@ -127,22 +141,24 @@ interface Service {
   stop(): Promise<void>;
 }
 
-async function startService(workers: number, dataDir: string): Promise<Service> {
+async function startService(workers: number, dataDir: string, root: string, pageCount: string, profDir?: string): Promise<Service> {
   const pg = await startPostgres(await freePort());
   const env = await docgenStartEnv(dataDir, {
     RATE_LIMIT_PER_MINUTE: '0',
     CONVERTER_RECYCLE_AFTER: '1000000',
+    PAGE_COUNT: pageCount,
+    ...(profDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profDir}`.trim() } : {}),
     ...(values.slots ? { BATCH_SLOTS: values.slots } : {}),
     ...(values['chunk-rows'] ? { BATCH_CHUNK_ROWS: values['chunk-rows'] } : {}),
     ...(values.window ? { BATCH_WINDOW: values.window } : {}),
   });
   env.DATABASE_URL = pg.url;
-  const start = await spawnDocgenStart(env, { timeoutMs: 180_000 });
+  const start = await spawnDocgenStart(env, { timeoutMs: 180_000, root });
   const extra: ChildProcess[] = [];
   for (let i = 1; i < workers; i++) {
-    const w = spawn(process.execPath, [docgenBin, 'worker'], {
+    const w = spawn(process.execPath, [path.join(root, 'cli', 'docgen.mjs'), 'worker'], {
       env: { ...start.env, TEMPORAL_ADDRESS: `127.0.0.1:${start.env.TEMPORAL_PORT}` },
-      cwd: repoRoot,
+      cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -189,88 +205,103 @@ function serviceCpu(svc: Service): Map<string, number> {
 
 async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | undefined> {
   let probes: { alone: number[]; during: number[] } | undefined;
-  for (const workers of WORKERS) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-batch-'));
-    const svc = await startService(workers, dataDir);
-    try {
-      const api = client(await docgenCredentials(svc.env, 'bench-batch'));
-      const other = client(await docgenCredentials(svc.env, 'bench-other-tenant'));
-      const probe = async () => {
-        const { templateUrn, dataUrn } = await other.uploadPair(templateBytes, rows[0]);
-        const t0 = performance.now();
-        const r = await other.call('POST', '/documents/document/generate', {
-          json: {
-            template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
-            data: { urn: dataUrn, loadMethod: 'Storage' },
-            document: {
-              name: 'probe',
-              fileFormat: 'pdf',
-              deliveryMethod: 'Storage',
-              path: 'root',
-              timezone: 'Europe/London',
-              locale: 'en-GB',
-            },
-          },
-        });
-        if (r.status !== 201) throw new Error(`probe generate: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-        return performance.now() - t0;
-      };
-      // Warm: a generate of each format, a tiny batch.
-      for (let i = 0; i < 3; i++) await probe();
-      const alone: number[] = [];
-      if (workers === WORKERS[0]) for (let i = 0; i < PROBES; i++) alone.push(await probe());
-      for (const format of FORMATS) {
-        const t = await api.upload('template', [{ name: 'invoice.docx', bytes: templateBytes }]);
-        const d = await api.upload('data', [{ name: 'invoices.jsonl', bytes: rows.map((r) => JSON.stringify(r)).join('\n') }]);
-        const cpuBefore = serviceCpu(svc);
-        const t0 = performance.now();
-        const res = await api.call('POST', '/documents/document/generate/batch', {
-          json: {
-            template: { urn: t.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx', name: 'invoice.docx' },
-            data: { urn: d.body.result.data.files[0].id, loadMethod: 'Storage' },
-            document: {
-              name: 'Invoice {number}',
-              fileFormat: format,
-              deliveryMethod: 'Storage',
-              path: 'root',
-              timezone: 'Europe/London',
-              locale: 'en-GB',
-            },
-          },
-        });
-        if (res.status !== 201) throw new Error(`batch: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
-        const id = res.body.result.data.batch.id as string;
-        const during: number[] = [];
-        let progress: Record<string, any> = {};
-        const probing = workers === WORKERS[0] && format === 'pdf';
-        let probeRun = Promise.resolve();
-        for (;;) {
-          progress = (await api.call('GET', `/documents/batch/${id}`)).body.result.data.batch;
-          if (progress.status !== 'running') break;
-          // Another tenant's single generate while the batch runs (once the batch is under way).
-          if (probing && during.length < PROBES && progress.rowsDone > 10)
-            probeRun = probeRun.then(async () => void during.push(await probe()));
-          await sleep(probing ? 400 : 250);
+  const docgens: [string, string][] = [['', repoRoot], ...(COMPARE ? [[' (before)', COMPARE] as [string, string]] : [])];
+  // One service per page-count setting: docx and pdf on the default (exact counts), docx-document on its own.
+  const groups: [string, string[]][] = [
+    ['auto', FORMATS.filter((f) => f !== 'docx-document')],
+    ['document', FORMATS.filter((f) => f === 'docx-document')],
+  ];
+  for (const workers of WORKERS)
+    for (const [pageCount, formats] of groups) {
+      if (formats.length === 0) continue;
+      for (const [label, root] of docgens) {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-batch-'));
+        const profDir = CPU_PROF ? path.join(CPU_PROF, `${label ? 'before' : 'after'}-${pageCount}-${workers}w`) : undefined;
+        if (profDir) fs.mkdirSync(profDir, { recursive: true });
+        const svc = await startService(workers, dataDir, root, pageCount, profDir);
+        try {
+          const api = client(await docgenCredentials(svc.env, 'bench-batch', root));
+          const other = client(await docgenCredentials(svc.env, 'bench-other-tenant', root));
+          const probe = async () => {
+            const { templateUrn, dataUrn } = await other.uploadPair(templateBytes, rows[0]);
+            const t0 = performance.now();
+            const r = await other.call('POST', '/documents/document/generate', {
+              json: {
+                template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: 'docx' },
+                data: { urn: dataUrn, loadMethod: 'Storage' },
+                document: {
+                  name: 'probe',
+                  fileFormat: 'pdf',
+                  deliveryMethod: 'Storage',
+                  path: 'root',
+                  timezone: 'Europe/London',
+                  locale: 'en-GB',
+                },
+              },
+            });
+            if (r.status !== 201) throw new Error(`probe generate: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+            return performance.now() - t0;
+          };
+          // Warm: a generate of each format, a tiny batch.
+          for (let i = 0; i < 3; i++) await probe();
+          const probing0 = workers === WORKERS[0] && !label && formats.includes('pdf');
+          const alone: number[] = [];
+          if (probing0) for (let i = 0; i < PROBES; i++) alone.push(await probe());
+          for (const format of formats) {
+            const fileFormat = format === 'pdf' ? 'pdf' : 'docx';
+            const t = await api.upload('template', [{ name: 'invoice.docx', bytes: templateBytes }]);
+            const d = await api.upload('data', [{ name: 'invoices.jsonl', bytes: rows.map((r) => JSON.stringify(r)).join('\n') }]);
+            const cpuBefore = serviceCpu(svc);
+            const t0 = performance.now();
+            const res = await api.call('POST', '/documents/document/generate/batch', {
+              json: {
+                template: { urn: t.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx', name: 'invoice.docx' },
+                data: { urn: d.body.result.data.files[0].id, loadMethod: 'Storage' },
+                document: {
+                  name: 'Invoice {number}',
+                  fileFormat,
+                  deliveryMethod: 'Storage',
+                  path: 'root',
+                  timezone: 'Europe/London',
+                  locale: 'en-GB',
+                },
+              },
+            });
+            if (res.status !== 201) throw new Error(`batch: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+            const id = res.body.result.data.batch.id as string;
+            const during: number[] = [];
+            let progress: Record<string, any> = {};
+            const probing = probing0 && format === 'pdf';
+            let probeRun = Promise.resolve();
+            for (;;) {
+              progress = (await api.call('GET', `/documents/batch/${id}`)).body.result.data.batch;
+              if (progress.status !== 'running') break;
+              // Another tenant's single generate while the batch runs (once the batch is under way).
+              if (probing && during.length < PROBES && progress.rowsDone > 10)
+                probeRun = probeRun.then(async () => void during.push(await probe()));
+              await sleep(probing ? 400 : 250);
+            }
+            const seconds = (performance.now() - t0) / 1000;
+            await probeRun;
+            const cpu = cpuSpent(cpuBefore, serviceCpu(svc));
+            if (progress.status !== 'completed' || progress.rowsDone !== N)
+              throw new Error(`batch ended ${JSON.stringify(progress).slice(0, 500)}`);
+            const what = format === 'docx-document' ? 'docx, PAGE_COUNT=document' : format === 'docx' ? 'docx, exact page count' : 'pdf';
+            results.push({
+              name: `docgen${label} batch: ${what}, ${workers} worker${workers > 1 ? 's' : ''}`,
+              docsPerSecond: N / seconds,
+              seconds,
+              cpu,
+            });
+            console.error(`docgen${label} batch ${what} ${workers} worker(s): ${f1(N / seconds)} docs/s`);
+            if (probing) probes = { alone, during };
+          }
+        } finally {
+          await svc.stop();
+          fs.rmSync(dataDir, { recursive: true, force: true });
         }
-        const seconds = (performance.now() - t0) / 1000;
-        await probeRun;
-        const cpu = cpuSpent(cpuBefore, serviceCpu(svc));
-        if (progress.status !== 'completed' || progress.rowsDone !== N)
-          throw new Error(`batch ended ${JSON.stringify(progress).slice(0, 500)}`);
-        results.push({
-          name: `docgen batch: ${format}, ${workers} worker${workers > 1 ? 's' : ''}`,
-          docsPerSecond: N / seconds,
-          seconds,
-          cpu,
-        });
-        console.error(`docgen batch ${format} ${workers} worker(s): ${f1(N / seconds)} docs/s`);
-        if (probing) probes = { alone, during };
       }
-    } finally {
-      await svc.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  }
   return probes;
 }
 
@@ -305,7 +336,7 @@ async function carboneLoop(): Promise<void> {
   const peer = await startCarbonePeer({ template, factories: POOL });
   try {
     const data = rows.map((r) => ({ ...r, total: 0 }));
-    for (const format of FORMATS) {
+    for (const format of [...new Set(FORMATS.map((f) => (f === 'pdf' ? 'pdf' : 'docx')))]) {
       const pid = peer.pid;
       const before = treeCpuMs(pid);
       const t0 = performance.now();
@@ -348,8 +379,18 @@ if (values.carbone && !values['no-carbone']) {
   }
 }
 
-const bare = (format: string) =>
-  results.find((r) => r.name.startsWith('bare') && r.name.includes(format === 'pdf' ? 'convert' : 'page count'));
+const find = (prefix: string, includes: string) => results.find((r) => r.name.startsWith(prefix) && r.name.includes(includes));
+const bareRender = find('bare: render (docx)', '');
+const bareCount = find('bare: render + page count', '');
+const barePdf = find('bare: render + convert', '');
+/** What a docgen run is compared with: the bare pipeline doing the same work. */
+const baseOf = (r: Result) => {
+  if (r.name.startsWith('bare')) return undefined;
+  if (r.name.startsWith('carbone')) return r.name.includes('pdf') ? barePdf : bareRender; // carbone's docx meters no pages
+  if (r.name.includes('PAGE_COUNT=document')) return bareRender;
+  return r.name.includes('pdf') ? barePdf : bareCount;
+};
+const cpuPerDoc = (r: Result) => [...r.cpu.values()].reduce((a, b) => a + b, 0) / N;
 console.log('');
 console.log(
   `docgen batch benchmark: ${N} invoice rows (examples/invoice.docx), node ${process.version}, ${os.cpus().length} cores, load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${os
@@ -361,20 +402,42 @@ console.log('');
 console.log('| run | documents/s | seconds | vs bare pipeline | CPU ms per document (process tree: group) |');
 console.log('|---|---:|---:|---:|---|');
 for (const r of results) {
-  const format = r.name.includes('pdf') ? 'pdf' : 'docx';
-  // carbone's docx is a render alone (it meters no pages): beside the bare render.
-  const base = r.name.startsWith('carbone') && format === 'docx' ? results.find((x) => x.name === 'bare: render (docx)') : bare(format);
-  const ratio = base && !r.name.startsWith('bare') ? (r.docsPerSecond / base.docsPerSecond).toFixed(2) : '';
+  const base = baseOf(r);
+  const ratio = base ? (r.docsPerSecond / base.docsPerSecond).toFixed(2) : '';
   const cpu = [...r.cpu]
     .filter(([, ms]) => ms / N >= 0.05)
     .sort((a, b) => b[1] - a[1])
     .map(([g, ms]) => `${g} ${f1(ms / N)}`)
     .join('; ');
-  const total = [...r.cpu.values()].reduce((a, b) => a + b, 0) / N;
   console.log(
-    `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${f1(r.docsPerSecond)} | ${f1(r.seconds)} | ${ratio} | total ${f1(total)}: ${cpu} |`,
+    `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${f1(r.docsPerSecond)} | ${f1(r.seconds)} | ${ratio} | total ${f1(cpuPerDoc(r))}: ${cpu} |`,
   );
 }
+// Issue 40's goals, each a ratio of this run: throughput against the bare pipeline and carbone's loop, and
+// docgen's own CPU per row (every process of the service: API, worker, PostgreSQL, Temporal, LibreOffice)
+// beyond what the bare pipeline spends on the same row (the render, and LibreOffice's conversion or count).
+const carbone = (format: string) => results.find((r) => r.name.startsWith('carbone') && r.name.includes(`: ${format} `));
+const goals: string[][] = [];
+for (const r of results.filter((x) => x.name.startsWith('docgen'))) {
+  const base = baseOf(r);
+  const peer = carbone(r.name.includes('pdf') ? 'pdf' : 'docx');
+  const rows: [string, number | undefined, string][] = [];
+  if (r.name.includes('pdf')) {
+    rows.push(['vs carbone pdf loop', peer && r.docsPerSecond / peer.docsPerSecond, '>= 1.0']);
+    rows.push(['vs bare render + convert', base && r.docsPerSecond / base.docsPerSecond, '>= 0.9']);
+  } else if (r.name.includes('PAGE_COUNT=document')) {
+    rows.push(['vs carbone docx loop', peer && r.docsPerSecond / peer.docsPerSecond, '>= 1.0']);
+  } else {
+    rows.push(['vs bare render + page count', base && r.docsPerSecond / base.docsPerSecond, '>= 0.9']);
+  }
+  for (const [what, x, goal] of rows) goals.push([r.name, what, x === undefined ? '-' : x.toFixed(2), goal]);
+  if (base) goals.push([r.name, "docgen's own CPU per row (ms)", f1(cpuPerDoc(r) - cpuPerDoc(base)), '<= 2']);
+}
+console.log('');
+console.log("Issue 40's goals (ratios of this run):");
+console.log('| run | measure | value | goal |');
+console.log('|---|---|---:|---|');
+for (const g of goals) console.log(`| ${g.join(' | ')} |`);
 if (probes) {
   console.log('');
   console.log(
