@@ -9,6 +9,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { FairQueue } from '../core/fair-queue.ts';
 import { DEFAULT_TEMPLATE_LIMITS, type TemplateErrorEntry, type TemplateLimits } from '../engine/index.ts';
+import { markVetted, type Vetted } from '../converter/index.ts';
 
 const THREAD = new URL('./merge-thread.ts', import.meta.url);
 
@@ -58,7 +59,7 @@ export interface MergeThreadJob {
 }
 
 export type MergeThreadReply =
-  | { id: number; ok: true; output: Uint8Array; warnings: TemplateErrorEntry[] }
+  | { id: number; ok: true; output: Uint8Array; warnings: TemplateErrorEntry[]; vetted: Vetted }
   | { id: number; ok: false; message: string; templateErrors?: TemplateErrorEntry[] };
 
 /** The merge hit the pool's memory or time limit; the thread was ended. */
@@ -243,7 +244,8 @@ export class MergePool {
       this.release(slot);
       if (reply.ok)
         this.finish(job, {
-          output: reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output),
+          // Sanitized and cost-checked by the thread: a conversion of these bytes does not parse them again.
+          output: markVetted(reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output), reply.vetted),
           warnings: reply.warnings,
         });
       else if (reply.templateErrors) this.finish(job, new MergeTemplateError(reply.message, reply.templateErrors));

@@ -1,5 +1,6 @@
 // The body of one merge thread (activities/merge-pool.ts): renders template + data with the engine,
 // one job at a time, under the heap cap the pool gave the thread. Nothing here may outlive a job.
+import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { checkConversionCost } from '../engine/cost.ts';
@@ -20,6 +21,10 @@ const fetchImage = imageFetcher({
   maxResponseBytes: outbound.maxResponseBytes,
 });
 
+/** Templates whose own content passed the cost limits (by sha-256): a batch's rows, and a template's every
+ *  generate, check it once per thread. Bounded. */
+const passedTemplates = new Set<string>();
+
 parentPort?.on('message', (job: MergeThreadJob) => {
   void run(job).then((reply) => parentPort?.postMessage(reply));
 });
@@ -32,16 +37,22 @@ async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
     // refused here, before a conversion or page count holds an instance for it: first the template's own
     // content (a template already past a limit is not rendered: its render would cost this thread seconds
     // and a large heap for a document refused anyway), then the merged document.
-    checkConversionCost(job.template, limits);
+    const templateHash = createHash('sha256').update(job.template).digest('base64');
+    if (!passedTemplates.has(templateHash)) {
+      checkConversionCost(job.template, limits);
+      if (passedTemplates.size >= 1_000) passedTemplates.clear();
+      passedTemplates.add(templateHash);
+    }
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
     const { output, warnings } = await renderWithWarnings(job.template, data, { ...job.options, limits, fetchImage });
     // Every merged document, delivered as it is or converted, leaves without what would make Word, Excel or
     // LibreOffice fetch, run or link something when it is opened: DDE fields and formulas, INCLUDE* and LINK
     // fields, external templates (attachedTemplate), images and objects; a macro or a DDE link refuses it
     // (converter/sanitize.ts, the same rules as before a conversion).
-    const clean = sanitizeOoxml(output, 'merged document').bytes;
-    checkConversionCost(clean, limits);
-    return { id: job.id, ok: true, output: clean, warnings };
+    const sanitized = sanitizeOoxml(output, 'merged document');
+    const cost = checkConversionCost(sanitized.bytes, limits);
+    // What both passes found travels with the document: the converter takes it as vetted (converter/vetted.ts).
+    return { id: job.id, ok: true, output: sanitized.bytes, warnings, vetted: { pages: cost.pages, embedsFonts: sanitized.embedsFonts } };
   } catch (err) {
     if (err instanceof TemplateError) return { id: job.id, ok: false, templateErrors: err.errors, message: err.message };
     if (err instanceof ConvertError && err.code === 'BAD_INPUT') {

@@ -26,6 +26,7 @@ import { LibreOfficePool, libreOfficeAvailable } from './pool.ts';
 import { isolationSummary } from './probes.ts';
 import type { PoolOptions } from './pool.ts';
 import { sanitizeOoxml } from './sanitize.ts';
+import { vettedOf } from './vetted.ts';
 import { converterSettings } from './settings.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 
@@ -55,6 +56,7 @@ export { pdfPageCount, pdfaIdentification } from './pdf.ts';
 export { readOfficeCustomProperties, setOfficeCustomProperties } from './office-props.ts';
 export type { PageCount, PageCountMethod, PageCountOptions } from './pages.ts';
 export { sanitizeOoxml };
+export { markVetted, vettedOf, type Vetted } from './vetted.ts';
 
 export type ConverterKind = 'libreoffice' | 'gotenberg';
 
@@ -160,7 +162,7 @@ export async function convert(input: Uint8Array, options: ConvertOptions, conver
     options.signal?.throwIfAborted();
     // Refused and stripped as before a conversion (macros, DDE, external templates, linked content): an
     // output carries none of it, converted or not.
-    const clean = sanitizeOoxml(input, plan.from).bytes;
+    const clean = vettedOf(input) ? input : sanitizeOoxml(input, plan.from).bytes;
     return plan.embedded ? setOfficeCustomProperties(clean, plan.embedded) : clean;
   }
   const started = performance.now();

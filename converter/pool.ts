@@ -25,6 +25,7 @@ import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
 import type { ConversionPlan } from './options.ts';
 import { sanitizeOoxml } from './sanitize.ts';
+import { vettedOf } from './vetted.ts';
 import type { Converter, ConverterStatus, ConvertOptions } from './types.ts';
 import { FairQueue } from '../core/fair-queue.ts';
 import { type ConverterLog, converterSettings, defaultPoolSize, type NetworkIsolation, type SandboxMode } from './settings.ts';
@@ -281,9 +282,15 @@ export class LibreOfficePool implements Converter, InstanceHost {
   ): Promise<Uint8Array | number> {
     if (this.stopping) throw new ConvertError('SHUTDOWN', 'the converter has been stopped');
     options.signal?.throwIfAborted();
-    // The cost estimate first: one pass, cheaper than the sanitizer's parse of a costly document.
-    const pages = this.checkCost(input);
-    const sanitized = this.skipSanitize ? { bytes: input, embedsFonts: false } : sanitizeOoxml(input, plan.from);
+    // Bytes the merge vetted (vetted.ts) were sanitized and cost-checked by it: its findings stand. Others:
+    // the cost estimate first (one pass, cheaper than the sanitizer's parse of a costly document).
+    const known = vettedOf(input);
+    const pages = known ? known.pages : this.checkCost(input);
+    const sanitized = known
+      ? { bytes: input, embedsFonts: known.embedsFonts }
+      : this.skipSanitize
+        ? { bytes: input, embedsFonts: false }
+        : sanitizeOoxml(input, plan.from);
     const bytes = sanitized.bytes;
     if (!this.started) this.start().catch(() => {});
     // Fail fast when nothing can start (not installed, or no instance ever started); otherwise the job

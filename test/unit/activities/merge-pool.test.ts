@@ -2,6 +2,7 @@
 // the next merge runs on a fresh thread, and waiting merges are served round-robin per tenant.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MergeLimitError, MergePool, MergeTemplateError } from '../../../activities/merge-pool.ts';
+import { vettedOf } from '../../../converter/index.ts';
 import { DEFAULT_TEMPLATE_LIMITS } from '../../../engine/index.ts';
 import { docx, p } from '../engine/helpers.ts';
 
@@ -121,6 +122,24 @@ describe('MergePool cost checks', () => {
           (e: unknown) => e,
         );
       expect((loop as MergeTemplateError).errors[0]?.message).toMatch(/the limit is 10 \(TEMPLATE_MAX_PAGES\)$/);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('MergePool vetted output', () => {
+  it("marks what it merged as sanitized and estimated (the converter takes the thread's findings); a copy carries no mark", async () => {
+    const pool = new MergePool({ threads: 1 });
+    try {
+      const template = docx(p('{#items}') + p('{.}') + p('{/items}'));
+      const out = await pool.merge('v', template, enc({ items: Array.from({ length: 120 }, (_, i) => i) }), opts);
+      const facts = vettedOf(out.output);
+      expect(facts?.embedsFonts).toBe(false);
+      // 120 paragraphs of one line: about three pages by the estimate.
+      expect(facts?.pages).toBeGreaterThanOrEqual(2);
+      expect(vettedOf(new Uint8Array(out.output))).toBeUndefined();
+      expect(vettedOf(template)).toBeUndefined();
     } finally {
       await pool.close();
     }
