@@ -16,7 +16,7 @@ import type { RunContext } from '../core/run.ts';
 import type { Written, WriteInput } from './deliver.ts';
 import type { LoadDataInput } from './load-data.ts';
 import type { Merged, MergeInput } from './merge.ts';
-import type { RecordedOutcome, RecordInput } from './record.ts';
+import type { BatchRowRecorded, RecordedOutcome, RecordInput } from './record.ts';
 import type { ResolveTemplateInput } from './resolve-template.ts';
 import type { ConsumeUploadsInput } from './retention.ts';
 import { timedStep } from '../telemetry/metrics.ts';
@@ -26,10 +26,10 @@ export interface Steps {
   resolveTemplate(input: ResolveTemplateInput): Promise<BlobRef>;
   loadData(input: LoadDataInput): Promise<BlobRef>;
   merge(input: MergeInput): Promise<Merged>;
-  measure(input: { blob: BlobRef; fileFormat: string; deadline?: number; subscriptionId?: string }): Promise<number>;
+  measure(input: { blob: BlobRef; bytes?: Uint8Array; fileFormat: string; deadline?: number; subscriptionId?: string }): Promise<number>;
   deliver(input: WriteInput): Promise<Written>;
   undoWrite(input: Pick<WriteInput, 'run' | 'urn' | 'target'>): Promise<boolean>;
-  record(input: RecordInput): Promise<{ documentGuid: string }>;
+  record(input: RecordInput): Promise<{ documentGuid: string; batchRow?: BatchRowRecorded }>;
   recordedOutcome(input: { run: Pick<RunContext, 'subscriptionId' | 'operationId'>; urn: string }): Promise<RecordedOutcome | null>;
   consumeUploads(input: ConsumeUploadsInput): Promise<{ removed: string[] }>;
   discardScratch(refs: BlobRef[]): Promise<void>;
@@ -75,6 +75,8 @@ export interface WriteAndRecordInput extends WriteInput {
   initiatorEmail?: string;
   /** Once recorded, the run ends here: its uploads consumed, its scratch discarded. */
   end: Omit<EndRunInput, 'run'>;
+  /** A batch row's document: its entry is recorded with the document (activities/record.ts). */
+  batchRow?: { batchId: string; row: number };
 }
 
 export interface Recorded {
@@ -82,6 +84,8 @@ export interface Recorded {
   pages: number;
   documentGuid: string;
   consumption: Consumption[];
+  /** A batch row's entry, when this call recorded the document (not when an earlier execution had). */
+  batchRow?: BatchRowRecorded;
 }
 
 export function groupActivities(single: Steps, undoable: (method: string) => boolean) {
@@ -139,7 +143,19 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
      *  elsewhere the count comes first. Run again after its workflow task was lost past the record (the
      *  file it counts is gone with the scratch it discarded), it answers with what it recorded then. */
     async writeAndRecord(input: WriteAndRecordInput): Promise<Recorded> {
-      const { run, urn, target, end, written: transferred, pages: counted, metering, movedFrom, initiatorEmail, ...write } = input;
+      const {
+        run,
+        urn,
+        target,
+        end,
+        written: transferred,
+        pages: counted,
+        metering,
+        movedFrom,
+        initiatorEmail,
+        batchRow,
+        ...write
+      } = input;
       const writeInput: WriteInput = { run, urn, target, ...write };
       const meter = metering === 'generated' ? generatedConsumption : metering === 'managed' ? managedConsumption : () => [];
       // A run that ran consumes its uploads whatever its outcome: no need to wait for the count.
@@ -175,7 +191,7 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         };
       }
       const consumption = meter(pages.value);
-      const { documentGuid } = await steps.record({
+      const recorded = await steps.record({
         run,
         urn,
         written: written.value,
@@ -183,10 +199,17 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         consumption,
         ...(movedFrom ? { movedFrom } : {}),
         ...(initiatorEmail ? { initiatorEmail } : {}),
+        ...(batchRow ? { batchRow: { ...batchRow, pages: pages.value } } : {}),
       });
       await consumed;
       if (end.scratch.length > 0) await steps.discardScratch(end.scratch);
-      return { written: written.value, pages: pages.value, documentGuid, consumption };
+      return {
+        written: written.value,
+        pages: pages.value,
+        documentGuid: recorded.documentGuid,
+        consumption,
+        ...(recorded.batchRow ? { batchRow: recorded.batchRow } : {}),
+      };
     },
 
     endRun,

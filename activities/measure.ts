@@ -14,6 +14,8 @@ export function measureActivity(deps: ActivityDeps) {
    *  `exact` it fails the attempt, and the step's retries count again: never a count of another kind. */
   return async function measure(input: {
     blob: BlobRef;
+    /** The blob's bytes, when the caller holds them (a batch row, in this process): not read again. */
+    bytes?: Uint8Array;
     fileFormat: string;
     deadline?: number;
     subscriptionId?: string;
@@ -24,7 +26,7 @@ export function measureActivity(deps: ActivityDeps) {
     const own = ctx.info.startToCloseTimeoutMs ? ctx.info.startToCloseTimeoutMs - 2_000 : undefined;
     const budget = remainingBudget(input.deadline);
     const timeoutMs = [own, budget].filter((x): x is number => x !== undefined).reduce((a, b) => Math.min(a, b), Infinity);
-    const bytes = await deps.blobs.get(input.blob.key);
+    const bytes = input.bytes ?? (await deps.blobs.get(input.blob.key));
     const converter = deps.converter;
     if (mode === 'exact' && !converter && needsConverter(input.fileFormat)) {
       throw ApplicationFailure.nonRetryable('PAGE_COUNT=exact but this worker has no converter to count docx/xlsx pages', 'NOT_SUPPORTED');

@@ -6,6 +6,7 @@ import type { Consumption } from '../core/envelope.ts';
 import { isRemote, type RunContext } from '../core/run.ts';
 import type { Target } from '../core/target.ts';
 import { forgetLocationWrites } from '../store/location-writes.ts';
+import { recordBatchRowDocument } from '../store/records/batches.ts';
 import { moveDocumentRecord, recordDocumentWithConsumption, recordedOperation } from '../store/records/documents.ts';
 import { countMetering } from '../telemetry/metrics.ts';
 import type { Written } from './deliver.ts';
@@ -24,6 +25,15 @@ export interface RecordInput {
   movedFrom?: string;
   /** X-Email of a manage request (spec 5.2). */
   initiatorEmail?: string;
+  /** A batch row's document: its entry and the batch's counters are recorded in the same transaction. */
+  batchRow?: { batchId: string; row: number; pages: number };
+}
+
+/** A batch row's entry, as the record wrote it: false when an earlier attempt had; whether a cancel of the
+ *  batch was asked for (read as the counters changed). */
+export interface BatchRowRecorded {
+  inserted: boolean;
+  cancelRequested?: boolean;
 }
 
 /** What an earlier execution of an operation recorded at the urn its run chose. */
@@ -37,7 +47,7 @@ export interface RecordedOutcome {
 
 export function recordActivities(deps: ActivityDeps) {
   return {
-    async record(input: RecordInput): Promise<{ documentGuid: string }> {
+    async record(input: RecordInput): Promise<{ documentGuid: string; batchRow?: BatchRowRecorded }> {
       const { run, written } = input;
       const document = {
         subscriptionId: run.subscriptionId,
@@ -53,12 +63,26 @@ export function recordActivities(deps: ActivityDeps) {
         ...(written.emails ? { emails: written.emails } : {}),
         ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
       };
+      let batchRow: BatchRowRecorded | undefined;
       const { documentGuid, metered } = input.movedFrom
         ? await moveDocumentRecord(deps.db, input.movedFrom, document, input.consumption)
-        : await recordDocumentWithConsumption(deps.db, document, input.consumption);
+        : input.batchRow
+          ? await recordBatchRowDocument(deps.db, document, input.consumption, {
+              subscriptionId: run.subscriptionId,
+              batchId: input.batchRow.batchId,
+              row: input.batchRow.row,
+              urn: written.urn,
+              name: written.name,
+              path: written.path,
+              pages: input.batchRow.pages,
+            }).then(({ inserted, cancelRequested, ...recorded }) => {
+              batchRow = { inserted, ...(cancelRequested !== undefined ? { cancelRequested } : {}) };
+              return recorded;
+            })
+          : await recordDocumentWithConsumption(deps.db, document, input.consumption);
       if (isRemote(run, input.target.deliveryMethod)) await forgetLocationWrites(deps.db, run.subscriptionId, input.urn);
       countMetering(metered);
-      return { documentGuid };
+      return { documentGuid, ...(batchRow ? { batchRow } : {}) };
     },
 
     /** The outcome an earlier execution of this operation recorded at `urn` (its workflow task was lost after

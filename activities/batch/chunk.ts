@@ -42,6 +42,9 @@ export interface ChunkHeartbeat {
  *  failed instead of failing the chunk again (one poisoned row must not hold the batch). */
 const POISON_ATTEMPT = 3;
 
+/** A chunk's heartbeat after a row, at most this often (the progress it carries is throttled by the SDK anyway). */
+const HEARTBEAT_EVERY_MS = 500;
+
 const text = new TextDecoder();
 
 export function chunks(deps: BatchDeps, rows: RowSteps) {
@@ -73,6 +76,11 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
     // while one row takes long (a slow conversion).
     if (ctx) heartbeat(ctx, details());
     const stopBeating = beatWhileRunning(ctx, details);
+    // Whether a cancel was asked for, as the last row's record read it (undefined: read it before the next row).
+    let cancelRequested: boolean | undefined;
+    // The SDK sends heartbeats to the server at most every few seconds; a row's heartbeat is given to it at
+    // most every HEARTBEAT_EVERY_MS (beatWhileRunning covers a long row), not for every row.
+    let lastBeat = Date.now();
     try {
       for (let i = 0; i < lines.length; i++) {
         const rowNumber = input.firstRow + i;
@@ -82,23 +90,32 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
         if (signal?.aborted)
           throw ApplicationFailure.create({ type: 'CANCELLED', message: 'the batch chunk was cancelled', nonRetryable: false });
         // A cancel asked for through the API is read here, between rows: Temporal's cancellation reaches
-        // the chunk only with a heartbeat's answer (throttled), by when many rows would have started.
-        if (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId)) break;
+        // the chunk only with a heartbeat's answer (throttled), by when many rows would have started. The
+        // previous row's record read it in its transaction; otherwise one query.
+        if (cancelRequested ?? (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId))) break;
+        cancelRequested = undefined;
         const row = JSON.parse(lines[i]!) as Row;
         try {
           // Counted as it is recorded, by the attempt that recorded it (a chunk that fails later, or a
           // retry that finds the row's record, counts it once).
-          if (await rows.generateRow(run, rowNumber, row, signal)) countBatchRow('done');
+          const recorded = await rows.generateRow(run, rowNumber, row, signal);
+          if (recorded.inserted) countBatchRow('done');
+          cancelRequested = recorded.cancelRequested;
           result.done++;
         } catch (err) {
           if (signal?.aborted) throw err;
           if (!isFinal(err) && (ctx?.info.attempt ?? 1) < POISON_ATTEMPT) throw err;
           const f = describeFailure(err);
-          if (await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message)) countBatchRow('failed');
+          const recorded = await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message);
+          if (recorded.inserted) countBatchRow('failed');
+          cancelRequested = recorded.cancelRequested;
           result.failed++;
         }
         lastRow = rowNumber;
-        if (ctx) heartbeat(ctx, details());
+        if (ctx && Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
+          heartbeat(ctx, details());
+          lastBeat = Date.now();
+        }
       }
     } finally {
       stopBeating();

@@ -26,6 +26,13 @@ import { rowDocKey, rowUrn } from './ids.ts';
 
 export type RowSteps = ReturnType<typeof rowSteps>;
 
+/** A row's entry as it was recorded: `inserted` false when an earlier attempt had recorded it; whether a
+ *  cancel of the batch was asked for, read in the same transaction (absent when nothing was written). */
+export interface RowRecorded {
+  inserted: boolean;
+  cancelRequested?: boolean;
+}
+
 export function rowSteps(deps: BatchDeps) {
   const patterns = new Map<string, { name: TextPattern; path: TextPattern }>();
   /** Compiled once per worker and batch (the API checked them already). */
@@ -132,17 +139,19 @@ export function rowSteps(deps: BatchDeps) {
   }
 
   /** Writes a row's document where the request sends it (same urn on every attempt) and records it, through
-   *  generate's own write-and-record (count || write -> record -> the row's scratch file discarded), under the
-   *  row's own operation id; then the row's entry. A row without a delivery (combined output only) is
-   *  counted and metered with its entry. A crash between the record and the entry makes the next attempt
-   *  write the same file again and find its record and metering (idempotent per operation): the entry, and
-   *  the batch's counters with it, are written once. Returns whether this call wrote the entry. */
+   *  generate's own write-and-record (write -> record -> the row's scratch file discarded), under the row's own
+   *  operation id, with the row's entry and the batch's counters in the record's transaction. A row without a
+   *  delivery (combined output only) is metered with its entry. A crash between the record and the entry
+   *  cannot happen for a delivered row (one transaction); an attempt after a crash that found the document
+   *  recorded by an earlier one (its workflow of record) writes the entry on its own. The entry, and the
+   *  batch's counters with it, are written once. */
   async function deliverAndRecord(
     run: BatchRun,
     rowNumber: number,
     names: { name: string; path: string },
     source: BlobRef,
-  ): Promise<boolean> {
+    pages: number,
+  ): Promise<RowRecorded> {
     const d = run.document;
     const who = rowRun(run, rowNumber);
     const scratch = run.keepDocuments ? [] : [source];
@@ -151,6 +160,7 @@ export function rowSteps(deps: BatchDeps) {
         run: who,
         urn: rowUrn(run.batchId, rowNumber),
         source,
+        pages,
         target: {
           name: names.name,
           path: names.path,
@@ -161,8 +171,10 @@ export function rowSteps(deps: BatchDeps) {
         },
         metering: 'generated',
         end: { uploads: [], scratch },
+        batchRow: { batchId: run.batchId, row: rowNumber },
       });
-      const { inserted } = await recordBatchRowDone(deps.db, {
+      if (recorded.batchRow) return recorded.batchRow;
+      return recordBatchRowDone(deps.db, {
         subscriptionId: run.subscriptionId,
         batchId: run.batchId,
         row: rowNumber,
@@ -171,10 +183,8 @@ export function rowSteps(deps: BatchDeps) {
         path: recorded.written.path,
         pages: recorded.pages,
       });
-      return inserted;
     }
-    const pages = await deps.steps.measure({ blob: source, fileFormat: d.fileFormat, subscriptionId: run.subscriptionId });
-    const { inserted, metered } = await recordBatchRowDone(deps.db, {
+    const { inserted, metered, cancelRequested } = await recordBatchRowDone(deps.db, {
       subscriptionId: run.subscriptionId,
       batchId: run.batchId,
       row: rowNumber,
@@ -185,19 +195,23 @@ export function rowSteps(deps: BatchDeps) {
       metering: { operationId: who.operationId, userId: run.userId, consumption: generatedConsumption(pages) },
     });
     countMetering(metered);
-    return inserted;
+    return { inserted, ...(cancelRequested !== undefined ? { cancelRequested } : {}) };
   }
 
   /** One row, start to end: named, rendered, put in the batch's scratch (its key is the row's, so an
-   *  attempt after a crash overwrites it), delivered and recorded. Returns whether this call wrote the
-   *  row's entry (false: an earlier attempt had). */
-  async function generateRow(run: BatchRun, rowNumber: number, row: Row, signal: AbortSignal | undefined): Promise<boolean> {
+   *  attempt after a crash overwrites it) while its pages are counted from the bytes in hand, delivered and
+   *  recorded. Says whether this call wrote the row's entry (false: an earlier attempt had) and, when it
+   *  did, whether a cancel of the batch was asked for. */
+  async function generateRow(run: BatchRun, rowNumber: number, row: Row, signal: AbortSignal | undefined): Promise<RowRecorded> {
     const names = nameOf(run, row);
     const bytes = await render(run, row, signal);
     const key = rowDocKey(run, rowNumber);
-    const put = await deps.blobs.put(key, bytes);
-    const source = { key, sha256: put.sha256, size: put.size, contentType: contentTypeOf(run.document.fileFormat) };
-    return deliverAndRecord(run, rowNumber, names, source);
+    const source = { key, sha256: '', size: bytes.byteLength, contentType: contentTypeOf(run.document.fileFormat) };
+    const [put, pages] = await Promise.all([
+      deps.blobs.put(key, bytes),
+      deps.steps.measure({ blob: source, bytes, fileFormat: run.document.fileFormat, subscriptionId: run.subscriptionId }),
+    ]);
+    return deliverAndRecord(run, rowNumber, names, { ...source, sha256: put.sha256 }, pages);
   }
 
   return { nameOf, mergeRow, generateRow };

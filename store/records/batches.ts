@@ -4,7 +4,7 @@
 // crash, or by a retried chunk, counts once).
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import { recordConsumption } from './documents.ts';
+import { type NewDocument, recordConsumption, recordDocument } from './documents.ts';
 
 export type BatchStatus = 'running' | 'completed' | 'cancelled' | 'stopped' | 'failed';
 
@@ -188,23 +188,55 @@ export interface DoneRow {
 /** Records a generated row: its entry (and the metering of a row without a record) in one transaction.
  *  `inserted` is false when the row was recorded before (nothing changes then); `metered` is the metering
  *  that was new. */
-export async function recordBatchRowDone(db: Db, d: DoneRow): Promise<{ inserted: boolean; metered: Consumption[] }> {
+export async function recordBatchRowDone(
+  db: Db,
+  d: DoneRow,
+): Promise<{ inserted: boolean; metered: Consumption[]; cancelRequested?: boolean }> {
   return db.transaction(async (tx) => {
-    const entry = await tx.query<{ row_number: number }>(
-      `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
-       VALUES ($1, $2, $3, 'done', $4, $5, $6, $7) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
-      [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages],
-    );
-    if (entry.rows.length === 0) return { inserted: false, metered: [] };
+    const entry = await insertDoneRow(tx, d);
+    if (!entry.inserted) return { inserted: false, metered: [] };
     const metered = d.metering
       ? await recordConsumption(tx, d.subscriptionId, d.metering.userId, d.metering.operationId, d.metering.consumption)
       : [];
-    await tx.query(
-      `UPDATE batches SET rows_done = rows_done + 1, pages = pages + $3, progress_date = now() WHERE id = $1 AND subscription_id = $2`,
-      [d.batchId, d.subscriptionId, d.pages],
-    );
-    return { inserted: true, metered };
+    return { inserted: true, metered, cancelRequested: await countDoneRow(tx, d) };
   });
+}
+
+/** A delivered row in one transaction: its document's record and metering (as activities/record.ts records
+ *  a generate's, idempotent per operation), its entry and the batch's counters; whether a cancel was asked
+ *  for, read as the counters change (the chunk's check between rows, without a query of its own). */
+export async function recordBatchRowDocument(
+  db: Db,
+  document: NewDocument,
+  consumption: Consumption[],
+  row: Omit<DoneRow, 'metering'>,
+): Promise<{ documentGuid: string; metered: Consumption[]; inserted: boolean; cancelRequested?: boolean }> {
+  return db.transaction(async (tx) => {
+    const documentGuid = await recordDocument(tx, document);
+    const metered = await recordConsumption(tx, document.subscriptionId, document.userId, document.operationId, consumption);
+    const entry = await insertDoneRow(tx, row);
+    if (!entry.inserted) return { documentGuid, metered, inserted: false };
+    return { documentGuid, metered, inserted: true, cancelRequested: await countDoneRow(tx, row) };
+  });
+}
+
+async function insertDoneRow(tx: Queryable, d: Omit<DoneRow, 'metering'>): Promise<{ inserted: boolean }> {
+  const entry = await tx.query<{ row_number: number }>(
+    `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
+     VALUES ($1, $2, $3, 'done', $4, $5, $6, $7) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
+    [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages],
+  );
+  return { inserted: entry.rows.length > 0 };
+}
+
+/** Counts a done row on the batch; whether a cancel was asked for. */
+async function countDoneRow(tx: Queryable, d: Pick<DoneRow, 'batchId' | 'subscriptionId' | 'pages'>): Promise<boolean> {
+  const r = await tx.query<{ c: boolean }>(
+    `UPDATE batches SET rows_done = rows_done + 1, pages = pages + $3, progress_date = now() WHERE id = $1 AND subscription_id = $2
+     RETURNING cancel_requested_date IS NOT NULL AS c`,
+    [d.batchId, d.subscriptionId, d.pages],
+  );
+  return r.rows[0]?.c === true;
 }
 
 /** Records a row that failed (its code and message); once per row. */
@@ -215,19 +247,20 @@ export async function recordBatchRowFailed(
   row: number,
   code: string,
   message: string,
-): Promise<boolean> {
+): Promise<{ inserted: boolean; cancelRequested?: boolean }> {
   return db.transaction(async (tx) => {
     const entry = await tx.query(
       `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, code, message)
        VALUES ($1, $2, $3, 'failed', $4, $5) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
       [batchId, subscriptionId, row, code, message.slice(0, 2000)],
     );
-    if (entry.rows.length === 0) return false;
-    await tx.query(`UPDATE batches SET rows_failed = rows_failed + 1, progress_date = now() WHERE id = $1 AND subscription_id = $2`, [
-      batchId,
-      subscriptionId,
-    ]);
-    return true;
+    if (entry.rows.length === 0) return { inserted: false };
+    const r = await tx.query<{ c: boolean }>(
+      `UPDATE batches SET rows_failed = rows_failed + 1, progress_date = now() WHERE id = $1 AND subscription_id = $2
+       RETURNING cancel_requested_date IS NOT NULL AS c`,
+      [batchId, subscriptionId],
+    );
+    return { inserted: true, cancelRequested: r.rows[0]?.c === true };
   });
 }
 
