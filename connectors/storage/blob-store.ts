@@ -210,7 +210,15 @@ export class FsBlobStore implements BlobStore {
     const target = this.file(to);
     const tmp = `${target}.${randomUUID()}.tmp`;
     try {
-      await this.inDirectory(path.dirname(target), () => fsp.copyFile(source, tmp));
+      // A blob is never changed in place (put writes a new file and renames it over the old one), so a copy
+      // can be a second name of the same file: a hard link, no bytes read or written. copyFile where the
+      // file system refuses links.
+      await this.inDirectory(path.dirname(target), () =>
+        fsp.link(source, tmp).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') throw err;
+          return fsp.copyFile(source, tmp);
+        }),
+      );
       await fsp.rename(tmp, target);
     } catch (err) {
       await fsp.rm(tmp, { force: true });

@@ -86,6 +86,9 @@ describe.each(stores)('blob store: $name', ({ name, open }) => {
     expect(await store.exists(key('missing'))).toBe(false);
     await store.copy(key('a.txt'), key('copy/b.txt'));
     expect(Buffer.from(await store.get(key('copy/b.txt'))).toString()).toBe('hello blobs');
+    // A copy is a blob of its own: the source written again (a directory store links a copy) leaves it as it was.
+    await store.put(key('a.txt'), new TextEncoder().encode('hello again'));
+    expect(Buffer.from(await store.get(key('copy/b.txt'))).toString()).toBe('hello blobs');
     expect(await store.list('t/')).toEqual([key('a.txt'), key('copy/b.txt')]);
     expect(await store.list('t/copy/')).toEqual([key('copy/b.txt')]);
     await store.delete(key('a.txt'));
