@@ -26,7 +26,19 @@ const fetchImage = imageFetcher({
 const passedTemplates = new Set<string>();
 
 parentPort?.on('message', (job: MergeThreadJob) => {
-  void run(job).then((reply) => parentPort?.postMessage(reply));
+  // The merged document's memory moves to the pool's thread (transferred, not copied) when the array owns
+  // all of its buffer.
+  void run(job).then((reply) =>
+    parentPort?.postMessage(
+      reply,
+      reply.ok &&
+        reply.output.byteOffset === 0 &&
+        reply.output.byteLength === reply.output.buffer.byteLength &&
+        reply.output.buffer instanceof ArrayBuffer
+        ? [reply.output.buffer]
+        : [],
+    ),
+  );
 });
 // The engine is loaded: the pool may start the clock of a job.
 parentPort?.postMessage({ ready: true });
