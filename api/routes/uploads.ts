@@ -11,7 +11,7 @@ import type { Db } from '../../store/db.ts';
 import { checkPackageLimits, TemplateError, templateKind, type TemplateLimits } from '../../engine/index.ts';
 import { OFFICE_KIND_NAMES } from '../../core/formats.ts';
 import { type FileKind, insertFile } from '../../store/files.ts';
-import { readAllRows, RowsError } from '../../core/rows.ts';
+import { RowReader, RowsError } from '../../core/rows.ts';
 import { success } from '../envelope.ts';
 import { uploadData, uploadTemplates } from '../schemas/files.ts';
 
@@ -105,10 +105,9 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
   }
   if (!failure && kind === 'data') {
     for (const f of stored) {
-      const text = Buffer.from(await opts.blobs.get(f.key)).toString('utf8');
       try {
-        if (f.contentType === 'application/json') JSON.parse(text);
-        else readAllRows(text, { format: f.contentType === 'text/csv' ? 'csv' : 'jsonl', source: `file ${JSON.stringify(f.fileName)}` });
+        if (f.contentType === 'application/json') JSON.parse(Buffer.from(await opts.blobs.get(f.key)).toString('utf8'));
+        else await checkRows(opts.blobs, f.key, f.contentType === 'text/csv' ? 'csv' : 'jsonl', `file ${JSON.stringify(f.fileName)}`);
       } catch (err) {
         failure = new ApiError(
           'VALIDATION_ERROR',
@@ -191,4 +190,14 @@ function malformed(err: unknown): ApiError {
 
 function isTooLarge(err: unknown): boolean {
   return err instanceof BlobTooLargeError || (err as { code?: string } | null)?.code === 'FST_REQ_FILE_TOO_LARGE';
+}
+
+/** Reads every row of an uploaded rows file (jsonl, csv) as it streams, keeping none: a file of 100,000 rows
+ *  is checked without holding them (the batch's admission reads it the same way). */
+async function checkRows(blobs: BlobStore, key: string, format: 'csv' | 'jsonl', source: string): Promise<void> {
+  const reader = new RowReader({ format, source });
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of await blobs.createReadStream(key)) reader.push(decoder.decode(chunk as Buffer, { stream: true }));
+  reader.push(decoder.decode());
+  reader.end();
 }

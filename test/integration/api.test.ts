@@ -231,6 +231,13 @@ describe('HTTP API', () => {
       expect(bad.status).toBe(400);
       expect(bad.body.error.innerErrors[0]).toMatchObject({ code: 'VALIDATION_ERROR' });
       expect(bad.body.error.innerErrors[0].message).toContain('d.json');
+      // A rows file is read as it streams, keeping no row: a broken line is found and named.
+      const lines = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ n: i, text: 'x'.repeat(30) }));
+      lines[800] = '{"n": 800, "text": ';
+      const badRows = await api.upload('data', [{ name: 'rows.jsonl', bytes: lines.join('\n') }]);
+      expect(badRows.status).toBe(400);
+      expect(badRows.body.error.innerErrors[0].message).toMatch(/rows\.jsonl.*line 801 is not valid JSON/);
+      expect((await api.upload('data', [{ name: 'rows.jsonl', bytes: lines.filter((_, i) => i !== 800).join('\n') }])).status).toBe(201);
       const none = await api.call('POST', '/documents/template/upload', { json: { not: 'multipart' } });
       expect(none.status).toBe(400);
       expect(none.body.error.innerErrors[0].message).toContain('multipart/form-data');
