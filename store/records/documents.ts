@@ -131,7 +131,7 @@ export interface NewDocument {
 }
 
 /** The columns of a new record beyond its identity: url, links and e-mail lists ('' when absent). */
-function sharingColumns(d: NewDocument): [string[], string[]] {
+export function sharingColumns(d: NewDocument): [string[], string[]] {
   const cols: string[] = ['url'];
   const values: string[] = [d.url ?? ''];
   for (const [f, col] of LINK_FIELDS) {
