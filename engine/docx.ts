@@ -75,6 +75,7 @@ const CELL_END = '</w:tc>';
 /** Whether the markup before each `</w:tc>` (text aside) is a paragraph's end: `</w:p>` or a self-closing `<w:p/>`. */
 function everyCellEndsWithParagraph(xml: string): boolean {
   for (let at = xml.indexOf(CELL_END); at >= 0; at = xml.indexOf(CELL_END, at + CELL_END.length)) {
+    if (xml.startsWith('</w:p>', at - 6)) continue;
     const gt = xml.lastIndexOf('>', at - 1);
     if (gt < 0) return false;
     const lt = xml.lastIndexOf('<', gt);
