@@ -57,33 +57,98 @@ export function docxRepair(xml: string): string {
 
 // Containers whose last block counts as the cell's last block (a content control, custom XML).
 const BLOCK_WRAPPERS = new Set(['w:sdt', 'w:sdtContent', 'w:customXml']);
-const TAG = /<(\/?)([\w:.-]+)\b[^>]*?(\/?)>/g;
 
 /**
  * A cell must end with a paragraph (ISO/IEC 29500 17.4.66), directly or as the last block of a content
  * control or custom XML element that ends the cell; whitespace does not count. A cell that does not gets
  * an empty paragraph before `</w:tc>`.
+ *
+ * Nearly every cell ends with `</w:p>` (or `<w:p/>`) right before `</w:tc>`: that is checked first at each
+ * `</w:tc>` alone, and only a part with some other cell end is read element by element.
  */
-function endCellsWithParagraphs(xml: string): string {
-  // Per open element: whether its last child element so far ends with a paragraph.
-  const stack: Array<{ name: string; ok: boolean }> = [];
+export function endCellsWithParagraphs(xml: string): string {
+  return everyCellEndsWithParagraph(xml) ? xml : endCellsByElements(xml);
+}
+
+const CELL_END = '</w:tc>';
+
+/** Whether the markup before each `</w:tc>` (text aside) is a paragraph's end: `</w:p>` or a self-closing `<w:p/>`. */
+function everyCellEndsWithParagraph(xml: string): boolean {
+  for (let at = xml.indexOf(CELL_END); at >= 0; at = xml.indexOf(CELL_END, at + CELL_END.length)) {
+    if (xml.startsWith('</w:p>', at - 6)) continue;
+    const gt = xml.lastIndexOf('>', at - 1);
+    if (gt < 0) return false;
+    const lt = xml.lastIndexOf('<', gt);
+    // No markup between that '>' and the cell's end, and that '>' closes the tag starting at lt.
+    if (lt < 0 || xml.indexOf('<', lt + 1) !== at) return false;
+    if (gt - lt === 5 && xml.startsWith('</w:p', lt)) continue;
+    if (xml.charCodeAt(gt - 1) === SLASH && xml.startsWith('<w:p', lt)) {
+      const next = xml.charCodeAt(lt + 4);
+      if (next === SLASH || isSpace(next)) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+const SLASH = 47;
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/** `[\w:.-]`: the characters of an element name as the repair reads it. */
+function isNameChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 58 || c === 46 || c === 45;
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+interface OpenElement {
+  name: string;
+  /** Whether its last child element so far ends with a paragraph. */
+  ok: boolean;
+}
+
+/**
+ * Every element in order (the tags `<(\/?)([\w:.-]+)\b[^>]*?(\/?)>` finds; comments and declarations are
+ * not elements), keeping per open element whether its last child ends with a paragraph; `<w:p/>` goes
+ * before each `</w:tc>` whose cell does not.
+ */
+function endCellsByElements(xml: string): string {
+  const stack: OpenElement[] = [];
   const inserts: number[] = [];
-  for (const m of xml.matchAll(TAG)) {
-    const [, closing, name = '', self] = m;
-    if (name.startsWith('?') || name.startsWith('!')) continue;
-    const parent = (): { name: string; ok: boolean } | undefined => stack[stack.length - 1];
-    if (self === '/') {
-      const p = parent();
+  let i = xml.indexOf('<');
+  while (i >= 0) {
+    const closing = xml.charCodeAt(i + 1) === SLASH;
+    const nameStart = closing ? i + 2 : i + 1;
+    let nameEnd = nameStart;
+    while (nameEnd < xml.length && isNameChar(xml.charCodeAt(nameEnd))) nameEnd++;
+    // The name ends at a word boundary: trailing ':', '.', '-' are not part of it.
+    while (nameEnd > nameStart && !isWordChar(xml.charCodeAt(nameEnd - 1))) nameEnd--;
+    if (nameEnd === nameStart) {
+      i = xml.indexOf('<', i + 1);
+      continue;
+    }
+    const gt = xml.indexOf('>', nameEnd);
+    if (gt < 0) break;
+    const name = xml.slice(nameStart, nameEnd);
+    if (xml.charCodeAt(gt - 1) === SLASH) {
+      const p = stack[stack.length - 1];
       if (p !== undefined) p.ok = name === 'w:p';
-    } else if (closing !== '/') {
+    } else if (!closing) {
       stack.push({ name, ok: false });
     } else {
       const frame = stack.pop();
-      if (frame === undefined) continue;
-      if (name === 'w:tc' && !frame.ok) inserts.push(m.index);
-      const p = parent();
-      if (p !== undefined) p.ok = name === 'w:p' || (BLOCK_WRAPPERS.has(name) && frame.ok);
+      if (frame !== undefined) {
+        if (name === 'w:tc' && !frame.ok) inserts.push(i);
+        const p = stack[stack.length - 1];
+        if (p !== undefined) p.ok = name === 'w:p' || (BLOCK_WRAPPERS.has(name) && frame.ok);
+      }
     }
+    i = xml.indexOf('<', gt + 1);
   }
   if (inserts.length === 0) return xml;
   let out = '';

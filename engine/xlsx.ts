@@ -557,8 +557,10 @@ export function finishWorkbook(
   };
   for (const s of wb.sheets) {
     const xml = rendered.get(s.part) ?? pkg.text(s.part);
-    // Shared formulas name their followers by a fixed range: written out, each follows the rows.
-    edit(s.part, xml !== undefined && xml.indexOf('t="shared"') >= 0 && xml.indexOf('!') >= 0 ? unshareFormulas(xml) : xml, SHEET_FORMULAS);
+    // Shared formulas name their followers by a fixed range: written out, each follows the rows. ('!' is
+    // rare and found at memory speed, 't="shared"' is not: a sheet without a sheet-qualified reference
+    // is not searched for shared formulas.)
+    edit(s.part, xml !== undefined && xml.indexOf('!') >= 0 && xml.indexOf('t="shared"') >= 0 ? unshareFormulas(xml) : xml, SHEET_FORMULAS);
   }
   for (const name of pkg.entries.keys()) {
     if (/^xl\/charts\/chart[^/]*\.xml$/.test(name)) {
