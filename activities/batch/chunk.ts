@@ -43,7 +43,7 @@ export interface ChunkHeartbeat {
 const POISON_ATTEMPT = 3;
 
 /** A chunk's heartbeat after a row, at most this often (the progress it carries is throttled by the SDK anyway). */
-const HEARTBEAT_EVERY_MS = 500;
+const HEARTBEAT_EVERY_MS = 1_000;
 
 const text = new TextDecoder();
 
