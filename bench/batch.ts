@@ -29,7 +29,7 @@ import { client } from '../test/support/http.ts';
 import { invoiceRows } from '../test/support/invoice-rows.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { startCarbonePeer } from './carbone-peer.ts';
-import { cpuSpent, processTree, treeCpuMs } from './processes.ts';
+import { cpuSpent, processTree, threadCpuMs, treeCpuMs } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -71,6 +71,8 @@ interface Result {
   docsPerSecond: number;
   seconds: number;
   cpu: Map<string, number>;
+  /** docgen start's node process by thread (a docgen run). */
+  threads?: Map<string, number>;
   note?: string;
 }
 const results: Result[] = [];
@@ -252,6 +254,7 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
             const t = await api.upload('template', [{ name: 'invoice.docx', bytes: templateBytes }]);
             const d = await api.upload('data', [{ name: 'invoices.jsonl', bytes: rows.map((r) => JSON.stringify(r)).join('\n') }]);
             const cpuBefore = serviceCpu(svc);
+            const threadsBefore = threadCpuMs(svc.start.child.pid!);
             const t0 = performance.now();
             const res = await api.call('POST', '/documents/document/generate/batch', {
               json: {
@@ -284,6 +287,7 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
             const seconds = (performance.now() - t0) / 1000;
             await probeRun;
             const cpu = cpuSpent(cpuBefore, serviceCpu(svc));
+            const threads = cpuSpent(threadsBefore, threadCpuMs(svc.start.child.pid!));
             if (progress.status !== 'completed' || progress.rowsDone !== N)
               throw new Error(`batch ended ${JSON.stringify(progress).slice(0, 500)}`);
             const what = format === 'docx-document' ? 'docx, PAGE_COUNT=document' : format === 'docx' ? 'docx, exact page count' : 'pdf';
@@ -292,6 +296,7 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
               docsPerSecond: N / seconds,
               seconds,
               cpu,
+              threads,
             });
             console.error(`docgen${label} batch ${what} ${workers} worker(s): ${f1(N / seconds)} docs/s`);
             if (probing) probes = { alone, during };
@@ -433,6 +438,13 @@ for (const r of results.filter((x) => x.name.startsWith('docgen'))) {
   for (const [what, x, goal] of rows) goals.push([r.name, what, x === undefined ? '-' : x.toFixed(2), goal]);
   if (base) goals.push([r.name, "docgen's own CPU per row (ms)", f1(cpuPerDoc(r) - cpuPerDoc(base)), '<= 2']);
 }
+console.log('');
+console.log("docgen start's node process (API + worker 1) by thread, CPU ms per document:");
+const threadNames = [...new Set(results.flatMap((r) => [...(r.threads?.keys() ?? [])]))];
+console.log(`| run | ${threadNames.join(' | ')} |`);
+console.log(`|---|${threadNames.map(() => '---:|').join('')}`);
+for (const r of results.filter((x) => x.threads))
+  console.log(`| ${r.name} | ${threadNames.map((t) => f1((r.threads!.get(t) ?? 0) / N)).join(' | ')} |`);
 console.log('');
 console.log("Issue 40's goals (ratios of this run):");
 console.log('| run | measure | value | goal |');

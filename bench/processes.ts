@@ -73,6 +73,39 @@ export function treeCpuMs(rootPid: number): Map<string, number> {
   return out;
 }
 
+const THREADS: [RegExp, string][] = [
+  [/^(node|MainThread)$/, 'main thread (API, worker, PGlite)'],
+  [/^WorkerThread/, 'merge threads (and the workflow sandbox)'],
+  [/^V8Worker|^V8 DefaultWorke/, 'V8 workers (GC, compilers)'],
+  [/^libuv-worker/, 'libuv pool (files, zlib, crypto)'],
+  [/^tokio/, 'Temporal core (Rust)'],
+];
+
+/** CPU ms of one process's threads (/proc/<pid>/task), summed by what they are. */
+export function threadCpuMs(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const t of tasks) {
+    let text: string;
+    try {
+      text = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const close = text.lastIndexOf(')');
+    const comm = text.slice(text.indexOf('(') + 1, close);
+    const fields = text.slice(close + 2).split(' ');
+    const group = THREADS.find(([re]) => re.test(comm))?.[1] ?? 'other threads';
+    out.set(group, (out.get(group) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+  }
+  return out;
+}
+
 /** What each group spent between two treeCpuMs readings. */
 export function cpuSpent(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
   const out = new Map<string, number>();
