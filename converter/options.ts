@@ -20,6 +20,13 @@ export interface ConversionPlan {
   csvEscape?: { separator: string; encoding: string };
   /** PDF/A part (1..3) when requested: the output is checked for it. */
   pdfaPart?: number;
+  /** An accessible pdf (pdf.accessible): tagged, PDF/UA-1 (converter/accessible.ts). */
+  accessible?: {
+    /** The title when the document has none of its own. */
+    title?: string;
+    /** The language (BCP 47) when the template sets none. */
+    language?: string;
+  };
   embedded?: Record<string, string>;
 }
 
@@ -103,6 +110,16 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
       if (v === undefined) throw new ConvertError('BAD_OPTIONS', `pdf version '${ver}' is not supported; use 1.5, 1.6 or 1.7`);
       // PDF/A fixes the version itself; a plain version request only applies without it.
       if (plan.pdfaPart === undefined) filterData.SelectPdfVersion = v;
+    }
+    if (options.pdf?.accessible) {
+      // Tagged (structure tree, alternative text of figures, header cells), PDF/UA-1's identification, and
+      // the title in the viewer's title bar. With PDF/A the part stays; LibreOffice tags it too.
+      filterData.UseTaggedPDF = true;
+      filterData.PDFUACompliance = true;
+      filterData.DisplayPDFDocumentTitle = true;
+      const title = options.title?.trim();
+      const language = options.language?.trim();
+      plan.accessible = { ...(title ? { title } : {}), ...(language ? { language } : {}) };
     }
     if (Object.keys(filterData).length) plan.filterData = filterData;
     if (embedded) plan.embedded = embedded;

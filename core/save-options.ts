@@ -38,6 +38,9 @@ export interface PdfOptions {
   conformance?: PdfConformance;
   /** '1.5' | '1.6' | '1.7'; ignored when a PDF/A conformance fixes the version. */
   version?: string;
+  /** document.options.accessible: tagged PDF conforming to PDF/UA-1, with a title and a language
+   *  (docs/accessibility.md). With a PDF/A conformance, both. */
+  accessible?: true;
 }
 
 export interface CsvOptions {
