@@ -9,7 +9,9 @@
 import { entryText, readZip, type ZipEntry } from './zip.ts';
 import type { OfficeFormat } from './types.ts';
 
-/** One thing a reader of the pdf would miss, located by part (and, for pictures, the picture's name). */
+/** One thing a reader of the pdf would miss, located by part (and, for pictures, the picture's name). A
+ *  picture marked decorative is one too: LibreOffice 7.4 has no artifacts for pictures, so it still needs a
+ *  description to pass PDF/UA (docs/accessibility.md). */
 export interface AccessibilityProblem {
   code: 'IMAGE_WITHOUT_ALT_TEXT' | 'TABLE_WITHOUT_HEADER_ROW';
   /** For people: what, where, and how to fix it. */
@@ -100,10 +102,12 @@ export function accessibilityProblems(bytes: Uint8Array, format: OfficeFormat): 
   for (const part of contentParts(parts, format)) {
     const xml = entryText(parts.get(part)!);
     for (const p of pictures(xml, format)) {
-      if (p.descr || p.title || p.decorative) continue;
+      if (p.descr || p.title) continue;
       problems.push({
         code: 'IMAGE_WITHOUT_ALT_TEXT',
-        message: `the picture "${p.name}" in ${part} has no alternative text: give an image tag's value an alt text ({"src": ..., "alt": "..."}), or set it on the picture in the template, or mark it decorative`,
+        message: p.decorative
+          ? `the picture "${p.name}" in ${part} is marked decorative, but LibreOffice 7.4 cannot export it as an artifact: it becomes a figure without alternative text; give it a short description too (Office does not read it out for a decorative picture)`
+          : `the picture "${p.name}" in ${part} has no alternative text: give an image tag's value an alt text ({"src": ..., "alt": "..."}), or set it on the picture in the template`,
         part,
       });
     }

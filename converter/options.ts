@@ -76,6 +76,10 @@ export const CSV_ENCODINGS: Record<CsvEncoding, number> = {
   macintosh: 2,
 };
 
+/** Why a workbook cannot become an accessible pdf (the API says it before queueing: core/generate.ts). */
+export const ACCESSIBLE_XLSX =
+  'LibreOffice 7.4 exports spreadsheets without a structure tree (no tags), so an xlsx template cannot give an accessible (PDF/UA) pdf; use a docx or pptx template for the accessible rendition';
+
 export function normalizeFormat(f: string): string {
   return f.trim().toLowerCase().replace(/^\./, '');
 }
@@ -112,6 +116,7 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
       if (plan.pdfaPart === undefined) filterData.SelectPdfVersion = v;
     }
     if (options.pdf?.accessible) {
+      if (src === 'xlsx') throw new ConvertError('UNSUPPORTED', ACCESSIBLE_XLSX);
       // Tagged (structure tree, alternative text of figures, header cells), PDF/UA-1's identification, and
       // the title in the viewer's title bar. With PDF/A the part stays; LibreOffice tags it too.
       filterData.UseTaggedPDF = true;

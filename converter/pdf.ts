@@ -302,9 +302,11 @@ export interface PdfAId {
 
 /** The PDF/A identification schema (pdfaid:part / pdfaid:conformance) from the XMP packet. */
 export function pdfaIdentification(bytes: Uint8Array): PdfAId | null {
+  // The last XMP packet is the current one (an incremental update appends a new metadata stream).
   const text = latin1(bytes);
-  const part = /pdfaid:part(?:>|\s*=\s*["'])\s*(\d)/.exec(text)?.[1];
-  const conf = /pdfaid:conformance(?:>|\s*=\s*["'])\s*([A-Za-z])/.exec(text)?.[1];
+  const last = (re: RegExp) => [...text.matchAll(re)].at(-1)?.[1];
+  const part = last(/pdfaid:part(?:>|\s*=\s*["'])\s*(\d)/g);
+  const conf = last(/pdfaid:conformance(?:>|\s*=\s*["'])\s*([A-Za-z])/g);
   if (!part) return null;
   return { part: Number(part), conformance: (conf ?? '').toUpperCase() };
 }

@@ -68,7 +68,7 @@ function isSheet(v: unknown): boolean {
 }
 
 /** Save options are JSON text (spec 4.8) or, leniently, an object; only the one matching `fileFormat` is
- *  read. `field` names the options object in messages (document.options, targetDocument.options).
+ *  read. `accessible` (extension: true or false) asks for a tagged PDF/UA-1 pdf (docs/accessibility.md). `field` names the options object in messages (document.options, targetDocument.options).
  *  pdfSaveOptions: {pdfConformanceLevel, pdfVersion}; csvSaveOptions: {sheet, separator, encoding}. Every
  *  problem at once. */
 export function parseSaveOptions(
@@ -83,6 +83,12 @@ export function parseSaveOptions(
     const value = jsonObject(raw?.[name], `${field}.${name}`, problems);
     return value ?? undefined;
   };
+  const accessible = raw?.accessible;
+  if (accessible !== undefined && accessible !== false) {
+    if (accessible !== true) bad(`${field}.accessible must be true or false (got ${JSON.stringify(accessible)})`);
+    else if (fileFormat !== 'pdf') bad(`${field}.accessible applies to pdf output only (fileFormat is ${fileFormat})`);
+    else options.pdf = { accessible: true };
+  }
   if (fileFormat === 'pdf') {
     const o = read('pdfSaveOptions');
     if (o) {
@@ -96,6 +102,7 @@ export function parseSaveOptions(
       if (version !== undefined && !isIn(PDF_VERSIONS, String(version)))
         bad(`${at}.pdfVersion must be ${PDF_VERSIONS.slice(0, -1).join(', ')} or ${PDF_VERSIONS.at(-1)}`);
       options.pdf = {
+        ...options.pdf,
         ...(typeof conformance === 'string' ? { conformance } : {}),
         ...(version !== undefined ? { version: String(version) } : {}),
       };

@@ -79,9 +79,9 @@ export const GenerateWarning = component(
   'GenerateWarning',
   Type.Object(
     {
-      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID'], {
+      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID', 'IMAGE_WITHOUT_ALT_TEXT', 'TABLE_WITHOUT_HEADER_ROW'], {
         description:
-          'MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)',
+          "MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict). With document.options.accessible (docs/accessibility.md), what a screen reader would miss, located by part with an empty tag: IMAGE_WITHOUT_ALT_TEXT, a picture with neither alternative text (an image tag value's alt, or its description in the template) nor the decorative mark; TABLE_WITHOUT_HEADER_ROW, a Word table whose first row is not a header row. Under strict these are a 400 TEMPLATE_ERROR.",
       }),
       message: Type.String({
         description: 'For people: which tag, and where',
