@@ -9,7 +9,7 @@ import { escapeCsvFormulas } from './csv.ts';
 import { ConvertError } from './errors.ts';
 import type { Job } from './instance.ts';
 import type { ConversionPlan } from './options.ts';
-import { claimPdfaLevelA } from './pdf-accessible.ts';
+import { claimPdfaLevelA, setCatalogLanguage } from './pdf-accessible.ts';
 import { addPdfInfo, checkPdfPages, pdfaIdentification } from './pdf.ts';
 import type { Interruption } from './pool-policy.ts';
 import type { ConvertOptions } from './types.ts';
@@ -192,8 +192,10 @@ export function postProcess(out: Uint8Array, plan: ConversionPlan, limits: Parti
       );
     }
   }
-  // An accessible PDF/A file is tagged: level A, with the PDF/UA identification declared (pdf-accessible.ts).
-  const claimed = plan.accessible && plan.pdfaPart !== undefined ? claimPdfaLevelA(out) : out;
+  // An accessible pdf: the language docgen set in the catalog (Impress writes the office's own), and a PDF/A
+  // file at level A with the PDF/UA identification declared (pdf-accessible.ts).
+  let claimed = plan.accessible?.language ? setCatalogLanguage(out, plan.accessible.language) : out;
+  if (plan.accessible && plan.pdfaPart !== undefined) claimed = claimPdfaLevelA(claimed);
   return plan.embedded ? addPdfInfo(claimed, plan.embedded) : claimed;
 }
 
