@@ -92,7 +92,7 @@ export const GenerateWarning = component(
     },
     {
       description:
-        'Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.',
+        'Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in); with document.options.accessible, also what a screen reader would miss in the document (a picture without alternative text, a table without a header row). document.options.strict turns these into a 400 TEMPLATE_ERROR.',
     },
   ),
 );
@@ -105,7 +105,7 @@ export const GenerateResult = component(
       document: GeneratedDocument,
       warnings: Type.Optional(
         Type.Array(GenerateWarning, {
-          description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most ${MAX_GENERATE_WARNINGS}`,
+          description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss; at most ${MAX_GENERATE_WARNINGS}`,
         }),
       ),
       warningsOmitted: Type.Optional(
