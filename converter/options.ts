@@ -2,7 +2,7 @@
  * Validates a ConvertOptions and turns it into what LibreOffice needs (export filter, FilterData,
  * FilterOptions). Shared by the pool and the Gotenberg adapter so both refuse the same things.
  */
-import type { CsvEncoding } from '../core/save-options.ts';
+import { ACCESSIBLE_PDFA1, type CsvEncoding } from '../core/save-options.ts';
 import { checkCsvEscapable } from './csv.ts';
 import { ConvertError } from './errors.ts';
 import { converterSettings } from './settings.ts';
@@ -117,6 +117,7 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
     }
     if (options.pdf?.accessible) {
       if (src === 'xlsx') throw new ConvertError('UNSUPPORTED', ACCESSIBLE_XLSX);
+      if (plan.pdfaPart === 1) throw new ConvertError('BAD_OPTIONS', `an accessible pdf cannot be PDF/A-1: ${ACCESSIBLE_PDFA1}`);
       // Tagged (structure tree, alternative text of figures, header cells), PDF/UA-1's identification, and
       // the title in the viewer's title bar. With PDF/A the part stays; LibreOffice tags it too.
       filterData.UseTaggedPDF = true;

@@ -10,6 +10,9 @@ export const PDF_CONFORMANCE_LEVELS = ['PdfA1B', 'PdfA2B', 'PdfA3B', 'PdfUa1', '
 /** A conformance name; the converter also takes other spellings of these (case, dashes). */
 export type PdfConformance = (typeof PDF_CONFORMANCE_LEVELS)[number] | (string & {});
 export const PDF_VERSIONS = ['1.5', '1.6', '1.7'] as const;
+/** Why an accessible pdf is not PDF/A-1 (docs/accessibility.md): measured with veraPDF on LibreOffice 7.4. */
+export const ACCESSIBLE_PDFA1 =
+  "LibreOffice's PDF/A-1 export (PDF 1.4) leaves out what PDF/UA-1 needs (a table's header cells lose their scope); use PdfA2B or PdfA3B, which give PDF/A-2a or PDF/A-3a";
 
 /** csvSaveOptions.encoding: the labels the converter knows (lower case; WHATWG/IANA names and aliases). */
 export const CSV_ENCODINGS = [
@@ -101,6 +104,8 @@ export function parseSaveOptions(
       }
       if (version !== undefined && !isIn(PDF_VERSIONS, String(version)))
         bad(`${at}.pdfVersion must be ${PDF_VERSIONS.slice(0, -1).join(', ')} or ${PDF_VERSIONS.at(-1)}`);
+      if (options.pdf?.accessible && typeof conformance === 'string' && conformance.toLowerCase() === 'pdfa1b')
+        bad(`${field}.accessible cannot be combined with PdfA1B: ${ACCESSIBLE_PDFA1}`);
       options.pdf = {
         ...options.pdf,
         ...(typeof conformance === 'string' ? { conformance } : {}),

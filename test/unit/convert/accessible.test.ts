@@ -24,6 +24,11 @@ describe('document.options.accessible', () => {
       parseSaveOptions({ accessible: true, pdfSaveOptions: '{"pdfConformanceLevel":"PdfA2B"}' }, 'pdf', 'document.options').options,
     ).toEqual({ pdf: { accessible: true, conformance: 'PdfA2B' } });
     expect(parseSaveOptions({ accessible: false }, 'pdf', 'document.options').options).toEqual({});
+    expect(
+      parseSaveOptions({ accessible: true, pdfSaveOptions: { pdfConformanceLevel: 'PdfA1B' } }, 'pdf', 'document.options').problems,
+    ).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('document.options.accessible cannot be combined with PdfA1B') }),
+    ]);
     expect(parseSaveOptions({ accessible: true }, 'docx', 'document.options').problems).toEqual([
       expect.objectContaining({ message: 'document.options.accessible applies to pdf output only (fileFormat is docx)' }),
     ]);
@@ -39,6 +44,9 @@ describe('document.options.accessible', () => {
     const pdfa = planConversion({ from: 'pptx', to: 'pdf', pdf: { accessible: true, conformance: 'PdfA2B' } });
     expect(pdfa).toMatchObject({ pdfaPart: 2, filterData: { SelectPdfVersion: 2, UseTaggedPDF: true, PDFUACompliance: true } });
     expect(planConversion({ from: 'docx', to: 'pdf' }).accessible).toBeUndefined();
+    expect(() => planConversion({ from: 'docx', to: 'pdf', pdf: { accessible: true, conformance: 'PdfA1B' } })).toThrow(
+      /cannot be PDF\/A-1/,
+    );
     expect(() => planConversion({ from: 'xlsx', to: 'pdf', pdf: { accessible: true } })).toThrow(ConvertError);
     expect(() => planConversion({ from: 'xlsx', to: 'pdf', pdf: { accessible: true } })).toThrow(/spreadsheets without a structure tree/);
   });
