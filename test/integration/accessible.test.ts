@@ -12,6 +12,7 @@ import { client, generateBody } from '../support/http.ts';
 import { keepAccessiblePdf } from '../support/pdf-outputs.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { PNG_2x1, zip } from '../unit/engine/helpers.ts';
+import { type Receiver, startReceiver } from './async/receiver.ts';
 import { waitForBatch } from './batch/support.ts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -106,12 +107,14 @@ function facts(pdf: Uint8Array) {
 describe('accessible pdfs', () => {
   let stack: Stack;
   let api: ReturnType<typeof client>;
+  let receiver: Receiver;
 
   beforeAll(async () => {
-    stack = await startStack();
+    [stack, receiver] = await Promise.all([startStack({ outboundAllow: ['127.0.0.1'] }), startReceiver('127.0.0.1')]);
     api = client(await stack.credentials());
   });
   afterAll(async () => {
+    await receiver?.close();
     await stack?.stop();
   });
 
@@ -224,6 +227,27 @@ describe('accessible pdfs', () => {
       expect.objectContaining({ code: 'TEMPLATE_ERROR', message: expect.stringContaining('has no alternative text') }),
       expect.objectContaining({ code: 'TEMPLATE_ERROR', message: expect.stringContaining('no header row') }),
     ]);
+  });
+
+  it('async: the callback carries the accessibility warnings, and the pdf is tagged', async () => {
+    const made = await api.call('POST', '/common/client/token', {
+      json: { sub: 'a11y', iss: `${receiver.url}/hooks`, dest: '/a11y', client_id: 'tests' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const { templateUrn, dataUrn } = await api.uploadPair(statementDocx({ header: false }), statementData({ alt: 'Bank logo' }));
+    const body = generateBody(templateUrn, dataUrn, {
+      document: { fileFormat: 'pdf', locale: 'de-CH', name: 'async statement', options: { accessible: true } },
+    });
+    const queued = await api.call('POST', '/documents/document/generate/async', {
+      json: body,
+      headers: { 'x-client-authorization': made.body.result.data.token },
+    });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(201);
+    const [delivery] = await receiver.waitFor('/hooks/a11y', 1, 60_000);
+    const result = JSON.parse(delivery?.body ?? 'null').result.data;
+    expect(result.warnings).toEqual([expect.objectContaining({ code: 'TABLE_WITHOUT_HEADER_ROW', tag: '' })]);
+    const pdf = (await api.download(result.document.urn)).bytes;
+    expect(facts(pdf)).toMatchObject({ tagged: true, ua: true, lang: 'de-CH', title: 'Statement 42 for Ada Lovelace' });
   });
 
   it('refuses an xlsx template and a non-pdf output before queueing, naming the field', async () => {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { accessibilityProblems, templateLanguage } from '../../../converter/accessible.ts';
 import { ConvertError } from '../../../converter/errors.ts';
+import { GotenbergConverter } from '../../../converter/gotenberg.ts';
 import { planConversion } from '../../../converter/options.ts';
 import { claimPdfaLevelA, levelAXmp, setCatalogLanguage } from '../../../converter/pdf-accessible.ts';
 import { pdfaIdentification, pdfPageCount } from '../../../converter/pdf.ts';
@@ -155,5 +156,16 @@ describe('an accessible PDF/A file', () => {
     expect(setCatalogLanguage(pdf, 'en-US')).toBe(pdf);
     // Both updates in a row, as the converter applies them.
     expect(pdfaIdentification(claimPdfaLevelA(set))).toEqual({ part: 2, conformance: 'A' });
+  });
+});
+
+describe('with Gotenberg', () => {
+  it('refuses an accessible pdf before sending anything, naming the embedded pool', async () => {
+    // Nothing listens at this address: a request would fail otherwise, not with this refusal.
+    const gotenberg = new GotenbergConverter({ url: 'http://127.0.0.1:9' });
+    await expect(gotenberg.convert(docx(p('x')), { from: 'docx', to: 'pdf', pdf: { accessible: true } })).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+      message: expect.stringContaining('needs the embedded LibreOffice pool'),
+    });
   });
 });
