@@ -2676,7 +2676,7 @@ export interface components {
                 message: string;
                 data: {
                     document: components["schemas"]["GeneratedDocument"];
-                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most 100 */
+                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss; at most 100 */
                     warnings?: components["schemas"]["GenerateWarning"][];
                     /** @description Extension, present only when there were more than 100 warnings: how many are not listed (the merge counts up to 1000 tags) */
                     warningsOmitted?: number;
@@ -2701,7 +2701,7 @@ export interface components {
         };
         /**
          * GenerateWarning
-         * @description Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.
+         * @description Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in); with document.options.accessible, also what a screen reader would miss in the document (a picture without alternative text, a table without a header row). document.options.strict turns these into a 400 TEMPLATE_ERROR.
          */
         GenerateWarning: {
             /**
