@@ -250,6 +250,25 @@ describe('accessible pdfs', () => {
     expect(facts(pdf)).toMatchObject({ tagged: true, ua: true, lang: 'de-CH', title: 'Statement 42 for Ada Lovelace' });
   });
 
+  it("manage: a docx converted to an accessible pdf, titled by the target's name, in the document's own language", async () => {
+    const made = await generate(statementDocx({ language: 'it-CH' }), statementData({ alt: 'Bank logo' }), {
+      name: 'source',
+      fileFormat: 'docx',
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const res = await api.call('POST', '/documents/document/manage', {
+      json: {
+        sourceDocument: { urn: made.body.result.data.document.urn, fileFormat: 'docx', loadMethod: 'Storage', remove: 'none' },
+        targetDocument: { name: 'Converted 1', fileFormat: 'pdf', deliveryMethod: 'Storage', path: 'root', options: { accessible: true } },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const pdf = (await api.download(res.body.result.data.document.urn)).bytes;
+    // The merged docx carries its rendered title; the template's language is the document's own.
+    expect(facts(pdf)).toMatchObject({ tagged: true, ua: true, lang: 'it-CH', title: 'Statement 42 for Ada Lovelace' });
+    keepAccessiblePdf(pdf, 'accessible-manage');
+  });
+
   it('refuses an xlsx template and a non-pdf output before queueing, naming the field', async () => {
     const read = (f: string) => fs.readFileSync(path.join(EXAMPLES, f));
     const xlsx = await generate(
