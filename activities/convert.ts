@@ -15,6 +15,9 @@ export interface ConvertInput {
   pdf?: ConvertOptions['pdf'];
   csv?: ConvertOptions['csv'];
   embedded?: Record<string, string>;
+  /** pdf.accessible: the title when the document has none, the language when the template sets none. */
+  title?: string;
+  language?: string;
   /** Epoch ms when the caller stops waiting (a sync generate): no conversion runs or retries past it. */
   deadline?: number;
   /** Waiting conversions are served to the subscription that used the least converter time recently. */
@@ -48,6 +51,8 @@ export function convertActivity(deps: ActivityDeps) {
           ...(input.pdf ? { pdf: input.pdf } : {}),
           ...(input.csv ? { csv: input.csv } : {}),
           ...(input.embedded ? { embedded: input.embedded } : {}),
+          ...(input.title ? { title: input.title } : {}),
+          ...(input.language ? { language: input.language } : {}),
         } as ConvertOptions,
         deps.converter,
       );

@@ -6,6 +6,7 @@ import { describeLocation, LIMIT_EXCEEDED, templateFormat, type TemplateErrorEnt
 import { ALL_FORMATS, bytesFormatOf, FORMATS, otherKindMessage } from '../core/formats.ts';
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
+import { accessibilityProblems } from '../converter/accessible.ts';
 import { MergeLimitError, type MergeOutput, MergePool, MergeTemplateError } from './merge-pool.ts';
 
 export interface MergeInput {
@@ -25,6 +26,8 @@ export interface MergeInput {
   related?: Record<string, BlobRef>;
   /** document.options.strict: a tag whose data is missing fails the merge (TEMPLATE_ERROR). */
   strict?: boolean;
+  /** document.options.accessible: what a screen reader would miss is a warning (an error under strict). */
+  accessible?: boolean;
 }
 
 /** The merged file, and the tags that rendered empty for want of data (the first MAX_GENERATE_WARNINGS:
@@ -75,6 +78,7 @@ export function mergeActivity(deps: ActivityDeps) {
         ...(input.embedded ? { embedded: input.embedded } : {}),
         ...(related ? { relatedItems: related } : {}),
         ...(input.strict ? { strict: true } : {}),
+        ...(input.accessible ? { accessible: true } : {}),
       },
       cancellationSignal(),
     );
@@ -86,13 +90,21 @@ export function mergeActivity(deps: ActivityDeps) {
   };
 }
 
+/** The warnings a merge reports, by the engine's ids (and the accessibility checks' codes). */
+const WARNING_CODES: Record<string, GenerateWarning['code']> = {
+  missing_value: 'MISSING_VALUE',
+  image_invalid: 'IMAGE_INVALID',
+  IMAGE_WITHOUT_ALT_TEXT: 'IMAGE_WITHOUT_ALT_TEXT',
+  TABLE_WITHOUT_HEADER_ROW: 'TABLE_WITHOUT_HEADER_ROW',
+};
+
 /** The engine's warnings (missing_value; image_invalid, a damaged image left out) as the API lists them, the first MAX_GENERATE_WARNINGS of them and
  *  how many more there were; nothing when there are none. */
 export function mergeWarnings(entries: readonly TemplateErrorEntry[]): MergeWarnings {
-  const missing = entries.filter((e) => (e.id === 'missing_value' || e.id === 'image_invalid') && e.location !== undefined);
+  const missing = entries.filter((e) => WARNING_CODES[e.id] !== undefined && e.location !== undefined);
   if (missing.length === 0) return {};
   const warnings = missing.slice(0, MAX_GENERATE_WARNINGS).map((e): GenerateWarning => ({
-    code: e.id === 'image_invalid' ? 'IMAGE_INVALID' : 'MISSING_VALUE',
+    code: WARNING_CODES[e.id]!,
     message: locatedMessage(e),
     tag: e.tag ?? '',
     location: { ...e.location! },
@@ -135,7 +147,38 @@ export async function mergeBytes(
     embedded?: string;
     relatedItems?: Record<string, Uint8Array>;
     strict?: boolean;
+    accessible?: boolean;
   },
+  signal?: AbortSignal,
+): Promise<MergeOutput> {
+  const merged = await mergeInPool(deps, tenant, template, data, options, signal);
+  return options.accessible ? withAccessibility(merged, options.strict === true) : merged;
+}
+
+/**
+ * An accessible pdf's merge (document.options.accessible): each picture without alternative text and each
+ * Word table without a header row in the merged document (converter/accessible.ts), after the engine's
+ * warnings; under strict, one 400 TEMPLATE_ERROR listing them, and nothing is delivered.
+ */
+function withAccessibility(merged: MergeOutput, strict: boolean): MergeOutput {
+  const format = templateFormat(merged.output);
+  if (format === undefined) return merged;
+  const found = accessibilityProblems(merged.output, format);
+  if (found.length === 0) return merged;
+  if (strict) {
+    const inner = found.map((p) => ({ ...innerError('TEMPLATE_ERROR', p.message), eventId: p.code }));
+    throw callerFailure('TEMPLATE_ERROR', `the document would not be accessible: ${found.map((p) => p.message).join('; ')}`, inner);
+  }
+  const entries: TemplateErrorEntry[] = found.map((p) => ({ id: p.code, message: p.message, location: { part: p.part }, tag: '' }));
+  return { output: merged.output, warnings: [...merged.warnings, ...entries] };
+}
+
+async function mergeInPool(
+  deps: ActivityDeps,
+  tenant: string,
+  template: Uint8Array,
+  data: Uint8Array,
+  options: Parameters<typeof mergeBytes>[4],
   signal?: AbortSignal,
 ): Promise<MergeOutput> {
   try {

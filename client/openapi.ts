@@ -1354,8 +1354,10 @@ export interface components {
                 deliveryMethod?: "Storage" | "DriveA" | "DriveB";
                 /** @description A pattern over the row (e.g. root/{region}): Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
-                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
+                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate), accessible and strict */
                 options?: {
+                    /** @description Extension, default false; pdf output from a docx or pptx template only. true: a tagged pdf conforming to PDF/UA-1 (ISO 14289-1): structure tree from the template's headings, lists, tables and pictures, the pictures' alternative text (an image tag's value {src or data, alt} or the picture's own description in the template), the title from the template's title property (tags in it are filled from the data) or else document.name, the language from the template's default language or else document.locale. With pdfSaveOptions.pdfConformanceLevel PdfA2B or PdfA3B the file is PDF/A-2a or PDF/A-3a. result.data.warnings lists what a screen reader would miss (IMAGE_WITHOUT_ALT_TEXT, TABLE_WITHOUT_HEADER_ROW); with strict they fail the generate (400 TEMPLATE_ERROR, an inner error each). See docs/accessibility.md. */
+                    accessible?: boolean;
                     /** @description Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled. */
                     strict?: boolean;
                 } & {
@@ -2607,8 +2609,10 @@ export interface components {
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
                 /** @description Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
-                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict */
+                /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate), accessible and strict */
                 options?: {
+                    /** @description Extension, default false; pdf output from a docx or pptx template only. true: a tagged pdf conforming to PDF/UA-1 (ISO 14289-1): structure tree from the template's headings, lists, tables and pictures, the pictures' alternative text (an image tag's value {src or data, alt} or the picture's own description in the template), the title from the template's title property (tags in it are filled from the data) or else document.name, the language from the template's default language or else document.locale. With pdfSaveOptions.pdfConformanceLevel PdfA2B or PdfA3B the file is PDF/A-2a or PDF/A-3a. result.data.warnings lists what a screen reader would miss (IMAGE_WITHOUT_ALT_TEXT, TABLE_WITHOUT_HEADER_ROW); with strict they fail the generate (400 TEMPLATE_ERROR, an inner error each). See docs/accessibility.md. */
+                    accessible?: boolean;
                     /** @description Extension, default false. true: a tag whose data is missing fails the generate with 400 TEMPLATE_ERROR, one inner error per tag naming it and where it is, and nothing is delivered. false: such a tag renders empty and the 201 lists it in result.data.warnings. Not with driveBGenerate.nativeMergeEnabled. */
                     strict?: boolean;
                 } & {
@@ -2672,7 +2676,7 @@ export interface components {
                 message: string;
                 data: {
                     document: components["schemas"]["GeneratedDocument"];
-                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most 100 */
+                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss; at most 100 */
                     warnings?: components["schemas"]["GenerateWarning"][];
                     /** @description Extension, present only when there were more than 100 warnings: how many are not listed (the merge counts up to 1000 tags) */
                     warningsOmitted?: number;
@@ -2697,14 +2701,14 @@ export interface components {
         };
         /**
          * GenerateWarning
-         * @description Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.
+         * @description Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in); with document.options.accessible, also what a screen reader would miss in the document (a picture without alternative text, a table without a header row). document.options.strict turns these into a 400 TEMPLATE_ERROR.
          */
         GenerateWarning: {
             /**
-             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)
+             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict). With document.options.accessible (docs/accessibility.md), what a screen reader would miss, located by part with an empty tag: IMAGE_WITHOUT_ALT_TEXT, a picture with neither alternative text (an image tag value's alt, or its description in the template) nor the decorative mark; TABLE_WITHOUT_HEADER_ROW, a Word table whose first row is not a header row. Under strict these are a 400 TEMPLATE_ERROR.
              * @enum {string}
              */
-            code: "MISSING_VALUE" | "IMAGE_INVALID";
+            code: "MISSING_VALUE" | "IMAGE_INVALID" | "IMAGE_WITHOUT_ALT_TEXT" | "TABLE_WITHOUT_HEADER_ROW";
             /**
              * @description For people: which tag, and where
              * @example no value for tag "customer.rep" (word/document.xml, paragraph 3)

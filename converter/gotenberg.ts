@@ -90,6 +90,12 @@ export class GotenbergConverter implements Converter {
         'UNSUPPORTED',
         `Gotenberg converts to pdf only; ${plan.to} needs the embedded LibreOffice pool (unset GOTENBERG_URL)`,
       );
+    if (plan.accessible) {
+      throw new ConvertError(
+        'UNSUPPORTED',
+        "an accessible pdf needs the embedded LibreOffice pool: docgen sets the document's title and language before LibreOffice exports it, which Gotenberg's API cannot (unset GOTENBERG_URL)",
+      );
+    }
     if (plan.filterData?.SelectPdfVersion !== undefined && plan.pdfaPart === undefined && !plan.filterData.PDFUACompliance) {
       throw new ConvertError(
         'UNSUPPORTED',

@@ -2,7 +2,7 @@
  * Validates a ConvertOptions and turns it into what LibreOffice needs (export filter, FilterData,
  * FilterOptions). Shared by the pool and the Gotenberg adapter so both refuse the same things.
  */
-import type { CsvEncoding } from '../core/save-options.ts';
+import { ACCESSIBLE_PDFA1, type CsvEncoding } from '../core/save-options.ts';
 import { checkCsvEscapable } from './csv.ts';
 import { ConvertError } from './errors.ts';
 import { converterSettings } from './settings.ts';
@@ -20,6 +20,13 @@ export interface ConversionPlan {
   csvEscape?: { separator: string; encoding: string };
   /** PDF/A part (1..3) when requested: the output is checked for it. */
   pdfaPart?: number;
+  /** An accessible pdf (pdf.accessible): tagged, PDF/UA-1 (converter/accessible.ts). */
+  accessible?: {
+    /** The title when the document has none of its own. */
+    title?: string;
+    /** The language (BCP 47) when the template sets none. */
+    language?: string;
+  };
   embedded?: Record<string, string>;
 }
 
@@ -69,6 +76,10 @@ export const CSV_ENCODINGS: Record<CsvEncoding, number> = {
   macintosh: 2,
 };
 
+/** Why a workbook cannot become an accessible pdf (the API says it before queueing: core/generate.ts). */
+export const ACCESSIBLE_XLSX =
+  'LibreOffice 7.4 exports spreadsheets without a structure tree (no tags), so an xlsx template cannot give an accessible (PDF/UA) pdf; use a docx or pptx template for the accessible rendition';
+
 export function normalizeFormat(f: string): string {
   return f.trim().toLowerCase().replace(/^\./, '');
 }
@@ -103,6 +114,18 @@ export function planConversion(options: ConvertOptions): ConversionPlan {
       if (v === undefined) throw new ConvertError('BAD_OPTIONS', `pdf version '${ver}' is not supported; use 1.5, 1.6 or 1.7`);
       // PDF/A fixes the version itself; a plain version request only applies without it.
       if (plan.pdfaPart === undefined) filterData.SelectPdfVersion = v;
+    }
+    if (options.pdf?.accessible) {
+      if (src === 'xlsx') throw new ConvertError('UNSUPPORTED', ACCESSIBLE_XLSX);
+      if (plan.pdfaPart === 1) throw new ConvertError('BAD_OPTIONS', `an accessible pdf cannot be PDF/A-1: ${ACCESSIBLE_PDFA1}`);
+      // Tagged (structure tree, alternative text of figures, header cells), PDF/UA-1's identification, and
+      // the title in the viewer's title bar. With PDF/A the part stays; LibreOffice tags it too.
+      filterData.UseTaggedPDF = true;
+      filterData.PDFUACompliance = true;
+      filterData.DisplayPDFDocumentTitle = true;
+      const title = options.title?.trim();
+      const language = options.language?.trim();
+      plan.accessible = { ...(title ? { title } : {}), ...(language ? { language } : {}) };
     }
     if (Object.keys(filterData).length) plan.filterData = filterData;
     if (embedded) plan.embedded = embedded;

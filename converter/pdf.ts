@@ -21,11 +21,11 @@ interface PdfIndex {
   startxref: number;
 }
 
-function latin1(bytes: Uint8Array): string {
+export function latin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
 
-function objectAt(text: string, offset: number): string | undefined {
+export function objectAt(text: string, offset: number): string | undefined {
   const end = text.indexOf('endobj', offset);
   if (end < 0) return undefined;
   return text.slice(offset, end);
@@ -86,7 +86,7 @@ function unpredictPng(data: Buffer, columns: number): Buffer {
 }
 
 /** The entries of a classic xref table at `at` (the `xref` keyword) and its trailer, or null. */
-function classicSection(text: string, at: number): { entries: Map<number, XrefEntry>; trailer: string } | null {
+export function classicSection(text: string, at: number): { entries: Map<number, XrefEntry>; trailer: string } | null {
   if (text.slice(at, at + 4) !== 'xref') return null;
   const trailerAt = text.indexOf('trailer', at);
   if (trailerAt < 0) return null;
@@ -144,7 +144,7 @@ function streamSection(text: string, at: number): { entries: Map<number, XrefEnt
 
 /** Every cross-reference entry of the file, the newest section's winning, and the newest trailer; null
  *  when a section along the /Prev chain cannot be read. */
-function readXref(text: string, startxref: number): { entries: Map<number, XrefEntry>; trailer: string } | null {
+export function readXref(text: string, startxref: number): { entries: Map<number, XrefEntry>; trailer: string } | null {
   const entries = new Map<number, XrefEntry>();
   let newestTrailer: string | undefined;
   const visited = new Set<number>();
@@ -302,9 +302,11 @@ export interface PdfAId {
 
 /** The PDF/A identification schema (pdfaid:part / pdfaid:conformance) from the XMP packet. */
 export function pdfaIdentification(bytes: Uint8Array): PdfAId | null {
+  // The last XMP packet is the current one (an incremental update appends a new metadata stream).
   const text = latin1(bytes);
-  const part = /pdfaid:part(?:>|\s*=\s*["'])\s*(\d)/.exec(text)?.[1];
-  const conf = /pdfaid:conformance(?:>|\s*=\s*["'])\s*([A-Za-z])/.exec(text)?.[1];
+  const last = (re: RegExp) => [...text.matchAll(re)].at(-1)?.[1];
+  const part = last(/pdfaid:part(?:>|\s*=\s*["'])\s*(\d)/g);
+  const conf = last(/pdfaid:conformance(?:>|\s*=\s*["'])\s*([A-Za-z])/g);
   if (!part) return null;
   return { part: Number(part), conformance: (conf ?? '').toUpperCase() };
 }
@@ -318,7 +320,7 @@ function pdfString(s: string): string {
 }
 
 /** Extracts the outermost << ... >> of an object body (nested dictionaries kept intact). */
-function outerDict(body: string): string | undefined {
+export function outerDict(body: string): string | undefined {
   const start = body.indexOf('<<');
   if (start < 0) return undefined;
   let depth = 0;

@@ -9,6 +9,7 @@ import { escapeCsvFormulas } from './csv.ts';
 import { ConvertError } from './errors.ts';
 import type { Job } from './instance.ts';
 import type { ConversionPlan } from './options.ts';
+import { claimPdfaLevelA, setCatalogLanguage } from './pdf-accessible.ts';
 import { addPdfInfo, checkPdfPages, pdfaIdentification } from './pdf.ts';
 import type { Interruption } from './pool-policy.ts';
 import type { ConvertOptions } from './types.ts';
@@ -105,6 +106,8 @@ export function jobRequest(job: PoolJob, seen: string, inName: string, outName: 
   if (job.plan.filterData) req.filterData = job.plan.filterData;
   if (job.plan.filterOptions !== undefined) req.filterOptions = job.plan.filterOptions;
   if (job.plan.csvSheet !== undefined) req.csvSheet = job.plan.csvSheet;
+  if (job.plan.accessible?.title) req.title = job.plan.accessible.title;
+  if (job.plan.accessible?.language) req.language = job.plan.accessible.language;
   return req;
 }
 
@@ -189,7 +192,11 @@ export function postProcess(out: Uint8Array, plan: ConversionPlan, limits: Parti
       );
     }
   }
-  return plan.embedded ? addPdfInfo(out, plan.embedded) : out;
+  // An accessible pdf: the language docgen set in the catalog (Impress writes the office's own), and a PDF/A
+  // file at level A with the PDF/UA identification declared (pdf-accessible.ts).
+  let claimed = plan.accessible?.language ? setCatalogLanguage(out, plan.accessible.language) : out;
+  if (plan.accessible && plan.pdfaPart !== undefined) claimed = claimPdfaLevelA(claimed);
+  return plan.embedded ? addPdfInfo(claimed, plan.embedded) : claimed;
 }
 
 /** The files a job leaves under its names (document.*, output.*, their lock files). */

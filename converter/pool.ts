@@ -23,6 +23,7 @@ import { TemplateError } from '../engine/errors.ts';
 import type { TemplateLimits } from '../engine/limits.ts';
 import { ConvertError, HOW_TO_ENABLE } from './errors.ts';
 import { planConversion } from './options.ts';
+import { templateLanguage } from './accessible.ts';
 import type { ConversionPlan } from './options.ts';
 import { sanitizeOoxml } from './sanitize.ts';
 import { vettedOf } from './vetted.ts';
@@ -261,7 +262,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
   }
 
   async convert(input: Uint8Array, options: ConvertOptions): Promise<Uint8Array> {
-    const plan = planConversion(options);
+    const plan = withTemplateLanguage(planConversion(options), input);
     if (plan.to === plan.from) throw new ConvertError('UNSUPPORTED', 'same-format output is handled by convert(), not the pool');
     return (await this.enqueue(input, plan, options, false)) as Uint8Array;
   }
@@ -570,4 +571,12 @@ export class LibreOfficePool implements Converter, InstanceHost {
   instancePid(i: number): number | null {
     return this.instances.all[i]?.proc?.pid ?? null;
   }
+}
+
+/** An accessible export sets the document's language only where the template sets none (its own wins). */
+function withTemplateLanguage(plan: ConversionPlan, input: Uint8Array): ConversionPlan {
+  if (plan.accessible?.language === undefined || plan.from === 'xlsx') return plan;
+  if (templateLanguage(input, plan.from) === undefined) return plan;
+  const { language: _language, ...accessible } = plan.accessible;
+  return { ...plan, accessible };
 }

@@ -11,6 +11,10 @@ export interface ConvertOptions {
   signal?: AbortSignal;
   pdf?: PdfOptions;
   csv?: CsvOptions;
+  /** pdf.accessible: the title the pdf gets when the document has none (docgen: the document's name). */
+  title?: string;
+  /** pdf.accessible: the language (BCP 47) of a document whose template sets none (docgen: document.locale). */
+  language?: string;
   /** Custom document properties (`data.embedded`), written to the output's metadata. */
   embedded?: Record<string, string>;
   /** The caller's remaining time (a sync generate's deadline): the conversion's wait and run together

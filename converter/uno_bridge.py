@@ -19,6 +19,8 @@ Protocol, one JSON object per line:
   -> {"id": 1, "in": "/abs/in.docx", "out": "/abs/out.pdf", "filter": "writer_pdf_Export",
       "filterData": {...}, "filterOptions": "...", "csvSheet": "name"|1}
   <- {"id": 1, "ok": true, "ms": 12.3}  |  {"id": 1, "ok": false, "error": "...", "fatal": bool}
+  -> {"id": 1, ..., "title": "Invoice 42", "language": "de-CH"}   accessible pdf: the title when the document
+                                                              has none, the language to set before exporting
   -> {"id": 2, "in": "/abs/in.docx", "count": true}     the page count of the PDF export, without exporting
   <- {"id": 2, "ok": true, "ms": 4.1, "pages": 3}
 A fatal error means the office connection is gone: the bridge exits right after replying.
@@ -160,6 +162,30 @@ def office_alive(office, desktop):
         return False
 
 
+def locale_of(tag):
+    """A com.sun.star.lang.Locale from a BCP 47 tag: language and region; anything else in the tag goes to
+    Variant as the whole tag with Language 'qlt', which is how LibreOffice carries tags it cannot split."""
+    from com.sun.star.lang import Locale
+    parts = tag.replace('_', '-').split('-')
+    if len(parts) == 1 or (len(parts) == 2 and len(parts[1]) == 2):
+        return Locale(parts[0].lower(), parts[1].upper() if len(parts) == 2 else '', '')
+    return Locale('qlt', '', tag)
+
+
+def prepare_accessible(doc, req):
+    """Before an accessible export: the document's title (PDF/UA needs dc:title and shows it in the window's
+    title bar) when it has none of its own, and the language of its text where the template set none. The
+    document is only changed in memory; nothing is saved but the export."""
+    title = req.get('title')
+    if title:
+        props_ = doc.getDocumentProperties()
+        if not (props_.Title or '').strip():
+            props_.Title = title
+    language = req.get('language')
+    if language:
+        doc.setPropertyValue('CharLocale', locale_of(language))
+
+
 def rendered_pages(doc):
     """The pages a PDF export of `doc` would have: XRenderable.getRendererCount with the options the PDF
     export passes (filter/source/pdf/pdfexport.cxx: all pages, no notes pages, automatically inserted
@@ -235,6 +261,8 @@ def convert(frames, req, closing):
     if req.get('count'):
         return (time.perf_counter() - t0) * 1000.0, rendered_pages(doc)
     store = {'FilterName': req['filter'], 'Overwrite': True}
+    if req.get('title') or req.get('language'):
+        prepare_accessible(doc, req)
     if req.get('filterData'):
         store['FilterData'] = filter_data(req['filterData'])
     if req.get('filterOptions') is not None:

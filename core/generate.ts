@@ -103,6 +103,12 @@ export function generateRequestSchema(catalog: LocationCatalog) {
       options: Type.Optional(
         Type.Object(
           {
+            accessible: Type.Optional(
+              Type.Boolean({
+                description:
+                  "Extension, default false; pdf output from a docx or pptx template only. true: a tagged pdf conforming to PDF/UA-1 (ISO 14289-1): structure tree from the template's headings, lists, tables and pictures, the pictures' alternative text (an image tag's value {src or data, alt} or the picture's own description in the template), the title from the template's title property (tags in it are filled from the data) or else document.name, the language from the template's default language or else document.locale. With pdfSaveOptions.pdfConformanceLevel PdfA2B or PdfA3B the file is PDF/A-2a or PDF/A-3a. result.data.warnings lists what a screen reader would miss (IMAGE_WITHOUT_ALT_TEXT, TABLE_WITHOUT_HEADER_ROW); with strict they fail the generate (400 TEMPLATE_ERROR, an inner error each). See docs/accessibility.md.",
+              }),
+            ),
             strict: Type.Optional(
               Type.Boolean({
                 description:
@@ -113,7 +119,7 @@ export function generateRequestSchema(catalog: LocationCatalog) {
           {
             additionalProperties: true,
             description:
-              'Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate) and strict',
+              'Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate), accessible and strict',
           },
         ),
       ),
@@ -188,9 +194,10 @@ export interface TemplateLocation {
 }
 
 /** A tag that rendered empty because the data has no value for it, or whose image was left out because
- *  its bytes are damaged (extension: result.data.warnings). */
+ *  its bytes are damaged; with document.options.accessible, a picture without alternative text or a table
+ *  without a header row (located by part only; `tag` empty) (extension: result.data.warnings). */
 export interface GenerateWarning {
-  code: 'MISSING_VALUE' | 'IMAGE_INVALID';
+  code: 'MISSING_VALUE' | 'IMAGE_INVALID' | 'IMAGE_WITHOUT_ALT_TEXT' | 'TABLE_WITHOUT_HEADER_ROW';
   /** For people: which tag, and where. */
   message: string;
   /** The tag as written between its delimiters. */
@@ -265,6 +272,11 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
         : `document.fileFormat must equal template.fileFormat (${t.fileFormat}), or be pdf${t.fileFormat === 'xlsx' ? ' or csv' : ''}`,
     );
   }
+  // LibreOffice 7.4 exports spreadsheets untagged: no PDF/UA from a workbook (docs/accessibility.md).
+  if (target.saveOptions?.pdf?.accessible && (t.fileFormat === 'xlsx' || t.fileFormat === 'gsheet'))
+    bad(
+      `document.options.accessible needs a docx or pptx template (template.fileFormat is ${t.fileFormat}): LibreOffice exports spreadsheets without the tags PDF/UA requires`,
+    );
   if (!isValidTimeZone(d.timezone)) bad(`document.timezone ${JSON.stringify(d.timezone)} is not an IANA time zone`);
   if (!isValidLocale(d.locale)) bad(`document.locale ${JSON.stringify(d.locale)} is not a BCP 47 locale`);
   const native = nativeMergeOf(req);

@@ -10,6 +10,9 @@ export const PDF_CONFORMANCE_LEVELS = ['PdfA1B', 'PdfA2B', 'PdfA3B', 'PdfUa1', '
 /** A conformance name; the converter also takes other spellings of these (case, dashes). */
 export type PdfConformance = (typeof PDF_CONFORMANCE_LEVELS)[number] | (string & {});
 export const PDF_VERSIONS = ['1.5', '1.6', '1.7'] as const;
+/** Why an accessible pdf is not PDF/A-1 (docs/accessibility.md): measured with veraPDF on LibreOffice 7.4. */
+export const ACCESSIBLE_PDFA1 =
+  "LibreOffice's PDF/A-1 export (PDF 1.4) leaves out what PDF/UA-1 needs (a table's header cells lose their scope); use PdfA2B or PdfA3B, which give PDF/A-2a or PDF/A-3a";
 
 /** csvSaveOptions.encoding: the labels the converter knows (lower case; WHATWG/IANA names and aliases). */
 export const CSV_ENCODINGS = [
@@ -38,6 +41,9 @@ export interface PdfOptions {
   conformance?: PdfConformance;
   /** '1.5' | '1.6' | '1.7'; ignored when a PDF/A conformance fixes the version. */
   version?: string;
+  /** document.options.accessible: tagged PDF conforming to PDF/UA-1, with a title and a language
+   *  (docs/accessibility.md). With a PDF/A conformance, both. */
+  accessible?: true;
 }
 
 export interface CsvOptions {
@@ -65,7 +71,7 @@ function isSheet(v: unknown): boolean {
 }
 
 /** Save options are JSON text (spec 4.8) or, leniently, an object; only the one matching `fileFormat` is
- *  read. `field` names the options object in messages (document.options, targetDocument.options).
+ *  read. `accessible` (extension: true or false) asks for a tagged PDF/UA-1 pdf (docs/accessibility.md). `field` names the options object in messages (document.options, targetDocument.options).
  *  pdfSaveOptions: {pdfConformanceLevel, pdfVersion}; csvSaveOptions: {sheet, separator, encoding}. Every
  *  problem at once. */
 export function parseSaveOptions(
@@ -80,6 +86,12 @@ export function parseSaveOptions(
     const value = jsonObject(raw?.[name], `${field}.${name}`, problems);
     return value ?? undefined;
   };
+  const accessible = raw?.accessible;
+  if (accessible !== undefined && accessible !== false) {
+    if (accessible !== true) bad(`${field}.accessible must be true or false (got ${JSON.stringify(accessible)})`);
+    else if (fileFormat !== 'pdf') bad(`${field}.accessible applies to pdf output only (fileFormat is ${fileFormat})`);
+    else options.pdf = { accessible: true };
+  }
   if (fileFormat === 'pdf') {
     const o = read('pdfSaveOptions');
     if (o) {
@@ -92,7 +104,10 @@ export function parseSaveOptions(
       }
       if (version !== undefined && !isIn(PDF_VERSIONS, String(version)))
         bad(`${at}.pdfVersion must be ${PDF_VERSIONS.slice(0, -1).join(', ')} or ${PDF_VERSIONS.at(-1)}`);
+      if (options.pdf?.accessible && typeof conformance === 'string' && conformance.toLowerCase() === 'pdfa1b')
+        bad(`${field}.accessible cannot be combined with PdfA1B: ${ACCESSIBLE_PDFA1}`);
       options.pdf = {
+        ...options.pdf,
         ...(typeof conformance === 'string' ? { conformance } : {}),
         ...(version !== undefined ? { version: String(version) } : {}),
       };

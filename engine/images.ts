@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { isSvg, rasterise, readSvg, SvgError } from './svg.ts';
+import { escapeXml } from './xml.ts';
 
 /**
- * `{%image}` values: a data URL, raw bytes, an http(s) URL, or `{ data, width?, height? }` (pixels, a
- * box the image is fitted into with its aspect ratio kept). The engine never fetches: URLs are resolved
+ * `{%image}` values: a data URL, raw bytes, an http(s) URL, or `{ data, width?, height?, alt?, decorative? }`
+ * (pixels, a box the image is fitted into with its aspect ratio kept; `alt` the alternative text a screen
+ * reader speaks, written as the picture's description; `decorative: true` Office's mark for a picture that
+ * carries no meaning). The engine never fetches: URLs are resolved
  * by the caller's `resolveUrl` (render's injected `fetchImage`), and refused without one.
  */
 
@@ -139,16 +142,37 @@ const MAX_FALLBACK_PX = 2048;
  * Decodes an image value and computes its display size in pixels. An SVG comes back as `svg`
  * with `image` its PNG rendering (the fallback every Office picture with an SVG carries).
  */
-export function loadImage(value: unknown, resolveUrl?: UrlResolver): { image: ImageData; box: ImageBox; svg?: ImageData } {
+/** What a picture says to a screen reader: its alternative text, or that it is decorative. */
+export interface PictureText {
+  alt?: string;
+  decorative?: true;
+}
+
+export function loadImage(
+  value: unknown,
+  resolveUrl?: UrlResolver,
+): { image: ImageData; box: ImageBox; svg?: ImageData; text: PictureText } {
   let data = value;
   let boxW: number | undefined;
   let boxH: number | undefined;
+  const text: PictureText = {};
   if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
     const o = value as Record<string, unknown>;
     data = Object.hasOwn(o, 'data') ? o['data'] : Object.hasOwn(o, 'src') ? o['src'] : undefined;
     if (typeof o['width'] === 'number' && o['width'] > 0) boxW = o['width'];
     if (typeof o['height'] === 'number' && o['height'] > 0) boxH = o['height'];
+    if (typeof o['alt'] === 'string' && o['alt'].trim() !== '') text.alt = o['alt'].trim();
+    if (o['decorative'] === true) text.decorative = true;
   }
+  return { ...loadBytes(data, resolveUrl, boxW, boxH), text };
+}
+
+function loadBytes(
+  data: unknown,
+  resolveUrl: UrlResolver | undefined,
+  boxW: number | undefined,
+  boxH: number | undefined,
+): { image: ImageData; box: ImageBox; svg?: ImageData } {
   const bytes = toBytes(data, resolveUrl);
   if (bytes.length > MAX_IMAGE_BYTES) throw new ImageError('image_too_large', `the image is larger than ${MAX_IMAGE_BYTES} bytes`);
   const ext = sniff(bytes);
@@ -219,12 +243,24 @@ export function fit(w: number, h: number, boxW?: number, boxH?: number): ImageBo
   return { widthPx: Math.max(1, Math.round(w * s)), heightPx: Math.max(1, Math.round(h * s)) };
 }
 
-export function docxDrawing(rId: string, id: number, box: ImageBox, svgRId?: string): string {
+/** A picture's non-visual properties (`wp:docPr`, `p:cNvPr`, `xdr:cNvPr`): its id and name, its
+ *  alternative text (descr), and Office's decorative mark (the a16 decorative extension). */
+export function pictureProps(element: string, id: number, text?: PictureText): string {
+  const descr = text?.alt === undefined ? '' : ` descr="${escapeXml(text.alt)}"`;
+  const open = `<${element} id="${id}" name="Picture ${id}"${descr}`;
+  if (text?.decorative !== true) return `${open}/>`;
+  return (
+    `${open}><a:extLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:ext uri="{C183D7F6-B498-43B3-948B-1728B52AA6E4}">` +
+    `<adec:decorative xmlns:adec="http://schemas.microsoft.com/office/drawing/2017/decorative" val="1"/></a:ext></a:extLst></${element}>`
+  );
+}
+
+export function docxDrawing(rId: string, id: number, box: ImageBox, svgRId?: string, text?: PictureText): string {
   const cx = box.widthPx * EMU_PER_PX;
   const cy = box.heightPx * EMU_PER_PX;
   return (
     `<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" distT="0" distB="0" distL="0" distR="0">` +
-    `<wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Picture ${id}"/>` +
+    `<wp:extent cx="${cx}" cy="${cy}"/>${pictureProps('wp:docPr', id, text)}` +
     `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">` +
     `<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="${id}" name="Picture ${id}"/><pic:cNvPicPr/></pic:nvPicPr>` +
     `<pic:blipFill>${blipXml(rId, svgRId, ' xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"')}<a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
@@ -240,6 +276,7 @@ export function pptxPicture(
   image: ImageData,
   frame: { x: number; y: number; cx: number; cy: number },
   svgRId?: string,
+  text?: PictureText,
 ): string {
   const s = Math.min(frame.cx / image.widthPx, frame.cy / image.heightPx);
   const cx = Math.round(image.widthPx * s);
@@ -247,7 +284,7 @@ export function pptxPicture(
   const x = frame.x + Math.round((frame.cx - cx) / 2);
   const y = frame.y + Math.round((frame.cy - cy) / 2);
   return (
-    `<p:pic><p:nvPicPr><p:cNvPr id="${id}" name="Picture ${id}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr>` +
+    `<p:pic><p:nvPicPr>${pictureProps('p:cNvPr', id, text)}<p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr>` +
     `<p:blipFill>${blipXml(rId, svgRId)}<a:stretch><a:fillRect/></a:stretch></p:blipFill>` +
     `<p:spPr><a:xfrm><a:off x="${x}" y="${y}"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>`
   );

@@ -271,7 +271,7 @@ function renderImage(
     return;
   }
   try {
-    const { image, box, svg } = loadImage(v, urlResolver(remote));
+    const { image, box, svg, text } = loadImage(v, urlResolver(remote));
     if (format === 'xlsx') {
       const st = ctx.state as SheetState | undefined;
       const cell = /^([A-Z]{1,3})(\d+)$/.exec(node.tag.location.cell ?? '');
@@ -294,6 +294,7 @@ function renderImage(
         cx: box.widthPx * EMU_PER_PX,
         cy: box.heightPx * EMU_PER_PX,
         id: session.docPrId++,
+        ...(text.alt !== undefined || text.decorative ? { text } : {}),
       };
       if (svg !== undefined) pic.svgRId = session.addImage(st.images.part, svg);
       st.images.images.push(pic);
@@ -301,9 +302,9 @@ function renderImage(
     }
     const rId = session.addImage(ctx.partName, image);
     const svgRId = svg === undefined ? undefined : session.addImage(ctx.partName, svg);
-    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box, svgRId)}</w:r>`));
-    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame, svgRId));
-    else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box, svgRId)}<w:t xml:space="preserve">`);
+    if (center !== undefined) out.push(centred(`<w:r>${docxDrawing(rId, session.docPrId++, box, svgRId, text)}</w:r>`));
+    else if (node.frame !== undefined) out.push(pptxPicture(rId, session.docPrId++, image, node.frame, svgRId, text));
+    else if (format === 'docx') out.push(`</w:t>${docxDrawing(rId, session.docPrId++, box, svgRId, text)}<w:t xml:space="preserve">`);
     else ctx.errors.add('image_position', `tag "${node.tag.source.trim()}" must be alone in a shape`, node.tag.location);
   } catch (e) {
     if (e instanceof PendingImage) return;

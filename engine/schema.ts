@@ -603,7 +603,7 @@ function describeKind(node: Node): string {
     case 'ean13':
       return 'The 12 or 13 digits of an EAN-13 barcode';
     case 'image':
-      return 'An image: a data URL (data:image/png;base64,...), base64 bytes, an http(s) URL, or {data, width, height}';
+      return 'An image: a data URL (data:image/png;base64,...), base64 bytes, an http(s) URL, or {data, width, height, alt, decorative}';
     case 'html':
       return 'HTML replacing the paragraph';
     case 'htmlInline':
@@ -636,7 +636,13 @@ function scalarSchema(node: ScalarNode): JsonSchema {
           { type: 'string', contentMediaType: 'image/*' },
           {
             type: 'object',
-            properties: { data: { type: 'string' }, width: { type: 'number' }, height: { type: 'number' } },
+            properties: {
+              data: { type: 'string' },
+              width: { type: 'number' },
+              height: { type: 'number' },
+              alt: { type: 'string', description: 'Alternative text, read out by screen readers' },
+              decorative: { type: 'boolean', description: 'true: a picture that carries no meaning (Office marks it decorative)' },
+            },
             required: ['data'],
           },
         ],

@@ -1,7 +1,7 @@
 import type { OpcPackage } from './package.ts';
 import { relsOf, resolvePath } from './package.ts';
 import { getAttr } from './xml.ts';
-import { blipXml } from './images.ts';
+import { blipXml, pictureProps, type PictureText } from './images.ts';
 
 /**
  * `{%img}` in a spreadsheet cell: the picture is anchored at that cell (its top-left corner, the
@@ -17,6 +17,8 @@ export interface SheetImage {
   cy: number;
   id: number;
   svgRId?: string;
+  /** The alternative text or decorative mark from the image tag's value. */
+  text?: PictureText;
 }
 export interface SheetImages {
   part: string;
@@ -59,7 +61,7 @@ function anchor(img: SheetImage): string {
   // Namespaces declared on each anchor, so they also fit an existing drawing with other prefixes.
   return (
     `<xdr:oneCellAnchor xmlns:xdr="${XDR}" xmlns:a="${A}" xmlns:r="${R}"><xdr:from><xdr:col>${img.col - 1}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>${img.row - 1}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>` +
-    `<xdr:ext cx="${img.cx}" cy="${img.cy}"/><xdr:pic><xdr:nvPicPr><xdr:cNvPr id="${img.id}" name="Picture ${img.id}"/><xdr:cNvPicPr><a:picLocks noChangeAspect="1"/></xdr:cNvPicPr></xdr:nvPicPr>` +
+    `<xdr:ext cx="${img.cx}" cy="${img.cy}"/><xdr:pic><xdr:nvPicPr>${pictureProps('xdr:cNvPr', img.id, img.text)}<xdr:cNvPicPr><a:picLocks noChangeAspect="1"/></xdr:cNvPicPr></xdr:nvPicPr>` +
     `<xdr:blipFill>${blipXml(img.rId, img.svgRId)}<a:stretch><a:fillRect/></a:stretch></xdr:blipFill>` +
     `<xdr:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${img.cx}" cy="${img.cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></xdr:spPr></xdr:pic><xdr:clientData/></xdr:oneCellAnchor>`
   );

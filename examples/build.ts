@@ -65,7 +65,8 @@ function invoiceDocx(): Uint8Array {
   const widths = [4600, 1100, 1650, 1650];
   const border =
     '<w:top w:val="single" w:sz="4" w:color="BFBFBF"/><w:bottom w:val="single" w:sz="4" w:color="BFBFBF"/><w:insideH w:val="single" w:sz="4" w:color="BFBFBF"/>';
-  const header = `<w:tr>${cell(run('Description', { bold: true, color: 'FFFFFF' }), widths[0]!, { shade: '1F4E79' })}${cell(run('Qty', { bold: true, color: 'FFFFFF' }), widths[1]!, { shade: '1F4E79', align: 'right' })}${cell(run('Unit price', { bold: true, color: 'FFFFFF' }), widths[2]!, { shade: '1F4E79', align: 'right' })}${cell(run('Amount', { bold: true, color: 'FFFFFF' }), widths[3]!, { shade: '1F4E79', align: 'right' })}</w:tr>`;
+  // A header row (repeated on each page; a screen reader announces its cells as the column headings).
+  const header = `<w:tr><w:trPr><w:tblHeader/></w:trPr>${cell(run('Description', { bold: true, color: 'FFFFFF' }), widths[0]!, { shade: '1F4E79' })}${cell(run('Qty', { bold: true, color: 'FFFFFF' }), widths[1]!, { shade: '1F4E79', align: 'right' })}${cell(run('Unit price', { bold: true, color: 'FFFFFF' }), widths[2]!, { shade: '1F4E79', align: 'right' })}${cell(run('Amount', { bold: true, color: 'FFFFFF' }), widths[3]!, { shade: '1F4E79', align: 'right' })}</w:tr>`;
   // The loop's tags sit in different cells of one row: the engine repeats that row per item.
   const line =
     `<w:tr>${cell(run('{#items}{description}'), widths[0]!)}${cell(run('{quantity}'), widths[1]!, { align: 'right' })}` +
@@ -226,7 +227,7 @@ function productsPptx(): Uint8Array {
   const tree = (shapes: string) =>
     `<p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>${shapes}</p:spTree></p:cSld>`;
   const band =
-    '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Band"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="12192000" cy="457200"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:solidFill><a:srgbClr val="1F4E79"/></a:solidFill></p:spPr></p:sp>';
+    '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Band" descr="Blue band"><a:extLst><a:ext uri="{C183D7F6-B498-43B3-948B-1728B52AA6E4}"><adec:decorative xmlns:adec="http://schemas.microsoft.com/office/drawing/2017/decorative" val="1"/></a:ext></a:extLst></p:cNvPr><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="12192000" cy="457200"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:solidFill><a:srgbClr val="1F4E79"/></a:solidFill></p:spPr></p:sp>';
   // `{:products}` repeats this slide once per product; the other tags read the product.
   const slide =
     `${XML}<p:sld xmlns:p="${P}" xmlns:a="${A}" xmlns:r="${REL}">` +
@@ -321,7 +322,12 @@ function invoiceData(): unknown {
     dueOn: '2026-12-02',
     currency: 'EUR',
     vatRate: 0.2,
-    logo: { data: `data:image/png;base64,${Buffer.from(logoPng()).toString('base64')}`, width: 180, height: 48 },
+    logo: {
+      data: `data:image/png;base64,${Buffer.from(logoPng()).toString('base64')}`,
+      width: 180,
+      height: 48,
+      alt: 'Northwind Print & Paper logo',
+    },
     seller: {
       name: 'Northwind Print & Paper',
       address: '12 rue des Archives, 75004 Paris',

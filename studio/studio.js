@@ -24,6 +24,7 @@ const input = (/** @type {string} */ id) => /** @type {HTMLInputElement} */ ($(i
 const dataBox = /** @type {HTMLTextAreaElement} */ ($('data'));
 const localeBox = /** @type {HTMLSelectElement} */ ($('locale'));
 const zoneBox = /** @type {HTMLSelectElement} */ ($('timezone'));
+const accessibleBox = input('accessible');
 
 /**
  * @typedef {{ part: string, paragraph?: number, sheet?: string, cell?: string, where: string }} Loc
@@ -102,10 +103,21 @@ async function generate(format, dataText, name = 'preview', timings = /** @type 
 }
 
 function generateBody(templateUrn, templateFormat, dataUrn, format, name) {
+  // An accessible pdf (docs/accessibility.md): tagged PDF/UA-1 from a docx or pptx template; its warnings
+  // (pictures without alt text, tables without a header row) come back with the missing values.
+  const accessible = accessibleBox.checked && format === 'pdf' && templateFormat !== 'xlsx';
   return {
     template: { urn: templateUrn, loadMethod: 'Storage', fileFormat: templateFormat },
     data: { urn: dataUrn, loadMethod: 'Storage' },
-    document: { name, fileFormat: format, deliveryMethod: 'Storage', path: 'root', locale: localeBox.value, timezone: zoneBox.value },
+    document: {
+      name,
+      fileFormat: format,
+      deliveryMethod: 'Storage',
+      path: 'root',
+      locale: localeBox.value,
+      timezone: zoneBox.value,
+      ...(accessible ? { options: { accessible: true } } : {}),
+    },
   };
 }
 
@@ -370,7 +382,8 @@ function usesOf(sub) {
 function showMissing(local, server) {
   const ul = $('missing');
   ul.replaceChildren();
-  // The service's warnings (MISSING_VALUE, when the generate answer carries them) name the tag and its
+  // The service's warnings (MISSING_VALUE, when the generate answer carries them; with "Accessible pdf"
+  // also IMAGE_WITHOUT_ALT_TEXT and TABLE_WITHOUT_HEADER_ROW, tag '') name the tag or picture and its
   // place; the local check names the field. One line per field.
   const tags = new Set();
   for (const w of server) {
@@ -570,6 +583,7 @@ function wire() {
   dataBox.addEventListener('input', () => scheduleCheck());
   localeBox.addEventListener('change', () => scheduleCheck(0));
   zoneBox.addEventListener('change', () => scheduleCheck(0));
+  accessibleBox.addEventListener('change', () => scheduleCheck(0));
   $('save').addEventListener('submit', (e) => {
     e.preventDefault();
     void save();

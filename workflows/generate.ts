@@ -212,6 +212,7 @@ function prepareInput(input: GenerateInput) {
       ...(data.embedded ? { embedded: data.embedded } : {}),
       subscriptionId: run.subscriptionId,
       ...(document.strict ? { strict: true } : {}),
+      ...(document.saveOptions?.pdf?.accessible ? { accessible: true } : {}),
     },
   };
 }
@@ -236,6 +237,7 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
         outputKey: `scratch/${workflowInfo().workflowId}/output.${to}`,
         contentType: contentTypeOf(to),
         ...(pdf ? { pdf } : {}),
+        ...(pdf?.accessible ? accessibleText(input.document) : {}),
         ...(csv ? { csv } : {}),
         ...(input.data.embedded ? { embedded: customProperties(input.data.embedded) } : {}),
         subscriptionId: input.run.subscriptionId,
@@ -243,6 +245,13 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
       },
     ],
   );
+}
+
+/** An accessible pdf's title when the template has none (the document's name without its extension), and
+ *  its language when the template sets none (document.locale). */
+function accessibleText(document: { name: string; locale?: string }): { title: string; language?: string } {
+  const title = document.name.replace(/\.pdf$/i, '').trim() || document.name;
+  return { title, ...(document.locale ? { language: document.locale } : {}) };
 }
 
 function writeInput(input: GenerateInput, urn: string, source: BlobRef, scratch: BlobRef[]): WriteAndRecordInput {

@@ -107,6 +107,9 @@ function convert(input: ManageInput, target: Target, source: BlobRef): Promise<B
       outputKey: `scratch/${workflowInfo().workflowId}/output.${target.fileFormat}`,
       contentType: contentTypeOf(target.fileFormat),
       ...(pdf ? { pdf } : {}),
+      // An accessible pdf's title when the document has none: the target's name (manage has no locale: the
+      // document keeps its own language).
+      ...(pdf?.accessible ? { title: target.name.replace(/\.pdf$/i, '').trim() || target.name } : {}),
       ...(csv ? { csv } : {}),
       ...(input.embedded ? { embedded: customProperties(input.embedded) } : {}),
       subscriptionId: input.run.subscriptionId,

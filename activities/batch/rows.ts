@@ -104,13 +104,14 @@ export function rowSteps(deps: BatchDeps) {
         ...(run.embedded ? { embedded: run.embedded } : {}),
         ...(t.related ? { relatedItems: t.related } : {}),
         ...(run.document.strict ? { strict: true } : {}),
+        ...(run.document.saveOptions?.pdf?.accessible ? { accessible: true } : {}),
       },
       signal,
     );
     return merged.output;
   }
 
-  async function convertRow(run: BatchRun, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  async function convertRow(run: BatchRun, row: Row, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<Uint8Array> {
     const save = run.document.saveOptions ?? {};
     const embedded = run.embedded ? customProperties(run.embedded) : undefined;
     const options = {
@@ -119,6 +120,8 @@ export function rowSteps(deps: BatchDeps) {
       tenant: run.subscriptionId,
       ...(signal ? { signal } : {}),
       ...(save.pdf ? { pdf: save.pdf } : {}),
+      // An accessible row's title when the template has none: the row's document name.
+      ...(save.pdf?.accessible ? { title: nameOf(run, row).name.replace(/\.pdf$/i, ''), language: run.document.locale } : {}),
       ...(save.csv ? { csv: save.csv } : {}),
       ...(embedded ? { embedded } : {}),
     } as ConvertOptions;
@@ -135,7 +138,7 @@ export function rowSteps(deps: BatchDeps) {
   /** One row's document: merged, converted when the format differs (its pages are counted as it is written). */
   async function render(run: BatchRun, row: Row, signal: AbortSignal | undefined): Promise<Uint8Array> {
     const bytes = await mergeRow(run, row, signal);
-    return run.document.fileFormat !== run.templateFormat ? convertRow(run, bytes, signal) : bytes;
+    return run.document.fileFormat !== run.templateFormat ? convertRow(run, row, bytes, signal) : bytes;
   }
 
   /** Writes a row's document where the request sends it (same urn on every attempt) and records it, through

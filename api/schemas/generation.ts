@@ -79,9 +79,9 @@ export const GenerateWarning = component(
   'GenerateWarning',
   Type.Object(
     {
-      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID'], {
+      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID', 'IMAGE_WITHOUT_ALT_TEXT', 'TABLE_WITHOUT_HEADER_ROW'], {
         description:
-          'MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)',
+          "MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict). With document.options.accessible (docs/accessibility.md), what a screen reader would miss, located by part with an empty tag: IMAGE_WITHOUT_ALT_TEXT, a picture with neither alternative text (an image tag value's alt, or its description in the template) nor the decorative mark; TABLE_WITHOUT_HEADER_ROW, a Word table whose first row is not a header row. Under strict these are a 400 TEMPLATE_ERROR.",
       }),
       message: Type.String({
         description: 'For people: which tag, and where',
@@ -92,7 +92,7 @@ export const GenerateWarning = component(
     },
     {
       description:
-        'Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in). document.options.strict turns these into a 400 TEMPLATE_ERROR.',
+        'Extension: a tag of the template that rendered empty because the data has no value for it (each tag once, however many loop items it rendered in); with document.options.accessible, also what a screen reader would miss in the document (a picture without alternative text, a table without a header row). document.options.strict turns these into a 400 TEMPLATE_ERROR.',
     },
   ),
 );
@@ -105,7 +105,7 @@ export const GenerateResult = component(
       document: GeneratedDocument,
       warnings: Type.Optional(
         Type.Array(GenerateWarning, {
-          description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most ${MAX_GENERATE_WARNINGS}`,
+          description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss; at most ${MAX_GENERATE_WARNINGS}`,
         }),
       ),
       warningsOmitted: Type.Optional(

@@ -197,6 +197,16 @@ describe('the template studio', () => {
       expect(previewText).toContain('Studio Test Customer');
       expect(previewText).toContain('United Kingdom');
 
+      // An accessible pdf: the service's accessibility warnings show beside the missing values (the sample's
+      // logo is a picture without alt text), and go when the box is cleared.
+      await page.locator('#accessible').check();
+      await page.locator('#missing', { hasText: 'has no alternative text' }).waitFor({ timeout: 60_000 });
+      expect(await page.locator('#missing').innerText()).toMatch(
+        /the picture "Picture \d+" in word\/document\.xml has no alternative text/,
+      );
+      await page.locator('#accessible').uncheck();
+      await page.locator('#missing', { hasText: 'None' }).waitFor({ timeout: 60_000 });
+
       // Download in a format the template allows.
       const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download docx' }).click()]);
       expect(file.suggestedFilename()).toMatch(/\.docx$/);
