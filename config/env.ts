@@ -113,6 +113,12 @@ export const settings = {
     optionalStr,
     'PostgreSQL connection string; unset = embedded PGlite in the data directory',
   ),
+  pgliteSharedBuffersMb: setting(
+    'PGLITE_SHARED_BUFFERS_MB',
+    16,
+    int(1, 4_096),
+    "Page cache of the embedded PGlite database (PostgreSQL's shared_buffers, inside its WebAssembly memory, in the docgen process) in MB; pages it does not hold are read back from the data directory through the OS's file cache. PGlite's own default, 128 MB, costs ~120 MB more RSS once the cache has filled; without DATABASE_URL only",
+  ),
   temporalAddress: setting(
     'TEMPORAL_ADDRESS',
     undefined,
