@@ -148,6 +148,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         batchSlots: config.batchSlots || 2 * defaultPoolSize(),
         shutdownGraceTime: `${config.workerDrainSeconds} seconds`,
         workflowDebugAids: config.workflowDebugAids === 'on',
+        workflowThreadYoungMb: 3 * config.v8SemiSpaceMb,
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());

@@ -1,17 +1,20 @@
 // The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
 // `docgen worker` runs it alone for scale-out.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker as Thread } from 'node:worker_threads';
+import { type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import { batchTaskQueue } from '../core/batch.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import { type Logger, processLogger } from '../telemetry/log.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
 import { failedRowsLog } from './batch-log.ts';
+import type { BundleThreadReply } from './bundle-thread.ts';
 import { activityLogContext, coreLogFilter, temporalLogger } from './logging.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+const BUNDLE_THREAD = new URL('./bundle-thread.ts', import.meta.url);
 
 let runtimeInstalled = false;
 
@@ -38,12 +41,27 @@ export function installRuntime(logger: Logger = processLogger(), opts: { metrics
 }
 
 let bundle: Promise<WorkflowBundle> | undefined;
-/** Bundling takes seconds; do it once per process. Its warnings go to the log; its progress does not. */
+/** Bundling takes seconds; do it once per process, on a thread of its own (worker/bundle-thread.ts) so that
+ *  webpack's modules and heap are not kept by this one. Its warnings go to the log; its progress does not. */
 export function workflowBundle(logger: Logger = processLogger()): Promise<WorkflowBundle> {
-  const log = temporalLogger(logger, 'bundler');
-  const noop = () => undefined;
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { ...log, trace: noop, debug: noop, info: noop } });
+  bundle ??= bundleOnThread(temporalLogger(logger, 'bundler'));
   return bundle;
+}
+
+async function bundleOnThread(log: ReturnType<typeof temporalLogger>): Promise<WorkflowBundle> {
+  const thread = new Thread(BUNDLE_THREAD, { workerData: { workflowsPath } });
+  try {
+    const reply = await new Promise<BundleThreadReply>((resolve, reject) => {
+      thread.once('message', resolve);
+      thread.once('error', reject);
+      thread.once('exit', (code) => reject(new Error(`the workflow bundler's thread exited (${code}) without a bundle`)));
+    });
+    for (const line of reply.lines) log[line.level](line.message, line.meta);
+    if (!reply.ok) throw Object.assign(new Error(reply.message), reply.stack ? { stack: reply.stack } : {});
+    return { code: reply.code };
+  } finally {
+    await thread.terminate();
+  }
 }
 
 export interface WorkerOptions {
@@ -61,6 +79,8 @@ export interface WorkerOptions {
   batchSlots?: number;
   /** Keep the SDK's workflow-sandbox timeout and stack traces (WORKFLOW_DEBUG_AIDS=on; worker/sandbox.ts). */
   workflowDebugAids?: boolean;
+  /** Young generation of the SDK's workflow thread, in MB (3 x V8_SEMI_SPACE_MB); V8's default when unset or 0. */
+  workflowThreadYoungMb?: number;
 }
 
 export interface RunningWorker {
@@ -75,16 +95,19 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const activities = createActivities(opts.deps);
   const shutdownGraceTime = (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds';
   const code = await workflowBundle(opts.logger);
-  const worker = await withLeanWorkflowThread(opts.workflowDebugAids ?? false, () =>
-    Worker.create({
-      connection: opts.connection,
-      namespace: opts.namespace,
-      taskQueue: opts.taskQueue,
-      workflowBundle: code,
-      activities,
-      interceptors: { activity: [activityMetrics, activityLogContext] },
-      shutdownGraceTime,
-    }),
+  const worker = await withLeanWorkflowThread(
+    opts.workflowDebugAids ?? false,
+    () =>
+      Worker.create({
+        connection: opts.connection,
+        namespace: opts.namespace,
+        taskQueue: opts.taskQueue,
+        workflowBundle: code,
+        activities,
+        interceptors: { activity: [activityMetrics, activityLogContext] },
+        shutdownGraceTime,
+      }),
+    { youngGenerationMb: opts.workflowThreadYoungMb },
   );
   // Activities only, and no more at once than the converter takes: the backlog waits in Temporal.
   const office = await Worker.create({
