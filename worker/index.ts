@@ -1,7 +1,7 @@
 // The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
 // `docgen worker` runs it alone for scale-out.
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Worker as Thread } from 'node:worker_threads';
 import { type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import { batchTaskQueue } from '../core/batch.ts';
@@ -9,12 +9,12 @@ import { officeTaskQueue } from '../core/task-queues.ts';
 import { type Logger, processLogger } from '../telemetry/log.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
 import { failedRowsLog } from './batch-log.ts';
-import type { BundleThreadReply } from './bundle-thread.ts';
+import type { BundleReply } from './bundle-process.ts';
 import { activityLogContext, coreLogFilter, temporalLogger } from './logging.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
-const BUNDLE_THREAD = new URL('./bundle-thread.ts', import.meta.url);
+const BUNDLE_PROCESS = fileURLToPath(new URL('./bundle-process.ts', import.meta.url));
 
 let runtimeInstalled = false;
 
@@ -41,26 +41,28 @@ export function installRuntime(logger: Logger = processLogger(), opts: { metrics
 }
 
 let bundle: Promise<WorkflowBundle> | undefined;
-/** Bundling takes seconds; do it once per process, on a thread of its own (worker/bundle-thread.ts) so that
- *  webpack's modules and heap are not kept by this one. Its warnings go to the log; its progress does not. */
+/** Bundling takes seconds; do it once per process, in a child process (worker/bundle-process.ts) so that
+ *  webpack's modules and the bundler's native memory are not kept by this one. Its warnings go to the log;
+ *  its progress does not. */
 export function workflowBundle(logger: Logger = processLogger()): Promise<WorkflowBundle> {
-  bundle ??= bundleOnThread(temporalLogger(logger, 'bundler'));
+  bundle ??= bundleInChild(temporalLogger(logger, 'bundler'));
   return bundle;
 }
 
-async function bundleOnThread(log: ReturnType<typeof temporalLogger>): Promise<WorkflowBundle> {
-  const thread = new Thread(BUNDLE_THREAD, { workerData: { workflowsPath } });
+async function bundleInChild(log: ReturnType<typeof temporalLogger>): Promise<WorkflowBundle> {
+  // The parent's V8 flags (execArgv) and environment; no stdin; stdout and stderr shared (it writes none).
+  const child = fork(BUNDLE_PROCESS, [workflowsPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
-    const reply = await new Promise<BundleThreadReply>((resolve, reject) => {
-      thread.once('message', resolve);
-      thread.once('error', reject);
-      thread.once('exit', (code) => reject(new Error(`the workflow bundler's thread exited (${code}) without a bundle`)));
+    const reply = await new Promise<BundleReply>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as BundleReply));
+      child.once('error', reject);
+      child.once('exit', (code, signal) => reject(new Error(`the workflow bundler's process exited (${signal ?? code}) without a bundle`)));
     });
     for (const line of reply.lines) log[line.level](line.message, line.meta);
     if (!reply.ok) throw Object.assign(new Error(reply.message), reply.stack ? { stack: reply.stack } : {});
     return { code: reply.code };
   } finally {
-    await thread.terminate();
+    if (child.exitCode === null && child.signalCode === null) child.kill();
   }
 }
 

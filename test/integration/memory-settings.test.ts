@@ -1,8 +1,7 @@
 // The memory settings of `docgen start` (issue 40; `npm run bench:memory` measures what they save): each is
 // checked where it takes hold. PGlite's page cache (PGLITE_SHARED_BUFFERS_MB) as the database reports it;
 // V8's semi-space (V8_SEMI_SPACE_MB) on the service commands' node process, which cli/docgen.mjs restarts in
-// place with the flag, and on the Temporal SDK's workflow thread; the workflow bundle made on a thread that
-// is gone once the bundle is there.
+// place with the flag (and MALLOC_ARENA_MAX=2 unless set), and on the Temporal SDK's workflow thread.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,11 +1,11 @@
-// The workflow bundle, made on a thread of its own (worker/index.ts workflowBundle): webpack and the
-// bundler's modules stay loaded in whichever heap ran them (~35 MB of V8 heap kept, ~150 MB of RSS grown
-// while bundling, measured by `npm run bench:memory`), so they run here and go when the thread ends. The
-// bundler's warnings and errors are sent back as lines for the process log.
-import { parentPort, workerData } from 'node:worker_threads';
+// The workflow bundle, made in a child process of its own (worker/index.ts workflowBundle): webpack's modules
+// and the native memory of its TypeScript loader (swc) stay with whichever process ran them, and a thread's
+// native allocations are not given back to the system when the thread ends: bundling in-process, or on a
+// thread, left ~140 MB more RSS in the worker for good (`npm run bench:memory`). The bundler's warnings and
+// errors are sent back as lines for the process log.
 import { bundleWorkflowCode } from '@temporalio/worker';
 
-export type BundleThreadReply =
+export type BundleReply =
   { ok: true; code: string; lines: BundleLogLine[] } | { ok: false; message: string; stack?: string | undefined; lines: BundleLogLine[] };
 export interface BundleLogLine {
   level: 'warn' | 'error';
@@ -18,9 +18,10 @@ const keep = (level: 'warn' | 'error') => (message: string, meta?: Record<string
   void lines.push({ level, message, ...(meta ? { meta: JSON.parse(JSON.stringify(meta)) as Record<string, unknown> } : {}) });
 const noop = () => undefined;
 
-const { workflowsPath } = workerData as { workflowsPath: string };
-let reply: BundleThreadReply;
+const workflowsPath = process.argv[2];
+let reply: BundleReply;
 try {
+  if (!workflowsPath) throw new Error('no workflows path given');
   const { code } = await bundleWorkflowCode({
     workflowsPath,
     logger: { log: noop, trace: noop, debug: noop, info: noop, warn: keep('warn'), error: keep('error') },
@@ -34,4 +35,4 @@ try {
     lines,
   };
 }
-parentPort?.postMessage(reply);
+process.send?.(reply, () => process.disconnect());
