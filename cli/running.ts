@@ -75,7 +75,11 @@ export async function obtainCredentials(config: Config, subscription = DEFAULT_S
     if (!res.ok) throw new Error(`the running service refused: ${body.error?.message ?? res.status}`);
     return body;
   }
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+  });
   try {
     await migrate(db);
     return await issueCredentials(db, config, running?.baseUrl ?? baseUrl(config), subscription);

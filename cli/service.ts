@@ -79,7 +79,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     );
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+  });
   const cleanups: (() => Promise<void>)[] = [async () => db.close()];
   const stop = async () => {
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
@@ -144,6 +148,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         batchSlots: config.batchSlots || 2 * defaultPoolSize(),
         shutdownGraceTime: `${config.workerDrainSeconds} seconds`,
         workflowDebugAids: config.workflowDebugAids === 'on',
+        workflowThreadYoungMb: 3 * config.v8SemiSpaceMb,
       });
       const w = worker;
       cleanups.push(async () => w.shutdown());

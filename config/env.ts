@@ -113,6 +113,12 @@ export const settings = {
     optionalStr,
     'PostgreSQL connection string; unset = embedded PGlite in the data directory',
   ),
+  pgliteSharedBuffersMb: setting(
+    'PGLITE_SHARED_BUFFERS_MB',
+    16,
+    int(1, 4_096),
+    "Page cache of the embedded PGlite database (PostgreSQL's shared_buffers, inside its WebAssembly memory, in the docgen process) in MB; pages it does not hold are read back from the data directory through the OS's file cache. PGlite's own default, 128 MB, costs ~120 MB more RSS once the cache has filled; without DATABASE_URL only",
+  ),
   temporalAddress: setting(
     'TEMPORAL_ADDRESS',
     undefined,
@@ -414,6 +420,12 @@ export const settings = {
     'off',
     oneOf('off', 'on'),
     "The Temporal SDK's debugging aids in the workflow sandbox: on = a 5 s timeout on each workflow activation (a workflow stuck in a loop fails its task) and stack traces of running workflows in the Temporal UI; off = both disabled (the UI's stack trace is empty), which saves ~10 ms per generate and most of the workflow thread's CPU (worker/sandbox.ts)",
+  ),
+  v8SemiSpaceMb: setting(
+    'V8_SEMI_SPACE_MB',
+    8,
+    int(0, 1_024),
+    "V8's semi-space size in MB for `docgen start`, `docgen api` and `docgen worker` (node's --max-semi-space-size, set by cli/docgen.mjs, which restarts itself in place with it, and with glibc's MALLOC_ARENA_MAX=2 unless the environment sets MALLOC_ARENA_MAX; the Temporal SDK's workflow thread gets a young generation of three times this): V8's own default grows with the heap limit, to 128 MB of young generation per heap on a machine with a 4 GB limit; smaller means more, shorter scavenges; 0 = V8's default",
   ),
   mergeThreads: setting(
     'MERGE_THREADS',

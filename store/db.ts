@@ -20,10 +20,14 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-export async function openPglite(dir: string | undefined): Promise<Db> {
+/** `sharedBuffersMb`: PostgreSQL's shared_buffers (PGLITE_SHARED_BUFFERS_MB); PGlite's default (128 MB) when unset. */
+export async function openPglite(dir: string | undefined, opts: { sharedBuffersMb?: number | undefined } = {}): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const pg = dir ? await PGlite.create(dir) : await PGlite.create();
+  const options = opts.sharedBuffersMb
+    ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffersMb}MB`] }
+    : {};
+  const pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   return {
     kind: 'pglite',
     async query<T>(sql: string, params: unknown[] = []) {
@@ -110,7 +114,11 @@ export async function openPostgres(connectionString: string): Promise<Db> {
 }
 
 /** DATABASE_URL wins; otherwise an embedded PGlite database under the data directory (or in memory). */
-export async function openDb(opts: { databaseUrl?: string | undefined; dataDir?: string | undefined }): Promise<Db> {
+export async function openDb(opts: {
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined;
+  pgliteSharedBuffersMb?: number | undefined;
+}): Promise<Db> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
-  return openPglite(opts.dataDir ? path.join(opts.dataDir, 'db') : undefined);
+  return openPglite(opts.dataDir ? path.join(opts.dataDir, 'db') : undefined, { sharedBuffersMb: opts.pgliteSharedBuffersMb });
 }

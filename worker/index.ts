@@ -1,17 +1,20 @@
 // The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
 // `docgen worker` runs it alone for scale-out.
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import { batchTaskQueue } from '../core/batch.ts';
 import { officeTaskQueue } from '../core/task-queues.ts';
 import { type Logger, processLogger } from '../telemetry/log.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
 import { failedRowsLog } from './batch-log.ts';
+import type { BundleReply } from './bundle-process.ts';
 import { activityLogContext, coreLogFilter, temporalLogger } from './logging.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+const BUNDLE_PROCESS = fileURLToPath(new URL('./bundle-process.ts', import.meta.url));
 
 let runtimeInstalled = false;
 
@@ -38,12 +41,29 @@ export function installRuntime(logger: Logger = processLogger(), opts: { metrics
 }
 
 let bundle: Promise<WorkflowBundle> | undefined;
-/** Bundling takes seconds; do it once per process. Its warnings go to the log; its progress does not. */
+/** Bundling takes seconds; do it once per process, in a child process (worker/bundle-process.ts) so that
+ *  webpack's modules and the bundler's native memory are not kept by this one. Its warnings go to the log;
+ *  its progress does not. */
 export function workflowBundle(logger: Logger = processLogger()): Promise<WorkflowBundle> {
-  const log = temporalLogger(logger, 'bundler');
-  const noop = () => undefined;
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { ...log, trace: noop, debug: noop, info: noop } });
+  bundle ??= bundleInChild(temporalLogger(logger, 'bundler'));
   return bundle;
+}
+
+async function bundleInChild(log: ReturnType<typeof temporalLogger>): Promise<WorkflowBundle> {
+  // The parent's V8 flags (execArgv) and environment; no stdin; stdout and stderr shared (it writes none).
+  const child = fork(BUNDLE_PROCESS, [workflowsPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    const reply = await new Promise<BundleReply>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as BundleReply));
+      child.once('error', reject);
+      child.once('exit', (code, signal) => reject(new Error(`the workflow bundler's process exited (${signal ?? code}) without a bundle`)));
+    });
+    for (const line of reply.lines) log[line.level](line.message, line.meta);
+    if (!reply.ok) throw Object.assign(new Error(reply.message), reply.stack ? { stack: reply.stack } : {});
+    return { code: reply.code };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  }
 }
 
 export interface WorkerOptions {
@@ -61,6 +81,8 @@ export interface WorkerOptions {
   batchSlots?: number;
   /** Keep the SDK's workflow-sandbox timeout and stack traces (WORKFLOW_DEBUG_AIDS=on; worker/sandbox.ts). */
   workflowDebugAids?: boolean;
+  /** Young generation of the SDK's workflow thread, in MB (3 x V8_SEMI_SPACE_MB); V8's default when unset or 0. */
+  workflowThreadYoungMb?: number;
 }
 
 export interface RunningWorker {
@@ -75,16 +97,19 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const activities = createActivities(opts.deps);
   const shutdownGraceTime = (opts.shutdownGraceTime ?? '30 seconds') as '30 seconds';
   const code = await workflowBundle(opts.logger);
-  const worker = await withLeanWorkflowThread(opts.workflowDebugAids ?? false, () =>
-    Worker.create({
-      connection: opts.connection,
-      namespace: opts.namespace,
-      taskQueue: opts.taskQueue,
-      workflowBundle: code,
-      activities,
-      interceptors: { activity: [activityMetrics, activityLogContext] },
-      shutdownGraceTime,
-    }),
+  const worker = await withLeanWorkflowThread(
+    opts.workflowDebugAids ?? false,
+    () =>
+      Worker.create({
+        connection: opts.connection,
+        namespace: opts.namespace,
+        taskQueue: opts.taskQueue,
+        workflowBundle: code,
+        activities,
+        interceptors: { activity: [activityMetrics, activityLogContext] },
+        shutdownGraceTime,
+      }),
+    { youngGenerationMb: opts.workflowThreadYoungMb },
   );
   // Activities only, and no more at once than the converter takes: the backlog waits in Temporal.
   const office = await Worker.create({
