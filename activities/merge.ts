@@ -6,6 +6,8 @@ import { describeLocation, LIMIT_EXCEEDED, templateFormat, type TemplateErrorEnt
 import { ALL_FORMATS, bytesFormatOf, FORMATS, otherKindMessage } from '../core/formats.ts';
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
+import type { EInvoiceOption } from '../core/einvoice.ts';
+import { invoiceXml } from './einvoice.ts';
 import { MergeLimitError, type MergeOutput, MergePool, MergeTemplateError } from './merge-pool.ts';
 
 export interface MergeInput {
@@ -25,12 +27,17 @@ export interface MergeInput {
   related?: Record<string, BlobRef>;
   /** document.options.strict: a tag whose data is missing fails the merge (TEMPLATE_ERROR). */
   strict?: boolean;
+  /** document.einvoice: the XML is made from the data and checked first (activities/einvoice.ts), and
+   *  written beside the merged file (`<outputKey>.einvoice.xml`). */
+  einvoice?: EInvoiceOption;
 }
 
 /** The merged file, and the tags that rendered empty for want of data (the first MAX_GENERATE_WARNINGS:
  *  they travel in the workflow's history). */
 export interface Merged extends MergeWarnings {
   blob: BlobRef;
+  /** document.einvoice: the checked XML, for the conversion to embed or deliver. */
+  einvoice?: BlobRef;
 }
 
 /** Engine error ids that mean "too much work", not "wrong template". */
@@ -62,6 +69,8 @@ export function mergeActivity(deps: ActivityDeps) {
         )
       : undefined;
     refuseOtherKind(template, input.contentType);
+    // An invalid e-invoice is refused before the merge costs anything.
+    const invoice = input.einvoice ? invoiceXml(data, input.einvoice) : undefined;
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
     const { output, warnings } = await mergeBytes(
       deps,
@@ -79,9 +88,16 @@ export function mergeActivity(deps: ActivityDeps) {
       cancellationSignal(),
     );
     const put = await deps.blobs.put(input.outputKey, output);
+    const merged = mergeWarnings(warnings);
+    if (!invoice) return { blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType }, ...merged };
+    const xmlKey = `${input.outputKey}.einvoice.xml`;
+    const xml = await deps.blobs.put(xmlKey, new TextEncoder().encode(invoice.xml));
+    const listed = [...(merged.warnings ?? []), ...invoice.warnings];
     return {
       blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType },
-      ...mergeWarnings(warnings),
+      ...(listed.length > 0 ? { warnings: listed.slice(0, MAX_GENERATE_WARNINGS) } : {}),
+      ...(merged.warningsOmitted ? { warningsOmitted: merged.warningsOmitted } : {}),
+      einvoice: { key: xmlKey, sha256: xml.sha256, size: xml.size, contentType: 'application/xml' },
     };
   };
 }

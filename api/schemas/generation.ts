@@ -79,9 +79,9 @@ export const GenerateWarning = component(
   'GenerateWarning',
   Type.Object(
     {
-      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID'], {
+      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID', 'EINVOICE_RULE'], {
         description:
-          'MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict)',
+          'MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict); EINVOICE_RULE: a warning-level rule of the e-invoice\'s standard (document.einvoice), tag the rule (BG-16), location.part the field of the invoice data',
       }),
       message: Type.String({
         description: 'For people: which tag, and where',
