@@ -29,9 +29,12 @@ export function invoiceXml(data: Uint8Array, option: EInvoiceOption): { xml: str
       inner,
     );
   }
-  const warnings = built.problems.map(
-    (p): GenerateWarning => ({ code: 'EINVOICE_RULE', message: `${p.rule} ${p.field}: ${p.message}`, tag: p.rule, location: { part: p.field } }),
-  );
+  const warnings = built.problems.map((p): GenerateWarning => ({
+    code: 'EINVOICE_RULE',
+    message: `${p.rule} ${p.field}: ${p.message}`,
+    tag: p.rule,
+    location: { part: p.field },
+  }));
   return { xml: built.xml, warnings };
 }
 
@@ -48,7 +51,12 @@ export function eInvoiceDocument(xml: string, option: EInvoiceOption, rendered: 
     });
   }
   const out = rendered
-    ? withAttachment(xml, option, { id: pdfName, filename: pdfName, mimeCode: 'application/pdf', base64: Buffer.from(rendered).toString('base64') })
+    ? withAttachment(xml, option, {
+        id: pdfName,
+        filename: pdfName,
+        mimeCode: 'application/pdf',
+        base64: Buffer.from(rendered).toString('base64'),
+      })
     : xml;
   return new TextEncoder().encode(out);
 }

@@ -33,7 +33,10 @@ export function embedFacturX(pdf: Uint8Array, xml: string, e: FacturXEmbedding):
   const catalog = catalogBody === undefined ? undefined : doc.dictOf(catalogBody);
   if (catalog === undefined) throw new ConvertError('CONVERSION_FAILED', 'cannot read the PDF catalog');
   if (/\/Names\b/.test(catalog) || /\/AF\b/.test(catalog))
-    throw new ConvertError('CONVERSION_FAILED', 'the PDF already has a name dictionary or associated files; docgen embeds into its own output only');
+    throw new ConvertError(
+      'CONVERSION_FAILED',
+      'the PDF already has a name dictionary or associated files; docgen embeds into its own output only',
+    );
   const metaNum = Number(/\/Metadata\s+(\d+)\s+\d+\s+R/.exec(catalog)?.[1] ?? NaN);
   const metaBody = Number.isFinite(metaNum) ? doc.get(metaNum) : undefined;
   const xmp = metaBody === undefined ? undefined : /stream\r?\n([\s\S]*?)\r?\nendstream/.exec(metaBody)?.[1];

@@ -30,7 +30,7 @@ export const EInvoiceSchema = Type.Object(
         type: 'string',
         enum: [...EINVOICE_PROFILES],
         description:
-          'facturx/zugferd: MINIMUM, BASIC WL, BASIC, EN16931 (default) or EXTENDED; the profile\'s guideline id (BT-24) goes into the XML. xrechnung-*: XRECHNUNG (the default, the only one)',
+          "facturx/zugferd: MINIMUM, BASIC WL, BASIC, EN16931 (default) or EXTENDED; the profile's guideline id (BT-24) goes into the XML. xrechnung-*: XRECHNUNG (the default, the only one)",
       }),
     ),
     data: Type.Optional(
@@ -48,7 +48,7 @@ export const EInvoiceSchema = Type.Object(
   },
   {
     description:
-      'Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard\'s business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings)',
+      "Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard's business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings)",
   },
 );
 
@@ -62,7 +62,8 @@ export function parseEInvoice(
   problems: InnerError[],
 ): EInvoiceOption | undefined {
   if (value === undefined || value === null) {
-    if (document.fileFormat === 'xml') problems.push(bad('document.fileFormat xml is an e-invoice: it needs document.einvoice with an xrechnung standard'));
+    if (document.fileFormat === 'xml')
+      problems.push(bad('document.fileFormat xml is an e-invoice: it needs document.einvoice with an xrechnung standard'));
     return undefined;
   }
   const o = value as { standard?: unknown; profile?: unknown; data?: unknown; pdf?: unknown };
@@ -82,17 +83,29 @@ export function parseEInvoice(
     );
   const data = o.data ?? 'invoice';
   if (typeof data !== 'string' || (data !== '' && !PATH.test(data)))
-    problems.push(bad('document.einvoice.data must be a path in the data such as invoice, order.invoice or invoices[0] (empty for the data itself)'));
+    problems.push(
+      bad('document.einvoice.data must be a path in the data such as invoice, order.invoice or invoices[0] (empty for the data itself)'),
+    );
   if (o.pdf !== undefined && typeof o.pdf !== 'boolean') problems.push(bad('document.einvoice.pdf must be true or false'));
   if (o.pdf === true && standard && !xrechnung)
     problems.push(bad(`document.einvoice.pdf is for xrechnung standards: ${standard} embeds the XML in the pdf, the document itself`));
   if (standard && !xrechnung && document.fileFormat !== 'pdf')
-    problems.push(bad(`document.einvoice.standard ${standard} makes a pdf (PDF/A-3b with the XML inside): document.fileFormat must be pdf`));
+    problems.push(
+      bad(`document.einvoice.standard ${standard} makes a pdf (PDF/A-3b with the XML inside): document.fileFormat must be pdf`),
+    );
   if (standard && xrechnung && document.fileFormat !== 'xml')
-    problems.push(bad(`document.einvoice.standard ${standard} makes the XML itself: document.fileFormat must be xml (document.einvoice.pdf: true puts the pdf inside it)`));
+    problems.push(
+      bad(
+        `document.einvoice.standard ${standard} makes the XML itself: document.fileFormat must be xml (document.einvoice.pdf: true puts the pdf inside it)`,
+      ),
+    );
   const conformance = document.saveOptions?.pdf?.conformance;
   if (standard && !xrechnung && conformance !== undefined && conformance.toLowerCase().replace(/[-_/ ]/g, '') !== 'pdfa3b')
-    problems.push(bad(`document.options.pdfSaveOptions.pdfConformanceLevel must be PdfA3B (or left out) for ${standard}: the e-invoice is a PDF/A-3b file`));
+    problems.push(
+      bad(
+        `document.options.pdfSaveOptions.pdfConformanceLevel must be PdfA3B (or left out) for ${standard}: the e-invoice is a PDF/A-3b file`,
+      ),
+    );
   if (problems.length > before || !standard || !profile) return undefined;
   return { standard, profile, data: data as string, ...(o.pdf === true ? { pdf: true } : {}) };
 }

@@ -60,12 +60,16 @@ export function toCii(inv: Invoice, c: Computed, profile: CiiProfile | 'XRECHNUN
             el('ram:CountrySubDivisionName', a.countrySubdivision),
           )
         : '',
-      p.electronicAddress ? wrap('ram:URIUniversalCommunication', el('ram:URIID', p.electronicAddress.value, { schemeID: p.electronicAddress.scheme })) : '',
+      p.electronicAddress
+        ? wrap('ram:URIUniversalCommunication', el('ram:URIID', p.electronicAddress.value, { schemeID: p.electronicAddress.scheme }))
+        : '',
       taxReg(p, seller),
     );
   };
   const tradeTax = (category: string, rate: Dec | undefined) =>
-    el('ram:TypeCode', 'VAT') + el('ram:CategoryCode', category) + (rate !== undefined && category !== 'O' ? el('ram:RateApplicablePercent', plain(rate)) : '');
+    el('ram:TypeCode', 'VAT') +
+    el('ram:CategoryCode', category) +
+    (rate !== undefined && category !== 'O' ? el('ram:RateApplicablePercent', plain(rate)) : '');
 
   const lines = hasLines(level)
     ? inv.lines
@@ -73,7 +77,12 @@ export function toCii(inv: Invoice, c: Computed, profile: CiiProfile | 'XRECHNUN
           wrap(
             'ram:IncludedSupplyChainTradeLineItem',
             wrap('ram:AssociatedDocumentLineDocument', el('ram:LineID', l.id)),
-            wrap('ram:SpecifiedTradeProduct', full ? el('ram:SellerAssignedID', l.sellerItemId) : '', el('ram:Name', l.name), full ? el('ram:Description', l.description) : ''),
+            wrap(
+              'ram:SpecifiedTradeProduct',
+              full ? el('ram:SellerAssignedID', l.sellerItemId) : '',
+              el('ram:Name', l.name),
+              full ? el('ram:Description', l.description) : '',
+            ),
             wrap(
               'ram:SpecifiedLineTradeAgreement',
               wrap(
@@ -103,7 +112,10 @@ export function toCii(inv: Invoice, c: Computed, profile: CiiProfile | 'XRECHNUN
   const delivery =
     min || !inv.deliveryDate
       ? '<ram:ApplicableHeaderTradeDelivery/>'
-      : wrap('ram:ApplicableHeaderTradeDelivery', wrap('ram:ActualDeliverySupplyChainEvent', wrap('ram:OccurrenceDateTime', date102(inv.deliveryDate))));
+      : wrap(
+          'ram:ApplicableHeaderTradeDelivery',
+          wrap('ram:ActualDeliverySupplyChainEvent', wrap('ram:OccurrenceDateTime', date102(inv.deliveryDate))),
+        );
 
   const pm = inv.paymentMeans;
   const allowanceCharge = (charge: boolean) => (x: Invoice['allowances'][number]) =>

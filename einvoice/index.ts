@@ -37,13 +37,20 @@ export function buildEInvoice(data: unknown, option: EInvoiceOption): Built {
   const root = option.data === '' ? 'data' : option.data;
   const found = at(data, option.data);
   if (found === undefined)
-    return { problems: [{ rule: 'BR-01', field: root, level: 'error', message: `the data has no invoice at ${root} (document.einvoice.data)` }] };
+    return {
+      problems: [{ rule: 'BR-01', field: root, level: 'error', message: `the data has no invoice at ${root} (document.einvoice.data)` }],
+    };
   const read = readInvoice(found, root);
   if (!read.invoice) return { problems: read.problems };
   const inv = read.invoice;
   const problems = [...read.problems];
   if (option.standard === 'xrechnung-ubl' && inv.typeCode === '381')
-    problems.push({ rule: 'BR-CL-01', field: `${root}.typeCode`, level: 'error', message: 'a credit note (381) is a UBL CreditNote, which docgen does not write: use xrechnung-cii' });
+    problems.push({
+      rule: 'BR-CL-01',
+      field: `${root}.typeCode`,
+      level: 'error',
+      message: 'a credit note (381) is a UBL CreditNote, which docgen does not write: use xrechnung-cii',
+    });
   const checked = computeAndCheck(inv, root, option);
   problems.push(...checked.problems);
   if (problems.some((p) => p.level === 'error')) return { problems };

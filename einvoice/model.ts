@@ -163,12 +163,18 @@ export function readInvoice(value: unknown, root: string): { invoice?: Invoice; 
 
   const number = text(value, 'number', 'number', 'BR-02', 'the invoice number (BT-1)');
   const typeCode = text(value, 'typeCode', 'typeCode') ?? '380';
-  if (!INVOICE_TYPE_CODES.has(typeCode)) err('BR-CL-01', 'typeCode', `typeCode ${JSON.stringify(typeCode)} is not an invoice type code of UNTDID 1001 (380 invoice, 381 credit note, 384 corrected invoice, 389 self-billed invoice, 875, 876, 877 partial invoices)`);
+  if (!INVOICE_TYPE_CODES.has(typeCode))
+    err(
+      'BR-CL-01',
+      'typeCode',
+      `typeCode ${JSON.stringify(typeCode)} is not an invoice type code of UNTDID 1001 (380 invoice, 381 credit note, 384 corrected invoice, 389 self-billed invoice, 875, 876, 877 partial invoices)`,
+    );
   const issueDate = date(value, 'issueDate', 'issueDate', 'BT-2', 'BR-03', 'the invoice issue date (BT-2)');
   const dueDate = date(value, 'dueDate', 'dueDate', 'BT-9');
   const deliveryDate = date(value, 'deliveryDate', 'deliveryDate', 'BT-72');
   const currency = text(value, 'currency', 'currency', 'BR-05', 'the invoice currency code (BT-5)');
-  if (currency !== undefined && !CURRENCY_CODES.has(currency)) err('BR-CL-04', 'currency', `currency ${JSON.stringify(currency)} is not an ISO 4217 currency code`);
+  if (currency !== undefined && !CURRENCY_CODES.has(currency))
+    err('BR-CL-04', 'currency', `currency ${JSON.stringify(currency)} is not an ISO 4217 currency code`);
 
   const party = (key: 'seller' | 'buyer'): Party | undefined => {
     const o = value[key];
@@ -184,7 +190,11 @@ export function readInvoice(value: unknown, root: string): { invoice?: Invoice; 
       if (v !== undefined) p[k] = v;
     }
     if (p.vatId !== undefined && !/^[A-Z]{2}[0-9A-Za-z+*.]{2,12}$/.test(p.vatId))
-      err('BR-CO-09', `${key}.vatId`, `${key}.vatId ${JSON.stringify(p.vatId)} must start with its country's ISO 3166-1 alpha-2 prefix (DE123456789)`);
+      err(
+        'BR-CO-09',
+        `${key}.vatId`,
+        `${key}.vatId ${JSON.stringify(p.vatId)} must start with its country's ISO 3166-1 alpha-2 prefix (DE123456789)`,
+      );
     const ea = o.electronicAddress;
     if (typeof ea === 'string' && ea.trim()) p.electronicAddress = { value: ea.trim(), scheme: 'EM' };
     else if (isObj(ea)) {
@@ -194,11 +204,26 @@ export function readInvoice(value: unknown, root: string): { invoice?: Invoice; 
     }
     const a = o.address;
     const addressRule = key === 'seller' ? 'BR-08' : 'BR-10';
-    if (!isObj(a)) err(addressRule, `${key}.address`, `${key}.address is required (${key === 'seller' ? 'BG-5' : 'BG-8'}), with at least its countryCode`);
+    if (!isObj(a))
+      err(
+        addressRule,
+        `${key}.address`,
+        `${key}.address is required (${key === 'seller' ? 'BG-5' : 'BG-8'}), with at least its countryCode`,
+      );
     else {
-      const country = text(a, 'countryCode', `${key}.address.countryCode`, key === 'seller' ? 'BR-09' : 'BR-11', `the ${key}'s country code`);
+      const country = text(
+        a,
+        'countryCode',
+        `${key}.address.countryCode`,
+        key === 'seller' ? 'BR-09' : 'BR-11',
+        `the ${key}'s country code`,
+      );
       if (country !== undefined && !COUNTRY_CODES.has(country))
-        err('BR-CL-14', `${key}.address.countryCode`, `${key}.address.countryCode ${JSON.stringify(country)} is not an ISO 3166-1 alpha-2 country code`);
+        err(
+          'BR-CL-14',
+          `${key}.address.countryCode`,
+          `${key}.address.countryCode ${JSON.stringify(country)} is not an ISO 3166-1 alpha-2 country code`,
+        );
       p.address = { countryCode: country ?? '' };
       for (const k of ['line1', 'line2', 'city', 'postcode', 'countrySubdivision'] as const) {
         const v = text(a, k, `${key}.address.${k}`);
@@ -226,13 +251,18 @@ export function readInvoice(value: unknown, root: string): { invoice?: Invoice; 
     }
     const category = text(v, 'category', `${field}.vat.category`, 'BR-CO-04', `${field}.vat.category`) ?? '';
     if (category && !VAT_CATEGORIES.has(category))
-      err('BR-CL-17', `${field}.vat.category`, `${field}.vat.category ${JSON.stringify(category)} is not a VAT category code of UNTDID 5305 (S, Z, E, AE, K, G, O, L, M)`);
+      err(
+        'BR-CL-17',
+        `${field}.vat.category`,
+        `${field}.vat.category ${JSON.stringify(category)} is not a VAT category code of UNTDID 5305 (S, Z, E, AE, K, G, O, L, M)`,
+      );
     const rate = amount(v, 'rate', `${field}.vat.rate`, 'BT-152', `${field}.vat.rate`, false);
     return { category, ...(rate ? { rate } : {}) };
   };
 
   const lines: Line[] = [];
-  if (!Array.isArray(value.lines) || value.lines.length === 0) err('BR-16', 'lines', 'lines is required: an invoice has at least one line (BG-25)');
+  if (!Array.isArray(value.lines) || value.lines.length === 0)
+    err('BR-16', 'lines', 'lines is required: an invoice has at least one line (BG-25)');
   else
     value.lines.forEach((l, i) => {
       const field = `lines[${i}]`;
@@ -243,13 +273,24 @@ export function readInvoice(value: unknown, root: string): { invoice?: Invoice; 
       const id = text(l, 'id', `${field}.id`) ?? String(i + 1);
       const name = text(l, 'name', `${field}.name`, 'BR-25', `${field}.name, the item name (BT-153)`);
       const quantity = amount(l, 'quantity', `${field}.quantity`, 'BR-22', `${field}.quantity (BT-129)`, true);
-      const unitCode = text(l, 'unitCode', `${field}.unitCode`, 'BR-23', `${field}.unitCode, the unit of measure of the quantity (BT-130, UN/ECE Rec 20: C62 one, HUR hour, KGM kilogram...)`);
+      const unitCode = text(
+        l,
+        'unitCode',
+        `${field}.unitCode`,
+        'BR-23',
+        `${field}.unitCode, the unit of measure of the quantity (BT-130, UN/ECE Rec 20: C62 one, HUR hour, KGM kilogram...)`,
+      );
       if (unitCode !== undefined && !UNIT_CODES.has(unitCode))
-        err('BR-CL-23', `${field}.unitCode`, `${field}.unitCode ${JSON.stringify(unitCode)} is not a unit code of UN/ECE Recommendation 20 or 21 (C62, H87, HUR, DAY, KGM, MTR, LTR...)`);
+        err(
+          'BR-CL-23',
+          `${field}.unitCode`,
+          `${field}.unitCode ${JSON.stringify(unitCode)} is not a unit code of UN/ECE Recommendation 20 or 21 (C62, H87, HUR, DAY, KGM, MTR, LTR...)`,
+        );
       const netPrice = amount(l, 'netPrice', `${field}.netPrice`, 'BR-26', `${field}.netPrice, the item net price (BT-146)`, true);
       if (netPrice && netPrice.units < 0n) err('BR-27', `${field}.netPrice`, `${field}.netPrice must not be negative`);
       const priceBaseQuantity = amount(l, 'priceBaseQuantity', `${field}.priceBaseQuantity`, 'BT-149', `${field}.priceBaseQuantity`, false);
-      if (priceBaseQuantity && priceBaseQuantity.units <= 0n) err('BT-149', `${field}.priceBaseQuantity`, `${field}.priceBaseQuantity must be positive`);
+      if (priceBaseQuantity && priceBaseQuantity.units <= 0n)
+        err('BT-149', `${field}.priceBaseQuantity`, `${field}.priceBaseQuantity must be positive`);
       const netAmount = amount(l, 'netAmount', `${field}.netAmount`, 'BT-131', `${field}.netAmount`, false);
       const vat = vatOf(l, field);
       const description = text(l, 'description', `${field}.description`);
@@ -317,13 +358,20 @@ export function readInvoice(value: unknown, root: string): { invoice?: Invoice; 
       const field = `vatBreakdown[${i}]`;
       if (!isObj(b)) return err('BR-CO-18', field, `${field} must be an object`);
       const category = text(b, 'category', `${field}.category`, 'BR-47', `${field}.category (BT-118)`) ?? '';
-      if (category && !VAT_CATEGORIES.has(category)) err('BR-CL-17', `${field}.category`, `${field}.category ${JSON.stringify(category)} is not a VAT category code`);
+      if (category && !VAT_CATEGORIES.has(category))
+        err('BR-CL-17', `${field}.category`, `${field}.category ${JSON.stringify(category)} is not a VAT category code`);
       const rate = amount(b, 'rate', `${field}.rate`, 'BT-119', `${field}.rate`, false);
       const taxableAmount = amount(b, 'taxableAmount', `${field}.taxableAmount`, 'BR-45', `${field}.taxableAmount (BT-116)`, false);
       const taxAmount = amount(b, 'taxAmount', `${field}.taxAmount`, 'BR-46', `${field}.taxAmount (BT-117)`, false);
       const exemptionReason = text(b, 'exemptionReason', `${field}.exemptionReason`);
       if (exemptionReason) exemptionReasons[category] = exemptionReason;
-      vatBreakdown!.push({ category, ...(rate ? { rate } : {}), ...(taxableAmount ? { taxableAmount } : {}), ...(taxAmount ? { taxAmount } : {}), ...(exemptionReason ? { exemptionReason } : {}) });
+      vatBreakdown!.push({
+        category,
+        ...(rate ? { rate } : {}),
+        ...(taxableAmount ? { taxableAmount } : {}),
+        ...(taxAmount ? { taxAmount } : {}),
+        ...(exemptionReason ? { exemptionReason } : {}),
+      });
     });
   } else if (value.vatBreakdown !== undefined) err('BR-CO-18', 'vatBreakdown', 'vatBreakdown must be a list');
   if (isObj(value.exemptionReasons))
@@ -332,9 +380,20 @@ export function readInvoice(value: unknown, root: string): { invoice?: Invoice; 
   let paymentMeans: Invoice['paymentMeans'];
   const pm = value.paymentMeans;
   if (isObj(pm)) {
-    const typeCode = text(pm, 'typeCode', 'paymentMeans.typeCode', 'BR-49', 'paymentMeans.typeCode (BT-81: 58 SEPA credit transfer, 30 credit transfer, 59 SEPA direct debit, 48 card...)') ?? '';
+    const typeCode =
+      text(
+        pm,
+        'typeCode',
+        'paymentMeans.typeCode',
+        'BR-49',
+        'paymentMeans.typeCode (BT-81: 58 SEPA credit transfer, 30 credit transfer, 59 SEPA direct debit, 48 card...)',
+      ) ?? '';
     if (typeCode && !PAYMENT_MEANS_CODES.has(typeCode))
-      err('BR-CL-16', 'paymentMeans.typeCode', `paymentMeans.typeCode ${JSON.stringify(typeCode)} is not a payment means code of UNTDID 4461`);
+      err(
+        'BR-CL-16',
+        'paymentMeans.typeCode',
+        `paymentMeans.typeCode ${JSON.stringify(typeCode)} is not a payment means code of UNTDID 4461`,
+      );
     paymentMeans = { typeCode };
     for (const k of ['iban', 'bic', 'accountName', 'reference'] as const) {
       const v = text(pm, k, `paymentMeans.${k}`);

@@ -34,10 +34,15 @@ const ZERO_RATED = new Set(['Z', 'E', 'AE', 'K', 'G', 'O']);
 /** Categories that need an exemption reason (BT-120 or BT-121) in their VAT breakdown. */
 const NEEDS_REASON: Record<string, string> = { E: 'BR-E-10', AE: 'BR-AE-10', K: 'BR-IC-10', G: 'BR-G-10', O: 'BR-O-10' };
 
-export function computeAndCheck(inv: Invoice, root: string, options: { standard: string; profile: string }): { computed: Computed; problems: Problem[] } {
+export function computeAndCheck(
+  inv: Invoice,
+  root: string,
+  options: { standard: string; profile: string },
+): { computed: Computed; problems: Problem[] } {
   const problems: Problem[] = [];
   const err = (rule: string, field: string, message: string) => problems.push({ rule, field: `${root}.${field}`, message, level: 'error' });
-  const warn = (rule: string, field: string, message: string) => problems.push({ rule, field: `${root}.${field}`, message, level: 'warning' });
+  const warn = (rule: string, field: string, message: string) =>
+    problems.push({ rule, field: `${root}.${field}`, message, level: 'warning' });
   const money = (d: Dec) => fixed(d, 2);
 
   // BR-DEC: amounts have at most two decimals.
@@ -52,7 +57,11 @@ export function computeAndCheck(inv: Invoice, root: string, options: { standard:
     if (l.netAmount) {
       twoDecimals(l.netAmount, `lines[${i}].netAmount`, 'BR-DEC-23');
       if (!eq(l.netAmount, computed))
-        err('BR-LIN-04', `lines[${i}].netAmount`, `lines[${i}].netAmount is ${plain(l.netAmount)} but quantity ${plain(l.quantity)} × net price ${plain(l.netPrice)}${l.priceBaseQuantity ? ` / ${plain(l.priceBaseQuantity)}` : ''} is ${money(computed)}`);
+        err(
+          'BR-LIN-04',
+          `lines[${i}].netAmount`,
+          `lines[${i}].netAmount is ${plain(l.netAmount)} but quantity ${plain(l.quantity)} × net price ${plain(l.netPrice)}${l.priceBaseQuantity ? ` / ${plain(l.priceBaseQuantity)}` : ''} is ${money(computed)}`,
+        );
       return l.netAmount;
     }
     return computed;
@@ -63,10 +72,16 @@ export function computeAndCheck(inv: Invoice, root: string, options: { standard:
   // VAT rules per category, on lines, allowances and charges.
   const checkVat = (v: VatOf, field: string) => {
     const rate = v.rate;
-    if (v.category === 'S' && (!rate || cmp(rate, ZERO) <= 0)) err('BR-S-05', `${field}.vat.rate`, `${field}.vat.rate must be greater than zero for VAT category S (standard rate)`);
+    if (v.category === 'S' && (!rate || cmp(rate, ZERO) <= 0))
+      err('BR-S-05', `${field}.vat.rate`, `${field}.vat.rate must be greater than zero for VAT category S (standard rate)`);
     if (ZERO_RATED.has(v.category) && rate && !isZero(rate))
-      err(`BR-${v.category === 'K' ? 'IC' : v.category}-05`, `${field}.vat.rate`, `${field}.vat.rate must be 0 for VAT category ${v.category}`);
-    if ((v.category === 'L' || v.category === 'M') && !rate) err(`BR-AF-05`, `${field}.vat.rate`, `${field}.vat.rate is required for VAT category ${v.category}`);
+      err(
+        `BR-${v.category === 'K' ? 'IC' : v.category}-05`,
+        `${field}.vat.rate`,
+        `${field}.vat.rate must be 0 for VAT category ${v.category}`,
+      );
+    if ((v.category === 'L' || v.category === 'M') && !rate)
+      err(`BR-AF-05`, `${field}.vat.rate`, `${field}.vat.rate is required for VAT category ${v.category}`);
   };
   inv.lines.forEach((l, i) => checkVat(l.vat, `lines[${i}]`));
   inv.allowances.forEach((a, i) => checkVat(a.vat, `allowances[${i}]`));
@@ -75,18 +90,34 @@ export function computeAndCheck(inv: Invoice, root: string, options: { standard:
   const categories = new Set([...inv.lines, ...inv.allowances, ...inv.charges].map((x) => x.vat.category));
   const seller = inv.seller;
   const sellerTaxId = Boolean(seller.vatId || seller.taxNumber);
-  for (const [cat, rule] of [['S', 'BR-S-02'], ['Z', 'BR-Z-02'], ['E', 'BR-E-02'], ['L', 'BR-AF-02'], ['M', 'BR-AG-02']] as const) {
+  for (const [cat, rule] of [
+    ['S', 'BR-S-02'],
+    ['Z', 'BR-Z-02'],
+    ['E', 'BR-E-02'],
+    ['L', 'BR-AF-02'],
+    ['M', 'BR-AG-02'],
+  ] as const) {
     if (categories.has(cat) && !sellerTaxId)
       err(rule, 'seller.vatId', `seller.vatId (BT-31) or seller.taxNumber (BT-32) is required when the invoice has VAT category ${cat}`);
   }
-  for (const [cat, rule] of [['AE', 'BR-AE-02'], ['K', 'BR-IC-02'], ['G', 'BR-G-02']] as const) {
-    if (categories.has(cat) && !seller.vatId) err(rule, 'seller.vatId', `seller.vatId (BT-31) is required when the invoice has VAT category ${cat}`);
+  for (const [cat, rule] of [
+    ['AE', 'BR-AE-02'],
+    ['K', 'BR-IC-02'],
+    ['G', 'BR-G-02'],
+  ] as const) {
+    if (categories.has(cat) && !seller.vatId)
+      err(rule, 'seller.vatId', `seller.vatId (BT-31) is required when the invoice has VAT category ${cat}`);
   }
   if (categories.has('AE') && !inv.buyer.vatId && !inv.buyer.legalId)
     err('BR-AE-02', 'buyer.vatId', 'buyer.vatId (BT-48) or buyer.legalId (BT-47) is required for reverse charge (VAT category AE)');
-  if (categories.has('K') && !inv.buyer.vatId) err('BR-IC-02', 'buyer.vatId', 'buyer.vatId (BT-48) is required for an intra-community supply (VAT category K)');
+  if (categories.has('K') && !inv.buyer.vatId)
+    err('BR-IC-02', 'buyer.vatId', 'buyer.vatId (BT-48) is required for an intra-community supply (VAT category K)');
   if (categories.has('O') && (seller.vatId || inv.buyer.vatId))
-    err('BR-O-02', seller.vatId ? 'seller.vatId' : 'buyer.vatId', 'an invoice with VAT category O (outside the scope of VAT) carries no VAT identifiers (BT-31, BT-48)');
+    err(
+      'BR-O-02',
+      seller.vatId ? 'seller.vatId' : 'buyer.vatId',
+      'an invoice with VAT category O (outside the scope of VAT) carries no VAT identifiers (BT-31, BT-48)',
+    );
 
   // The VAT breakdown: one group per category and rate (BR-CO-18), taxable = lines + charges - allowances
   // (BR-S-08 and its siblings), VAT = taxable × rate, rounded (BR-CO-17).
@@ -107,7 +138,11 @@ export function computeAndCheck(inv: Invoice, root: string, options: { standard:
     const reason = inv.exemptionReasons[g.category];
     if (reason) g.exemptionReason = reason;
     else if (NEEDS_REASON[g.category])
-      err(NEEDS_REASON[g.category]!, 'vatBreakdown', `a VAT exemption reason (BT-120) is required for VAT category ${g.category}: vatBreakdown[].exemptionReason or exemptionReasons.${g.category}`);
+      err(
+        NEEDS_REASON[g.category]!,
+        'vatBreakdown',
+        `a VAT exemption reason (BT-120) is required for VAT category ${g.category}: vatBreakdown[].exemptionReason or exemptionReasons.${g.category}`,
+      );
   }
   const vat = [...groups.values()];
 
@@ -121,12 +156,24 @@ export function computeAndCheck(inv: Invoice, root: string, options: { standard:
       return;
     }
     if (b.taxableAmount && !eq(b.taxableAmount, g.taxableAmount))
-      err(`BR-${b.category === 'K' ? 'IC' : b.category}-08`, `${field}.taxableAmount`, `${field}.taxableAmount is ${plain(b.taxableAmount)} but the lines, charges and allowances of category ${b.category} at ${plain(rate)}% sum to ${money(g.taxableAmount)}`);
+      err(
+        `BR-${b.category === 'K' ? 'IC' : b.category}-08`,
+        `${field}.taxableAmount`,
+        `${field}.taxableAmount is ${plain(b.taxableAmount)} but the lines, charges and allowances of category ${b.category} at ${plain(rate)}% sum to ${money(g.taxableAmount)}`,
+      );
     if (b.taxAmount && !eq(b.taxAmount, g.taxAmount))
-      err('BR-CO-17', `${field}.taxAmount`, `${field}.taxAmount is ${plain(b.taxAmount)} but ${money(g.taxableAmount)} × ${plain(rate)}% is ${money(g.taxAmount)}`);
+      err(
+        'BR-CO-17',
+        `${field}.taxAmount`,
+        `${field}.taxAmount is ${plain(b.taxAmount)} but ${money(g.taxableAmount)} × ${plain(rate)}% is ${money(g.taxAmount)}`,
+      );
   });
   if (inv.vatBreakdown && inv.vatBreakdown.length !== groups.size && problems.every((p) => p.rule !== 'BR-CO-18'))
-    err('BR-CO-18', 'vatBreakdown', `vatBreakdown has ${inv.vatBreakdown.length} groups but the lines have ${groups.size} VAT category and rate pairs`);
+    err(
+      'BR-CO-18',
+      'vatBreakdown',
+      `vatBreakdown has ${inv.vatBreakdown.length} groups but the lines have ${groups.size} VAT category and rate pairs`,
+    );
 
   const lineTotal = sum(lineNet);
   const allowanceTotal = sum(inv.allowances.map((a) => a.amount));
@@ -136,14 +183,25 @@ export function computeAndCheck(inv: Invoice, root: string, options: { standard:
   const grandTotal = add(taxBasisTotal, taxTotal);
   const prepaid = inv.totals.prepaid ?? ZERO;
   const duePayable = sub(grandTotal, prepaid);
-  const computed: Computed = { lineNet, lineTotal, allowanceTotal, chargeTotal, taxBasisTotal, taxTotal, grandTotal, prepaid, duePayable, vat };
+  const computed: Computed = {
+    lineNet,
+    lineTotal,
+    allowanceTotal,
+    chargeTotal,
+    taxBasisTotal,
+    taxTotal,
+    grandTotal,
+    prepaid,
+    duePayable,
+    vat,
+  };
 
   const stated: [keyof Computed & keyof Invoice['totals'], string, string, string][] = [
-    ['lineTotal', 'BR-CO-10', 'BT-106', 'the sum of the lines\' net amounts'],
+    ['lineTotal', 'BR-CO-10', 'BT-106', "the sum of the lines' net amounts"],
     ['allowanceTotal', 'BR-CO-11', 'BT-107', 'the sum of the document allowances'],
     ['chargeTotal', 'BR-CO-12', 'BT-108', 'the sum of the document charges'],
     ['taxBasisTotal', 'BR-CO-13', 'BT-109', 'line total - allowances + charges'],
-    ['taxTotal', 'BR-CO-14', 'BT-110', 'the sum of the VAT breakdown\'s amounts'],
+    ['taxTotal', 'BR-CO-14', 'BT-110', "the sum of the VAT breakdown's amounts"],
     ['grandTotal', 'BR-CO-15', 'BT-112', 'the total without VAT + the VAT total'],
     ['duePayable', 'BR-CO-16', 'BT-115', 'the total with VAT - the paid amount'],
   ];
@@ -151,17 +209,30 @@ export function computeAndCheck(inv: Invoice, root: string, options: { standard:
     const s = inv.totals[key];
     if (!s) continue;
     twoDecimals(s, `totals.${key}`, 'BR-DEC-12');
-    if (!eq(s, computed[key] as Dec)) err(rule, `totals.${key}`, `totals.${key} (${bt}) is ${plain(s)} but ${what} is ${money(computed[key] as Dec)}`);
+    if (!eq(s, computed[key] as Dec))
+      err(rule, `totals.${key}`, `totals.${key} (${bt}) is ${plain(s)} but ${what} is ${money(computed[key] as Dec)}`);
   }
   twoDecimals(inv.totals.prepaid, 'totals.prepaid', 'BR-DEC-16');
 
   if (cmp(duePayable, ZERO) > 0 && !inv.dueDate && !inv.paymentTerms)
-    err('BR-CO-25', 'dueDate', 'a positive amount due (BT-115) needs a payment due date (dueDate, BT-9) or payment terms (paymentTerms, BT-20)');
+    err(
+      'BR-CO-25',
+      'dueDate',
+      'a positive amount due (BT-115) needs a payment due date (dueDate, BT-9) or payment terms (paymentTerms, BT-20)',
+    );
   if (inv.dueDate && inv.dueDate < inv.issueDate) warn('BT-9', 'dueDate', `dueDate ${inv.dueDate} is before issueDate ${inv.issueDate}`);
   if (!seller.vatId && !seller.legalId && !seller.taxNumber)
-    err('BR-CO-26', 'seller.vatId', 'the seller needs a VAT identifier (seller.vatId, BT-31), a legal registration identifier (seller.legalId, BT-30) or a tax number (seller.taxNumber, BT-32)');
+    err(
+      'BR-CO-26',
+      'seller.vatId',
+      'the seller needs a VAT identifier (seller.vatId, BT-31), a legal registration identifier (seller.legalId, BT-30) or a tax number (seller.taxNumber, BT-32)',
+    );
   if (inv.paymentMeans && ['58', '30'].includes(inv.paymentMeans.typeCode) && !inv.paymentMeans.iban)
-    err('BR-61', 'paymentMeans.iban', `paymentMeans.iban (BT-84) is required for a credit transfer (payment means ${inv.paymentMeans.typeCode})`);
+    err(
+      'BR-61',
+      'paymentMeans.iban',
+      `paymentMeans.iban (BT-84) is required for a credit transfer (payment means ${inv.paymentMeans.typeCode})`,
+    );
   if (inv.paymentMeans?.iban && !/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(inv.paymentMeans.iban))
     err('BT-84', 'paymentMeans.iban', `paymentMeans.iban ${JSON.stringify(inv.paymentMeans.iban)} is not an IBAN`);
 
@@ -186,9 +257,14 @@ function xrechnungRules(inv: Invoice, err: (rule: string, field: string, message
   if (!inv.seller.address?.postcode) err('BR-DE-4', 'seller.address.postcode', 'XRechnung requires seller.address.postcode (BT-38)');
   if (!inv.buyer.address?.city) err('BR-DE-8', 'buyer.address.city', 'XRechnung requires buyer.address.city (BT-52)');
   if (!inv.buyer.address?.postcode) err('BR-DE-9', 'buyer.address.postcode', 'XRechnung requires buyer.address.postcode (BT-53)');
-  if (!inv.buyerReference) err('BR-DE-15', 'buyerReference', 'XRechnung requires buyerReference (BT-10: the Leitweg-ID of a public buyer, or another reference)');
-  if (!inv.seller.vatId && !inv.seller.taxNumber) err('BR-DE-16', 'seller.vatId', 'XRechnung requires seller.vatId (BT-31) or seller.taxNumber (BT-32)');
-  if (inv.paymentMeans?.typeCode === '58' && !inv.paymentMeans.iban) err('BR-DE-19', 'paymentMeans.iban', 'XRechnung requires an IBAN for SEPA credit transfer');
-  if (!inv.seller.electronicAddress) err('PEPPOL-EN16931-R020', 'seller.electronicAddress', 'XRechnung requires seller.electronicAddress (BT-34)');
-  if (!inv.buyer.electronicAddress) err('PEPPOL-EN16931-R010', 'buyer.electronicAddress', 'XRechnung requires buyer.electronicAddress (BT-49)');
+  if (!inv.buyerReference)
+    err('BR-DE-15', 'buyerReference', 'XRechnung requires buyerReference (BT-10: the Leitweg-ID of a public buyer, or another reference)');
+  if (!inv.seller.vatId && !inv.seller.taxNumber)
+    err('BR-DE-16', 'seller.vatId', 'XRechnung requires seller.vatId (BT-31) or seller.taxNumber (BT-32)');
+  if (inv.paymentMeans?.typeCode === '58' && !inv.paymentMeans.iban)
+    err('BR-DE-19', 'paymentMeans.iban', 'XRechnung requires an IBAN for SEPA credit transfer');
+  if (!inv.seller.electronicAddress)
+    err('PEPPOL-EN16931-R020', 'seller.electronicAddress', 'XRechnung requires seller.electronicAddress (BT-34)');
+  if (!inv.buyer.electronicAddress)
+    err('PEPPOL-EN16931-R010', 'buyer.electronicAddress', 'XRechnung requires buyer.electronicAddress (BT-49)');
 }

@@ -24,7 +24,13 @@ export function toUbl(inv: Invoice, c: Computed): string {
   const amount = (name: string, d: Dec) => el(name, money(d), cur);
   const taxScheme = '<cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme>';
   const category = (tag: string, v: VatOf, reason?: string) =>
-    wrap(tag, el('cbc:ID', v.category), v.category === 'O' ? '' : el('cbc:Percent', plain(v.rate ?? { units: 0n, scale: 0 })), el('cbc:TaxExemptionReason', reason), taxScheme);
+    wrap(
+      tag,
+      el('cbc:ID', v.category),
+      v.category === 'O' ? '' : el('cbc:Percent', plain(v.rate ?? { units: 0n, scale: 0 })),
+      el('cbc:TaxExemptionReason', reason),
+      taxScheme,
+    );
   const party = (tag: string, p: Party) => {
     const a = p.address;
     return wrap(
@@ -46,14 +52,29 @@ export function toUbl(inv: Invoice, c: Computed): string {
             )
           : '',
         p.vatId ? wrap('cac:PartyTaxScheme', el('cbc:CompanyID', p.vatId), taxScheme) : '',
-        p.taxNumber ? wrap('cac:PartyTaxScheme', el('cbc:CompanyID', p.taxNumber), '<cac:TaxScheme><cbc:ID>FC</cbc:ID></cac:TaxScheme>') : '',
+        p.taxNumber
+          ? wrap('cac:PartyTaxScheme', el('cbc:CompanyID', p.taxNumber), '<cac:TaxScheme><cbc:ID>FC</cbc:ID></cac:TaxScheme>')
+          : '',
         wrap('cac:PartyLegalEntity', el('cbc:RegistrationName', p.name), el('cbc:CompanyID', p.legalId)),
-        p.contact ? wrap('cac:Contact', el('cbc:Name', p.contact.name), el('cbc:Telephone', p.contact.phone), el('cbc:ElectronicMail', p.contact.email)) : '',
+        p.contact
+          ? wrap(
+              'cac:Contact',
+              el('cbc:Name', p.contact.name),
+              el('cbc:Telephone', p.contact.phone),
+              el('cbc:ElectronicMail', p.contact.email),
+            )
+          : '',
       ),
     );
   };
   const allowanceCharge = (charge: boolean) => (x: Invoice['allowances'][number]) =>
-    wrap('cac:AllowanceCharge', el('cbc:ChargeIndicator', String(charge)), el('cbc:AllowanceChargeReason', x.reason), amount('cbc:Amount', x.amount), category('cac:TaxCategory', x.vat));
+    wrap(
+      'cac:AllowanceCharge',
+      el('cbc:ChargeIndicator', String(charge)),
+      el('cbc:AllowanceChargeReason', x.reason),
+      amount('cbc:Amount', x.amount),
+      category('cac:TaxCategory', x.vat),
+    );
   const pm = inv.paymentMeans;
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n<Invoice ${NS}>` +
@@ -75,7 +96,12 @@ export function toUbl(inv: Invoice, c: Computed): string {
           'cac:PaymentMeans',
           el('cbc:PaymentMeansCode', pm.typeCode),
           el('cbc:PaymentID', pm.reference),
-          wrap('cac:PayeeFinancialAccount', el('cbc:ID', pm.iban), el('cbc:Name', pm.accountName), wrap('cac:FinancialInstitutionBranch', el('cbc:ID', pm.bic))),
+          wrap(
+            'cac:PayeeFinancialAccount',
+            el('cbc:ID', pm.iban),
+            el('cbc:Name', pm.accountName),
+            wrap('cac:FinancialInstitutionBranch', el('cbc:ID', pm.bic)),
+          ),
         )
       : '') +
     wrap('cac:PaymentTerms', el('cbc:Note', inv.paymentTerms)) +
@@ -86,7 +112,12 @@ export function toUbl(inv: Invoice, c: Computed): string {
       amount('cbc:TaxAmount', c.taxTotal),
       c.vat
         .map((g) =>
-          wrap('cac:TaxSubtotal', amount('cbc:TaxableAmount', g.taxableAmount), amount('cbc:TaxAmount', g.taxAmount), category('cac:TaxCategory', { category: g.category, rate: g.rate }, g.exemptionReason)),
+          wrap(
+            'cac:TaxSubtotal',
+            amount('cbc:TaxableAmount', g.taxableAmount),
+            amount('cbc:TaxAmount', g.taxAmount),
+            category('cac:TaxCategory', { category: g.category, rate: g.rate }, g.exemptionReason),
+          ),
         )
         .join(''),
     ) +
@@ -107,8 +138,18 @@ export function toUbl(inv: Invoice, c: Computed): string {
           el('cbc:ID', l.id),
           el('cbc:InvoicedQuantity', plain(l.quantity), { unitCode: l.unitCode }),
           amount('cbc:LineExtensionAmount', c.lineNet[i]!),
-          wrap('cac:Item', el('cbc:Description', l.description), el('cbc:Name', l.name), wrap('cac:SellersItemIdentification', el('cbc:ID', l.sellerItemId)), category('cac:ClassifiedTaxCategory', l.vat)),
-          wrap('cac:Price', el('cbc:PriceAmount', plain(l.netPrice), cur), l.priceBaseQuantity ? el('cbc:BaseQuantity', plain(l.priceBaseQuantity), { unitCode: l.unitCode }) : ''),
+          wrap(
+            'cac:Item',
+            el('cbc:Description', l.description),
+            el('cbc:Name', l.name),
+            wrap('cac:SellersItemIdentification', el('cbc:ID', l.sellerItemId)),
+            category('cac:ClassifiedTaxCategory', l.vat),
+          ),
+          wrap(
+            'cac:Price',
+            el('cbc:PriceAmount', plain(l.netPrice), cur),
+            l.priceBaseQuantity ? el('cbc:BaseQuantity', plain(l.priceBaseQuantity), { unitCode: l.unitCode }) : '',
+          ),
         ),
       )
       .join('') +

@@ -14,8 +14,15 @@ import { client, generateBody } from '../../support/http.ts';
 import { makeDocx } from '../../support/office.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 
-const invoice = JSON.parse(fs.readFileSync(new URL('../../fixtures/einvoice/invoice.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-const template = makeDocx(['Invoice {invoice.number} of {invoice.issueDate}', '{#invoice.lines}{name}: {quantity} × {netPrice}{/invoice.lines}', 'Total {invoice.totals.grandTotal} {invoice.currency}']);
+const invoice = JSON.parse(fs.readFileSync(new URL('../../fixtures/einvoice/invoice.json', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
+const template = makeDocx([
+  'Invoice {invoice.number} of {invoice.issueDate}',
+  '{#invoice.lines}{name}: {quantity} × {netPrice}{/invoice.lines}',
+  'Total {invoice.totals.grandTotal} {invoice.currency}',
+]);
 
 /** The embedded file of a pdf (the first /EmbeddedFile stream), inflated. */
 function embeddedXml(pdf: Uint8Array): string {
@@ -46,7 +53,13 @@ describe('e-invoices', () => {
     return r.body.result.data.files[0].id as string;
   }
   const documents = async () =>
-    Number((await stack.service.db.query<{ n: string }>('SELECT count(*) AS n FROM documents WHERE subscription_guid = $1', [creds.subscriptionId])).rows[0]!.n);
+    Number(
+      (
+        await stack.service.db.query<{ n: string }>('SELECT count(*) AS n FROM documents WHERE subscription_guid = $1', [
+          creds.subscriptionId,
+        ])
+      ).rows[0]!.n,
+    );
   async function generate(data: unknown, einvoice: unknown, fileFormat = 'pdf') {
     // An upload is consumed by the generate that names it: a template each time.
     const templateUrn = await upload('template', 'invoice.docx', template);
@@ -91,7 +104,11 @@ describe('e-invoices', () => {
       const xml = Buffer.from(file.bytes).toString('utf8');
       keepEInvoice(file.bytes, standard, 'xml');
       expect(xml).toContain(XRECHNUNG_GUIDELINE);
-      expect(xml).toContain(standard === 'xrechnung-ubl' ? '<cbc:PayableAmount currencyID="EUR">1001.52</cbc:PayableAmount>' : '<ram:DuePayableAmount>1001.52</ram:DuePayableAmount>');
+      expect(xml).toContain(
+        standard === 'xrechnung-ubl'
+          ? '<cbc:PayableAmount currencyID="EUR">1001.52</cbc:PayableAmount>'
+          : '<ram:DuePayableAmount>1001.52</ram:DuePayableAmount>',
+      );
       expect(xml).not.toContain('application/pdf');
 
       const withPdf = await generate({ invoice }, { standard, pdf: true }, 'xml');
@@ -117,7 +134,12 @@ describe('e-invoices', () => {
   const bad: [string, (i: Record<string, any>) => void, string, string, string?][] = [
     ['wrong grand total', (i) => (i.totals.grandTotal = '1001.53'), 'BR-CO-15', 'invoice.totals.grandTotal'],
     ['wrong VAT total', (i) => (i.totals.taxTotal = '166.90'), 'BR-CO-14', 'invoice.totals.taxTotal'],
-    ['a line whose net amount is not quantity × price', (i) => (i.lines[1].netAmount = '160.01'), 'BR-LIN-04', 'invoice.lines[1].netAmount'],
+    [
+      'a line whose net amount is not quantity × price',
+      (i) => (i.lines[1].netAmount = '160.01'),
+      'BR-LIN-04',
+      'invoice.lines[1].netAmount',
+    ],
     ['missing seller VAT id', (i) => delete i.seller.vatId, 'BR-S-02', 'invoice.seller.vatId'],
     ['a bad issue date', (i) => (i.issueDate = '2026-02-30'), 'BT-2', 'invoice.issueDate'],
     ['an unknown currency', (i) => (i.currency = 'EUX'), 'BR-CL-04', 'invoice.currency'],
@@ -139,7 +161,10 @@ describe('e-invoices', () => {
       const res = await generate({ invoice: spoiled }, { standard }, standard === 'facturx' ? 'pdf' : 'xml');
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       const inner = res.body.error.innerErrors as { code: string; message: string }[];
-      expect(inner.some((e) => e.code === 'EINVOICE_INVALID' && e.message.startsWith(`${rule} ${field}:`)), JSON.stringify(inner)).toBe(true);
+      expect(
+        inner.some((e) => e.code === 'EINVOICE_INVALID' && e.message.startsWith(`${rule} ${field}:`)),
+        JSON.stringify(inner),
+      ).toBe(true);
       expect(await documents()).toBe(before);
     });
   }
