@@ -32,4 +32,4 @@ for f in "$dir"/*.pdf "$dir"/*.xml; do
   fi
 done
 echo "mustang ${version}: ${count} e-invoices, ${failed} invalid"
-[ "$failed" -eq 0 ]
+[ "$count" -gt 0 ] && [ "$failed" -eq 0 ]

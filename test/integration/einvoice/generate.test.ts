@@ -10,6 +10,7 @@ import type { Credentials } from '../../../api/auth/credentials.ts';
 import { pdfaIdentification } from '../../../converter/index.ts';
 import { GUIDELINES, XRECHNUNG_GUIDELINE } from '../../../einvoice/profiles.ts';
 import { keepEInvoice } from '../../support/einvoice-outputs.ts';
+import { keepPdfA } from '../../support/pdfa-outputs.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { makeDocx } from '../../support/office.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
@@ -82,6 +83,7 @@ describe('e-invoices', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const file = await api.download(res.body.result.data.document.urn);
       keepEInvoice(file.bytes, `${standard}-${profile}`, 'pdf');
+      keepPdfA(file.bytes, `${standard}-${profile}`);
       expect(pdfaIdentification(file.bytes)).toEqual({ part: 3, conformance: 'B' });
       const text = Buffer.from(file.bytes).toString('latin1');
       expect(text).toContain('/UF (factur-x.xml)');
