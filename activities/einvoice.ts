@@ -60,3 +60,17 @@ export function eInvoiceDocument(xml: string, option: EInvoiceOption, rendered: 
     : xml;
   return new TextEncoder().encode(out);
 }
+
+/** A whole e-invoice from one data value (a batch's row): the XML checked first, then `merge` and `pdf`
+ *  (the rendition, PDF/A-3b for facturx/zugferd), then the delivered file. `name`: the document's name. */
+export async function eInvoiceOf(
+  option: EInvoiceOption,
+  data: unknown,
+  name: string,
+  steps: { merge(): Promise<Uint8Array>; pdf(merged: Uint8Array, options: { conformance?: string }): Promise<Uint8Array> },
+): Promise<Uint8Array> {
+  const { xml } = invoiceXml(new TextEncoder().encode(JSON.stringify(data)), option);
+  const cii = option.standard === 'facturx' || option.standard === 'zugferd';
+  const rendered = cii || option.pdf ? await steps.pdf(await steps.merge(), cii ? { conformance: 'PdfA3B' } : {}) : undefined;
+  return eInvoiceDocument(xml, option, rendered, `${name.replace(/\.xml$/i, '')}.pdf`);
+}
