@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a document synchronously
-         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
+         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, EINVOICE_INVALID when the invoice of document.einvoice breaks a rule of its standard (one inner error per rule: `<rule> <field>: <why>`, e.g. BR-CO-15 invoice.totals.grandTotal), VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
          */
         post: operations["generateDocument"];
         delete?: never;
@@ -2706,7 +2706,7 @@ export interface components {
                 message: string;
                 data: {
                     document: components["schemas"]["GeneratedDocument"];
-                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, at most 100 */
+                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then the warning-level rules of document.einvoice's standard (EINVOICE_RULE); at most 100 */
                     warnings?: components["schemas"]["GenerateWarning"][];
                     /** @description Extension, present only when there were more than 100 warnings: how many are not listed (the merge counts up to 1000 tags) */
                     warningsOmitted?: number;
