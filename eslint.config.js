@@ -112,7 +112,7 @@ export default tseslint.config(
           ? builtinPaths('core/ is shared with workflow code: no Node built-ins.')
           : folder === 'einvoice'
             ? builtinPaths('einvoice/ is pure (the model, its rules, the XML): no Node built-ins.')
-          : [];
+            : [];
     return {
       files: [`${folder}/**/*.ts`],
       rules: {

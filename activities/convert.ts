@@ -46,22 +46,22 @@ export function convertActivity(deps: ActivityDeps) {
     try {
       if (renders)
         out = await convert(
-        bytes,
-        {
-          // A native format's bytes are its Office twin (exported from DriveB, or merged from the export).
-          from: bytesFormatOf(input.from),
-          to: invoice ? 'pdf' : input.to,
-          signal: ctx.cancellationSignal,
-          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-          ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
-          ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
-          // Factur-X / ZUGFeRD: PDF/A-3b (the API refuses another conformance).
-          ...(cii ? { pdf: { ...input.pdf, conformance: 'PdfA3B' } } : input.pdf ? { pdf: input.pdf } : {}),
-          ...(input.csv ? { csv: input.csv } : {}),
-          ...(input.embedded ? { embedded: input.embedded } : {}),
-        } as ConvertOptions,
-        deps.converter,
-      );
+          bytes,
+          {
+            // A native format's bytes are its Office twin (exported from DriveB, or merged from the export).
+            from: bytesFormatOf(input.from),
+            to: invoice ? 'pdf' : input.to,
+            signal: ctx.cancellationSignal,
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+            ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
+            ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
+            // Factur-X / ZUGFeRD: PDF/A-3b (the API refuses another conformance).
+            ...(cii ? { pdf: { ...input.pdf, conformance: 'PdfA3B' } } : input.pdf ? { pdf: input.pdf } : {}),
+            ...(input.csv ? { csv: input.csv } : {}),
+            ...(input.embedded ? { embedded: input.embedded } : {}),
+          } as ConvertOptions,
+          deps.converter,
+        );
     } catch (err) {
       if (isConvertError(err)) throw conversionFailure(err, input.deadline);
       throw err;

@@ -431,7 +431,7 @@ export function appendUpdate(bytes: Uint8Array, pdf: UpdatablePdf, objects: { nu
   }
   const nums = [...offsets.keys()].sort((a, b) => a - b);
   let xref = 'xref\n';
-  for (let i = 0; i < nums.length; ) {
+  for (let i = 0; i < nums.length;) {
     let j = i;
     while (j + 1 < nums.length && nums[j + 1] === nums[j]! + 1) j++;
     xref += `${nums[i]} ${j - i + 1}\n`;

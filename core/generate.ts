@@ -266,7 +266,11 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   const { target, needs: targetNeeds, problems: targetProblems } = parseTarget(d, { field: 'document', request: 'generate' }, catalog);
   problems.push(...targetProblems);
   // Rule 2: the template's own format, or one the converter makes from it (pdf from anything, csv from xlsx).
-  const einvoice = parseEInvoice(d.einvoice, { fileFormat: d.fileFormat, ...(target.saveOptions ? { saveOptions: target.saveOptions } : {}) }, problems);
+  const einvoice = parseEInvoice(
+    d.einvoice,
+    { fileFormat: d.fileFormat, ...(target.saveOptions ? { saveOptions: target.saveOptions } : {}) },
+    problems,
+  );
   if (
     isFormat(d.fileFormat) &&
     templateFormat &&
@@ -286,7 +290,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   problems.push(...native.errors);
   const strict = strictOf(req, native.merge !== undefined, problems);
   if (einvoice && native.merge)
-    bad('document.einvoice needs docgen\'s own merge: leave document.options.driveBGenerate.nativeMergeEnabled off');
+    bad("document.einvoice needs docgen's own merge: leave document.options.driveBGenerate.nativeMergeEnabled off");
   const dataMethods = dataLoadMethods(catalog);
   if (!dataMethods.includes(req.data.loadMethod)) bad(`data.loadMethod must be one of ${dataMethods.join(', ')}`);
   else if (req.data.loadMethod === GRAPHQL)
