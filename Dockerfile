@@ -36,6 +36,7 @@ COPY connectors ./connectors
 COPY converter ./converter
 COPY core ./core
 COPY engine ./engine
+COPY einvoice ./einvoice
 COPY security ./security
 COPY store ./store
 # The studio page's files (read by api/routes/studio.ts, not imported).

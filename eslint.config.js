@@ -19,6 +19,7 @@ const FOLDERS = [
   'config',
   'core',
   'engine',
+  'einvoice',
   'converter',
   'connectors',
   'store',
@@ -34,12 +35,13 @@ const FOLDERS = [
 const WALLS = {
   core: { allow: [] },
   engine: { allow: ['core'] },
+  einvoice: { allow: ['core'] },
   converter: { allow: ['core', 'engine'] },
   store: { allow: ['core'] },
   security: { allow: ['core', 'store'] },
   telemetry: { allow: ['core'] },
   connectors: { allow: ['core', 'store', 'security'] },
-  activities: { allow: ['core', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry'] },
+  activities: { allow: ['core', 'engine', 'einvoice', 'converter', 'connectors', 'store', 'security', 'telemetry'] },
   workflows: { allow: ['core'], types: ['activities'] },
   worker: {
     allow: ['core', 'activities', 'engine', 'converter', 'connectors', 'store', 'security', 'telemetry', 'config'],
@@ -108,7 +110,9 @@ export default tseslint.config(
         ? builtinPaths('Workflow code must be deterministic: no Node built-ins (use activities).')
         : folder === 'core'
           ? builtinPaths('core/ is shared with workflow code: no Node built-ins.')
-          : [];
+          : folder === 'einvoice'
+            ? builtinPaths('einvoice/ is pure (the model, its rules, the XML): no Node built-ins.')
+            : [];
     return {
       files: [`${folder}/**/*.ts`],
       rules: {

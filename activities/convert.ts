@@ -5,6 +5,8 @@ import { type ConvertError, type ConvertOptions, convert, isConvertError } from 
 import type { ActivityDeps } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { bytesFormatOf } from '../core/formats.ts';
+import type { EInvoiceOption } from '../core/einvoice.ts';
+import { eInvoiceDocument } from './einvoice.ts';
 
 export interface ConvertInput {
   source: BlobRef;
@@ -20,6 +22,9 @@ export interface ConvertInput {
   language?: string;
   /** Epoch ms when the caller stops waiting (a sync generate): no conversion runs or retries past it. */
   deadline?: number;
+  /** document.einvoice: the checked XML made by the merge step; the output is the e-invoice (a PDF/A-3b with
+   *  the XML inside, or the XML, with the pdf inside when asked): activities/einvoice.ts. */
+  einvoice?: { xml: BlobRef; option: EInvoiceOption; name: string };
   /** Waiting conversions are served to the subscription that used the least converter time recently. */
   subscriptionId?: string;
   /** A sync generate: when its caller stops waiting (RunContext.callerDeadline); still queued then, the
@@ -35,34 +40,49 @@ export function convertActivity(deps: ActivityDeps) {
     const ctx = Context.current();
     const timeoutMs = remainingBudget(input.deadline);
     const bytes = await deps.blobs.get(input.source.key);
+    const invoice = input.einvoice;
+    const cii = invoice && (invoice.option.standard === 'facturx' || invoice.option.standard === 'zugferd');
+    // XRechnung without its pdf: the XML is the document, nothing to convert.
+    const renders = !invoice || cii || invoice.option.pdf === true;
     const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 2_000);
-    let out: Uint8Array;
+    let out: Uint8Array | undefined;
     try {
-      out = await convert(
-        bytes,
-        {
-          // A native format's bytes are its Office twin (exported from DriveB, or merged from the export).
-          from: bytesFormatOf(input.from),
-          to: input.to,
-          signal: ctx.cancellationSignal,
-          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-          ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
-          ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
-          ...(input.pdf ? { pdf: input.pdf } : {}),
-          ...(input.csv ? { csv: input.csv } : {}),
-          ...(input.embedded ? { embedded: input.embedded } : {}),
-          ...(input.title ? { title: input.title } : {}),
-          ...(input.language ? { language: input.language } : {}),
-        } as ConvertOptions,
-        deps.converter,
-      );
+      if (renders)
+        out = await convert(
+          bytes,
+          {
+            // A native format's bytes are its Office twin (exported from DriveB, or merged from the export).
+            from: bytesFormatOf(input.from),
+            to: invoice ? 'pdf' : input.to,
+            signal: ctx.cancellationSignal,
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+            ...(input.subscriptionId ? { tenant: input.subscriptionId } : {}),
+            ...(input.abandonAt !== undefined ? { abandonAt: input.abandonAt } : {}),
+            // Factur-X / ZUGFeRD: PDF/A-3b (the API refuses another conformance).
+            ...(cii ? { pdf: { ...input.pdf, conformance: 'PdfA3B' } } : input.pdf ? { pdf: input.pdf } : {}),
+            ...(input.csv ? { csv: input.csv } : {}),
+            ...(input.embedded ? { embedded: input.embedded } : {}),
+            ...(input.title ? { title: input.title } : {}),
+            ...(input.language ? { language: input.language } : {}),
+          } as ConvertOptions,
+          deps.converter,
+        );
     } catch (err) {
       if (isConvertError(err)) throw conversionFailure(err, input.deadline);
       throw err;
     } finally {
       clearInterval(beat);
     }
-    const put = await deps.blobs.put(input.outputKey, out);
+    if (invoice) {
+      const xml = new TextDecoder().decode(await deps.blobs.get(invoice.xml.key));
+      try {
+        out = eInvoiceDocument(xml, invoice.option, out, `${invoice.name.replace(/\.xml$/i, '')}.pdf`);
+      } catch (err) {
+        if (isConvertError(err)) throw conversionFailure(err, input.deadline);
+        throw err;
+      }
+    }
+    const put = await deps.blobs.put(input.outputKey, out!);
     return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
   };
 }

@@ -50,6 +50,8 @@ export interface PrepareInput {
 
 export interface Prepared extends MergeWarnings {
   merged: BlobRef;
+  /** document.einvoice: the checked XML (activities/einvoice.ts). */
+  einvoice?: BlobRef;
   /** What this step left in scratch (drive downloads, a GraphQL result, the merged file). */
   scratch: BlobRef[];
 }
@@ -127,6 +129,8 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         if (!read.data) scratch.push(data);
         const { blob: merged, ...warnings } = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
         scratch.push(merged);
+        // document.einvoice: the checked XML beside the merged file (the workflow hands it to the conversion).
+        if (warnings.einvoice) scratch.push(warnings.einvoice);
         // The tags that rendered empty for want of data: the workflow's result lists them (result.data.warnings).
         return { merged, scratch, ...warnings };
       } catch (err) {

@@ -7,6 +7,8 @@ import { ALL_FORMATS, bytesFormatOf, FORMATS, otherKindMessage } from '../core/f
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { accessibilityProblems } from '../converter/accessible.ts';
+import type { EInvoiceOption } from '../core/einvoice.ts';
+import { invoiceXml } from './einvoice.ts';
 import { MergeLimitError, type MergeOutput, MergePool, MergeTemplateError } from './merge-pool.ts';
 
 export interface MergeInput {
@@ -28,12 +30,17 @@ export interface MergeInput {
   strict?: boolean;
   /** document.options.accessible: what a screen reader would miss is a warning (an error under strict). */
   accessible?: boolean;
+  /** document.einvoice: the XML is made from the data and checked first (activities/einvoice.ts), and
+   *  written beside the merged file (`<outputKey>.einvoice.xml`). */
+  einvoice?: EInvoiceOption;
 }
 
 /** The merged file, and the tags that rendered empty for want of data (the first MAX_GENERATE_WARNINGS:
  *  they travel in the workflow's history). */
 export interface Merged extends MergeWarnings {
   blob: BlobRef;
+  /** document.einvoice: the checked XML, for the conversion to embed or deliver. */
+  einvoice?: BlobRef;
 }
 
 /** Engine error ids that mean "too much work", not "wrong template". */
@@ -65,6 +72,8 @@ export function mergeActivity(deps: ActivityDeps) {
         )
       : undefined;
     refuseOtherKind(template, input.contentType);
+    // An invalid e-invoice is refused before the merge costs anything.
+    const invoice = input.einvoice ? invoiceXml(data, input.einvoice) : undefined;
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
     const { output, warnings } = await mergeBytes(
       deps,
@@ -83,9 +92,16 @@ export function mergeActivity(deps: ActivityDeps) {
       cancellationSignal(),
     );
     const put = await deps.blobs.put(input.outputKey, output);
+    const merged = mergeWarnings(warnings);
+    if (!invoice) return { blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType }, ...merged };
+    const xmlKey = `${input.outputKey}.einvoice.xml`;
+    const xml = await deps.blobs.put(xmlKey, new TextEncoder().encode(invoice.xml));
+    const listed = [...(merged.warnings ?? []), ...invoice.warnings];
     return {
       blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType },
-      ...mergeWarnings(warnings),
+      ...(listed.length > 0 ? { warnings: listed.slice(0, MAX_GENERATE_WARNINGS) } : {}),
+      ...(merged.warningsOmitted ? { warningsOmitted: merged.warningsOmitted } : {}),
+      einvoice: { key: xmlKey, sha256: xml.sha256, size: xml.size, contentType: 'application/xml' },
     };
   };
 }

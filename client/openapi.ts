@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a document synchronously
-         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
+         * @description Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, EINVOICE_INVALID when the invoice of document.einvoice breaks a rule of its standard (one inner error per rule: `<rule> <field>: <why>`, e.g. BR-CO-15 invoice.totals.grandTotal), VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.
          */
         post: operations["generateDocument"];
         delete?: never;
@@ -1345,7 +1345,7 @@ export interface components {
                 locale: string;
                 /** @description A pattern over the row with the template tag syntax, e.g. "Invoice {number}" or "{customer.name | upper}" */
                 name: string;
-                /** @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2) */
+                /** @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2); xml only for an XRechnung e-invoice (document.einvoice) */
                 fileFormat: components["schemas"]["FileFormat"];
                 /**
                  * @description One document per row there. Leave out to put the rows only into the combined output
@@ -1354,6 +1354,23 @@ export interface components {
                 deliveryMethod?: "Storage" | "DriveA" | "DriveB";
                 /** @description A pattern over the row (e.g. root/{region}): Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
+                /** @description Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard's business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings) */
+                einvoice?: {
+                    /**
+                     * @description facturx or zugferd (Factur-X 1.07 / ZUGFeRD 2.3, the same file): document.fileFormat pdf, delivered as PDF/A-3b with the CII XML embedded as factur-x.xml. xrechnung-cii or xrechnung-ubl (XRechnung 3.0): document.fileFormat xml, the XML is the document
+                     * @enum {string}
+                     */
+                    standard: "facturx" | "zugferd" | "xrechnung-cii" | "xrechnung-ubl";
+                    /**
+                     * @description facturx/zugferd: MINIMUM, BASIC WL, BASIC, EN16931 (default) or EXTENDED; the profile's guideline id (BT-24) goes into the XML. xrechnung-*: XRECHNUNG (the default, the only one)
+                     * @enum {string}
+                     */
+                    profile?: "MINIMUM" | "BASIC WL" | "BASIC" | "EN16931" | "EXTENDED" | "XRECHNUNG";
+                    /** @description Where the invoice is in the data (the JSON invoice model of docs/einvoice.md): a path such as invoice (the default), order.invoice or invoices[0]; an empty string for the data itself */
+                    data?: string;
+                    /** @description xrechnung-* only, default false: the template rendered to pdf travels inside the XML as an additional supporting document (BG-24, base64) */
+                    pdf?: boolean;
+                };
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate), accessible and strict */
                 options?: {
                     /** @description Extension, default false; pdf output from a docx or pptx template only. true: a tagged pdf conforming to PDF/UA-1 (ISO 14289-1): structure tree from the template's headings, lists, tables and pictures, the pictures' alternative text (an image tag's value {src or data, alt} or the picture's own description in the template), the title from the template's title property (tags in it are filled from the data) or else document.name, the language from the template's default language or else document.locale. With pdfSaveOptions.pdfConformanceLevel PdfA2B or PdfA3B the file is PDF/A-2a or PDF/A-3a. result.data.warnings lists what a screen reader would miss (IMAGE_WITHOUT_ALT_TEXT, TABLE_WITHOUT_HEADER_ROW); with strict they fail the generate (400 TEMPLATE_ERROR, an inner error each). See docs/accessibility.md. */
@@ -2493,7 +2510,7 @@ export interface components {
          * @description A document's format: a template's own (docx, xlsx, pptx; gdoc, gsheet, gslide at DriveB), pdf or csv
          * @enum {string}
          */
-        FileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv";
+        FileFormat: "docx" | "xlsx" | "pptx" | "gdoc" | "gsheet" | "gslide" | "pdf" | "csv" | "xml";
         /** Folder */
         Folder: {
             /** Format: uuid */
@@ -2600,15 +2617,32 @@ export interface components {
                 /** @description BCP 47 locale, e.g. en-US */
                 locale: string;
                 name: string;
-                /** @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2) */
+                /** @description The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2); xml only for an XRechnung e-invoice (document.einvoice) */
                 fileFormat: components["schemas"]["FileFormat"];
                 /**
-                 * @description Where the document goes; where each format may go (spec 4.8 rule 3): docx, xlsx, pptx: Storage or DriveA; pdf, csv: any of them; gdoc, gsheet, gslide: only DriveB
+                 * @description Where the document goes; where each format may go (spec 4.8 rule 3): docx, xlsx, pptx: Storage or DriveA; pdf, csv, xml: any of them; gdoc, gsheet, gslide: only DriveB
                  * @enum {string}
                  */
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
                 /** @description Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
+                /** @description Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard's business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings) */
+                einvoice?: {
+                    /**
+                     * @description facturx or zugferd (Factur-X 1.07 / ZUGFeRD 2.3, the same file): document.fileFormat pdf, delivered as PDF/A-3b with the CII XML embedded as factur-x.xml. xrechnung-cii or xrechnung-ubl (XRechnung 3.0): document.fileFormat xml, the XML is the document
+                     * @enum {string}
+                     */
+                    standard: "facturx" | "zugferd" | "xrechnung-cii" | "xrechnung-ubl";
+                    /**
+                     * @description facturx/zugferd: MINIMUM, BASIC WL, BASIC, EN16931 (default) or EXTENDED; the profile's guideline id (BT-24) goes into the XML. xrechnung-*: XRECHNUNG (the default, the only one)
+                     * @enum {string}
+                     */
+                    profile?: "MINIMUM" | "BASIC WL" | "BASIC" | "EN16931" | "EXTENDED" | "XRECHNUNG";
+                    /** @description Where the invoice is in the data (the JSON invoice model of docs/einvoice.md): a path such as invoice (the default), order.invoice or invoices[0]; an empty string for the data itself */
+                    data?: string;
+                    /** @description xrechnung-* only, default false: the template rendered to pdf travels inside the XML as an additional supporting document (BG-24, base64) */
+                    pdf?: boolean;
+                };
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate), accessible and strict */
                 options?: {
                     /** @description Extension, default false; pdf output from a docx or pptx template only. true: a tagged pdf conforming to PDF/UA-1 (ISO 14289-1): structure tree from the template's headings, lists, tables and pictures, the pictures' alternative text (an image tag's value {src or data, alt} or the picture's own description in the template), the title from the template's title property (tags in it are filled from the data) or else document.name, the language from the template's default language or else document.locale. With pdfSaveOptions.pdfConformanceLevel PdfA2B or PdfA3B the file is PDF/A-2a or PDF/A-3a. result.data.warnings lists what a screen reader would miss (IMAGE_WITHOUT_ALT_TEXT, TABLE_WITHOUT_HEADER_ROW); with strict they fail the generate (400 TEMPLATE_ERROR, an inner error each). See docs/accessibility.md. */
@@ -2676,7 +2710,7 @@ export interface components {
                 message: string;
                 data: {
                     document: components["schemas"]["GeneratedDocument"];
-                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss; at most 100 */
+                    /** @description Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss, then the warning-level rules of document.einvoice's standard (EINVOICE_RULE); at most 100 */
                     warnings?: components["schemas"]["GenerateWarning"][];
                     /** @description Extension, present only when there were more than 100 warnings: how many are not listed (the merge counts up to 1000 tags) */
                     warningsOmitted?: number;
@@ -2705,10 +2739,10 @@ export interface components {
          */
         GenerateWarning: {
             /**
-             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict). With document.options.accessible (docs/accessibility.md), what a screen reader would miss, located by part with an empty tag: IMAGE_WITHOUT_ALT_TEXT, a picture with neither alternative text (an image tag value's alt, or its description in the template) nor the decorative mark; TABLE_WITHOUT_HEADER_ROW, a Word table whose first row is not a header row. Under strict these are a 400 TEMPLATE_ERROR.
+             * @description MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict). With document.options.accessible (docs/accessibility.md), what a screen reader would miss, located by part with an empty tag: IMAGE_WITHOUT_ALT_TEXT, a picture with neither alternative text (an image tag value's alt, or its description in the template) nor the decorative mark; TABLE_WITHOUT_HEADER_ROW, a Word table whose first row is not a header row. Under strict these are a 400 TEMPLATE_ERROR. EINVOICE_RULE: a warning-level rule of the e-invoice's standard (document.einvoice), tag the rule (BG-16), location.part the field of the invoice data
              * @enum {string}
              */
-            code: "MISSING_VALUE" | "IMAGE_INVALID" | "IMAGE_WITHOUT_ALT_TEXT" | "TABLE_WITHOUT_HEADER_ROW";
+            code: "MISSING_VALUE" | "IMAGE_INVALID" | "IMAGE_WITHOUT_ALT_TEXT" | "TABLE_WITHOUT_HEADER_ROW" | "EINVOICE_RULE";
             /**
              * @description For people: which tag, and where
              * @example no value for tag "customer.rep" (word/document.xml, paragraph 3)
@@ -3023,7 +3057,7 @@ export interface components {
              * @example VALIDATION_ERROR
              * @enum {string}
              */
-            code: "DATA_NAME_REQUIRED" | "OPTION_VALUE_MISSING_DEFINITION_OR_KEY" | "INVALID_SUMMARY_TYPE" | "INVALID_SCOPE_VALUE" | "INVALID_APPLICATION_VALUE" | "INVALID_TEMPLATE_FORMAT" | "TEMPLATE_NOT_FOUND" | "X_CLIENT_AUTH_ERROR" | "VALIDATION_ERROR" | "ENVELOPE_ID_INVALID" | "UNAUTHORIZED" | "AUTHORIZATION_ERROR" | "NOT_FOUND_BY_ID" | "CREATE_DOCUMENT_TEMPLATE_ERROR" | "CREATE_DATA_SOURCE_ERROR" | "ADD_DATA_SOURCE_TO_SOLUTION_ERROR" | "FILE_UPLOAD_FAILED" | "GET_DATA_SOURCE_ERROR" | "FUNCTION_EXECUTION_ERROR" | "DATA_NOT_FOUND" | "DATA_INVALID" | "TEMPLATE_ERROR" | "TEMPLATE_TOO_COMPLEX" | "X_SERVICE_AUTH_ERROR" | "NOT_SUPPORTED" | "CONNECTION_MISSING" | "CONNECTION_ERROR" | "QUOTA_EXCEEDED" | "FILE_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "GENERATION_TIMEOUT";
+            code: "DATA_NAME_REQUIRED" | "OPTION_VALUE_MISSING_DEFINITION_OR_KEY" | "INVALID_SUMMARY_TYPE" | "INVALID_SCOPE_VALUE" | "INVALID_APPLICATION_VALUE" | "INVALID_TEMPLATE_FORMAT" | "TEMPLATE_NOT_FOUND" | "X_CLIENT_AUTH_ERROR" | "VALIDATION_ERROR" | "ENVELOPE_ID_INVALID" | "UNAUTHORIZED" | "AUTHORIZATION_ERROR" | "NOT_FOUND_BY_ID" | "CREATE_DOCUMENT_TEMPLATE_ERROR" | "CREATE_DATA_SOURCE_ERROR" | "ADD_DATA_SOURCE_TO_SOLUTION_ERROR" | "FILE_UPLOAD_FAILED" | "GET_DATA_SOURCE_ERROR" | "FUNCTION_EXECUTION_ERROR" | "DATA_NOT_FOUND" | "DATA_INVALID" | "EINVOICE_INVALID" | "TEMPLATE_ERROR" | "TEMPLATE_TOO_COMPLEX" | "X_SERVICE_AUTH_ERROR" | "NOT_SUPPORTED" | "CONNECTION_MISSING" | "CONNECTION_ERROR" | "QUOTA_EXCEEDED" | "FILE_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "GENERATION_TIMEOUT";
             /**
              * @description What went wrong, naming the field
              * @example document.locale is required

@@ -200,3 +200,5 @@ async function defaultCount(input: Uint8Array, options: Omit<ConvertOptions, 'to
 export async function countPages(bytes: Uint8Array, format: string, opts: PageCountOptions = {}): Promise<number> {
   return (await pageCount(bytes, format, opts)).pages;
 }
+export { embedFacturX } from './facturx.ts';
+export type { FacturXEmbedding } from './facturx.ts';

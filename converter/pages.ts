@@ -15,7 +15,7 @@ import { pdfPageCount } from './pdf.ts';
 import type { ConvertOptions } from './types.ts';
 import { entryText, readZip } from './zip.ts';
 
-export type PageCountMethod = 'pdf' | 'slides' | 'layout' | 'rendition' | 'app.xml' | 'sheets' | 'csv' | 'fallback';
+export type PageCountMethod = 'pdf' | 'slides' | 'layout' | 'rendition' | 'app.xml' | 'sheets' | 'csv' | 'xml' | 'fallback';
 
 export interface PageCount {
   pages: number;
@@ -56,6 +56,9 @@ export async function pageCount(bytes: Uint8Array, format: string, opts: PageCou
       return { pages: pdfPageCount(bytes), method: 'pdf', exact: true };
     case 'csv':
       return { pages: 1, method: 'csv', exact: true };
+    case 'xml':
+      // An e-invoice (XRechnung): metered as one page, whatever the pdf inside it.
+      return { pages: 1, method: 'xml', exact: true };
     case 'pptx': {
       const xml = part(bytes, 'ppt/presentation.xml');
       if (xml === undefined) throw new ConvertError('BAD_INPUT', 'not a pptx (no ppt/presentation.xml)');

@@ -382,3 +382,74 @@ export function addPdfInfo(bytes: Uint8Array, entries: Record<string, string>): 
   out.set(tailBytes, bytes.byteLength);
   return out;
 }
+
+/** A classic-xref PDF opened for an incremental update: its objects by number, its trailer and size. */
+export interface UpdatablePdf {
+  text: string;
+  startxref: number;
+  trailer: string;
+  size: number;
+  root: { num: number; gen: number };
+  /** The body of object `num` (from `N G obj`), its dictionary (outermost << >>' contents). */
+  get(num: number): string | undefined;
+  dictOf(body: string): string | undefined;
+}
+
+export function openForUpdate(bytes: Uint8Array): UpdatablePdf {
+  const text = latin1(bytes);
+  const sx = text.lastIndexOf('startxref');
+  const startxref = Number(/startxref\s+(\d+)/.exec(text.slice(sx))?.[1] ?? -1);
+  const classic = startxref >= 0 ? classicSection(text, startxref) : null;
+  const xref = classic ? readXref(text, startxref) : null;
+  if (!classic || !xref) throw new ConvertError('CONVERSION_FAILED', 'cannot update the PDF: it has no classic xref table');
+  const trailer = outerDict(classic.trailer) ?? '';
+  const size = Number(/\/Size\s+(\d+)/.exec(trailer)?.[1] ?? NaN);
+  const root = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(trailer);
+  if (!Number.isFinite(size) || !root) throw new ConvertError('CONVERSION_FAILED', 'cannot update the PDF: unreadable trailer');
+  const get = (num: number) => {
+    const e = xref.entries.get(num);
+    return e?.type === 1 ? objectAt(text, e.offset) : undefined;
+  };
+  return { text, startxref, trailer, size, root: { num: Number(root[1]), gen: Number(root[2]) }, get, dictOf: outerDict };
+}
+
+/** Appends objects (new ones, or new versions of old ones) as an incremental update: a new xref section
+ *  for them and a trailer chained to the old one (/Prev), keeping /Root, /Info and /ID. */
+export function appendUpdate(bytes: Uint8Array, pdf: UpdatablePdf, objects: { num: number; gen?: number; body: Uint8Array }[]): Uint8Array {
+  const chunks: Buffer[] = [];
+  let offset = bytes.byteLength;
+  const sep = pdf.text.endsWith('\n') ? '' : '\n';
+  if (sep) {
+    chunks.push(Buffer.from(sep, 'latin1'));
+    offset += sep.length;
+  }
+  const offsets = new Map<number, { offset: number; gen: number }>();
+  for (const o of objects) {
+    const head = Buffer.from(`${o.num} ${o.gen ?? 0} obj\n`, 'latin1');
+    const tail = Buffer.from('\nendobj\n', 'latin1');
+    offsets.set(o.num, { offset, gen: o.gen ?? 0 });
+    chunks.push(head, Buffer.from(o.body), tail);
+    offset += head.byteLength + o.body.byteLength + tail.byteLength;
+  }
+  const nums = [...offsets.keys()].sort((a, b) => a - b);
+  let xref = 'xref\n';
+  for (let i = 0; i < nums.length;) {
+    let j = i;
+    while (j + 1 < nums.length && nums[j + 1] === nums[j]! + 1) j++;
+    xref += `${nums[i]} ${j - i + 1}\n`;
+    for (let k = i; k <= j; k++) {
+      const e = offsets.get(nums[k]!)!;
+      xref += `${String(e.offset).padStart(10, '0')} ${String(e.gen).padStart(5, '0')} n \n`;
+    }
+    i = j + 1;
+  }
+  const size = Math.max(pdf.size, nums[nums.length - 1]! + 1);
+  const keep = ['Root', 'Info']
+    .map((k) => new RegExp(`/${k}\\s+\\d+\\s+\\d+\\s+R`).exec(pdf.trailer)?.[0])
+    .filter(Boolean)
+    .join(' ');
+  const id = /\/ID\s*\[[^\]]*\]/.exec(pdf.trailer)?.[0] ?? '';
+  xref += `trailer\n<< /Size ${size} ${keep} ${id} /Prev ${pdf.startxref} >>\nstartxref\n${offset}\n%%EOF\n`;
+  chunks.push(Buffer.from(xref, 'latin1'));
+  return new Uint8Array(Buffer.concat([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ...chunks]));
+}

@@ -1,6 +1,7 @@
 // A batch (POST /documents/document/generate/batch, extension): one template, many rows, one document per
 // row and/or one combined output. The request, its rules (checked before anything is queued), and what the
 // workflows and activities exchange: ids, settings and blob references, never rows or document bytes.
+import type { EInvoiceOption } from './einvoice.ts';
 import type { BlobRef } from './blob.ts';
 import { type InnerError, innerError } from './errors.ts';
 import type { GenerateInput, GenerateRequest, Variable } from './generate.ts';
@@ -221,6 +222,8 @@ export interface BatchRun {
     conflict?: ConflictBehavior;
     /** document.options.strict: a row whose data misses a tag's value fails (TEMPLATE_ERROR). */
     strict?: true;
+    /** document.einvoice: each row is an e-invoice made from the invoice in the row (activities/einvoice.ts). */
+    einvoice?: EInvoiceOption;
   };
   variables?: Variable[];
   embedded?: string;
@@ -253,6 +256,7 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
       ...(d.sharing ? { sharing: d.sharing } : {}),
       ...(d.conflict ? { conflict: d.conflict } : {}),
       ...(d.strict ? { strict: d.strict } : {}),
+      ...(d.einvoice ? { einvoice: d.einvoice } : {}),
     },
     ...(batch.data.variables ? { variables: batch.data.variables } : {}),
     ...(batch.data.embedded ? { embedded: batch.data.embedded } : {}),

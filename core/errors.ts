@@ -32,6 +32,10 @@ export const errorRegistry = {
   // Extensions (not in the spec's table; documented in the OpenAPI description).
   DATA_NOT_FOUND: { status: 400, message: 'The data could not be resolved.' },
   DATA_INVALID: { status: 400, message: 'The data is not a valid JSON document.' },
+  EINVOICE_INVALID: {
+    status: 400,
+    message: 'The e-invoice breaks rules of its standard (one inner error per rule, naming the rule and the field); nothing was delivered.',
+  },
   TEMPLATE_ERROR: { status: 400, message: 'The template has errors.' },
   TEMPLATE_TOO_COMPLEX: { status: 400, message: 'The template or its data exceeds a limit of this service.' },
   X_SERVICE_AUTH_ERROR: { status: 400, message: 'Invalid format' },

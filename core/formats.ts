@@ -33,6 +33,8 @@ export const FORMATS = {
   gslide: { kind: 'native', contentType: 'application/vnd.google-apps.presentation', convertsTo: ['pdf'] },
   pdf: { kind: 'output', contentType: 'application/pdf', convertsTo: [] },
   csv: { kind: 'output', contentType: 'text/csv', convertsTo: [] },
+  /** An XRechnung e-invoice (document.einvoice): made from the data, not converted from the template. */
+  xml: { kind: 'output', contentType: 'application/xml', convertsTo: [] },
 } as const satisfies Record<string, FormatSpec>;
 
 export type FileFormat = keyof typeof FORMATS;

@@ -2,6 +2,7 @@
 // before any workflow starts (a 400 means nothing was queued, nothing written and nothing consumed).
 import { parse as parseGraphql } from 'graphql';
 import Type, { type Static } from 'typebox';
+import { EInvoiceSchema, type EInvoiceOption, parseEInvoice } from './einvoice.ts';
 import { type InnerError, innerError } from './errors.ts';
 import { ALL_FORMATS, canConvert, isFormat, isOfficeFormat, TEMPLATE_FORMATS } from './formats.ts';
 import {
@@ -94,12 +95,16 @@ export function generateRequestSchema(catalog: LocationCatalog) {
       timezone: Type.String({ description: 'IANA time zone, e.g. Europe/Paris' }),
       locale: Type.String({ description: 'BCP 47 locale, e.g. en-US' }),
       name: Type.String({ minLength: 1 }),
-      fileFormat: oneOf(ALL_FORMATS, "The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2)"),
+      fileFormat: oneOf(
+        ALL_FORMATS,
+        "The template's own format, or pdf (from any template) or csv (from xlsx) (spec 4.8 rule 2); xml only for an XRechnung e-invoice (document.einvoice)",
+      ),
       deliveryMethod: oneOf(
         methods.delivery,
         `Where the document goes; where each format may go (spec 4.8 rule 3): ${formatWording(catalog, 'generate', 'write')}`,
       ),
       path: Type.String({ description: pathWording(catalog, 'generate') }),
+      einvoice: Type.Optional(EInvoiceSchema),
       options: Type.Optional(
         Type.Object(
           {
@@ -162,6 +167,8 @@ export interface GenerateInput {
     nativeMerge?: { images: boolean };
     /** document.options.strict: a tag whose data is missing fails the generate instead of rendering empty. */
     strict?: true;
+    /** document.einvoice: an EN 16931 e-invoice made from the invoice in the data (docs/einvoice.md). */
+    einvoice?: EInvoiceOption;
   };
   /** The uploads the request names (template, data, relatedItems at a location whose reads are uploads):
    *  the run consumes them, whether it succeeds or fails (spec 3). */
@@ -197,7 +204,8 @@ export interface TemplateLocation {
  *  its bytes are damaged; with document.options.accessible, a picture without alternative text or a table
  *  without a header row (located by part only; `tag` empty) (extension: result.data.warnings). */
 export interface GenerateWarning {
-  code: 'MISSING_VALUE' | 'IMAGE_INVALID' | 'IMAGE_WITHOUT_ALT_TEXT' | 'TABLE_WITHOUT_HEADER_ROW';
+  /** EINVOICE_RULE: a warning-level rule of the e-invoice's standard (tag: the rule, location.part: the field). */
+  code: 'MISSING_VALUE' | 'IMAGE_INVALID' | 'IMAGE_WITHOUT_ALT_TEXT' | 'TABLE_WITHOUT_HEADER_ROW' | 'EINVOICE_RULE';
   /** For people: which tag, and where. */
   message: string;
   /** The tag as written between its delimiters. */
@@ -265,7 +273,18 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   const { target, needs: targetNeeds, problems: targetProblems } = parseTarget(d, { field: 'document', request: 'generate' }, catalog);
   problems.push(...targetProblems);
   // Rule 2: the template's own format, or one the converter makes from it (pdf from anything, csv from xlsx).
-  if (isFormat(d.fileFormat) && templateFormat && d.fileFormat !== t.fileFormat && !canConvert(t.fileFormat, d.fileFormat)) {
+  const einvoice = parseEInvoice(
+    d.einvoice,
+    { fileFormat: d.fileFormat, ...(target.saveOptions ? { saveOptions: target.saveOptions } : {}) },
+    problems,
+  );
+  if (
+    isFormat(d.fileFormat) &&
+    templateFormat &&
+    d.fileFormat !== t.fileFormat &&
+    !canConvert(t.fileFormat, d.fileFormat) &&
+    !(d.fileFormat === 'xml' && d.einvoice !== undefined)
+  ) {
     bad(
       d.fileFormat === 'csv'
         ? `document.fileFormat csv can only be produced from an xlsx template (template.fileFormat is ${t.fileFormat})`
@@ -282,6 +301,8 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
   const native = nativeMergeOf(req);
   problems.push(...native.errors);
   const strict = strictOf(req, native.merge !== undefined, problems);
+  if (einvoice && native.merge)
+    bad("document.einvoice needs docgen's own merge: leave document.options.driveBGenerate.nativeMergeEnabled off");
   const dataMethods = dataLoadMethods(catalog);
   if (!dataMethods.includes(req.data.loadMethod)) bad(`data.loadMethod must be one of ${dataMethods.join(', ')}`);
   else if (req.data.loadMethod === GRAPHQL)
@@ -329,6 +350,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
         timezone: d.timezone,
         ...(native.merge ? { nativeMerge: native.merge } : {}),
         ...(strict ? { strict } : {}),
+        ...(einvoice ? { einvoice } : {}),
       },
       uploads: uploadsOf(catalog, [
         [t.loadMethod, t.urn],

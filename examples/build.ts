@@ -5,7 +5,8 @@
 // monthly-report.xlsx a row repeated per region, typed number cells, a SUM row that grows with the rows
 // products.pptx       one slide per product ({:products}), with its price and a bullet list per slide
 // reminder.docx       a payment reminder with a condition, one per row of customers.csv
-// and their data (invoice.json with the logo as a data URL, monthly-report.json, products.json).
+// and their data (invoice.json with the logo as a data URL, monthly-report.json, products.json;
+// invoice-einvoice.json: the same invoice with its EN 16931 e-invoice, docs/einvoice.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
@@ -345,6 +346,46 @@ function invoiceData(): unknown {
   };
 }
 
+/** The same invoice with its e-invoice beside what the template renders (docs/einvoice.md's model under
+ *  `einvoice`, built from the same values, amounts as strings): a generate with
+ *  `document.einvoice: {"standard": "facturx", "data": "einvoice"}` renders invoice.docx and embeds the XML. */
+function invoiceEInvoiceData(): unknown {
+  const base = invoiceData() as { items: { description: string; quantity: number; unitPrice: number }[] };
+  return {
+    ...base,
+    einvoice: {
+      number: 'INV-2026-0117',
+      issueDate: '2026-11-02',
+      dueDate: '2026-12-02',
+      deliveryDate: '2026-10-30',
+      currency: 'EUR',
+      orderReference: 'PO-88417',
+      note: 'Delivered on 30 October 2026 under order PO-88417.',
+      seller: {
+        name: 'Northwind Print & Paper',
+        vatId: 'FR40123456824',
+        electronicAddress: 'billing@northwind.example',
+        address: { line1: '12 rue des Archives', city: 'Paris', postcode: '75004', countryCode: 'FR' },
+      },
+      buyer: {
+        name: 'ACME & Co.',
+        address: { line1: '221 Baker Street', city: 'London', postcode: 'NW1 6XE', countryCode: 'GB' },
+      },
+      paymentMeans: { typeCode: '58', iban: 'FR7630006000011234567890189' },
+      paymentTerms: 'Payable by 2 December 2026',
+      lines: base.items.map((item, i) => ({
+        id: String(i + 1),
+        name: item.description,
+        quantity: String(item.quantity),
+        unitCode: item.description.endsWith('hours') ? 'HUR' : 'C62',
+        netPrice: item.unitPrice.toFixed(2),
+        vat: { category: 'S', rate: '20' },
+      })),
+      totals: { lineTotal: '834.60', taxTotal: '166.92', grandTotal: '1001.52', duePayable: '1001.52' },
+    },
+  };
+}
+
 function monthlyReportData(): unknown {
   return {
     month: 'October 2026',
@@ -392,6 +433,7 @@ export function buildExamples(dir = here): string[] {
   const files: [string, Uint8Array][] = [
     ['invoice.docx', invoiceDocx()],
     ['invoice.json', json(invoiceData())],
+    ['invoice-einvoice.json', json(invoiceEInvoiceData())],
     ['monthly-report.xlsx', monthlyReportXlsx()],
     ['monthly-report.json', json(monthlyReportData())],
     ['products.pptx', productsPptx()],

@@ -25,6 +25,8 @@ const dataBox = /** @type {HTMLTextAreaElement} */ ($('data'));
 const localeBox = /** @type {HTMLSelectElement} */ ($('locale'));
 const zoneBox = /** @type {HTMLSelectElement} */ ($('timezone'));
 const accessibleBox = input('accessible');
+const einvoiceBox = /** @type {HTMLSelectElement} */ ($('einvoice'));
+const einvoiceDataBox = /** @type {HTMLInputElement} */ ($('einvoice-data'));
 
 /**
  * @typedef {{ part: string, paragraph?: number, sheet?: string, cell?: string, where: string }} Loc
@@ -73,6 +75,8 @@ async function api(method, route, { json, form } = /** @type {{ json?: unknown, 
     const inner = parsed?.error?.innerErrors ?? [];
     const msg = inner.length > 0 ? inner.map((e) => e.message).join('; ') : (parsed?.error?.message ?? `${res.status} ${res.statusText}`);
     const err = new Error(res.status === 401 ? `Not signed in: ${msg}` : msg);
+    // The inner errors themselves, for the lists that show them one by one (the e-invoice's rules).
+    /** @type {any} */ (err).innerErrors = inner;
     throw err;
   }
   return parsed;
@@ -117,8 +121,26 @@ function generateBody(templateUrn, templateFormat, dataUrn, format, name) {
       locale: localeBox.value,
       timezone: zoneBox.value,
       ...(accessible ? { options: { accessible: true } } : {}),
+      ...(format === 'pdf' ? einvoiceOption() : {}),
     },
   };
+}
+
+/** document.einvoice as the pickers set it (docs/einvoice.md): a Factur-X profile and where the invoice is. */
+function einvoiceOption() {
+  if (!einvoiceBox.value) return {};
+  const [standard, profile] = einvoiceBox.value.split('|');
+  return { einvoice: { standard, profile, data: einvoiceDataBox.value.trim() } };
+}
+
+/** The e-invoice's rules, one line each: the failed ones (EINVOICE_INVALID) or the warnings (EINVOICE_RULE). */
+function showEInvoice(/** @type {{ message?: string }[]} */ problems, /** @type {boolean} */ refused) {
+  const ul = $('einvoice-problems');
+  ul.replaceChildren();
+  if (!einvoiceBox.value) ul.append(li('E-invoice off.', 'muted'));
+  else if (problems.length === 0) ul.append(li('None: the e-invoice passes the EN 16931 checks.', 'ok'));
+  for (const p of problems) ul.append(li(String(p.message)));
+  document.body.dataset.einvoiceProblems = String(refused ? problems.length : 0);
 }
 
 async function download(urn) {
@@ -410,7 +432,12 @@ async function preview() {
     /** @type {Record<string, number>} */
     const timings = {};
     const gen = await generate('pdf', dataBox.value, 'preview', timings);
-    const warnings = gen.result.data.warnings ?? [];
+    const all = gen.result.data.warnings ?? [];
+    const warnings = all.filter((/** @type {{ code: string }} */ w) => w.code !== 'EINVOICE_RULE');
+    showEInvoice(
+      all.filter((/** @type {{ code: string }} */ w) => w.code === 'EINVOICE_RULE'),
+      false,
+    );
     state.serverWarnings = warnings;
     const data = JSON.parse(dataBox.value);
     showMissing(missingFields(insp.schema, data), warnings);
@@ -425,6 +452,14 @@ async function preview() {
     status.textContent = `${pages} page${pages === 1 ? '' : 's'}, drawn in ${state.lastPreviewMs} ms (${localeBox.value}, ${zoneBox.value}).`;
     document.body.dataset.previewSeq = String(seq);
   } catch (err) {
+    const inner = /** @type {{ code: string; message: string }[]} */ (/** @type {any} */ (err).innerErrors ?? []);
+    const rules = inner.filter((e) => e.code === 'EINVOICE_INVALID');
+    if (rules.length > 0) {
+      showEInvoice(rules, true);
+      status.textContent = `Preview failed: the e-invoice breaks ${rules.length} rule${rules.length === 1 ? '' : 's'} (listed under the data).`;
+      document.body.dataset.previewError = String(seq);
+      return;
+    }
     status.textContent = `Preview failed: ${/** @type {Error} */ (err).message}`;
     document.body.dataset.previewError = String(seq);
   }
@@ -584,6 +619,8 @@ function wire() {
   localeBox.addEventListener('change', () => scheduleCheck(0));
   zoneBox.addEventListener('change', () => scheduleCheck(0));
   accessibleBox.addEventListener('change', () => scheduleCheck(0));
+  einvoiceBox.addEventListener('change', () => scheduleCheck(0));
+  einvoiceDataBox.addEventListener('input', () => scheduleCheck());
   $('save').addEventListener('submit', (e) => {
     e.preventDefault();
     void save();

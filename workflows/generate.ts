@@ -61,6 +61,7 @@ async function generate(
     const {
       merged,
       scratch: prepareScratch,
+      einvoice,
       ...merge
     } = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [
       { ...prepareInput(input), ...(read ? { read } : {}) },
@@ -71,7 +72,7 @@ async function generate(
     if (input.document.fileFormat !== input.template.fileFormat) {
       // Listed before the conversion runs: a run cancelled or failed meanwhile discards what it wrote.
       const slot = scratch.push(outputOf(input)) - 1;
-      output = await convert(input, conversionQueue, output);
+      output = await convert(input, conversionQueue, output, einvoice);
       scratch[slot] = output;
     }
   } catch (err) {
@@ -213,6 +214,7 @@ function prepareInput(input: GenerateInput) {
       subscriptionId: run.subscriptionId,
       ...(document.strict ? { strict: true } : {}),
       ...(document.saveOptions?.pdf?.accessible ? { accessible: true } : {}),
+      ...(document.einvoice ? { einvoice: document.einvoice } : {}),
     },
   };
 }
@@ -223,12 +225,16 @@ function outputOf(input: GenerateInput): BlobRef {
   return { key: `scratch/${workflowInfo().workflowId}/output.${to}`, sha256: '', size: 0, contentType: contentTypeOf(to) };
 }
 
-function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef): Promise<BlobRef> {
+function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef, xml: BlobRef | undefined): Promise<BlobRef> {
   const from = input.template.fileFormat;
   const to = input.document.fileFormat;
   const { pdf, csv } = input.document.saveOptions ?? {};
+  const option = input.document.einvoice;
+  const einvoice = option && xml ? { xml, option, name: input.document.name } : undefined;
   return conversion(queue).convertDocument.executeWithOptions(
-    { summary: `convert ${from} to ${to}${pdf?.conformance ? ` (${pdf.conformance})` : ''}` },
+    {
+      summary: `convert ${from} to ${to}${pdf?.conformance ? ` (${pdf.conformance})` : ''}${option ? `; e-invoice ${option.standard} ${option.profile}` : ''}`,
+    },
     [
       {
         source,
@@ -239,6 +245,7 @@ function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef):
         ...(pdf ? { pdf } : {}),
         ...(pdf?.accessible ? accessibleText(input.document) : {}),
         ...(csv ? { csv } : {}),
+        ...(einvoice ? { einvoice } : {}),
         ...(input.data.embedded ? { embedded: customProperties(input.data.embedded) } : {}),
         subscriptionId: input.run.subscriptionId,
         ...(input.run.callerDeadline !== undefined ? { abandonAt: input.run.callerDeadline } : {}),

@@ -20,6 +20,7 @@ import { compileTextPattern, TemplateError, type TextPattern } from '../../engin
 import { recordBatchRowDone } from '../../store/records/batches.ts';
 import { countMetering } from '../../telemetry/metrics.ts';
 import { conversionFailure } from '../convert.ts';
+import { eInvoiceOf } from '../einvoice.ts';
 import { mergeBytes } from '../merge.ts';
 import type { BatchDeps } from './deps.ts';
 import { rowDocKey, rowUrn } from './ids.ts';
@@ -111,17 +112,24 @@ export function rowSteps(deps: BatchDeps) {
     return merged.output;
   }
 
-  async function convertRow(run: BatchRun, row: Row, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  async function convertRow(
+    run: BatchRun,
+    row: Row,
+    bytes: Uint8Array,
+    signal: AbortSignal | undefined,
+    pdf?: NonNullable<BatchRun['document']['saveOptions']>['pdf'],
+  ): Promise<Uint8Array> {
     const save = run.document.saveOptions ?? {};
     const embedded = run.embedded ? customProperties(run.embedded) : undefined;
     const options = {
       from: bytesFormatOf(run.templateFormat),
-      to: run.document.fileFormat,
+      // An e-invoice's rendition is a pdf whatever the delivered format (activities/einvoice.ts).
+      to: pdf ? 'pdf' : run.document.fileFormat,
       tenant: run.subscriptionId,
       ...(signal ? { signal } : {}),
-      ...(save.pdf ? { pdf: save.pdf } : {}),
+      ...(pdf ? { pdf } : save.pdf ? { pdf: save.pdf } : {}),
       // An accessible row's title when the template has none: the row's document name.
-      ...(save.pdf?.accessible ? { title: nameOf(run, row).name.replace(/\.pdf$/i, ''), language: run.document.locale } : {}),
+      ...((pdf ?? save.pdf)?.accessible ? { title: nameOf(run, row).name.replace(/\.pdf$/i, ''), language: run.document.locale } : {}),
       ...(save.csv ? { csv: save.csv } : {}),
       ...(embedded ? { embedded } : {}),
     } as ConvertOptions;
@@ -137,6 +145,15 @@ export function rowSteps(deps: BatchDeps) {
 
   /** One row's document: merged, converted when the format differs (its pages are counted as it is written). */
   async function render(run: BatchRun, row: Row, signal: AbortSignal | undefined): Promise<Uint8Array> {
+    const option = run.document.einvoice;
+    if (option) {
+      // document.einvoice: the row's invoice checked before its merge, as a single generate does.
+      const rowName = nameOf(run, row).name;
+      return eInvoiceOf(option, row, rowName, {
+        merge: () => mergeRow(run, row, signal),
+        pdf: (bytes, pdf) => convertRow(run, row, bytes, signal, pdf),
+      });
+    }
     const bytes = await mergeRow(run, row, signal);
     return run.document.fileFormat !== run.templateFormat ? convertRow(run, row, bytes, signal) : bytes;
   }

@@ -79,9 +79,9 @@ export const GenerateWarning = component(
   'GenerateWarning',
   Type.Object(
     {
-      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID', 'IMAGE_WITHOUT_ALT_TEXT', 'TABLE_WITHOUT_HEADER_ROW'], {
+      code: stringEnum(['MISSING_VALUE', 'IMAGE_INVALID', 'IMAGE_WITHOUT_ALT_TEXT', 'TABLE_WITHOUT_HEADER_ROW', 'EINVOICE_RULE'], {
         description:
-          "MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict). With document.options.accessible (docs/accessibility.md), what a screen reader would miss, located by part with an empty tag: IMAGE_WITHOUT_ALT_TEXT, a picture with neither alternative text (an image tag value's alt, or its description in the template) nor the decorative mark; TABLE_WITHOUT_HEADER_ROW, a Word table whose first row is not a header row. Under strict these are a 400 TEMPLATE_ERROR.",
+          "MISSING_VALUE: the data has no value for the tag, which rendered empty; IMAGE_INVALID: the image the data gives for the tag is damaged (a truncated PNG) and was left out (an error under document.options.strict). With document.options.accessible (docs/accessibility.md), what a screen reader would miss, located by part with an empty tag: IMAGE_WITHOUT_ALT_TEXT, a picture with neither alternative text (an image tag value's alt, or its description in the template) nor the decorative mark; TABLE_WITHOUT_HEADER_ROW, a Word table whose first row is not a header row. Under strict these are a 400 TEMPLATE_ERROR. EINVOICE_RULE: a warning-level rule of the e-invoice's standard (document.einvoice), tag the rule (BG-16), location.part the field of the invoice data",
       }),
       message: Type.String({
         description: 'For people: which tag, and where',
@@ -105,7 +105,7 @@ export const GenerateResult = component(
       document: GeneratedDocument,
       warnings: Type.Optional(
         Type.Array(GenerateWarning, {
-          description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss; at most ${MAX_GENERATE_WARNINGS}`,
+          description: `Extension, present only when not empty: the tags that rendered empty because the data has no value for them, in template order, then (document.options.accessible) what a screen reader would miss, then the warning-level rules of document.einvoice's standard (EINVOICE_RULE); at most ${MAX_GENERATE_WARNINGS}`,
         }),
       ),
       warningsOmitted: Type.Optional(
@@ -124,7 +124,7 @@ export const generateDocument = {
   tags: [TAG],
   summary: 'Generate a document synchronously',
   description:
-    'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
+    'Merges the template with the data, converts if asked, delivers the file and answers 201 with the document; a tag that rendered empty because the data has no value for it is listed in result.data.warnings (extension; with document.options.strict true it fails the request instead). A failure answers 400 with the reason in error.innerErrors (TEMPLATE_NOT_FOUND, DATA_NOT_FOUND, INVALID_TEMPLATE_FORMAT when the template is of another kind than template.fileFormat, TEMPLATE_ERROR, TEMPLATE_TOO_COMPLEX when a template limit, MERGE_MAX_MEMORY_MB or MERGE_TIMEOUT_MS is exceeded, EINVOICE_INVALID when the invoice of document.einvoice breaks a rule of its standard (one inner error per rule: `<rule> <field>: <why>`, e.g. BR-CO-15 invoice.totals.grandTotal), VALIDATION_ERROR, NOT_SUPPORTED) and nothing is written to the target.',
   headers: IdempotencyHeaders,
   body: GenerateRequest,
   response: {

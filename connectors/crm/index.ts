@@ -10,7 +10,7 @@ import { crmSettings } from './settings.ts';
 export const crm = {
   method: 'crm',
   can: ['readDocument', 'write', 'remove'],
-  formats: { templates: [], writes: [...OFFICE_FORMATS, 'pdf', 'csv'] },
+  formats: { templates: [], writes: [...OFFICE_FORMATS, 'pdf', 'csv', 'xml'] },
   requests: ['manage'],
   connection: crmConnection,
   transfer: 'remote',

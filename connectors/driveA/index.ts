@@ -9,7 +9,7 @@ import { driveASettings } from './settings.ts';
 export const driveA = {
   method: 'DriveA',
   can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'],
-  formats: { templates: OFFICE_FORMATS, writes: [...OFFICE_FORMATS, 'pdf', 'csv'] },
+  formats: { templates: OFFICE_FORMATS, writes: [...OFFICE_FORMATS, 'pdf', 'csv', 'xml'] },
   requests: ['generate', 'manage'],
   connection: driveAConnection,
   transfer: 'remote',

@@ -10,7 +10,7 @@ import { driveBSettings } from './settings.ts';
 export const driveB = {
   method: 'DriveB',
   can: ['readTemplate', 'readData', 'readDocument', 'write', 'share', 'remove', 'delete'],
-  formats: { templates: DRIVEB_NATIVE_FORMATS, writes: [...DRIVEB_NATIVE_FORMATS, 'pdf', 'csv'] },
+  formats: { templates: DRIVEB_NATIVE_FORMATS, writes: [...DRIVEB_NATIVE_FORMATS, 'pdf', 'csv', 'xml'] },
   requests: ['generate', 'manage'],
   connection: driveBConnection,
   transfer: 'remote',

@@ -6,7 +6,7 @@ import { storageLocation } from './location.ts';
 export const storage: LocationRegistration = {
   method: 'Storage',
   can: ['readTemplate', 'readData', 'readDocument', 'write', 'remove'],
-  formats: { templates: OFFICE_FORMATS, writes: [...OFFICE_FORMATS, 'pdf', 'csv'] },
+  formats: { templates: OFFICE_FORMATS, writes: [...OFFICE_FORMATS, 'pdf', 'csv', 'xml'] },
   requests: ['generate', 'manage'],
   // Its reads and writes are the database and the blob store: steps of the workflow task.
   transfer: 'local',

@@ -7,7 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pdfaIdentification } from '../../converter/index.ts';
 import { readZip } from '../../engine/zip.ts';
+import { keepEInvoice } from '../support/einvoice-outputs.ts';
+import { keepPdfA } from '../support/pdfa-outputs.ts';
 import { docgenStartEnv, repoRoot, spawnDocgenStart, type DocgenStart } from '../support/docgen-start.ts';
 
 const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
@@ -98,6 +101,12 @@ describe('README walk-through, run from the README text', () => {
     expect(result.result.statusCode).toBe(201);
     expect(result.result.data.document).toMatchObject({ name: 'invoice.pdf', fileFormat: 'pdf' });
     expect(pdfPages(path.join(outDir, 'invoice.pdf'))).toBe(1);
+    // The e-invoice variant: a PDF/A-3b with the Factur-X XML inside.
+    const facturx = fs.readFileSync(path.join(outDir, 'invoice-facturx.pdf'));
+    expect(pdfaIdentification(facturx)).toEqual({ part: 3, conformance: 'B' });
+    expect(facturx.toString('latin1')).toContain('/UF (factur-x.xml)');
+    keepEInvoice(facturx, 'readme-walkthrough-facturx', 'pdf');
+    keepPdfA(facturx, 'readme-walkthrough-facturx');
     expect(pdfPages(path.join(outDir, 'report.pdf'))).toBe(1);
     expect(out).toContain(`wrote examples/out/report.pdf`);
     expect(fs.readdirSync(path.join(outDir, 'reminders')).sort()).toEqual(['C-1001.pdf', 'C-1002.pdf', 'C-1003.pdf']);

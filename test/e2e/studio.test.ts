@@ -307,4 +307,33 @@ describe('the template studio', () => {
       fs.rmSync(work, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it('shows the e-invoice problems of the data while the author edits (issue 42)', async () => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${base}/studio`);
+      await page.getByText('Signed in.').waitFor({ timeout: 30_000 });
+      await page.setInputFiles('#file', invoice);
+      await page.locator('#template-status', { hasText: 'invoice.docx: docx' }).waitFor({ timeout: 30_000 });
+      const data = JSON.parse(fs.readFileSync(path.join(repoRoot, 'examples', 'invoice-einvoice.json'), 'utf8')) as {
+        einvoice: { totals: { grandTotal: string } };
+      };
+      await page.getByLabel('Invoice at').fill('einvoice');
+      await page.locator('#einvoice').selectOption('facturx|EN16931');
+      await page.locator('#data').fill(JSON.stringify(data, null, 2));
+      await page.locator('#einvoice-problems', { hasText: 'None: the e-invoice passes' }).waitFor({ timeout: 60_000 });
+      // A wrong total: the preview is refused and the rule, with its field, is listed.
+      data.einvoice.totals.grandTotal = '1001.53';
+      await page.locator('#data').fill(JSON.stringify(data, null, 2));
+      await page.locator('#einvoice-problems', { hasText: 'BR-CO-15 einvoice.totals.grandTotal' }).waitFor({ timeout: 60_000 });
+      expect(await page.locator('#preview-status').innerText()).toContain('the e-invoice breaks 1 rule');
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });

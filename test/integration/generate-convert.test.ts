@@ -1,4 +1,5 @@
 // Generate with conversion through the API: pdf and PDF/A from docx, csv from xlsx, real LibreOffice.
+import { keepPdfA } from '../support/pdfa-outputs.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../api/auth/credentials.ts';
 import { convert, pdfaIdentification, pdfPageCount } from '../../converter/index.ts';
@@ -41,6 +42,7 @@ describe('generate with conversion', () => {
     expect(file.headers.get('content-type')).toBe('application/pdf');
     expect(Buffer.from(file.bytes.subarray(0, 5)).toString()).toBe('%PDF-');
     expect(pdfaIdentification(file.bytes)).toEqual({ part: 2, conformance: 'B' });
+    keepPdfA(file.bytes, 'generate-PdfA2B');
     expect(res.body.consumption).toEqual([
       { dimension: 'pages-generated', value: pdfPageCount(file.bytes) },
       { dimension: 'documents-generated', value: 1 },

@@ -1,4 +1,5 @@
 // Real conversions through the module-level default converter (a warm LibreOffice pool).
+import { keepPdfA } from '../../support/pdfa-outputs.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +83,7 @@ describe('pdf', () => {
     ['PdfA3B', 3],
   ] as const)('produces %s, identified as such in the XMP metadata', async (conformance, part) => {
     const pdf = await convert(makeDocx(para('Archival copy')), { from: 'docx', to: 'pdf', pdf: { conformance } });
+    keepPdfA(pdf, `convert-${conformance}`);
     // LibreOffice tags every PDF/A-1 and then declares conformance A, which includes B.
     expect(pdfaIdentification(pdf)).toEqual({ part, conformance: part === 1 ? 'A' : 'B' });
     if (part === 1) expect(poppler('pdfinfo', pdf)).toMatch(/PDF version:\s+1\.4/);

@@ -1,0 +1,115 @@
+// document.einvoice (docs/einvoice.md): an EN 16931 e-invoice made from the same data as the document.
+// The option's contract and the rules the API checks before any workflow starts; the invoice model, its
+// rules and the XML are einvoice/'s.
+import Type from 'typebox';
+import { type InnerError, innerError } from './errors.ts';
+
+export const EINVOICE_STANDARDS = ['facturx', 'zugferd', 'xrechnung-cii', 'xrechnung-ubl'] as const;
+export const EINVOICE_PROFILES = ['MINIMUM', 'BASIC WL', 'BASIC', 'EN16931', 'EXTENDED', 'XRECHNUNG'] as const;
+
+/** What the workflow carries: the standard, its profile, where the invoice is in the data. */
+export interface EInvoiceOption {
+  standard: (typeof EINVOICE_STANDARDS)[number];
+  profile: (typeof EINVOICE_PROFILES)[number];
+  /** A path in the data: `invoice`, `order.invoice`, `invoices[0]`; empty for the data itself. */
+  data: string;
+  /** xrechnung-*: the template rendered to pdf rides in the XML as a supporting document (BG-24). */
+  pdf?: true;
+}
+
+export const EInvoiceSchema = Type.Object(
+  {
+    standard: Type.Unsafe<string>({
+      type: 'string',
+      enum: [...EINVOICE_STANDARDS],
+      description:
+        'facturx or zugferd (Factur-X 1.07 / ZUGFeRD 2.3, the same file): document.fileFormat pdf, delivered as PDF/A-3b with the CII XML embedded as factur-x.xml. xrechnung-cii or xrechnung-ubl (XRechnung 3.0): document.fileFormat xml, the XML is the document',
+    }),
+    profile: Type.Optional(
+      Type.Unsafe<string>({
+        type: 'string',
+        enum: [...EINVOICE_PROFILES],
+        description:
+          "facturx/zugferd: MINIMUM, BASIC WL, BASIC, EN16931 (default) or EXTENDED; the profile's guideline id (BT-24) goes into the XML. xrechnung-*: XRECHNUNG (the default, the only one)",
+      }),
+    ),
+    data: Type.Optional(
+      Type.String({
+        description:
+          'Where the invoice is in the data (the JSON invoice model of docs/einvoice.md): a path such as invoice (the default), order.invoice or invoices[0]; an empty string for the data itself',
+      }),
+    ),
+    pdf: Type.Optional(
+      Type.Boolean({
+        description:
+          'xrechnung-* only, default false: the template rendered to pdf travels inside the XML as an additional supporting document (BG-24, base64)',
+      }),
+    ),
+  },
+  {
+    description:
+      "Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard's business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings)",
+  },
+);
+
+const PATH = /^(?:[A-Za-z_$][\w$]*|\[\d+\])(?:\.[A-Za-z_$][\w$]*|\[\d+\])*$/;
+
+/** document.einvoice checked against the rest of the document: facturx/zugferd make a pdf (PDF/A-3b: no
+ *  other conformance), xrechnung an xml; the profile belongs to the standard; the data path is one. */
+export function parseEInvoice(
+  value: unknown,
+  document: { fileFormat: string; saveOptions?: { pdf?: { conformance?: string } } },
+  problems: InnerError[],
+): EInvoiceOption | undefined {
+  if (value === undefined || value === null) {
+    if (document.fileFormat === 'xml')
+      problems.push(bad('document.fileFormat xml is an e-invoice: it needs document.einvoice with an xrechnung standard'));
+    return undefined;
+  }
+  const o = value as { standard?: unknown; profile?: unknown; data?: unknown; pdf?: unknown };
+  const standard = EINVOICE_STANDARDS.find((s) => s === o.standard);
+  const before = problems.length;
+  if (!standard) problems.push(bad(`document.einvoice.standard must be one of ${EINVOICE_STANDARDS.join(', ')}`));
+  const xrechnung = standard?.startsWith('xrechnung') ?? false;
+  const profile = EINVOICE_PROFILES.find((p) => p === (o.profile ?? (xrechnung ? 'XRECHNUNG' : 'EN16931')));
+  if (!profile) problems.push(bad(`document.einvoice.profile must be one of ${EINVOICE_PROFILES.join(', ')}`));
+  else if (standard && xrechnung !== (profile === 'XRECHNUNG'))
+    problems.push(
+      bad(
+        xrechnung
+          ? `document.einvoice.profile must be XRECHNUNG (or left out) for ${standard}`
+          : `document.einvoice.profile ${profile} is not a profile of ${standard}: MINIMUM, BASIC WL, BASIC, EN16931 or EXTENDED`,
+      ),
+    );
+  const data = o.data ?? 'invoice';
+  if (typeof data !== 'string' || (data !== '' && !PATH.test(data)))
+    problems.push(
+      bad('document.einvoice.data must be a path in the data such as invoice, order.invoice or invoices[0] (empty for the data itself)'),
+    );
+  if (o.pdf !== undefined && typeof o.pdf !== 'boolean') problems.push(bad('document.einvoice.pdf must be true or false'));
+  if (o.pdf === true && standard && !xrechnung)
+    problems.push(bad(`document.einvoice.pdf is for xrechnung standards: ${standard} embeds the XML in the pdf, the document itself`));
+  if (standard && !xrechnung && document.fileFormat !== 'pdf')
+    problems.push(
+      bad(`document.einvoice.standard ${standard} makes a pdf (PDF/A-3b with the XML inside): document.fileFormat must be pdf`),
+    );
+  if (standard && xrechnung && document.fileFormat !== 'xml')
+    problems.push(
+      bad(
+        `document.einvoice.standard ${standard} makes the XML itself: document.fileFormat must be xml (document.einvoice.pdf: true puts the pdf inside it)`,
+      ),
+    );
+  const conformance = document.saveOptions?.pdf?.conformance;
+  if (standard && !xrechnung && conformance !== undefined && conformance.toLowerCase().replace(/[-_/ ]/g, '') !== 'pdfa3b')
+    problems.push(
+      bad(
+        `document.options.pdfSaveOptions.pdfConformanceLevel must be PdfA3B (or left out) for ${standard}: the e-invoice is a PDF/A-3b file`,
+      ),
+    );
+  if (problems.length > before || !standard || !profile) return undefined;
+  return { standard, profile, data: data as string, ...(o.pdf === true ? { pdf: true } : {}) };
+}
+
+function bad(message: string): InnerError {
+  return innerError('VALIDATION_ERROR', message);
+}

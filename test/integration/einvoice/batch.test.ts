@@ -1,0 +1,83 @@
+// A batch of e-invoices (issue 42): each row's invoice goes through the same steps as a single generate's
+// (activities/einvoice.ts): checked before its merge, rendered as PDF/A-3b, the XML embedded. An invalid
+// row fails with the rule and field, the others are delivered. Outputs kept for CI's validators.
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pdfaIdentification } from '../../../converter/index.ts';
+import { keepEInvoice } from '../../support/einvoice-outputs.ts';
+import { client } from '../../support/http.ts';
+import { makeDocx } from '../../support/office.ts';
+import { keepPdfA } from '../../support/pdfa-outputs.ts';
+import { type Stack, startStack } from '../../support/stack.ts';
+import { waitForBatch } from '../batch/support.ts';
+
+const invoice = JSON.parse(fs.readFileSync(new URL('../../fixtures/einvoice/invoice.json', import.meta.url), 'utf8')) as Record<
+  string,
+  any
+>;
+
+describe('a batch of e-invoices', () => {
+  let stack: Stack;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    api = client(await stack.credentials());
+  });
+  afterAll(async () => stack?.stop());
+
+  async function upload(kind: 'template' | 'data', name: string, bytes: Uint8Array | string): Promise<string> {
+    const r = await api.upload(kind, [{ name, bytes }]);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    return r.body.result.data.files[0].id as string;
+  }
+
+  for (const [standard, fileFormat] of [
+    ['facturx', 'pdf'],
+    ['xrechnung-ubl', 'xml'],
+  ] as const) {
+    it(`${standard}: one e-invoice per row; a row whose totals are wrong fails with BR-CO-15`, async () => {
+      const rows = ['INV-B-1', 'INV-B-2', 'INV-B-3'].map((number): { invoice: Record<string, any> } => ({
+        invoice: { ...structuredClone(invoice), number },
+      }));
+      rows[1]!.invoice.totals.grandTotal = '999.99';
+      const template = await upload(
+        'template',
+        'invoice.docx',
+        makeDocx(['Invoice {invoice.number}', 'Total {invoice.totals.grandTotal}']),
+      );
+      const data = await upload('data', 'rows.json', JSON.stringify(rows));
+      const res = await api.call('POST', '/documents/document/generate/batch', {
+        json: {
+          template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' },
+          data: { urn: data, loadMethod: 'Storage' },
+          document: {
+            name: '{invoice.number}',
+            fileFormat,
+            deliveryMethod: 'Storage',
+            path: 'root',
+            timezone: 'Europe/Paris',
+            locale: 'fr-FR',
+            einvoice: { standard, data: 'invoice' },
+          },
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const batch = await waitForBatch(api, res.body.result.data.batch.id);
+      expect(batch).toMatchObject({ status: 'completed', rowsTotal: 3, rowsDone: 2, rowsFailed: 1 });
+      expect(batch.failures.items).toEqual([
+        { row: 2, code: 'EINVOICE_INVALID', message: expect.stringContaining('BR-CO-15 (invoice.totals.grandTotal)') },
+      ]);
+      const listed = await api.call('GET', `/documents/batch/${res.body.result.data.batch.id}/rows?status=done&top=10`);
+      for (const row of listed.body.result.data.rows as { urn: string; name: string }[]) {
+        const file = await api.download(row.urn);
+        if (fileFormat === 'pdf') {
+          expect(pdfaIdentification(file.bytes)).toEqual({ part: 3, conformance: 'B' });
+          expect(Buffer.from(file.bytes).toString('latin1')).toContain('/UF (factur-x.xml)');
+          keepPdfA(file.bytes, `batch-${row.name}`);
+        } else expect(Buffer.from(file.bytes).toString('utf8')).toContain(`<cbc:ID>${row.name.replace(/\.xml$/, '')}</cbc:ID>`);
+        keepEInvoice(file.bytes, `batch-${standard}-${row.name}`, fileFormat);
+      }
+    });
+  }
+});
