@@ -3,6 +3,7 @@
 // [reads at remote locations, as transfers], prepareGeneration, [convertDocument], writeAndRecord. Deterministic code only: no Node built-ins, no I/O;
 // activities are imported as types.
 import { ActivityFailure, ApplicationFailure, CancellationScope, patched, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Converted } from '../activities/convert.ts';
 import type { PrepareInput, Recorded, WriteAndRecordInput } from '../activities/groups.ts';
 import type { BlobRef } from '../core/blob.ts';
 import { displayUrl } from '../core/display-url.ts';
@@ -57,6 +58,10 @@ async function generate(
   const read = readsRemotely(input) && patched(REMOTE_READS) ? await readRemote(input, scratch) : undefined;
   let output: BlobRef;
   let warnings: MergeWarnings;
+  // A conversion to pdf or csv counts its output's pages from the bytes it holds (activities/convert.ts):
+  // the write step meters them instead of reading the file again. Deterministic on replay: the count is
+  // in the conversion's recorded result (absent from results recorded before it, when the write step counts).
+  let pages: number | undefined;
   try {
     const {
       merged,
@@ -71,7 +76,9 @@ async function generate(
     if (input.document.fileFormat !== input.template.fileFormat) {
       // Listed before the conversion runs: a run cancelled or failed meanwhile discards what it wrote.
       const slot = scratch.push(outputOf(input)) - 1;
-      output = await convert(input, conversionQueue, output);
+      const { pages: counted, ...converted } = await convert(input, conversionQueue, output);
+      output = converted;
+      pages = counted;
       scratch[slot] = output;
     }
   } catch (err) {
@@ -86,10 +93,13 @@ async function generate(
     }
     throw err;
   }
-  const recorded = await writeAndRecord(writeInput(input, urn, output, scratch), {
-    write: 'deliver',
-    what: 'record document and metering; consume uploads',
-  });
+  const recorded = await writeAndRecord(
+    { ...writeInput(input, urn, output, scratch), ...(pages !== undefined ? { pages } : {}) },
+    {
+      write: 'deliver',
+      what: 'record document and metering; consume uploads',
+    },
+  );
   return { recorded, warnings };
 }
 
@@ -222,7 +232,7 @@ function outputOf(input: GenerateInput): BlobRef {
   return { key: `scratch/${workflowInfo().workflowId}/output.${to}`, sha256: '', size: 0, contentType: contentTypeOf(to) };
 }
 
-function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef): Promise<BlobRef> {
+function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef): Promise<Converted> {
   const from = input.template.fileFormat;
   const to = input.document.fileFormat;
   const { pdf, csv } = input.document.saveOptions ?? {};
