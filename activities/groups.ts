@@ -108,19 +108,36 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
       // What this step makes goes in `scratch` (the workflow holds what it read before).
       const scratch: BlobRef[] = [];
       try {
-        const template = read.template ?? (await steps.resolveTemplate({ run, template: input.template }));
-        // A template read from a drive is an export or download in scratch (an uploaded one is not).
-        if (!read.template && template.key.startsWith('scratch/')) scratch.push(template);
-        let related: Record<string, BlobRef> | undefined;
-        for (const item of input.related ?? []) {
-          const given = read.related?.[item.name];
-          const ref = given ?? (await steps.resolveTemplate({ run, template: item.template, field: item.field }));
-          if (!given && ref.key.startsWith('scratch/')) scratch.push(ref);
-          (related ??= {})[item.name] = ref;
-        }
-        const data = read.data ?? (await steps.loadData({ run, data: input.data }));
+        // The template, its related items and the data are read at once (each a lookup and a file read),
+        // and a failure names the first that failed in this order, as when they were read one by one. A
+        // GraphQL query (a request to the caller's endpoint) is made only once the templates resolved.
+        // What a read made in scratch is listed even when another failed, so that it is discarded.
+        const templates = [
+          { given: read.template, read: () => steps.resolveTemplate({ run, template: input.template }) },
+          ...(input.related ?? []).map((item) => ({
+            given: read.related?.[item.name],
+            read: () => steps.resolveTemplate({ run, template: item.template, field: item.field }),
+          })),
+        ];
+        const readData = () => (read.data ? Promise.resolve(read.data) : steps.loadData({ run, data: input.data }));
+        const dataFirst = input.data.loadMethod !== 'GraphQL' ? readData() : undefined;
+        dataFirst?.catch(() => undefined);
+        const resolved = await Promise.allSettled(templates.map((t) => (t.given ? Promise.resolve(t.given) : t.read())));
+        resolved.forEach((r, i) => {
+          // A template read from a drive is an export or download in scratch (an uploaded one is not).
+          if (r.status === 'fulfilled' && !templates[i]!.given && r.value.key.startsWith('scratch/')) scratch.push(r.value);
+        });
+        const loaded = await Promise.allSettled([dataFirst ?? (resolved.every((r) => r.status === 'fulfilled') ? readData() : undefined)]);
         // A GraphQL result or a drive download is in scratch; an uploaded file is not (discard only removes scratch/ keys).
-        if (!read.data) scratch.push(data);
+        const dataRead = loaded[0]!;
+        if (dataRead.status === 'fulfilled' && dataRead.value && !read.data) scratch.push(dataRead.value);
+        const failed = [...resolved, dataRead].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason;
+        const template = (resolved[0] as PromiseFulfilledResult<BlobRef>).value;
+        let related: Record<string, BlobRef> | undefined;
+        for (const [i, item] of (input.related ?? []).entries())
+          (related ??= {})[item.name] = (resolved[i + 1] as PromiseFulfilledResult<BlobRef>).value;
+        const data = (dataRead as PromiseFulfilledResult<BlobRef>).value;
         const { blob: merged, ...warnings } = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
         scratch.push(merged);
         // The tags that rendered empty for want of data: the workflow's result lists them (result.data.warnings).
