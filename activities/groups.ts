@@ -11,6 +11,7 @@
 //   endRun            = consume the uploads -> discard scratch (a run that failed before writeAndRecord)
 import type { BlobRef } from '../core/blob.ts';
 import { type Consumption, generatedConsumption, managedConsumption } from '../core/envelope.ts';
+import { bytesFormatOf } from '../core/formats.ts';
 import type { MergeWarnings } from '../core/generate.ts';
 import type { RunContext } from '../core/run.ts';
 import type { Written, WriteInput } from './deliver.ts';
@@ -46,6 +47,10 @@ export interface PrepareInput {
   /** What the workflow read before this step, as transfers of their own (a template, related item or data
    *  file at a remote location): used as they are, not read again. */
   read?: { template?: BlobRef; related?: Record<string, BlobRef>; data?: BlobRef };
+  /** The merged file is delivered as it is (no conversion), in this format, by this worker's write step
+   *  (a local target): its page count starts as soon as it is merged, and the write step takes it (see
+   *  CountsAhead). Absent from inputs recorded before it. */
+  countAhead?: string;
 }
 
 export interface Prepared extends MergeWarnings {
@@ -84,7 +89,58 @@ export interface Recorded {
   consumption: Consumption[];
 }
 
+/** The page counts prepareGeneration started for the write step that follows it in the same workflow task,
+ *  on this worker: the count (LibreOffice's layout of a docx, about as long as the rest of the generate) runs
+ *  while the prepare step returns, the workflow schedules the write step and that step starts, instead of
+ *  after. Keyed by the merged file's key, checksum and format, so the write step takes only the count of the
+ *  very bytes it delivers; the promise is the measure step's own (the same limits, PAGE_COUNT rules and
+ *  failures). A write step on another worker (the task lost and run again elsewhere), or an attempt after a
+ *  first one took it, counts again; a count nobody takes is dropped after a while. Nothing of it is durable:
+ *  it is a cache of a result the write step would compute from the same bytes. */
+class CountsAhead {
+  private readonly counts = new Map<string, { pages: Promise<number>; timer: NodeJS.Timeout }>();
+
+  private readonly keepMs: number;
+
+  constructor(keepMs = 120_000) {
+    this.keepMs = keepMs;
+  }
+
+  start(blob: BlobRef, fileFormat: string, count: () => Promise<number>): void {
+    const key = CountsAhead.key(blob, fileFormat);
+    this.drop(key);
+    const pages = count();
+    // Taken or not, its failure is the write step's to report: never an unhandled rejection here.
+    pages.catch(() => undefined);
+    const timer = setTimeout(() => this.counts.delete(key), this.keepMs);
+    timer.unref();
+    this.counts.set(key, { pages, timer });
+  }
+
+  take(blob: BlobRef, fileFormat: string): Promise<number> | undefined {
+    const key = CountsAhead.key(blob, fileFormat);
+    const found = this.counts.get(key);
+    this.drop(key);
+    return found?.pages;
+  }
+
+  private drop(key: string): void {
+    const found = this.counts.get(key);
+    if (!found) return;
+    clearTimeout(found.timer);
+    this.counts.delete(key);
+  }
+
+  private static key(blob: BlobRef, fileFormat: string): string {
+    return `${blob.key}\n${blob.sha256}\n${fileFormat}`;
+  }
+}
+
+/** Formats whose page count LibreOffice lays out (converter/pages.ts): the ones worth counting ahead. */
+const LAID_OUT = new Set(['docx', 'xlsx']);
+
 export function groupActivities(single: Steps, undoable: (method: string) => boolean) {
+  const ahead = new CountsAhead();
   // Each step keeps its own duration metric (docgen_activity_duration_seconds{activity="merge"}).
   const steps = Object.fromEntries(
     Object.entries(single).map(([name, run]) => [
@@ -140,6 +196,10 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         const data = (dataRead as PromiseFulfilledResult<BlobRef>).value;
         const { blob: merged, ...warnings } = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
         scratch.push(merged);
+        const countAs = input.countAhead;
+        if (countAs !== undefined && LAID_OUT.has(bytesFormatOf(countAs))) {
+          ahead.start(merged, countAs, () => steps.measure({ blob: merged, fileFormat: countAs, subscriptionId: run.subscriptionId }));
+        }
         // The tags that rendered empty for want of data: the workflow's result lists them (result.data.warnings).
         return { merged, scratch, ...warnings };
       } catch (err) {
@@ -168,7 +228,8 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
       const counting =
         counted !== undefined
           ? Promise.resolve(counted)
-          : steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId });
+          : (ahead.take(input.source, target.fileFormat) ??
+            steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId }));
       const writing = transferred
         ? Promise.resolve(transferred)
         : undoable(target.deliveryMethod)

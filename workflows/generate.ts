@@ -68,7 +68,7 @@ async function generate(
       scratch: prepareScratch,
       ...merge
     } = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [
-      { ...prepareInput(input), ...(read ? { read } : {}) },
+      { ...prepareInput(input), ...(read ? { read } : {}), ...countAhead(input) },
     ]);
     scratch.push(...prepareScratch);
     warnings = merge;
@@ -224,6 +224,13 @@ function prepareInput(input: GenerateInput) {
       ...(document.strict ? { strict: true } : {}),
     },
   };
+}
+
+/** The merged file is delivered as it is to a local target, whose write step runs on this worker right
+ *  after the prepare step: its page count may start as soon as it is merged (activities/groups.ts
+ *  CountsAhead). An input of the step, not a command: runs recorded before it replay as they ran. */
+function countAhead({ run, template, document }: GenerateInput): { countAhead?: string } {
+  return document.fileFormat === template.fileFormat && !isRemote(run, document.deliveryMethod) ? { countAhead: document.fileFormat } : {};
 }
 
 /** Where the conversion writes its output (no checksum yet: a reference for discarding it). */
