@@ -4,10 +4,12 @@
 // whether they are one step or eight. So the grouping changes what the history shows (one marker per
 // group, whose summary names the steps) and not what a crash can do. The groups reuse the single steps, so
 // errors, limits, idempotency and each step's duration metric are theirs:
-//   prepareGeneration = resolve the template (and its relatedItems) -> load the data -> merge (generate); the
-//                       merge's warnings (tags left empty for want of data) come back with the merged file;
-//                       what is at a remote location the workflow reads first, as transfers (workflows/generate.ts)
-//   writeAndRecord    = [count pages || write] -> record -> consume the uploads -> discard scratch (both)
+//   prepareGeneration = resolve the template (and its relatedItems) || load the data -> merge [-> the page
+//                       count started for the write step: CountsAhead] (generate); the merge's warnings (tags
+//                       left empty for want of data) come back with the merged file; what is at a remote
+//                       location the workflow reads first, as transfers (workflows/generate.ts)
+//   writeAndRecord    = [count pages (or take the count started ahead, or the conversion's) || write] -> record
+//                       -> consume the uploads -> discard scratch (both)
 //   endRun            = consume the uploads -> discard scratch (a run that failed before writeAndRecord)
 import type { BlobRef } from '../core/blob.ts';
 import { type Consumption, generatedConsumption, managedConsumption } from '../core/envelope.ts';
