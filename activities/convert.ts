@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { type ConvertError, type ConvertOptions, convert, isConvertError } from '../converter/index.ts';
+import { type ConvertError, type ConvertOptions, convert, isConvertError, pageCount } from '../converter/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { bytesFormatOf } from '../core/formats.ts';
@@ -32,11 +32,19 @@ export interface ConvertInput {
   abandonAt?: number;
 }
 
+/** The converted file, and its pages when its format's count is exact from its own bytes (pdf: the page
+ *  tree, csv: 1; converter/pages.ts): the workflow meters them instead of reading and parsing the file again
+ *  in the write step (PAGE_COUNT does not apply to these formats). Absent from the results of runs recorded
+ *  before it: the write step counts then. */
+export interface Converted extends BlobRef {
+  pages?: number;
+}
+
 export function convertActivity(deps: ActivityDeps) {
   /** A normal activity for an async generate and manage (long, bound to the LibreOffice pool: it
    *  heartbeats) and a local one for a sync generate (workflows/steps.ts); a cancelled or timed-out attempt
    *  kills its conversion. */
-  return async function convertDocument(input: ConvertInput): Promise<BlobRef> {
+  return async function convertDocument(input: ConvertInput): Promise<Converted> {
     const ctx = Context.current();
     const timeoutMs = remainingBudget(input.deadline);
     const bytes = await deps.blobs.get(input.source.key);
@@ -83,9 +91,19 @@ export function convertActivity(deps: ActivityDeps) {
       }
     }
     const put = await deps.blobs.put(input.outputKey, out!);
-    return { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType };
+    const pages = EXACT_FROM_BYTES.has(input.to) ? (await pageCount(out!, input.to, { render: null, count: null })).pages : undefined;
+    return {
+      key: input.outputKey,
+      sha256: put.sha256,
+      size: put.size,
+      contentType: input.contentType,
+      ...(pages !== undefined ? { pages } : {}),
+    };
   };
 }
+
+/** The formats whose page count the converted bytes give exactly, whatever PAGE_COUNT says (converter/pages.ts). */
+const EXACT_FROM_BYTES = new Set(['pdf', 'csv']);
 
 /**
  * What the caller is told of a converter failure, and whether the step is retried. Final (a 400 the sync

@@ -4,13 +4,16 @@
 // whether they are one step or eight. So the grouping changes what the history shows (one marker per
 // group, whose summary names the steps) and not what a crash can do. The groups reuse the single steps, so
 // errors, limits, idempotency and each step's duration metric are theirs:
-//   prepareGeneration = resolve the template (and its relatedItems) -> load the data -> merge (generate); the
-//                       merge's warnings (tags left empty for want of data) come back with the merged file;
-//                       what is at a remote location the workflow reads first, as transfers (workflows/generate.ts)
-//   writeAndRecord    = [count pages || write] -> record -> consume the uploads -> discard scratch (both)
+//   prepareGeneration = resolve the template (and its relatedItems) || load the data -> merge [-> the page
+//                       count started for the write step: CountsAhead] (generate); the merge's warnings (tags
+//                       left empty for want of data) come back with the merged file; what is at a remote
+//                       location the workflow reads first, as transfers (workflows/generate.ts)
+//   writeAndRecord    = [count pages (or take the count started ahead, or the conversion's) || write] -> record
+//                       -> consume the uploads -> discard scratch (both)
 //   endRun            = consume the uploads -> discard scratch (a run that failed before writeAndRecord)
 import type { BlobRef } from '../core/blob.ts';
 import { type Consumption, generatedConsumption, managedConsumption } from '../core/envelope.ts';
+import { bytesFormatOf } from '../core/formats.ts';
 import type { MergeWarnings } from '../core/generate.ts';
 import type { RunContext } from '../core/run.ts';
 import type { Written, WriteInput } from './deliver.ts';
@@ -46,6 +49,10 @@ export interface PrepareInput {
   /** What the workflow read before this step, as transfers of their own (a template, related item or data
    *  file at a remote location): used as they are, not read again. */
   read?: { template?: BlobRef; related?: Record<string, BlobRef>; data?: BlobRef };
+  /** The merged file is delivered as it is (no conversion), in this format, by this worker's write step
+   *  (a local target): its page count starts as soon as it is merged, and the write step takes it (see
+   *  CountsAhead). Absent from inputs recorded before it. */
+  countAhead?: string;
 }
 
 export interface Prepared extends MergeWarnings {
@@ -90,7 +97,58 @@ export interface Recorded {
   batchRow?: BatchRowRecorded;
 }
 
+/** The page counts prepareGeneration started for the write step that follows it in the same workflow task,
+ *  on this worker: the count (LibreOffice's layout of a docx, about as long as the rest of the generate) runs
+ *  while the prepare step returns, the workflow schedules the write step and that step starts, instead of
+ *  after. Keyed by the merged file's key, checksum and format, so the write step takes only the count of the
+ *  very bytes it delivers; the promise is the measure step's own (the same limits, PAGE_COUNT rules and
+ *  failures). A write step on another worker (the task lost and run again elsewhere), or an attempt after a
+ *  first one took it, counts again; a count nobody takes is dropped after a while. Nothing of it is durable:
+ *  it is a cache of a result the write step would compute from the same bytes. */
+class CountsAhead {
+  private readonly counts = new Map<string, { pages: Promise<number>; timer: NodeJS.Timeout }>();
+
+  private readonly keepMs: number;
+
+  constructor(keepMs = 120_000) {
+    this.keepMs = keepMs;
+  }
+
+  start(blob: BlobRef, fileFormat: string, count: () => Promise<number>): void {
+    const key = CountsAhead.key(blob, fileFormat);
+    this.drop(key);
+    const pages = count();
+    // Taken or not, its failure is the write step's to report: never an unhandled rejection here.
+    pages.catch(() => undefined);
+    const timer = setTimeout(() => this.counts.delete(key), this.keepMs);
+    timer.unref();
+    this.counts.set(key, { pages, timer });
+  }
+
+  take(blob: BlobRef, fileFormat: string): Promise<number> | undefined {
+    const key = CountsAhead.key(blob, fileFormat);
+    const found = this.counts.get(key);
+    this.drop(key);
+    return found?.pages;
+  }
+
+  private drop(key: string): void {
+    const found = this.counts.get(key);
+    if (!found) return;
+    clearTimeout(found.timer);
+    this.counts.delete(key);
+  }
+
+  private static key(blob: BlobRef, fileFormat: string): string {
+    return `${blob.key}\n${blob.sha256}\n${fileFormat}`;
+  }
+}
+
+/** Formats whose page count LibreOffice lays out (converter/pages.ts): the ones worth counting ahead. */
+const LAID_OUT = new Set(['docx', 'xlsx']);
+
 export function groupActivities(single: Steps, undoable: (method: string) => boolean) {
+  const ahead = new CountsAhead();
   // Each step keeps its own duration metric (docgen_activity_duration_seconds{activity="merge"}).
   const steps = Object.fromEntries(
     Object.entries(single).map(([name, run]) => [
@@ -114,23 +172,44 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
       // What this step makes goes in `scratch` (the workflow holds what it read before).
       const scratch: BlobRef[] = [];
       try {
-        const template = read.template ?? (await steps.resolveTemplate({ run, template: input.template }));
-        // A template read from a drive is an export or download in scratch (an uploaded one is not).
-        if (!read.template && template.key.startsWith('scratch/')) scratch.push(template);
-        let related: Record<string, BlobRef> | undefined;
-        for (const item of input.related ?? []) {
-          const given = read.related?.[item.name];
-          const ref = given ?? (await steps.resolveTemplate({ run, template: item.template, field: item.field }));
-          if (!given && ref.key.startsWith('scratch/')) scratch.push(ref);
-          (related ??= {})[item.name] = ref;
-        }
-        const data = read.data ?? (await steps.loadData({ run, data: input.data }));
+        // The template, its related items and the data are read at once (each a lookup and a file read),
+        // and a failure names the first that failed in this order, as when they were read one by one. A
+        // GraphQL query (a request to the caller's endpoint) is made only once the templates resolved.
+        // What a read made in scratch is listed even when another failed, so that it is discarded.
+        const templates = [
+          { given: read.template, read: () => steps.resolveTemplate({ run, template: input.template }) },
+          ...(input.related ?? []).map((item) => ({
+            given: read.related?.[item.name],
+            read: () => steps.resolveTemplate({ run, template: item.template, field: item.field }),
+          })),
+        ];
+        const readData = () => (read.data ? Promise.resolve(read.data) : steps.loadData({ run, data: input.data }));
+        const dataFirst = input.data.loadMethod !== 'GraphQL' ? readData() : undefined;
+        dataFirst?.catch(() => undefined);
+        const resolved = await Promise.allSettled(templates.map((t) => (t.given ? Promise.resolve(t.given) : t.read())));
+        resolved.forEach((r, i) => {
+          // A template read from a drive is an export or download in scratch (an uploaded one is not).
+          if (r.status === 'fulfilled' && !templates[i]!.given && r.value.key.startsWith('scratch/')) scratch.push(r.value);
+        });
+        const loaded = await Promise.allSettled([dataFirst ?? (resolved.every((r) => r.status === 'fulfilled') ? readData() : undefined)]);
         // A GraphQL result or a drive download is in scratch; an uploaded file is not (discard only removes scratch/ keys).
-        if (!read.data) scratch.push(data);
+        const dataRead = loaded[0]!;
+        if (dataRead.status === 'fulfilled' && dataRead.value && !read.data) scratch.push(dataRead.value);
+        const failed = [...resolved, dataRead].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason;
+        const template = (resolved[0] as PromiseFulfilledResult<BlobRef>).value;
+        let related: Record<string, BlobRef> | undefined;
+        for (const [i, item] of (input.related ?? []).entries())
+          (related ??= {})[item.name] = (resolved[i + 1] as PromiseFulfilledResult<BlobRef>).value;
+        const data = (dataRead as PromiseFulfilledResult<BlobRef>).value;
         const { blob: merged, ...warnings } = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
         scratch.push(merged);
         // document.einvoice: the checked XML beside the merged file (the workflow hands it to the conversion).
         if (warnings.einvoice) scratch.push(warnings.einvoice);
+        const countAs = input.countAhead;
+        if (countAs !== undefined && LAID_OUT.has(bytesFormatOf(countAs))) {
+          ahead.start(merged, countAs, () => steps.measure({ blob: merged, fileFormat: countAs, subscriptionId: run.subscriptionId }));
+        }
         // The tags that rendered empty for want of data: the workflow's result lists them (result.data.warnings).
         return { merged, scratch, ...warnings };
       } catch (err) {
@@ -171,7 +250,8 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
       const counting =
         counted !== undefined
           ? Promise.resolve(counted)
-          : steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId });
+          : (ahead.take(input.source, target.fileFormat) ??
+            steps.measure({ blob: input.source, fileFormat: target.fileFormat, subscriptionId: run.subscriptionId }));
       const writing = transferred
         ? Promise.resolve(transferred)
         : undoable(target.deliveryMethod)

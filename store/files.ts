@@ -86,9 +86,12 @@ export async function getFile(
   return row ? toFile(row) : undefined;
 }
 
-/** Consumes uploads (spec 3) in one statement: the live files among `ids` stop resolving for everyone but
- *  `consumedBy` (the consuming run, see getFile); their bytes stay until the upload sweep erases them after
- *  the retention period. Returns the ids it consumed; a second call by the same run finds nothing left to do. */
+/** Consumes uploads (spec 3): the live files among `ids` stop resolving for everyone but `consumedBy` (the
+ *  consuming run, see getFile); their bytes stay until the upload sweep erases them after the retention
+ *  period. Returns the ids it consumed; a second call by the same run finds nothing left to do. One
+ *  statement per id, each found by its primary key: one statement for all (`id = ANY($1)`) was planned on
+ *  the (subscription_id, kind) index wherever the table has no statistics (PGlite never analyzes), reading
+ *  every upload of the subscription, a cost that grew with each request. */
 export async function consumeFiles(
   db: Queryable,
   subscriptionId: string,
@@ -98,13 +101,17 @@ export async function consumeFiles(
 ): Promise<{ id: string; blobKey: string }[]> {
   const valid = [...new Set(ids.filter(isUuid))];
   if (valid.length === 0) return [];
-  const r = await db.query<{ id: string; blob_key: string }>(
-    `UPDATE stored_files SET removed_date = now(), consumed_by = $4
-     WHERE id = ANY($1::uuid[]) AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
-     RETURNING id, blob_key`,
-    [valid, subscriptionId, kinds, consumedBy],
-  );
-  return r.rows.map((row) => ({ id: String(row.id), blobKey: row.blob_key }));
+  const consumed: { id: string; blobKey: string }[] = [];
+  for (const id of valid) {
+    const r = await db.query<{ id: string; blob_key: string }>(
+      `UPDATE stored_files SET removed_date = now(), consumed_by = $4
+       WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
+       RETURNING id, blob_key`,
+      [id, subscriptionId, kinds, consumedBy],
+    );
+    for (const row of r.rows) consumed.push({ id: String(row.id), blobKey: row.blob_key });
+  }
+  return consumed;
 }
 
 export function isUuid(s: string): boolean {

@@ -38,12 +38,15 @@ export function callerMistake(error: unknown): { code: string; message: string }
  *  or `<kind>-<subscriptionId>-key-<key>` for a request with an Idempotency-Key. */
 export function idsOfWorkflow(workflowId: unknown): { operationId?: string; subscriptionId?: string } {
   if (typeof workflowId !== 'string') return {};
-  const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-  const keyed = new RegExp(`^(?:generate-async|generate|manage)-(${UUID})-key-`).exec(workflowId);
+  const keyed = KEYED_ID.exec(workflowId);
   if (keyed) return { subscriptionId: keyed[1]! };
-  const plain = new RegExp(`^(?:generate-async|generate|manage)-(${UUID})$`).exec(workflowId);
+  const plain = PLAIN_ID.exec(workflowId);
   return plain ? { operationId: plain[1]! } : {};
 }
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const KEYED_ID = new RegExp(`^(?:generate-async|generate|manage)-(${UUID})-key-`);
+const PLAIN_ID = new RegExp(`^(?:generate-async|generate|manage)-(${UUID})$`);
 
 /** The SDK's Logger writing through pino: `sdkComponent` becomes `component` (else `component`, given
  *  here rather than bound on `logger`: a bound one and the line's own would both be written), ids are added from the
@@ -65,15 +68,20 @@ export function temporalLogger(logger: Logger, component = 'worker'): TemporalLo
     return earlier && error instanceof Error && error.message === earlier.message ? earlier : undefined;
   };
   const log = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
-    // An activity's task token completes it from outside: not a thing to ship with the logs.
-    const { sdkComponent, error, spanContexts: _spans, taskToken: _token, ...rest } = meta as Record<string, unknown>;
-    const fields: Record<string, unknown> = { component: sdkComponent ?? component, ...idsOfWorkflow(rest.workflowId), ...rest };
+    const { sdkComponent, error } = meta as Record<string, unknown>;
     let to = LEVELS[level];
     // The office worker (worker/index.ts) runs activities only, by design: the core's warning about it is not news.
     if (sdkComponent === 'core' && message === 'No workflows registered, not polling for workflow tasks') to = 'debug';
     // The SDK's and the core's INFO lines are routine (a worker polling, a bundle built): debug here. The
     // workflows' and activities' own lines keep their level.
     if (to === 'info' && sdkComponent !== 'workflow' && sdkComponent !== 'activity') to = 'debug';
+    // A line below the log's level goes no further: the SDK logs every activity's start and end at debug
+    // (several per generate), and building their fields cost more than the steps' own bookkeeping. A line
+    // with an error goes on: a caller's mistake is remembered for the workflow's failure that follows it.
+    if (error === undefined && !logger.isLevelEnabled(to)) return;
+    // An activity's task token completes it from outside: not a thing to ship with the logs.
+    const { sdkComponent: _component, error: _error, spanContexts: _spans, taskToken: _token, ...rest } = meta as Record<string, unknown>;
+    const fields: Record<string, unknown> = { component: sdkComponent ?? component, ...idsOfWorkflow(rest.workflowId), ...rest };
     if (error !== undefined) {
       const mistake = mistakeOf(error, rest.workflowId);
       if (mistake) remember(rest.workflowId, mistake);

@@ -3,6 +3,7 @@
 // [reads at remote locations, as transfers], prepareGeneration, [convertDocument], writeAndRecord. Deterministic code only: no Node built-ins, no I/O;
 // activities are imported as types.
 import { ActivityFailure, ApplicationFailure, CancellationScope, patched, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Converted } from '../activities/convert.ts';
 import type { PrepareInput, Recorded, WriteAndRecordInput } from '../activities/groups.ts';
 import type { BlobRef } from '../core/blob.ts';
 import { displayUrl } from '../core/display-url.ts';
@@ -57,6 +58,10 @@ async function generate(
   const read = readsRemotely(input) && patched(REMOTE_READS) ? await readRemote(input, scratch) : undefined;
   let output: BlobRef;
   let warnings: MergeWarnings;
+  // A conversion to pdf or csv counts its output's pages from the bytes it holds (activities/convert.ts):
+  // the write step meters them instead of reading the file again. Deterministic on replay: the count is
+  // in the conversion's recorded result (absent from results recorded before it, when the write step counts).
+  let pages: number | undefined;
   try {
     const {
       merged,
@@ -64,7 +69,7 @@ async function generate(
       einvoice,
       ...merge
     } = await steps.prepareGeneration.executeWithOptions({ summary: prepareSummary(input) }, [
-      { ...prepareInput(input), ...(read ? { read } : {}) },
+      { ...prepareInput(input), ...(read ? { read } : {}), ...countAhead(input) },
     ]);
     scratch.push(...prepareScratch);
     warnings = merge;
@@ -72,7 +77,9 @@ async function generate(
     if (input.document.fileFormat !== input.template.fileFormat) {
       // Listed before the conversion runs: a run cancelled or failed meanwhile discards what it wrote.
       const slot = scratch.push(outputOf(input)) - 1;
-      output = await convert(input, conversionQueue, output, einvoice);
+        const { pages: counted, ...converted } = await convert(input, conversionQueue, output, einvoice);
+        output = converted;
+        pages = counted;
       scratch[slot] = output;
     }
   } catch (err) {
@@ -87,10 +94,13 @@ async function generate(
     }
     throw err;
   }
-  const recorded = await writeAndRecord(writeInput(input, urn, output, scratch), {
-    write: 'deliver',
-    what: 'record document and metering; consume uploads',
-  });
+  const recorded = await writeAndRecord(
+    { ...writeInput(input, urn, output, scratch), ...(pages !== undefined ? { pages } : {}) },
+    {
+      write: 'deliver',
+      what: 'record document and metering; consume uploads',
+    },
+  );
   return { recorded, warnings };
 }
 
@@ -219,13 +229,20 @@ function prepareInput(input: GenerateInput) {
   };
 }
 
+/** The merged file is delivered as it is to a local target, whose write step runs on this worker right
+ *  after the prepare step: its page count may start as soon as it is merged (activities/groups.ts
+ *  CountsAhead). An input of the step, not a command: runs recorded before it replay as they ran. */
+function countAhead({ run, template, document }: GenerateInput): { countAhead?: string } {
+  return document.fileFormat === template.fileFormat && !isRemote(run, document.deliveryMethod) ? { countAhead: document.fileFormat } : {};
+}
+
 /** Where the conversion writes its output (no checksum yet: a reference for discarding it). */
 function outputOf(input: GenerateInput): BlobRef {
   const to = input.document.fileFormat;
   return { key: `scratch/${workflowInfo().workflowId}/output.${to}`, sha256: '', size: 0, contentType: contentTypeOf(to) };
 }
 
-function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef, xml: BlobRef | undefined): Promise<BlobRef> {
+function convert(input: GenerateInput, queue: ConversionQueue, source: BlobRef, xml: BlobRef | undefined): Promise<Converted> {
   const from = input.template.fileFormat;
   const to = input.document.fileFormat;
   const { pdf, csv } = input.document.saveOptions ?? {};

@@ -9,6 +9,7 @@
 // exist; when they no longer do because the lost task went past the record (a move's source removed, a
 // converted file's scratch copy discarded), the failure is answered with what that execution recorded.
 import { ActivityFailure, ApplicationFailure, CancellationScope, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Converted } from '../activities/convert.ts';
 import type { SourceFile } from '../activities/manage.ts';
 import type { BlobRef } from '../core/blob.ts';
 import { managedConsumption } from '../core/envelope.ts';
@@ -38,8 +39,12 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
     if (input.operation === 'delete' || !input.target) return await deleteSource(input, found);
     const target = input.target;
     let output = found.blob;
+    // A conversion to pdf or csv counts its output's pages (activities/convert.ts): metered as they are.
+    let pages: number | undefined;
     if (input.operation === 'convert') {
-      output = await convert(input, target, found.blob);
+      const { pages: counted, ...converted } = await convert(input, target, found.blob);
+      output = converted;
+      pages = counted;
       scratch.push(output);
     }
     const embedded = input.embedded && input.operation !== 'convert' ? customProperties(input.embedded) : undefined;
@@ -57,6 +62,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
           ? { within: { sourceUrn: source.urn, loadMethod: source.loadMethod, operation: input.operation as 'copy' | 'move' } }
           : {}),
         metering: 'managed',
+        ...(pages !== undefined ? { pages } : {}),
         // A move carries the record over to the new file.
         ...(input.operation === 'move' ? { movedFrom: source.urn } : {}),
         ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
@@ -97,7 +103,7 @@ export async function manageDocument(input: ManageInput): Promise<ManageResult> 
   }
 }
 
-function convert(input: ManageInput, target: Target, source: BlobRef): Promise<BlobRef> {
+function convert(input: ManageInput, target: Target, source: BlobRef): Promise<Converted> {
   const { pdf, csv } = target.saveOptions ?? {};
   return conversion('local').convertDocument.executeWithOptions({ summary: `convert ${input.source.fileFormat} to ${target.fileFormat}` }, [
     {

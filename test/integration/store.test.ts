@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, digestApiKey, ensureFirstUser, ensureSubscription, findApiKey } from '../../store/accounts.ts';
 import { type Db, openDb } from '../../store/db.ts';
-import { recordConsumption, recordDocument } from '../../store/records/documents.ts';
+import { recordConsumption, recordDocument, recordDocumentWithConsumption } from '../../store/records/documents.ts';
 import { consumeFiles, getFile, insertFile } from '../../store/files.ts';
 import { migrate } from '../../store/migrate.ts';
 import { migrations } from '../../store/migrations/index.ts';
@@ -131,6 +131,69 @@ describe.each(backends)('store on $name', ({ open }) => {
     ).rejects.toThrow('boom');
     const n = await db.query<{ n: string | number }>("SELECT count(*) AS n FROM documents WHERE operation_id = 'op-2'");
     expect(Number(n.rows[0]?.n)).toBe(0);
+  });
+
+  it('records a document with its metering in one statement: a retried record returns the first, and meters nothing new', async () => {
+    const s = await ensureSubscription(db, 'metering-once');
+    const u = await ensureFirstUser(db, s);
+    const doc = {
+      subscriptionId: s.id,
+      userId: u.id,
+      operationId: 'op-with',
+      title: 'a.pdf',
+      urn: randomUUID(),
+      path: 'root',
+      fileFormat: 'pdf',
+      deliveryMethod: 'Storage',
+      links: { viewAnonymousLink: 'https://example.test/v' },
+    };
+    const pages = [{ dimension: 'pages-generated', value: 4 }];
+    const first = await recordDocumentWithConsumption(db, doc, pages);
+    expect(first.metered).toEqual(pages);
+    const again = await recordDocumentWithConsumption(db, { ...doc, title: 'retried.pdf' }, pages);
+    expect(again).toEqual({ documentGuid: first.documentGuid, metered: [] });
+    const c = await db.query<{ operation_id: string; value: number }>(
+      'SELECT operation_id, value FROM consumption WHERE subscription_id = $1',
+      [s.id],
+    );
+    expect(c.rows).toEqual([{ operation_id: 'op-with', value: 4 }]);
+    const d = await db.query<{ title: string; n: string | number }>(
+      'SELECT title, count(*) OVER () AS n FROM documents WHERE subscription_guid = $1',
+      [s.id],
+    );
+    expect(d.rows.map((r) => [r.title, Number(r.n)])).toEqual([['a.pdf', 1]]);
+    // Nothing to meter (a batch's combined output): the record alone.
+    const bare = await recordDocumentWithConsumption(db, { ...doc, operationId: 'op-bare', urn: randomUUID() }, []);
+    expect(bare.metered).toEqual([]);
+    expect(bare.documentGuid).not.toBe(first.documentGuid);
+  });
+
+  it('consumes uploads by id: only the live ones of the subscription, once', async () => {
+    const s = await ensureSubscription(db, 'consume');
+    const other = await ensureSubscription(db, 'consume-other');
+    const u = await ensureFirstUser(db, s);
+    const v = await ensureFirstUser(db, other);
+    const upload = (subscriptionId: string, ownerId: string) =>
+      insertFile(db, {
+        id: randomUUID(),
+        subscriptionId,
+        ownerId,
+        kind: 'template',
+        fileName: 't.docx',
+        path: '',
+        contentType: 'application/octet-stream',
+        size: 1,
+        sha256: 'x',
+        blobKey: `k/${randomUUID()}`,
+        expiresDate: null,
+      });
+    const [a, b, theirs] = [await upload(s.id, u.id), await upload(s.id, u.id), await upload(other.id, v.id)];
+    const gone = await consumeFiles(db, s.id, [a.id, b.id, theirs.id, 'not-a-uuid', a.id], ['template', 'data'], 'run-1');
+    expect(gone.map((f) => f.id).sort()).toEqual([a.id, b.id].sort());
+    expect(await consumeFiles(db, s.id, [a.id, b.id], ['template', 'data'], 'run-1')).toEqual([]);
+    expect(await getFile(db, s.id, a.id, ['template'])).toBeUndefined();
+    expect((await getFile(db, s.id, a.id, ['template'], 'run-1'))?.id).toBe(a.id);
+    expect((await getFile(db, other.id, theirs.id, ['template']))?.id).toBe(theirs.id);
   });
 });
 
