@@ -77,9 +77,9 @@ async function generate(
     if (input.document.fileFormat !== input.template.fileFormat) {
       // Listed before the conversion runs: a run cancelled or failed meanwhile discards what it wrote.
       const slot = scratch.push(outputOf(input)) - 1;
-        const { pages: counted, ...converted } = await convert(input, conversionQueue, output, einvoice);
-        output = converted;
-        pages = counted;
+      const { pages: counted, ...converted } = await convert(input, conversionQueue, output, einvoice);
+      output = converted;
+      pages = counted;
       scratch[slot] = output;
     }
   } catch (err) {
