@@ -4,8 +4,7 @@
 // crash, or by a retried chunk, counts once).
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import { randomUUID } from 'node:crypto';
-import { type NewDocument, recordConsumption, sharingColumns } from './documents.ts';
+import { documentRecordCtes, type NewDocument, recordConsumption } from './documents.ts';
 
 export type BatchStatus = 'running' | 'completed' | 'cancelled' | 'stopped' | 'failed';
 
@@ -214,56 +213,26 @@ export async function recordBatchRowDocument(
   consumption: Consumption[],
   row: Omit<DoneRow, 'metering'>,
 ): Promise<{ documentGuid: string; metered: Consumption[]; inserted: boolean; cancelRequested?: boolean }> {
-  const [cols, values] = sharingColumns(document);
-  const n = 17; // parameters before the sharing columns
-  const r = await db.query<{ document_guid: string | null; metered: string[] | null; inserted: boolean; cancel: boolean | null }>(
-    `WITH doc AS (
-       INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email, ${cols.join(', ')})
-       VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, ${cols.map((_, i) => `$${n + 1 + i}`).join(', ')})
-       ON CONFLICT (subscription_guid, operation_id) DO NOTHING
-       RETURNING document_guid),
-     metered AS (
-       INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value)
-       SELECT $2, $3, $4, dimension, value FROM unnest($11::text[], $12::integer[]) AS item(dimension, value)
-       ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING dimension),
+  const record = documentRecordCtes(document, consumption);
+  const p = record.params.length;
+  const r = await db.query<{ document_guid: string | null; dimensions: string[] | null; inserted: boolean; cancel: boolean | null }>(
+    `WITH ${record.ctes},
      entry AS (
        INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
-       VALUES ($13, $2, $14, 'done', $15, $16, $17, $${n + cols.length + 1})
+       SELECT $${p + 1}, $${p + 2}, $${p + 3}, 'done', $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}
+       WHERE EXISTS (SELECT 1 FROM recorded)
        ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number),
      counted AS (
-       UPDATE batches SET rows_done = rows_done + 1, pages = pages + $${n + cols.length + 1}, progress_date = now()
-       WHERE id = $13 AND subscription_id = $2 AND EXISTS (SELECT 1 FROM entry)
+       UPDATE batches SET rows_done = rows_done + 1, pages = pages + $${p + 7}, progress_date = now()
+       WHERE id = $${p + 1} AND subscription_id = $${p + 2} AND EXISTS (SELECT 1 FROM entry)
        RETURNING cancel_requested_date IS NOT NULL AS c)
-     SELECT (SELECT document_guid FROM doc
-             UNION ALL SELECT document_guid FROM documents WHERE subscription_guid = $2 AND operation_id = $4 LIMIT 1) AS document_guid,
-            (SELECT array_agg(dimension) FROM metered) AS metered,
-            EXISTS (SELECT 1 FROM entry) AS inserted,
-            (SELECT c FROM counted) AS cancel`,
-    [
-      randomUUID(),
-      document.subscriptionId,
-      document.userId,
-      document.operationId,
-      document.title,
-      document.urn,
-      document.path,
-      document.fileFormat,
-      document.deliveryMethod,
-      document.initiatorEmail ?? '',
-      consumption.map((c) => c.dimension),
-      consumption.map((c) => c.value),
-      row.batchId,
-      row.row,
-      row.urn,
-      row.name,
-      row.path,
-      ...values,
-      row.pages,
-    ],
+     SELECT (SELECT document_guid FROM recorded) AS document_guid, ARRAY(SELECT dimension FROM metered) AS dimensions,
+            EXISTS (SELECT 1 FROM entry) AS inserted, (SELECT c FROM counted) AS cancel`,
+    [...record.params, row.batchId, row.subscriptionId, row.row, row.urn, row.name, row.path, row.pages],
   );
   const out = r.rows[0];
   if (!out?.document_guid) throw new Error('document record vanished');
-  const metered = new Set(out.metered ?? []);
+  const metered = new Set(out.dimensions ?? []);
   return {
     documentGuid: out.document_guid,
     metered: consumption.filter((c) => metered.has(c.dimension)),

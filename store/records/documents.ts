@@ -131,7 +131,7 @@ export interface NewDocument {
 }
 
 /** The columns of a new record beyond its identity: url, links and e-mail lists ('' when absent). */
-export function sharingColumns(d: NewDocument): [string[], string[]] {
+function sharingColumns(d: NewDocument): [string[], string[]] {
   const cols: string[] = ['url'];
   const values: string[] = [d.url ?? ''];
   for (const [f, col] of LINK_FIELDS) {
@@ -152,33 +152,11 @@ export function sharingColumns(d: NewDocument): [string[], string[]] {
 
 /** Idempotent per operation: a retried record step returns the first record instead of writing a second. */
 export async function recordDocument(db: Queryable, d: NewDocument): Promise<string> {
-  const [cols, values] = sharingColumns(d);
   // One statement: the new record's guid, or (a retried step) the guid the operation already has.
-  const r = await db.query<{ document_guid: string }>(
-    `WITH inserted AS (
-       INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email, ${cols.join(', ')})
-       VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, ${cols.map((_, i) => `$${11 + i}`).join(', ')})
-       ON CONFLICT (subscription_guid, operation_id) DO NOTHING
-       RETURNING document_guid)
-     SELECT document_guid FROM inserted
-     UNION ALL SELECT document_guid FROM documents WHERE subscription_guid = $2 AND operation_id = $4
-     LIMIT 1`,
-    [
-      randomUUID(),
-      d.subscriptionId,
-      d.userId,
-      d.operationId,
-      d.title,
-      d.urn,
-      d.path,
-      d.fileFormat,
-      d.deliveryMethod,
-      d.initiatorEmail ?? '',
-      ...values,
-    ],
-  );
+  const record = documentRecordCtes(d, []);
+  const r = await db.query<{ document_guid: string | null }>(`WITH ${record.ctes} SELECT document_guid FROM recorded`, record.params);
   const row = r.rows[0];
-  if (!row) throw new Error('document record vanished');
+  if (!row?.document_guid) throw new Error('document record vanished');
   return row.document_guid;
 }
 
@@ -214,10 +192,28 @@ export async function recordDocumentWithConsumption(
   d: NewDocument,
   consumption: Consumption[],
 ): Promise<{ documentGuid: string; metered: Consumption[] }> {
+  const record = documentRecordCtes(d, consumption);
+  const r = await db.query<{ document_guid: string | null; dimensions: string[] | null }>(
+    `WITH ${record.ctes}
+     SELECT (SELECT document_guid FROM recorded) AS document_guid, ARRAY(SELECT dimension FROM metered) AS dimensions`,
+    record.params,
+  );
+  const row = r.rows[0];
+  if (!row?.document_guid) throw new Error('document record vanished');
+  const inserted = new Set(row.dimensions ?? []);
+  return { documentGuid: row.document_guid, metered: consumption.filter((c) => inserted.has(c.dimension)) };
+}
+
+/** The common table expressions of a document record with its metering, for one statement: `inserted` (the
+ *  new record, none when the operation has one), `recorded` (the operation's record, new or earlier) and
+ *  `metered` (the metering that was new, written only with a record), with their parameters from $1. A
+ *  statement may add its own expressions after them, numbering its parameters from `params.length + 1`
+ *  (store/records/batches.ts: a batch row's entry in the same statement). */
+export function documentRecordCtes(d: NewDocument, consumption: Consumption[]): { ctes: string; params: unknown[] } {
   const [cols, values] = sharingColumns(d);
   const n = 11 + cols.length;
-  const r = await db.query<{ document_guid: string | null; dimensions: string[] | null }>(
-    `WITH inserted AS (
+  return {
+    ctes: `inserted AS (
        INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email, ${cols.join(', ')})
        VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, ${cols.map((_, i) => `$${11 + i}`).join(', ')})
        ON CONFLICT (subscription_guid, operation_id) DO NOTHING
@@ -230,9 +226,8 @@ export async function recordDocumentWithConsumption(
        INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value)
        SELECT $${n}, $${n + 1}, $${n + 2}, dimension, value FROM unnest($${n + 3}::text[], $${n + 4}::integer[]) AS item(dimension, value)
        WHERE EXISTS (SELECT 1 FROM recorded)
-       ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING dimension)
-     SELECT (SELECT document_guid FROM recorded) AS document_guid, ARRAY(SELECT dimension FROM metered) AS dimensions`,
-    [
+       ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING dimension)`,
+    params: [
       randomUUID(),
       d.subscriptionId,
       d.userId,
@@ -250,11 +245,7 @@ export async function recordDocumentWithConsumption(
       consumption.map((c) => c.dimension),
       consumption.map((c) => c.value),
     ],
-  );
-  const row = r.rows[0];
-  if (!row?.document_guid) throw new Error('document record vanished');
-  const inserted = new Set(row.dimensions ?? []);
-  return { documentGuid: row.document_guid, metered: consumption.filter((c) => inserted.has(c.dimension)) };
+  };
 }
 
 /** A Move carries the source's record over to the new file (urn, title, path, format, location), with the
