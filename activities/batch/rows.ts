@@ -160,11 +160,11 @@ export function rowSteps(deps: BatchDeps) {
 
   /** Writes a row's document where the request sends it (same urn on every attempt) and records it, through
    *  generate's own write-and-record (write -> record -> the row's scratch file discarded), under the row's own
-   *  operation id, with the row's entry and the batch's counters in the record's transaction. A row without a
-   *  delivery (combined output only) is metered with its entry. A crash between the record and the entry
-   *  cannot happen for a delivered row (one transaction); an attempt after a crash that found the document
-   *  recorded by an earlier one (its workflow of record) writes the entry on its own. The entry, and the
-   *  batch's counters with it, are written once. */
+   *  operation id, with the row's entry and the batch's counters in the record's statement. A row without a
+   *  delivery (combined output only) is metered with its entry. A delivered row's record and entry are one
+   *  statement, so no crash falls between them; an attempt whose write-and-record answers with what an
+   *  earlier attempt recorded writes the entry on its own. The entry, and the batch's counters with it, are
+   *  written once. */
   async function deliverAndRecord(
     run: BatchRun,
     rowNumber: number,
