@@ -39,6 +39,11 @@ export class InstanceSet {
     }
   }
 
+  /** The pool keeps a spare (CONVERTER_SPARE_INSTANCES > 0). */
+  hasSpare(): boolean {
+    return this.spares.size > 0;
+  }
+
   isSpare(inst: Instance): boolean {
     return this.spares.has(inst);
   }

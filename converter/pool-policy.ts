@@ -39,6 +39,17 @@ export function mayStart(settings: PolicySettings, running: Iterable<Running>, t
 }
 
 /**
+ * Beyond its share: a subscription may borrow an idle instance for a short job (estimated within the spare's
+ * page bound) while no other subscription waits, where the pool keeps a spare. The share exists so that a
+ * newcomer finds an instance at once; with a spare the newcomer's short job takes the spare at once
+ * (mayTakeSpare), and a long one waits for one short borrowed job at most. A batch alone on the pool uses
+ * every instance instead of all but one.
+ */
+export function mayBorrow(hasSpare: boolean, othersWaiting: boolean, short: boolean): boolean {
+  return hasSpare && !othersWaiting && short;
+}
+
+/**
  * Every instance busy: an idle spare is the fairness lane. A subscription that used less LibreOffice
  * time recently than each one holding an instance runs on it at once, so its wait is bounded by its own
  * work, not by the others' (without stopping theirs); the spare is the spare again when it ends.

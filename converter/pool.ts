@@ -37,7 +37,7 @@ import { installExitHook, liveDirs } from './processes.ts';
 import { reportQueueWait } from './events.ts';
 import { afterJob, armWait, interruptionError, jobFiles, jobRequest, type PoolJob, postProcess, removeJobFiles } from './pool-job.ts';
 import { PoolAccounting, type SubscriptionUsage } from './pool-accounting.ts';
-import { contention, type Interruption, mayStart, mayTakeSpare, type PolicySettings, runningOf } from './pool-policy.ts';
+import { contention, type Interruption, mayBorrow, mayStart, mayTakeSpare, type PolicySettings, runningOf } from './pool-policy.ts';
 
 export type { NetworkIsolation, SandboxMode } from './settings.ts';
 export { defaultPoolSize } from './settings.ts';
@@ -392,14 +392,23 @@ export class LibreOfficePool implements Converter, InstanceHost {
 
   /** Starts waiting jobs on idle instances: first the subscription that used the least LibreOffice time
    *  recently (fair queuing by service time, not by request count; round-robin among equals), none beyond
-   *  its share. */
+   *  its share but a short job borrowed while no other subscription waits (mayBorrow). */
   private dispatch(): void {
     while (this.queue.size > 0) {
       const now = Date.now();
       const rank = (tenant: string) => this.accounting.recentMs(tenant, now);
+      // A short job (its estimated pages): the fairness lane takes only those, and only those are borrowed.
+      const short = (tenant: string) => (this.queue.itemsOf(tenant)[0]?.pages ?? Infinity) <= this.spareMaxPages;
       const inst = this.instances.idle();
       if (inst) {
-        const job = this.queue.shift((tenant) => mayStart(this.policy, this.active, tenant), rank);
+        const tenants = this.queue.tenants();
+        const borrows = (tenant: string) =>
+          mayBorrow(
+            this.instances.hasSpare(),
+            tenants.some((t) => t !== tenant),
+            short(tenant),
+          );
+        const job = this.queue.shift((tenant) => mayStart(this.policy, this.active, tenant) || borrows(tenant), rank);
         if (!job) break;
         void this.run(inst, job);
         continue;
@@ -408,8 +417,7 @@ export class LibreOfficePool implements Converter, InstanceHost {
       const spare = this.instances.idleSpare();
       if (!spare) break;
       const holders = [...this.active].filter((a) => !this.instances.isSpare(a.inst)).map((a) => a.job.tenant);
-      // A short job only (its estimated pages): the lane must not hold a long one while another waits.
-      const short = (tenant: string) => (this.queue.itemsOf(tenant)[0]?.pages ?? Infinity) <= this.spareMaxPages;
+      // A short job only: the lane must not hold a long one while another waits.
       const lighter = (tenant: string) => short(tenant) && mayTakeSpare(this.policy, this.active, holders, rank, tenant);
       const job = this.queue.shift(lighter, rank);
       if (!job) break;

@@ -120,6 +120,34 @@ describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
     expect(spare).toMatchObject({ spare: true, conversions: 1 });
   }, 180_000);
 
+  it('a subscription alone borrows every regular instance for short jobs; a newcomer takes the spare at once; long jobs keep the share', async () => {
+    pool = new LibreOfficePool({
+      size: 2,
+      spareInstances: 1,
+      timeoutMs: 60_000,
+      contendedTimeoutMs: 60_000,
+      sliceMs: 60_000,
+      budgetMs: 600_000,
+      log: () => {},
+    });
+    await pool.ready();
+    await until('every instance to be warm', () => pool.status().instances.every((i) => i.state === 'idle'));
+    expect(pool.perSubscription).toBe(1);
+    // B alone, short documents: both regular instances (its share is one).
+    const bShort = [0, 1].map(() => pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'B' }));
+    expect(pool.subscriptionUsage('B')).toMatchObject({ running: 2, queued: 0 });
+    // A arrives while B holds both: the spare, at once.
+    const a = pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A' });
+    expect(pool.subscriptionUsage('A')).toMatchObject({ running: 1, queued: 0 });
+    expect(poppler('pdftotext', await a)).toContain('small document');
+    await Promise.all(bShort);
+    expect(pool.status().instances[2]).toMatchObject({ spare: true, conversions: 1 });
+    // Long documents (past CONVERTER_SPARE_MAX_PAGES) are never borrowed: B keeps to its share.
+    const bLong = [0, 1].map(() => pool.convert(medium, { from: 'docx', to: 'pdf', tenant: 'B' }));
+    expect(pool.subscriptionUsage('B')).toMatchObject({ running: 1, queued: 1 });
+    await Promise.all(bLong);
+  }, 240_000);
+
   it("keeps the lane for short documents: a lighter subscription's long one waits for an instance", async () => {
     pool = new LibreOfficePool({
       size: 1,

@@ -3,7 +3,15 @@
 // its instance (converter/pool-job.ts afterJob).
 import { describe, expect, it } from 'vitest';
 import { afterJob, type PoolJob } from '../../../converter/pool-job.ts';
-import { contention, limitOf, mayStart, mayTakeSpare, type PolicySettings, type Running } from '../../../converter/pool-policy.ts';
+import {
+  contention,
+  limitOf,
+  mayBorrow,
+  mayStart,
+  mayTakeSpare,
+  type PolicySettings,
+  type Running,
+} from '../../../converter/pool-policy.ts';
 
 const settings: PolicySettings = { perSubscription: 2, timeoutMs: 120_000, contendedTimeoutMs: 30_000, sliceMs: 2_000 };
 const run = (tenant: string, startedAt: number, stopped = false): Running => ({ tenant, startedAt, stopped });
@@ -17,6 +25,15 @@ describe('mayStart', () => {
     expect(mayStart(settings, running, 'a')).toBe(false);
     expect(mayStart(settings, running, 'b')).toBe(true);
     expect(mayStart(settings, [run('', 0), run('', 0)], '')).toBe(true);
+  });
+});
+
+describe('mayBorrow', () => {
+  it('lends an instance beyond the share only for a short job, while no other subscription waits, where a spare answers newcomers', () => {
+    expect(mayBorrow(true, false, true)).toBe(true);
+    expect(mayBorrow(false, false, true)).toBe(false);
+    expect(mayBorrow(true, true, true)).toBe(false);
+    expect(mayBorrow(true, false, false)).toBe(false);
   });
 });
 
