@@ -247,7 +247,7 @@ export const settings = {
     'CONVERTER_SUBSCRIPTION_INSTANCES',
     CS.subscriptionInstances,
     int(0, 256),
-    "LibreOffice instances one subscription's conversions and page counts may hold at once; the others stay free for other subscriptions, even while idle; 0 = all but one (at least one)",
+    "LibreOffice instances one subscription's conversions and page counts may hold at once; the others stay free for other subscriptions, even while idle, except that with a spare (CONVERTER_SPARE_INSTANCES) a subscription alone on the pool borrows them for short jobs (within CONVERTER_SPARE_MAX_PAGES); 0 = all but one (at least one)",
   ),
   converterContendedTimeoutMs: setting(
     'CONVERTER_CONTENDED_TIMEOUT_MS',
