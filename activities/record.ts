@@ -25,7 +25,7 @@ export interface RecordInput {
   movedFrom?: string;
   /** X-Email of a manage request (spec 5.2). */
   initiatorEmail?: string;
-  /** A batch row's document: its entry and the batch's counters are recorded in the same transaction. */
+  /** A batch row's document: its entry and the batch's counters are recorded in the same statement. */
   batchRow?: { batchId: string; row: number; pages: number };
 }
 
