@@ -11,7 +11,7 @@
  * veraPDF's PDF/A-2a and PDF/UA-1 profiles judge the result in CI (.ci/run).
  */
 import { ConvertError } from './errors.ts';
-import { classicSection, latin1, objectAt, outerDict, readXref } from './pdf.ts';
+import { appendUpdate, openForUpdate, outerDict, topLevel, type UpdatablePdf } from './pdf.ts';
 
 const EXTENSION =
   '<rdf:Description rdf:about="" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/" ' +
@@ -46,9 +46,9 @@ export function levelAXmp(xmp: string): string {
  */
 export function claimPdfaLevelA(bytes: Uint8Array): Uint8Array {
   const fail = (why: string) => new ConvertError('CONVERSION_FAILED', `cannot mark the accessible PDF/A file as level A: ${why}`);
-  const pdf = openClassic(bytes, fail);
-  const metaM = /\/Metadata\s+(\d+)\s+(\d+)\s+R/.exec(pdf.catalog);
-  const meta = metaM ? pdf.at(Number(metaM[1])) : undefined;
+  const { pdf, catalog } = openWithCatalog(bytes, fail);
+  const metaM = /\/Metadata\s+(\d+)\s+(\d+)\s+R/.exec(catalog);
+  const meta = metaM ? pdf.get(Number(metaM[1])) : undefined;
   if (!metaM || meta === undefined) throw fail('the catalog has no metadata stream');
   const dict = outerDict(meta) ?? '';
   if (/\/Filter/.test(dict)) throw fail('the metadata stream is compressed');
@@ -66,7 +66,7 @@ export function claimPdfaLevelA(bytes: Uint8Array): Uint8Array {
     data,
     Buffer.from('\nendstream', 'latin1'),
   ]);
-  return appendObject(bytes, pdf, Number(metaM[1]), Number(metaM[2]), body);
+  return appendUpdate(bytes, pdf, [{ num: Number(metaM[1]), gen: Number(metaM[2]), body }]);
 }
 
 /**
@@ -76,81 +76,25 @@ export function claimPdfaLevelA(bytes: Uint8Array): Uint8Array {
  */
 export function setCatalogLanguage(bytes: Uint8Array, language: string): Uint8Array {
   const fail = (why: string) => new ConvertError('CONVERSION_FAILED', `cannot set the accessible pdf's language: ${why}`);
-  const pdf = openClassic(bytes, fail);
-  const current = /\/Lang\s*\(([^)]*)\)/.exec(topLevelOf(pdf.catalog))?.[1];
+  const { pdf, catalog } = openWithCatalog(bytes, fail);
+  const current = /\/Lang\s*\(([^)]*)\)/.exec(topLevel(catalog))?.[1];
   if (current === language) return bytes;
   if (!/^[A-Za-z0-9-]{1,64}$/.test(language)) throw fail(`${JSON.stringify(language)} is not a language tag`);
-  const dict = current === undefined ? `${pdf.catalog}/Lang(${language})` : pdf.catalog.replace(/\/Lang\s*\([^)]*\)/, `/Lang(${language})`);
-  return appendObject(bytes, pdf, pdf.root.num, pdf.root.gen, Buffer.from(`<<${dict}>>`, 'latin1'));
+  const dict = current === undefined ? `${catalog}/Lang(${language})` : catalog.replace(/\/Lang\s*\([^)]*\)/, `/Lang(${language})`);
+  return appendUpdate(bytes, pdf, [{ num: pdf.root.num, gen: pdf.root.gen, body: Buffer.from(`<<${dict}>>`, 'latin1') }]);
 }
 
-/** A dictionary's own entries, without nested dictionaries (where /Lang of a nested one could hide). */
-function topLevelOf(dict: string): string {
-  let out = '';
-  let depth = 0;
-  for (let i = 0; i < dict.length; i++) {
-    if (dict.startsWith('<<', i)) {
-      depth++;
-      i++;
-    } else if (dict.startsWith('>>', i)) {
-      depth--;
-      i++;
-    } else if (depth === 0) out += dict[i];
+/** The pdf opened for an incremental update (pdf.ts openForUpdate) with its catalog; what cannot be read
+ *  fails with this function's own words. */
+function openWithCatalog(bytes: Uint8Array, fail: (why: string) => Error): { pdf: UpdatablePdf; catalog: string } {
+  let pdf: UpdatablePdf;
+  try {
+    pdf = openForUpdate(bytes);
+  } catch (err) {
+    throw fail(err instanceof Error ? err.message.replace(/^cannot update the PDF: /, '') : String(err));
   }
-  return out;
-}
-
-interface ClassicPdf {
-  text: string;
-  startxref: number;
-  trailerDict: string;
-  size: number;
-  root: { num: number; gen: number; ref: string };
-  /** The catalog dictionary's inside (between << and >>). */
-  catalog: string;
-  at(num: number): string | undefined;
-}
-
-function openClassic(bytes: Uint8Array, fail: (why: string) => Error): ClassicPdf {
-  const text = latin1(bytes);
-  const sx = text.lastIndexOf('startxref');
-  const startxref = Number(/startxref\s+(\d+)/.exec(text.slice(sx))?.[1] ?? -1);
-  const classic = startxref >= 0 ? classicSection(text, startxref) : null;
-  if (!classic) throw fail('the PDF has no classic xref table');
-  const trailerDict = outerDict(classic.trailer) ?? '';
-  const size = Number(/\/Size\s+(\d+)/.exec(trailerDict)?.[1] ?? NaN);
-  const rootM = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(trailerDict);
-  if (!Number.isFinite(size) || !rootM) throw fail('unreadable trailer');
-  const xref = readXref(text, startxref);
-  const at = (num: number): string | undefined => {
-    const e = xref?.entries.get(num);
-    return e?.type === 1 ? objectAt(text, e.offset) : undefined;
-  };
-  const catalog = outerDict(at(Number(rootM[1])) ?? '');
+  const body = pdf.get(pdf.root.num);
+  const catalog = body === undefined ? undefined : outerDict(body);
   if (catalog === undefined) throw fail('unreadable catalog');
-  return {
-    text,
-    startxref,
-    trailerDict,
-    size,
-    root: { num: Number(rootM[1]), gen: Number(rootM[2]), ref: rootM[0] },
-    catalog,
-    at,
-  };
-}
-
-/** An incremental update replacing object `num` by `body` (the object's contents after `num gen obj`). */
-function appendObject(bytes: Uint8Array, pdf: ClassicPdf, num: number, gen: number, body: Buffer): Uint8Array {
-  const sep = pdf.text.endsWith('\n') ? '' : '\n';
-  const objOffset = bytes.byteLength + sep.length;
-  const obj = Buffer.concat([Buffer.from(`${sep}${num} ${gen} obj\n`, 'latin1'), body, Buffer.from('\nendobj\n', 'latin1')]);
-  const xrefOffset = bytes.byteLength + obj.byteLength;
-  const info = /\/Info\s+\d+\s+\d+\s+R/.exec(pdf.trailerDict)?.[0] ?? '';
-  const id = /\/ID\s*\[[^\]]*\]/.exec(pdf.trailerDict)?.[0] ?? '';
-  const tail = Buffer.from(
-    `xref\n${num} 1\n${String(objOffset).padStart(10, '0')} ${String(gen).padStart(5, '0')} n \n` +
-      `trailer\n<< /Size ${pdf.size} ${pdf.root.ref} ${info} ${id} /Prev ${pdf.startxref} >>\nstartxref\n${xrefOffset}\n%%EOF\n`,
-    'latin1',
-  );
-  return new Uint8Array(Buffer.concat([bytes, obj, tail]));
+  return { pdf, catalog };
 }

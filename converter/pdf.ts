@@ -239,7 +239,7 @@ function indexPdf(bytes: Uint8Array): PdfIndex {
 }
 
 /** A dictionary's own entries, without those of the dictionaries nested in it. */
-function topLevel(dict: string): string {
+export function topLevel(dict: string): string {
   let out = '';
   let depth = 0;
   for (let i = 0; i < dict.length; i++) {
