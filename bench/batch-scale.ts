@@ -18,7 +18,7 @@ import { docgenCredentials, docgenStartEnv, repoRoot, spawnDocgenStart } from '.
 import { client } from '../test/support/http.ts';
 import { invoiceRows } from '../test/support/invoice-rows.ts';
 import { startPostgres } from '../test/support/postgres.ts';
-import { processTree } from './processes.ts';
+import { processTree, treeRss } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,32 +31,6 @@ const N = Number(values.rows);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 
-/** RSS in MB of every process of the tree under `pid` (and PostgreSQL's), summed by what they are. */
-function rssByGroup(pids: number[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const root of pids)
-    for (const s of processTree(root)) {
-      let kb: number;
-      try {
-        const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${s.pid}/status`, 'utf8'));
-        kb = m ? Number(m[1]) : 0;
-      } catch {
-        continue;
-      }
-      const group = /^temporal/.test(s.comm)
-        ? 'Temporal dev server'
-        : /^(soffice|oosplash|python)/.test(s.comm)
-          ? 'LibreOffice'
-          : /^postgres/.test(s.comm)
-            ? 'PostgreSQL'
-            : /^(node|MainThread)/.test(s.comm)
-              ? 'docgen (node)'
-              : `other (${s.comm})`;
-      out[group] = (out[group] ?? 0) + kb / 1024;
-    }
-  return out;
-}
-
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-bench-scale-'));
 const pg = values.postgres ? await startPostgres(await freePort()) : undefined;
 const env = await docgenStartEnv(dataDir, {
@@ -67,14 +41,18 @@ const env = await docgenStartEnv(dataDir, {
 });
 if (pg) env.DATABASE_URL = pg.url;
 const svc = await spawnDocgenStart(env, { timeoutMs: 180_000 });
-const pids = () => [
-  svc.child.pid!,
-  ...(pg
-    ? processTree(1)
-        .filter((s) => s.comm === 'postgres')
-        .map((s) => s.pid)
-    : []),
-];
+/** RSS in MB of the service's processes by what they are (bench/processes.ts treeRss), and PostgreSQL's. */
+function rssByGroup(): Record<string, number> {
+  const r = treeRss(svc.child.pid!);
+  const out: Record<string, number> = { 'docgen (node)': r.node, 'Temporal dev server': r.temporal, LibreOffice: r.office };
+  if (pg) {
+    // The postmasters (their trees hold the backends), each counted once.
+    const all = processTree(1);
+    const roots = all.filter((s) => s.comm === 'postgres' && all.find((q) => q.pid === s.ppid)?.comm !== 'postgres');
+    out.PostgreSQL = roots.reduce((sum, s) => sum + treeRss(s.pid).service, 0);
+  }
+  return out;
+}
 try {
   const api = client(await docgenCredentials(svc.env, 'bench-scale'));
   const template = fs.readFileSync(path.join(repoRoot, 'examples', 'invoice.docx'));
@@ -92,7 +70,7 @@ try {
   if (d.status !== 201) throw new Error(`data upload: ${d.status} ${JSON.stringify(d.body).slice(0, 300)}`);
   const storage = path.join(dataDir, 'storage');
   const samples: { at: number; done: number }[] = [];
-  const rss: { label: string; mb: Record<string, number> }[] = [{ label: 'before the batch', mb: rssByGroup(pids()) }];
+  const rss: { label: string; mb: Record<string, number> }[] = [{ label: 'before the batch', mb: rssByGroup() }];
   const t0 = performance.now();
   const res = await api.call('POST', '/documents/document/generate/batch', {
     json: {
@@ -132,7 +110,7 @@ try {
     samples.push({ at: now, done });
     if (firstRow === undefined && done > 0) firstRow = now - answered;
     while (nextTenth <= 10 && done >= (nextTenth * N) / 10) {
-      rss.push({ label: `${nextTenth * 10} %`, mb: rssByGroup(pids()) });
+      rss.push({ label: `${nextTenth * 10} %`, mb: rssByGroup() });
       nextTenth++;
     }
     if (progress.status !== 'running') break;
