@@ -18,7 +18,7 @@ import { docgenCredentials, docgenStartEnv, repoRoot, spawnDocgenStart } from '.
 import { client } from '../test/support/http.ts';
 import { invoiceRows } from '../test/support/invoice-rows.ts';
 import { startPostgres } from '../test/support/postgres.ts';
-import { processTree, treeRss } from './processes.ts';
+import { processTreeRoots, treeRss } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,12 +45,7 @@ const svc = await spawnDocgenStart(env, { timeoutMs: 180_000 });
 function rssByGroup(): Record<string, number> {
   const r = treeRss(svc.child.pid!);
   const out: Record<string, number> = { 'docgen (node)': r.node, 'Temporal dev server': r.temporal, LibreOffice: r.office };
-  if (pg) {
-    // The postmasters (their trees hold the backends), each counted once.
-    const all = processTree(1);
-    const roots = all.filter((s) => s.comm === 'postgres' && all.find((q) => q.pid === s.ppid)?.comm !== 'postgres');
-    out.PostgreSQL = roots.reduce((sum, s) => sum + treeRss(s.pid).service, 0);
-  }
+  if (pg) out.PostgreSQL = processTreeRoots('postgres').reduce((sum, pid) => sum + treeRss(pid).service, 0);
   return out;
 }
 try {

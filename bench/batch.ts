@@ -29,7 +29,7 @@ import { client } from '../test/support/http.ts';
 import { invoiceRows } from '../test/support/invoice-rows.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { startCarbonePeer } from './carbone-peer.ts';
-import { cpuSpent, processTree, threadCpuMs, treeCpuMs } from './processes.ts';
+import { cpuSpent, processTreeRoots, threadCpuMs, treeCpuMs } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -186,12 +186,6 @@ async function startService(workers: number, dataDir: string, root: string, page
       await pg.stop();
     },
   };
-}
-
-/** The postmaster processes (their trees hold the backends) of this user, for the database's CPU. */
-function processTreeRoots(comm: string): number[] {
-  const all = processTree(1);
-  return all.filter((s) => s.comm === comm && all.find((p) => p.pid === s.ppid)?.comm !== comm).map((s) => s.pid);
 }
 
 function serviceCpu(svc: Service): Map<string, number> {

@@ -63,6 +63,13 @@ export function processTree(rootPid: number): Stat[] {
   return out;
 }
 
+/** The processes named `comm` whose parent is not (e.g. PostgreSQL's postmasters: their trees hold the
+ *  backends), so that each tree is counted once. */
+export function processTreeRoots(comm: string): number[] {
+  const all = processTree(1);
+  return all.filter((s) => s.comm === comm && all.find((p) => p.pid === s.ppid)?.comm !== comm).map((s) => s.pid);
+}
+
 /** CPU ms of `rootPid` and its descendants, summed per group. Processes that exited are not counted. */
 export function treeCpuMs(rootPid: number): Map<string, number> {
   const out = new Map<string, number>();
