@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { keepFile } from './office-outputs.ts';
 
 /**
  * Every e-invoice the tests produce (a Factur-X pdf, an XRechnung xml) is kept for the independent
@@ -13,8 +11,5 @@ export const EINVOICE_OUTPUTS_ENV = 'DOCGEN_EINVOICE_OUTPUTS';
 export function keepEInvoice(bytes: Uint8Array, label: string, ext: 'pdf' | 'xml'): void {
   const dir = process.env[EINVOICE_OUTPUTS_ENV];
   if (!dir) return;
-  fs.mkdirSync(dir, { recursive: true });
-  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
-  const safe = label.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 60);
-  fs.writeFileSync(path.join(dir, `${safe}-${digest}.${ext}`), bytes);
+  keepFile(dir, label, bytes, ext);
 }

@@ -47,11 +47,6 @@ export function keepOutput(bytes: Uint8Array, label: string, template?: Uint8Arr
   if (!dir) return;
   const ext = officeExtension(bytes);
   if (ext === undefined) return;
-  const safe =
-    label
-      .replace(/[^A-Za-z0-9._-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 80) || 'output';
   let from = '';
   const templateExt = template === undefined ? undefined : officeExtension(template);
   if (template !== undefined && templateExt !== undefined) {
@@ -61,8 +56,19 @@ export function keepOutput(bytes: Uint8Array, label: string, template?: Uint8Arr
     if (!fs.existsSync(tFile)) fs.writeFileSync(tFile, template);
     from = `~${t}`;
   }
+  keepFile(dir, label, bytes, ext, from);
+}
+
+/** Writes `bytes` into `dir` as `<label>-<digest><suffix>.<ext>` (the label made safe for a file name), once:
+ *  the kept outputs of every validator (Office schemas, veraPDF, Mustang) are named this way. */
+export function keepFile(dir: string, label: string, bytes: Uint8Array, ext: string, suffix = ''): void {
+  const safe =
+    label
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 80) || 'output';
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${safe}-${digest(bytes)}${from}.${ext}`);
+  const file = path.join(dir, `${safe}-${digest(bytes)}${suffix}.${ext}`);
   if (!fs.existsSync(file)) fs.writeFileSync(file, bytes);
 }
 

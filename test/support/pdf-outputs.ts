@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { OUTPUTS_ENV } from './office-outputs.ts';
+import { keepFile, OUTPUTS_ENV } from './office-outputs.ts';
 
 /**
  * Every accessible pdf the tests produce is kept for veraPDF when DOCGEN_TEST_OUTPUTS names a directory (CI
@@ -12,15 +10,5 @@ import { OUTPUTS_ENV } from './office-outputs.ts';
 export function keepAccessiblePdf(bytes: Uint8Array, label: string, claims: Array<'pdfua1' | 'pdfa2a' | 'pdfa3a'> = ['pdfua1']): void {
   const dir = process.env[OUTPUTS_ENV];
   if (!dir) return;
-  const safe =
-    label
-      .replace(/[^A-Za-z0-9._-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 80) || 'output';
-  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-  for (const claim of claims) {
-    fs.mkdirSync(path.join(dir, claim), { recursive: true });
-    const file = path.join(dir, claim, `${safe}-${digest}.pdf`);
-    if (!fs.existsSync(file)) fs.writeFileSync(file, bytes);
-  }
+  for (const claim of claims) keepFile(path.join(dir, claim), label, bytes, 'pdf');
 }

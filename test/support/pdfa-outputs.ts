@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { pdfaIdentification } from '../../converter/index.ts';
+import { keepFile } from './office-outputs.ts';
 
 /**
  * Every PDF/A file the tests produce (pdfSaveOptions' PDF/A conformances, e-invoices' PDF/A-3b) is kept for
@@ -16,8 +15,5 @@ export function keepPdfA(bytes: Uint8Array, label: string): void {
   if (!dir) return;
   const id = pdfaIdentification(bytes);
   if (!id) return;
-  const flavour = path.join(dir, `${id.part}${id.conformance.toLowerCase()}`);
-  fs.mkdirSync(flavour, { recursive: true });
-  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
-  fs.writeFileSync(path.join(flavour, `${label.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 60)}-${digest}.pdf`), bytes);
+  keepFile(path.join(dir, `${id.part}${id.conformance.toLowerCase()}`), label, bytes, 'pdf');
 }
