@@ -17,6 +17,9 @@ export interface WriteInput {
   /** Chosen by the workflow (deterministically), so a retried write finds or overwrites the same file. */
   urn: string;
   source: BlobRef;
+  /** The source's bytes, held by the caller (a batch row's document written straight to a location that
+   *  writes bytes, connectors/location.ts `writesBytes`): `source.key` then names no blob. */
+  bytes?: Uint8Array;
   target: Target;
   /** data.embedded of a manage copy or move: written into an office file's custom properties. */
   embedded?: Record<string, string>;
@@ -82,7 +85,16 @@ async function deliver(deps: ResolvedActivityDeps, input: WriteInput): Promise<W
     source = { key: temporary, sha256: put.sha256, size: put.size, contentType: source.contentType };
   }
   try {
-    const written = await atLocation(deps.locations, need, (l) => l.write!(ctx(), { ...req, source }), run.callerDeadline);
+    const bytes = !temporary ? input.bytes : undefined;
+    const written = await atLocation(
+      deps.locations,
+      need,
+      (l) => {
+        if (bytes && !l.writesBytes) throw new Error(`${target.deliveryMethod} does not write bytes in hand; the source must be a blob`);
+        return l.write!(ctx(), { ...req, source, ...(bytes ? { bytes } : {}) });
+      },
+      run.callerDeadline,
+    );
     // What the drive refused without failing the write (a tenant policy against anonymous links, an
     // invitation that could not be sent): in the step's result (the workflow history) and in the log.
     if (written.externalErrors?.length)

@@ -82,6 +82,9 @@ export interface WriteRequest {
   path: string;
   fileFormat: string;
   source: BlobRef;
+  /** The source's bytes, held by the caller (a batch row's document, never put in scratch): a location that
+   *  writes bytes (`Location.writesBytes`) writes these, and `source.key` names no blob. */
+  bytes?: Uint8Array;
   /** document.options.driveA / driveB of the delivery's own drive (spec 4.8). */
   sharing?: SharingRequest;
   /** What to do when the folder already holds a file of that name (drives; Storage has no names to clash). */
@@ -113,6 +116,9 @@ export interface Location {
   templateFormat?(subscriptionId: string, urn: string): Promise<string | undefined>;
   readDocument?(ctx: LocationContext, urn: string): Promise<FoundFile>;
   write?(ctx: LocationContext, req: WriteRequest): Promise<Written>;
+  /** write() takes `req.bytes` in place of reading `req.source` (Storage: one file written at its final key,
+   *  no scratch file to put, link and remove). */
+  writesBytes?: true;
   /** Undoes a write nothing has recorded yet (the step that made it failed after it): the file and every
    *  trace of it go. A location with it may have its writes overlap the page count (activities/groups.ts). */
   discard?(ctx: LocationContext, urn: string): Promise<void>;

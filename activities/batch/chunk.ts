@@ -1,10 +1,11 @@
 // A chunk of rows (a normal activity on the batch task queue), one after another. Each row is final once
 // recorded (done or failed); the heartbeat carries the last row recorded, so a retry (another worker, after
-// a crash) starts after it and no row is written twice. A cancel is read between rows.
+// a crash) starts after it and no row is recorded twice (a row written but not yet recorded is written again,
+// at the same urn). Storage rows are recorded a few at a time (FLUSH_ROWS). A cancel is read between rows.
 import { ApplicationFailure } from '@temporalio/activity';
 import { batchPageKey, type BatchRun } from '../../core/batch.ts';
 import type { Row } from '../../core/rows.ts';
-import { batchCancelRequested, getBatch, recordBatchRowFailed, recordedRows } from '../../store/records/batches.ts';
+import { batchCancelRequested, type DeliveredRow, getBatch, recordBatchRowFailed, recordedRows } from '../../store/records/batches.ts';
 import { countBatchRow } from '../../telemetry/metrics.ts';
 import { heartbeat } from '../heartbeat.ts';
 import { activity, type BatchDeps, beatWhileRunning } from './deps.ts';
@@ -45,6 +46,12 @@ const POISON_ATTEMPT = 3;
 /** A chunk's heartbeat after a row, at most this often (the progress it carries is throttled by the SDK anyway). */
 const HEARTBEAT_EVERY_MS = 1_000;
 
+/** Rows written straight to their key are recorded together (one statement) once this many wait, or the
+ *  first of them has waited this long: the statement's cost is paid per flush, and a row's record, its
+ *  progress and a cancel's reading are at most that late. */
+const FLUSH_ROWS = 16;
+const FLUSH_MS = 250;
+
 const text = new TextDecoder();
 
 export function chunks(deps: BatchDeps, rows: RowSteps) {
@@ -76,8 +83,22 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
     // while one row takes long (a slow conversion).
     if (ctx) heartbeat(ctx, details());
     const stopBeating = beatWhileRunning(ctx, details);
-    // Whether a cancel was asked for, as the last row's record read it (undefined: read it before the next row).
+    // Whether a cancel was asked for, as the last record read it (undefined: read it before the next row).
     let cancelRequested: boolean | undefined;
+    // Rows written straight to their key (Storage) whose records wait for one statement (flush): a retry
+    // after a crash starts after the last row recorded, so a row written but not yet recorded is made and
+    // written again (same urn, same key) and recorded once.
+    const waiting: DeliveredRow[] = [];
+    let waitingSince = 0;
+    const flush = async () => {
+      if (waiting.length === 0) return;
+      const delivered = waiting.splice(0);
+      const recorded = await rows.recordDelivered(run, delivered);
+      for (const r of delivered) if (recorded.inserted.has(r.row)) countBatchRow('done');
+      cancelRequested = recorded.cancelRequested;
+      result.done += delivered.length;
+      lastRow = delivered[delivered.length - 1]!.row;
+    };
     // The SDK sends heartbeats to the server at most every few seconds; a row's heartbeat is given to it at
     // most every HEARTBEAT_EVERY_MS (beatWhileRunning covers a long row), not for every row.
     let lastBeat = Date.now();
@@ -91,34 +112,49 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
           throw ApplicationFailure.create({ type: 'CANCELLED', message: 'the batch chunk was cancelled', nonRetryable: false });
         // A cancel asked for through the API is read here, between rows: Temporal's cancellation reaches
         // the chunk only with a heartbeat's answer (throttled), by when many rows would have started. The
-        // previous row's record read it in its transaction; otherwise one query.
+        // last record read it in its statement (a flush's: within FLUSH_ROWS rows or FLUSH_MS); otherwise one query.
         if (cancelRequested ?? (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId))) break;
         cancelRequested = undefined;
         const row = JSON.parse(lines[i]!) as Row;
         try {
           // Counted as it is recorded, by the attempt that recorded it (a chunk that fails later, or a
           // retry that finds the row's record, counts it once).
-          const recorded = await rows.generateRow(run, rowNumber, row, signal);
-          if (recorded.inserted) countBatchRow('done');
-          cancelRequested = recorded.cancelRequested;
-          result.done++;
+          const made = await rows.generateRow(run, rowNumber, row, signal);
+          if ('delivered' in made) {
+            if (waiting.length === 0) waitingSince = Date.now();
+            waiting.push(made.delivered);
+            // Read again at the flush.
+            cancelRequested = false;
+            if (waiting.length >= FLUSH_ROWS || Date.now() - waitingSince >= FLUSH_MS) await flush();
+          } else {
+            await flush();
+            if (made.inserted) countBatchRow('done');
+            cancelRequested = made.cancelRequested;
+            result.done++;
+            lastRow = rowNumber;
+          }
         } catch (err) {
           if (signal?.aborted) throw err;
           if (!isFinal(err) && (ctx?.info.attempt ?? 1) < POISON_ATTEMPT) throw err;
+          await flush();
           const f = describeFailure(err);
           const recorded = await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message);
           if (recorded.inserted) countBatchRow('failed');
           cancelRequested = recorded.cancelRequested;
           result.failed++;
+          lastRow = rowNumber;
         }
-        lastRow = rowNumber;
         if (ctx && Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
           heartbeat(ctx, details());
           lastBeat = Date.now();
         }
       }
+      await flush();
     } finally {
       stopBeating();
+      // Rows written before a failure or a cancel are recorded on the way out (their documents are at their
+      // keys); when that fails too, the retry makes them again.
+      if (waiting.length > 0) await flush().catch(() => undefined);
     }
     const batch = await getBatch(deps.db, run.subscriptionId, run.batchId);
     return { ...result, batchDone: batch?.rowsDone ?? result.done, batchFailed: batch?.rowsFailed ?? result.failed };

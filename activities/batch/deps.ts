@@ -6,7 +6,7 @@ import type { Recorded, Steps, WriteAndRecordInput } from '../groups.ts';
 
 /** The activities' dependencies, with generate's own steps and its one write-and-record (activities/groups.ts). */
 export type BatchDeps = ResolvedActivityDeps & {
-  steps: Pick<Steps, 'resolveTemplate' | 'loadData' | 'measure'>;
+  steps: Pick<Steps, 'resolveTemplate' | 'loadData' | 'measure' | 'deliver'>;
   writeAndRecord: (input: WriteAndRecordInput) => Promise<Recorded>;
 };
 

@@ -17,7 +17,7 @@ import { placeProblems } from '../../core/target.ts';
 import { LOCATION_CATALOG } from '../../connectors/registry.ts';
 import { convert, type ConvertOptions, isConvertError } from '../../converter/index.ts';
 import { compileTextPattern, TemplateError, type TextPattern } from '../../engine/text-pattern.ts';
-import { recordBatchRowDone } from '../../store/records/batches.ts';
+import { type DeliveredRow, recordBatchRowDone, recordBatchRowsDelivered } from '../../store/records/batches.ts';
 import { countMetering } from '../../telemetry/metrics.ts';
 import { conversionFailure } from '../convert.ts';
 import { eInvoiceOf } from '../einvoice.ts';
@@ -221,20 +221,66 @@ export function rowSteps(deps: BatchDeps) {
   /** One row, start to end: named, rendered, put in the batch's scratch (its key is the row's, so an
    *  attempt after a crash overwrites it) while its pages are counted from the bytes in hand, delivered and
    *  recorded. Says whether this call wrote the row's entry (false: an earlier attempt had) and, when it
-   *  did, whether a cancel of the batch was asked for. */
-  async function generateRow(run: BatchRun, rowNumber: number, row: Row, signal: AbortSignal | undefined): Promise<RowRecorded> {
+   *  did, whether a cancel of the batch was asked for; or, for a Storage row the combined output does not
+   *  need, that it was written straight to its key and waits for the chunk's flush (`delivered`). */
+  async function generateRow(
+    run: BatchRun,
+    rowNumber: number,
+    row: Row,
+    signal: AbortSignal | undefined,
+  ): Promise<RowRecorded | { delivered: DeliveredRow }> {
     const names = nameOf(run, row);
     const bytes = await render(run, row, signal);
     const key = rowDocKey(run, rowNumber);
     const source = { key, sha256: '', size: bytes.byteLength, contentType: contentTypeOf(run.document.fileFormat) };
-    const [put, pages] = await Promise.all([
-      deps.blobs.put(key, bytes),
-      deps.steps.measure({ blob: source, bytes, fileFormat: run.document.fileFormat, subscriptionId: run.subscriptionId }),
-    ]);
+    const measured = deps.steps.measure({ blob: source, bytes, fileFormat: run.document.fileFormat, subscriptionId: run.subscriptionId });
+    const d = run.document;
+    // A row the combined output does not need, for a location that writes bytes (Storage), is written once,
+    // at its final key (no scratch file to put, link and remove), and its record waits for the chunk's next
+    // flush (recordDelivered). Otherwise it waits in scratch and is recorded now.
+    const location = d.deliveryMethod ? deps.locations.get(d.deliveryMethod) : undefined;
+    if (!run.keepDocuments && d.deliveryMethod && location?.writesBytes) {
+      const pages = await measured;
+      const who = rowRun(run, rowNumber);
+      const written = await deps.steps.deliver({
+        run: who,
+        urn: rowUrn(run.batchId, rowNumber),
+        source,
+        bytes,
+        target: { name: names.name, path: names.path, fileFormat: d.fileFormat, deliveryMethod: d.deliveryMethod },
+      });
+      if (written.uri || written.links || written.emails)
+        throw new Error(`a ${d.deliveryMethod} write answered with links: its row cannot wait for a flush`);
+      return {
+        delivered: {
+          row: rowNumber,
+          operationId: who.operationId,
+          userId: run.userId,
+          urn: written.urn,
+          name: written.name,
+          path: written.path,
+          pages,
+          fileFormat: d.fileFormat,
+          deliveryMethod: d.deliveryMethod,
+          consumption: generatedConsumption(pages),
+        },
+      };
+    }
+    const [put, pages] = await Promise.all([deps.blobs.put(key, bytes), measured]);
     return deliverAndRecord(run, rowNumber, names, { ...source, sha256: put.sha256 }, pages);
   }
 
-  return { nameOf, mergeRow, generateRow };
+  /** Records delivered rows (generateRow's `delivered`), in row order, in one statement; the metering counted. */
+  async function recordDelivered(run: BatchRun, delivered: DeliveredRow[]): Promise<{ inserted: Set<number>; cancelRequested?: boolean }> {
+    const recorded = await recordBatchRowsDelivered(deps.db, run.subscriptionId, run.batchId, delivered);
+    countMetering(recorded.metered);
+    return {
+      inserted: recorded.inserted,
+      ...(recorded.cancelRequested !== undefined ? { cancelRequested: recorded.cancelRequested } : {}),
+    };
+  }
+
+  return { nameOf, mergeRow, generateRow, recordDelivered };
 }
 
 /** Whether a row's failure is its own for good (the caller's input), not one to retry the chunk for. */

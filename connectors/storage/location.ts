@@ -59,12 +59,16 @@ export function storageLocation(deps: LocationDeps): Location {
     },
 
     /** Copies the source to the document's own key inside the store (S3: a server-side copy, so a large
-     *  document never passes through this process); writing the same urn again overwrites (retries are safe). */
+     *  document never passes through this process), or writes the bytes the caller holds there; writing the
+     *  same urn again overwrites (retries are safe). */
+    writesBytes: true,
     async write(ctx, req) {
       if (!ctx.userId) throw new Error('a Storage write needs the acting user (the document owner)');
       const name = outputFileName(req.name, req.fileFormat);
       const key = `subscriptions/${ctx.subscriptionId}/documents/${req.urn}`;
-      await deps.blobs.copy(req.source.key, key);
+      // Bytes in hand are written at the key itself (atomic: put renames its temporary file over the key).
+      const put = req.bytes ? await deps.blobs.put(key, req.bytes) : undefined;
+      if (!put) await deps.blobs.copy(req.source.key, key);
       await insertFile(deps.db, {
         id: req.urn,
         subscriptionId: ctx.subscriptionId,
@@ -73,8 +77,8 @@ export function storageLocation(deps: LocationDeps): Location {
         fileName: name,
         path: req.path,
         contentType: req.source.contentType,
-        size: req.source.size,
-        sha256: req.source.sha256,
+        size: put?.size ?? req.source.size,
+        sha256: put?.sha256 ?? req.source.sha256,
         blobKey: key,
         expiresDate: null,
       });

@@ -2,6 +2,7 @@
 // reads as absent. A row is recorded once: its entry, its document record and its metering go in one
 // transaction, and the batch's counters move only when the entry is new (a row processed again after a
 // crash, or by a retried chunk, counts once).
+import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
 import { documentRecordCtes, type NewDocument, recordConsumption } from './documents.ts';
@@ -238,6 +239,90 @@ export async function recordBatchRowDocument(
     metered: consumption.filter((c) => metered.has(c.dimension)),
     inserted: out.inserted,
     ...(out.cancel !== null ? { cancelRequested: out.cancel } : {}),
+  };
+}
+
+/** A delivered row waiting for its record (recordBatchRowsDelivered): a document without a url, links or
+ *  sharing results (Storage), written at `urn` under the row's own operation. */
+export interface DeliveredRow {
+  row: number;
+  operationId: string;
+  userId: string;
+  urn: string;
+  name: string;
+  path: string;
+  pages: number;
+  fileFormat: string;
+  deliveryMethod: string;
+  consumption: Consumption[];
+}
+
+/** Several delivered rows of one batch in one statement (a chunk's flush: PGlite and PostgreSQL pay per
+ *  statement, not per row): each row's document record and metering (idempotent per operation, as
+ *  recordBatchRowDocument's), its entry, and the batch's counters once; and whether a cancel was asked for.
+ *  `inserted`: the rows whose entry this statement wrote (an earlier attempt wrote the others'). */
+export async function recordBatchRowsDelivered(
+  db: Db,
+  subscriptionId: string,
+  batchId: string,
+  rows: DeliveredRow[],
+): Promise<{ inserted: Set<number>; metered: Consumption[]; cancelRequested?: boolean }> {
+  if (rows.length === 0) return { inserted: new Set(), metered: [] };
+  const metering = rows.flatMap((r) => r.consumption.map((c) => ({ r, c })));
+  const q = await db.query<{ entries: number[] | null; metered: string[] | null; cancel: boolean | null }>(
+    `WITH doc AS (
+       SELECT * FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[], $12::integer[])
+         AS t(document_guid, operation_id, user_id, title, urn, path, file_format, delivery_method, row_number, pages)),
+     inserted AS (
+       INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email)
+       SELECT document_guid, $2, user_id, user_id, operation_id, title, urn, path, file_format, delivery_method, '' FROM doc
+       ON CONFLICT (subscription_guid, operation_id) DO NOTHING
+       RETURNING operation_id),
+     recorded AS (
+       SELECT operation_id FROM inserted
+       UNION SELECT d.operation_id FROM documents d JOIN doc ON d.operation_id = doc.operation_id WHERE d.subscription_guid = $2),
+     metered AS (
+       INSERT INTO consumption (subscription_id, user_id, operation_id, dimension, value)
+       SELECT $2, m.user_id, m.operation_id, m.dimension, m.value
+       FROM unnest($13::text[], $14::uuid[], $15::text[], $16::integer[]) AS m(operation_id, user_id, dimension, value)
+       WHERE m.operation_id IN (SELECT operation_id FROM recorded)
+       ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING operation_id, dimension),
+     entry AS (
+       INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
+       SELECT $1, $2, row_number, 'done', urn, title, path, pages FROM doc WHERE operation_id IN (SELECT operation_id FROM recorded)
+       ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number, pages),
+     counted AS (
+       UPDATE batches SET rows_done = rows_done + (SELECT count(*) FROM entry), pages = pages + (SELECT coalesce(sum(pages), 0) FROM entry),
+              progress_date = now()
+       WHERE id = $1 AND subscription_id = $2 AND EXISTS (SELECT 1 FROM entry)
+       RETURNING cancel_requested_date IS NOT NULL AS c)
+     SELECT ARRAY(SELECT row_number FROM entry) AS entries, ARRAY(SELECT operation_id || ' ' || dimension FROM metered) AS metered,
+            (SELECT c FROM counted) AS cancel`,
+    [
+      batchId,
+      subscriptionId,
+      rows.map(() => randomUUID()),
+      rows.map((r) => r.operationId),
+      rows.map((r) => r.userId),
+      rows.map((r) => r.name),
+      rows.map((r) => r.urn),
+      rows.map((r) => r.path),
+      rows.map((r) => r.fileFormat),
+      rows.map((r) => r.deliveryMethod),
+      rows.map((r) => r.row),
+      rows.map((r) => r.pages),
+      metering.map((m) => m.r.operationId),
+      metering.map((m) => m.r.userId),
+      metering.map((m) => m.c.dimension),
+      metering.map((m) => m.c.value),
+    ],
+  );
+  const out = q.rows[0];
+  const newly = new Set(out?.metered ?? []);
+  return {
+    inserted: new Set((out?.entries ?? []).map(Number)),
+    metered: metering.filter((m) => newly.has(`${m.r.operationId} ${m.c.dimension}`)).map((m) => m.c),
+    ...(out?.cancel !== null && out?.cancel !== undefined ? { cancelRequested: out.cancel } : {}),
   };
 }
 

@@ -1,8 +1,10 @@
-// Exactly once, with real processes (issue 30): a 1,000-row batch of invoices (pdf, with the merged PDF) runs
-// on `docgen api` and two `docgen worker`s (PostgreSQL, the run's Temporal server); workers are SIGKILLed at
-// random moments and replaced, and the API is killed and started again mid-batch. At the end: exactly one
-// document per row (one record, one stored file, one metering each), no other document, one combined output
-// whose page count is the sum of the rows' (read by poppler's pdfinfo), and nothing left in scratch.
+// Exactly once, with real processes (issue 30): a 1,000-row batch of invoices runs on `docgen api` and two
+// `docgen worker`s (PostgreSQL, the run's Temporal server); workers are SIGKILLed at random moments and
+// replaced, and the API is killed and started again mid-batch. At the end: exactly one document per row (one
+// record, one stored file, one metering each), no other document, and nothing left in scratch. Two shapes:
+// pdf rows with the merged PDF, whose page count is the sum of the rows' (read by poppler's pdfinfo), the rows
+// waiting in scratch for it; and docx rows alone, each written straight to its Storage key and recorded a few
+// at a time by its chunk (activities/batch/chunk.ts), so a kill falls between a row's write and its record.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +21,12 @@ const ROWS = 1_000;
 /** Worker kills during the batch (each replaced at once), and one API restart after the second. */
 const KILLS = 4;
 
-describe('batch durability: workers killed and the API restarted during a 1,000-row batch', () => {
+const shapes = [
+  { shape: 'pdf rows and the merged PDF', fileFormat: 'pdf', combined: true },
+  { shape: 'docx rows written straight to Storage, recorded a few at a time', fileFormat: 'docx', combined: false },
+];
+
+describe.each(shapes)('batch durability ($shape): workers killed and the API restarted during a 1,000-row batch', (variant) => {
   let setup: Awaited<ReturnType<typeof processEnv>>;
   const procs: ReturnType<typeof runDocgen>[] = [];
   let db: pg.Client;
@@ -43,7 +50,7 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
     setup?.cleanup();
   });
 
-  it('leaves exactly one document per row and one merged PDF with every page', { timeout: 600_000 }, async () => {
+  it('leaves exactly one document per row (and one merged PDF with every page)', { timeout: 600_000 }, async () => {
     const { env } = setup;
     const worker = () => {
       const w = runDocgen(['worker'], env, 'docgen worker polling');
@@ -76,15 +83,15 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
       data: { urn: data.body.result.data.files[0].id, loadMethod: 'Storage' },
       document: {
         name: 'Invoice {number}',
-        fileFormat: 'pdf',
+        fileFormat: variant.fileFormat,
         deliveryMethod: 'Storage',
         path: 'root',
         timezone: 'Europe/London',
         locale: 'en-GB',
       },
-      combined: { format: 'pdf', name: 'invoices', path: 'root', deliveryMethod: 'Storage' },
+      ...(variant.combined ? { combined: { format: 'pdf', name: 'invoices', path: 'root', deliveryMethod: 'Storage' } } : {}),
     };
-    const headers = { 'idempotency-key': 'durable-batch-1' };
+    const headers = { 'idempotency-key': `durable-batch-${variant.fileFormat}` };
     const started = await sdk.call('POST', '/documents/document/generate/batch', { json: body, headers });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     const id = started.body.result.data.batch.id as string;
@@ -165,21 +172,30 @@ describe('batch durability: workers killed and the API restarted during a 1,000-
       missing: 0,
       storedFiles: ROWS,
       metered: ROWS,
-      allStoredDocuments: ROWS + 1,
-      combined: 1,
+      allStoredDocuments: ROWS + (variant.combined ? 1 : 0),
+      combined: variant.combined ? 1 : 0,
     });
 
-    // The merged PDF: every row's pages (poppler reads the count; the batch checked it against the rows' too).
-    const merged = await sdk.download(final!.combined.urn);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'batch-durable-'));
-    try {
-      fs.writeFileSync(path.join(dir, 'm.pdf'), merged.bytes);
-      const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [path.join(dir, 'm.pdf')]).toString())?.[1]);
-      console.log(`batch durability: merged PDF ${pages} pages, rows ${rowPages} pages`);
-      expect(pages).toBe(rowPages);
-      expect(final!.combined.pages).toBe(rowPages);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+    // The batch's pages are its rows' (each row's count metered once).
+    const meteredPages = await one(
+      "SELECT sum(value)::int AS n FROM consumption WHERE operation_id LIKE $1 AND dimension = 'pages-generated'",
+      [`${id}:row:%`],
+    );
+    expect(final!.pages).toBe(rowPages);
+    expect(meteredPages).toBe(rowPages);
+    if (variant.combined) {
+      // The merged PDF: every row's pages (poppler reads the count; the batch checked it against the rows' too).
+      const merged = await sdk.download(final!.combined.urn);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'batch-durable-'));
+      try {
+        fs.writeFileSync(path.join(dir, 'm.pdf'), merged.bytes);
+        const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [path.join(dir, 'm.pdf')]).toString())?.[1]);
+        console.log(`batch durability: merged PDF ${pages} pages, rows ${rowPages} pages`);
+        expect(pages).toBe(rowPages);
+        expect(final!.combined.pages).toBe(rowPages);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     }
     // The batch's scratch (row pages, row PDFs, the merge) is gone.
     const scratch = path.join(setup.dataDir, 'storage', 'scratch', `batch-${id}`);

@@ -6,6 +6,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, digestApiKey, ensureFirstUser, ensureSubscription, findApiKey } from '../../store/accounts.ts';
 import { type Db, openDb } from '../../store/db.ts';
+import {
+  createBatch,
+  type DeliveredRow,
+  getBatch,
+  listBatchRows,
+  recordBatchRowsDelivered,
+  requestBatchCancel,
+} from '../../store/records/batches.ts';
 import { recordConsumption, recordDocument, recordDocumentWithConsumption } from '../../store/records/documents.ts';
 import { consumeFiles, getFile, insertFile } from '../../store/files.ts';
 import { migrate } from '../../store/migrate.ts';
@@ -166,6 +174,63 @@ describe.each(backends)('store on $name', ({ open }) => {
     const bare = await recordDocumentWithConsumption(db, { ...doc, operationId: 'op-bare', urn: randomUUID() }, []);
     expect(bare.metered).toEqual([]);
     expect(bare.documentGuid).not.toBe(first.documentGuid);
+  });
+
+  it("records a chunk's delivered batch rows in one statement, each once: a flush run again (overlapping rows) adds only the new ones", async () => {
+    const s = await ensureSubscription(db, 'batch-flush');
+    const u = await ensureFirstUser(db, s);
+    const batchId = randomUUID();
+    await createBatch(db, {
+      id: batchId,
+      subscriptionId: s.id,
+      userId: u.id,
+      workflowId: `batch-${batchId}`,
+      rowsTotal: 3,
+      fileFormat: 'docx',
+      deliveryMethod: 'Storage',
+    });
+    const row = (n: number, pages: number): DeliveredRow => ({
+      row: n,
+      operationId: `${batchId}:row:${n}`,
+      userId: u.id,
+      urn: randomUUID(),
+      name: `row-${n}.docx`,
+      path: 'out',
+      pages,
+      fileFormat: 'docx',
+      deliveryMethod: 'Storage',
+      consumption: [
+        { dimension: 'documents-generated', value: 1 },
+        { dimension: 'pages-generated', value: pages },
+      ],
+    });
+    const [r1, r2, r3] = [row(1, 2), row(2, 3), row(3, 1)];
+    const first = await recordBatchRowsDelivered(db, s.id, batchId, [r1!, r2!]);
+    expect([...first.inserted].sort()).toEqual([1, 2]);
+    expect(first.metered).toHaveLength(4);
+    expect(first.cancelRequested).toBe(false);
+    await requestBatchCancel(db, s.id, batchId);
+    // A retried chunk's flush: rows 1 and 2 again (another attempt's urn), row 3 new.
+    const again = await recordBatchRowsDelivered(db, s.id, batchId, [{ ...r2!, urn: randomUUID() }, r3!]);
+    expect([...again.inserted]).toEqual([3]);
+    expect(again.metered).toEqual(r3!.consumption);
+    expect(again.cancelRequested).toBe(true);
+    const batch = await getBatch(db, s.id, batchId);
+    expect(batch).toMatchObject({ rowsDone: 3, rowsFailed: 0, pages: 6 });
+    const docs = await db.query<{ operation_id: string; urn: string; title: string }>(
+      'SELECT operation_id, urn, title FROM documents WHERE subscription_guid = $1 ORDER BY title',
+      [s.id],
+    );
+    expect(docs.rows).toEqual([r1, r2, r3].map((r) => ({ operation_id: r!.operationId, urn: r!.urn, title: r!.name })));
+    const metered = await db.query<{ n: string | number; pages: string | number }>(
+      "SELECT count(*) AS n, sum(value) FILTER (WHERE dimension = 'pages-generated') AS pages FROM consumption WHERE subscription_id = $1",
+      [s.id],
+    );
+    expect([Number(metered.rows[0]?.n), Number(metered.rows[0]?.pages)]).toEqual([6, 6]);
+    const entries = await listBatchRows(db, s.id, batchId, { skip: 0, top: 10 });
+    expect(entries.rows.map((e) => [e.row, e.status, e.urn, e.pages])).toEqual([r1, r2, r3].map((r) => [r!.row, 'done', r!.urn, r!.pages]));
+    // Nothing new: no counters moved, so no cancel read.
+    expect(await recordBatchRowsDelivered(db, s.id, batchId, [r1!])).toEqual({ inserted: new Set(), metered: [] });
   });
 
   it('consumes uploads by id: only the live ones of the subscription, once', async () => {
