@@ -523,7 +523,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
       // The instance's next job waits for these (Instance.jobCleanup): it finds nothing of this one in the
       // job directory its sandbox shows. The removal is set before any restart, whose new instance may take
       // the next job at once.
-      const unlinks = Promise.all([inPath, outPath].map((f) => fsp.unlink(f).catch(() => {})));
+      // A page count writes no output: only its input goes (a failed unlink costs a thrown error).
+      const unlinks = Promise.all((job.count ? [inPath] : [inPath, outPath]).map((f) => fsp.unlink(f).catch(() => {})));
       // Not 'busy' any more means the bridge already exited and onInstanceExit is restarting it;
       // a second restart here would kill the replacement while it starts.
       let restarted: Promise<void> | undefined;

@@ -7,7 +7,7 @@
 // into memory as well), with the same one renewal on 401.
 import { createPrivateKey, createSign } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { Connection, OAuth2 } from '@jsforce/jsforce-node';
+import type { Connection } from '@jsforce/jsforce-node';
 import { LocationError } from '../location.ts';
 import type { OpenedConnection } from '../connections.ts';
 import { type CrmSettings, loginUrlProblem } from './connection.ts';
@@ -39,9 +39,14 @@ export function jwtAssertion(settings: CrmSettings, privateKeyPem: string, now =
   return `${head}.${body}.${signature}`;
 }
 
+/** jsforce, loaded on first use: a process without crm connections never loads it (about 12 MB of heap,
+ *  docs/decisions/034-the-memory-of-docgen-start.md). */
+const jsforce = () => import('@jsforce/jsforce-node');
+
 const REFUSALS = /^(invalid_|unauthorized_client|unsupported_grant_type|inactive_|ERROR_HTTP_4\d\d)/;
 
 async function requestToken(c: OpenedConnection, settings: CrmSettings, allowedHosts: readonly string[]): Promise<Cached> {
+  const { OAuth2 } = await jsforce();
   const oauth2 = new OAuth2({
     loginUrl: settings.loginUrl,
     clientId: settings.clientId,
@@ -109,6 +114,7 @@ export async function withCrm<T>(
     cache.set(key, session);
   }
   let refusal: LocationError | undefined;
+  const { Connection } = await jsforce();
   const conn = new Connection({
     loginUrl: settings.loginUrl,
     instanceUrl: session.instanceUrl,

@@ -11,11 +11,10 @@
 // back-off (Retry-After honoured); the generated clients' own retries are off so this is the one policy.
 // An API call answered 401 (the access token expired early or was revoked) gets one fresh token and one
 // more try: the auth clients refresh only a token they believe expired.
-import { docs as docsApi, type docs_v1 } from '@googleapis/docs';
-import { drive as driveApi, type drive_v3 } from '@googleapis/drive';
-import { sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
-import { slides as slidesApi, type slides_v1 } from '@googleapis/slides';
-import { JWT, OAuth2Client } from 'google-auth-library';
+import type { docs_v1 } from '@googleapis/docs';
+import type { drive_v3 } from '@googleapis/drive';
+import type { sheets_v4 } from '@googleapis/sheets';
+import type { slides_v1 } from '@googleapis/slides';
 import { backoffMs, type ThrottleScope, ThrottledError, throttleWait } from '../throttle.ts';
 
 const DEFAULT_THROTTLE_WAIT_MS = 600_000;
@@ -190,7 +189,25 @@ function normalizeRoot(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
 }
 
-export function googleClients(endpoints: GoogleEndpoints, creds: GoogleCredentials, retry: RetryPolicy = DEFAULT_RETRY): GoogleClients {
+/** Google's client libraries, loaded on first use: a process without DriveB connections never loads them
+ *  (about 30 MB of a process's memory, docs/decisions/034-the-memory-of-docgen-start.md). */
+const loadSdk = () =>
+  Promise.all([
+    import('@googleapis/docs'),
+    import('@googleapis/drive'),
+    import('@googleapis/sheets'),
+    import('@googleapis/slides'),
+    import('google-auth-library'),
+  ]);
+let sdk: ReturnType<typeof loadSdk> | undefined;
+const googleSdk = () => (sdk ??= loadSdk());
+
+export async function googleClients(
+  endpoints: GoogleEndpoints,
+  creds: GoogleCredentials,
+  retry: RetryPolicy = DEFAULT_RETRY,
+): Promise<GoogleClients> {
+  const [{ docs: docsApi }, { drive: driveApi }, { sheets: sheetsApi }, { slides: slidesApi }, { JWT, OAuth2Client }] = await googleSdk();
   const apiRoot = normalizeRoot(endpoints.apiUrl);
   const googleRoot = apiRoot === DEFAULT_API_ROOT;
   const allowed = new Set([new URL(apiRoot).host, new URL(endpoints.tokenUrl).host, ...(googleRoot ? GOOGLE_HOSTS : [])]);

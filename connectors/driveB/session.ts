@@ -33,7 +33,7 @@ export function driveBSession(deps: LocationDeps, retry: RetryPolicy, limits: { 
     const hit = cache.get(c.id);
     if (hit?.fingerprint === fingerprint) return hit.ops;
     const ops = new DriveOps(
-      googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), {
+      await googleClients({ apiUrl: s.driveBApiUrl, tokenUrl: s.driveBTokenUrl }, credentialsOf(c), {
         ...retry,
         maxThrottleWaitMs: s.driveThrottleMaxWaitMs,
       }),

@@ -41,13 +41,6 @@ export interface S3BlobStoreOptions {
 
 const MiB = 1024 * 1024;
 
-/** `s3://bucket/some/prefix` -> { bucket, prefix }. */
-export function parseS3Url(url: string): { bucket: string; prefix: string } {
-  const u = new URL(url);
-  if (u.protocol !== 's3:' || !u.hostname) throw new Error(`not an s3://bucket[/prefix] URL: ${url}`);
-  return { bucket: u.hostname, prefix: decodeURIComponent(u.pathname).replace(/^\/+|\/+$/g, '') };
-}
-
 function isNotFound(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;

@@ -41,7 +41,7 @@ describe('DriveB client against the local Google server', () => {
 
   it('OAuth: folders, a converting multipart upload, a resumable upload, export and exportLinks, all on the configured host', async () => {
     const ops = new DriveOps(
-      googleClients(
+      await googleClients(
         endpoints(),
         { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'rt-ada' },
         { attempts: 4, baseMs: 20, maxMs: 100 },
@@ -101,7 +101,7 @@ describe('DriveB client against the local Google server', () => {
 
   it('rate limits (403 userRateLimitExceeded, 429) are retried; a bad refresh token is an auth error', async () => {
     const ops = new DriveOps(
-      googleClients(
+      await googleClients(
         endpoints(),
         { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'rt-ada' },
         { attempts: 4, baseMs: 20, maxMs: 100 },
@@ -113,23 +113,23 @@ describe('DriveB client against the local Google server', () => {
     expect(fake.requests.filter((r) => r.status === 403 || r.status === 429).length).toBeGreaterThanOrEqual(2);
 
     const bad = new DriveOps(
-      googleClients(endpoints(), { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'revoked' }),
+      await googleClients(endpoints(), { kind: 'oauth', clientId: 'cid', clientSecret: 'csecret', refreshToken: 'revoked' }),
     );
     await expect(bad.folder('x', false)).rejects.toMatchObject({ auth: true, reason: 'invalid_grant' });
   });
 
   it('service account: the JWT token request goes to DRIVEB_TOKEN_URL; alone it has no quota in My Drive, a shared drive works; delegation acts as the user', async () => {
     const sa = { kind: 'serviceAccount' as const, clientEmail: 'sa@proj.iam.gserviceaccount.com', privateKey };
-    const alone = new DriveOps(googleClients(endpoints(), sa, { attempts: 2, baseMs: 10, maxMs: 10 }));
+    const alone = new DriveOps(await googleClients(endpoints(), sa, { attempts: 2, baseMs: 10, maxMs: 10 }));
     await expect(
       alone.upload({ folderId: 'root', name: 'a.pdf', bytes: new Uint8Array([1]), contentType: 'application/pdf' }),
     ).rejects.toMatchObject({ reason: 'storageQuotaExceeded' });
-    const shared = new DriveOps(googleClients(endpoints(), sa), 'drive-team');
+    const shared = new DriveOps(await googleClients(endpoints(), sa), 'drive-team');
     const folder = await shared.folder('Out', true);
     const f = await shared.upload({ folderId: folder!, name: 'a.pdf', bytes: new Uint8Array([1, 2]), contentType: 'application/pdf' });
     expect(fake.files.get(f.id!)?.driveId).toBe('drive-team');
     expect((await shared.byName(folder!, 'a.pdf')).map((x) => x.id)).toEqual([f.id]);
-    const asBob = new DriveOps(googleClients(endpoints(), { ...sa, subject: 'bob@example.com' }));
+    const asBob = new DriveOps(await googleClients(endpoints(), { ...sa, subject: 'bob@example.com' }));
     const mine = await asBob.upload({ folderId: 'root', name: 'b.pdf', bytes: new Uint8Array([3]), contentType: 'application/pdf' });
     expect(fake.files.get(mine.id!)?.owner).toBe('bob@example.com');
     expect(fake.tokensIssued.some((t) => t.grant.includes('jwt-bearer') && t.user === 'bob@example.com')).toBe(true);

@@ -1,0 +1,21 @@
+import fs from 'node:fs';
+import { render } from '../../engine/index.ts';
+import { sanitizeOoxml } from '../../converter/sanitize.ts';
+import { checkConversionCost } from '../../engine/cost.ts';
+import { DEFAULT_TEMPLATE_LIMITS } from '../../engine/index.ts';
+import { invoiceRows } from '../../test/support/invoice-rows.ts';
+const t = fs.readFileSync('examples/invoice.docx');
+const rows = invoiceRows(200);
+const time = async (name: string, f: (i: number) => unknown) => {
+  for (let i = 0; i < 200; i++) await f(i);
+  const t0 = performance.now();
+  for (let k = 0; k < 5; k++) for (let i = 0; i < 200; i++) await f(i);
+  console.log(name, ((performance.now() - t0) / 1000).toFixed(3), 'ms');
+};
+const merged: Uint8Array[] = [];
+for (const r of rows) merged.push(await render(t, r, { locale: 'en-GB', timezone: 'Europe/London' }));
+await time('render', (i) => render(t, rows[i], { locale: 'en-GB', timezone: 'Europe/London' }));
+await time('sanitize', (i) => sanitizeOoxml(merged[i]!, 'm'));
+await time('cost', (i) => checkConversionCost(merged[i]!, DEFAULT_TEMPLATE_LIMITS));
+await time('json', (i) => JSON.parse(JSON.stringify(rows[i])));
+console.log('size', merged[0]!.byteLength);
