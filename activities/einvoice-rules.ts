@@ -83,10 +83,16 @@ export type Stylesheet = (typeof STYLESHEETS)[number];
 /** Bumped when what this file makes of the jars changes (patches, layout). */
 const LAYOUT = 1;
 
-/** The rules directory of these versions: EINVOICE_RULES_DIR, else ~/.cache/docgen/einvoice-rules-<versions>. */
+let configured: string | undefined;
+
+/** EINVOICE_RULES_DIR (config/env.ts), set by the commands that start a worker; undefined: the default. */
+export function configureEInvoiceRules(dir: string | undefined): void {
+  configured = dir ? path.resolve(dir) : undefined;
+}
+
+/** The rules directory: EINVOICE_RULES_DIR, else ~/.cache/docgen/einvoice-rules-<layout>-<hash of the jars' versions>. */
 export function rulesDir(): string {
-  const explicit = process.env.EINVOICE_RULES_DIR;
-  if (explicit) return path.resolve(explicit);
+  if (configured) return configured;
   const key = JARS.map((j) => `${j.artifact}-${j.version}`).join('_');
   return path.join(
     os.homedir(),

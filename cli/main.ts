@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SUBSCRIPTION } from '../api/auth/credentials.ts';
 import { allSettings, ConfigError, type Config, configMarkdown, loadConfig } from '../config/env.ts';
 import { ensureLibreOffice } from './converter-install.ts';
-import { prepareEInvoiceRules, rulesDir } from '../activities/einvoice-rules.ts';
+import { configureEInvoiceRules, prepareEInvoiceRules } from '../activities/einvoice-rules.ts';
 import { adminTokenFile, obtainCredentials, pidAlive, readServiceFile, serviceFile } from './running.ts';
 import { type RunningService, startService } from './service.ts';
 import { type DevServer, portInUse, replaceLeftoverDevServer, resolveTemporalCli, startDevServer } from './temporal-dev.ts';
@@ -375,12 +375,12 @@ async function main(argv: string[]): Promise<void> {
   }
   if (cmd === 'render') return cmdRender(rest);
   if (cmd === 'inspect') return cmdInspect(rest);
-  if (cmd === 'einvoice-rules') {
-    process.stdout.write(`${await prepareEInvoiceRules((line) => process.stderr.write(`${line}\n`), rulesDir())}\n`);
-    return;
-  }
   const config = loadConfig();
+  configureEInvoiceRules(config.einvoiceRulesDir);
   switch (cmd) {
+    case 'einvoice-rules':
+      process.stdout.write(`${await prepareEInvoiceRules((line) => process.stderr.write(`${line}\n`))}\n`);
+      return;
     case 'start':
       return cmdStart(config);
     case 'api':

@@ -2,10 +2,12 @@
 // EN 16931 / XRechnung / Factur-X Schematron, fetched and compiled by activities/einvoice-rules.ts (the
 // global setup prepares them once; cached in ~/.cache/docgen).
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EInvoiceOption } from '../../../core/einvoice.ts';
 import { buildEInvoice, withAttachment } from '../../../einvoice/index.ts';
-import { patchMod97, prepareEInvoiceRules } from '../../../activities/einvoice-rules.ts';
+import { configureEInvoiceRules, patchMod97, prepareEInvoiceRules } from '../../../activities/einvoice-rules.ts';
 import { checkInvoiceXml, problemOf, shortLocation, stopInvoiceChecks } from '../../../activities/einvoice-validate.ts';
 
 const invoice = JSON.parse(fs.readFileSync(new URL('../../fixtures/einvoice/invoice.json', import.meta.url), 'utf8')) as Record<
@@ -111,6 +113,26 @@ describe('checkInvoiceXml: the official XSD and Schematron', () => {
     const found = rules(await checkInvoiceXml(xml, minimum));
     expect(found.length).toBeGreaterThan(0);
     expect(found.every((r) => r.startsWith('error '))).toBe(true);
+  });
+});
+
+describe('without the rules (an offline machine that never fetched them)', () => {
+  it('refuses the e-invoice, NOT_SUPPORTED, naming what is missing and where; never a silent pass', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'einvoice-rules-'));
+    configureEInvoiceRules(empty);
+    try {
+      const refused = await checkInvoiceXml(xmlOf(invoice, EN16931), EN16931).then(
+        () => undefined,
+        (err: { type?: string; message?: string }) => err,
+      );
+      expect(refused?.type).toBe('NOT_SUPPORTED');
+      expect(refused?.message).toContain(`no official EN 16931 validation rules`);
+      expect(refused?.message).toContain(empty);
+      expect(refused?.message).toContain('npx docgen einvoice-rules');
+    } finally {
+      configureEInvoiceRules(undefined);
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 
