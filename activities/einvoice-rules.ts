@@ -212,13 +212,30 @@ function compile(xsl: string, sef: string): Promise<void> {
 }
 
 let preparing: Promise<string> | undefined;
+let lastFailure: string | undefined;
 
 /** The rules directory, fetched and compiled when absent (once per process; concurrent processes each build
  *  into their own staging directory, the first rename wins). Throws with the reason when it cannot. */
 export function prepareEInvoiceRules(log: (line: string) => void = () => {}, dir = rulesDir()): Promise<string> {
   if (rulesReady(dir)) return Promise.resolve(dir);
-  preparing ??= build(dir, log).finally(() => (preparing = undefined));
+  preparing ??= build(dir, log).then(
+    (ready) => {
+      preparing = undefined;
+      lastFailure = undefined;
+      return ready;
+    },
+    (err: unknown) => {
+      preparing = undefined;
+      lastFailure = err instanceof Error ? err.message : String(err);
+      throw err;
+    },
+  );
   return preparing;
+}
+
+/** This process's preparation under way, if any (a check waits for it), and why the last one failed. */
+export function preparationState(): { underway?: Promise<string>; failed?: string } {
+  return { ...(preparing ? { underway: preparing } : {}), ...(lastFailure ? { failed: lastFailure } : {}) };
 }
 
 async function build(dir: string, log: (line: string) => void): Promise<string> {

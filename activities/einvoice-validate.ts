@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { EInvoiceOption } from '../core/einvoice.ts';
 import { callerFailure } from '../core/failures.ts';
 import type { Problem } from '../einvoice/index.ts';
-import { RULE_VERSIONS, rulesDir, rulesReady, type Stylesheet } from './einvoice-rules.ts';
+import { preparationState, RULE_VERSIONS, rulesDir, rulesReady, type Stylesheet } from './einvoice-rules.ts';
 import type { Finding, ValidateJob, ValidateReply } from './einvoice-validate-thread.ts';
 
 const THREAD = new URL('./einvoice-validate-thread.ts', import.meta.url);
@@ -81,16 +81,21 @@ function threadOf(dir: string): Worker {
  * The XML of an e-invoice judged by its XSD, then (when the XSD passes) by the official Schematron of its
  * standard and profile: one Problem per failed assert (the rule's id, `error` for fatal/error asserts and
  * `warning` for warning ones, the assert's location as the field, its text as the message); an XSD failure
- * or a malformed XML is rule `XSD` / `XML`. Throws NOT_SUPPORTED (nothing is delivered) when this machine
- * has no rules directory (docgen einvoice-rules was never run and could not fetch them: offline).
+ * or a malformed XML is rule `XSD` / `XML`. Waits for a preparation under way in this process (a start's);
+ * throws NOT_SUPPORTED (nothing is delivered) when this machine has no rules directory (never prepared, or
+ * the preparation failed: offline), with the reason.
  */
 export async function checkInvoiceXml(xml: string, option: EInvoiceOption): Promise<Problem[]> {
   const dir = rulesDir();
-  if (!rulesReady(dir))
+  // A start prepares them in the background: the first e-invoices wait for it.
+  await preparationState().underway?.catch(() => undefined);
+  if (!rulesReady(dir)) {
+    const failed = preparationState().failed;
     throw callerFailure(
       'NOT_SUPPORTED',
-      `document.einvoice: this worker has no official EN 16931 validation rules (XSD + Schematron, EN 16931 ${RULE_VERSIONS.en16931}, XRechnung ${RULE_VERSIONS.xrechnung}) in ${dir}, so it delivers no e-invoice; they are fetched from Maven Central at start, or by \`npx docgen einvoice-rules\``,
+      `document.einvoice: this worker has no official EN 16931 validation rules (XSD + Schematron, EN 16931 ${RULE_VERSIONS.en16931}, XRechnung ${RULE_VERSIONS.xrechnung}) in ${dir}${failed ? ` (preparing them failed: ${failed})` : ''}, so it delivers no e-invoice; they are fetched from Maven Central at start, or by \`npx docgen einvoice-rules\``,
     );
+  }
   const { xsd, schematron } = checksOf(option);
   const id = nextId++;
   const w = threadOf(dir);

@@ -91,7 +91,7 @@ async function cmdStart(config: Config): Promise<void> {
     uiUrl = dev.uiUrl;
   }
   ensureLibreOffice(config.converterAutoInstall, log);
-  await einvoiceRulesAtStart(log);
+  einvoiceRulesAtStart(log);
   const adminToken = randomBytes(32).toString('base64url');
   let service: RunningService;
   try {
@@ -128,7 +128,7 @@ async function cmdStart(config: Config): Promise<void> {
 async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
   if (!config.temporalAddress) throw new ConfigError(`docgen ${half} needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)`);
   const log = startLog(config, `docgen-${half}`);
-  if (half === 'worker') await einvoiceRulesAtStart((line) => lifecycle(log).info(line));
+  if (half === 'worker') einvoiceRulesAtStart((line) => lifecycle(log).info(line));
   const service = await startService({
     config,
     temporalAddress: config.temporalAddress,
@@ -147,16 +147,15 @@ async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
   });
 }
 
-/** The official e-invoice rules (activities/einvoice-rules.ts), fetched and compiled on the first start; a
- *  machine that cannot fetch them still starts, and refuses e-invoice requests saying why (NOT_SUPPORTED). */
-async function einvoiceRulesAtStart(log: (line: string) => void): Promise<void> {
-  try {
-    await prepareEInvoiceRules(log);
-  } catch (err) {
+/** The official e-invoice rules (activities/einvoice-rules.ts), fetched and compiled in the background on the
+ *  first start (the service is ready meanwhile; the first e-invoices wait for them); a machine that cannot
+ *  fetch them refuses e-invoice requests saying why (NOT_SUPPORTED). */
+function einvoiceRulesAtStart(log: (line: string) => void): void {
+  prepareEInvoiceRules(log).catch((err: unknown) =>
     log(
       `E-invoice rules could not be prepared (${err instanceof Error ? err.message : String(err)}): e-invoice requests are refused (NOT_SUPPORTED) until \`npx docgen einvoice-rules\` succeeds`,
-    );
-  }
+    ),
+  );
 }
 
 function waitForSignal(onStop: () => Promise<void>): Promise<void> {

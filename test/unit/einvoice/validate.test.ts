@@ -134,6 +134,22 @@ describe('without the rules (an offline machine that never fetched them)', () =>
       fs.rmSync(empty, { recursive: true, force: true });
     }
   });
+
+  it('says why when the preparation failed', async () => {
+    // A directory that cannot be made (its parent is a file): the preparation fails at once.
+    configureEInvoiceRules('/dev/null/einvoice-rules');
+    try {
+      await expect(prepareEInvoiceRules()).rejects.toThrow();
+      const refused = await checkInvoiceXml(xmlOf(invoice, EN16931), EN16931).then(
+        () => undefined,
+        (err: { type?: string; message?: string }) => err,
+      );
+      expect(refused?.type).toBe('NOT_SUPPORTED');
+      expect(refused?.message).toMatch(/\(preparing them failed: .*\/dev\/null/);
+    } finally {
+      configureEInvoiceRules(undefined);
+    }
+  });
 });
 
 describe('what a finding becomes', () => {
