@@ -59,7 +59,13 @@ const pending = new Map<number, { resolve(r: ValidateReply): void; reject(e: Err
 
 function threadOf(dir: string): Worker {
   if (thread) return thread;
-  const w = new Worker(THREAD, { workerData: { dir }, stdout: false, stderr: false });
+  const w = new Worker(THREAD, {
+    workerData: { dir },
+    // A bounded young generation: the transforms' garbage is collected early instead of growing the RSS.
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    stdout: false,
+    stderr: false,
+  });
   w.unref();
   w.on('message', (reply: ValidateReply) => {
     const p = pending.get(reply.id);
