@@ -70,6 +70,8 @@ function threadOf(dir: string): Worker {
   w.on('message', (reply: ValidateReply) => {
     const p = pending.get(reply.id);
     pending.delete(reply.id);
+    // An idle thread does not keep the process alive; one with work does.
+    if (pending.size === 0) w.unref();
     p?.resolve(reply);
   });
   const fail = (err: Error) => {
@@ -107,6 +109,7 @@ export async function checkInvoiceXml(xml: string, option: EInvoiceOption): Prom
   const w = threadOf(dir);
   const reply = await new Promise<ValidateReply>((resolve, reject) => {
     pending.set(id, { resolve, reject });
+    w.ref();
     w.postMessage({ id, xml, xsd, schematron } satisfies ValidateJob);
   });
   if (!reply.ok) throw new Error(`the e-invoice validation failed: ${reply.message}`);
