@@ -73,7 +73,7 @@ export function mergeActivity(deps: ActivityDeps) {
       : undefined;
     refuseOtherKind(template, input.contentType);
     // An invalid e-invoice is refused before the merge costs anything.
-    const invoice = input.einvoice ? invoiceXml(data, input.einvoice) : undefined;
+    const invoice = input.einvoice ? await invoiceXml(data, input.einvoice) : undefined;
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
     const { output, warnings } = await mergeBytes(
       deps,

@@ -1,4 +1,4 @@
-// `docgen` subcommands: start, api, worker, credentials, render, inspect, config.
+// `docgen` subcommands: start, api, worker, credentials, render, inspect, config, einvoice-rules.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SUBSCRIPTION } from '../api/auth/credentials.ts';
 import { allSettings, ConfigError, type Config, configMarkdown, loadConfig } from '../config/env.ts';
 import { ensureLibreOffice } from './converter-install.ts';
+import { configureEInvoiceRules, prepareEInvoiceRules } from '../activities/einvoice-rules.ts';
 import { adminTokenFile, obtainCredentials, pidAlive, readServiceFile, serviceFile } from './running.ts';
 import { type RunningService, startService } from './service.ts';
 import { type DevServer, portInUse, replaceLeftoverDevServer, resolveTemporalCli, startDevServer } from './temporal-dev.ts';
@@ -35,6 +36,8 @@ Usage:
   docgen inspect --schema TEMPLATE [--sample]
                                the JSON Schema of the data the template reads (--sample: sample data from it)
   docgen config [--markdown]   the configuration variables and their current values (or the table of docs/configuration.md)
+  docgen einvoice-rules        fetches and compiles the official e-invoice XSDs and Schematron (Maven Central, once;
+                               start and worker do it too), prints their directory
   docgen --version             docgen's version, and Node's and the Temporal SDK's
 `;
 
@@ -88,6 +91,7 @@ async function cmdStart(config: Config): Promise<void> {
     uiUrl = dev.uiUrl;
   }
   ensureLibreOffice(config.converterAutoInstall, log);
+  einvoiceRulesAtStart(log);
   const adminToken = randomBytes(32).toString('base64url');
   let service: RunningService;
   try {
@@ -124,6 +128,7 @@ async function cmdStart(config: Config): Promise<void> {
 async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
   if (!config.temporalAddress) throw new ConfigError(`docgen ${half} needs TEMPORAL_ADDRESS (host:port of the Temporal frontend)`);
   const log = startLog(config, `docgen-${half}`);
+  if (half === 'worker') einvoiceRulesAtStart((line) => lifecycle(log).info(line));
   const service = await startService({
     config,
     temporalAddress: config.temporalAddress,
@@ -140,6 +145,17 @@ async function cmdHalf(config: Config, half: 'api' | 'worker'): Promise<void> {
     await service.stop();
     events.info(`docgen ${half} stopped`);
   });
+}
+
+/** The official e-invoice rules (activities/einvoice-rules.ts), fetched and compiled in the background on the
+ *  first start (the service is ready meanwhile; the first e-invoices wait for them); a machine that cannot
+ *  fetch them refuses e-invoice requests saying why (NOT_SUPPORTED). */
+function einvoiceRulesAtStart(log: (line: string) => void): void {
+  prepareEInvoiceRules(log).catch((err: unknown) =>
+    log(
+      `E-invoice rules could not be prepared (${err instanceof Error ? err.message : String(err)}): e-invoice requests are refused (NOT_SUPPORTED) until \`npx docgen einvoice-rules\` succeeds`,
+    ),
+  );
 }
 
 function waitForSignal(onStop: () => Promise<void>): Promise<void> {
@@ -359,7 +375,11 @@ async function main(argv: string[]): Promise<void> {
   if (cmd === 'render') return cmdRender(rest);
   if (cmd === 'inspect') return cmdInspect(rest);
   const config = loadConfig();
+  configureEInvoiceRules(config.einvoiceRulesDir);
   switch (cmd) {
+    case 'einvoice-rules':
+      process.stdout.write(`${await prepareEInvoiceRules((line) => process.stderr.write(`${line}\n`))}\n`);
+      return;
     case 'start':
       return cmdStart(config);
     case 'api':

@@ -1354,7 +1354,7 @@ export interface components {
                 deliveryMethod?: "Storage" | "DriveA" | "DriveB";
                 /** @description A pattern over the row (e.g. root/{region}): Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
-                /** @description Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard's business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings) */
+                /** @description Extension: an EN 16931 e-invoice made from the invoice in the data, checked before delivery against the standard's business rules and then its XML against the standard's XSD and the official EN 16931 Schematron (XRechnung's too for xrechnung-*; Factur-X's own for MINIMUM and BASIC WL). A failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field (the JSON field, or the XML location for a rule only the official Schematron checks); nothing is delivered or metered; warning-level rules are listed in result.data.warnings. A worker without the official rules (never fetched from Maven Central) refuses with NOT_SUPPORTED */
                 einvoice?: {
                     /**
                      * @description facturx or zugferd (Factur-X 1.07 / ZUGFeRD 2.3, the same file): document.fileFormat pdf, delivered as PDF/A-3b with the CII XML embedded as factur-x.xml. xrechnung-cii or xrechnung-ubl (XRechnung 3.0): document.fileFormat xml, the XML is the document
@@ -2626,7 +2626,7 @@ export interface components {
                 deliveryMethod: "Storage" | "DriveA" | "DriveB";
                 /** @description Storage: 'root' or 'root/<folder>'; DriveA: a folder path from the drive root ('' = the root; folders are created); DriveB: a folder path from the drive root ('' = the root; folders are created) */
                 path: string;
-                /** @description Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard's business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings) */
+                /** @description Extension: an EN 16931 e-invoice made from the invoice in the data, checked before delivery against the standard's business rules and then its XML against the standard's XSD and the official EN 16931 Schematron (XRechnung's too for xrechnung-*; Factur-X's own for MINIMUM and BASIC WL). A failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field (the JSON field, or the XML location for a rule only the official Schematron checks); nothing is delivered or metered; warning-level rules are listed in result.data.warnings. A worker without the official rules (never fetched from Maven Central) refuses with NOT_SUPPORTED */
                 einvoice?: {
                     /**
                      * @description facturx or zugferd (Factur-X 1.07 / ZUGFeRD 2.3, the same file): document.fileFormat pdf, delivered as PDF/A-3b with the CII XML embedded as factur-x.xml. xrechnung-cii or xrechnung-ubl (XRechnung 3.0): document.fileFormat xml, the XML is the document

@@ -213,6 +213,12 @@ export const settings = {
     bool,
     '`docgen start` installs LibreOffice (pdf/csv output) when it is missing and it runs as root on Debian/Ubuntu, as .ci/install-converter.sh does; false = only print the command',
   ),
+  einvoiceRulesDir: setting(
+    'EINVOICE_RULES_DIR',
+    undefined,
+    optionalStr,
+    'Directory of the official e-invoice XSDs and Schematron (compiled), which `docgen start`, `docgen worker` and `docgen einvoice-rules` fetch from Maven Central when it is empty; unset = ~/.cache/docgen/einvoice-rules-<versions>. Without them e-invoice requests are refused (NOT_SUPPORTED)',
+  ),
   converterMode: setting(
     'CONVERTER',
     CS.mode,

@@ -48,7 +48,7 @@ export const EInvoiceSchema = Type.Object(
   },
   {
     description:
-      "Extension: an EN 16931 e-invoice made from the invoice in the data, checked against the standard's business rules before delivery (a failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field; nothing is delivered or metered; warning-level rules are listed in result.data.warnings)",
+      "Extension: an EN 16931 e-invoice made from the invoice in the data, checked before delivery against the standard's business rules and then its XML against the standard's XSD and the official EN 16931 Schematron (XRechnung's too for xrechnung-*; Factur-X's own for MINIMUM and BASIC WL). A failure is a 400 EINVOICE_INVALID with one inner error per rule, naming the rule and the field (the JSON field, or the XML location for a rule only the official Schematron checks); nothing is delivered or metered; warning-level rules are listed in result.data.warnings. A worker without the official rules (never fetched from Maven Central) refuses with NOT_SUPPORTED",
   },
 );
 

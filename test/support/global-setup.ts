@@ -1,6 +1,7 @@
 // One real Temporal dev server, one real PostgreSQL server and one real S3 server (versitygw) for the whole
 // test run.
 import type { TestProject } from 'vitest/node';
+import { prepareEInvoiceRules } from '../../activities/einvoice-rules.ts';
 import { ensureTemporalCli, freePort, startDevServer } from '../../cli/temporal-dev.ts';
 import { startPostgres } from './postgres.ts';
 import { findVersitygw, type S3Server, startS3Server } from './s3.ts';
@@ -17,6 +18,9 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const cli = ensureTemporalCli(process.env.TEMPORAL_CLI, (line) => console.log(line));
+  // The official e-invoice XSDs and Schematron every e-invoice is checked against (cached in ~/.cache/docgen
+  // after the first run, as `docgen start` caches them).
+  await prepareEInvoiceRules((line) => console.log(line));
   const [temporal, pg, s3] = await Promise.all([
     startDevServer({ cli, port: await freePort(), headless: true }),
     startPostgres(await freePort()),

@@ -171,6 +171,42 @@ describe('e-invoices', () => {
     });
   }
 
+  it('refuses what only the official EN 16931 Schematron knows (BR-CL-25: an electronic address scheme outside the EAS list): 400 naming the rule and where; nothing delivered', async () => {
+    const spoiled = structuredClone(invoice) as Record<string, any>;
+    spoiled.seller.electronicAddress = { value: 'billing@northwind.example', scheme: 'ZZZ' };
+    const before = await documents();
+    const res = await generate({ invoice: spoiled }, { standard: 'facturx', profile: 'EN16931' });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    const inner = res.body.error.innerErrors as { code: string; message: string; eventId?: string }[];
+    expect(inner).toEqual([
+      expect.objectContaining({
+        code: 'EINVOICE_INVALID',
+        eventId: 'BR-CL-25',
+        message: expect.stringMatching(
+          /^BR-CL-25 \/CrossIndustryInvoice\/SupplyChainTradeTransaction\/ApplicableHeaderTradeAgreement\/SellerTradeParty\S*: .*EAS/,
+        ),
+      }),
+    ]);
+    expect(await documents()).toBe(before);
+  });
+
+  it("lists the official Schematron's warning-level rules as EINVOICE_RULE warnings (XRechnung's BR-DE-27: a phone without three digits)", async () => {
+    const odd = structuredClone(invoice) as Record<string, any>;
+    odd.seller.contact.phone = 'n/a';
+    const res = await generate({ invoice: odd }, { standard: 'xrechnung-cii' }, 'xml');
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    keepEInvoice((await api.download(res.body.result.data.document.urn)).bytes, 'xrechnung-cii-warning', 'xml');
+    const rules = (res.body.result.data.warnings as { code: string; tag?: string; location?: { part?: string } }[]).filter(
+      (w) => w.code === 'EINVOICE_RULE',
+    );
+    expect(rules).toEqual([
+      expect.objectContaining({
+        tag: 'BR-DE-27',
+        location: { part: expect.stringMatching(/^\/CrossIndustryInvoice\/.*DefinedTradeContact/) },
+      }),
+    ]);
+  });
+
   it('the API refuses a wrong combination before queueing, naming the field', async () => {
     const cases: [unknown, string, string][] = [
       [{ standard: 'facturx' }, 'docx', 'document.einvoice.standard facturx makes a pdf'],
