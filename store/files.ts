@@ -66,64 +66,24 @@ export async function insertFile(db: Queryable, f: Omit<StoredFile, 'createdDate
 }
 
 /** A live (not removed, not expired) file of the subscription; another tenant's id reads as absent.
- *  `consumedBy`: an upload that this run consumed (consumeFiles) still resolves for it. Lookups asked of
- *  the same database in the same turn of the event loop (a generate's template and data, read at once) are
- *  one statement: embedded PGlite pays its planning and round trip per statement. */
-export function getFile(
+ *  `consumedBy`: an upload that this run consumed (consumeFiles) still resolves for it. */
+export async function getFile(
   db: Queryable,
   subscriptionId: string,
   id: string,
   kinds: FileKind[],
   consumedBy?: string,
 ): Promise<StoredFile | undefined> {
-  if (!isUuid(id)) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    let batch = pendingLookups.get(db);
-    if (!batch) {
-      const started: Lookup[] = [];
-      batch = started;
-      pendingLookups.set(db, started);
-      queueMicrotask(() => {
-        pendingLookups.delete(db);
-        lookUp(db, started).catch((err: unknown) => {
-          for (const l of started) l.reject(err);
-        });
-      });
-    }
-    batch.push({ subscriptionId, id, kinds, consumedBy: consumedBy ?? null, resolve, reject });
-  });
-}
-
-interface Lookup {
-  subscriptionId: string;
-  id: string;
-  kinds: FileKind[];
-  consumedBy: string | null;
-  resolve(file: StoredFile | undefined): void;
-  reject(err: unknown): void;
-}
-
-const pendingLookups = new WeakMap<Queryable, Lookup[]>();
-
-/** One statement for the lookups of a turn: each a SELECT of its own by primary key, tagged with its place. */
-async function lookUp(db: Queryable, batch: Lookup[]): Promise<void> {
-  const where = (n: number) =>
-    `WHERE id = $${n + 1} AND subscription_id = $${n + 2} AND kind = ANY($${n + 3}::text[])
-       AND (removed_date IS NULL OR consumed_by = $${n + 4})
-       AND (expires_date IS NULL OR expires_date > now())`;
-  const sql =
-    batch.length === 1
-      ? `SELECT 0 AS lookup, ${COLUMNS} FROM stored_files ${where(0)}`
-      : batch.map((_, i) => `(SELECT ${i} AS lookup, ${COLUMNS} FROM stored_files ${where(4 * i)})`).join(' UNION ALL ');
-  const r = await db.query<Row & { lookup: number }>(
-    sql,
-    batch.flatMap((l) => [l.id, l.subscriptionId, l.kinds, l.consumedBy]),
+  if (!isUuid(id)) return undefined;
+  const r = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM stored_files
+     WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[])
+       AND (removed_date IS NULL OR consumed_by = $4)
+       AND (expires_date IS NULL OR expires_date > now())`,
+    [id, subscriptionId, kinds, consumedBy ?? null],
   );
-  const found = new Map(r.rows.map((row) => [Number(row.lookup), row]));
-  batch.forEach((l, i) => {
-    const row = found.get(i);
-    l.resolve(row ? toFile(row) : undefined);
-  });
+  const row = r.rows[0];
+  return row ? toFile(row) : undefined;
 }
 
 /** Consumes uploads (spec 3): the live files among `ids` stop resolving for everyone but `consumedBy` (the

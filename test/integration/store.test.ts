@@ -195,54 +195,6 @@ describe.each(backends)('store on $name', ({ open }) => {
     expect((await getFile(db, s.id, a.id, ['template'], 'run-1'))?.id).toBe(a.id);
     expect((await getFile(db, other.id, theirs.id, ['template']))?.id).toBe(theirs.id);
   });
-
-  it('answers lookups asked at once (one statement) each with its own file', async () => {
-    const s = await ensureSubscription(db, 'lookups');
-    const other = await ensureSubscription(db, 'lookups-other');
-    const u = await ensureFirstUser(db, s);
-    const v = await ensureFirstUser(db, other);
-    const file = (subscriptionId: string, ownerId: string, kind: 'template' | 'data') =>
-      insertFile(db, {
-        id: randomUUID(),
-        subscriptionId,
-        ownerId,
-        kind,
-        fileName: `${kind}.bin`,
-        path: '',
-        contentType: 'application/octet-stream',
-        size: 1,
-        sha256: kind,
-        blobKey: `k/${randomUUID()}`,
-        expiresDate: null,
-      });
-    const [t, d, theirs, used] = [
-      await file(s.id, u.id, 'template'),
-      await file(s.id, u.id, 'data'),
-      await file(other.id, v.id, 'data'),
-      await file(s.id, u.id, 'data'),
-    ];
-    await consumeFiles(db, s.id, [used.id], ['data'], 'run-9');
-    const found = await Promise.all([
-      getFile(db, s.id, d.id, ['data']),
-      getFile(db, s.id, t.id, ['template']),
-      getFile(db, s.id, t.id, ['data']),
-      getFile(db, s.id, theirs.id, ['data']),
-      getFile(db, s.id, 'not-a-uuid', ['data']),
-      getFile(db, s.id, used.id, ['data']),
-      getFile(db, s.id, used.id, ['data'], 'run-9'),
-      getFile(db, other.id, theirs.id, ['data']),
-    ]);
-    expect(found.map((f) => f && `${f.id}:${f.kind}`)).toEqual([
-      `${d.id}:data`,
-      `${t.id}:template`,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      `${used.id}:data`,
-      `${theirs.id}:data`,
-    ]);
-  });
 });
 
 describe('migrations from several processes at once (a cluster starting)', () => {
