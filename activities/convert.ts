@@ -7,6 +7,7 @@ import { callerFailure } from '../core/failures.ts';
 import { bytesFormatOf } from '../core/formats.ts';
 import type { EInvoiceOption } from '../core/einvoice.ts';
 import { eInvoiceDocument } from './einvoice.ts';
+import { takeHeld } from './held.ts';
 
 export interface ConvertInput {
   source: BlobRef;
@@ -47,7 +48,8 @@ export function convertActivity(deps: ActivityDeps) {
   return async function convertDocument(input: ConvertInput): Promise<Converted> {
     const ctx = Context.current();
     const timeoutMs = remainingBudget(input.deadline);
-    const bytes = await deps.blobs.get(input.source.key);
+    // The merge's output, when it ran just before on this worker (activities/held.ts); else the file.
+    const bytes = takeHeld(input.source) ?? (await deps.blobs.get(input.source.key));
     const invoice = input.einvoice;
     const cii = invoice && (invoice.option.standard === 'facturx' || invoice.option.standard === 'zugferd');
     // XRechnung without its pdf: the XML is the document, nothing to convert.

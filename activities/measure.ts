@@ -4,6 +4,7 @@ import { convert, countWith, isConvertError, pageCount } from '../converter/inde
 import { conversionFailure, remainingBudget } from './convert.ts';
 import type { ActivityDeps } from './deps.ts';
 import { bytesFormatOf } from '../core/formats.ts';
+import { takeHeld } from './held.ts';
 
 export function measureActivity(deps: ActivityDeps) {
   /** The page count that `pages-generated` meters, by PAGE_COUNT (rules in converter/pages.ts): exact for
@@ -26,7 +27,7 @@ export function measureActivity(deps: ActivityDeps) {
     const own = ctx.info.startToCloseTimeoutMs ? ctx.info.startToCloseTimeoutMs - 2_000 : undefined;
     const budget = remainingBudget(input.deadline);
     const timeoutMs = [own, budget].filter((x): x is number => x !== undefined).reduce((a, b) => Math.min(a, b), Infinity);
-    const bytes = input.bytes ?? (await deps.blobs.get(input.blob.key));
+    const bytes = input.bytes ?? takeHeld(input.blob) ?? (await deps.blobs.get(input.blob.key));
     const converter = deps.converter;
     if (mode === 'exact' && !converter && needsConverter(input.fileFormat)) {
       throw ApplicationFailure.nonRetryable('PAGE_COUNT=exact but this worker has no converter to count docx/xlsx pages', 'NOT_SUPPORTED');

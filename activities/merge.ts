@@ -9,6 +9,7 @@ import { callerFailure } from '../core/failures.ts';
 import { accessibilityProblems } from '../converter/accessible.ts';
 import type { EInvoiceOption } from '../core/einvoice.ts';
 import { invoiceXml } from './einvoice.ts';
+import { holdBytes } from './held.ts';
 import { MergeLimitError, type MergeOutput, MergePool, MergeTemplateError } from './merge-pool.ts';
 
 export interface MergeInput {
@@ -92,6 +93,8 @@ export function mergeActivity(deps: ActivityDeps) {
       cancellationSignal(),
     );
     const put = await deps.blobs.put(input.outputKey, output);
+    // The next step on this worker (a count ahead, a sync conversion) takes these bytes, vetted (activities/held.ts).
+    holdBytes({ key: input.outputKey, sha256: put.sha256 }, output);
     const merged = mergeWarnings(warnings);
     if (!invoice) return { blob: { key: input.outputKey, sha256: put.sha256, size: put.size, contentType: input.contentType }, ...merged };
     const xmlKey = `${input.outputKey}.einvoice.xml`;

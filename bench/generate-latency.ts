@@ -13,7 +13,9 @@
 // no auth) and an authenticated request that does one indexed lookup.
 // Last, the goals of issue 40 for a sync generate, each a figure of this run: docgen's own share of a docx
 // generate <= 10 ms, and a sync pdf generate <= 1.5x carbone's (with --carbone).
-//   npm run bench [-- --runs 50 --starts 3 --formats docx,pdf --carbone --compare ../main]
+// With --cpu-prof <dir>, each `docgen start` writes V8 CPU profiles to <dir>/<after|before> (node --cpu-prof;
+// read them with `node bench/profile-top.ts <dir>/after --skip-ms <ms of start-up>`).
+//   npm run bench [-- --runs 50 --starts 3 --formats docx,pdf --carbone --compare ../main --cpu-prof /tmp/prof]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     formats: { type: 'string', default: 'docx,pdf' },
     carbone: { type: 'boolean', default: false },
     compare: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -46,6 +49,7 @@ const starts = Number(values.starts);
 const formats = values.formats.split(',').map((f) => f.trim());
 for (const f of formats) if (f !== 'docx' && f !== 'pdf') throw new Error('--formats: docx and/or pdf');
 const compare = values.compare ? path.resolve(values.compare) : undefined;
+const cpuProf = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
 if (compare && !fs.existsSync(path.join(compare, 'cli', 'docgen.mjs'))) throw new Error(`--compare: ${compare} is not a docgen checkout`);
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 
@@ -92,7 +96,13 @@ async function startOnce(root: string, dataDir: string, extra: Record<string, st
  *  API key sends every request: the per-key rate limit is not what this measures; the worker's metrics
  *  give the time of each step inside the grouped local activities. */
 async function startService(label: string, root: string, dataDir: string): Promise<Service> {
-  const extra = { RATE_LIMIT_PER_MINUTE: '0', METRICS_PORT: String(await freePort()) };
+  const profDir = cpuProf ? path.join(cpuProf, label) : undefined;
+  if (profDir) fs.mkdirSync(profDir, { recursive: true });
+  const extra = {
+    RATE_LIMIT_PER_MINUTE: '0',
+    METRICS_PORT: String(await freePort()),
+    ...(profDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profDir}`.trim() } : {}),
+  };
   let svc = await startOnce(root, dataDir, extra);
   const first = svc.readyMs;
   const readies: number[] = [];

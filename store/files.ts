@@ -89,9 +89,10 @@ export async function getFile(
 /** Consumes uploads (spec 3): the live files among `ids` stop resolving for everyone but `consumedBy` (the
  *  consuming run, see getFile); their bytes stay until the upload sweep erases them after the retention
  *  period. Returns the ids it consumed; a second call by the same run finds nothing left to do. One
- *  statement per id, each found by its primary key: one statement for all (`id = ANY($1)`) was planned on
- *  the (subscription_id, kind) index wherever the table has no statistics (PGlite never analyzes), reading
- *  every upload of the subscription, a cost that grew with each request. */
+ *  statement, in which each id is an UPDATE of its own found by its primary key (a data-modifying CTE per
+ *  id): one UPDATE for all (`id = ANY($1)`) was planned on the (subscription_id, kind) index wherever the
+ *  table has no statistics (PGlite never analyzes), reading every upload of the subscription, a cost that
+ *  grew with each request; and a statement per id costs embedded PGlite its planning and commit each. */
 export async function consumeFiles(
   db: Queryable,
   subscriptionId: string,
@@ -101,17 +102,17 @@ export async function consumeFiles(
 ): Promise<{ id: string; blobKey: string }[]> {
   const valid = [...new Set(ids.filter(isUuid))];
   if (valid.length === 0) return [];
-  const consumed: { id: string; blobKey: string }[] = [];
-  for (const id of valid) {
-    const r = await db.query<{ id: string; blob_key: string }>(
-      `UPDATE stored_files SET removed_date = now(), consumed_by = $4
-       WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[]) AND removed_date IS NULL
-       RETURNING id, blob_key`,
-      [id, subscriptionId, kinds, consumedBy],
-    );
-    for (const row of r.rows) consumed.push({ id: String(row.id), blobKey: row.blob_key });
-  }
-  return consumed;
+  const updates = valid.map(
+    (_, i) => `u${i} AS (UPDATE stored_files SET removed_date = now(), consumed_by = $3
+       WHERE id = $${i + 4} AND subscription_id = $1 AND kind = ANY($2::text[]) AND removed_date IS NULL
+       RETURNING id, blob_key)`,
+  );
+  const r = await db.query<{ id: string; blob_key: string }>(
+    `WITH ${updates.join(',\n     ')}
+     ${valid.map((_, i) => `SELECT id, blob_key FROM u${i}`).join(' UNION ALL ')}`,
+    [subscriptionId, kinds, consumedBy, ...valid],
+  );
+  return r.rows.map((row) => ({ id: String(row.id), blobKey: row.blob_key }));
 }
 
 export function isUuid(s: string): boolean {
