@@ -42,6 +42,7 @@ import type { OutEntry } from './zip.ts';
 export { describeLocation, TemplateError } from './errors.ts';
 export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
+export { wellFormedProblem } from './xml-template.ts';
 export { renderXmlTemplate } from './xml-template.ts';
 export type { XmlRenderReport, XmlTemplateOptions } from './xml-template.ts';
 export { prepareSvg } from './svg.ts';

@@ -3,6 +3,7 @@
 // transaction, and the batch's counters move only when the entry is new (a row processed again after a
 // crash, or by a retried chunk, counts once).
 import type { Consumption } from '../../core/envelope.ts';
+import { type GenerateWarning, MAX_GENERATE_WARNINGS } from '../../core/generate.ts';
 import type { Db, Queryable } from '../db.ts';
 import { documentRecordCtes, type NewDocument, recordConsumption } from './documents.ts';
 
@@ -122,6 +123,13 @@ export interface BatchRowEntry {
   pages: number;
   code: string;
   message: string;
+  /** A done row's warnings (empty when it had none). */
+  warnings: GenerateWarning[];
+}
+
+/** A done row's warnings as stored (JSON text; NULL for none, as rows recorded before migration 012). */
+function warningsText(warnings: GenerateWarning[] | undefined): string | null {
+  return warnings && warnings.length > 0 ? JSON.stringify(warnings.slice(0, MAX_GENERATE_WARNINGS)) : null;
 }
 
 /** A page of the batch's row entries in row order: failures only, or every processed row. */
@@ -152,8 +160,9 @@ export async function listBatchRows(
     pages: number;
     code: string;
     message: string;
+    warnings: string | null;
   }>(
-    `SELECT row_number, status, urn, name, path, pages, code, message FROM batch_rows WHERE ${where}
+    `SELECT row_number, status, urn, name, path, pages, code, message, warnings FROM batch_rows WHERE ${where}
      ORDER BY row_number LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   );
@@ -168,6 +177,7 @@ export async function listBatchRows(
       pages: Number(x.pages),
       code: x.code,
       message: x.message,
+      warnings: x.warnings ? (JSON.parse(x.warnings) as GenerateWarning[]) : [],
     })),
   };
 }
@@ -181,6 +191,8 @@ export interface DoneRow {
   name: string;
   path: string;
   pages: number;
+  /** The row's warnings (its e-invoice's EINVOICE_RULE), listed with the row. */
+  warnings?: GenerateWarning[];
   /** The row's metering, for a row without a document record (a delivered row was metered with its record). */
   metering?: { operationId: string; userId: string; consumption: Consumption[] };
 }
@@ -218,8 +230,8 @@ export async function recordBatchRowDocument(
   const r = await db.query<{ document_guid: string | null; dimensions: string[] | null; inserted: boolean; cancel: boolean | null }>(
     `WITH ${record.ctes},
      entry AS (
-       INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
-       SELECT $${p + 1}, $${p + 2}, $${p + 3}, 'done', $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}
+       INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages, warnings)
+       SELECT $${p + 1}, $${p + 2}, $${p + 3}, 'done', $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}
        WHERE EXISTS (SELECT 1 FROM recorded)
        ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number),
      counted AS (
@@ -228,7 +240,7 @@ export async function recordBatchRowDocument(
        RETURNING cancel_requested_date IS NOT NULL AS c)
      SELECT (SELECT document_guid FROM recorded) AS document_guid, ARRAY(SELECT dimension FROM metered) AS dimensions,
             EXISTS (SELECT 1 FROM entry) AS inserted, (SELECT c FROM counted) AS cancel`,
-    [...record.params, row.batchId, row.subscriptionId, row.row, row.urn, row.name, row.path, row.pages],
+    [...record.params, row.batchId, row.subscriptionId, row.row, row.urn, row.name, row.path, row.pages, warningsText(row.warnings)],
   );
   const out = r.rows[0];
   if (!out?.document_guid) throw new Error('document record vanished');
@@ -243,9 +255,9 @@ export async function recordBatchRowDocument(
 
 async function insertDoneRow(tx: Queryable, d: Omit<DoneRow, 'metering'>): Promise<{ inserted: boolean }> {
   const entry = await tx.query<{ row_number: number }>(
-    `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
-     VALUES ($1, $2, $3, 'done', $4, $5, $6, $7) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
-    [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages],
+    `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages, warnings)
+     VALUES ($1, $2, $3, 'done', $4, $5, $6, $7, $8) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
+    [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages, warningsText(d.warnings)],
   );
   return { inserted: entry.rows.length > 0 };
 }
