@@ -5,27 +5,18 @@
 // model's XML is delivered: embedded in a PDF/A-3b (Factur-X) or as the document (XRechnung). Outputs are kept
 // for CI's Mustang and veraPDF checks (test/support/einvoice-outputs.ts).
 import { inflateSync } from 'node:zlib';
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { pdfaIdentification } from '../../../converter/index.ts';
 import { GUIDELINES, PEPPOL_PROCESS, XRECHNUNG_GUIDELINE } from '../../../einvoice/profiles.ts';
+import { einvoiceFixture, templateInvoice } from '../../support/einvoice-fixtures.ts';
 import { keepEInvoice } from '../../support/einvoice-outputs.ts';
 import { keepPdfA } from '../../support/pdfa-outputs.ts';
 import { client, generateBody } from '../../support/http.ts';
 import { makeDocx } from '../../support/office.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 
-const fixture = (name: string) => fs.readFileSync(new URL(`../../fixtures/einvoice/${name}`, import.meta.url));
-const ciiTemplate = fixture('invoice-cii.xml');
-/** The model's invoice with what the XML template takes as given: line net amounts and the VAT breakdown. */
-export function templateInvoice(): Record<string, any> {
-  const invoice = JSON.parse(fixture('invoice.json').toString('utf8')) as Record<string, any>;
-  const net = ['359.60', '160.00', '127.50', '187.50'];
-  invoice.lines.forEach((line: Record<string, unknown>, i: number) => (line.netAmount = net[i]));
-  invoice.vatBreakdown = [{ category: 'S', rate: '20', taxableAmount: '834.60', taxAmount: '166.92' }];
-  return invoice;
-}
+const ciiTemplate = einvoiceFixture('invoice-cii.xml');
 const facturx = () => ({ guideline: GUIDELINES.EN16931, process: null, invoice: templateInvoice() });
 const xrechnung = () => ({ guideline: XRECHNUNG_GUIDELINE, process: PEPPOL_PROCESS, invoice: templateInvoice() });
 
