@@ -310,7 +310,6 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 
 const NAME = /^[A-Za-z_:\u00C0-\uFFFF][\w.\-:\u00B7-\uFFFF]*$/;
 const ATTRIBUTE = /\s*([^\s=/>]+)\s*=\s*("[^"]*"|'[^']*')/y;
-const BAD_AMP = /&(?!(?:[A-Za-z_][\w.-]*|#\d+|#x[0-9a-fA-F]+);)/;
 const PREDEFINED = /&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/;
 
 /**
@@ -338,7 +337,7 @@ export function wellFormedProblem(xml: string): { message: string; offset: numbe
           return { message: `text outside the root element: ${JSON.stringify(t.text.trim().slice(0, 40))}`, offset: here };
         continue;
       }
-      if (PREDEFINED.test(t.text))
+      if (t.text.includes('&') && PREDEFINED.test(t.text))
         return {
           message: `an '&' that is not an entity reference in the text of <${stack.at(-1)!.name}>`,
           offset: here + t.text.search(PREDEFINED),
@@ -363,6 +362,10 @@ export function wellFormedProblem(xml: string): { message: string; offset: numbe
     if (!NAME.test(t.name)) return { message: `malformed element name <${t.name}>`, offset: here };
     if (stack.length === 0 && ++roots > 1) return { message: `a second root element <${t.name}>`, offset: here };
     const attrs = t.text.slice(t.name.length + 1, t.self ? -2 : -1);
+    if (attrs.trim() === '') {
+      if (!t.self) stack.push({ name: t.name, offset: here });
+      continue;
+    }
     const seen = new Set<string>();
     ATTRIBUTE.lastIndex = 0;
     let a = 0;
@@ -371,7 +374,7 @@ export function wellFormedProblem(xml: string): { message: string; offset: numbe
       if (!NAME.test(attr)) return { message: `malformed attribute name ${attr} in <${t.name}>`, offset: here };
       if (seen.has(attr)) return { message: `attribute ${attr} twice in <${t.name}>`, offset: here };
       seen.add(attr);
-      if (BAD_AMP.test(value) || PREDEFINED.test(value))
+      if (value.includes('&') && PREDEFINED.test(value))
         return { message: `an '&' that is not an entity reference in attribute ${attr} of <${t.name}>`, offset: here };
       a = ATTRIBUTE.lastIndex;
     }
