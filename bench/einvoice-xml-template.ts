@@ -32,7 +32,11 @@ const once = () => {
 const built = buildEInvoice(data, option);
 if (!built.xml) throw new Error(`the model refuses the invoice: ${JSON.stringify(built.problems.slice(0, 3))}`);
 const xml = once();
-for (let i = 0; i < 5; i++) (once(), buildEInvoice(data, option)); // warm-up
+for (let i = 0; i < 5; i++) {
+  // warm-up
+  once();
+  buildEInvoice(data, option);
+}
 
 const templateMs: number[] = [];
 const modelMs: number[] = [];
