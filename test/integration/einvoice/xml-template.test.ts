@@ -172,6 +172,21 @@ describe('e-invoices from an XML template', () => {
     });
   });
 
+  it('consumes the XML template upload, as the template: a second generate naming it is TEMPLATE_NOT_FOUND', async () => {
+    const xmlUrn = await upload('template', 'invoice.xml', ciiTemplate);
+    const once = async () => {
+      const docx = await upload('template', 'invoice.docx', makeDocx(['Invoice {invoice.number}']));
+      const body = generateBody(docx, await upload('data', 'invoice.json', JSON.stringify(xrechnung())), {
+        document: { name: 'invoice', fileFormat: 'xml', einvoice: { standard: 'xrechnung-cii', template: { urn: xmlUrn } } },
+      });
+      return api.call('POST', '/documents/document/generate', { json: body });
+    };
+    expect((await once()).status).toBe(201);
+    const again = await once();
+    expect(again.status, JSON.stringify(again.body)).toBe(400);
+    expect(again.body.error.innerErrors[0].code).toBe('TEMPLATE_NOT_FOUND');
+  });
+
   it('the API refuses einvoice.template with einvoice.data, or another loadMethod, naming the field; a .xml uploads as a template', async () => {
     const xmlUrn = await upload('template', 'invoice.xml', ciiTemplate);
     for (const [template, extra, message] of [
