@@ -53,7 +53,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload template files (.docx, .xlsx, .pptx) for generate requests
+         * Upload template files (.docx, .xlsx, .pptx; .xml e-invoice templates) for generate requests
          * @description Each file gets an id to use as `template.urn` with `loadMethod: "Storage"`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum 20971520 bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension, or a package of another kind than its extension says (a Word document named .xlsx), gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. Extension: a .xml file is an e-invoice's XML template (document.einvoice.template.urn, docs/einvoice.md), accepted when it is UTF-8 text starting with '<' and without a DOCTYPE. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.
          */
         post: operations["uploadTemplates"];
@@ -4539,11 +4539,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description multipart/form-data with one or more template files (.docx, .xlsx, .pptx), under any field names (`file` here) */
+        /** @description multipart/form-data with one or more template files (.docx, .xlsx, .pptx, .xml), under any field names (`file` here) */
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** @description One or more .docx, .xlsx, .pptx files */
+                    /** @description One or more .docx, .xlsx, .pptx, .xml files */
                     file: string[];
                 };
             };
