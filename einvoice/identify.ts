@@ -21,7 +21,9 @@ export function guidelineOf(option: EInvoiceOption): string {
 export function identityProblems(xml: string, option: EInvoiceOption): Problem[] {
   const ubl = option.standard === 'xrechnung-ubl';
   const expected = ubl ? 'UBL 2.1 Invoice or CreditNote' : 'CII rsm:CrossIndustryInvoice';
-  const root = rootOf(xml);
+  // Comments and processing instructions are not the document: blanked before anything is looked for.
+  const body = xml.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, (m) => ' '.repeat(m.length));
+  const root = rootOf(body);
   if (!root) return [problem('ROOT', '/', `no root element: ${option.standard} needs ${expected}`)];
   const [prefix, local] = root.name.includes(':') ? root.name.split(':', 2) : ['', root.name];
   const ns = root.namespaces[prefix ?? ''];
@@ -39,8 +41,8 @@ export function identityProblems(xml: string, option: EInvoiceOption): Problem[]
     ? `/${root.name}/cbc:CustomizationID`
     : `/${root.name}/rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID`;
   const found = ubl
-    ? /<(?:[\w.-]+:)?CustomizationID\b[^>]*>([^<]*)</.exec(xml)?.[1]
-    : /<(?:[\w.-]+:)?GuidelineSpecifiedDocumentContextParameter\b[^>]*>\s*<(?:[\w.-]+:)?ID\b[^>]*>([^<]*)</.exec(xml)?.[1];
+    ? /<(?:[\w.-]+:)?CustomizationID\b[^>]*>([^<]*)</.exec(body)?.[1]
+    : /<(?:[\w.-]+:)?GuidelineSpecifiedDocumentContextParameter\b[^>]*>\s*<(?:[\w.-]+:)?ID\b[^>]*>([^<]*)</.exec(body)?.[1];
   const id = found === undefined ? undefined : decode(found).trim();
   if (id !== guideline)
     return [
@@ -56,8 +58,7 @@ export function identityProblems(xml: string, option: EInvoiceOption): Problem[]
 }
 
 /** The first element's name and the namespaces its start tag declares ('' the default one). */
-function rootOf(xml: string): { name: string; namespaces: Record<string, string> } | undefined {
-  const body = xml.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, (m) => ' '.repeat(m.length));
+function rootOf(body: string): { name: string; namespaces: Record<string, string> } | undefined {
   const m = /<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*\/?>/.exec(body);
   if (!m) return undefined;
   const namespaces: Record<string, string> = {};
