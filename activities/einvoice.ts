@@ -1,7 +1,6 @@
 // The e-invoice steps of a generate (docs/einvoice.md), shared by a single generate and a batch's rows:
-// the XML built from the data and checked before anything is merged, first by our own rules (which name the
-// JSON field), then by the official XSD and Schematron (activities/einvoice-validate.ts); a failure is a 400
-// EINVOICE_INVALID naming each rule and field: nothing delivered, nothing metered. And the delivered file made of it after the
+// the XML built from the data and checked before anything is merged (a 400 EINVOICE_INVALID naming each
+// rule and field: nothing delivered, nothing metered), and the delivered file made of it after the
 // conversion: the PDF/A-3b with the XML embedded (Factur-X / ZUGFeRD), or the XML itself, with the pdf
 // inside when asked (XRechnung).
 import type { EInvoiceOption } from '../core/einvoice.ts';
@@ -9,44 +8,131 @@ import { innerError } from '../core/errors.ts';
 import { callerFailure } from '../core/failures.ts';
 import type { GenerateWarning } from '../core/generate.ts';
 import { embedFacturX } from '../converter/index.ts';
-import { buildEInvoice, CONFORMANCE_LEVEL, type Problem, withAttachment, xmlFileName } from '../einvoice/index.ts';
+import { renderXmlTemplate, TemplateError, wellFormedProblem } from '../engine/index.ts';
+import {
+  attachmentProblem,
+  buildEInvoice,
+  CONFORMANCE_LEVEL,
+  identityProblems,
+  type Problem,
+  withAttachment,
+  xmlFileName,
+} from '../einvoice/index.ts';
 import { checkInvoiceXml } from './einvoice-validate.ts';
+import { mergeWarnings, templateFailure } from './template-errors.ts';
 
-/** The XML of the invoice in `data` (JSON bytes), or the failure that refuses it; warning-level rules as
- *  the generate's warnings (code EINVOICE_RULE). Our rules run first (a refusal names the JSON field); the
- *  XML they accept is then judged by the official XSD and Schematron, whose findings our rules did not
- *  already report for the same rule are added. */
-export async function invoiceXml(data: Uint8Array, option: EInvoiceOption): Promise<{ xml: string; warnings: GenerateWarning[] }> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    throw callerFailure('DATA_INVALID', 'document.einvoice reads the invoice from JSON data, and the data is not JSON');
-  }
-  const built = buildEInvoice(parsed, option);
-  if (built.xml && !built.problems.some((p) => p.level === 'error')) {
-    const known = new Set(built.problems.map((p) => p.rule));
-    built.problems.push(...(await checkInvoiceXml(built.xml, option)).filter((p) => !known.has(p.rule)));
-  }
-  const errors = built.problems.filter((p) => p.level === 'error');
-  if (!built.xml || errors.length > 0) throw refusal(option, errors);
-  const warnings = built.problems.map((p): GenerateWarning => ({
-    code: 'EINVOICE_RULE',
-    message: `${p.rule} ${p.field}: ${p.message}`,
-    tag: p.rule,
-    location: { part: p.field },
-  }));
-  return { xml: built.xml, warnings };
+/** How an XML template renders: the document's locale, time zone and strictness. */
+export interface XmlTemplateRender {
+  locale: string;
+  timezone: string;
+  strict?: boolean;
 }
 
-/** 400 EINVOICE_INVALID with one inner error per failed rule (its eventId the rule). */
-function refusal(option: EInvoiceOption, errors: Problem[]) {
+/** The e-invoice's XML and its warnings: from the XML template when the option names one (`template`: its
+ *  bytes), else from the invoice model in the data; checked (checkedXml) either way. */
+export async function eInvoiceXml(
+  option: EInvoiceOption,
+  data: Uint8Array,
+  template: Uint8Array | undefined,
+  render: XmlTemplateRender,
+): Promise<{ xml: string; warnings: GenerateWarning[] }> {
+  const made = option.template ? templateXml(template ?? new Uint8Array(), data, render) : invoiceXml(data, option);
+  const ruled = await checkedXml(made.xml, option, new Set(made.warnings.map((w) => w.tag)));
+  return { xml: made.xml, warnings: [...made.warnings, ...ruled] };
+}
+
+/** document.einvoice.template rendered with the data (the engine's XML templates): its errors a 400
+ *  TEMPLATE_ERROR located by line and column, its missing values MISSING_VALUE warnings. */
+export function templateXml(
+  template: Uint8Array,
+  data: Uint8Array,
+  render: XmlTemplateRender,
+): { xml: string; warnings: GenerateWarning[] } {
+  if (template[0] === 0x50 && template[1] === 0x4b)
+    throw callerFailure('INVALID_TEMPLATE_FORMAT', 'document.einvoice.template is an Office package, not an XML template (.xml)');
+  const parsed = jsonOf(data, 'document.einvoice.template renders JSON data');
+  try {
+    const { output, warnings } = renderXmlTemplate(template, parsed, {
+      locale: render.locale,
+      timezone: render.timezone,
+      ...(render.strict ? { strict: true } : {}),
+      name: 'document.einvoice.template',
+    });
+    return { xml: output, warnings: mergeWarnings(warnings).warnings ?? [] };
+  } catch (err) {
+    if (err instanceof TemplateError) throw templateFailure(err, 'document.einvoice.template');
+    throw err;
+  }
+}
+
+/**
+ * The one check of an e-invoice's XML before anything is merged or delivered, whoever wrote it (docgen's
+ * model writer or an XML template): well-formed, the standard's root element and namespace, the profile's
+ * guideline id (BT-24), the place for einvoice.pdf's attachment, then the standard's official XSD and
+ * Schematron. Errors refuse it (400 EINVOICE_INVALID naming each rule and field: nothing delivered or
+ * metered); warnings come back as EINVOICE_RULE.
+ */
+export async function checkedXml(xml: string, option: EInvoiceOption, reported = new Set<string>()): Promise<GenerateWarning[]> {
+  const formed = wellFormedProblem(xml);
+  const problems: Problem[] = formed
+    ? [
+        {
+          rule: 'XML',
+          field: '/',
+          level: 'error',
+          message: `the XML is not well-formed: ${formed.message} (character ${formed.offset + 1})`,
+        },
+      ]
+    : identityProblems(xml, option);
+  const attachment = formed ? undefined : attachmentProblem(xml, option);
+  if (attachment) problems.push(attachment);
+  // Then the official XSD and Schematron (activities/einvoice-validate.ts); a rule the model's own rules
+  // already reported (`reported`: they name the JSON field) is not said twice.
+  if (!problems.some((p) => p.level === 'error'))
+    problems.push(...(await checkInvoiceXml(xml, option)).filter((p) => !reported.has(p.rule)));
+  refuseErrors(problems, option);
+  return rulesAsWarnings(problems);
+}
+
+function jsonOf(data: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    throw callerFailure('DATA_INVALID', `${what}, and the data is not JSON`);
+  }
+}
+
+/** A 400 EINVOICE_INVALID with one inner error per failed rule of the error level, when there is one. */
+function refuseErrors(problems: Problem[], option: EInvoiceOption): void {
+  const errors = problems.filter((p) => p.level === 'error');
+  if (errors.length === 0) return;
   const inner = errors.map((p) => ({ ...innerError('EINVOICE_INVALID', `${p.rule} ${p.field}: ${p.message}`), eventId: p.rule }));
-  return callerFailure(
+  throw callerFailure(
     'EINVOICE_INVALID',
     `the ${option.standard} e-invoice (${option.profile}) breaks ${errors.length} rule${errors.length === 1 ? '' : 's'}: ${errors.map((p) => `${p.rule} (${p.field})`).join(', ')}`,
     inner,
   );
+}
+
+/** Warning-level rules as the generate's warnings (code EINVOICE_RULE: tag the rule, location.part the field). */
+function rulesAsWarnings(problems: Problem[]): GenerateWarning[] {
+  return problems
+    .filter((p) => p.level === 'warning')
+    .map((p): GenerateWarning => ({
+      code: 'EINVOICE_RULE',
+      message: `${p.rule} ${p.field}: ${p.message}`,
+      tag: p.rule,
+      location: { part: p.field },
+    }));
+}
+
+/** The XML of the invoice model in `data` (JSON bytes) at option.data, or the failure that refuses it;
+ *  warning-level rules as the generate's warnings (code EINVOICE_RULE). */
+export function invoiceXml(data: Uint8Array, option: EInvoiceOption): { xml: string; warnings: GenerateWarning[] } {
+  const parsed = jsonOf(data, 'document.einvoice reads the invoice from JSON data');
+  const built = buildEInvoice(parsed, option);
+  refuseErrors(built.problems, option);
+  return { xml: built.xml!, warnings: rulesAsWarnings(built.problems) };
 }
 
 /** The delivered file: for facturx/zugferd the PDF/A-3b (`rendered`) with the XML embedded; for xrechnung
@@ -72,16 +158,18 @@ export function eInvoiceDocument(xml: string, option: EInvoiceOption, rendered: 
   return new TextEncoder().encode(out);
 }
 
-/** A whole e-invoice from one data value (a batch's row): the XML checked first, then `merge` and `pdf`
- *  (the rendition, PDF/A-3b for facturx/zugferd), then the delivered file. `name`: the document's name. */
+/** A whole e-invoice from one data value (a batch's row): the XML made and checked first, then `merge` and
+ *  `pdf` (the rendition, PDF/A-3b for facturx/zugferd), then the delivered file, with the XML's warnings
+ *  (EINVOICE_RULE; MISSING_VALUE of an XML template). `name`: the document's name. */
 export async function eInvoiceOf(
   option: EInvoiceOption,
   data: unknown,
   name: string,
+  xml: { template?: Uint8Array; render: XmlTemplateRender },
   steps: { merge(): Promise<Uint8Array>; pdf(merged: Uint8Array, options: { conformance?: string }): Promise<Uint8Array> },
-): Promise<Uint8Array> {
-  const { xml } = await invoiceXml(new TextEncoder().encode(JSON.stringify(data)), option);
+): Promise<{ bytes: Uint8Array; warnings: GenerateWarning[] }> {
+  const made = await eInvoiceXml(option, new TextEncoder().encode(JSON.stringify(data)), xml.template, xml.render);
   const cii = option.standard === 'facturx' || option.standard === 'zugferd';
   const rendered = cii || option.pdf ? await steps.pdf(await steps.merge(), cii ? { conformance: 'PdfA3B' } : {}) : undefined;
-  return eInvoiceDocument(xml, option, rendered, `${name.replace(/\.xml$/i, '')}.pdf`);
+  return { bytes: eInvoiceDocument(made.xml, option, rendered, `${name.replace(/\.xml$/i, '')}.pdf`), warnings: made.warnings };
 }

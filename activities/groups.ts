@@ -14,7 +14,7 @@
 import type { BlobRef } from '../core/blob.ts';
 import { type Consumption, generatedConsumption, managedConsumption } from '../core/envelope.ts';
 import { bytesFormatOf } from '../core/formats.ts';
-import type { MergeWarnings } from '../core/generate.ts';
+import type { GenerateWarning, MergeWarnings } from '../core/generate.ts';
 import type { RunContext } from '../core/run.ts';
 import type { Written, WriteInput } from './deliver.ts';
 import type { LoadDataInput } from './load-data.ts';
@@ -45,7 +45,7 @@ export interface PrepareInput {
   related?: { name: string; field: string; template: ResolveTemplateInput['template'] }[];
   data: LoadDataInput['data'];
   /** The merge, without the template, data and related references this step resolves. */
-  merge: Omit<MergeInput, 'template' | 'data' | 'related'>;
+  merge: Omit<MergeInput, 'template' | 'data' | 'related' | 'einvoiceTemplate'>;
   /** What the workflow read before this step, as transfers of their own (a template, related item or data
    *  file at a remote location): used as they are, not read again. */
   read?: { template?: BlobRef; related?: Record<string, BlobRef>; data?: BlobRef };
@@ -84,8 +84,9 @@ export interface WriteAndRecordInput extends WriteInput {
   initiatorEmail?: string;
   /** Once recorded, the run ends here: its uploads consumed, its scratch discarded. */
   end: Omit<EndRunInput, 'run'>;
-  /** A batch row's document: its entry is recorded with the document (activities/record.ts). */
-  batchRow?: { batchId: string; row: number };
+  /** A batch row's document: its entry is recorded with the document (activities/record.ts), with the row's
+   *  warnings (its e-invoice's EINVOICE_RULE). */
+  batchRow?: { batchId: string; row: number; warnings?: GenerateWarning[] };
 }
 
 export interface Recorded {
@@ -176,12 +177,23 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         // and a failure names the first that failed in this order, as when they were read one by one. A
         // GraphQL query (a request to the caller's endpoint) is made only once the templates resolved.
         // What a read made in scratch is listed even when another failed, so that it is discarded.
+        // document.einvoice.template (an upload), resolved like the others, after them.
+        const xmlTemplate = input.merge.einvoice?.template;
         const templates = [
           { given: read.template, read: () => steps.resolveTemplate({ run, template: input.template }) },
           ...(input.related ?? []).map((item) => ({
             given: read.related?.[item.name],
             read: () => steps.resolveTemplate({ run, template: item.template, field: item.field }),
           })),
+          ...(xmlTemplate
+            ? [
+                {
+                  given: undefined,
+                  read: () =>
+                    steps.resolveTemplate({ run, template: { ...xmlTemplate, fileFormat: '' }, field: 'document.einvoice.template' }),
+                },
+              ]
+            : []),
         ];
         const readData = () => (read.data ? Promise.resolve(read.data) : steps.loadData({ run, data: input.data }));
         const dataFirst = input.data.loadMethod !== 'GraphQL' ? readData() : undefined;
@@ -202,7 +214,14 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         for (const [i, item] of (input.related ?? []).entries())
           (related ??= {})[item.name] = (resolved[i + 1] as PromiseFulfilledResult<BlobRef>).value;
         const data = (dataRead as PromiseFulfilledResult<BlobRef>).value;
-        const { blob: merged, ...warnings } = await steps.merge({ ...input.merge, template, data, ...(related ? { related } : {}) });
+        const einvoiceTemplate = xmlTemplate ? (resolved.at(-1) as PromiseFulfilledResult<BlobRef>).value : undefined;
+        const { blob: merged, ...warnings } = await steps.merge({
+          ...input.merge,
+          template,
+          data,
+          ...(related ? { related } : {}),
+          ...(einvoiceTemplate ? { einvoiceTemplate } : {}),
+        });
         scratch.push(merged);
         // document.einvoice: the checked XML beside the merged file (the workflow hands it to the conversion).
         if (warnings.einvoice) scratch.push(warnings.einvoice);

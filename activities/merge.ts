@@ -1,14 +1,15 @@
 import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../connectors/storage/blob-store.ts';
-import { type GenerateWarning, MAX_GENERATE_WARNINGS, type MergeWarnings, templateVariables, type Variable } from '../core/generate.ts';
-import { innerError, type InnerError } from '../core/errors.ts';
-import { describeLocation, LIMIT_EXCEEDED, templateFormat, type TemplateErrorEntry } from '../engine/index.ts';
+import { MAX_GENERATE_WARNINGS, type MergeWarnings, templateVariables, type Variable } from '../core/generate.ts';
+import { innerError } from '../core/errors.ts';
+import { templateFormat, type TemplateErrorEntry } from '../engine/index.ts';
+import { mergeWarnings, templateFailure } from './template-errors.ts';
 import { ALL_FORMATS, bytesFormatOf, FORMATS, otherKindMessage } from '../core/formats.ts';
 import { type ActivityDeps, outboundOf } from './deps.ts';
 import { callerFailure } from '../core/failures.ts';
 import { accessibilityProblems } from '../converter/accessible.ts';
 import type { EInvoiceOption } from '../core/einvoice.ts';
-import { invoiceXml } from './einvoice.ts';
+import { eInvoiceXml } from './einvoice.ts';
 import { holdBytes } from './held.ts';
 import { MergeLimitError, type MergeOutput, MergePool, MergeTemplateError } from './merge-pool.ts';
 
@@ -34,6 +35,8 @@ export interface MergeInput {
   /** document.einvoice: the XML is made from the data and checked first (activities/einvoice.ts), and
    *  written beside the merged file (`<outputKey>.einvoice.xml`). */
   einvoice?: EInvoiceOption;
+  /** document.einvoice.template: the XML template, resolved as the template is (activities/groups.ts). */
+  einvoiceTemplate?: BlobRef;
 }
 
 /** The merged file, and the tags that rendered empty for want of data (the first MAX_GENERATE_WARNINGS:
@@ -43,9 +46,6 @@ export interface Merged extends MergeWarnings {
   /** document.einvoice: the checked XML, for the conversion to embed or deliver. */
   einvoice?: BlobRef;
 }
-
-/** Engine error ids that mean "too much work", not "wrong template". */
-const TOO_COMPLEX_IDS = new Set([LIMIT_EXCEEDED, 'render_limit', 'template_too_complex']);
 
 let sharedPool: MergePool | undefined;
 
@@ -74,7 +74,13 @@ export function mergeActivity(deps: ActivityDeps) {
       : undefined;
     refuseOtherKind(template, input.contentType);
     // An invalid e-invoice is refused before the merge costs anything.
-    const invoice = input.einvoice ? await invoiceXml(data, input.einvoice) : undefined;
+    const invoice = input.einvoice
+      ? await eInvoiceXml(input.einvoice, data, input.einvoiceTemplate ? await deps.blobs.get(input.einvoiceTemplate.key) : undefined, {
+          locale: input.locale,
+          timezone: input.timezone,
+          ...(input.strict ? { strict: true } : {}),
+        })
+      : undefined;
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
     const { output, warnings } = await mergeBytes(
       deps,
@@ -107,34 +113,6 @@ export function mergeActivity(deps: ActivityDeps) {
       einvoice: { key: xmlKey, sha256: xml.sha256, size: xml.size, contentType: 'application/xml' },
     };
   };
-}
-
-/** The warnings a merge reports, by the engine's ids (and the accessibility checks' codes). */
-const WARNING_CODES: Record<string, GenerateWarning['code']> = {
-  missing_value: 'MISSING_VALUE',
-  image_invalid: 'IMAGE_INVALID',
-  IMAGE_WITHOUT_ALT_TEXT: 'IMAGE_WITHOUT_ALT_TEXT',
-  TABLE_WITHOUT_HEADER_ROW: 'TABLE_WITHOUT_HEADER_ROW',
-};
-
-/** The engine's warnings (missing_value; image_invalid, a damaged image left out) as the API lists them, the first MAX_GENERATE_WARNINGS of them and
- *  how many more there were; nothing when there are none. */
-export function mergeWarnings(entries: readonly TemplateErrorEntry[]): MergeWarnings {
-  const missing = entries.filter((e) => WARNING_CODES[e.id] !== undefined && e.location !== undefined);
-  if (missing.length === 0) return {};
-  const warnings = missing.slice(0, MAX_GENERATE_WARNINGS).map((e): GenerateWarning => ({
-    code: WARNING_CODES[e.id]!,
-    message: locatedMessage(e),
-    tag: e.tag ?? '',
-    location: { ...e.location! },
-  }));
-  return { warnings, ...(missing.length > warnings.length ? { warningsOmitted: missing.length - warnings.length } : {}) };
-}
-
-/** A template problem for people, with where it is as `docgen inspect` and `render` say it:
- *  `no value for tag "rep" (word/document.xml, paragraph 3)`, `... (sheet "Sales", cell B2)`. */
-function locatedMessage(e: TemplateErrorEntry): string {
-  return e.location ? `${e.message} (${describeLocation(e.location)})` : e.message;
 }
 
 /**
@@ -217,12 +195,7 @@ async function mergeInPool(
     );
   } catch (err) {
     if (err instanceof MergeLimitError) throw callerFailure('TEMPLATE_TOO_COMPLEX', `the template cannot be merged: ${err.message}`);
-    if (err instanceof MergeTemplateError) {
-      const tooComplex = err.errors.some((e) => TOO_COMPLEX_IDS.has(e.id));
-      const code = tooComplex ? 'TEMPLATE_TOO_COMPLEX' : 'TEMPLATE_ERROR';
-      const inner: InnerError[] = err.errors.map((e) => ({ ...innerError(code, locatedMessage(e)), eventId: e.id }));
-      throw callerFailure(code, `the template cannot be ${tooComplex ? 'merged' : 'rendered'}: ${err.message}`, inner);
-    }
+    if (err instanceof MergeTemplateError) throw templateFailure(err, 'the template');
     throw err;
   }
 }

@@ -2,6 +2,7 @@
 // source's carried over by a move) and the metering in one transaction, idempotent per operation; the
 // write journal of a remote write dropped once recorded. And what an earlier execution recorded, for the
 // lost-task recovery of both workflows.
+import type { GenerateWarning } from '../core/generate.ts';
 import type { Consumption } from '../core/envelope.ts';
 import { isRemote, type RunContext } from '../core/run.ts';
 import type { Target } from '../core/target.ts';
@@ -26,7 +27,7 @@ export interface RecordInput {
   /** X-Email of a manage request (spec 5.2). */
   initiatorEmail?: string;
   /** A batch row's document: its entry and the batch's counters are recorded in the same statement. */
-  batchRow?: { batchId: string; row: number; pages: number };
+  batchRow?: { batchId: string; row: number; pages: number; warnings?: GenerateWarning[] };
 }
 
 /** A batch row's entry, as the record wrote it: false when an earlier attempt had; whether a cancel of the
@@ -75,6 +76,7 @@ export function recordActivities(deps: ActivityDeps) {
               name: written.name,
               path: written.path,
               pages: input.batchRow.pages,
+              ...(input.batchRow.warnings?.length ? { warnings: input.batchRow.warnings } : {}),
             }).then(({ inserted, cancelRequested, ...recorded }) => {
               batchRow = { inserted, ...(cancelRequested !== undefined ? { cancelRequested } : {}) };
               return recorded;

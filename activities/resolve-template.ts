@@ -23,7 +23,8 @@ export function resolveTemplateActivity(deps: ResolvedActivityDeps) {
       method,
       capability: 'readTemplate',
       field: byUrl ? `${field}.url` : `${field}.loadMethod`,
-      fileFormat: template.fileFormat,
+      // An e-invoice's XML template has no Office format to hold the location to ('').
+      ...(template.fileFormat ? { fileFormat: template.fileFormat } : {}),
     } as const;
     // template.url: the url location opens the sealed URL (inputs recorded before sealing carry it in url).
     const at = byUrl ? (template.sealedUrl ?? template.url!) : template.urn;

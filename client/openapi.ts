@@ -53,8 +53,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload template files (.docx, .xlsx, .pptx) for generate requests
-         * @description Each file gets an id to use as `template.urn` with `loadMethod: "Storage"`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum 20971520 bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension, or a package of another kind than its extension says (a Word document named .xlsx), gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.
+         * Upload template files (.docx, .xlsx, .pptx; .xml e-invoice templates) for generate requests
+         * @description Each file gets an id to use as `template.urn` with `loadMethod: "Storage"`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum 20971520 bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension, or a package of another kind than its extension says (a Word document named .xlsx), gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. Extension: a .xml file is an e-invoice's XML template (document.einvoice.template.urn, docs/einvoice.md), accepted when it is UTF-8 text starting with '<' and without a DOCTYPE. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.
          */
         post: operations["uploadTemplates"];
         delete?: never;
@@ -1370,6 +1370,16 @@ export interface components {
                     data?: string;
                     /** @description xrechnung-* only, default false: the template rendered to pdf travels inside the XML as an additional supporting document (BG-24, base64) */
                     pdf?: boolean;
+                    /** @description Instead of the JSON invoice model: an XML template (a .xml file uploaded with POST /documents/template/upload, consumed by the generate like the template) written with the Office templates' tags ({value}, {#lines}...{/lines}, conditions, filters), rendered with the whole data; values are XML-escaped, the result must be well-formed (else 400 TEMPLATE_ERROR with line and column). Its root element must be the standard's (CII rsm:CrossIndustryInvoice, UBL Invoice or CreditNote) and its guideline id (BT-24) the profile's, else 400 EINVOICE_INVALID. Not with einvoice.data. See docs/einvoice.md */
+                    template?: {
+                        /** @description The id POST /documents/template/upload gave the .xml file */
+                        urn: string;
+                        /**
+                         * @description Storage (the default)
+                         * @enum {string}
+                         */
+                        loadMethod?: "Storage";
+                    };
                 };
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate), accessible and strict */
                 options?: {
@@ -1409,6 +1419,8 @@ export interface components {
             pages?: number;
             code?: string;
             message?: string;
+            /** @description Extension, done rows, present only when not empty: the warnings of the row's e-invoice (document.einvoice): its warning-level rules (EINVOICE_RULE, tag the rule, location.part the field) and, with document.einvoice.template, the XML template's tags that rendered empty (MISSING_VALUE), as a single generate lists them in result.data.warnings */
+            warnings?: components["schemas"]["GenerateWarning"][];
         };
         /** BatchStarted */
         BatchStarted: {
@@ -2642,6 +2654,16 @@ export interface components {
                     data?: string;
                     /** @description xrechnung-* only, default false: the template rendered to pdf travels inside the XML as an additional supporting document (BG-24, base64) */
                     pdf?: boolean;
+                    /** @description Instead of the JSON invoice model: an XML template (a .xml file uploaded with POST /documents/template/upload, consumed by the generate like the template) written with the Office templates' tags ({value}, {#lines}...{/lines}, conditions, filters), rendered with the whole data; values are XML-escaped, the result must be well-formed (else 400 TEMPLATE_ERROR with line and column). Its root element must be the standard's (CII rsm:CrossIndustryInvoice, UBL Invoice or CreditNote) and its guideline id (BT-24) the profile's, else 400 EINVOICE_INVALID. Not with einvoice.data. See docs/einvoice.md */
+                    template?: {
+                        /** @description The id POST /documents/template/upload gave the .xml file */
+                        urn: string;
+                        /**
+                         * @description Storage (the default)
+                         * @enum {string}
+                         */
+                        loadMethod?: "Storage";
+                    };
                 };
                 /** @description Save options (pdfSaveOptions, csvSaveOptions...), the options of the delivery location (driveA, driveB, driveBGenerate), accessible and strict */
                 options?: {
@@ -4125,6 +4147,10 @@ export interface components {
             cell?: string;
             /** @description Where the tag starts in the part's visible text (characters) */
             offset?: number;
+            /** @description An e-invoice's XML template (document.einvoice.template): the tag's line, from 1 */
+            line?: number;
+            /** @description An e-invoice's XML template: the tag's column in its line, from 1 */
+            column?: number;
             /** @description The same for people: `word/document.xml, paragraph 3` or `sheet "Sales", cell B2` */
             where: string;
         };
@@ -4171,6 +4197,10 @@ export interface components {
             cell?: string;
             /** @description Where the tag starts in the part's visible text (characters) */
             offset?: number;
+            /** @description An e-invoice's XML template (document.einvoice.template): the tag's line, from 1 */
+            line?: number;
+            /** @description An e-invoice's XML template: the tag's column in its line, from 1 */
+            column?: number;
         };
         /** TemplateProblem */
         TemplateProblem: {
@@ -4509,11 +4539,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description multipart/form-data with one or more template files (.docx, .xlsx, .pptx), under any field names (`file` here) */
+        /** @description multipart/form-data with one or more template files (.docx, .xlsx, .pptx, .xml), under any field names (`file` here) */
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** @description One or more .docx, .xlsx, .pptx files */
+                    /** @description One or more .docx, .xlsx, .pptx, .xml files */
                     file: string[];
                 };
             };

@@ -159,6 +159,8 @@ export interface PreparedBatch {
   pages: number;
   template: BlobRef;
   related?: Record<string, BlobRef>;
+  /** document.einvoice.template: the batch's copy of the XML template. */
+  einvoiceTemplate?: BlobRef;
 }
 
 /** Where a batch keeps its own files while it runs (template copies, row pages, row documents for the
@@ -207,6 +209,8 @@ export interface BatchRun {
   template: BlobRef;
   templateFormat: string;
   related?: Record<string, BlobRef>;
+  /** document.einvoice.template: the batch's copy of the XML template. */
+  einvoiceTemplate?: BlobRef;
   document: {
     /** Patterns over the row. */
     name: string;
@@ -235,7 +239,11 @@ export interface BatchRun {
 }
 
 /** The run context of a batch's steps. */
-export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<PreparedBatch, 'template' | 'related'>): BatchRun {
+export function runOf(
+  batch: BatchInput,
+  workflowId: string,
+  prepared: Pick<PreparedBatch, 'template' | 'related' | 'einvoiceTemplate'>,
+): BatchRun {
   const d = batch.document;
   return {
     batchId: batch.batchId,
@@ -245,6 +253,7 @@ export function runOf(batch: BatchInput, workflowId: string, prepared: Pick<Prep
     template: prepared.template,
     templateFormat: batch.template.fileFormat,
     ...(prepared.related ? { related: prepared.related } : {}),
+    ...(prepared.einvoiceTemplate ? { einvoiceTemplate: prepared.einvoiceTemplate } : {}),
     document: {
       name: d.name,
       path: d.path,

@@ -15,7 +15,13 @@ export interface EInvoiceOption {
   data: string;
   /** xrechnung-*: the template rendered to pdf rides in the XML as a supporting document (BG-24). */
   pdf?: true;
+  /** The XML comes from this XML template (an upload: Storage), rendered with the whole data, instead of the
+   *  invoice model at `data` (docs/einvoice.md "XML templates"). */
+  template?: { urn: string; loadMethod: 'Storage' };
 }
+
+/** Where an XML template may be read from (uploads with POST /documents/template/upload). */
+export const EINVOICE_TEMPLATE_METHODS = ['Storage'] as const;
 
 export const EInvoiceSchema = Type.Object(
   {
@@ -45,6 +51,20 @@ export const EInvoiceSchema = Type.Object(
           'xrechnung-* only, default false: the template rendered to pdf travels inside the XML as an additional supporting document (BG-24, base64)',
       }),
     ),
+    template: Type.Optional(
+      Type.Object(
+        {
+          urn: Type.String({ description: 'The id POST /documents/template/upload gave the .xml file' }),
+          loadMethod: Type.Optional(
+            Type.Unsafe<string>({ type: 'string', enum: [...EINVOICE_TEMPLATE_METHODS], description: 'Storage (the default)' }),
+          ),
+        },
+        {
+          description:
+            "Instead of the JSON invoice model: an XML template (a .xml file uploaded with POST /documents/template/upload, consumed by the generate like the template) written with the Office templates' tags ({value}, {#lines}...{/lines}, conditions, filters), rendered with the whole data; values are XML-escaped, the result must be well-formed (else 400 TEMPLATE_ERROR with line and column). Its root element must be the standard's (CII rsm:CrossIndustryInvoice, UBL Invoice or CreditNote) and its guideline id (BT-24) the profile's, else 400 EINVOICE_INVALID. Not with einvoice.data. See docs/einvoice.md",
+        },
+      ),
+    ),
   },
   {
     description:
@@ -66,7 +86,7 @@ export function parseEInvoice(
       problems.push(bad('document.fileFormat xml is an e-invoice: it needs document.einvoice with an xrechnung standard'));
     return undefined;
   }
-  const o = value as { standard?: unknown; profile?: unknown; data?: unknown; pdf?: unknown };
+  const o = value as { standard?: unknown; profile?: unknown; data?: unknown; pdf?: unknown; template?: unknown };
   const standard = EINVOICE_STANDARDS.find((s) => s === o.standard);
   const before = problems.length;
   if (!standard) problems.push(bad(`document.einvoice.standard must be one of ${EINVOICE_STANDARDS.join(', ')}`));
@@ -86,6 +106,7 @@ export function parseEInvoice(
     problems.push(
       bad('document.einvoice.data must be a path in the data such as invoice, order.invoice or invoices[0] (empty for the data itself)'),
     );
+  const template = templateOf(o.template, o.data, problems);
   if (o.pdf !== undefined && typeof o.pdf !== 'boolean') problems.push(bad('document.einvoice.pdf must be true or false'));
   if (o.pdf === true && standard && !xrechnung)
     problems.push(bad(`document.einvoice.pdf is for xrechnung standards: ${standard} embeds the XML in the pdf, the document itself`));
@@ -107,7 +128,24 @@ export function parseEInvoice(
       ),
     );
   if (problems.length > before || !standard || !profile) return undefined;
-  return { standard, profile, data: data as string, ...(o.pdf === true ? { pdf: true } : {}) };
+  return { standard, profile, data: data as string, ...(o.pdf === true ? { pdf: true } : {}), ...(template ? { template } : {}) };
+}
+
+/** document.einvoice.template: an uploaded XML template, instead of the model at einvoice.data. */
+function templateOf(value: unknown, data: unknown, problems: InnerError[]): EInvoiceOption['template'] {
+  if (value === undefined || value === null) return undefined;
+  const t = value as { urn?: unknown; loadMethod?: unknown };
+  const before = problems.length;
+  if (typeof t !== 'object' || typeof t.urn !== 'string' || t.urn.trim() === '')
+    problems.push(bad('document.einvoice.template.urn must be the id of an XML template uploaded with POST /documents/template/upload'));
+  const loadMethod = t.loadMethod ?? 'Storage';
+  if (!EINVOICE_TEMPLATE_METHODS.includes(loadMethod as 'Storage'))
+    problems.push(bad(`document.einvoice.template.loadMethod must be ${EINVOICE_TEMPLATE_METHODS.join(' or ')} (an uploaded .xml file)`));
+  if (data !== undefined)
+    problems.push(
+      bad('document.einvoice.data is where the invoice model is: with document.einvoice.template, the XML template renders the whole data'),
+    );
+  return problems.length > before ? undefined : { urn: (t.urn as string).trim(), loadMethod: 'Storage' };
 }
 
 function bad(message: string): InnerError {

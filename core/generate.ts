@@ -198,6 +198,9 @@ export interface TemplateLocation {
   sheet?: string;
   cell?: string;
   offset?: number;
+  /** An e-invoice's XML template (document.einvoice.template): 1-based line and column. */
+  line?: number;
+  column?: number;
 }
 
 /** A tag that rendered empty because the data has no value for it, or whose image was left out because
@@ -326,6 +329,9 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
       needs.push({ method: item.loadMethod, capability: 'readTemplate', field: `template.relatedItems[${i}].loadMethod` });
   }
   if (req.data.loadMethod !== GRAPHQL) needs.push({ method: req.data.loadMethod, capability: 'readData', field: 'data.loadMethod' });
+  // document.einvoice.template: an uploaded XML template, read (and consumed) like the template.
+  if (einvoice?.template)
+    needs.push({ method: einvoice.template.loadMethod, capability: 'readTemplate', field: 'document.einvoice.template.loadMethod' });
   needs.push(...targetNeeds);
   return {
     input: {
@@ -356,6 +362,7 @@ export function parseGenerateRequest(req: GenerateRequest, catalog: LocationCata
         [t.loadMethod, t.urn],
         [req.data.loadMethod, req.data.urn],
         ...related.map((r): [string, string] => [r.loadMethod, r.urn]),
+        ...(einvoice?.template ? [[einvoice.template.loadMethod, einvoice.template.urn] as [string, string]] : []),
       ]),
     },
     needs,

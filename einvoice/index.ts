@@ -12,6 +12,7 @@ import { type Attachment, toUbl } from './ubl.ts';
 
 export type { Problem } from './model.ts';
 export { CONFORMANCE_LEVEL } from './profiles.ts';
+export { guidelineOf, identityProblems } from './identify.ts';
 
 export interface Built {
   /** The XML, when no rule of the error level failed. */
@@ -70,6 +71,7 @@ export function xmlFileName(option: EInvoiceOption): string {
  *  file, base64): UBL's AdditionalDocumentReference before the parties, CII's AdditionalReferencedDocument
  *  (type 916) at the end of the header trade agreement, where the XSDs' sequences put them. */
 export function withAttachment(xml: string, option: EInvoiceOption, a: Attachment): string {
+  if (attachmentProblem(xml, option)) throw new Error('the XML has no place for the attachment');
   if (option.standard === 'xrechnung-ubl') {
     const at = xml.indexOf('<cac:AccountingSupplierParty>');
     const ref =
@@ -84,4 +86,21 @@ export function withAttachment(xml: string, option: EInvoiceOption, a: Attachmen
     `<ram:AttachmentBinaryObject mimeCode="${esc(a.mimeCode)}" filename="${esc(a.filename)}">${a.base64}</ram:AttachmentBinaryObject>` +
     `</ram:AdditionalReferencedDocument>`;
   return xml.slice(0, at) + ref + xml.slice(at);
+}
+
+/** With einvoice.pdf, whether the XML has the element withAttachment puts the pdf before (an XML template's
+ *  may use other prefixes than docgen's cac:/ram:). */
+export function attachmentProblem(xml: string, option: EInvoiceOption): Problem | undefined {
+  if (!option.pdf) return undefined;
+  const [marker, field] =
+    option.standard === 'xrechnung-ubl'
+      ? ['<cac:AccountingSupplierParty>', 'cac:AccountingSupplierParty']
+      : ['</ram:ApplicableHeaderTradeAgreement>', 'ram:ApplicableHeaderTradeAgreement'];
+  if (xml.includes(marker)) return undefined;
+  return {
+    rule: 'BG-24',
+    field,
+    level: 'error',
+    message: `document.einvoice.pdf puts the pdf in the XML before ${marker}, which the XML does not have (written with these prefixes)`,
+  };
 }

@@ -6,8 +6,11 @@ export interface ErrorLocation {
   /** Spreadsheets: the sheet's name and the cell (A1 style). */
   sheet?: string;
   cell?: string;
-  /** Character offset in the part's visible text. */
+  /** Character offset in the part's visible text (XML templates: in the template's text). */
   offset?: number;
+  /** XML templates (engine/xml-template.ts): 1-based line and column in the template's text. */
+  line?: number;
+  column?: number;
 }
 
 /** Where a problem is, for people: `sheet "Sales", cell B2` or `word/document.xml, paragraph 3`. */
@@ -17,6 +20,7 @@ export function describeLocation(loc: ErrorLocation | undefined): string {
     const sheet = loc.sheet !== undefined ? `sheet ${JSON.stringify(loc.sheet)}` : loc.part;
     return loc.cell !== undefined ? `${sheet}, cell ${loc.cell}` : sheet;
   }
+  if (loc.line !== undefined) return `${loc.part}, line ${loc.line}, column ${loc.column ?? 1}`;
   return loc.paragraph !== undefined && loc.paragraph > 0 ? `${loc.part}, paragraph ${loc.paragraph}` : loc.part;
 }
 

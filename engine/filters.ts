@@ -1,5 +1,6 @@
 import { BarcodeError, linearCode, qrCode } from './barcodes.ts';
 import type { BarcodeImage } from './barcodes.ts';
+import { TemplateError } from './errors.ts';
 /**
  * Filters available after `|` in a tag. Locale-sensitive output goes through Intl so documents
  * follow the request's locale and timezone; formatters are cached because constructing Intl
@@ -9,6 +10,47 @@ import type { BarcodeImage } from './barcodes.ts';
 export interface FilterContext {
   locale: string;
   timezone: string;
+}
+
+/** Locale and time zone names already resolved (bounded): a batch renders with the same ones row after row. */
+const canonicalLocales = new Map<string, string>();
+const canonicalZones = new Map<string, string>();
+function remember(map: Map<string, string>, name: string, canonical: string): void {
+  if (map.size >= 1_000) map.clear();
+  map.set(name, canonical);
+}
+
+/** The filters' context of a render's `locale` and `timezone` options (en-US and UTC when unset); an unknown
+ *  one is an `invalid_option` TemplateError. */
+export function filterContextOf(loc: unknown, zone: unknown): FilterContext {
+  let locale = 'en-US';
+  if (loc !== undefined && loc !== null && loc !== '') {
+    const known = typeof loc === 'string' ? canonicalLocales.get(loc) : undefined;
+    if (known) locale = known;
+    else {
+      try {
+        locale = Intl.getCanonicalLocales(loc as string)[0] ?? 'en-US';
+      } catch {
+        throw TemplateError.single('invalid_option', `unknown locale ${JSON.stringify(loc)}`);
+      }
+      if (typeof loc === 'string') remember(canonicalLocales, loc, locale);
+    }
+  }
+  let timezone = 'UTC';
+  if (zone !== undefined && zone !== null && zone !== '') {
+    const known = typeof zone === 'string' ? canonicalZones.get(zone) : undefined;
+    if (known) timezone = known;
+    else {
+      try {
+        // An Intl.DateTimeFormat costs a fraction of a millisecond to build: once per zone name, not per render.
+        timezone = new Intl.DateTimeFormat('en-US', { timeZone: zone as string }).resolvedOptions().timeZone;
+      } catch {
+        throw TemplateError.single('invalid_option', `unknown time zone ${JSON.stringify(zone)}`);
+      }
+      if (typeof zone === 'string') remember(canonicalZones, zone, timezone);
+    }
+  }
+  return { locale, timezone };
 }
 
 export type Filter = (input: unknown, args: unknown[], ctx: FilterContext) => unknown;

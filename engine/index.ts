@@ -3,7 +3,7 @@ import type { Embedded } from './docprops.ts';
 import { ErrorBag, TemplateError } from './errors.ts';
 import type { TemplateErrorEntry } from './errors.ts';
 import { evaluate, ExpressionError, parseExpression } from './expression.ts';
-import { FilterError } from './filters.ts';
+import { FilterError, filterContextOf } from './filters.ts';
 import type { FilterContext } from './filters.ts';
 import type { ImageNode } from './compile.ts';
 import type { Scopes } from './expression.ts';
@@ -42,6 +42,9 @@ import type { OutEntry } from './zip.ts';
 export { describeLocation, TemplateError } from './errors.ts';
 export type { ErrorLocation, TemplateErrorEntry } from './errors.ts';
 export { inspect } from './inspect.ts';
+export { wellFormedProblem } from './xml-template.ts';
+export { renderXmlTemplate } from './xml-template.ts';
+export type { XmlRenderReport, XmlTemplateOptions } from './xml-template.ts';
 export { prepareSvg } from './svg.ts';
 export type { InspectResult } from './inspect.ts';
 export { inferSchema, sampleData } from './schema.ts';
@@ -116,44 +119,10 @@ function optionError(message: string): TemplateError {
   return TemplateError.single('invalid_option', message);
 }
 
-/** Locale and time zone names already resolved (bounded): a batch renders with the same ones row after row. */
-const canonicalLocales = new Map<string, string>();
-const canonicalZones = new Map<string, string>();
-function remember(map: Map<string, string>, name: string, canonical: string): void {
-  if (map.size >= 1_000) map.clear();
-  map.set(name, canonical);
-}
-
 function resolveOptions(o: RenderOptions | undefined): Resolved {
   const opts = o ?? {};
   if (typeof opts !== 'object') throw optionError('options must be an object');
-  let locale = 'en-US';
-  if (opts.locale !== undefined && opts.locale !== null && opts.locale !== '') {
-    const known = typeof opts.locale === 'string' ? canonicalLocales.get(opts.locale) : undefined;
-    if (known) locale = known;
-    else {
-      try {
-        locale = Intl.getCanonicalLocales(opts.locale)[0] ?? 'en-US';
-      } catch {
-        throw optionError(`unknown locale ${JSON.stringify(opts.locale)}`);
-      }
-      if (typeof opts.locale === 'string') remember(canonicalLocales, opts.locale, locale);
-    }
-  }
-  let timezone = 'UTC';
-  if (opts.timezone !== undefined && opts.timezone !== null && opts.timezone !== '') {
-    const known = typeof opts.timezone === 'string' ? canonicalZones.get(opts.timezone) : undefined;
-    if (known) timezone = known;
-    else {
-      try {
-        // An Intl.DateTimeFormat costs a fraction of a millisecond to build: once per zone name, not per render.
-        timezone = new Intl.DateTimeFormat('en-US', { timeZone: opts.timezone }).resolvedOptions().timeZone;
-      } catch {
-        throw optionError(`unknown time zone ${JSON.stringify(opts.timezone)}`);
-      }
-      if (typeof opts.timezone === 'string') remember(canonicalZones, opts.timezone, timezone);
-    }
-  }
+  const { locale, timezone } = filterContextOf(opts.locale, opts.timezone);
   const d = opts.delimiters ?? { start: '{', end: '}' };
   // Identical start and end delimiters (`%name%`) are allowed, as in docxtemplater.
   if (typeof d.start !== 'string' || typeof d.end !== 'string' || d.start === '' || d.end === '') {

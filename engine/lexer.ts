@@ -129,65 +129,8 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
     }
   }
 
-  // Pass 2: delimiter positions on the full text. `{=<% %>=}` switches the delimiters for the rest
-  // of the part (docxtemplater's syntax); the switching tag itself renders nothing.
-  interface Found {
-    s: number;
-    e: number;
-    source: string;
-    drop?: boolean;
-  }
-  const found: Found[] = [];
-  let { start, end } = opts;
-  let pos = 0;
-  if (full.indexOf(start) >= 0 || full.indexOf(end) >= 0) {
-    for (;;) {
-      const s = full.indexOf(start, pos);
-      // With identical delimiters (`%name%`) every delimiter after an opening one closes it.
-      const e = start === end ? -1 : full.indexOf(end, pos);
-      if (s < 0 && e < 0) break;
-      if (e >= 0 && (s < 0 || e < s)) {
-        errors.add('unopened_tag', `closing delimiter "${end}" without an opening one`, locate(texts, e, opts));
-        pos = e + end.length;
-        continue;
-      }
-      // `{={{ }}=}`: the new delimiters may contain the current end one; the switch ends at `=` + end.
-      const sw = switchAt(full, s + start.length, end);
-      if (sw !== null) {
-        found.push({ s, e: sw.e, source: sw.source, drop: true });
-        pos = sw.e;
-        start = sw.start;
-        end = sw.end;
-        continue;
-      }
-      const close = full.indexOf(end, s + start.length);
-      const nextOpen = start === end ? -1 : full.indexOf(start, s + start.length);
-      if (close < 0) {
-        errors.add('unclosed_tag', `tag starting with "${full.slice(s, s + 20)}" is never closed`, locate(texts, s, opts));
-        break;
-      }
-      if (nextOpen >= 0 && nextOpen < close) {
-        errors.add(
-          'unclosed_tag',
-          `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`,
-          locate(texts, s, opts),
-        );
-        pos = nextOpen;
-        continue;
-      }
-      const source = full.slice(s + start.length, close);
-      const change = DELIMITER_CHANGE.exec(source);
-      if (change !== null) {
-        found.push({ s, e: close + end.length, source, drop: true });
-        pos = close + end.length;
-        start = change[1] ?? start;
-        end = change[2] ?? end;
-        continue;
-      }
-      found.push({ s, e: close + end.length, source });
-      pos = close + end.length;
-    }
-  }
+  // Pass 2: delimiter positions on the full text.
+  const found = scanTags(full, opts.start, opts.end, errors, (offset) => locate(texts, offset, opts));
 
   // Pass 3: rebuild the item list, replacing text elements' content around tags.
   const items: Item[] = [];
@@ -261,6 +204,71 @@ export function lexTags(tokens: XmlToken[], opts: LexOptions, errors: ErrorBag):
   }
   markSpacePreserve(items, opts.textTags);
   return items;
+}
+
+/** A tag found in a text: from `s` (its start delimiter) to `e` (after its end delimiter); `drop`: a
+ *  delimiter switch, which renders nothing. */
+export interface FoundTag {
+  s: number;
+  e: number;
+  source: string;
+  drop?: boolean;
+}
+
+/**
+ * The tags of a text (a part's visible text, or an XML template's text): delimiter positions, with
+ * `{=<% %>=}` switching the delimiters for the rest of the text (docxtemplater's syntax; the switching
+ * tag itself renders nothing). Problems (a closing delimiter without an opening one, a tag never closed)
+ * go to `errors`, located by `at(offset)`.
+ */
+export function scanTags(full: string, start: string, end: string, errors: ErrorBag, at: (offset: number) => ErrorLocation): FoundTag[] {
+  const found: FoundTag[] = [];
+  let pos = 0;
+  if (full.indexOf(start) >= 0 || full.indexOf(end) >= 0) {
+    for (;;) {
+      const s = full.indexOf(start, pos);
+      // With identical delimiters (`%name%`) every delimiter after an opening one closes it.
+      const e = start === end ? -1 : full.indexOf(end, pos);
+      if (s < 0 && e < 0) break;
+      if (e >= 0 && (s < 0 || e < s)) {
+        errors.add('unopened_tag', `closing delimiter "${end}" without an opening one`, at(e));
+        pos = e + end.length;
+        continue;
+      }
+      // `{={{ }}=}`: the new delimiters may contain the current end one; the switch ends at `=` + end.
+      const sw = switchAt(full, s + start.length, end);
+      if (sw !== null) {
+        found.push({ s, e: sw.e, source: sw.source, drop: true });
+        pos = sw.e;
+        start = sw.start;
+        end = sw.end;
+        continue;
+      }
+      const close = full.indexOf(end, s + start.length);
+      const nextOpen = start === end ? -1 : full.indexOf(start, s + start.length);
+      if (close < 0) {
+        errors.add('unclosed_tag', `tag starting with "${full.slice(s, s + 20)}" is never closed`, at(s));
+        break;
+      }
+      if (nextOpen >= 0 && nextOpen < close) {
+        errors.add('unclosed_tag', `tag starting with "${full.slice(s, nextOpen)}" is not closed before the next tag`, at(s));
+        pos = nextOpen;
+        continue;
+      }
+      const source = full.slice(s + start.length, close);
+      const change = DELIMITER_CHANGE.exec(source);
+      if (change !== null) {
+        found.push({ s, e: close + end.length, source, drop: true });
+        pos = close + end.length;
+        start = change[1] ?? start;
+        end = change[2] ?? end;
+        continue;
+      }
+      found.push({ s, e: close + end.length, source });
+      pos = close + end.length;
+    }
+  }
+  return found;
 }
 
 /** A delimiter switch starting at `from` (just after a start delimiter), ended by `=` and the end delimiter. */

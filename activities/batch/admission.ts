@@ -40,6 +40,18 @@ export function admission(deps: BatchDeps, rows: RowSteps) {
         const ref = await deps.steps.resolveTemplate({ run: who, template: item, field: `template.relatedItems[${i}]` });
         (related ??= {})[item.name] = await copyInto(ref, `${scratch}related-${i}.${item.fileFormat}`);
       }
+      const xmlTemplate = batch.document.einvoice?.template;
+      const einvoiceTemplate = xmlTemplate
+        ? await copyInto(
+            await deps.steps.resolveTemplate({
+              run: who,
+              template: { ...xmlTemplate, fileFormat: '' },
+              field: 'document.einvoice.template',
+            }),
+            `${scratch}einvoice-template.xml`,
+          )
+        : undefined;
+      const templates = { template, ...(related ? { related } : {}), ...(einvoiceTemplate ? { einvoiceTemplate } : {}) };
       // The rows: read once, as they stream, into pages of chunkRows rows.
       const source = await rowsSource(batch);
       const first: Row[] = [];
@@ -49,7 +61,7 @@ export function admission(deps: BatchDeps, rows: RowSteps) {
       if (source.key.startsWith(`scratch/`) && !source.key.startsWith(scratch)) await deps.blobs.delete(source.key);
       if (rowsTotal === 0) problems.push(innerError('DATA_INVALID', `data.urn ${batch.data.urn} holds no rows`));
       // The first rows, as the batch will do them (no conversion): name, path, merge.
-      const run: BatchRun = runOf(batch, input.workflowId, { template, ...(related ? { related } : {}) });
+      const run: BatchRun = runOf(batch, input.workflowId, templates);
       for (const [i, row] of first.entries()) {
         try {
           rows.nameOf(run, row);
@@ -73,7 +85,7 @@ export function admission(deps: BatchDeps, rows: RowSteps) {
         });
         return {
           ok: true,
-          prepared: { rowsTotal, pages: Math.ceil(rowsTotal / batch.tuning.chunkRows), template, ...(related ? { related } : {}) },
+          prepared: { rowsTotal, pages: Math.ceil(rowsTotal / batch.tuning.chunkRows), ...templates },
         };
       }
     } catch (err) {

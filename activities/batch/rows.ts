@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { type BatchRun, rowRun } from '../../core/batch.ts';
 import type { BlobRef } from '../../core/blob.ts';
 import { generatedConsumption } from '../../core/envelope.ts';
+import type { GenerateWarning } from '../../core/generate.ts';
 import { type ErrorCode, type InnerError, isErrorCode } from '../../core/errors.ts';
 import { callerFailure } from '../../core/failures.ts';
 import { bytesFormatOf, contentTypeOf, outputFileName } from '../../core/formats.ts';
@@ -144,18 +145,26 @@ export function rowSteps(deps: BatchDeps) {
   }
 
   /** One row's document: merged, converted when the format differs (its pages are counted as it is written). */
-  async function render(run: BatchRun, row: Row, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  async function render(
+    run: BatchRun,
+    row: Row,
+    signal: AbortSignal | undefined,
+  ): Promise<{ bytes: Uint8Array; warnings: GenerateWarning[] }> {
     const option = run.document.einvoice;
     if (option) {
       // document.einvoice: the row's invoice checked before its merge, as a single generate does.
       const rowName = nameOf(run, row).name;
-      return eInvoiceOf(option, row, rowName, {
+      const xml = {
+        ...(run.einvoiceTemplate ? { template: await deps.blobs.get(run.einvoiceTemplate.key) } : {}),
+        render: { locale: run.document.locale, timezone: run.document.timezone, ...(run.document.strict ? { strict: true } : {}) },
+      };
+      return eInvoiceOf(option, row, rowName, xml, {
         merge: () => mergeRow(run, row, signal),
         pdf: (bytes, pdf) => convertRow(run, row, bytes, signal, pdf),
       });
     }
     const bytes = await mergeRow(run, row, signal);
-    return run.document.fileFormat !== run.templateFormat ? convertRow(run, row, bytes, signal) : bytes;
+    return { bytes: run.document.fileFormat !== run.templateFormat ? await convertRow(run, row, bytes, signal) : bytes, warnings: [] };
   }
 
   /** Writes a row's document where the request sends it (same urn on every attempt) and records it, through
@@ -171,6 +180,7 @@ export function rowSteps(deps: BatchDeps) {
     names: { name: string; path: string },
     source: BlobRef,
     pages: number,
+    warnings: GenerateWarning[] = [],
   ): Promise<RowRecorded> {
     const d = run.document;
     const who = rowRun(run, rowNumber);
@@ -191,7 +201,7 @@ export function rowSteps(deps: BatchDeps) {
         },
         metering: 'generated',
         end: { uploads: [], scratch },
-        batchRow: { batchId: run.batchId, row: rowNumber },
+        batchRow: { batchId: run.batchId, row: rowNumber, ...(warnings.length > 0 ? { warnings } : {}) },
       });
       if (recorded.batchRow) return recorded.batchRow;
       return recordBatchRowDone(deps.db, {
@@ -202,6 +212,7 @@ export function rowSteps(deps: BatchDeps) {
         name: recorded.written.name,
         path: recorded.written.path,
         pages: recorded.pages,
+        ...(warnings.length > 0 ? { warnings } : {}),
       });
     }
     const { inserted, metered, cancelRequested } = await recordBatchRowDone(deps.db, {
@@ -212,6 +223,7 @@ export function rowSteps(deps: BatchDeps) {
       name: outputFileName(names.name, d.fileFormat),
       path: names.path,
       pages,
+      ...(warnings.length > 0 ? { warnings } : {}),
       metering: { operationId: who.operationId, userId: run.userId, consumption: generatedConsumption(pages) },
     });
     countMetering(metered);
@@ -230,7 +242,7 @@ export function rowSteps(deps: BatchDeps) {
     signal: AbortSignal | undefined,
   ): Promise<RowRecorded | { delivered: DeliveredRow }> {
     const names = nameOf(run, row);
-    const bytes = await render(run, row, signal);
+    const { bytes, warnings } = await render(run, row, signal);
     const key = rowDocKey(run, rowNumber);
     const source = { key, sha256: '', size: bytes.byteLength, contentType: contentTypeOf(run.document.fileFormat) };
     const measured = deps.steps.measure({ blob: source, bytes, fileFormat: run.document.fileFormat, subscriptionId: run.subscriptionId });
@@ -263,11 +275,12 @@ export function rowSteps(deps: BatchDeps) {
           fileFormat: d.fileFormat,
           deliveryMethod: d.deliveryMethod,
           consumption: generatedConsumption(pages),
+          ...(warnings.length > 0 ? { warnings } : {}),
         },
       };
     }
     const [put, pages] = await Promise.all([deps.blobs.put(key, bytes), measured]);
-    return deliverAndRecord(run, rowNumber, names, { ...source, sha256: put.sha256 }, pages);
+    return deliverAndRecord(run, rowNumber, names, { ...source, sha256: put.sha256 }, pages, warnings);
   }
 
   /** Records delivered rows (generateRow's `delivered`), in row order, in one statement; the metering counted. */

@@ -245,7 +245,15 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
       rowCount: page.rowCount,
       rows: page.rows.map((r) =>
         r.status === 'done'
-          ? { row: r.row, status: r.status, ...(r.urn ? { urn: r.urn } : {}), name: r.name, path: r.path, pages: r.pages }
+          ? {
+              row: r.row,
+              status: r.status,
+              ...(r.urn ? { urn: r.urn } : {}),
+              name: r.name,
+              path: r.path,
+              pages: r.pages,
+              ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+            }
           : { row: r.row, status: r.status, code: r.code, message: r.message },
       ),
     });

@@ -19,6 +19,8 @@ const TEMPLATE_EXTENSIONS: Record<string, string> = {
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  // Extension: an e-invoice's XML template (document.einvoice.template, docs/einvoice.md).
+  '.xml': 'application/xml',
 };
 // JSON for a generate; JSON Lines and CSV are rows for a batch (POST /documents/document/generate/batch).
 const DATA_EXTENSIONS: Record<string, string> = {
@@ -72,7 +74,7 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
           kind === 'template'
             ? new ApiError(
                 'INVALID_TEMPLATE_FORMAT',
-                `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files are accepted`,
+                `file ${JSON.stringify(fileName)} (field ${part.fieldname}): only .docx, .xlsx and .pptx files (and .xml e-invoice templates) are accepted`,
               )
             : new ApiError(
                 'VALIDATION_ERROR',
@@ -120,7 +122,10 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
   if (!failure && kind === 'template') {
     for (const f of stored) {
       const bytes = await opts.blobs.get(f.key);
-      failure = templatePackageProblem(f.fileName, bytes, opts.templateLimits);
+      failure =
+        f.contentType === 'application/xml'
+          ? xmlTemplateProblem(f.fileName, bytes)
+          : templatePackageProblem(f.fileName, bytes, opts.templateLimits);
       if (failure) break;
     }
   }
@@ -154,6 +159,27 @@ async function receiveFiles(request: FastifyRequest, kind: 'template' | 'data', 
     throw failure;
   }
   return stored.map((f) => ({ id: f.id, fileName: f.fileName }));
+}
+
+/** An e-invoice's XML template (.xml): UTF-8 text of an XML document, without a DOCTYPE (its tags are checked
+ *  when a generate renders it: they may sit where a parser would not accept them yet). */
+function xmlTemplateProblem(fileName: string, bytes: Uint8Array): ApiError | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is not an XML template: it is not UTF-8 text`);
+  }
+  if (
+    !text
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .startsWith('<')
+  )
+    return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)} is not an XML template: it does not start with '<'`);
+  if (/<!DOCTYPE/i.test(text))
+    return new ApiError('INVALID_TEMPLATE_FORMAT', `file ${JSON.stringify(fileName)}: XML with a DOCTYPE declaration is refused`);
+  return undefined;
 }
 
 /** What the zip directory of a template file tells without inflating it: the package limits, and whether its

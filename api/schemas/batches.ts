@@ -8,7 +8,7 @@ import { pathWording } from '../../core/locations.ts';
 import { ROWS_FORMATS } from '../../core/rows.ts';
 import { component, documentedEnum, stringEnum } from './components.ts';
 import { Consumption, envelopeTail, errorResponses, ExternalContext, InnerError, successEnvelope } from './envelopes.ts';
-import { CALLBACK_HEADERS, GenerateRequest, IdempotencyHeaders } from './generation.ts';
+import { CALLBACK_HEADERS, GenerateRequest, GenerateWarning, IdempotencyHeaders } from './generation.ts';
 
 const TAG = 'Generation';
 const request = GenerateRequest.properties;
@@ -108,6 +108,12 @@ export const BatchRow = component(
     pages: Type.Optional(Type.Integer()),
     code: Type.Optional(Type.String()),
     message: Type.Optional(Type.String()),
+    warnings: Type.Optional(
+      Type.Array(GenerateWarning, {
+        description:
+          "Extension, done rows, present only when not empty: the warnings of the row's e-invoice (document.einvoice): its warning-level rules (EINVOICE_RULE, tag the rule, location.part the field) and, with document.einvoice.template, the XML template's tags that rendered empty (MISSING_VALUE), as a single generate lists them in result.data.warnings",
+      }),
+    ),
   }),
 );
 

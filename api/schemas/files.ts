@@ -51,11 +51,11 @@ export function uploadTemplates(maxBytes: number) {
   return {
     operationId: 'uploadTemplates',
     tags: [TAG_TEMPLATE],
-    summary: 'Upload template files (.docx, .xlsx, .pptx) for generate requests',
-    description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension, or a package of another kind than its extension says (a Word document named .xlsx), gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.`,
+    summary: 'Upload template files (.docx, .xlsx, .pptx; .xml e-invoice templates) for generate requests',
+    description: `Each file gets an id to use as \`template.urn\` with \`loadMethod: "Storage"\`. Files are removed when a generate consumes them (success or failure) or after the retention period (UPLOAD_RETENTION_SECONDS, 24 hours by default), whichever comes first; a template or data-source record naming the file survives, but its urn stops resolving. Maximum ${maxBytes} bytes per file (UPLOAD_MAX_BYTES); a larger file gives 413 FILE_TOO_LARGE. A disallowed extension, or a package of another kind than its extension says (a Word document named .xlsx), gives 400 INVALID_TEMPLATE_FORMAT and nothing is stored. Extension: a .xml file is an e-invoice's XML template (document.einvoice.template.urn, docs/einvoice.md), accepted when it is UTF-8 text starting with '<' and without a DOCTYPE. A package over the template limits that its zip directory shows (parts TEMPLATE_MAX_PARTS, inflated size of one part TEMPLATE_MAX_PART_BYTES and of all TEMPLATE_MAX_TOTAL_BYTES, compression ratio TEMPLATE_MAX_RATIO) gives 400 TEMPLATE_TOO_COMPLEX naming the limit and its value, and nothing is stored.`,
     consumes: ['multipart/form-data'],
     response: { 201: UploadResult, ...errorResponses(400, 401, 413) },
-    'x-openapi': { requestBody: multipartBody('template', UPLOAD_TEMPLATE_FORMATS) },
+    'x-openapi': { requestBody: multipartBody('template', [...UPLOAD_TEMPLATE_FORMATS, 'xml']) },
   };
 }
 

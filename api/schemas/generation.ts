@@ -69,6 +69,10 @@ export const TemplateLocation = component(
       sheet: Type.Optional(Type.String({ description: "Workbooks: the sheet's name" })),
       cell: Type.Optional(Type.String({ description: 'Workbooks: the cell, A1 style' })),
       offset: Type.Optional(Type.Integer({ minimum: 0, description: "Where the tag starts in the part's visible text (characters)" })),
+      line: Type.Optional(
+        Type.Integer({ minimum: 1, description: "An e-invoice's XML template (document.einvoice.template): the tag's line, from 1" }),
+      ),
+      column: Type.Optional(Type.Integer({ minimum: 1, description: "An e-invoice's XML template: the tag's column in its line, from 1" })),
     },
     { description: 'Where a tag is in the template: the part and its paragraph (docx, pptx) or its sheet and cell (xlsx)' },
   ),

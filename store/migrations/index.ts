@@ -11,6 +11,7 @@ import { m008 } from './008-upload-sweep.ts';
 import { m009 } from './009-batches.ts';
 import { m010 } from './010-batch-cancel.ts';
 import { m011 } from './011-rate-buckets.ts';
+import { m012 } from './012-batch-row-warnings.ts';
 
 export interface Migration {
   readonly version: number;
@@ -18,4 +19,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012];

@@ -4,6 +4,7 @@
 // crash, or by a retried chunk, counts once).
 import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
+import { type GenerateWarning, MAX_GENERATE_WARNINGS } from '../../core/generate.ts';
 import type { Db, Queryable } from '../db.ts';
 import { documentRecordCtes, type NewDocument, recordConsumption } from './documents.ts';
 
@@ -123,6 +124,13 @@ export interface BatchRowEntry {
   pages: number;
   code: string;
   message: string;
+  /** A done row's warnings (empty when it had none). */
+  warnings: GenerateWarning[];
+}
+
+/** A done row's warnings as stored (JSON text; NULL for none, as rows recorded before migration 012). */
+function warningsText(warnings: GenerateWarning[] | undefined): string | null {
+  return warnings && warnings.length > 0 ? JSON.stringify(warnings.slice(0, MAX_GENERATE_WARNINGS)) : null;
 }
 
 /** A page of the batch's row entries in row order: failures only, or every processed row. */
@@ -153,8 +161,9 @@ export async function listBatchRows(
     pages: number;
     code: string;
     message: string;
+    warnings: string | null;
   }>(
-    `SELECT row_number, status, urn, name, path, pages, code, message FROM batch_rows WHERE ${where}
+    `SELECT row_number, status, urn, name, path, pages, code, message, warnings FROM batch_rows WHERE ${where}
      ORDER BY row_number LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   );
@@ -169,6 +178,7 @@ export async function listBatchRows(
       pages: Number(x.pages),
       code: x.code,
       message: x.message,
+      warnings: x.warnings ? (JSON.parse(x.warnings) as GenerateWarning[]) : [],
     })),
   };
 }
@@ -182,6 +192,8 @@ export interface DoneRow {
   name: string;
   path: string;
   pages: number;
+  /** The row's warnings (its e-invoice's EINVOICE_RULE), listed with the row. */
+  warnings?: GenerateWarning[];
   /** The row's metering, for a row without a document record (a delivered row was metered with its record). */
   metering?: { operationId: string; userId: string; consumption: Consumption[] };
 }
@@ -219,8 +231,8 @@ export async function recordBatchRowDocument(
   const r = await db.query<{ document_guid: string | null; dimensions: string[] | null; inserted: boolean; cancel: boolean | null }>(
     `WITH ${record.ctes},
      entry AS (
-       INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
-       SELECT $${p + 1}, $${p + 2}, $${p + 3}, 'done', $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}
+       INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages, warnings)
+       SELECT $${p + 1}, $${p + 2}, $${p + 3}, 'done', $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}
        WHERE EXISTS (SELECT 1 FROM recorded)
        ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number),
      counted AS (
@@ -229,7 +241,7 @@ export async function recordBatchRowDocument(
        RETURNING cancel_requested_date IS NOT NULL AS c)
      SELECT (SELECT document_guid FROM recorded) AS document_guid, ARRAY(SELECT dimension FROM metered) AS dimensions,
             EXISTS (SELECT 1 FROM entry) AS inserted, (SELECT c FROM counted) AS cancel`,
-    [...record.params, row.batchId, row.subscriptionId, row.row, row.urn, row.name, row.path, row.pages],
+    [...record.params, row.batchId, row.subscriptionId, row.row, row.urn, row.name, row.path, row.pages, warningsText(row.warnings)],
   );
   const out = r.rows[0];
   if (!out?.document_guid) throw new Error('document record vanished');
@@ -255,6 +267,8 @@ export interface DeliveredRow {
   fileFormat: string;
   deliveryMethod: string;
   consumption: Consumption[];
+  /** The row's warnings (its e-invoice's EINVOICE_RULE), listed with the row. */
+  warnings?: GenerateWarning[];
 }
 
 /** Several delivered rows of one batch in one statement (a chunk's flush: PGlite and PostgreSQL pay per
@@ -271,8 +285,9 @@ export async function recordBatchRowsDelivered(
   const metering = rows.flatMap((r) => r.consumption.map((c) => ({ r, c })));
   const q = await db.query<{ entries: number[] | null; metered: string[] | null; cancel: boolean | null }>(
     `WITH doc AS (
-       SELECT * FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[], $12::integer[])
-         AS t(document_guid, operation_id, user_id, title, urn, path, file_format, delivery_method, row_number, pages)),
+       SELECT * FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[], $12::integer[],
+                            $17::text[])
+         AS t(document_guid, operation_id, user_id, title, urn, path, file_format, delivery_method, row_number, pages, warnings)),
      inserted AS (
        INSERT INTO documents (document_guid, subscription_guid, owner_guid, last_modified_user_guid, operation_id, title, urn, path, file_format, delivery_method, initiator_email)
        SELECT document_guid, $2, user_id, user_id, operation_id, title, urn, path, file_format, delivery_method, '' FROM doc
@@ -288,8 +303,8 @@ export async function recordBatchRowsDelivered(
        WHERE m.operation_id IN (SELECT operation_id FROM recorded)
        ON CONFLICT (operation_id, dimension) DO NOTHING RETURNING operation_id, dimension),
      entry AS (
-       INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
-       SELECT $1, $2, row_number, 'done', urn, title, path, pages FROM doc WHERE operation_id IN (SELECT operation_id FROM recorded)
+       INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages, warnings)
+       SELECT $1, $2, row_number, 'done', urn, title, path, pages, warnings FROM doc WHERE operation_id IN (SELECT operation_id FROM recorded)
        ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number, pages),
      counted AS (
        UPDATE batches SET rows_done = rows_done + (SELECT count(*) FROM entry), pages = pages + (SELECT coalesce(sum(pages), 0) FROM entry),
@@ -315,6 +330,7 @@ export async function recordBatchRowsDelivered(
       metering.map((m) => m.r.userId),
       metering.map((m) => m.c.dimension),
       metering.map((m) => m.c.value),
+      rows.map((r) => warningsText(r.warnings)),
     ],
   );
   const out = q.rows[0];
@@ -328,9 +344,9 @@ export async function recordBatchRowsDelivered(
 
 async function insertDoneRow(tx: Queryable, d: Omit<DoneRow, 'metering'>): Promise<{ inserted: boolean }> {
   const entry = await tx.query<{ row_number: number }>(
-    `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages)
-     VALUES ($1, $2, $3, 'done', $4, $5, $6, $7) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
-    [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages],
+    `INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages, warnings)
+     VALUES ($1, $2, $3, 'done', $4, $5, $6, $7, $8) ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number`,
+    [d.batchId, d.subscriptionId, d.row, d.urn, d.name, d.path, d.pages, warningsText(d.warnings)],
   );
   return { inserted: entry.rows.length > 0 };
 }

@@ -10,6 +10,8 @@ import { makeDocx } from '../../support/office.ts';
 import { keepPdfA } from '../../support/pdfa-outputs.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 import { waitForBatch } from '../batch/support.ts';
+import { GUIDELINES, PEPPOL_PROCESS, XRECHNUNG_GUIDELINE } from '../../../einvoice/profiles.ts';
+import { einvoiceFixture, templateInvoice } from '../../support/einvoice-fixtures.ts';
 
 const invoice = JSON.parse(fs.readFileSync(new URL('../../fixtures/einvoice/invoice.json', import.meta.url), 'utf8')) as Record<
   string,
@@ -80,4 +82,74 @@ describe('a batch of e-invoices', () => {
       }
     });
   }
+
+  /** A batch of rows with document.einvoice; its done rows as GET /documents/batch/{id}/rows lists them. */
+  async function batchRows(rows: unknown[], fileFormat: string, einvoice: Record<string, unknown>) {
+    const template = await upload('template', 'invoice.docx', makeDocx(['Invoice {invoice.number}']));
+    const data = await upload('data', 'rows.json', JSON.stringify(rows));
+    const res = await api.call('POST', '/documents/document/generate/batch', {
+      json: {
+        template: { urn: template, loadMethod: 'Storage', fileFormat: 'docx' },
+        data: { urn: data, loadMethod: 'Storage' },
+        document: {
+          name: '{invoice.number}',
+          fileFormat,
+          deliveryMethod: 'Storage',
+          path: 'root',
+          timezone: 'UTC',
+          locale: 'en-US',
+          einvoice,
+        },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const batch = await waitForBatch(api, res.body.result.data.batch.id);
+    expect(batch, JSON.stringify(batch)).toMatchObject({ status: 'completed', rowsDone: rows.length, rowsFailed: 0 });
+    const listed = await api.call('GET', `/documents/batch/${res.body.result.data.batch.id}/rows?status=done&top=10`);
+    return listed.body.result.data.rows as { row: number; name: string; urn: string; warnings?: unknown[] }[];
+  }
+
+  it("a row lists its e-invoice's warning-level rules (EINVOICE_RULE), as a single generate does", async () => {
+    const { paymentMeans: _pm, ...noPayment } = structuredClone(invoice);
+    const rows = [{ invoice: { ...noPayment, number: 'INV-W-1' } }, { invoice: { ...structuredClone(invoice), number: 'INV-W-2' } }];
+    const listed = await batchRows(rows, 'pdf', { standard: 'facturx', data: 'invoice' });
+    expect(listed.map((r) => [r.row, r.warnings])).toEqual([
+      [
+        1,
+        [
+          {
+            code: 'EINVOICE_RULE',
+            message: expect.stringContaining('BG-16 invoice.paymentMeans:'),
+            tag: 'BG-16',
+            location: { part: 'invoice.paymentMeans' },
+          },
+        ],
+      ],
+      [2, undefined],
+    ]);
+    for (const r of listed) keepEInvoice((await api.download(r.urn)).bytes, `batch-warnings-${r.name}`, 'pdf');
+  });
+
+  it('rows from an XML template (document.einvoice.template): one XRechnung each; a tag without data listed on its row', async () => {
+    const xml = await upload('template', 'invoice.xml', einvoiceFixture('invoice-cii.xml'));
+    const rows = ['INV-X-1', 'INV-X-2'].map((number) => ({
+      guideline: XRECHNUNG_GUIDELINE,
+      process: PEPPOL_PROCESS,
+      invoice: { ...templateInvoice(), number },
+    }));
+    // An optional term left out: its section renders nothing, and the row lists the tag (the XML stays valid).
+    delete (rows[1]!.invoice as Record<string, any>).orderReference;
+    const listed = await batchRows(rows, 'xml', { standard: 'xrechnung-cii', template: { urn: xml } });
+    expect(listed.map((r) => [r.row, r.warnings])).toEqual([
+      [1, undefined],
+      [2, [expect.objectContaining({ code: 'MISSING_VALUE', tag: '#orderReference', location: expect.objectContaining({ line: 94 }) })]],
+    ]);
+    for (const r of listed) {
+      const file = await api.download(r.urn);
+      const text = Buffer.from(file.bytes).toString('utf8');
+      expect(text).toContain(`<ram:ID>${r.name.replace(/\.xml$/, '')}</ram:ID>`);
+      expect(text).not.toContain(GUIDELINES.EN16931 + '<');
+      keepEInvoice(file.bytes, `batch-xml-template-${r.name}`, 'xml');
+    }
+  });
 });
