@@ -116,32 +116,37 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
         if (cancelRequested ?? (await batchCancelRequested(deps.db, run.subscriptionId, run.batchId))) break;
         cancelRequested = undefined;
         const row = JSON.parse(lines[i]!) as Row;
+        let made: Awaited<ReturnType<RowSteps['generateRow']>> | undefined;
+        let failure: ReturnType<typeof describeFailure> | undefined;
         try {
-          // Counted as it is recorded, by the attempt that recorded it (a chunk that fails later, or a
-          // retry that finds the row's record, counts it once).
-          const made = await rows.generateRow(run, rowNumber, row, signal);
-          if ('delivered' in made) {
-            if (waiting.length === 0) waitingSince = Date.now();
-            waiting.push(made.delivered);
-            // Read again at the flush.
-            cancelRequested = false;
-            if (waiting.length >= FLUSH_ROWS || Date.now() - waitingSince >= FLUSH_MS) await flush();
-          } else {
-            await flush();
-            if (made.inserted) countBatchRow('done');
-            cancelRequested = made.cancelRequested;
-            result.done++;
-            lastRow = rowNumber;
-          }
+          made = await rows.generateRow(run, rowNumber, row, signal);
         } catch (err) {
           if (signal?.aborted) throw err;
           if (!isFinal(err) && (ctx?.info.attempt ?? 1) < POISON_ATTEMPT) throw err;
+          failure = describeFailure(err);
+        }
+        // Counted as it is recorded, by the attempt that recorded it (a chunk that fails later, or a retry
+        // that finds the row's record, counts it once). A flush that fails fails the chunk (its rows are
+        // made again by the retry), never the row in hand.
+        if (made && 'delivered' in made) {
+          if (waiting.length === 0) waitingSince = Date.now();
+          waiting.push(made.delivered);
+          // Read again at the flush.
+          cancelRequested = false;
+          if (waiting.length >= FLUSH_ROWS || Date.now() - waitingSince >= FLUSH_MS) await flush();
+        } else {
           await flush();
-          const f = describeFailure(err);
-          const recorded = await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message);
-          if (recorded.inserted) countBatchRow('failed');
-          cancelRequested = recorded.cancelRequested;
-          result.failed++;
+          if (made) {
+            if (made.inserted) countBatchRow('done');
+            cancelRequested = made.cancelRequested;
+            result.done++;
+          } else {
+            const f = failure!;
+            const recorded = await recordBatchRowFailed(deps.db, run.subscriptionId, run.batchId, rowNumber, f.code, f.message);
+            if (recorded.inserted) countBatchRow('failed');
+            cancelRequested = recorded.cancelRequested;
+            result.failed++;
+          }
           lastRow = rowNumber;
         }
         if (ctx && Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
