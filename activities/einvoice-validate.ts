@@ -53,6 +53,13 @@ export function problemOf(f: Finding): Problem {
   };
 }
 
+/** The largest XML judged (characters): past it, a 400 TEMPLATE_TOO_COMPLEX (an XML template's loop can make
+ *  any size; the Schematron's time grows with it). */
+export const MAX_VALIDATED_XML = 16 * 1024 * 1024;
+/** One check's time limit: past it the thread is ended (with every check it held) and this one is a 400
+ *  TEMPLATE_TOO_COMPLEX, so no invoice holds the thread that every tenant's e-invoices share. */
+export const VALIDATION_TIMEOUT_MS = 30_000;
+
 let thread: Worker | undefined;
 let nextId = 1;
 const pending = new Map<number, { resolve(r: ValidateReply): void; reject(e: Error): void }>();
@@ -61,8 +68,9 @@ function threadOf(dir: string): Worker {
   if (thread) return thread;
   const w = new Worker(THREAD, {
     workerData: { dir },
-    // A bounded young generation: the transforms' garbage is collected early instead of growing the RSS.
-    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    // A bounded young generation: the transforms' garbage is collected early instead of growing the RSS. A
+    // bounded heap: a check that would need more ends the thread, not the process.
+    resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 1_024 },
     stdout: false,
     stderr: false,
   });
@@ -104,14 +112,31 @@ export async function checkInvoiceXml(xml: string, option: EInvoiceOption): Prom
       `document.einvoice: this worker has no official EN 16931 validation rules (XSD + Schematron, EN 16931 ${RULE_VERSIONS.en16931}, XRechnung ${RULE_VERSIONS.xrechnung}) in ${dir}${failed ? ` (preparing them failed: ${failed})` : ''}, so it delivers no e-invoice; they are fetched from Maven Central at start, or by \`npx docgen einvoice-rules\``,
     );
   }
+  if (xml.length > MAX_VALIDATED_XML)
+    throw callerFailure(
+      'TEMPLATE_TOO_COMPLEX',
+      `document.einvoice: the e-invoice's XML has ${xml.length} characters; the most this service validates is ${MAX_VALIDATED_XML}`,
+    );
   const { xsd, schematron } = checksOf(option);
   const id = nextId++;
   const w = threadOf(dir);
-  const reply = await new Promise<ValidateReply>((resolve, reject) => {
+  let timer: NodeJS.Timeout | undefined;
+  const reply = await new Promise<ValidateReply | 'timeout'>((resolve, reject) => {
     pending.set(id, { resolve, reject });
     w.ref();
     w.postMessage({ id, xml, xsd, schematron } satisfies ValidateJob);
-  });
+    timer = setTimeout(() => {
+      pending.delete(id);
+      resolve('timeout');
+      if (thread === w) thread = undefined;
+      void w.terminate();
+    }, VALIDATION_TIMEOUT_MS);
+  }).finally(() => clearTimeout(timer));
+  if (reply === 'timeout')
+    throw callerFailure(
+      'TEMPLATE_TOO_COMPLEX',
+      `document.einvoice: validating the e-invoice's XML took longer than ${VALIDATION_TIMEOUT_MS / 1000} s, the limit of one check`,
+    );
   if (!reply.ok) throw new Error(`the e-invoice validation failed: ${reply.message}`);
   return reply.findings.map(problemOf);
 }

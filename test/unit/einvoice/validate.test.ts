@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EInvoiceOption } from '../../../core/einvoice.ts';
 import { buildEInvoice, withAttachment } from '../../../einvoice/index.ts';
 import { configureEInvoiceRules, patchMod97, prepareEInvoiceRules } from '../../../activities/einvoice-rules.ts';
-import { checkInvoiceXml, problemOf, shortLocation, stopInvoiceChecks } from '../../../activities/einvoice-validate.ts';
+import { checkInvoiceXml, MAX_VALIDATED_XML, problemOf, shortLocation, stopInvoiceChecks } from '../../../activities/einvoice-validate.ts';
 
 const invoice = JSON.parse(fs.readFileSync(new URL('../../fixtures/einvoice/invoice.json', import.meta.url), 'utf8')) as Record<
   string,
@@ -70,6 +70,17 @@ describe('checkInvoiceXml: the official XSD and Schematron', () => {
   it('refuses XML that is not well-formed', async () => {
     const problems = await checkInvoiceXml('<rsm:CrossIndustryInvoice', EN16931);
     expect(problems).toEqual([expect.objectContaining({ rule: 'XML', level: 'error' })]);
+  });
+
+  it('refuses an XML past the size it validates, TEMPLATE_TOO_COMPLEX naming the limit (an XML template can make any size)', async () => {
+    const xml = xmlOf(invoice, EN16931);
+    const big = xml.replace('</rsm:CrossIndustryInvoice>', `<!--${'x'.repeat(MAX_VALIDATED_XML)}--></rsm:CrossIndustryInvoice>`);
+    await expect(checkInvoiceXml(big, EN16931)).rejects.toMatchObject({
+      type: 'TEMPLATE_TOO_COMPLEX',
+      message: expect.stringContaining(`${MAX_VALIDATED_XML}`),
+    });
+    // The same invoice at its own size: judged.
+    expect(await checkInvoiceXml(xml, EN16931)).toEqual([]);
   });
 
   it('refuses what only the official rules know: an electronic address scheme outside the EAS list (BR-CL-25), which ours accept', async () => {
