@@ -48,7 +48,9 @@ export function rowSteps(deps: BatchDeps) {
     return p;
   }
 
-  const templates = new Map<string, { bytes: Uint8Array; related?: Record<string, Uint8Array> }>();
+  /** A batch's templates (the Office template, its related items, document.einvoice.template), read once per
+   *  worker and template from the batch's scratch. */
+  const templates = new Map<string, { bytes: Uint8Array; related?: Record<string, Uint8Array>; xml?: Uint8Array }>();
   async function templateOf(run: BatchRun) {
     let t = templates.get(run.template.key);
     if (!t) {
@@ -57,7 +59,8 @@ export function rowSteps(deps: BatchDeps) {
             await Promise.all(Object.entries(run.related).map(async ([n, ref]) => [n, await deps.blobs.get(ref.key)] as const)),
           )
         : undefined;
-      t = { bytes: await deps.blobs.get(run.template.key), ...(related ? { related } : {}) };
+      const xml = run.einvoiceTemplate ? await deps.blobs.get(run.einvoiceTemplate.key) : undefined;
+      t = { bytes: await deps.blobs.get(run.template.key), ...(related ? { related } : {}), ...(xml ? { xml } : {}) };
       if (templates.size > 20) templates.clear();
       templates.set(run.template.key, t);
     }
@@ -155,7 +158,7 @@ export function rowSteps(deps: BatchDeps) {
       // document.einvoice: the row's invoice checked before its merge, as a single generate does.
       const rowName = nameOf(run, row).name;
       const xml = {
-        ...(run.einvoiceTemplate ? { template: await deps.blobs.get(run.einvoiceTemplate.key) } : {}),
+        ...(run.einvoiceTemplate ? { template: (await templateOf(run)).xml } : {}),
         render: { locale: run.document.locale, timezone: run.document.timezone, ...(run.document.strict ? { strict: true } : {}) },
       };
       return eInvoiceOf(option, row, rowName, xml, {
