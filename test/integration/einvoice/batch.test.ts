@@ -11,7 +11,7 @@ import { keepPdfA } from '../../support/pdfa-outputs.ts';
 import { type Stack, startStack } from '../../support/stack.ts';
 import { waitForBatch } from '../batch/support.ts';
 import { GUIDELINES, PEPPOL_PROCESS, XRECHNUNG_GUIDELINE } from '../../../einvoice/profiles.ts';
-import { einvoiceFixture, templateInvoice } from '../../support/einvoice-fixtures.ts';
+import { einvoiceFixture, templateInvoice, uploadFile } from '../../support/einvoice-fixtures.ts';
 
 const invoice = JSON.parse(fs.readFileSync(new URL('../../fixtures/einvoice/invoice.json', import.meta.url), 'utf8')) as Record<
   string,
@@ -28,11 +28,7 @@ describe('a batch of e-invoices', () => {
   });
   afterAll(async () => stack?.stop());
 
-  async function upload(kind: 'template' | 'data', name: string, bytes: Uint8Array | string): Promise<string> {
-    const r = await api.upload(kind, [{ name, bytes }]);
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body.result.data.files[0].id as string;
-  }
+  const upload = (kind: 'template' | 'data', name: string, bytes: Uint8Array | string) => uploadFile(api, kind, name, bytes);
 
   for (const [standard, fileFormat] of [
     ['facturx', 'pdf'],

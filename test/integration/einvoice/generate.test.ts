@@ -3,12 +3,12 @@
 // delivers a PDF/A-3b with the CII XML embedded (Factur-X / ZUGFeRD) or the XML itself (XRechnung). An
 // invalid invoice is a 400 naming each rule and field, and nothing is delivered. Every output is kept for
 // the independent validators CI runs (test/support/einvoice-outputs.ts: Mustang, veraPDF).
-import { inflateSync } from 'node:zlib';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { pdfaIdentification } from '../../../converter/index.ts';
 import { GUIDELINES, XRECHNUNG_GUIDELINE } from '../../../einvoice/profiles.ts';
+import { documentCount, embeddedXml, uploadFile } from '../../support/einvoice-fixtures.ts';
 import { keepEInvoice } from '../../support/einvoice-outputs.ts';
 import { keepPdfA } from '../../support/pdfa-outputs.ts';
 import { client, generateBody } from '../../support/http.ts';
@@ -25,15 +25,6 @@ const template = makeDocx([
   'Total {invoice.totals.grandTotal} {invoice.currency}',
 ]);
 
-/** The embedded file of a pdf (the first /EmbeddedFile stream), inflated. */
-function embeddedXml(pdf: Uint8Array): string {
-  const text = Buffer.from(pdf).toString('latin1');
-  const at = text.indexOf('/Type /EmbeddedFile');
-  const len = Number(/\/Length (\d+)/.exec(text.slice(at))![1]);
-  const start = text.indexOf('stream\n', at) + 7;
-  return inflateSync(Buffer.from(text.slice(start, start + len), 'latin1')).toString('utf8');
-}
-
 describe('e-invoices', () => {
   let stack: Stack;
   let creds: Credentials;
@@ -48,19 +39,8 @@ describe('e-invoices', () => {
     await stack?.stop();
   });
 
-  async function upload(kind: 'template' | 'data', name: string, bytes: Uint8Array | string): Promise<string> {
-    const r = await api.upload(kind, [{ name, bytes }]);
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body.result.data.files[0].id as string;
-  }
-  const documents = async () =>
-    Number(
-      (
-        await stack.service.db.query<{ n: string }>('SELECT count(*) AS n FROM documents WHERE subscription_guid = $1', [
-          creds.subscriptionId,
-        ])
-      ).rows[0]!.n,
-    );
+  const upload = (kind: 'template' | 'data', name: string, bytes: Uint8Array | string) => uploadFile(api, kind, name, bytes);
+  const documents = () => documentCount(stack, creds.subscriptionId);
   async function generate(data: unknown, einvoice: unknown, fileFormat = 'pdf') {
     // An upload is consumed by the generate that names it: a template each time.
     const templateUrn = await upload('template', 'invoice.docx', template);

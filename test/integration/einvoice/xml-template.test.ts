@@ -4,12 +4,11 @@
 // standard's root element, the profile's guideline id) before anything is merged, and delivers it as the
 // model's XML is delivered: embedded in a PDF/A-3b (Factur-X) or as the document (XRechnung). Outputs are kept
 // for CI's Mustang and veraPDF checks (test/support/einvoice-outputs.ts).
-import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../../api/auth/credentials.ts';
 import { pdfaIdentification } from '../../../converter/index.ts';
 import { GUIDELINES, PEPPOL_PROCESS, XRECHNUNG_GUIDELINE } from '../../../einvoice/profiles.ts';
-import { einvoiceFixture, templateInvoice } from '../../support/einvoice-fixtures.ts';
+import { documentCount, einvoiceFixture, embeddedXml, templateInvoice, uploadFile } from '../../support/einvoice-fixtures.ts';
 import { keepEInvoice } from '../../support/einvoice-outputs.ts';
 import { keepPdfA } from '../../support/pdfa-outputs.ts';
 import { client, generateBody } from '../../support/http.ts';
@@ -19,15 +18,6 @@ import { type Stack, startStack } from '../../support/stack.ts';
 const ciiTemplate = einvoiceFixture('invoice-cii.xml');
 const facturx = () => ({ guideline: GUIDELINES.EN16931, process: null, invoice: templateInvoice() });
 const xrechnung = () => ({ guideline: XRECHNUNG_GUIDELINE, process: PEPPOL_PROCESS, invoice: templateInvoice() });
-
-/** The embedded file of a pdf (the first /EmbeddedFile stream), inflated. */
-function embeddedXml(pdf: Uint8Array): string {
-  const text = Buffer.from(pdf).toString('latin1');
-  const at = text.indexOf('/Type /EmbeddedFile');
-  const len = Number(/\/Length (\d+)/.exec(text.slice(at))![1]);
-  const start = text.indexOf('stream\n', at) + 7;
-  return inflateSync(Buffer.from(text.slice(start, start + len), 'latin1')).toString('utf8');
-}
 
 describe('e-invoices from an XML template', () => {
   let stack: Stack;
@@ -43,19 +33,8 @@ describe('e-invoices from an XML template', () => {
     await stack?.stop();
   });
 
-  async function upload(kind: 'template' | 'data', name: string, bytes: Uint8Array | string): Promise<string> {
-    const r = await api.upload(kind, [{ name, bytes }]);
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body.result.data.files[0].id as string;
-  }
-  const documents = async () =>
-    Number(
-      (
-        await stack.service.db.query<{ n: string }>('SELECT count(*) AS n FROM documents WHERE subscription_guid = $1', [
-          creds.subscriptionId,
-        ])
-      ).rows[0]!.n,
-    );
+  const upload = (kind: 'template' | 'data', name: string, bytes: Uint8Array | string) => uploadFile(api, kind, name, bytes);
+  const documents = () => documentCount(stack, creds.subscriptionId);
   async function generate(data: unknown, xml: Uint8Array | string, einvoice: Record<string, unknown>, fileFormat = 'pdf') {
     const docx = await upload('template', 'invoice.docx', makeDocx(['Invoice {invoice.number}', 'Total {invoice.totals.grandTotal}']));
     const xmlUrn = await upload('template', 'invoice.xml', xml);
