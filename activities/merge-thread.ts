@@ -4,9 +4,10 @@ import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { checkConversionCost } from '../engine/cost.ts';
-import { renderWithWarnings, TemplateError } from '../engine/index.ts';
+import { renderParts, TemplateError, zipParts } from '../engine/index.ts';
+import { readZip } from '../engine/zip.ts';
 import { ConvertError } from '../converter/errors.ts';
-import { sanitizeOoxml } from '../converter/sanitize.ts';
+import { sanitizeParts } from '../converter/sanitize.ts';
 import type { TemplateLimits } from '../engine/index.ts';
 import { imageFetcher } from './image-fetcher.ts';
 import type { MergeThreadJob, MergeThreadReply } from './merge-pool.ts';
@@ -56,15 +57,22 @@ async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
       passedTemplates.add(templateHash);
     }
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
-    const { output, warnings } = await renderWithWarnings(job.template, data, { ...job.options, limits, fetchImage });
+    // The render's parts are judged before they are zipped: the sanitizer and the estimate read the rendered
+    // parts as they are in hand and the template's own as its entries, without reading the package back.
+    const { parts, warnings } = await renderParts(job.template, data, { ...job.options, limits, fetchImage });
     // Every merged document, delivered as it is or converted, leaves without what would make Word, Excel or
     // LibreOffice fetch, run or link something when it is opened: DDE fields and formulas, INCLUDE* and LINK
     // fields, external templates (attachedTemplate), images and objects; a macro or a DDE link refuses it
     // (converter/sanitize.ts, the same rules as before a conversion).
-    const sanitized = sanitizeOoxml(output, 'merged document');
-    const cost = checkConversionCost(sanitized.bytes, limits);
+    const sanitized = sanitizeParts(parts, 'merged document');
+    const clean = sanitized.entries ?? parts;
+    const output = zipParts(clean, limits);
+    // The package limits (parts, part sizes, total size, names), as a conversion reading these bytes would
+    // hold them: its central directory only, nothing inflated.
+    readZip(output, limits);
+    const cost = checkConversionCost(clean, limits);
     // What both passes found travels with the document: the converter takes it as vetted (converter/vetted.ts).
-    return { id: job.id, ok: true, output: sanitized.bytes, warnings, vetted: { pages: cost.pages, embedsFonts: sanitized.embedsFonts } };
+    return { id: job.id, ok: true, output, warnings, vetted: { pages: cost.pages, embedsFonts: sanitized.embedsFonts } };
   } catch (err) {
     if (err instanceof TemplateError) return { id: job.id, ok: false, templateErrors: err.errors, message: err.message };
     if (err instanceof ConvertError && err.code === 'BAD_INPUT') {

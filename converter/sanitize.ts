@@ -45,7 +45,7 @@ import { constants as zlibConstants, gunzipSync, inflateRawSync } from 'node:zli
 import { tokenize, type XmlToken, XmlSyntaxError } from '../engine/xml.ts';
 import { ConvertError } from './errors.ts';
 import { entryData, makeEntry, readZip, writeZip } from './zip.ts';
-import type { ZipEntry } from './zip.ts';
+import type { OutEntry } from '../engine/zip.ts';
 
 export interface SanitizeResult {
   bytes: Uint8Array;
@@ -775,6 +775,25 @@ function sanitizeRels(part: string, xml: XmlPart, nonLinkRefs: Set<string> | und
 
 export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult {
   const entries = readZip(input);
+  const r = sanitizeParts(
+    entries.map((entry) => ({ name: entry.name, entry })),
+    format,
+  );
+  if (r.entries === undefined) return { bytes: input, removed: r.removed, embedsFonts: r.embedsFonts };
+  return {
+    bytes: writeZip(r.entries.map((e) => ('entry' in e ? e.entry : makeEntry(e.name, e.data)))),
+    removed: r.removed,
+    embedsFonts: r.embedsFonts,
+  };
+}
+
+/** sanitizeOoxml over a package's parts before they are zipped (a render's, engine/index.ts renderParts):
+ *  `entries` is undefined when every part stays as it is, else the parts with the cleaned ones in hand. */
+export function sanitizeParts(
+  entries: readonly OutEntry[],
+  format: string,
+): { entries: OutEntry[] | undefined; removed: string[]; embedsFonts: boolean } {
+  const dataOf = (e: OutEntry): Uint8Array => ('entry' in e ? entryData(e.entry) : e.data);
   const types = entries.find((e) => e.name === '[Content_Types].xml');
   if (!types) throw new ConvertError('BAD_INPUT', `not an OOXML ${format} package (no [Content_Types].xml)`);
   const removed: string[] = [];
@@ -786,7 +805,7 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
       throw new ConvertError('BAD_INPUT', `macro-enabled documents are refused (${e.name})`);
     }
   }
-  const typesXml = readXmlPart(types.name, entryData(types));
+  const typesXml = readXmlPart(types.name, dataOf(types));
   const contentTypes = typesXml ? imageContentTypes(typesXml) : { isImage: () => false };
   const linkIdsByPart = new Map<string, Set<string>>();
   const imageParts = new Set<string>();
@@ -794,7 +813,7 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
   // are images; a macro relationship refuses the package.
   for (const e of entries) {
     if (!/\.rels$/i.test(e.name)) continue;
-    const xml = readXmlPart(e.name, entryData(e));
+    const xml = readXmlPart(e.name, dataOf(e));
     if (!xml) continue;
     rels.push([e.name, xml]);
     const facts = readRels(e.name, xml);
@@ -806,7 +825,7 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
   // anything else by what its bytes are.
   for (const e of entries) {
     if (/\.rels$/i.test(e.name)) continue;
-    const bytes = entryData(e);
+    const bytes = dataOf(e);
     const xml = readXmlPart(e.name, bytes);
     if (!xml) {
       const next = sanitizeBinary(e.name, bytes, imageParts.has(e.name.toLowerCase()) || contentTypes.isImage(e.name), removed);
@@ -825,10 +844,10 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
     if (next !== undefined) replaced.set(name, next);
   }
   const embedsFonts = entries.some((e) => EMBEDDED_FONT.test(e.name));
-  if (!replaced.size) return { bytes: input, removed, embedsFonts };
-  const out: ZipEntry[] = entries.map((e) => {
+  if (!replaced.size) return { entries: undefined, removed, embedsFonts };
+  const out = entries.map((e): OutEntry => {
     const t = replaced.get(e.name);
-    return t === undefined ? e : makeEntry(e.name, t);
+    return t === undefined ? e : { name: e.name, data: typeof t === 'string' ? Buffer.from(t, 'utf8') : t };
   });
-  return { bytes: writeZip(out), removed, embedsFonts };
+  return { entries: out, removed, embedsFonts };
 }

@@ -15,7 +15,7 @@ import { constants, inflateRawSync } from 'node:zlib';
 import { TemplateError, type TemplateErrorEntry } from './errors.ts';
 import { dimensions, sniff } from './images.ts';
 import { limitError, resolveLimits, type TemplateLimits } from './limits.ts';
-import { inflateEntry, readZip, type ZipEntry } from './zip.ts';
+import { inflateEntry, type OutEntry, readZip, type ZipEntry } from './zip.ts';
 
 /** Layout in points, calibrated on LibreOffice's page counts: a character is about 0.537 of its font
  *  size wide, a single line 1.163 times its font size high (so on A4 with 1-inch margins and the default
@@ -99,7 +99,41 @@ interface Frame {
   minPt?: number;
 }
 
-export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>): ConversionCost {
+/** A part as the estimate reads it: its first bytes, inflated once, and all of them on demand. */
+interface Part {
+  name: string;
+  size: number;
+  /** The first 1 KB (or the whole part, when it is in hand). */
+  head: Uint8Array;
+  entry: ZipEntry | undefined;
+  data: () => Buffer;
+}
+
+function partsOf(pkg: Uint8Array | readonly OutEntry[], limits: TemplateLimits): Part[] {
+  if (!(pkg instanceof Uint8Array)) {
+    return pkg.map((e) => {
+      if ('entry' in e) return entryPart(e.entry);
+      const data = Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength);
+      return { name: e.name, size: data.length, head: data, entry: undefined, data: () => data };
+    });
+  }
+  return [...readZip(pkg, limits).values()].map(entryPart);
+}
+
+function entryPart(entry: ZipEntry): Part {
+  let data: Buffer | undefined;
+  return {
+    name: entry.name,
+    size: entry.size,
+    head: entry.size === 0 ? new Uint8Array(0) : headOf(entry, 1024),
+    entry,
+    data: () => (data ??= inflateEntry(entry)),
+  };
+}
+
+/** What LibreOffice would lay out for a package: its bytes, or a render's parts before they are zipped
+ *  (engine/index.ts renderParts), which are read without inflating anything. */
+export function conversionCost(pkg: Uint8Array | readonly OutEntry[], limits?: Partial<TemplateLimits>): ConversionCost {
   const cost: ConversionCost = {
     pages: 0,
     paragraphs: 0,
@@ -112,25 +146,24 @@ export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>
     largestImage: null,
   };
   let flowPages = 0;
-  const entries = [...readZip(pkg, resolveLimits(limits)).values()];
+  const parts = partsOf(pkg, resolveLimits(limits));
   // Paragraph styles first (a part whose root is w:styles, whatever its name): the document's paragraphs use them.
   let styles = NO_STYLES;
-  for (const entry of entries) {
-    if (entry.size === 0 || !looksLikeXml(headOf(entry, 64)) || rootName(headOf(entry, 1024)) !== 'styles') continue;
-    styles = readStyles(inflateEntry(entry).toString('latin1'));
+  for (const part of parts) {
+    if (part.size === 0 || !looksLikeXml(part.head.subarray(0, 64)) || rootName(part.head.subarray(0, 1024)) !== 'styles') continue;
+    styles = readStyles(part.data().toString('latin1'));
   }
-  for (const entry of entries) {
-    if (entry.size === 0) continue;
-    const head = headOf(entry, 64);
-    if (looksLikeXml(head)) {
-      flowPages += scanPart(entry.name, inflateEntry(entry), cost, styles);
+  for (const part of parts) {
+    if (part.size === 0) continue;
+    if (looksLikeXml(part.head.subarray(0, 64))) {
+      flowPages += scanPart(part.name, part.data(), cost, styles);
       continue;
     }
-    const size = imageSize(entry);
+    const size = imageSize(part);
     if (size) {
       cost.imagePixels += size.width * size.height;
       if (!cost.largestImage || size.width * size.height > cost.largestImage.width * cost.largestImage.height)
-        cost.largestImage = { part: entry.name, ...size };
+        cost.largestImage = { part: part.name, ...size };
     }
   }
   // A sum of fractions: its rounding error must not make a page.
@@ -140,7 +173,7 @@ export function conversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>
 
 /** Throws the TemplateError (entries `limit_exceeded`, each naming its setting) of every limit the
  *  package's cost exceeds; returns the cost otherwise. */
-export function checkConversionCost(pkg: Uint8Array, limits?: Partial<TemplateLimits>): ConversionCost {
+export function checkConversionCost(pkg: Uint8Array | readonly OutEntry[], limits?: Partial<TemplateLimits>): ConversionCost {
   const l = resolveLimits(limits);
   const cost = conversionCost(pkg, l);
   const over: TemplateErrorEntry[] = [];
@@ -628,8 +661,8 @@ function headOf(entry: ZipEntry, max: number): Uint8Array {
 }
 
 /** Width and height of an image part (PNG, JPEG, GIF, BMP, TIFF, WebP), by its bytes; null otherwise. */
-function imageSize(entry: ZipEntry): { width: number; height: number } | null {
-  let head = headOf(entry, 64 * 1024);
+function imageSize(part: Part): { width: number; height: number } | null {
+  let head = part.entry ? headOf(part.entry, 64 * 1024) : part.head.subarray(0, 64 * 1024);
   const kind = sniff(head);
   if (kind) {
     const d = dimensions(head, kind);
@@ -637,7 +670,7 @@ function imageSize(entry: ZipEntry): { width: number; height: number } | null {
   }
   if ((head[0] === 0x49 && head[1] === 0x49 && head[2] === 0x2a) || (head[0] === 0x4d && head[1] === 0x4d && head[3] === 0x2a)) {
     // A TIFF's directory may sit anywhere, often at the end.
-    if (entry.size > head.length) head = inflateEntry(entry);
+    if (part.size > head.length) head = part.data();
     return tiffSize(head);
   }
   if (

@@ -300,7 +300,13 @@ export interface RenderReport {
   warnings: TemplateErrorEntry[];
 }
 
-function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolved, vars: Record<string, unknown>): RenderReport {
+/** A rendered document's parts before they are zipped (renderParts), and its warnings. */
+export interface PartsReport {
+  parts: OutEntry[];
+  warnings: TemplateErrorEntry[];
+}
+
+function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolved, vars: Record<string, unknown>): PartsReport {
   const errors = new ErrorBag();
   const session = new RenderSession(compiled.pkg, MEDIA_DIR[compiled.format]);
   const includeEnv: IncludeEnv = {
@@ -466,11 +472,15 @@ function renderCompiled(compiled: CompiledTemplate, data: unknown, opts: Resolve
   for (const [name, xml] of extra) if (!removed.has(name)) entries.push({ name, data: Buffer.from(xml, 'utf8') });
   // Media are already compressed; storing them avoids burning CPU for nothing.
   for (const [name, bytes] of session.files) entries.push({ name, data: bytes, level: 0 });
-  const output = writeZip(entries);
-  if (output.length > opts.limits.maxOutputBytes) {
-    throw limitError('maxOutputBytes', `the merged document is ${output.length} bytes`, opts.limits.maxOutputBytes);
-  }
-  return { output, warnings: [...(ctx.missing?.values() ?? [])] };
+  return { parts: entries, warnings: [...(ctx.missing?.values() ?? [])] };
+}
+
+/** A render's parts as the package they make, held to the maxOutputBytes limit. */
+export function zipParts(parts: OutEntry[], limits?: Partial<TemplateLimits>): Uint8Array {
+  const output = writeZip(parts);
+  const max = resolveLimits(limits).maxOutputBytes;
+  if (output.length > max) throw limitError('maxOutputBytes', `the merged document is ${output.length} bytes`, max);
+  return output;
 }
 
 const RELS_CT = 'application/vnd.openxmlformats-package.relationships+xml';
@@ -560,6 +570,14 @@ export async function render(template: Uint8Array, data: unknown, options?: Rend
  * sheet and cell), each tag once. With `strict: true` they are errors instead.
  */
 export async function renderWithWarnings(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<RenderReport> {
+  const { parts, warnings } = await renderParts(template, data, options);
+  return { output: zipParts(parts, options?.limits), warnings };
+}
+
+/** renderWithWarnings's document as its parts, before they are zipped (zipParts): rendered parts in hand,
+ *  the template's others as its compressed entries. What reads the document next (the merge's sanitizer and
+ *  cost estimate) reads them without a zip round trip. */
+export async function renderParts(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<PartsReport> {
   await Promise.resolve();
   try {
     return await renderAsync(template, data, options);
@@ -571,7 +589,7 @@ export async function renderWithWarnings(template: Uint8Array, data: unknown, op
   }
 }
 
-async function renderAsync(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<RenderReport> {
+async function renderAsync(template: Uint8Array, data: unknown, options?: RenderOptions): Promise<PartsReport> {
   const fetchImage = options?.fetchImage;
   if (typeof fetchImage !== 'function') return renderWith(template, data, options, undefined);
   // Rendering is synchronous; image URLs are only known once their tags are evaluated. So: a first pass
@@ -599,7 +617,7 @@ async function renderAsync(template: Uint8Array, data: unknown, options?: Render
 /** Synchronous render. SVG images need the SVG renderer loaded first (`await prepareSvg()`). */
 export function renderSync(template: Uint8Array, data: unknown, options?: RenderOptions): Uint8Array {
   try {
-    return renderWith(template, data, options, undefined).output;
+    return zipParts(renderWith(template, data, options, undefined).parts, options?.limits);
   } catch (e) {
     if (e instanceof SvgNotReady)
       throw TemplateError.single(
@@ -615,7 +633,7 @@ function renderWith(
   data: unknown,
   options: RenderOptions | undefined,
   remote: RemoteImages | undefined,
-): RenderReport {
+): PartsReport {
   const opts = resolveOptions(options);
   opts.remote = remote;
   const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop, limits: opts.limits });

@@ -129,7 +129,20 @@ export function inflateEntry(entry: ZipEntry): Buffer {
   return out;
 }
 
+/** A part of a package being written: its bytes in hand (`data`, deflated when written) or an entry copied
+ *  compressed from another package. A render's parts, before they are zipped (engine/index.ts renderParts),
+ *  are read as they are by the sanitizer and the cost estimate, without a zip round trip. */
 export type OutEntry = { name: string; data: Uint8Array; level?: number } | { name: string; entry: ZipEntry };
+
+/** A part's inflated bytes: those in hand, or its entry's inflated (size and CRC checked). */
+export function outEntryData(e: OutEntry): Buffer {
+  return 'entry' in e ? inflateEntry(e.entry) : Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength);
+}
+
+/** The inflated size of a part. */
+export function outEntrySize(e: OutEntry): number {
+  return 'entry' in e ? e.entry.size : e.data.byteLength;
+}
 
 const DOS_TIME = 0;
 const DOS_DATE = (1 << 5) | 1; // 1980-01-01: fixed so identical inputs give identical outputs

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MergeLimitError, MergePool, MergeTemplateError } from '../../../activities/merge-pool.ts';
 import { vettedOf } from '../../../converter/index.ts';
 import { DEFAULT_TEMPLATE_LIMITS } from '../../../engine/index.ts';
+import { inflateEntry, readZip } from '../../../engine/zip.ts';
 import { docx, p } from '../engine/helpers.ts';
 
 const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
@@ -122,6 +123,40 @@ describe('MergePool cost checks', () => {
           (e: unknown) => e,
         );
       expect((loop as MergeTemplateError).errors[0]?.message).toMatch(/the limit is 10 \(TEMPLATE_MAX_PAGES\)$/);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('MergePool: the merged parts are judged before they are zipped', () => {
+  it('refuses a merged part past TEMPLATE_MAX_PART_BYTES and strips a field the data makes DDE, as for a zipped document', async () => {
+    const pool = new MergePool({ threads: 1, limits: { ...DEFAULT_TEMPLATE_LIMITS, maxPartBytes: 64 * 1024 } });
+    try {
+      const template = docx(p('{#items}') + p('{.}') + p('{/items}'));
+      // Within the part size: merged, sanitized, estimated and zipped.
+      const small = await pool.merge('z', template, enc({ items: Array.from({ length: 50 }, (_, i) => `item ${i}`) }), opts);
+      expect(vettedOf(small.output)?.pages).toBe(1);
+      // 3,000 paragraphs make a document.xml of about 200 KB: past the part size, named by its setting.
+      const big = await pool.merge('z', template, enc({ items: Array.from({ length: 3_000 }, (_, i) => `item ${i}`) }), opts).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(big).toBeInstanceOf(MergeTemplateError);
+      expect((big as MergeTemplateError).errors[0]?.message).toMatch(
+        /^part word\/document\.xml expands to \d+ bytes; the limit is 65536 \(TEMPLATE_MAX_PART_BYTES\)$/,
+      );
+      // A field whose instruction the data completes (DDEAUTO and a program) loses its instruction, as the
+      // sanitizer strips it from a zipped document.
+      const dde = docx(
+        '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> DDEAUTO {app} </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>',
+      );
+      const out = await pool.merge('z', dde, enc({ app: 'c:\\\\windows\\\\system32\\\\cmd.exe' }), opts);
+      expect(vettedOf(out.output)).toBeDefined();
+      const body = inflateEntry(readZip(out.output).get('word/document.xml')!).toString('utf8');
+      expect(body).toContain('<w:fldChar w:fldCharType="begin"/>');
+      expect(body).not.toContain('DDEAUTO');
+      expect(body).not.toContain('cmd.exe');
     } finally {
       await pool.close();
     }

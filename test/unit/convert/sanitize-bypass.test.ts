@@ -2,9 +2,10 @@
 // every relationship part and every part that can carry fields is parsed as XML, whatever its path or
 // case, and what an XML parser reads is what gets judged.
 import { describe, expect, it } from 'vitest';
-import { ConvertError, sanitizeOoxml } from '../../../converter/index.ts';
+import { ConvertError } from '../../../converter/index.ts';
 import { entryText, makeEntry, readZip, writeZip } from '../../../converter/zip.ts';
 import { fieldRun, makeDocx, makeXlsx, para, pictureRun, png } from '../../integration/convert/fixtures.ts';
+import { sanitizeBothWays } from '../../support/package-parts.ts';
 
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -23,7 +24,7 @@ function part(bytes: Uint8Array, name: string): string {
 
 function refusal(bytes: Uint8Array): string {
   try {
-    sanitizeOoxml(bytes, 'docx');
+    sanitizeBothWays(bytes, 'docx');
   } catch (e) {
     expect(e).toBeInstanceOf(ConvertError);
     expect((e as ConvertError).code).toBe('BAD_INPUT');
@@ -41,7 +42,7 @@ describe('sanitizeOoxml: relationships', () => {
       `<Relationship Id="rIdX" Type="${REL}/image" Descr="a > b" Target="file:///etc/passwd" TargetMode="External"/>`,
       pictureRun('rIdX', 'link', 1),
     );
-    const r = sanitizeOoxml(docx, 'docx');
+    const r = sanitizeBothWays(docx, 'docx');
     expect(r.removed).toEqual(['word/_rels/document.xml.rels#rIdX: external image → file:///etc/passwd']);
     expect(part(r.bytes, 'word/_rels/document.xml.rels')).not.toContain('rIdX');
   });
@@ -49,7 +50,7 @@ describe('sanitizeOoxml: relationships', () => {
   it('strips TargetMode="External " (trailing space), any case and surrounding white space', () => {
     for (const mode of ['External ', ' external', 'EXTERNAL', '\tExternal\n', 'External&#32;']) {
       const docx = withRels(`<Relationship Id="rIdX" Type="${REL}/image" Target="images/x.png" TargetMode="${mode}"/>`);
-      const r = sanitizeOoxml(docx, 'docx');
+      const r = sanitizeBothWays(docx, 'docx');
       expect(r.removed, JSON.stringify(mode)).toEqual(['word/_rels/document.xml.rels#rIdX: external image → images/x.png']);
     }
   });
@@ -62,7 +63,7 @@ describe('sanitizeOoxml: relationships', () => {
     // An internal relationship cannot point at another machine or a drive.
     const unc = `<Relationship Id="rIdC" Type="${REL}/oleObject" Target="\\\\server\\share\\x.xls"/>`;
     const drive = `<Relationship Id="rIdD" Type="${REL}/image" Target="C:/secret.png" TargetMode="Internal"/>`;
-    const r = sanitizeOoxml(withRels(decoy + encoded + unc + drive), 'docx');
+    const r = sanitizeBothWays(withRels(decoy + encoded + unc + drive), 'docx');
     expect(r.removed.map((x) => x.split(':')[0])).toEqual([
       'word/_rels/document.xml.rels#rIdA',
       'word/_rels/document.xml.rels#rIdB',
@@ -83,7 +84,7 @@ describe('sanitizeOoxml: relationships', () => {
         'word/_rels/footer1.XML.RELS': prefixed,
       },
     });
-    const r = sanitizeOoxml(docx, 'docx');
+    const r = sanitizeBothWays(docx, 'docx');
     expect(r.removed).toEqual([
       'word/sub/_rels/header1.xml.rels#rIdH: external image → file:///etc/hostname',
       'word/_rels/footer1.XML.RELS#rIdP: external image → http://169.254.169.254/x.png',
@@ -97,7 +98,7 @@ describe('sanitizeOoxml: relationships', () => {
       `<Relationship Id="rIdSneaky" Type="${REL}/hyperlink" Target="http://10.0.0.1/x.png" TargetMode="External"/>` +
       `<Relationship Id="rIdFake" Type="http://evil.example/hyperlink" Target="https://example.org/" TargetMode="External"/>`;
     const body = `<w:p><w:hyperlink r:id="rIdLink"><w:r><w:t>a link</w:t></w:r></w:hyperlink></w:p>` + pictureRun('rIdSneaky', 'link', 1);
-    const r = sanitizeOoxml(withRels(rels, body), 'docx');
+    const r = sanitizeBothWays(withRels(rels, body), 'docx');
     expect(r.removed).toEqual([
       'word/_rels/document.xml.rels#rIdSneaky: external hyperlink → http://10.0.0.1/x.png',
       'word/_rels/document.xml.rels#rIdFake: external hyperlink → https://example.org/',
@@ -124,7 +125,7 @@ describe('sanitizeOoxml: fields in any part', () => {
         e.name === 'word/document.xml' ? makeEntry('word/document.XML', entryText(e).replace('<w:body>', `<w:body>${include}`)) : e,
       ),
     );
-    const r = sanitizeOoxml(docx, 'docx');
+    const r = sanitizeBothWays(docx, 'docx');
     expect(r.removed).toEqual([
       'word/document.XML: field INCLUDETEXT "/etc/passwd"',
       'word/sub/header1.xml: field INCLUDETEXT "/etc/passwd"',
@@ -136,7 +137,7 @@ describe('sanitizeOoxml: fields in any part', () => {
   });
 
   it('judges a part by its content, not its name (a header stored as .dat)', () => {
-    const r = sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'word/header9.dat': wordPart('hdr', include) } }), 'docx');
+    const r = sanitizeBothWays(makeDocx({ body: para('x'), extra: { 'word/header9.dat': wordPart('hdr', include) } }), 'docx');
     expect(r.removed).toEqual(['word/header9.dat: field INCLUDETEXT "/etc/passwd"']);
   });
 
@@ -154,7 +155,7 @@ describe('sanitizeOoxml: fields in any part', () => {
     ];
     for (const body of cases) {
       const docx = makeDocx({ body: para('x'), extra: { 'word/footer1.xml': wordPart('ftr', body, 'x') } });
-      const r = sanitizeOoxml(docx, 'docx');
+      const r = sanitizeBothWays(docx, 'docx');
       expect(r.removed, body).toHaveLength(1);
       expect(part(r.bytes, 'word/footer1.xml'), body).not.toMatch(/INCLU|DETEXT|LINK|DDE|DATABASE/);
     }
@@ -166,12 +167,12 @@ describe('sanitizeOoxml: fields in any part', () => {
       '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> IF 1 = 1 </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>' +
       '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> NUMPAGES </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>';
     const docx = makeDocx(body);
-    expect(sanitizeOoxml(docx, 'docx')).toEqual({ bytes: docx, removed: [], embedsFonts: false });
+    expect(sanitizeBothWays(docx, 'docx')).toEqual({ bytes: docx, removed: [], embedsFonts: false });
   });
 
   it('drops absolute href/src attributes (VML imagedata) and altChunk elements in any part', () => {
     const vml = `<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office"><v:imagedata src="file:///etc/passwd" o:href="\\\\host\\share\\a.png" o:title="kept"/></v:shape></w:pict></w:r></w:p>`;
-    const r = sanitizeOoxml(
+    const r = sanitizeBothWays(
       makeDocx({
         body: para('x'),
         extra: { 'word/header2.xml': wordPart('hdr', vml + '<w:altChunk r:id="rIdAlt"><w:altChunkPr/></w:altChunk>') },
@@ -188,7 +189,7 @@ describe('sanitizeOoxml: fields in any part', () => {
     // An SVG picture: its external image goes, its embedded raster (data:) one and its fragment links stay.
     const pngUri = `data:image/png;base64,${Buffer.from(png()).toString('base64')}`;
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><image href="http://169.254.169.254/latest"/><image xlink:href="${pngUri}"/><use href="#a"/></svg>`;
-    const s = sanitizeOoxml(makeDocx({ body: para('x'), extra: { 'word/media/image1.svg': svg } }), 'docx');
+    const s = sanitizeBothWays(makeDocx({ body: para('x'), extra: { 'word/media/image1.svg': svg } }), 'docx');
     expect(s.removed).toEqual(['word/media/image1.svg: <image> href → http://169.254.169.254/latest']);
     expect(part(s.bytes, 'word/media/image1.svg')).toContain(`<image xlink:href="${pngUri}"/><use href="#a"/>`);
   });
@@ -220,7 +221,7 @@ describe('sanitizeOoxml: refused packages', () => {
         `${XML}<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><ddeLink ddeService="cmd" ddeTopic="/c calc"/></externalLink>`,
       ),
     ]);
-    expect(() => sanitizeOoxml(dde, 'xlsx')).toThrow(/DDE links are refused/);
+    expect(() => sanitizeBothWays(dde, 'xlsx')).toThrow(/DDE links are refused/);
     const withFormula = writeZip(
       readZip(xlsx).map((e) =>
         e.name === 'xl/worksheets/sheet1.xml'
@@ -228,7 +229,7 @@ describe('sanitizeOoxml: refused packages', () => {
           : e,
       ),
     );
-    const r = sanitizeOoxml(withFormula, 'xlsx');
+    const r = sanitizeBothWays(withFormula, 'xlsx');
     expect(r.removed).toHaveLength(1);
     const sheet = part(r.bytes, 'xl/worksheets/sheet1.xml');
     expect(sheet).toContain('<c r="A1"><f></f><v>0</v></c>');
@@ -240,6 +241,6 @@ describe('sanitizeOoxml: refused packages', () => {
           : e,
       ),
     );
-    expect(sanitizeOoxml(literal, 'xlsx').removed).toEqual([]);
+    expect(sanitizeBothWays(literal, 'xlsx').removed).toEqual([]);
   });
 });

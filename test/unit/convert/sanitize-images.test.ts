@@ -4,9 +4,10 @@
 // embeds a reference goes the same way, and a macro relationship refuses the package whatever part it names.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ConvertError, sanitizeOoxml } from '../../../converter/index.ts';
+import { ConvertError } from '../../../converter/index.ts';
 import { entryData, readZip } from '../../../converter/zip.ts';
 import { makeDocx, para, pictureRun, png } from '../../integration/convert/fixtures.ts';
+import { sanitizeBothWays } from '../../support/package-parts.ts';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const MS_REL = 'http://schemas.microsoft.com/office/2006/relationships';
@@ -34,7 +35,7 @@ const isEmptyPng = (b: Uint8Array) => EMPTY_PNG_HEAD.every((x, i) => b[i] === x)
 
 function refusal(docx: Uint8Array): string {
   try {
-    sanitizeOoxml(docx, 'docx');
+    sanitizeBothWays(docx, 'docx');
   } catch (e) {
     expect(e).toBeInstanceOf(ConvertError);
     expect((e as ConvertError).code).toBe('BAD_INPUT');
@@ -98,7 +99,7 @@ describe('sanitizeOoxml: images by what they are', () => {
         ),
       ),
     );
-    const r = sanitizeOoxml(doc, 'docx');
+    const r = sanitizeBothWays(doc, 'docx');
     expect(r.removed).toEqual([
       'word/media/i.svg: <image> xlink:href → file:///srv/data/storage/subscriptions/a/documents/x',
       'word/media/i.svg: gzip-compressed SVG inflated and cleaned',
@@ -121,7 +122,7 @@ describe('sanitizeOoxml: images by what they are', () => {
       '<rect fill="url(file:///srv/p.svg#paint)" filter="url(#blur)" width="1" height="1"/>' +
       '<style>@import url(file:///srv/x.css);</style>' +
       `<image xlink:href="${pngUri}"/><use xlink:href="#r"/>`;
-    const r = sanitizeOoxml(withImage('i.svg', svg(inner)), 'docx');
+    const r = sanitizeBothWays(withImage('i.svg', svg(inner)), 'docx');
     expect(r.removed).toEqual([
       'word/media/i.svg: <image> xlink:href → ../../../../etc/passwd',
       'word/media/i.svg: <g> xml:base → file:///srv/',
@@ -145,7 +146,7 @@ describe('sanitizeOoxml: images by what they are', () => {
       ['i.bin', new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 'image part whose bytes are not'],
       ['i.svgz', gzipSync(Buffer.from(pdf)), 'gzip-compressed part that is not an SVG, EMF or WMF'],
     ] as const) {
-      const r = sanitizeOoxml(withImage(name, bytes), 'docx');
+      const r = sanitizeBothWays(withImage(name, bytes), 'docx');
       expect(r.removed, name).toHaveLength(1);
       expect(r.removed[0], name).toContain(`word/media/${name}: ${what}`);
       expect(isEmptyPng(bytesOf(r.bytes, `word/media/${name}`)), name).toBe(true);
@@ -155,7 +156,7 @@ describe('sanitizeOoxml: images by what they are', () => {
       body: para('x'),
       extra: { 'word/media/x.png': new Uint8Array([9, 9, 9, 9]), 'word/embeddings/doc.pdf': pdf },
     });
-    const r = sanitizeOoxml(typed, 'docx');
+    const r = sanitizeBothWays(typed, 'docx');
     expect(r.removed).toEqual([
       'word/media/x.png: image part whose bytes are not a known raster image, SVG, EMF or WMF; replaced by an empty image',
       'word/embeddings/doc.pdf: PDF image (not a known raster image, SVG, EMF or WMF); replaced by an empty image',
@@ -170,7 +171,7 @@ describe('sanitizeOoxml: images by what they are', () => {
       'word/fonts/font1.odttf': new Uint8Array(Array.from({ length: 64 }, (_, i) => (i * 37) % 256)),
     });
     // Kept as it is, and said to carry fonts of its own (the instance that converts it restarts after it).
-    expect(sanitizeOoxml(docx, 'docx')).toEqual({ bytes: docx, removed: [], embedsFonts: true });
+    expect(sanitizeBothWays(docx, 'docx')).toEqual({ bytes: docx, removed: [], embedsFonts: true });
   });
 
   it('replaces an EMF or WMF that embeds a reference or another format, and inflates a clean emz', () => {
@@ -189,12 +190,12 @@ describe('sanitizeOoxml: images by what they are', () => {
       ],
     ];
     for (const [name, bytes, what] of cases) {
-      const r = sanitizeOoxml(withImage(name, bytes), 'docx');
+      const r = sanitizeBothWays(withImage(name, bytes), 'docx');
       expect(r.removed, name).toEqual([`word/media/${name}: ${what}; replaced by an empty image`]);
       expect(isEmptyPng(bytesOf(r.bytes, `word/media/${name}`)), name).toBe(true);
     }
     const clean = emf([]);
-    const r = sanitizeOoxml(withImage('g.emz', gzipSync(clean)), 'docx');
+    const r = sanitizeBothWays(withImage('g.emz', gzipSync(clean)), 'docx');
     expect(r.removed).toEqual(['word/media/g.emz: gzip-compressed EMF inflated']);
     expect(Buffer.from(bytesOf(r.bytes, 'word/media/g.emz')).equals(clean)).toBe(true);
   });

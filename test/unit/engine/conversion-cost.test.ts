@@ -2,11 +2,11 @@
 // package without laying it out, and the limits checked on it (issue 25, section 2). Calibrated against
 // LibreOffice's own page counts in test/integration/convert/cost.test.ts.
 import { describe, expect, it } from 'vitest';
-import { checkConversionCost, conversionCost } from '../../../engine/cost.ts';
 import { DEFAULT_TEMPLATE_LIMITS, TemplateError } from '../../../engine/index.ts';
 import { writeZip } from '../../../engine/zip.ts';
 import { makeDocx, makePptx, makeXlsx, pageBreak, para } from '../../integration/convert/fixtures.ts';
 import { hugePng, longRunDocx, numberedParagraphs } from '../../support/costly-office.ts';
+import { checkCostBothWays, costBothWays } from '../../support/package-parts.ts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
@@ -27,14 +27,14 @@ function rows(n: number, cols = 3): string {
 
 describe('conversionCost: pages', () => {
   it('counts a line per short paragraph, 50 lines a page', () => {
-    const c = conversionCost(makeDocx(numberedParagraphs(5_000)));
+    const c = costBothWays(makeDocx(numberedParagraphs(5_000)));
     expect(c.paragraphs).toBe(5_000);
     expect(c.pages).toBe(100);
   });
 
   it('wraps long paragraphs at 70 characters a line', () => {
     // 2 000 paragraphs of 140 characters: 2 lines each, 80 pages.
-    const c = conversionCost(makeDocx(para('x'.repeat(140)).repeat(2_000)));
+    const c = costBothWays(makeDocx(para('x'.repeat(140)).repeat(2_000)));
     expect(c.pages).toBe(80);
   });
 
@@ -51,14 +51,14 @@ describe('conversionCost: pages', () => {
       para('d') +
       '<w:p><w:pPr><w:sectPr><w:type w:val="continuous"/></w:sectPr></w:pPr></w:p>' +
       para('e');
-    expect(conversionCost(makeDocx(body)).breaks).toBe(3);
-    const paged = conversionCost(makeDocx(Array.from({ length: 1_000 }, (_, i) => para(`Page ${i}`)).join(pageBreak)));
+    expect(costBothWays(makeDocx(body)).breaks).toBe(3);
+    const paged = costBothWays(makeDocx(Array.from({ length: 1_000 }, (_, i) => para(`Page ${i}`)).join(pageBreak)));
     expect(paged.breaks).toBe(999);
     expect(paged.pages).toBe(999 + Math.ceil(1_999 / 50));
   });
 
   it('counts a table row as a line (the tallest cell), cell paragraphs not again', () => {
-    const c = conversionCost(makeDocx(rows(1_000)));
+    const c = costBothWays(makeDocx(rows(1_000)));
     expect(c.longestTable).toEqual({ rows: 1_000, part: 'word/document.xml' });
     // 1 000 rows + the paragraph after the table: 1 001 lines.
     expect(c.pages).toBe(21);
@@ -66,16 +66,16 @@ describe('conversionCost: pages', () => {
 
   it('finds the longest table, nested ones included', () => {
     const inner = `<w:tbl>${'<w:tr><w:tc><w:p/></w:tc></w:tr>'.repeat(40)}</w:tbl>`;
-    const c = conversionCost(makeDocx(`<w:tbl><w:tr><w:tc>${inner}<w:p/></w:tc></w:tr></w:tbl>${rows(10)}`));
+    const c = costBothWays(makeDocx(`<w:tbl><w:tr><w:tc>${inner}<w:p/></w:tc></w:tr></w:tbl>${rows(10)}`));
     expect(c.longestTable?.rows).toBe(40);
   });
 
   it('counts slides as pages, and printed pages of sheets (50 rows, 500 cells a page)', () => {
-    expect(conversionCost(makePptx(['one', 'two', 'three'])).pages).toBe(3);
+    expect(costBothWays(makePptx(['one', 'two', 'three'])).pages).toBe(3);
     const tall = makeXlsx([{ name: 'S', rows: Array.from({ length: 2_000 }, (_, r) => [r, r, r, r]) }]);
-    expect(conversionCost(tall)).toMatchObject({ cells: 8_000, pages: 40 });
+    expect(costBothWays(tall)).toMatchObject({ cells: 8_000, pages: 40 });
     const wide = makeXlsx([{ name: 'S', rows: Array.from({ length: 100 }, (_, r) => Array.from({ length: 100 }, () => r)) }]);
-    expect(conversionCost(wide)).toMatchObject({ cells: 10_000, pages: 20 });
+    expect(costBothWays(wide)).toMatchObject({ cells: 10_000, pages: 20 });
   });
 
   it('reads parts by their root element and elements by local name: another prefix or part name changes nothing', () => {
@@ -95,13 +95,11 @@ describe('conversionCost: pages', () => {
       },
       { name: 'a/b.xml', data: Buffer.from(`<?xml version="1.0"?><x:document xmlns:x="${W}"><x:body>${body}</x:body></x:document>`) },
     ]);
-    expect(conversionCost(renamed)).toMatchObject({ paragraphs: 600, pages: 12 });
+    expect(costBothWays(renamed)).toMatchObject({ paragraphs: 600, pages: 12 });
   });
 
   it('counts text in CDATA and skips what comments and processing instructions hold', () => {
-    const c = conversionCost(
-      makeDocx(`<w:p><w:r><w:t><![CDATA[${'y'.repeat(500)}]]></w:t></w:r></w:p><!-- <w:p><w:p><w:p> --><?pi <w:p>?>`),
-    );
+    const c = costBothWays(makeDocx(`<w:p><w:r><w:t><![CDATA[${'y'.repeat(500)}]]></w:t></w:r></w:p><!-- <w:p><w:p><w:p> --><?pi <w:p>?>`));
     expect(c.paragraphs).toBe(1);
     expect(c.longestParagraph?.chars).toBe(500);
   });
@@ -110,10 +108,10 @@ describe('conversionCost: pages', () => {
 describe('conversionCost: paragraphs and images', () => {
   it('measures a paragraph over all its runs, in characters (not UTF-8 bytes)', () => {
     const runs = Array.from({ length: 1_000 }, () => '<w:r><w:t>lorem ipsu</w:t></w:r>').join('');
-    const c = conversionCost(makeDocx(para('short') + `<w:p>${runs}</w:p>`));
+    const c = costBothWays(makeDocx(para('short') + `<w:p>${runs}</w:p>`));
     expect(c.longestParagraph).toEqual({ chars: 10_000, part: 'word/document.xml', paragraph: 2 });
-    expect(conversionCost(makeDocx(para('漢字'.repeat(5_000)))).longestParagraph?.chars).toBe(10_000);
-    expect(conversionCost(longRunDocx(2_000_000)).longestParagraph?.chars).toBe(2_000_000);
+    expect(costBothWays(makeDocx(para('漢字'.repeat(5_000)))).longestParagraph?.chars).toBe(10_000);
+    expect(costBothWays(longRunDocx(2_000_000)).longestParagraph?.chars).toBe(2_000_000);
   });
 
   const png = hugePng(30_000, 30_000);
@@ -186,7 +184,7 @@ describe('conversionCost: paragraphs and images', () => {
     ['a TIFF with its directory at the end', tiff, 12_000, 9_000],
     ['a WebP (VP8X)', webp, 16_000, 10_000],
   ] as const)('reads the pixels of %s by its bytes, whatever its part name', (_name, bytes, w, h) => {
-    const c = conversionCost(makeDocx({ body: para('x'), extra: { 'word/media/renamed.bin': new Uint8Array(bytes) } }));
+    const c = costBothWays(makeDocx({ body: para('x'), extra: { 'word/media/renamed.bin': new Uint8Array(bytes) } }));
     expect(c.largestImage).toEqual({ part: 'word/media/renamed.bin', width: w, height: h });
     expect(c.imagePixels).toBe(w * h);
   });
@@ -198,50 +196,50 @@ describe('conversionCost: paragraphs and images', () => {
       { name: 'word/media/a.png', data: png, level: 9 },
       { name: 'word/media/b.gif', data: gif },
     ]);
-    expect(conversionCost(deflated).imagePixels).toBe(900_000_000 + 100_000_000);
+    expect(costBothWays(deflated).imagePixels).toBe(900_000_000 + 100_000_000);
   });
 });
 
 describe('checkConversionCost', () => {
   it('passes an ordinary document and returns its cost', () => {
-    expect(checkConversionCost(makeDocx(para('Hello') + rows(20))).pages).toBe(1);
+    expect(checkCostBothWays(makeDocx(para('Hello') + rows(20))).pages).toBe(1);
   });
 
   it('refuses each limit with its value and setting, every limit exceeded at once', () => {
     const l = DEFAULT_TEMPLATE_LIMITS;
-    const pages = limitError(() => checkConversionCost(makeDocx(numberedParagraphs(260_000))));
+    const pages = limitError(() => checkCostBothWays(makeDocx(numberedParagraphs(260_000))));
     expect(pages.errors).toEqual([
       {
         id: 'limit_exceeded',
         message: `the document comes to about 5200 pages (260000 paragraphs); the limit is ${l.maxPages} (TEMPLATE_MAX_PAGES)`,
       },
     ]);
-    const run = limitError(() => checkConversionCost(longRunDocx(1_000_000)));
+    const run = limitError(() => checkCostBothWays(longRunDocx(1_000_000)));
     expect(run.errors[0]).toEqual({
       id: 'limit_exceeded',
       message: `paragraph 1 of word/document.xml has 1000000 characters; the limit is ${l.maxParagraphChars} (TEMPLATE_MAX_PARAGRAPH_CHARS)`,
       location: { part: 'word/document.xml', paragraph: 1 },
     });
-    const table = limitError(() => checkConversionCost(makeDocx(rows(6_000, 1))));
+    const table = limitError(() => checkCostBothWays(makeDocx(rows(6_000, 1))));
     expect(table.message).toBe(`a table of word/document.xml has 6000 rows; the limit is ${l.maxTableRows} (TEMPLATE_MAX_TABLE_ROWS)`);
     const image = limitError(() =>
-      checkConversionCost(makeDocx({ body: para('x'), extra: { 'word/media/i.png': hugePng(30_000, 30_000) } })),
+      checkCostBothWays(makeDocx({ body: para('x'), extra: { 'word/media/i.png': hugePng(30_000, 30_000) } })),
     );
     expect(image.message).toBe(
       `the images come to 900000000 pixels (the largest, word/media/i.png, is 30000 x 30000); the limit is ${l.maxImagePixels} (TEMPLATE_MAX_IMAGE_PIXELS)`,
     );
     const cells = limitError(() =>
-      checkConversionCost(makeXlsx([{ name: 'S', rows: Array.from({ length: 25_000 }, () => Array(10).fill(1)) }])),
+      checkCostBothWays(makeXlsx([{ name: 'S', rows: Array.from({ length: 25_000 }, () => Array(10).fill(1)) }])),
     );
     expect(cells.errors.map((e) => e.message)).toEqual([`the workbook has 250000 cells; the limit is ${l.maxCells} (TEMPLATE_MAX_CELLS)`]);
-    const both = limitError(() => checkConversionCost(longRunDocx(1_000_000), { maxPages: 100 }));
+    const both = limitError(() => checkCostBothWays(longRunDocx(1_000_000), { maxPages: 100 }));
     expect(both.errors.map((e) => e.message.replace(/.*\(/, '('))).toEqual(['(TEMPLATE_MAX_PARAGRAPH_CHARS)', '(TEMPLATE_MAX_PAGES)']);
   });
 
   it('takes the limits given', () => {
-    expect(() => checkConversionCost(makeDocx(numberedParagraphs(600)), { maxPages: 10 })).toThrow(
+    expect(() => checkCostBothWays(makeDocx(numberedParagraphs(600)), { maxPages: 10 })).toThrow(
       /about 12 pages \(600 paragraphs\); the limit is 10 \(TEMPLATE_MAX_PAGES\)/,
     );
-    expect(checkConversionCost(makeDocx(numberedParagraphs(600)), { maxPages: 12 }).pages).toBe(12);
+    expect(checkCostBothWays(makeDocx(numberedParagraphs(600)), { maxPages: 12 }).pages).toBe(12);
   });
 });
