@@ -793,7 +793,7 @@ export function sanitizeParts(
   entries: readonly OutEntry[],
   format: string,
 ): { entries: OutEntry[] | undefined; removed: string[]; embedsFonts: boolean } {
-  const dataOf = (e: OutEntry): Uint8Array => ('entry' in e ? entryData(e.entry) : e.data);
+  const dataOf = (e: OutEntry): Uint8Array => ('entry' in e ? entryData(e.entry, true) : e.data);
   const types = entries.find((e) => e.name === '[Content_Types].xml');
   if (!types) throw new ConvertError('BAD_INPUT', `not an OOXML ${format} package (no [Content_Types].xml)`);
   const removed: string[] = [];

@@ -7,6 +7,7 @@
 import { TemplateError } from '../engine/errors.ts';
 import {
   DEFAULT_LIMITS,
+  entryBytes,
   inflateEntry,
   makeEntry as makeDeflatedEntry,
   readZip as readPackage,
@@ -36,9 +37,10 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMIT
   return asConvertError(() => [...readPackage(bytes, limits).values()]);
 }
 
-/** Inflates one entry, enforcing its declared size (a lying header cannot inflate past it). */
-export function entryData(e: ZipEntry): Uint8Array {
-  return asConvertError(() => inflateEntry(e));
+/** Inflates one entry, enforcing its declared size (a lying header cannot inflate past it). `shared`: the
+ *  bytes kept with the entry (engine/zip.ts entryBytes), to read and never to write to. */
+export function entryData(e: ZipEntry, shared = false): Uint8Array {
+  return asConvertError(() => (shared ? entryBytes(e) : inflateEntry(e)));
 }
 
 export function entryText(e: ZipEntry): string {

@@ -15,7 +15,7 @@ import { constants, inflateRawSync } from 'node:zlib';
 import { TemplateError, type TemplateErrorEntry } from './errors.ts';
 import { dimensions, sniff } from './images.ts';
 import { limitError, resolveLimits, type TemplateLimits } from './limits.ts';
-import { inflateEntry, type OutEntry, readZip, type ZipEntry } from './zip.ts';
+import { entryBytes, type OutEntry, readZip, type ZipEntry } from './zip.ts';
 
 /** Layout in points, calibrated on LibreOffice's page counts: a character is about 0.537 of its font
  *  size wide, a single line 1.163 times its font size high (so on A4 with 1-inch margins and the default
@@ -99,6 +99,9 @@ interface Frame {
   minPt?: number;
 }
 
+/** Parts up to this size are inflated whole rather than by their head. */
+const SMALL_PART = 64 * 1024;
+
 /** A part as the estimate reads it: its first bytes, inflated once, and all of them on demand. */
 interface Part {
   name: string;
@@ -121,13 +124,20 @@ function partsOf(pkg: Uint8Array | readonly OutEntry[], limits: TemplateLimits):
 }
 
 function entryPart(entry: ZipEntry): Part {
-  let data: Buffer | undefined;
+  // A small part is inflated whole, once (entryBytes: a template's part is then read for every merge
+  // without inflating it again); of a large one, only the head, and the rest when it is XML.
+  let whole: Buffer | undefined;
+  try {
+    if (entry.size <= SMALL_PART) whole = entryBytes(entry);
+  } catch {
+    // A corrupt part: read by its head as any other (its data throws when it is XML).
+  }
   return {
     name: entry.name,
     size: entry.size,
-    head: entry.size === 0 ? new Uint8Array(0) : headOf(entry, 1024),
+    head: whole ?? (entry.size === 0 ? new Uint8Array(0) : headOf(entry, 1024)),
     entry,
-    data: () => (data ??= inflateEntry(entry)),
+    data: () => whole ?? entryBytes(entry),
   };
 }
 
@@ -609,9 +619,14 @@ function spacingOf(tag: string): ParaProps {
   return out;
 }
 
+/** The expression of each attribute name read (a handful of names: compiled once). */
+const ATTRIBUTE = new Map<string, RegExp>();
+
 /** An attribute's value by its local name (any prefix). */
 function attribute(tag: string, name: string): string | undefined {
-  const m = new RegExp(`[\\s:]${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(tag);
+  let re = ATTRIBUTE.get(name);
+  if (!re) ATTRIBUTE.set(name, (re = new RegExp(`[\\s:]${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`)));
+  const m = re.exec(tag);
   return m ? (m[1] ?? m[2]) : undefined;
 }
 
@@ -662,7 +677,7 @@ function headOf(entry: ZipEntry, max: number): Uint8Array {
 
 /** Width and height of an image part (PNG, JPEG, GIF, BMP, TIFF, WebP), by its bytes; null otherwise. */
 function imageSize(part: Part): { width: number; height: number } | null {
-  let head = part.entry ? headOf(part.entry, 64 * 1024) : part.head.subarray(0, 64 * 1024);
+  let head = part.entry && part.head.length < part.size ? headOf(part.entry, 64 * 1024) : part.head.subarray(0, 64 * 1024);
   const kind = sniff(head);
   if (kind) {
     const d = dimensions(head, kind);

@@ -134,9 +134,25 @@ export function inflateEntry(entry: ZipEntry): Buffer {
  *  are read as they are by the sanitizer and the cost estimate, without a zip round trip. */
 export type OutEntry = { name: string; data: Uint8Array; level?: number } | { name: string; entry: ZipEntry };
 
-/** A part's inflated bytes: those in hand, or its entry's inflated (size and CRC checked). */
+/** Inflated bytes of entries up to this size are kept with the entry (entryBytes). */
+const KEEP_INFLATED_BYTES = 1024 * 1024;
+const inflated = new WeakMap<ZipEntry, Buffer>();
+
+/** inflateEntry, kept while the entry lives (up to 1 MB): a cached template's parts are copied into every
+ *  merged document, and the merge's sanitizer and estimate read each of them for every document. The bytes
+ *  are shared: read them, never write to them. */
+export function entryBytes(entry: ZipEntry): Buffer {
+  let bytes = inflated.get(entry);
+  if (bytes === undefined) {
+    bytes = inflateEntry(entry);
+    if (entry.size <= KEEP_INFLATED_BYTES) inflated.set(entry, bytes);
+  }
+  return bytes;
+}
+
+/** A part's inflated bytes: those in hand, or its entry's (entryBytes: shared, read-only). */
 export function outEntryData(e: OutEntry): Buffer {
-  return 'entry' in e ? inflateEntry(e.entry) : Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength);
+  return 'entry' in e ? entryBytes(e.entry) : Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength);
 }
 
 /** The inflated size of a part. */
