@@ -210,6 +210,26 @@ describe('blob store: directory layout', () => {
     expect(await blobs.list('scratch/batch-1/')).toEqual(['scratch/batch-1/docs/3.pdf']);
   });
 
+  it('puts a small file (written in the thread) and a large one (through the pool) whole, into new directories, leaving no temporary file', async () => {
+    const blobs = store();
+    const small = new Uint8Array(10_000).fill(7);
+    const large = new Uint8Array(300 * 1024).map((_, i) => i % 251);
+    expect(await blobs.put('subscriptions/s4/small.bin', small)).toEqual({
+      size: small.length,
+      sha256: createHash('sha256').update(small).digest('hex'),
+    });
+    expect((await blobs.put('subscriptions/s5/deep/large.bin', large)).size).toBe(large.length);
+    expect(Buffer.compare(Buffer.from(await blobs.get('subscriptions/s4/small.bin')), Buffer.from(small))).toBe(0);
+    expect(Buffer.compare(Buffer.from(await blobs.get('subscriptions/s5/deep/large.bin')), Buffer.from(large))).toBe(0);
+    expect(fs.readdirSync(path.join(blobs.root, 'subscriptions', 's4'))).toEqual(['small.bin']);
+    expect(fs.readdirSync(path.join(blobs.root, 'subscriptions', 's5', 'deep'))).toEqual(['large.bin']);
+    // A write that fails (the key is a directory) leaves nothing behind either, on both paths.
+    fs.mkdirSync(path.join(blobs.root, 'subscriptions', 's4', 'dir.bin', 'x'), { recursive: true });
+    await expect(blobs.put('subscriptions/s4/dir.bin', small)).rejects.toThrow();
+    await expect(blobs.put('subscriptions/s4/dir.bin', large)).rejects.toThrow();
+    expect(fs.readdirSync(path.join(blobs.root, 'subscriptions', 's4')).sort()).toEqual(['dir.bin', 'small.bin']);
+  });
+
   it('writes into a directory that was removed after an earlier write there (put and copy)', async () => {
     const blobs = store();
     await blobs.put('scratch/run-2/a.bin', new Uint8Array([1]));
