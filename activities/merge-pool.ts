@@ -5,6 +5,7 @@
 // round-robin per subscription (core/fair-queue.ts), and one subscription runs on at most
 // MERGE_SUBSCRIPTION_THREADS threads (default all but one), so one tenant's burst of costly merges leaves a
 // thread to the others.
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { FairQueue } from '../core/fair-queue.ts';
@@ -53,14 +54,20 @@ export interface MergeOutput {
 
 export interface MergeThreadJob {
   id: number;
-  template: Uint8Array;
+  /** The template's SHA-256: a thread keeps the templates it was sent (merge-thread.ts), so a batch's rows
+   *  send their template once per thread, not copied and hashed with every row. */
+  templateKey: string;
+  /** The template's bytes, when the thread may not have them. */
+  template?: Uint8Array;
   data: Uint8Array;
   options: MergeJobOptions;
 }
 
 export type MergeThreadReply =
   | { id: number; ok: true; output: Uint8Array; warnings: TemplateErrorEntry[]; vetted: Vetted }
-  | { id: number; ok: false; message: string; templateErrors?: TemplateErrorEntry[] };
+  | { id: number; ok: false; message: string; templateErrors?: TemplateErrorEntry[] }
+  /** The thread no longer holds the template its job named (it keeps a bounded set): sent again with it. */
+  | { id: number; ok: false; missingTemplate: true };
 
 /** The merge hit the pool's memory or time limit; the thread was ended. */
 export class MergeLimitError extends Error {
@@ -86,6 +93,10 @@ interface Job {
   id: number;
   tenant: string;
   payload: MergeThreadJob;
+  /** The template's bytes (the payload carries them only to a thread that may lack them). */
+  template: Uint8Array;
+  /** Sent again with the template's bytes after the thread said it no longer held them. */
+  resent?: boolean;
   signal: AbortSignal | undefined;
   /** This job's time limit: the pool's (MERGE_TIMEOUT_MS) unless the caller gave a shorter or longer one. */
   timeoutMs: number;
@@ -103,6 +114,8 @@ interface Slot {
   /** Set when the pool ended the thread on purpose (time limit, cancellation): the exit is expected. */
   ending: Error | null;
   idle: NodeJS.Timeout | undefined;
+  /** The templates this thread was sent (by key), since it started: it may still hold them. */
+  sent: Set<string>;
 }
 
 export class MergePool {
@@ -136,6 +149,7 @@ export class MergePool {
       timer: undefined,
       ending: null,
       idle: undefined,
+      sent: new Set(),
     }));
   }
 
@@ -153,8 +167,8 @@ export class MergePool {
     signal?.throwIfAborted();
     return new Promise<MergeOutput>((resolve, reject) => {
       const id = ++this.seq;
-      const payload = { id, template: ownBuffer(template), data: ownBuffer(data), options: withOwnBuffers(options) };
-      const job: Job = { id, tenant, payload, signal, timeoutMs, resolve, reject };
+      const payload = { id, templateKey: templateKeyOf(template), data: ownBuffer(data), options: withOwnBuffers(options) };
+      const job: Job = { id, tenant, payload, template, signal, timeoutMs, resolve, reject };
       if (signal) {
         job.onAbort = () => {
           if (this.queue.remove(tenant, job)) reject(new Error('merge cancelled while queued'));
@@ -219,7 +233,19 @@ export class MergePool {
       () => this.end(slot, new MergeLimitError('time', `the merge took longer than ${limit} ms; the limit is ${limit} ms (${setting})`)),
       limit,
     );
-    slot.worker.postMessage(slot.job.payload);
+    this.send(slot, slot.job, false);
+  }
+
+  /** Posts the slot's job to its thread, with the template's bytes unless the thread was sent them before
+   *  (`resend`: the thread answered that it no longer holds them). */
+  private send(slot: Slot, job: Job, resend: boolean): void {
+    const key = job.payload.templateKey;
+    const known = !resend && slot.sent.has(key);
+    if (!known) {
+      if (slot.sent.size >= 1_000) slot.sent.clear();
+      slot.sent.add(key);
+    }
+    slot.worker?.postMessage(known ? job.payload : { ...job.payload, template: ownBuffer(job.template) });
   }
 
   private spawn(slot: Slot): Worker {
@@ -233,6 +259,7 @@ export class MergePool {
     slot.worker = worker;
     slot.ready = false;
     slot.ending = null;
+    slot.sent = new Set();
     worker.unref();
     worker.on('message', (reply: MergeThreadReply | { ready: true }) => {
       if ('ready' in reply) {
@@ -242,6 +269,12 @@ export class MergePool {
       }
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
+      // Sent again with its bytes, once: a second answer so is a bug, not a loop.
+      if (!reply.ok && 'missingTemplate' in reply && !job.resent) {
+        job.resent = true;
+        this.send(slot, job, true);
+        return;
+      }
       this.release(slot);
       if (reply.ok)
         this.finish(job, {
@@ -249,6 +282,7 @@ export class MergePool {
           output: markVetted(reply.output instanceof Uint8Array ? reply.output : new Uint8Array(reply.output), reply.vetted),
           warnings: reply.warnings,
         });
+      else if ('missingTemplate' in reply) this.finish(job, new Error('the merge failed: its thread lost the template sent with it'));
       else if (reply.templateErrors) this.finish(job, new MergeTemplateError(reply.message, reply.templateErrors));
       else this.finish(job, new Error(`the merge failed: ${reply.message}`));
       this.dispatch();
@@ -306,6 +340,19 @@ export class MergePool {
     if (result instanceof Error) job.reject(result);
     else job.resolve(result);
   }
+}
+
+/** Templates' keys by array: a batch merges the same template array for every row, hashed once. The bytes
+ *  of an array handed to merge() are not changed afterwards (blobs read from a store, a batch's template). */
+const templateKeys = new WeakMap<Uint8Array, string>();
+
+function templateKeyOf(template: Uint8Array): string {
+  let key = templateKeys.get(template);
+  if (key === undefined) {
+    key = createHash('sha256').update(template).digest('base64');
+    templateKeys.set(template, key);
+  }
+  return key;
 }
 
 /** `bytes` on a buffer of their own. postMessage clones a view's whole buffer: a small Buffer (Buffer.from of

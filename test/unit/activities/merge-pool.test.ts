@@ -163,6 +163,29 @@ describe('MergePool: the merged parts are judged before they are zipped', () => 
   });
 });
 
+describe('MergePool: templates sent once per thread', () => {
+  it('merges a template the thread no longer holds (more templates than it keeps) by sending it again', async () => {
+    const pool = new MergePool({ threads: 1 });
+    try {
+      const text = async (template: Uint8Array, data: unknown) => {
+        const out = await pool.merge('k', template, enc(data), opts);
+        return inflateEntry(readZip(out.output).get('word/document.xml')!).toString('utf8');
+      };
+      const first = docx(p('first {name}'));
+      expect(await text(first, { name: 'A' })).toContain('first A');
+      // The same array again (sent without its bytes), then twenty others: the thread keeps sixteen.
+      expect(await text(first, { name: 'B' })).toContain('first B');
+      for (let i = 0; i < 20; i++) expect(await text(docx(p(`template ${i} {name}`)), { name: i })).toContain(`template ${i} ${i}`);
+      // The first template is no longer in the thread: it answers so, and the pool sends it again.
+      expect(await text(first, { name: 'C' })).toContain('first C');
+      // An equal template in another array is the same template (keyed by its bytes' hash).
+      expect(await text(new Uint8Array(first), { name: 'D' })).toContain('first D');
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('MergePool vetted output', () => {
   it("marks what it merged as sanitized and estimated (the converter takes the thread's findings); a copy carries no mark", async () => {
     const pool = new MergePool({ threads: 1 });
