@@ -65,6 +65,8 @@ export interface CompileOptions {
   paragraphLoop: boolean;
   /** Default: DEFAULT_TEMPLATE_LIMITS. */
   limits?: TemplateLimits;
+  /** The SHA-256 of the template's bytes (base64), when the caller has it (RenderOptions.templateHash). */
+  hash?: string;
 }
 
 function lexAndBuild(
@@ -191,8 +193,11 @@ export function compileTemplate(bytes: Uint8Array, opts: CompileOptions): Compil
     else add(name, propsLex(name, start, end), propsSpec(), { finish: values.restore }, values.xml);
   }
 
-  // Inflated XML stays cached in pkg.text for render-time edits (rels, content types).
-  let cost = bytes.length * 8;
+  // The package's bytes, and the inflated XML that stays cached in pkg.text for render-time edits (rels,
+  // content types): every XML part's inflated size, as UTF-16. (Eight times the package's size, as this
+  // was, kept a template carrying a 2 MB image out of the cache: it was compiled again for every document.)
+  let cost = bytes.length;
+  for (const e of pkg.entries.values()) if (/\.(xml|rels|vml)$/i.test(e.name)) cost += e.size * 2;
   for (const p of parts.values()) {
     walkNodes(p.nodes, () => {
       cost += 64;
@@ -241,7 +246,7 @@ let cacheBytes = 0;
 export function getCompiled(bytes: Uint8Array, opts: CompileOptions): CompiledTemplate {
   // The limits are in the key: a template compiled under laxer limits must not pass stricter ones.
   const l = opts.limits ?? DEFAULT_TEMPLATE_LIMITS;
-  const key = `${createHash('sha256').update(bytes).digest('base64')}|${opts.paragraphLoop ? 1 : 0}|${opts.delimiters.start}|${opts.delimiters.end}|${l.maxParts},${l.maxPartBytes},${l.maxTotalBytes},${l.maxRatio},${l.maxXmlElements}`;
+  const key = `${opts.hash ?? createHash('sha256').update(bytes).digest('base64')}|${opts.paragraphLoop ? 1 : 0}|${opts.delimiters.start}|${opts.delimiters.end}|${l.maxParts},${l.maxPartBytes},${l.maxTotalBytes},${l.maxRatio},${l.maxXmlElements}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
     // Refresh recency: Map iteration order is insertion order, so re-insert.

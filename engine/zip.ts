@@ -138,14 +138,15 @@ export type OutEntry = { name: string; data: Uint8Array; level?: number } | { na
 const KEEP_INFLATED_BYTES = 1024 * 1024;
 const inflated = new WeakMap<ZipEntry, Buffer>();
 
-/** inflateEntry, kept while the entry lives (up to 1 MB): a cached template's parts are copied into every
+/** inflateEntry, kept while the entry lives (up to 1 MB inflated, or stored at any size): a cached template's parts are copied into every
  *  merged document, and the merge's sanitizer and estimate read each of them for every document. The bytes
  *  are shared: read them, never write to them. */
 export function entryBytes(entry: ZipEntry): Buffer {
   let bytes = inflated.get(entry);
   if (bytes === undefined) {
     bytes = inflateEntry(entry);
-    if (entry.size <= KEEP_INFLATED_BYTES) inflated.set(entry, bytes);
+    // A stored entry's bytes are a view of the package (nothing to keep but its CRC, checked once).
+    if (entry.size <= KEEP_INFLATED_BYTES || entry.method === 0) inflated.set(entry, bytes);
   }
   return bytes;
 }

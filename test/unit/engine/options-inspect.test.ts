@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { inspect, render, TemplateError, templateCacheStats } from '../../support/engine.ts';
 import { docText, docx, p, table, unzipText } from './helpers.ts';
@@ -55,6 +56,17 @@ describe('render options', () => {
     await render(Uint8Array.from(tpl), { me: 2 });
     expect(templateCacheStats().entries).toBe(before);
     expect(docText(await render(tpl, { me: 3 }))).toEqual(['cache 3']);
+  });
+
+  it('caches a template that carries megabytes of images (its cost is its bytes and inflated XML, not eight times its size)', async () => {
+    // A stored 3 MB part (an image's bytes do not compress): the package is about 3 MB.
+    const image = new Uint8Array(randomBytes(3 * 1024 * 1024));
+    const tpl = docx(p('logo {me}'), { 'word/media/logo.bin': image });
+    await render(tpl, { me: 1 });
+    const before = templateCacheStats();
+    expect(docText(await render(tpl, { me: 2 }))).toEqual(['logo 2']);
+    expect(templateCacheStats()).toEqual(before);
+    expect(before.bytes).toBeGreaterThan(3 * 1024 * 1024);
   });
 });
 
