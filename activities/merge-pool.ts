@@ -5,7 +5,6 @@
 // round-robin per subscription (core/fair-queue.ts), and one subscription runs on at most
 // MERGE_SUBSCRIPTION_THREADS threads (default all but one), so one tenant's burst of costly merges leaves a
 // thread to the others.
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { FairQueue } from '../core/fair-queue.ts';
@@ -54,9 +53,9 @@ export interface MergeOutput {
 
 export interface MergeThreadJob {
   id: number;
-  /** The template's SHA-256: a thread keeps the templates it was sent (merge-thread.ts), so a batch's rows
-   *  send their template once per thread, not copied and hashed with every row. */
-  templateKey: string;
+  /** The template array's number in this process: a thread keeps the templates it was sent (merge-thread.ts),
+   *  so a batch's rows (one array) send their template once per thread, not copied and hashed with every row. */
+  templateId: number;
   /** The template's bytes, when the thread may not have them. */
   template?: Uint8Array;
   data: Uint8Array;
@@ -114,8 +113,8 @@ interface Slot {
   /** Set when the pool ended the thread on purpose (time limit, cancellation): the exit is expected. */
   ending: Error | null;
   idle: NodeJS.Timeout | undefined;
-  /** The templates this thread was sent (by key), since it started: it may still hold them. */
-  sent: Set<string>;
+  /** The templates this thread was sent (by templateId), since it started: it may still hold them. */
+  sent: Set<number>;
 }
 
 export class MergePool {
@@ -167,7 +166,7 @@ export class MergePool {
     signal?.throwIfAborted();
     return new Promise<MergeOutput>((resolve, reject) => {
       const id = ++this.seq;
-      const payload = { id, templateKey: templateKeyOf(template), data: ownBuffer(data), options: withOwnBuffers(options) };
+      const payload = { id, templateId: templateIdOf(template), data: ownBuffer(data), options: withOwnBuffers(options) };
       const job: Job = { id, tenant, payload, template, signal, timeoutMs, resolve, reject };
       if (signal) {
         job.onAbort = () => {
@@ -239,7 +238,7 @@ export class MergePool {
   /** Posts the slot's job to its thread, with the template's bytes unless the thread was sent them before
    *  (`resend`: the thread answered that it no longer holds them). */
   private send(slot: Slot, job: Job, resend: boolean): void {
-    const key = job.payload.templateKey;
+    const key = job.payload.templateId;
     const known = !resend && slot.sent.has(key);
     if (!known) {
       if (slot.sent.size >= 1_000) slot.sent.clear();
@@ -342,17 +341,19 @@ export class MergePool {
   }
 }
 
-/** Templates' keys by array: a batch merges the same template array for every row, hashed once. The bytes
- *  of an array handed to merge() are not changed afterwards (blobs read from a store, a batch's template). */
-const templateKeys = new WeakMap<Uint8Array, string>();
+/** Template arrays by number: a batch merges the same array for every row. The bytes of an array handed to
+ *  merge() are not changed afterwards (blobs read from a store, a batch's template). Nothing is hashed on
+ *  this thread: the merge thread hashes what it is sent, once. */
+const templateIds = new WeakMap<Uint8Array, number>();
+let lastTemplateId = 0;
 
-function templateKeyOf(template: Uint8Array): string {
-  let key = templateKeys.get(template);
-  if (key === undefined) {
-    key = createHash('sha256').update(template).digest('base64');
-    templateKeys.set(template, key);
+function templateIdOf(template: Uint8Array): number {
+  let id = templateIds.get(template);
+  if (id === undefined) {
+    id = ++lastTemplateId;
+    templateIds.set(template, id);
   }
-  return key;
+  return id;
 }
 
 /** `bytes` on a buffer of their own. postMessage clones a view's whole buffer: a small Buffer (Buffer.from of

@@ -1,5 +1,6 @@
 // The body of one merge thread (activities/merge-pool.ts): renders template + data with the engine,
 // one job at a time, under the heap cap the pool gave the thread. Nothing here may outlive a job.
+import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { outboundPolicy } from '../connectors/http/address-policy.ts';
 import { checkConversionCost } from '../engine/cost.ts';
@@ -25,27 +26,30 @@ const fetchImage = imageFetcher({
  *  generate, check it once per thread. Bounded. */
 const passedTemplates = new Set<string>();
 
-/** The templates this thread was sent, by key (merge-pool.ts sends a template once per thread): the most
- *  recently used, up to 16 or 64 MB. A job naming one no longer here is answered `missingTemplate`. */
-const templates = new Map<string, Uint8Array>();
+/** The templates this thread was sent, by the pool's number for their array (merge-pool.ts sends a template
+ *  once per thread), with their SHA-256 (hashed here once): the most recently used, up to 16 or 64 MB. A job
+ *  naming one no longer here is answered `missingTemplate`. */
+const templates = new Map<number, { bytes: Uint8Array; hash: string }>();
 let templateBytes = 0;
 const MAX_TEMPLATES = 16;
 const MAX_TEMPLATE_BYTES = 64 * 1024 * 1024;
 
-function templateOf(job: MergeThreadJob): Uint8Array | undefined {
-  const held = templates.get(job.templateKey);
-  if (held) templates.delete(job.templateKey);
-  else templateBytes += job.template?.byteLength ?? 0;
-  const bytes = held ?? job.template;
-  if (!bytes) return undefined;
-  templates.set(job.templateKey, bytes);
+function templateOf(job: MergeThreadJob): { bytes: Uint8Array; hash: string } | undefined {
+  const id = job.templateId;
+  let held = templates.get(id);
+  if (held) templates.delete(id);
+  else if (job.template) {
+    held = { bytes: job.template, hash: createHash('sha256').update(job.template).digest('base64') };
+    templateBytes += job.template.byteLength;
+  } else return undefined;
+  templates.set(id, held);
   for (const [key, t] of templates) {
     if (templates.size <= MAX_TEMPLATES && templateBytes <= MAX_TEMPLATE_BYTES) break;
-    if (key === job.templateKey) continue;
+    if (key === id) continue;
     templates.delete(key);
-    templateBytes -= t.byteLength;
+    templateBytes -= t.bytes.byteLength;
   }
-  return bytes;
+  return held;
 }
 
 parentPort?.on('message', (job: MergeThreadJob) => {
@@ -67,22 +71,23 @@ parentPort?.on('message', (job: MergeThreadJob) => {
 parentPort?.postMessage({ ready: true });
 
 async function run(job: MergeThreadJob): Promise<MergeThreadReply> {
-  const template = templateOf(job);
-  if (!template) return { id: job.id, ok: false, missingTemplate: true };
+  const held = templateOf(job);
+  if (!held) return { id: job.id, ok: false, missingTemplate: true };
+  const { bytes: template, hash } = held;
   try {
     // What LibreOffice would have to lay out (pages, paragraph length, table rows, cells, image pixels),
     // refused here, before a conversion or page count holds an instance for it: first the template's own
     // content (a template already past a limit is not rendered: its render would cost this thread seconds
     // and a large heap for a document refused anyway), then the merged document.
-    if (!passedTemplates.has(job.templateKey)) {
+    if (!passedTemplates.has(hash)) {
       checkConversionCost(template, limits);
       if (passedTemplates.size >= 1_000) passedTemplates.clear();
-      passedTemplates.add(job.templateKey);
+      passedTemplates.add(hash);
     }
     const data: unknown = JSON.parse(Buffer.from(job.data).toString('utf8'));
     // The render's parts are judged before they are zipped: the sanitizer and the estimate read the rendered
     // parts as they are in hand and the template's own as its entries, without reading the package back.
-    const { parts, warnings } = await renderParts(template, data, { ...job.options, limits, fetchImage, templateHash: job.templateKey });
+    const { parts, warnings } = await renderParts(template, data, { ...job.options, limits, fetchImage, templateHash: hash });
     // Every merged document, delivered as it is or converted, leaves without what would make Word, Excel or
     // LibreOffice fetch, run or link something when it is opened: DDE fields and formulas, INCLUDE* and LINK
     // fields, external templates (attachedTemplate), images and objects; a macro or a DDE link refuses it

@@ -75,6 +75,10 @@ export interface RenderOptions {
   delimiters?: { start: string; end: string };
   /** When true, a tag whose value is missing is an error instead of rendering empty. */
   strict?: boolean;
+  /** The SHA-256 of `template` (base64), when the caller computed it already (a merge thread, once per
+   *  template): the compiled-template cache takes it instead of hashing the bytes again. It must be the
+   *  bytes' own hash. */
+  templateHash?: string;
   /**
    * Fetches an image given as an http(s) URL (`{%logo}` with a URL value). The engine never does I/O
    * itself: the host injects a fetcher that applies its own network policy. Without one, URL images are
@@ -636,7 +640,12 @@ function renderWith(
 ): PartsReport {
   const opts = resolveOptions(options);
   opts.remote = remote;
-  const compiled = getCompiled(template, { delimiters: opts.delimiters, paragraphLoop: opts.paragraphLoop, limits: opts.limits });
+  const compiled = getCompiled(template, {
+    delimiters: opts.delimiters,
+    paragraphLoop: opts.paragraphLoop,
+    limits: opts.limits,
+    ...(options?.templateHash ? { hash: options.templateHash } : {}),
+  });
   if (compiled.errors.length > 0) throw new TemplateError(compiled.errors.slice());
   const vars = variableScope(options?.variables, data, opts.filter);
   try {
