@@ -156,11 +156,6 @@ export function outEntryData(e: OutEntry): Buffer {
   return 'entry' in e ? entryBytes(e.entry) : Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength);
 }
 
-/** The inflated size of a part. */
-export function outEntrySize(e: OutEntry): number {
-  return 'entry' in e ? e.entry.size : e.data.byteLength;
-}
-
 const DOS_TIME = 0;
 const DOS_DATE = (1 << 5) | 1; // 1980-01-01: fixed so identical inputs give identical outputs
 
