@@ -92,7 +92,9 @@ export function convertActivity(deps: ActivityDeps) {
         throw err;
       }
     }
-    const put = await deps.blobs.put(input.outputKey, out!);
+    // A cancelled attempt (the run cancelled mid-conversion) writes nothing: the run's end may have
+    // discarded its scratch already (a local activity is not waited for).
+    const put = await deps.blobs.put(input.outputKey, out!, { signal: ctx.cancellationSignal });
     const pages = EXACT_FROM_BYTES.has(input.to) ? (await pageCount(out!, input.to, { render: null, count: null })).pages : undefined;
     return {
       key: input.outputKey,

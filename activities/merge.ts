@@ -82,6 +82,7 @@ export function mergeActivity(deps: ActivityDeps) {
         })
       : undefined;
     const tenant = input.subscriptionId ?? /^subscriptions\/([^/]+)\//.exec(input.template.key)?.[1] ?? 'unknown';
+    const signal = cancellationSignal();
     const { output, warnings } = await mergeBytes(
       deps,
       tenant,
@@ -96,9 +97,10 @@ export function mergeActivity(deps: ActivityDeps) {
         ...(input.strict ? { strict: true } : {}),
         ...(input.accessible ? { accessible: true } : {}),
       },
-      cancellationSignal(),
+      signal,
     );
-    const put = await deps.blobs.put(input.outputKey, output);
+    // A cancelled run's merge writes nothing into the scratch its end discards.
+    const put = await deps.blobs.put(input.outputKey, output, signal ? { signal } : {});
     // The next step on this worker (a count ahead, a sync conversion) takes these bytes, vetted (activities/held.ts).
     holdBytes({ key: input.outputKey, sha256: put.sha256 }, output);
     const merged = mergeWarnings(warnings);

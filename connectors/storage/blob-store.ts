@@ -53,8 +53,14 @@ export class SizeMeter extends Transform {
   }
 }
 
+/** A put that `signal` aborts before the blob is in place leaves nothing: a cancelled run's step does not
+ *  write into scratch that the run's end has already discarded. */
+export interface PutOptions {
+  signal?: AbortSignal;
+}
+
 export interface BlobStore {
-  put(key: string, bytes: Uint8Array): Promise<PutResult>;
+  put(key: string, bytes: Uint8Array, opts?: PutOptions): Promise<PutResult>;
   /** Streams into the store, aborting (and leaving nothing behind) once `maxBytes` is exceeded. */
   putStream(key: string, source: Readable, opts?: { maxBytes?: number }): Promise<PutResult>;
   get(key: string): Promise<Uint8Array>;
@@ -125,8 +131,9 @@ export class FsBlobStore implements BlobStore {
     this.knownDirs.add(dir);
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<PutResult> {
+  async put(key: string, bytes: Uint8Array, opts: PutOptions = {}): Promise<PutResult> {
     const target = this.file(key);
+    opts.signal?.throwIfAborted();
     const tmp = `${target}.${randomUUID()}.tmp`;
     // A small file (a batch row's document, a merged invoice) is written and renamed in this thread: an
     // async write costs about three times the CPU of the syscalls it makes (each step a hop to libuv's pool
@@ -139,6 +146,7 @@ export class FsBlobStore implements BlobStore {
         fs.renameSync(tmp, target);
       } else {
         await this.inDirectory(path.dirname(target), () => fsp.writeFile(tmp, bytes));
+        opts.signal?.throwIfAborted();
         await fsp.rename(tmp, target);
       }
     } catch (err) {

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
-import { type BlobStore, FsBlobStore, type PutResult } from './blob-store.ts';
+import { type BlobStore, FsBlobStore, type PutOptions, type PutResult } from './blob-store.ts';
 import type { S3BlobStoreOptions } from './s3-blob-store.ts';
 
 /** The storage settings (config/env.ts STORAGE_URL, S3_*, AWS_*). */
@@ -64,8 +64,8 @@ class LazyS3BlobStore implements BlobStore {
     this.store ??= import('./s3-blob-store.ts').then((m) => new m.S3BlobStore(this.opts));
     return this.store;
   }
-  async put(key: string, bytes: Uint8Array): Promise<PutResult> {
-    return (await this.s3()).put(key, bytes);
+  async put(key: string, bytes: Uint8Array, opts?: PutOptions): Promise<PutResult> {
+    return (await this.s3()).put(key, bytes, opts);
   }
   async putStream(key: string, source: Readable, opts?: { maxBytes?: number }): Promise<PutResult> {
     return (await this.s3()).putStream(key, source, opts);

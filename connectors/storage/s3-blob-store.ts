@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertKey, BlobNotFoundError, type BlobStore, type PutResult, SizeMeter } from './blob-store.ts';
+import { assertKey, BlobNotFoundError, type BlobStore, type PutOptions, type PutResult, SizeMeter } from './blob-store.ts';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -80,9 +80,13 @@ export class S3BlobStore implements BlobStore {
     return this.prefix + key;
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<PutResult> {
+  async put(key: string, bytes: Uint8Array, opts: PutOptions = {}): Promise<PutResult> {
+    opts.signal?.throwIfAborted();
+    // An aborted request is not retried; S3 applies a PUT whole or not at all (one sent in full just before
+    // the abort may still land: the scratch sweep removes it).
     await this.client.send(
       new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: bytes, ContentLength: bytes.byteLength }),
+      opts.signal ? { abortSignal: opts.signal } : {},
     );
     return { size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
   }

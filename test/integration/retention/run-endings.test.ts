@@ -56,6 +56,12 @@ describe('a cancelled generate', () => {
     await expect(handle.result()).rejects.toThrow(/cancel/i);
     held.release();
     expect((await answer).status).not.toBe(201);
+    // The cancelled conversion wrote nothing after the run's end: its held PUT was aborted, not retried once
+    // dropped (the AWS SDK retries a dropped request within about a second; a late retry would leave
+    // output.pdf in the scratch the end discarded).
+    await new Promise((r) => setTimeout(r, 3_000));
+    const outputPuts = proxy.log.filter((c) => c.method === 'PUT' && c.path.endsWith('/output.pdf'));
+    expect(outputPuts.map((c) => c.status)).toEqual([0]);
 
     const rows = await stack.service.db.query<{ removed: boolean }>(
       'SELECT removed_date IS NOT NULL AS removed FROM stored_files WHERE id = ANY($1::uuid[])',

@@ -117,6 +117,16 @@ describe.each(stores)('blob store: $name', ({ name, open }) => {
     }
   });
 
+  it('a put whose signal is aborted, before it starts or while it writes, leaves nothing', async () => {
+    await expect(store.put(key('cancelled-before.bin'), new Uint8Array(10), { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
+    // 4 MiB: the directory store writes it through the pool, S3 sends it for milliseconds; aborted at once.
+    const during = new AbortController();
+    const put = store.put(key('cancelled-during.bin'), new Uint8Array(4 * MiB), { signal: during.signal });
+    during.abort();
+    await expect(put).rejects.toThrow(/abort/i);
+    expect((await store.list('t/')).filter((k) => k.includes('cancelled'))).toEqual([]);
+  });
+
   it('streams 24 MiB in and out (multipart on S3) with the right size and digest', async () => {
     const src = generated(24 * MiB, 7);
     const put = await store.putStream(key('big.bin'), src.stream, { maxBytes: 25 * MiB });
