@@ -38,7 +38,7 @@ import {
   registerMergeMetrics,
   startMetricsServer,
 } from '../telemetry/metrics.ts';
-import { installRuntime, type RunningWorker, startWorker } from '../worker/index.ts';
+import { configureWorkflowBundleCache, installRuntime, type RunningWorker, startWorker } from '../worker/index.ts';
 import { freePort } from './temporal-dev.ts';
 import { ensureSearchAttributes } from '../worker/search-attributes.ts';
 
@@ -125,6 +125,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       });
       mergePool.warm();
       cleanups.push(async () => mergePool.close());
+      configureWorkflowBundleCache(config.workflowBundleCache);
       worker = await startWorker({
         connection,
         namespace: config.temporalNamespace,

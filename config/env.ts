@@ -427,6 +427,12 @@ export const settings = {
     oneOf('off', 'on'),
     "The Temporal SDK's debugging aids in the workflow sandbox: on = a 5 s timeout on each workflow activation (a workflow stuck in a loop fails its task) and stack traces of running workflows in the Temporal UI; off = both disabled (the UI's stack trace is empty), which saves ~10 ms per generate and most of the workflow thread's CPU (worker/sandbox.ts)",
   ),
+  workflowBundleCache: setting(
+    'WORKFLOW_BUNDLE_CACHE',
+    undefined,
+    optionalStr,
+    'Directory where a worker keeps the workflow bundle (seconds of webpack per start) for the next process, used again while the files it was made from are unchanged (worker/bundle-cache.ts); unset = ~/.cache/docgen/workflow-bundles; off = bundle at every start',
+  ),
   v8SemiSpaceMb: setting(
     'V8_SEMI_SPACE_MB',
     8,

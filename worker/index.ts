@@ -1,6 +1,8 @@
 // The worker: hosts the workflows and activities. `docgen start` runs it in-process next to the API;
 // `docgen worker` runs it alone for scale-out.
 import { fork } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
@@ -9,6 +11,7 @@ import { officeTaskQueue } from '../core/task-queues.ts';
 import { type Logger, processLogger } from '../telemetry/log.ts';
 import { activityMetrics } from '../telemetry/metrics.ts';
 import { failedRowsLog } from './batch-log.ts';
+import { readCachedBundle, writeCachedBundle } from './bundle-cache.ts';
 import type { BundleReply } from './bundle-process.ts';
 import { activityLogContext, coreLogFilter, temporalLogger } from './logging.ts';
 import { withLeanWorkflowThread } from './sandbox.ts';
@@ -41,17 +44,42 @@ export function installRuntime(logger: Logger = processLogger(), opts: { metrics
 }
 
 let bundle: Promise<WorkflowBundle> | undefined;
+let bundleCacheDir: string | null | undefined;
+
+/** WORKFLOW_BUNDLE_CACHE (config/env.ts), set by whatever starts a worker: a directory, `off` (null here), or
+ *  unset (undefined: ~/.cache/docgen/workflow-bundles). */
+export function configureWorkflowBundleCache(setting: string | undefined): void {
+  bundleCacheDir = setting === undefined || setting === '' ? undefined : setting === 'off' ? null : path.resolve(setting);
+}
+
+export function workflowBundleCacheDir(): string | null {
+  return bundleCacheDir === undefined ? path.join(os.homedir(), '.cache', 'docgen', 'workflow-bundles') : bundleCacheDir;
+}
+
 /** Bundling takes seconds; do it once per process, in a child process (worker/bundle-process.ts) so that
- *  webpack's modules and the bundler's native memory are not kept by this one. Its warnings go to the log;
- *  its progress does not. */
+ *  webpack's modules and the bundler's native memory are not kept by this one, and keep the bundle on disk
+ *  for the next process while the files it was made from do not change (worker/bundle-cache.ts). Its
+ *  warnings go to the log; its progress does not. */
 export function workflowBundle(logger: Logger = processLogger()): Promise<WorkflowBundle> {
-  bundle ??= bundleInChild(temporalLogger(logger, 'bundler'));
+  bundle ??= cachedBundle(temporalLogger(logger, 'bundler'));
   return bundle;
 }
 
-async function bundleInChild(log: ReturnType<typeof temporalLogger>): Promise<WorkflowBundle> {
+async function cachedBundle(log: ReturnType<typeof temporalLogger>): Promise<WorkflowBundle> {
+  const dir = workflowBundleCacheDir();
+  const kept = dir ? readCachedBundle(dir, workflowsPath) : undefined;
+  if (kept !== undefined) return { code: kept };
+  const cwd = process.cwd();
+  const made = await bundleInChild(log, cwd);
+  if (dir && !writeCachedBundle(dir, workflowsPath, made.code, cwd))
+    log.info(`the workflow bundle could not be kept in ${dir} (WORKFLOW_BUNDLE_CACHE): the next process bundles again`);
+  return made;
+}
+
+async function bundleInChild(log: ReturnType<typeof temporalLogger>, cwd: string): Promise<WorkflowBundle> {
   // The parent's V8 flags (execArgv) and environment; no stdin; stdout and stderr shared (it writes none).
-  const child = fork(BUNDLE_PROCESS, [workflowsPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // webpack names each module by its path from `cwd` (worker/bundle-cache.ts reads them so).
+  const child = fork(BUNDLE_PROCESS, [workflowsPath], { cwd, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const reply = await new Promise<BundleReply>((resolve, reject) => {
       child.once('message', (m) => resolve(m as BundleReply));
