@@ -103,19 +103,24 @@ async function cmdStart(config: Config): Promise<void> {
   fs.writeFileSync(adminTokenFile(config), adminToken, { mode: 0o600 });
   fs.writeFileSync(serviceFile(config), JSON.stringify({ pid: process.pid, baseUrl: service.baseUrl, temporalAddress, uiUrl }, null, 2));
   const api = `${service.baseUrl}/v1`;
-  log('');
-  log('docgen is ready.');
-  log(`  API            ${api}`);
-  log(`  API docs       ${api}/docs   (OpenAPI: ${api}/openapi.json)`);
-  log(`  Studio         ${service.baseUrl}/studio   (template authors: tags, data, live preview)`);
-  log(`  Temporal UI    ${uiUrl ?? `(external cluster at ${temporalAddress})`}`);
-  log(`  Temporal       ${temporalAddress} namespace ${config.temporalNamespace}, task queue ${config.taskQueue}`);
-  log(`  Converter      ${service.converterStatus}`);
-  log(`  Data           ${config.dataDir}`);
-  log(`  Storage        ${config.storageUrl ?? path.join(config.dataDir, 'storage')}`);
-  if (service.metricsUrl) log(`  Metrics        ${service.metricsUrl}/metrics`);
-  log('  Credentials    npx docgen credentials --json');
-  log('Press Ctrl+C to stop.');
+  // One write: whoever reads the output (a script, a test waiting for "docgen is ready.") gets the whole banner
+  // with its first line.
+  const banner = [
+    '',
+    'docgen is ready.',
+    `  API            ${api}`,
+    `  API docs       ${api}/docs   (OpenAPI: ${api}/openapi.json)`,
+    `  Studio         ${service.baseUrl}/studio   (template authors: tags, data, live preview)`,
+    `  Temporal UI    ${uiUrl ?? `(external cluster at ${temporalAddress})`}`,
+    `  Temporal       ${temporalAddress} namespace ${config.temporalNamespace}, task queue ${config.taskQueue}`,
+    `  Converter      ${service.converterStatus}`,
+    `  Data           ${config.dataDir}`,
+    `  Storage        ${config.storageUrl ?? path.join(config.dataDir, 'storage')}`,
+    ...(service.metricsUrl ? [`  Metrics        ${service.metricsUrl}/metrics`] : []),
+    '  Credentials    npx docgen credentials --json',
+    'Press Ctrl+C to stop.',
+  ];
+  log(banner.join('\n'));
   await waitForSignal(async () => {
     log('Stopping: finishing running work...');
     await service.stop();
