@@ -52,7 +52,7 @@ export function configureWorkflowBundleCache(setting: string | undefined): void 
   bundleCacheDir = setting === undefined || setting === '' ? undefined : setting === 'off' ? null : path.resolve(setting);
 }
 
-export function workflowBundleCacheDir(): string | null {
+function workflowBundleCacheDir(): string | null {
   return bundleCacheDir === undefined ? path.join(os.homedir(), '.cache', 'docgen', 'workflow-bundles') : bundleCacheDir;
 }
 
