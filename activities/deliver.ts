@@ -28,6 +28,8 @@ export interface WriteInput {
   within?: { sourceUrn: string; loadMethod: string; operation: 'copy' | 'move' };
   /** The request field of the target, for messages: document (generate, the default) or targetDocument. */
   field?: string;
+  /** The caller stores the file's record itself (connectors/location.ts WriteRequest.recordLater). */
+  recordLater?: boolean;
 }
 
 export type Written = LocationWritten & {
@@ -63,6 +65,7 @@ async function deliver(deps: ResolvedActivityDeps, input: WriteInput): Promise<W
     ...(target.sharing ? { sharing: target.sharing } : {}),
     ...(target.conflict ? { conflict: target.conflict } : {}),
     ...(target.options ? { options: target.options } : {}),
+    ...(input.recordLater ? { recordLater: true } : {}),
   };
   const ctx = () => contextOf(run, target.deliveryMethod);
   const { within } = input;

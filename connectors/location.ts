@@ -9,6 +9,7 @@ import type { SettingsTable } from '../core/settings.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { ConflictBehavior, CrmTargetOptions, LinkField, LocationEntry, SharingRequest } from '../core/locations.ts';
 import type { Db } from '../store/db.ts';
+import type { FileRecord } from '../store/files.ts';
 import type { OutboundPolicy } from './http/address-policy.ts';
 import type { ConnectionKind, ConnectionKindName, ConnectorSettings, OpenedConnection } from './connections.ts';
 import type { BlobStore } from './storage/blob-store.ts';
@@ -91,6 +92,10 @@ export interface WriteRequest {
   conflict?: ConflictBehavior;
   /** Location-specific options of the target (manage's targetDocument.options.crm). */
   options?: { crm?: CrmTargetOptions };
+  /** The caller records the file in a statement of its own (a batch's flush: with the row's document record
+   *  and entry): a location that keeps a record of the files it holds (Storage) returns it in `Written.file`
+   *  instead of storing it, and the file does not resolve until the caller has. */
+  recordLater?: boolean;
 }
 
 /** What the response (result.data.document) and the document record (spec 2.5) need of a written file. */
@@ -103,6 +108,8 @@ export interface Written {
   emails?: { succeededView: string[]; succeededEdit: string[]; failedView: string[]; failedEdit: string[] };
   /** Errors the external service reported (manage's error.externalErrors). */
   externalErrors?: unknown[];
+  /** The file's record, for the caller to store (WriteRequest.recordLater). */
+  file?: FileRecord;
 }
 
 /** A location as one process uses it (LocationRegistration.create); what it can do is its registration's. */

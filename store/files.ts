@@ -52,7 +52,10 @@ function toFile(r: Row): StoredFile {
   };
 }
 
-export async function insertFile(db: Queryable, f: Omit<StoredFile, 'createdDate'>): Promise<StoredFile> {
+/** A file's record as a write makes it (its creation date is the database's). */
+export type FileRecord = Omit<StoredFile, 'createdDate'>;
+
+export async function insertFile(db: Queryable, f: FileRecord): Promise<StoredFile> {
   const r = await db.query<Row>(
     `INSERT INTO stored_files (id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, expires_date)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)

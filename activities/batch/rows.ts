@@ -263,6 +263,9 @@ export function rowSteps(deps: BatchDeps) {
         source,
         bytes,
         target: { name: names.name, path: names.path, fileFormat: d.fileFormat, deliveryMethod: d.deliveryMethod },
+        // Its file record (Storage's) goes in the flush's statement too: the row's document resolves once
+        // its record, metering and entry are stored, all at once.
+        recordLater: true,
       });
       if (written.uri || written.links || written.emails)
         throw new Error(`a ${d.deliveryMethod} write answered with links: its row cannot wait for a flush`);
@@ -279,6 +282,7 @@ export function rowSteps(deps: BatchDeps) {
           deliveryMethod: d.deliveryMethod,
           consumption: generatedConsumption(pages),
           ...(warnings.length > 0 ? { warnings } : {}),
+          ...(written.file ? { file: written.file } : {}),
         },
       };
     }

@@ -3,7 +3,7 @@
 // caller's subscription; another tenant's urn reads as absent.
 import { formatOfFileName, isOfficeFormat, outputFileName } from '../../core/formats.ts';
 import type { BlobRef } from '../../core/blob.ts';
-import { deleteFile, type FileKind, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
+import { deleteFile, type FileKind, type FileRecord, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
 
 export function storageLocation(deps: LocationDeps): Location {
@@ -69,7 +69,7 @@ export function storageLocation(deps: LocationDeps): Location {
       // Bytes in hand are written at the key itself (atomic: put renames its temporary file over the key).
       const put = req.bytes ? await deps.blobs.put(key, req.bytes) : undefined;
       if (!put) await deps.blobs.copy(req.source.key, key);
-      await insertFile(deps.db, {
+      const file: FileRecord = {
         id: req.urn,
         subscriptionId: ctx.subscriptionId,
         ownerId: ctx.userId,
@@ -81,7 +81,10 @@ export function storageLocation(deps: LocationDeps): Location {
         sha256: put?.sha256 ?? req.source.sha256,
         blobKey: key,
         expiresDate: null,
-      });
+      };
+      // A batch's flush stores the record with the row's document record, in its one statement.
+      if (req.recordLater) return { urn: req.urn, name, path: req.path, file };
+      await insertFile(deps.db, file);
       return { urn: req.urn, name, path: req.path };
     },
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import { type GenerateWarning, MAX_GENERATE_WARNINGS } from '../../core/generate.ts';
 import type { Db, Queryable } from '../db.ts';
+import type { FileRecord } from '../files.ts';
 import { documentRecordCtes, type NewDocument, recordConsumption } from './documents.ts';
 
 export type BatchStatus = 'running' | 'completed' | 'cancelled' | 'stopped' | 'failed';
@@ -269,11 +270,14 @@ export interface DeliveredRow {
   consumption: Consumption[];
   /** The row's warnings (its e-invoice's EINVOICE_RULE), listed with the row. */
   warnings?: GenerateWarning[];
+  /** The written file's record (a Storage write's, WriteRequest.recordLater), stored with the rest. */
+  file?: FileRecord;
 }
 
 /** Several delivered rows of one batch in one statement (a chunk's flush: PGlite and PostgreSQL pay per
  *  statement, not per row): each row's document record and metering (idempotent per operation, as
- *  recordBatchRowDocument's), its entry, and the batch's counters once; and whether a cancel was asked for.
+ *  recordBatchRowDocument's), its entry, its file's record (Storage: the file resolves from then on; written
+ *  again by a retry, it is updated), and the batch's counters once; and whether a cancel was asked for.
  *  `inserted`: the rows whose entry this statement wrote (an earlier attempt wrote the others'). */
 export async function recordBatchRowsDelivered(
   db: Db,
@@ -283,6 +287,7 @@ export async function recordBatchRowsDelivered(
 ): Promise<{ inserted: Set<number>; metered: Consumption[]; cancelRequested?: boolean }> {
   if (rows.length === 0) return { inserted: new Set(), metered: [] };
   const metering = rows.flatMap((r) => r.consumption.map((c) => ({ r, c })));
+  const files = rows.flatMap((r) => (r.file ? [r.file] : []));
   const q = await db.query<{ entries: number[] | null; metered: string[] | null; cancel: boolean | null }>(
     `WITH doc AS (
        SELECT * FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[], $12::integer[],
@@ -306,6 +311,12 @@ export async function recordBatchRowsDelivered(
        INSERT INTO batch_rows (batch_id, subscription_id, row_number, status, urn, name, path, pages, warnings)
        SELECT $1, $2, row_number, 'done', urn, title, path, pages, warnings FROM doc WHERE operation_id IN (SELECT operation_id FROM recorded)
        ON CONFLICT (batch_id, row_number) DO NOTHING RETURNING row_number, pages),
+     file AS (
+       INSERT INTO stored_files (id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key)
+       SELECT f.id, $2, f.owner_id, 'document', f.file_name, f.path, f.content_type, f.size, f.sha256, f.blob_key
+       FROM unnest($18::uuid[], $19::uuid[], $20::text[], $21::text[], $22::text[], $23::bigint[], $24::text[], $25::text[])
+         AS f(id, owner_id, file_name, path, content_type, size, sha256, blob_key)
+       ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, sha256 = EXCLUDED.sha256),
      counted AS (
        UPDATE batches SET rows_done = rows_done + (SELECT count(*) FROM entry), pages = pages + (SELECT coalesce(sum(pages), 0) FROM entry),
               progress_date = now()
@@ -331,6 +342,14 @@ export async function recordBatchRowsDelivered(
       metering.map((m) => m.c.dimension),
       metering.map((m) => m.c.value),
       rows.map((r) => warningsText(r.warnings)),
+      files.map((f) => f.id),
+      files.map((f) => f.ownerId),
+      files.map((f) => f.fileName),
+      files.map((f) => f.path),
+      files.map((f) => f.contentType),
+      files.map((f) => f.size),
+      files.map((f) => f.sha256),
+      files.map((f) => f.blobKey),
     ],
   );
   const out = q.rows[0];

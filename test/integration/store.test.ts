@@ -233,6 +233,72 @@ describe.each(backends)('store on $name', ({ open }) => {
     expect(await recordBatchRowsDelivered(db, s.id, batchId, [r1!])).toEqual({ inserted: new Set(), metered: [] });
   });
 
+  it("a batch's flush stores its rows' file records: each resolves from then on, and a flush run again updates it", async () => {
+    const s = await ensureSubscription(db, 'batch-flush-files');
+    const other = await ensureSubscription(db, 'batch-flush-files-other');
+    const u = await ensureFirstUser(db, s);
+    const batchId = randomUUID();
+    await createBatch(db, {
+      id: batchId,
+      subscriptionId: s.id,
+      userId: u.id,
+      workflowId: `batch-${batchId}`,
+      rowsTotal: 2,
+      fileFormat: 'docx',
+      deliveryMethod: 'Storage',
+    });
+    const row = (n: number, size: number): DeliveredRow => {
+      const urn = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      return {
+        row: n,
+        operationId: `${batchId}:row:${n}`,
+        userId: u.id,
+        urn,
+        name: `row-${n}.docx`,
+        path: 'out',
+        pages: 1,
+        fileFormat: 'docx',
+        deliveryMethod: 'Storage',
+        consumption: [{ dimension: 'documents-generated', value: 1 }],
+        file: {
+          id: urn,
+          subscriptionId: s.id,
+          ownerId: u.id,
+          kind: 'document',
+          fileName: `row-${n}.docx`,
+          path: 'out',
+          contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          size,
+          sha256: String(size).repeat(64).slice(0, 64),
+          blobKey: `subscriptions/${s.id}/documents/${urn}`,
+          expiresDate: null,
+        },
+      };
+    };
+    const [r1, r2] = [row(1, 10), row(2, 20)];
+    expect(await getFile(db, s.id, r1!.urn, ['document'])).toBeUndefined();
+    await recordBatchRowsDelivered(db, s.id, batchId, [r1!, r2!]);
+    for (const r of [r1!, r2!]) {
+      expect(await getFile(db, s.id, r.urn, ['document'])).toMatchObject({
+        id: r.urn,
+        ownerId: u.id,
+        kind: 'document',
+        fileName: r.name,
+        path: 'out',
+        size: r.file!.size,
+        sha256: r.file!.sha256,
+        blobKey: r.file!.blobKey,
+        expiresDate: null,
+      });
+      expect(await getFile(db, other.id, r.urn, ['document'])).toBeUndefined();
+    }
+    // A retried chunk wrote row 2 again: its record is updated, not doubled.
+    await recordBatchRowsDelivered(db, s.id, batchId, [row(2, 21)]);
+    expect(await getFile(db, s.id, r2!.urn, ['document'])).toMatchObject({ size: 21 });
+    const n = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM stored_files WHERE subscription_id = $1', [s.id]);
+    expect(Number(n.rows[0]?.n)).toBe(2);
+  });
+
   it('consumes uploads by id: only the live ones of the subscription, once', async () => {
     const s = await ensureSubscription(db, 'consume');
     const other = await ensureSubscription(db, 'consume-other');
