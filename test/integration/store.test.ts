@@ -176,8 +176,9 @@ describe.each(backends)('store on $name', ({ open }) => {
     expect(bare.documentGuid).not.toBe(first.documentGuid);
   });
 
-  it("records a chunk's delivered batch rows in one statement, each once: a flush run again (overlapping rows) adds only the new ones", async () => {
-    const s = await ensureSubscription(db, 'batch-flush');
+  /** A subscription, its first user and a batch of `rowsTotal` docx rows to Storage. */
+  async function storageBatch(name: string, rowsTotal: number) {
+    const s = await ensureSubscription(db, name);
     const u = await ensureFirstUser(db, s);
     const batchId = randomUUID();
     await createBatch(db, {
@@ -185,10 +186,15 @@ describe.each(backends)('store on $name', ({ open }) => {
       subscriptionId: s.id,
       userId: u.id,
       workflowId: `batch-${batchId}`,
-      rowsTotal: 3,
+      rowsTotal,
       fileFormat: 'docx',
       deliveryMethod: 'Storage',
     });
+    return { s, u, batchId };
+  }
+
+  it("records a chunk's delivered batch rows in one statement, each once: a flush run again (overlapping rows) adds only the new ones", async () => {
+    const { s, u, batchId } = await storageBatch('batch-flush', 3);
     const row = (n: number, pages: number): DeliveredRow => ({
       row: n,
       operationId: `${batchId}:row:${n}`,
@@ -234,19 +240,8 @@ describe.each(backends)('store on $name', ({ open }) => {
   });
 
   it("a batch's flush stores its rows' file records: each resolves from then on, and a flush run again updates it", async () => {
-    const s = await ensureSubscription(db, 'batch-flush-files');
+    const { s, u, batchId } = await storageBatch('batch-flush-files', 2);
     const other = await ensureSubscription(db, 'batch-flush-files-other');
-    const u = await ensureFirstUser(db, s);
-    const batchId = randomUUID();
-    await createBatch(db, {
-      id: batchId,
-      subscriptionId: s.id,
-      userId: u.id,
-      workflowId: `batch-${batchId}`,
-      rowsTotal: 2,
-      fileFormat: 'docx',
-      deliveryMethod: 'Storage',
-    });
     const row = (n: number, size: number): DeliveredRow => {
       const urn = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
       return {
