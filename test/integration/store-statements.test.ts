@@ -103,6 +103,11 @@ describe('prepared statements on PGlite', () => {
   const insert = (id: string, name: string) => db.query('INSERT INTO things (id, name) VALUES ($1, $2)', [id, name]);
   const names = async () => (await db.query<{ name: string }>('SELECT name FROM things ORDER BY name')).rows.map((r) => r.name);
 
+  it('plans each run for its own parameters (without statistics, a generic plan of the batch flush grew with its tables)', async () => {
+    const r = await db.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
+    expect(r.rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+  });
+
   it('a statement that fails to parse fails again the same way, and others go on', async () => {
     for (let i = 0; i < 2; i++) await expect(db.query('SELEC name FROM things')).rejects.toThrow(/syntax error/);
     await insert(randomUUID(), 'after a syntax error');
