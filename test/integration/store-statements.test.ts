@@ -1,8 +1,6 @@
-// Statements on embedded PGlite (store/db.ts preparedStatements): each distinct SQL text is prepared once and
-// run as one message, its parameters sent as node-postgres sends them. The same statements run on a real
-// PostgreSQL server through node-postgres must give the same rows; a statement that fails, DDL, more distinct
-// statements than are kept, transactions and concurrent callers must not leave the embedded backend with a
-// wrong or missing statement.
+// Statements on embedded PGlite (store/db.ts). The same statements run on a real PostgreSQL server through
+// node-postgres must give the same rows; a statement that fails, DDL, many distinct statements, transactions
+// and concurrent callers must not leave the embedded backend answering a wrong or failed statement.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from '../../store/db.ts';
@@ -90,7 +88,7 @@ describe('statements on PGlite give what node-postgres gives on PostgreSQL', () 
   });
 });
 
-describe('prepared statements on PGlite', () => {
+describe('statements on PGlite', () => {
   let db: Db;
   beforeAll(async () => {
     db = await openDb({});
@@ -140,7 +138,7 @@ describe('prepared statements on PGlite', () => {
     expect(await names()).toContain('committed');
   });
 
-  it('after DDL a kept statement sees the table as it is now', async () => {
+  it('after DDL a statement run before sees the table as it is now', async () => {
     const id = randomUUID();
     await insert(id, 'before the column');
     const star = () => db.query<Record<string, unknown>>('SELECT * FROM things WHERE id = $1', [id]);
@@ -149,7 +147,7 @@ describe('prepared statements on PGlite', () => {
     expect((await star()).rows[0]).toMatchObject({ id, extra: 'x' });
   });
 
-  it('more distinct statements than are kept: each still answers, the first again too', async () => {
+  it('300 distinct statements: each answers, the first again too', async () => {
     const first = 'SELECT $1::integer + 0 AS n';
     expect((await db.query<{ n: number }>(first, [7])).rows).toEqual([{ n: 7 }]);
     for (let i = 1; i <= 300; i++) {
