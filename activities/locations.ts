@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import { callerFailure } from '../core/failures.ts';
 import { ThrottledError, withThrottleScope } from '../connectors/throttle.ts';
 import { currentRun, scratchRunId } from './scratch.ts';
-import { heartbeat } from './heartbeat.ts';
+import { heartbeat, heartbeatUnlessRecent } from './heartbeat.ts';
 
 export async function atLocation<T>(
   registry: LocationRegistry,
@@ -75,8 +75,10 @@ function heartbeatWhileRunning(): () => void {
   }
   if (ctx.info.isLocal || !ctx.info.heartbeatTimeoutMs) return () => undefined;
   const every = Math.max(1_000, Math.floor(ctx.info.heartbeatTimeoutMs / 3));
-  // Keeps the activity's own details (a batch chunk's last row): a bare heartbeat would clear them.
-  heartbeat(ctx);
+  // Keeps the activity's own details (a batch chunk's last row): a bare heartbeat would clear them. Not when
+  // the activity said it was alive within `every` (a batch chunk beats on its own, and its every row's write
+  // comes here).
+  heartbeatUnlessRecent(ctx, every);
   const timer = setInterval(() => heartbeat(ctx), every);
   timer.unref();
   return () => clearInterval(timer);
