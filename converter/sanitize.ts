@@ -45,7 +45,7 @@ import { constants as zlibConstants, gunzipSync, inflateRawSync } from 'node:zli
 import { tokenize, type XmlToken, XmlSyntaxError } from '../engine/xml.ts';
 import { ConvertError } from './errors.ts';
 import { entryData, makeEntry, readZip, writeZip } from './zip.ts';
-import type { OutEntry } from '../engine/zip.ts';
+import type { OutEntry, ZipEntry } from '../engine/zip.ts';
 
 export interface SanitizeResult {
   bytes: Uint8Array;
@@ -788,6 +788,36 @@ export function sanitizeOoxml(input: Uint8Array, format: string): SanitizeResult
   };
 }
 
+// A template's own parts are the same entries in every merge of it (the engine's template cache), and what
+// judging one finds depends only on its bytes, its name and what the package says of it (the hyperlink ids of
+// its relationships; whether it is an image): each is judged once per entry and per such context, and its
+// verdict (what it becomes, what was removed, the ids it uses) given again. A part that is refused is never
+// remembered, so it is refused every time. Entries of a package read from bytes are new objects: never found.
+interface XmlVerdict {
+  text: string | undefined;
+  nonLinkRefs: Set<string>;
+  removed: string[];
+}
+interface BinaryVerdict {
+  next: Uint8Array | string | undefined;
+  removed: string[];
+}
+/** Per entry: a relationship part's tokens and facts, [Content_Types].xml's image types, or the verdicts. */
+const relsOfEntry = new WeakMap<ZipEntry, { name: string; xml: XmlPart; facts: RelsFacts } | null>();
+const typesOfEntry = new WeakMap<ZipEntry, { isImage: (name: string) => boolean }>();
+const xmlVerdicts = new WeakMap<ZipEntry, Map<string, XmlVerdict>>();
+const binaryVerdicts = new WeakMap<ZipEntry, Map<string, BinaryVerdict>>();
+/** Entries whose bytes are not XML (judged by sanitizeBinary). */
+const notXml = new WeakSet<ZipEntry>();
+
+function remember<K, V>(verdicts: WeakMap<ZipEntry, Map<K, V>>, entry: ZipEntry, key: K, verdict: V): void {
+  let byKey = verdicts.get(entry);
+  if (!byKey) verdicts.set(entry, (byKey = new Map()));
+  // A part judged in many contexts (a template whose rendered relationships differ per merge) keeps a few.
+  if (byKey.size >= 8) byKey.clear();
+  byKey.set(key, verdict);
+}
+
 /** sanitizeOoxml over a package's parts before they are zipped (a render's, engine/index.ts renderParts):
  *  `entries` is undefined when every part stays as it is, else the parts with the cleaned ones in hand. */
 export function sanitizeParts(
@@ -806,38 +836,76 @@ export function sanitizeParts(
       throw new ConvertError('BAD_INPUT', `macro-enabled documents are refused (${e.name})`);
     }
   }
-  const typesXml = readXmlPart(types.name, dataOf(types));
-  const contentTypes = typesXml ? imageContentTypes(typesXml) : { isImage: () => false };
+  let contentTypes = 'entry' in types ? typesOfEntry.get(types.entry) : undefined;
+  if (!contentTypes) {
+    const typesXml = readXmlPart(types.name, dataOf(types));
+    contentTypes = typesXml ? imageContentTypes(typesXml) : { isImage: () => false };
+    if ('entry' in types) typesOfEntry.set(types.entry, contentTypes);
+  }
   const linkIdsByPart = new Map<string, Set<string>>();
   const imageParts = new Set<string>();
   // Relationship parts first (small): which ids are hyperlinks, per part they describe, and which parts
   // are images; a macro relationship refuses the package.
   for (const e of entries) {
     if (!/\.rels$/i.test(e.name)) continue;
-    const xml = readXmlPart(e.name, dataOf(e));
-    if (!xml) continue;
-    rels.push([e.name, xml]);
-    const facts = readRels(e.name, xml);
+    // Its facts depend on its name too (targets are resolved from it).
+    let read = 'entry' in e ? relsOfEntry.get(e.entry) : undefined;
+    if (read === undefined || (read && read.name !== e.name)) {
+      const xml = readXmlPart(e.name, dataOf(e));
+      read = xml ? { name: e.name, xml, facts: readRels(e.name, xml) } : null;
+      if ('entry' in e) relsOfEntry.set(e.entry, read);
+    }
+    if (!read) continue;
+    rels.push([e.name, read.xml]);
     const source = sourcePartOf(e.name);
-    if (source !== undefined) linkIdsByPart.set(source, facts.linkIds);
-    for (const p of facts.images) imageParts.add(p);
+    if (source !== undefined) linkIdsByPart.set(source, read.facts.linkIds);
+    for (const p of read.facts.images) imageParts.add(p);
   }
   // Then every other part, one at a time (its tokens are dropped once it is judged): XML by its content,
   // anything else by what its bytes are.
   for (const e of entries) {
     if (/\.rels$/i.test(e.name)) continue;
+    const entry = 'entry' in e ? e.entry : undefined;
+    const linkIds = linkIdsByPart.get(e.name.toLowerCase()) ?? new Set<string>();
+    // The part's name, and the ids its relationships name hyperlinks.
+    const context = [e.name, ...[...linkIds].sort()].join('\n');
+    if (entry && !notXml.has(entry)) {
+      const known = xmlVerdicts.get(entry)?.get(context);
+      if (known) {
+        removed.push(...known.removed);
+        refsByPart.set(e.name.toLowerCase(), known.nonLinkRefs);
+        if (known.text !== undefined) replaced.set(e.name, known.text);
+        continue;
+      }
+    }
     const bytes = dataOf(e);
-    const xml = readXmlPart(e.name, bytes);
+    const xml = entry && notXml.has(entry) ? undefined : readXmlPart(e.name, bytes);
     if (!xml) {
-      const next = sanitizeBinary(e.name, bytes, imageParts.has(e.name.toLowerCase()) || contentTypes.isImage(e.name), removed);
+      const image = imageParts.has(e.name.toLowerCase()) || contentTypes.isImage(e.name);
+      const known = entry && binaryVerdicts.get(entry)?.get(`${e.name}\n${image}`);
+      if (known) {
+        removed.push(...known.removed);
+        if (known.next !== undefined) replaced.set(e.name, known.next);
+        continue;
+      }
+      const own: string[] = [];
+      const next = sanitizeBinary(e.name, bytes, image, own);
+      removed.push(...own);
       if (next !== undefined) replaced.set(e.name, next);
+      if (entry) {
+        notXml.add(entry);
+        remember(binaryVerdicts, entry, `${e.name}\n${image}`, { next, removed: own });
+      }
       continue;
     }
     if (e.name === '[Content_Types].xml' && /macroEnabled/i.test(xml.text))
       throw new ConvertError('BAD_INPUT', 'macro-enabled documents are refused');
-    const r = sanitizeContent(e.name, xml, linkIdsByPart.get(e.name.toLowerCase()) ?? new Set(), removed, isSvg(xml));
+    const own: string[] = [];
+    const r = sanitizeContent(e.name, xml, linkIds, own, isSvg(xml));
+    removed.push(...own);
     refsByPart.set(e.name.toLowerCase(), r.nonLinkRefs);
     if (r.text !== undefined) replaced.set(e.name, r.text);
+    if (entry) remember(xmlVerdicts, entry, context, { text: r.text, nonLinkRefs: r.nonLinkRefs, removed: own });
   }
   for (const [name, xml] of rels) {
     const source = sourcePartOf(name);

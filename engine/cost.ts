@@ -161,15 +161,21 @@ export function conversionCost(pkg: Uint8Array | readonly OutEntry[], limits?: P
   let styles = NO_STYLES;
   for (const part of parts) {
     if (part.size === 0 || !looksLikeXml(part.head.subarray(0, 64)) || rootName(part.head.subarray(0, 1024)) !== 'styles') continue;
-    styles = readStyles(part.data().toString('latin1'));
+    const known = part.entry && stylesOfEntry.get(part.entry);
+    styles = known ?? readStyles(part.data().toString('latin1'));
+    if (part.entry && !known) stylesOfEntry.set(part.entry, styles);
   }
   for (const part of parts) {
     if (part.size === 0) continue;
     if (looksLikeXml(part.head.subarray(0, 64))) {
-      flowPages += scanPart(part.name, part.data(), cost, styles);
+      flowPages += addPart(cost, part.entry ? scanEntry(part, styles) : scanPart(part.name, part.data(), cost, styles));
       continue;
     }
-    const size = imageSize(part);
+    let size = part.entry ? imageSizes.get(part.entry) : undefined;
+    if (size === undefined) {
+      size = imageSize(part);
+      if (part.entry) imageSizes.set(part.entry, size);
+    }
     if (size) {
       cost.imagePixels += size.width * size.height;
       if (!cost.largestImage || size.width * size.height > cost.largestImage.width * cost.largestImage.height)
@@ -225,6 +231,54 @@ export function checkConversionCost(pkg: Uint8Array | readonly OutEntry[], limit
   }
   if (over.length > 0) throw new TemplateError(over);
   return cost;
+}
+
+// A template's own parts are the same entries in every merge of it (the engine's template cache): what one
+// adds to the cost is read once per entry (and styles part), and added to each merge's cost as scanPart would.
+const stylesOfEntry = new WeakMap<ZipEntry, Styles>();
+const imageSizes = new WeakMap<ZipEntry, { width: number; height: number } | null>();
+const scanned = new WeakMap<ZipEntry, WeakMap<Styles, { cost: ConversionCost; flowPages: number }>>();
+
+const emptyCost = (): ConversionCost => ({
+  pages: 0,
+  paragraphs: 0,
+  breaks: 0,
+  slides: 0,
+  longestParagraph: null,
+  longestTable: null,
+  cells: 0,
+  imagePixels: 0,
+  largestImage: null,
+});
+
+/** What a template's part adds to a cost (scanPart's, on a cost of its own), read once per entry and styles. */
+function scanEntry(part: Part, styles: Styles): { cost: ConversionCost; flowPages: number } {
+  const entry = part.entry!;
+  let byStyles = scanned.get(entry);
+  if (!byStyles) scanned.set(entry, (byStyles = new WeakMap()));
+  let found = byStyles.get(styles);
+  if (!found) {
+    const own = emptyCost();
+    found = { flowPages: scanPart(part.name, part.data(), own, styles), cost: own };
+    byStyles.set(styles, found);
+  }
+  return found;
+}
+
+/** Adds a part's own cost into `cost` as scanPart adds it while it reads (the first of equally long
+ *  paragraphs or tables stays); returns its flow pages. A number is scanPart's answer itself. */
+function addPart(cost: ConversionCost, part: number | { cost: ConversionCost; flowPages: number }): number {
+  if (typeof part === 'number') return part;
+  const c = part.cost;
+  cost.pages += c.pages;
+  cost.paragraphs += c.paragraphs;
+  cost.breaks += c.breaks;
+  cost.slides += c.slides;
+  cost.cells += c.cells;
+  if (c.longestParagraph && (!cost.longestParagraph || c.longestParagraph.chars > cost.longestParagraph.chars))
+    cost.longestParagraph = c.longestParagraph;
+  if (c.longestTable && (!cost.longestTable || c.longestTable.rows > cost.longestTable.rows)) cost.longestTable = c.longestTable;
+  return part.flowPages;
 }
 
 /** Scans one XML part; returns the pages (fractional) it adds to the Word flow. */

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ConvertError } from '../../../converter/index.ts';
 import { entryText, makeEntry, readZip, writeZip } from '../../../converter/zip.ts';
 import { fieldRun, makeDocx, makeXlsx, para, pictureRun, png } from '../../integration/convert/fixtures.ts';
+import { sanitizeParts } from '../../../converter/sanitize.ts';
+import type { OutEntry } from '../../../engine/zip.ts';
 import { sanitizeBothWays } from '../../support/package-parts.ts';
 
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
@@ -104,6 +106,33 @@ describe('sanitizeOoxml: relationships', () => {
       'word/_rels/document.xml.rels#rIdFake: external hyperlink → https://example.org/',
     ]);
     expect(part(r.bytes, 'word/_rels/document.xml.rels')).toContain('rIdLink');
+  });
+
+  it('judges a template’s own part again when its relationships change between merges (the verdicts kept per entry)', () => {
+    // A template's document (the same entry in every merge) uses rIdSneaky as an image link; a merge's
+    // rendered relationships first have no such id, then make it an external hyperlink, which must then go.
+    const body = pictureRun('rIdSneaky', 'link', 1);
+    const template = readZip(withRels('', body));
+    const merge = (rels: string): OutEntry[] =>
+      template.map((entry) =>
+        entry.name === 'word/_rels/document.xml.rels'
+          ? { name: entry.name, data: Buffer.from(`${XML}<Relationships xmlns="${PKG_RELS}">${rels}</Relationships>`) }
+          : { name: entry.name, entry },
+      );
+    expect(sanitizeParts(merge(''), 'docx').removed).toEqual([]);
+    const sneaky = `<Relationship Id="rIdSneaky" Type="${REL}/hyperlink" Target="http://10.0.0.1/x.png" TargetMode="External"/>`;
+    for (let i = 0; i < 2; i++)
+      expect(sanitizeParts(merge(sneaky), 'docx').removed).toEqual([
+        'word/_rels/document.xml.rels#rIdSneaky: external hyperlink → http://10.0.0.1/x.png',
+      ]);
+    // And back: the verdict without the hyperlink is given again.
+    expect(sanitizeParts(merge(''), 'docx').removed).toEqual([]);
+  });
+
+  it('refuses a template’s refused part in every merge, not only the first', () => {
+    const template = readZip(withRels('', `<w:p><w:r><w:t>&undefined;</w:t></w:r></w:p>`));
+    const parts: OutEntry[] = template.map((entry) => ({ name: entry.name, entry }));
+    for (let i = 0; i < 3; i++) expect(() => sanitizeParts(parts, 'docx')).toThrow(/undefined entity reference/);
   });
 
   it('refuses a relationship with two TargetMode spellings rather than guessing which one counts', () => {
