@@ -144,17 +144,7 @@ function entryPart(entry: ZipEntry): Part {
 /** What LibreOffice would lay out for a package: its bytes, or a render's parts before they are zipped
  *  (engine/index.ts renderParts), which are read without inflating anything. */
 export function conversionCost(pkg: Uint8Array | readonly OutEntry[], limits?: Partial<TemplateLimits>): ConversionCost {
-  const cost: ConversionCost = {
-    pages: 0,
-    paragraphs: 0,
-    breaks: 0,
-    slides: 0,
-    longestParagraph: null,
-    longestTable: null,
-    cells: 0,
-    imagePixels: 0,
-    largestImage: null,
-  };
+  const cost = emptyCost();
   let flowPages = 0;
   const parts = partsOf(pkg, resolveLimits(limits));
   // Paragraph styles first (a part whose root is w:styles, whatever its name): the document's paragraphs use them.
