@@ -44,7 +44,8 @@ describe('heartbeats of a location step (activities/locations.ts)', () => {
   });
 
   it('steps of an activity that heartbeated within the interval send nothing of their own (a batch chunk’s rows)', async () => {
-    const { ctx, beats } = activityContext({});
+    // A 60 s timeout: a step's interval is 20 s, which no stall of a loaded machine reaches.
+    const { ctx, beats } = activityContext({ heartbeatTimeoutMs: 60_000 });
     await asyncLocalStorage.run(ctx, async () => heartbeat(ctx, { lastRow: 7 }));
     for (let i = 0; i < 50; i++) await step(ctx, 0);
     expect(beats).toEqual([{ lastRow: 7 }]);
