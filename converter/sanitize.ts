@@ -802,13 +802,12 @@ interface BinaryVerdict {
   next: Uint8Array | string | undefined;
   removed: string[];
 }
-/** Per entry: a relationship part's tokens and facts, [Content_Types].xml's image types, or the verdicts. */
+/** Per entry: a relationship part's tokens and facts, [Content_Types].xml's image types, or the verdicts (an
+ *  entry with binary verdicts is not XML). */
 const relsOfEntry = new WeakMap<ZipEntry, { name: string; xml: XmlPart; facts: RelsFacts } | null>();
 const typesOfEntry = new WeakMap<ZipEntry, { isImage: (name: string) => boolean }>();
 const xmlVerdicts = new WeakMap<ZipEntry, Map<string, XmlVerdict>>();
 const binaryVerdicts = new WeakMap<ZipEntry, Map<string, BinaryVerdict>>();
-/** Entries whose bytes are not XML (judged by sanitizeBinary). */
-const notXml = new WeakSet<ZipEntry>();
 
 function remember<K, V>(verdicts: WeakMap<ZipEntry, Map<K, V>>, entry: ZipEntry, key: K, verdict: V): void {
   let byKey = verdicts.get(entry);
@@ -867,35 +866,32 @@ export function sanitizeParts(
     if (/\.rels$/i.test(e.name)) continue;
     const entry = 'entry' in e ? e.entry : undefined;
     const linkIds = linkIdsByPart.get(e.name.toLowerCase()) ?? new Set<string>();
-    // The part's name, and the ids its relationships name hyperlinks.
-    const context = [e.name, ...[...linkIds].sort()].join('\n');
-    if (entry && !notXml.has(entry)) {
-      const known = xmlVerdicts.get(entry)?.get(context);
-      if (known) {
-        removed.push(...known.removed);
-        refsByPart.set(e.name.toLowerCase(), known.nonLinkRefs);
-        if (known.text !== undefined) replaced.set(e.name, known.text);
-        continue;
-      }
+    // A template's part not known to be other than XML: its verdict for its name and the ids its
+    // relationships name hyperlinks.
+    const context = entry && !binaryVerdicts.has(entry) ? [e.name, ...[...linkIds].sort()].join('\n') : undefined;
+    const known = context === undefined ? undefined : xmlVerdicts.get(entry!)?.get(context);
+    if (known) {
+      removed.push(...known.removed);
+      refsByPart.set(e.name.toLowerCase(), known.nonLinkRefs);
+      if (known.text !== undefined) replaced.set(e.name, known.text);
+      continue;
     }
     const bytes = dataOf(e);
-    const xml = entry && notXml.has(entry) ? undefined : readXmlPart(e.name, bytes);
+    const xml = entry && binaryVerdicts.has(entry) ? undefined : readXmlPart(e.name, bytes);
     if (!xml) {
       const image = imageParts.has(e.name.toLowerCase()) || contentTypes.isImage(e.name);
-      const known = entry && binaryVerdicts.get(entry)?.get(`${e.name}\n${image}`);
-      if (known) {
-        removed.push(...known.removed);
-        if (known.next !== undefined) replaced.set(e.name, known.next);
+      const key = `${e.name}\n${image}`;
+      const knownBinary = entry && binaryVerdicts.get(entry)?.get(key);
+      if (knownBinary) {
+        removed.push(...knownBinary.removed);
+        if (knownBinary.next !== undefined) replaced.set(e.name, knownBinary.next);
         continue;
       }
       const own: string[] = [];
       const next = sanitizeBinary(e.name, bytes, image, own);
       removed.push(...own);
       if (next !== undefined) replaced.set(e.name, next);
-      if (entry) {
-        notXml.add(entry);
-        remember(binaryVerdicts, entry, `${e.name}\n${image}`, { next, removed: own });
-      }
+      if (entry) remember(binaryVerdicts, entry, key, { next, removed: own });
       continue;
     }
     if (e.name === '[Content_Types].xml' && /macroEnabled/i.test(xml.text))
@@ -905,7 +901,7 @@ export function sanitizeParts(
     removed.push(...own);
     refsByPart.set(e.name.toLowerCase(), r.nonLinkRefs);
     if (r.text !== undefined) replaced.set(e.name, r.text);
-    if (entry) remember(xmlVerdicts, entry, context, { text: r.text, nonLinkRefs: r.nonLinkRefs, removed: own });
+    if (context !== undefined) remember(xmlVerdicts, entry!, context, { text: r.text, nonLinkRefs: r.nonLinkRefs, removed: own });
   }
   for (const [name, xml] of rels) {
     const source = sourcePartOf(name);

@@ -158,7 +158,7 @@ export function conversionCost(pkg: Uint8Array | readonly OutEntry[], limits?: P
   for (const part of parts) {
     if (part.size === 0) continue;
     if (looksLikeXml(part.head.subarray(0, 64))) {
-      flowPages += addPart(cost, part.entry ? scanEntry(part, styles) : scanPart(part.name, part.data(), cost, styles));
+      flowPages += part.entry ? addPart(cost, scanEntry(part, styles)) : scanPart(part.name, part.data(), cost, styles);
       continue;
     }
     let size = part.entry ? imageSizes.get(part.entry) : undefined;
@@ -256,9 +256,8 @@ function scanEntry(part: Part, styles: Styles): { cost: ConversionCost; flowPage
 }
 
 /** Adds a part's own cost into `cost` as scanPart adds it while it reads (the first of equally long
- *  paragraphs or tables stays); returns its flow pages. A number is scanPart's answer itself. */
-function addPart(cost: ConversionCost, part: number | { cost: ConversionCost; flowPages: number }): number {
-  if (typeof part === 'number') return part;
+ *  paragraphs or tables stays); returns its flow pages. */
+function addPart(cost: ConversionCost, part: { cost: ConversionCost; flowPages: number }): number {
   const c = part.cost;
   cost.pages += c.pages;
   cost.paragraphs += c.paragraphs;
