@@ -300,6 +300,16 @@ export async function replaceLeftoverDevServer(pidFile: string, log: (line: stri
   return rec.pid;
 }
 
+/** The last lines (at most 2,000 characters) a log received from byte `from` on; '' when unreadable. */
+function logTail(file: string, from: number): string {
+  try {
+    const text = fs.readFileSync(file).subarray(from).toString('utf8').trim();
+    return text.length > 2_000 ? `...${text.slice(-2_000)}` : text;
+  } catch {
+    return '';
+  }
+}
+
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const args = [
     'server',
@@ -333,6 +343,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (opts.headless || opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
   const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
+  const logStart = typeof out === 'number' ? fs.fstatSync(out).size : 0;
   // Never left behind: the server gets SIGTERM when this process dies, however it dies (setpriv's
   // parent-death signal; setpriv execs the CLI, so the pid is the server's), and it runs in its own
   // process group, so a terminal's Ctrl+C reaches docgen, which stops the worker before the server.
@@ -357,7 +368,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     const early = await Promise.race([exited, new Promise<'wait'>((r) => setTimeout(() => r('wait'), 200))]);
     if (early !== 'wait') {
       if (opts.pidFile) fs.rmSync(opts.pidFile, { force: true });
-      throw new Error(`the Temporal dev server exited with code ${early}${opts.logFile ? ` (see ${opts.logFile})` : ''}`);
+      // What it printed says why (a port already in use, a locked database): shown, not only pointed at.
+      const said = opts.logFile ? logTail(opts.logFile, logStart) : '';
+      throw new Error(
+        `the Temporal dev server exited with code ${early}${opts.logFile ? ` (see ${opts.logFile})` : ''}${said ? `:\n${said}` : ''}`,
+      );
     }
     try {
       const conn = await Connection.connect({ address, connectTimeout: 1_000 });

@@ -51,8 +51,8 @@ export async function docgenStartEnv(dataDir: string, extra: Record<string, stri
 }
 
 /** Runs `docgen start` and waits for its ready line. A port that was free when the environment was made can
- *  be taken by the time docgen listens (another process's outgoing connection gets it as its ephemeral port):
- *  then it starts again, up to twice, on fresh ports; the returned `env` is the one that worked. */
+ *  be taken by the time docgen listens (another process's outgoing connection gets it as its ephemeral port; the Temporal dev server then exits
+ *  saying "address already in use"): then it starts again, up to twice, on fresh ports; the returned `env` is the one that worked. */
 export async function spawnDocgenStart(
   env: NodeJS.ProcessEnv,
   opts: {
@@ -65,7 +65,7 @@ export async function spawnDocgenStart(
     try {
       return await spawnOnce(env, opts);
     } catch (err) {
-      if (attempt >= 3 || !(err instanceof Error) || !/EADDRINUSE/.test(err.message)) throw err;
+      if (attempt >= 3 || !(err instanceof Error) || !/EADDRINUSE|address already in use/.test(err.message)) throw err;
       env = { ...env };
       for (const key of ['PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'METRICS_PORT']) if (env[key]) env[key] = String(await freePort());
     }
