@@ -258,7 +258,10 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         batchRow,
         ...write
       } = input;
-      const writeInput: WriteInput = { run, urn, target, ...write };
+      // A location that keeps a record of its files (Storage) hands the written file's record to the record
+      // step, which stores it with the document record and the metering in one statement (the file resolves
+      // from then on), instead of a statement of its own before it.
+      const writeInput: WriteInput = { run, urn, target, ...write, recordLater: true };
       const meter = metering === 'generated' ? generatedConsumption : metering === 'managed' ? managedConsumption : () => [];
       // A run that ran consumes its uploads whatever its outcome: no need to wait for the count.
       const consumed =
@@ -294,10 +297,12 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
         };
       }
       const consumption = meter(pages.value);
+      const { file, ...writtenFile } = written.value;
       const recorded = await steps.record({
         run,
         urn,
-        written: written.value,
+        written: writtenFile,
+        ...(file ? { file } : {}),
         target,
         consumption,
         ...(movedFrom ? { movedFrom } : {}),
@@ -307,7 +312,7 @@ export function groupActivities(single: Steps, undoable: (method: string) => boo
       await consumed;
       if (end.scratch.length > 0) await steps.discardScratch(end.scratch);
       return {
-        written: written.value,
+        written: writtenFile,
         pages: pages.value,
         documentGuid: recorded.documentGuid,
         consumption,

@@ -6,6 +6,7 @@ import type { GenerateWarning } from '../core/generate.ts';
 import type { Consumption } from '../core/envelope.ts';
 import { isRemote, type RunContext } from '../core/run.ts';
 import type { Target } from '../core/target.ts';
+import { type FileRecord, insertFile } from '../store/files.ts';
 import { forgetLocationWrites } from '../store/location-writes.ts';
 import { recordBatchRowDocument } from '../store/records/batches.ts';
 import { moveDocumentRecord, recordDocumentWithConsumption, recordedOperation } from '../store/records/documents.ts';
@@ -22,6 +23,9 @@ export interface RecordInput {
   written: Pick<Written, 'urn' | 'name' | 'path' | 'uri' | 'links' | 'emails'>;
   target: Pick<Target, 'fileFormat' | 'deliveryMethod'>;
   consumption: Consumption[];
+  /** The written file's record, when its location left it to this step (Storage: WriteRequest.recordLater);
+   *  stored in the same statement as the document record where that is one statement. */
+  file?: FileRecord;
   /** A move: the source's record (at this urn) is carried over to the written file. */
   movedFrom?: string;
   /** X-Email of a manage request (spec 5.2). */
@@ -65,6 +69,8 @@ export function recordActivities(deps: ActivityDeps) {
         ...(input.initiatorEmail ? { initiatorEmail: input.initiatorEmail } : {}),
       };
       let batchRow: BatchRowRecorded | undefined;
+      // A move's and a batch row's record are statements of their own: the file's record goes first.
+      if (input.file && (input.movedFrom || input.batchRow)) await insertFile(deps.db, input.file);
       const { documentGuid, metered } = input.movedFrom
         ? await moveDocumentRecord(deps.db, input.movedFrom, document, input.consumption)
         : input.batchRow
@@ -81,7 +87,7 @@ export function recordActivities(deps: ActivityDeps) {
               batchRow = { inserted, ...(cancelRequested !== undefined ? { cancelRequested } : {}) };
               return recorded;
             })
-          : await recordDocumentWithConsumption(deps.db, document, input.consumption);
+          : await recordDocumentWithConsumption(deps.db, document, input.consumption, input.file);
       if (isRemote(run, input.target.deliveryMethod)) await forgetLocationWrites(deps.db, run.subscriptionId, input.urn);
       countMetering(metered);
       return { documentGuid, ...(batchRow ? { batchRow } : {}) };

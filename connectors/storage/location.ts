@@ -3,8 +3,20 @@
 // caller's subscription; another tenant's urn reads as absent.
 import { formatOfFileName, isOfficeFormat, outputFileName } from '../../core/formats.ts';
 import type { BlobRef } from '../../core/blob.ts';
-import { deleteFile, type FileKind, type FileRecord, getFile, insertFile, markFileRemoved, removedFileKey } from '../../store/files.ts';
+import {
+  deleteFile,
+  type FileKind,
+  type FileRecord,
+  getFile,
+  insertFile,
+  isUuid,
+  markFileRemoved,
+  removedFileKey,
+} from '../../store/files.ts';
 import { type Location, type LocationDeps, LocationError } from '../location.ts';
+
+/** Where a document delivered to Storage keeps its bytes. */
+const documentKey = (subscriptionId: string, urn: string) => `subscriptions/${subscriptionId}/documents/${urn}`;
 
 export function storageLocation(deps: LocationDeps): Location {
   async function find(subscriptionId: string, urn: string, kind: FileKind, consumer?: string) {
@@ -65,7 +77,7 @@ export function storageLocation(deps: LocationDeps): Location {
     async write(ctx, req) {
       if (!ctx.userId) throw new Error('a Storage write needs the acting user (the document owner)');
       const name = outputFileName(req.name, req.fileFormat);
-      const key = `subscriptions/${ctx.subscriptionId}/documents/${req.urn}`;
+      const key = documentKey(ctx.subscriptionId, req.urn);
       // Bytes in hand are written at the key itself (atomic: put renames its temporary file over the key).
       const put = req.bytes ? await deps.blobs.put(key, req.bytes) : undefined;
       if (!put) await deps.blobs.copy(req.source.key, key);
@@ -88,10 +100,12 @@ export function storageLocation(deps: LocationDeps): Location {
       return { urn: req.urn, name, path: req.path };
     },
 
-    /** A document written by a step that then failed, before anything recorded it: row and bytes go. */
+    /** A document written by a step that then failed, before anything recorded it: row and bytes go. A write
+     *  whose record was left to its caller (recordLater) has no row: its bytes are at the key it was given. */
     async discard(ctx, urn) {
       const key = await deleteFile(deps.db, ctx.subscriptionId, urn, ['document']);
       if (key) await deps.blobs.delete(key);
+      else if (isUuid(urn)) await deps.blobs.delete(documentKey(ctx.subscriptionId, urn));
     },
 
     /** `delete` marks the row removed (the urn stops resolving) and keeps the bytes for an operator to

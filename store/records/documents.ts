@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
+import type { FileRecord } from '../files.ts';
 import {
   clientText,
   fromRow,
@@ -186,17 +187,44 @@ export async function recordConsumption(
  *  of four: BEGIN, two statements, COMMIT); idempotent per operation, as recordDocument and
  *  recordConsumption are. `metered` is the metering that was new. The metering is written only with a
  *  record: when the operation's record is neither inserted nor visible (a concurrent attempt committed it
- *  after this statement began), nothing is written and the step fails, to be retried. */
+ *  after this statement began), nothing is written and the step fails, to be retried. `file`: the written
+ *  file's record (a Storage write's, WriteRequest.recordLater), stored with them (a retry's updates it). */
 export async function recordDocumentWithConsumption(
   db: Db,
   d: NewDocument,
   consumption: Consumption[],
+  file?: FileRecord,
 ): Promise<{ documentGuid: string; metered: Consumption[] }> {
   const record = documentRecordCtes(d, consumption);
+  const p = record.params.length;
   const r = await db.query<{ document_guid: string | null; dimensions: string[] | null }>(
-    `WITH ${record.ctes}
+    `WITH ${record.ctes}${
+      file
+        ? `,
+     file AS (
+       INSERT INTO stored_files (id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, expires_date)
+       SELECT $${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, $${p + 9}, $${p + 10}, $${p + 11}
+       WHERE EXISTS (SELECT 1 FROM recorded)
+       ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, sha256 = EXCLUDED.sha256)`
+        : ''
+    }
      SELECT (SELECT document_guid FROM recorded) AS document_guid, ARRAY(SELECT dimension FROM metered) AS dimensions`,
-    record.params,
+    file
+      ? [
+          ...record.params,
+          file.id,
+          file.subscriptionId,
+          file.ownerId,
+          file.kind,
+          file.fileName,
+          file.path,
+          file.contentType,
+          file.size,
+          file.sha256,
+          file.blobKey,
+          file.expiresDate,
+        ]
+      : record.params,
   );
   const row = r.rows[0];
   if (!row?.document_guid) throw new Error('document record vanished');

@@ -176,6 +176,54 @@ describe.each(backends)('store on $name', ({ open }) => {
     expect(bare.documentGuid).not.toBe(first.documentGuid);
   });
 
+  it("stores a Storage write's file record in the document record's statement: it resolves once recorded, and a retry updates it", async () => {
+    const s = await ensureSubscription(db, 'file-with-record');
+    const u = await ensureFirstUser(db, s);
+    const urn = randomUUID();
+    const doc = {
+      subscriptionId: s.id,
+      userId: u.id,
+      operationId: 'op-file',
+      title: 'b.docx',
+      urn,
+      path: 'root',
+      fileFormat: 'docx',
+      deliveryMethod: 'Storage',
+    };
+    const file = {
+      id: urn,
+      subscriptionId: s.id,
+      ownerId: u.id,
+      kind: 'document' as const,
+      fileName: 'b.docx',
+      path: 'root',
+      contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      size: 10,
+      sha256: 'a'.repeat(64),
+      blobKey: `subscriptions/${s.id}/documents/${urn}`,
+      expiresDate: null,
+    };
+    expect(await getFile(db, s.id, urn, ['document'])).toBeUndefined();
+    const first = await recordDocumentWithConsumption(db, doc, [{ dimension: 'documents-generated', value: 1 }], file);
+    expect(first.metered).toEqual([{ dimension: 'documents-generated', value: 1 }]);
+    expect(await getFile(db, s.id, urn, ['document'])).toMatchObject({
+      fileName: 'b.docx',
+      size: 10,
+      blobKey: file.blobKey,
+      ownerId: u.id,
+    });
+    // A retried step wrote the bytes again: the same record, the file's size and digest as written last.
+    const again = await recordDocumentWithConsumption(db, doc, [{ dimension: 'documents-generated', value: 1 }], {
+      ...file,
+      size: 12,
+      sha256: 'b'.repeat(64),
+    });
+    expect(again).toEqual({ documentGuid: first.documentGuid, metered: [] });
+    expect(await getFile(db, s.id, urn, ['document'])).toMatchObject({ size: 12, sha256: 'b'.repeat(64) });
+    const n = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM stored_files WHERE subscription_id = $1', [s.id]);
+    expect(Number(n.rows[0]?.n)).toBe(1);
+  });
+
   /** A subscription, its first user and a batch of `rowsTotal` docx rows to Storage. */
   async function storageBatch(name: string, rowsTotal: number) {
     const s = await ensureSubscription(db, name);

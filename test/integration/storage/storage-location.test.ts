@@ -1,6 +1,7 @@
 // The Storage location's removal on PGlite and the directory store: a permanent delete that runs again
 // after an earlier attempt marked the row but stopped before erasing (a retried step, a replayed workflow
-// task) still erases the bytes; a soft delete keeps them.
+// task) still erases the bytes; a soft delete keeps them; a write undone before anything recorded it goes
+// with its bytes, whether its row was written or left to the record step.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -65,6 +66,32 @@ describe('Storage location: removing a document', () => {
     await location().remove!({ subscriptionId }, urn, 'permanentDelete');
     expect(await blobs.exists(key)).toBe(false);
     expect(await getFile(db, subscriptionId, urn, ['document'])).toBeUndefined();
+  });
+
+  it('a write whose record was left to its caller is discarded with its bytes; a recorded one with its row', async () => {
+    const source = { key: `scratch/${randomUUID()}/merged.docx`, size: 5, sha256: 'ab', contentType: 'x' };
+    await blobs.put(source.key, new TextEncoder().encode('bytes'));
+    const write = (urn: string, recordLater: boolean) =>
+      location().write!(
+        { subscriptionId, userId: ownerId },
+        { urn, name: 'w.docx', path: 'root', fileFormat: 'docx', source, ...(recordLater ? { recordLater } : {}) },
+      );
+    const later = randomUUID();
+    const written = await write(later, true);
+    expect(written.file).toMatchObject({ id: later, blobKey: `subscriptions/${subscriptionId}/documents/${later}` });
+    expect(await getFile(db, subscriptionId, later, ['document'])).toBeUndefined();
+    expect(await blobs.exists(written.file!.blobKey)).toBe(true);
+    await location().discard!({ subscriptionId }, later);
+    expect(await blobs.exists(written.file!.blobKey)).toBe(false);
+
+    const now = randomUUID();
+    expect((await write(now, false)).file).toBeUndefined();
+    const key = `subscriptions/${subscriptionId}/documents/${now}`;
+    expect((await getFile(db, subscriptionId, now, ['document']))?.blobKey).toBe(key);
+    await location().discard!({ subscriptionId }, now);
+    expect(await blobs.exists(key)).toBe(false);
+    expect(await getFile(db, subscriptionId, now, ['document'])).toBeUndefined();
+    expect(await blobs.exists(source.key)).toBe(true);
   });
 
   it('a delete keeps the bytes; another subscription removes nothing', async () => {
