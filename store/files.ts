@@ -55,14 +55,23 @@ function toFile(r: Row): StoredFile {
 /** A file's record as a write makes it (its creation date is the database's). */
 export type FileRecord = Omit<StoredFile, 'createdDate'>;
 
+/** The INSERT of a file's record, its values (`fileValues`) numbered from $`from + 1`; with `onlyIf`, stored
+ *  only when that condition holds (a statement that records the file with its document). Written again (a
+ *  retried write), the row stays and takes the new size and digest. */
+export function fileInsert(from: number, onlyIf?: string): string {
+  const values = Array.from({ length: 11 }, (_, i) => `$${from + i + 1}`).join(', ');
+  return `INSERT INTO stored_files (id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, expires_date)
+     ${onlyIf ? `SELECT ${values} WHERE ${onlyIf}` : `VALUES (${values})`}
+     ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, sha256 = EXCLUDED.sha256`;
+}
+
+/** A file record's values, in fileInsert's order. */
+export function fileValues(f: FileRecord): unknown[] {
+  return [f.id, f.subscriptionId, f.ownerId, f.kind, f.fileName, f.path, f.contentType, f.size, f.sha256, f.blobKey, f.expiresDate];
+}
+
 export async function insertFile(db: Queryable, f: FileRecord): Promise<StoredFile> {
-  const r = await db.query<Row>(
-    `INSERT INTO stored_files (id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, expires_date)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-     ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, sha256 = EXCLUDED.sha256
-     RETURNING ${COLUMNS}`,
-    [f.id, f.subscriptionId, f.ownerId, f.kind, f.fileName, f.path, f.contentType, f.size, f.sha256, f.blobKey, f.expiresDate],
-  );
+  const r = await db.query<Row>(`${fileInsert(0)} RETURNING ${COLUMNS}`, fileValues(f));
   const row = r.rows[0];
   if (!row) throw new Error('insert returned nothing');
   return toFile(row);

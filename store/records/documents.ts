@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumption } from '../../core/envelope.ts';
 import type { Db, Queryable } from '../db.ts';
-import type { FileRecord } from '../files.ts';
+import { type FileRecord, fileInsert, fileValues } from '../files.ts';
 import {
   clientText,
   fromRow,
@@ -196,35 +196,15 @@ export async function recordDocumentWithConsumption(
   file?: FileRecord,
 ): Promise<{ documentGuid: string; metered: Consumption[] }> {
   const record = documentRecordCtes(d, consumption);
-  const p = record.params.length;
   const r = await db.query<{ document_guid: string | null; dimensions: string[] | null }>(
     `WITH ${record.ctes}${
       file
         ? `,
-     file AS (
-       INSERT INTO stored_files (id, subscription_id, owner_id, kind, file_name, path, content_type, size, sha256, blob_key, expires_date)
-       SELECT $${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, $${p + 9}, $${p + 10}, $${p + 11}
-       WHERE EXISTS (SELECT 1 FROM recorded)
-       ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, sha256 = EXCLUDED.sha256)`
+     file AS (${fileInsert(record.params.length, 'EXISTS (SELECT 1 FROM recorded)')})`
         : ''
     }
      SELECT (SELECT document_guid FROM recorded) AS document_guid, ARRAY(SELECT dimension FROM metered) AS dimensions`,
-    file
-      ? [
-          ...record.params,
-          file.id,
-          file.subscriptionId,
-          file.ownerId,
-          file.kind,
-          file.fileName,
-          file.path,
-          file.contentType,
-          file.size,
-          file.sha256,
-          file.blobKey,
-          file.expiresDate,
-        ]
-      : record.params,
+    file ? [...record.params, ...fileValues(file)] : record.params,
   );
   const row = r.rows[0];
   if (!row?.document_guid) throw new Error('document record vanished');

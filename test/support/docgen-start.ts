@@ -51,8 +51,9 @@ export async function docgenStartEnv(dataDir: string, extra: Record<string, stri
 }
 
 /** Runs `docgen start` and waits for its ready line. A port that was free when the environment was made can
- *  be taken by the time docgen listens (another process's outgoing connection gets it as its ephemeral port; the Temporal dev server then exits
- *  saying "address already in use"): then it starts again, up to twice, on fresh ports; the returned `env` is the one that worked. */
+ *  be taken by the time docgen listens (another process's outgoing connection gets it as its ephemeral port;
+ *  the Temporal dev server then exits saying "address already in use"): then it starts again, up to twice, on
+ *  fresh ports; the returned `env` is the one that worked. */
 export async function spawnDocgenStart(
   env: NodeJS.ProcessEnv,
   opts: {
