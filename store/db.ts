@@ -20,9 +20,9 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-/** `sharedBuffersMb`: PostgreSQL's shared_buffers (PGLITE_SHARED_BUFFERS_MB); PGlite's default (128 MB) when unset. */
+/** `sharedBuffersMb`: PostgreSQL's shared_buffers (PGlite's default, 128 MB, when unset). */
 export async function openPglite(dir: string | undefined, opts: { sharedBuffersMb?: number | undefined } = {}): Promise<Db> {
-  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGlite, parse, protocol } = await import('@electric-sql/pglite');
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
   const options = opts.sharedBuffersMb
     ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffersMb}MB`] }
@@ -32,11 +32,33 @@ export async function openPglite(dir: string | undefined, opts: { sharedBuffersM
   // statistics, and with the generic plan PostgreSQL chose for a kept statement of a batch's flush, its time
   // per row grew with the tables (0.7 to 2.5 ms over 40,000 rows; planned each time, 0.8 to 1.0 ms).
   await pg.exec('SET plan_cache_mode = force_custom_plan');
+  const { serialize } = protocol;
+  /** One statement as one protocol message (parse, bind, describe, execute, sync), as `pg` sends it to a
+   *  server: PGlite's own query() enters the database six times per statement (it first asks the
+   *  parameters' types to pick their serializers), a third of a small statement's CPU in a tight loop.
+   *  Parameters go as text, typed by PostgreSQL from their use, as `pg` sends them (toParam), so both
+   *  backends see the same values; rows are parsed by PGlite's own parsers. Called under PGlite's query
+   *  lock; a failed statement throws PostgreSQL's error (DatabaseError: code, message) after the sync. */
+  async function statement<T>(sql: string, params: unknown[]): Promise<QueryResult<T>> {
+    const message = concat([
+      serialize.parse({ text: sql, types: [] }),
+      serialize.bind({ values: params.map(toParam) }),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+      serialize.sync(),
+    ]);
+    const messages = await pg.execProtocolStream(message, { syncToFs: false });
+    const [result] = parse.parseResults(messages, pg.parsers);
+    return { rows: (result?.rows ?? []) as T[] };
+  }
   return {
     kind: 'pglite',
     async query<T>(sql: string, params: unknown[] = []) {
-      const r = await pg.query<T>(sql, params);
-      return { rows: r.rows };
+      await pg._checkReady();
+      // As PGlite's query(): never inside another caller's open transaction; its files synced after.
+      const r = await pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => statement<T>(sql, params)));
+      await pg.syncToFs();
+      return r;
     },
     async exec(sql: string) {
       await pg.exec(sql);
@@ -45,8 +67,8 @@ export async function openPglite(dir: string | undefined, opts: { sharedBuffersM
       return pg.transaction(async (tx) =>
         fn({
           async query<R>(sql: string, params: unknown[] = []) {
-            const r = await tx.query<R>(sql, params);
-            return { rows: r.rows };
+            if (tx.closed) throw new Error('the transaction is closed');
+            return pg._runExclusiveQuery(() => statement<R>(sql, params));
           },
           async exec(sql: string) {
             await tx.exec(sql);
@@ -58,6 +80,36 @@ export async function openPglite(dir: string | undefined, opts: { sharedBuffersM
       await pg.close();
     },
   };
+}
+
+/** A parameter as `pg` sends it (its utils.prepareValue): null, or text PostgreSQL reads as the type the
+ *  statement gives the parameter. */
+export function toParam(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return arrayLiteral(v);
+  if (v instanceof Uint8Array) return `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v as string | number | boolean | bigint);
+}
+
+function arrayLiteral(values: unknown[]): string {
+  const items = values.map((v) => {
+    if (v === null || v === undefined) return 'NULL';
+    if (Array.isArray(v)) return arrayLiteral(v);
+    return `"${toParam(v)!.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  });
+  return `{${items.join(',')}}`;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 export async function openPostgres(connectionString: string): Promise<Db> {

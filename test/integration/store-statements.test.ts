@@ -41,9 +41,23 @@ async function roundTrip(db: Db) {
   ]);
   const r = await db.query<Record<string, unknown>>(
     `SELECT id, name, tags, counts, size::text AS size, ok, settings, at,
-            $2::text[] AS echoed, $3::integer + 1 AS plus, $4::text IS NULL AS absent
+            $2::text[] AS echoed, $3::integer + 1 AS plus, $4::text IS NULL AS absent,
+            encode($6::bytea, 'hex') AS bytes, $7::text[] AS nested, $8::bigint::text AS big, $9::text AS undef
        FROM things WHERE id = $1 AND tags @> $5::text[]`,
-    [ROW.id, ['x', 'y "z"', null], 41, null, ['with "quotes"']],
+    [
+      ROW.id,
+      ['x', 'y "z"', null],
+      41,
+      null,
+      ['with "quotes"'],
+      Buffer.from([0, 1, 92, 254, 255]),
+      [
+        ['a', 'b"'],
+        ['c\\', null],
+      ],
+      2n ** 62n,
+      undefined,
+    ],
   );
   return r.rows;
 }
@@ -83,6 +97,13 @@ describe('statements on PGlite give what node-postgres gives on PostgreSQL', () 
         echoed: ['x', 'y "z"', null],
         plus: 42,
         absent: true,
+        bytes: '00015cfeff',
+        nested: [
+          ['a', 'b"'],
+          ['c\\', null],
+        ],
+        big: String(2n ** 62n),
+        undef: null,
       },
     ]);
   });
