@@ -86,16 +86,62 @@ export async function getFile(
   kinds: FileKind[],
   consumedBy?: string,
 ): Promise<StoredFile | undefined> {
-  if (!isUuid(id)) return undefined;
-  const r = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM stored_files
-     WHERE id = $1 AND subscription_id = $2 AND kind = ANY($3::text[])
-       AND (removed_date IS NULL OR consumed_by = $4)
+  const [found] = await getFiles(db, [{ subscriptionId, id, kinds, ...(consumedBy ? { consumedBy } : {}) }]);
+  return found;
+}
+
+export interface FileLookup {
+  subscriptionId: string;
+  id: string;
+  kinds: FileKind[];
+  consumedBy?: string;
+}
+
+/** getFile for several files, in one statement: each lookup is a SELECT of its own (the same condition, so
+ *  the same plan, as getFile's), joined by UNION ALL. The answers are in the lookups' order. */
+export async function getFiles(db: Queryable, lookups: FileLookup[]): Promise<(StoredFile | undefined)[]> {
+  const asked = lookups.map((l, i) => ({ ...l, i })).filter((l) => isUuid(l.id));
+  const found: (StoredFile | undefined)[] = lookups.map(() => undefined);
+  if (asked.length === 0) return found;
+  const r = await db.query<Row & { lookup: number }>(
+    asked
+      .map(
+        (l, n) => `SELECT ${l.i} AS lookup, ${COLUMNS} FROM stored_files
+     WHERE id = $${4 * n + 1} AND subscription_id = $${4 * n + 2} AND kind = ANY($${4 * n + 3}::text[])
+       AND (removed_date IS NULL OR consumed_by = $${4 * n + 4})
        AND (expires_date IS NULL OR expires_date > now())`,
-    [id, subscriptionId, kinds, consumedBy ?? null],
+      )
+      .join('\n     UNION ALL '),
+    asked.flatMap((l) => [l.id, l.subscriptionId, l.kinds, l.consumedBy ?? null]),
   );
-  const row = r.rows[0];
-  return row ? toFile(row) : undefined;
+  for (const row of r.rows) found[Number(row.lookup)] = toFile(row);
+  return found;
+}
+
+/** getFile as a service asks it while serving many runs: the lookups asked in the same turn of the event
+ *  loop (a generate's template and data, read at once) go to the database in one statement (getFiles), not
+ *  one each. */
+export function fileLookups(db: Queryable): (lookup: FileLookup) => Promise<StoredFile | undefined> {
+  let pending: { lookup: FileLookup; resolve: (f: StoredFile | undefined) => void; reject: (err: unknown) => void }[] | undefined;
+  const flush = () => {
+    const asked = pending!;
+    pending = undefined;
+    getFiles(
+      db,
+      asked.map((a) => a.lookup),
+    ).then(
+      (found) => asked.forEach((a, i) => a.resolve(found[i])),
+      (err: unknown) => asked.forEach((a) => a.reject(err)),
+    );
+  };
+  return (lookup) =>
+    new Promise((resolve, reject) => {
+      if (!pending) {
+        pending = [];
+        setImmediate(flush);
+      }
+      pending.push({ lookup, resolve, reject });
+    });
 }
 
 /** Consumes uploads (spec 3): the live files among `ids` stop resolving for everyone but `consumedBy` (the

@@ -5,9 +5,9 @@ import { formatOfFileName, isOfficeFormat, outputFileName } from '../../core/for
 import type { BlobRef } from '../../core/blob.ts';
 import {
   deleteFile,
+  fileLookups,
   type FileKind,
   type FileRecord,
-  getFile,
   insertFile,
   isUuid,
   markFileRemoved,
@@ -19,8 +19,10 @@ import { type Location, type LocationDeps, LocationError } from '../location.ts'
 const documentKey = (subscriptionId: string, urn: string) => `subscriptions/${subscriptionId}/documents/${urn}`;
 
 export function storageLocation(deps: LocationDeps): Location {
+  // Lookups asked at once (a generate's template and data) share one statement.
+  const lookup = fileLookups(deps.db);
   async function find(subscriptionId: string, urn: string, kind: FileKind, consumer?: string) {
-    const file = await getFile(deps.db, subscriptionId, urn, [kind], consumer);
+    const file = await lookup({ subscriptionId, id: urn, kinds: [kind], ...(consumer ? { consumedBy: consumer } : {}) });
     if (!file || !(await deps.blobs.exists(file.blobKey))) return undefined;
     return file;
   }
@@ -47,7 +49,7 @@ export function storageLocation(deps: LocationDeps): Location {
      *  extension tells the kind of an uploaded template, if it is an Office package at all (the merge says
      *  when it is not). */
     async templateFormat(subscriptionId, urn) {
-      const file = await getFile(deps.db, subscriptionId, urn, ['template']);
+      const file = await lookup({ subscriptionId, id: urn, kinds: ['template'] });
       const format = file ? formatOfFileName(file.fileName) : undefined;
       return isOfficeFormat(format) ? format : undefined;
     },

@@ -15,7 +15,7 @@ import {
   requestBatchCancel,
 } from '../../store/records/batches.ts';
 import { recordConsumption, recordDocument, recordDocumentWithConsumption } from '../../store/records/documents.ts';
-import { consumeFiles, getFile, insertFile } from '../../store/files.ts';
+import { consumeFiles, fileLookups, getFile, insertFile } from '../../store/files.ts';
 import { migrate } from '../../store/migrate.ts';
 import { migrations } from '../../store/migrations/index.ts';
 import { createPgDatabase } from '../support/stack.ts';
@@ -368,6 +368,61 @@ describe.each(backends)('store on $name', ({ open }) => {
     expect(await getFile(db, s.id, a.id, ['template'])).toBeUndefined();
     expect((await getFile(db, s.id, a.id, ['template'], 'run-1'))?.id).toBe(a.id);
     expect((await getFile(db, other.id, theirs.id, ['template']))?.id).toBe(theirs.id);
+  });
+
+  it("lookups asked at once go in one statement, each answered as getFile answers it (another tenant's file absent)", async () => {
+    const s = await ensureSubscription(db, 'lookups');
+    const other = await ensureSubscription(db, 'lookups-other');
+    const u = await ensureFirstUser(db, s);
+    const v = await ensureFirstUser(db, other);
+    const upload = (subscriptionId: string, ownerId: string, kind: 'template' | 'data') =>
+      insertFile(db, {
+        id: randomUUID(),
+        subscriptionId,
+        ownerId,
+        kind,
+        fileName: kind === 'data' ? 'd.json' : 't.docx',
+        path: '',
+        contentType: 'application/octet-stream',
+        size: 1,
+        sha256: 'x',
+        blobKey: `k/${randomUUID()}`,
+        expiresDate: null,
+      });
+    const [template, data, theirs] = [
+      await upload(s.id, u.id, 'template'),
+      await upload(s.id, u.id, 'data'),
+      await upload(other.id, v.id, 'template'),
+    ];
+    await consumeFiles(db, s.id, [data.id], ['data'], 'run-7');
+    const statements: string[] = [];
+    const counted = {
+      query: (sql: string, params?: unknown[]) => (statements.push(sql), db.query(sql, params)),
+      exec: (sql: string) => db.exec(sql),
+    };
+    const lookup = fileLookups(counted as Db);
+    const asked = [
+      { subscriptionId: s.id, id: template.id, kinds: ['template' as const] },
+      { subscriptionId: s.id, id: data.id, kinds: ['data' as const], consumedBy: 'run-7' },
+      { subscriptionId: s.id, id: data.id, kinds: ['data' as const] },
+      { subscriptionId: s.id, id: theirs.id, kinds: ['template' as const] },
+      { subscriptionId: other.id, id: theirs.id, kinds: ['template' as const] },
+      { subscriptionId: s.id, id: template.id, kinds: ['data' as const] },
+      { subscriptionId: s.id, id: 'not-a-uuid', kinds: ['template' as const] },
+    ];
+    const found = await Promise.all(asked.map((l) => lookup(l)));
+    expect(statements).toHaveLength(1);
+    expect(found.map((f) => f?.id)).toEqual([template.id, data.id, undefined, undefined, theirs.id, undefined, undefined]);
+    for (const [i, l] of asked.entries()) expect(found[i]).toEqual(await getFile(db, l.subscriptionId, l.id, l.kinds, l.consumedBy));
+    // Asked one after the other, each is a statement; a failed statement fails every lookup in it.
+    await lookup(asked[0]!);
+    expect(statements).toHaveLength(2);
+    const failing = fileLookups({
+      query: async () => Promise.reject(new Error('connection lost')),
+      exec: async () => undefined,
+    } as unknown as Db);
+    const results = await Promise.allSettled([failing(asked[0]!), failing(asked[1]!)]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 });
 
