@@ -20,7 +20,7 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-/** `sharedBuffersMb`: PostgreSQL's shared_buffers (PGlite's default, 128 MB, when unset). */
+/** `sharedBuffersMb`: PostgreSQL's shared_buffers (PGLITE_SHARED_BUFFERS_MB); PGlite's default (128 MB) when unset. */
 export async function openPglite(dir: string | undefined, opts: { sharedBuffersMb?: number | undefined } = {}): Promise<Db> {
   const { PGlite, parse, protocol } = await import('@electric-sql/pglite');
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });

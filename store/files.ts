@@ -120,19 +120,23 @@ export async function getFiles(db: Queryable, lookups: FileLookup[]): Promise<(S
 
 /** getFile as a service asks it while serving many runs: the lookups asked in the same turn of the event
  *  loop (a generate's template and data, read at once) go to the database in one statement (getFiles), not
- *  one each. */
-export function fileLookups(db: Queryable): (lookup: FileLookup) => Promise<StoredFile | undefined> {
-  let pending: { lookup: FileLookup; resolve: (f: StoredFile | undefined) => void; reject: (err: unknown) => void }[] | undefined;
+ *  one each; at most `perStatement` in one. */
+export function fileLookups(db: Queryable, perStatement = 32): (lookup: FileLookup) => Promise<StoredFile | undefined> {
+  type Asked = { lookup: FileLookup; resolve: (f: StoredFile | undefined) => void; reject: (err: unknown) => void };
+  let pending: Asked[] | undefined;
   const flush = () => {
-    const asked = pending!;
+    const all = pending!;
     pending = undefined;
-    getFiles(
-      db,
-      asked.map((a) => a.lookup),
-    ).then(
-      (found) => asked.forEach((a, i) => a.resolve(found[i])),
-      (err: unknown) => asked.forEach((a) => a.reject(err)),
-    );
+    for (let from = 0; from < all.length; from += perStatement) {
+      const asked = all.slice(from, from + perStatement);
+      getFiles(
+        db,
+        asked.map((a) => a.lookup),
+      ).then(
+        (found) => asked.forEach((a, i) => a.resolve(found[i])),
+        (err: unknown) => asked.forEach((a) => a.reject(err)),
+      );
+    }
   };
   return (lookup) =>
     new Promise((resolve, reject) => {

@@ -423,6 +423,12 @@ describe.each(backends)('store on $name', ({ open }) => {
     } as unknown as Db);
     const results = await Promise.allSettled([failing(asked[0]!), failing(asked[1]!)]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    // Many at once: at most perStatement in a statement.
+    statements.length = 0;
+    const three = fileLookups(counted as Db, 3);
+    const many = await Promise.all(Array.from({ length: 7 }, () => three(asked[0]!)));
+    expect(many.map((f) => f?.id)).toEqual(Array.from({ length: 7 }, () => template.id));
+    expect(statements).toHaveLength(3);
   });
 });
 
