@@ -4,7 +4,6 @@
 // the service's schema, one through store/db.ts, one through PGlite's query(); each case alternates between
 // them, medians of --rounds rounds of --n statements (thread CPU, not wall time).
 //   node bench/store-statements.ts [--rounds 10] [--n 300]
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,8 +11,9 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { ensureFirstUser, ensureSubscription } from '../store/accounts.ts';
 import { type Db, openDb, type Queryable } from '../store/db.ts';
-import { getFile, getFiles, insertFile } from '../store/files.ts';
+import { getFile, getFiles } from '../store/files.ts';
 import { migrate } from '../store/migrate.ts';
+import { uploadRecord } from '../test/support/upload-record.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, n: { type: 'string', default: '300' } } });
 const rounds = Number(values.rounds);
@@ -41,21 +41,9 @@ for (const [name, db] of Object.entries(dbs)) {
   await migrate(db);
   const s = await ensureSubscription(db, 'bench');
   const u = await ensureFirstUser(db, s);
-  const file = (kind: 'template' | 'data') => ({
-    id: randomUUID(),
-    subscriptionId: s.id,
-    ownerId: u.id,
-    kind,
-    fileName: kind === 'data' ? 'd.json' : 't.docx',
-    path: '',
-    contentType: 'application/octet-stream',
-    size: 1,
-    sha256: 'x',
-    blobKey: `k/${randomUUID()}`,
-    expiresDate: new Date(Date.now() + 86_400_000),
-  });
+  const file = (kind: 'template' | 'data') => uploadRecord(db, s.id, u.id, kind, new Date(Date.now() + 86_400_000));
   const pairs: [string, string][] = [];
-  for (let i = 0; i < n; i++) pairs.push([(await insertFile(db, file('template'))).id, (await insertFile(db, file('data'))).id]);
+  for (let i = 0; i < n; i++) pairs.push([(await file('template')).id, (await file('data')).id]);
   let i = 0;
   const next = () => pairs[i++ % n]!;
   const lookups = ([t, d]: [string, string]) => [
@@ -64,7 +52,7 @@ for (const [name, db] of Object.entries(dbs)) {
   ];
   cases[name] = {
     'a lookup by id (getFile)': () => getFile(db, s.id, next()[0], ['template']),
-    'a file record inserted (insertFile)': () => insertFile(db, file('template')),
+    'a file record inserted (insertFile)': () => file('template'),
     'template and data, two getFile at once': () =>
       Promise.all(lookups(next()).map((l) => getFile(db, l.subscriptionId, l.id, l.kinds, l.consumedBy))),
     'template and data, one getFiles': () => getFiles(db, lookups(next())),

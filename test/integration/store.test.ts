@@ -19,6 +19,7 @@ import { consumeFiles, fileLookups, getFile, insertFile } from '../../store/file
 import { migrate } from '../../store/migrate.ts';
 import { migrations } from '../../store/migrations/index.ts';
 import { createPgDatabase } from '../support/stack.ts';
+import { uploadRecord } from '../support/upload-record.ts';
 
 const backends = [
   { name: 'PGlite', open: async () => openDb({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-store-')) }) },
@@ -347,20 +348,7 @@ describe.each(backends)('store on $name', ({ open }) => {
     const other = await ensureSubscription(db, 'consume-other');
     const u = await ensureFirstUser(db, s);
     const v = await ensureFirstUser(db, other);
-    const upload = (subscriptionId: string, ownerId: string) =>
-      insertFile(db, {
-        id: randomUUID(),
-        subscriptionId,
-        ownerId,
-        kind: 'template',
-        fileName: 't.docx',
-        path: '',
-        contentType: 'application/octet-stream',
-        size: 1,
-        sha256: 'x',
-        blobKey: `k/${randomUUID()}`,
-        expiresDate: null,
-      });
+    const upload = (subscriptionId: string, ownerId: string) => uploadRecord(db, subscriptionId, ownerId, 'template');
     const [a, b, theirs] = [await upload(s.id, u.id), await upload(s.id, u.id), await upload(other.id, v.id)];
     const gone = await consumeFiles(db, s.id, [a.id, b.id, theirs.id, 'not-a-uuid', a.id], ['template', 'data'], 'run-1');
     expect(gone.map((f) => f.id).sort()).toEqual([a.id, b.id].sort());
@@ -375,20 +363,7 @@ describe.each(backends)('store on $name', ({ open }) => {
     const other = await ensureSubscription(db, 'lookups-other');
     const u = await ensureFirstUser(db, s);
     const v = await ensureFirstUser(db, other);
-    const upload = (subscriptionId: string, ownerId: string, kind: 'template' | 'data') =>
-      insertFile(db, {
-        id: randomUUID(),
-        subscriptionId,
-        ownerId,
-        kind,
-        fileName: kind === 'data' ? 'd.json' : 't.docx',
-        path: '',
-        contentType: 'application/octet-stream',
-        size: 1,
-        sha256: 'x',
-        blobKey: `k/${randomUUID()}`,
-        expiresDate: null,
-      });
+    const upload = (subscriptionId: string, ownerId: string, kind: 'template' | 'data') => uploadRecord(db, subscriptionId, ownerId, kind);
     const [template, data, theirs] = [
       await upload(s.id, u.id, 'template'),
       await upload(s.id, u.id, 'data'),
