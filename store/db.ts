@@ -1,6 +1,7 @@
 // One SQL dialect (PostgreSQL) for both backends: PGlite in-process by default, a real server through `pg`
 // when DATABASE_URL is set. Repositories only see this interface.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 export interface QueryResult<T> {
@@ -33,16 +34,22 @@ export async function openPglite(dir: string | undefined, opts: { sharedBuffersM
   // per row grew with the tables (0.7 to 2.5 ms over 40,000 rows; planned each time, 0.8 to 1.0 ms).
   await pg.exec('SET plan_cache_mode = force_custom_plan');
   const { serialize } = protocol;
+  // A parameter as `pg` sends it to a server (pg/lib/utils.js, which has no types of its own): null, text,
+  // or the bytes of a Buffer.
+  const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
+    prepareValue: (value: unknown) => string | Buffer | null;
+  };
   /** One statement as one protocol message (parse, bind, describe, execute, sync), as `pg` sends it to a
    *  server: PGlite's own query() enters the database six times per statement (it first asks the
-   *  parameters' types to pick their serializers), a third of a small statement's CPU in a tight loop.
-   *  Parameters go as text, typed by PostgreSQL from their use, as `pg` sends them (toParam), so both
-   *  backends see the same values; rows are parsed by PGlite's own parsers. Called under PGlite's query
-   *  lock; a failed statement throws PostgreSQL's error (DatabaseError: code, message) after the sync. */
+   *  parameters' types to pick their serializers), a fifth of a small statement's CPU in a tight loop
+   *  (bench/store-statements.ts). Parameters go as `pg` sends them (prepareValue), typed by PostgreSQL from
+   *  their use, so both backends see the same values; rows are parsed by PGlite's own parsers. Called under
+   *  PGlite's query lock; a failed statement throws PostgreSQL's error (DatabaseError: code, message) after
+   *  the sync. */
   async function statement<T>(sql: string, params: unknown[]): Promise<QueryResult<T>> {
-    const message = concat([
+    const message = Buffer.concat([
       serialize.parse({ text: sql, types: [] }),
-      serialize.bind({ values: params.map(toParam) }),
+      serialize.bind({ values: params.map((p) => prepareValue(p)) }),
       serialize.describe({ type: 'P' }),
       serialize.execute({}),
       serialize.sync(),
@@ -80,36 +87,6 @@ export async function openPglite(dir: string | undefined, opts: { sharedBuffersM
       await pg.close();
     },
   };
-}
-
-/** A parameter as `pg` sends it (its utils.prepareValue): null, or text PostgreSQL reads as the type the
- *  statement gives the parameter. */
-export function toParam(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (v instanceof Date) return v.toISOString();
-  if (Array.isArray(v)) return arrayLiteral(v);
-  if (v instanceof Uint8Array) return `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v as string | number | boolean | bigint);
-}
-
-function arrayLiteral(values: unknown[]): string {
-  const items = values.map((v) => {
-    if (v === null || v === undefined) return 'NULL';
-    if (Array.isArray(v)) return arrayLiteral(v);
-    return `"${toParam(v)!.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  });
-  return `{${items.join(',')}}`;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 export async function openPostgres(connectionString: string): Promise<Db> {

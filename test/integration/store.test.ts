@@ -348,8 +348,11 @@ describe.each(backends)('store on $name', ({ open }) => {
     const other = await ensureSubscription(db, 'consume-other');
     const u = await ensureFirstUser(db, s);
     const v = await ensureFirstUser(db, other);
-    const upload = (subscriptionId: string, ownerId: string) => uploadRecord(db, subscriptionId, ownerId, 'template');
-    const [a, b, theirs] = [await upload(s.id, u.id), await upload(s.id, u.id), await upload(other.id, v.id)];
+    const [a, b, theirs] = [
+      await uploadRecord(db, s.id, u.id, 'template'),
+      await uploadRecord(db, s.id, u.id, 'template'),
+      await uploadRecord(db, other.id, v.id, 'template'),
+    ];
     const gone = await consumeFiles(db, s.id, [a.id, b.id, theirs.id, 'not-a-uuid', a.id], ['template', 'data'], 'run-1');
     expect(gone.map((f) => f.id).sort()).toEqual([a.id, b.id].sort());
     expect(await consumeFiles(db, s.id, [a.id, b.id], ['template', 'data'], 'run-1')).toEqual([]);
@@ -363,11 +366,10 @@ describe.each(backends)('store on $name', ({ open }) => {
     const other = await ensureSubscription(db, 'lookups-other');
     const u = await ensureFirstUser(db, s);
     const v = await ensureFirstUser(db, other);
-    const upload = (subscriptionId: string, ownerId: string, kind: 'template' | 'data') => uploadRecord(db, subscriptionId, ownerId, kind);
     const [template, data, theirs] = [
-      await upload(s.id, u.id, 'template'),
-      await upload(s.id, u.id, 'data'),
-      await upload(other.id, v.id, 'template'),
+      await uploadRecord(db, s.id, u.id, 'template'),
+      await uploadRecord(db, s.id, u.id, 'data'),
+      await uploadRecord(db, other.id, v.id, 'template'),
     ];
     await consumeFiles(db, s.id, [data.id], ['data'], 'run-7');
     const statements: string[] = [];
