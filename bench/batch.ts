@@ -11,7 +11,8 @@
 // Formats: docx (pages counted exactly, PAGE_COUNT=auto), docx-document (PAGE_COUNT=document: the document's
 // own statistic, nothing converted), pdf. With --compare <dir>, every docgen run again with the docgen of another
 // checkout (the "before"), in the same run. With --cpu-prof <dir>, `docgen start` writes V8 CPU profiles there
-// (node --cpu-prof; read them with `node bench/profile-top.ts <dir>`).
+// (node --cpu-prof) with each batch's span in windows.json; `node bench/profile-top.ts <dir>` reads only the
+// samples taken while a batch ran.
 //   npm run bench:batch [-- --rows 1000 --formats docx,docx-document,pdf --workers 1,2 --no-carbone --probes 15
 //                          --compare ../before --cpu-prof /tmp/prof --slots N --window N --chunk-rows N]
 import fs from 'node:fs';
@@ -188,6 +189,13 @@ async function startService(workers: number, dataDir: string, root: string, page
   };
 }
 
+/** Appends a batch's span to <profile dir>/windows.json (bench/profile-top.ts reads it). */
+function recordWindow(profDir: string, window: { format: string; rows: number; fromUs: number; toUs: number }): void {
+  const file = path.join(profDir, 'windows.json');
+  const windows = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as unknown[]) : [];
+  fs.writeFileSync(file, JSON.stringify([...windows, window], null, 2));
+}
+
 function serviceCpu(svc: Service): Map<string, number> {
   const out = new Map<string, number>();
   const add = (label: string, m: Map<string, number>) => {
@@ -250,6 +258,7 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
             const cpuBefore = serviceCpu(svc);
             const threadsBefore = threadCpuMs(svc.start.child.pid!);
             const t0 = performance.now();
+            const fromUs = process.hrtime.bigint() / 1000n;
             const res = await api.call('POST', '/documents/document/generate/batch', {
               json: {
                 template: { urn: t.body.result.data.files[0].id, loadMethod: 'Storage', fileFormat: 'docx', name: 'invoice.docx' },
@@ -279,6 +288,8 @@ async function docgenRuns(): Promise<{ alone: number[]; during: number[] } | und
               await sleep(probing ? 400 : 250);
             }
             const seconds = (performance.now() - t0) / 1000;
+            // The batch's span on the monotonic clock V8's profiles use: profile-top.ts counts only samples in it.
+            if (profDir) recordWindow(profDir, { format, rows: N, fromUs: Number(fromUs), toUs: Number(process.hrtime.bigint() / 1000n) });
             await probeRun;
             const cpu = cpuSpent(cpuBefore, serviceCpu(svc));
             const threads = cpuSpent(threadsBefore, threadCpuMs(svc.start.child.pid!));

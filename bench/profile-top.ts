@@ -4,6 +4,8 @@
 // A third table gives each sample to the innermost docgen function on its stack (what of ours caused the
 // time spent in node's internals, packages and the garbage collector is charged to the caller that was running).
 // --skip-ms leaves out the first milliseconds of each profile (start-up); --timeline prints busy time per second.
+// A directory with a windows.json (bench/batch.ts writes the span of each batch it ran, on the monotonic clock
+// the profiles' timestamps use) counts only the samples inside those spans, of every thread, and its rows.
 //   node bench/profile-top.ts <dir> [--rows N] [--top 20] [--skip-ms 15000] [--timeline]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +22,16 @@ const { values, positionals } = parseArgs({
 });
 const dir = positionals[0];
 if (!dir) throw new Error('usage: node bench/profile-top.ts <dir> [--rows N] [--top 20]');
-const rows = values.rows ? Number(values.rows) : undefined;
+interface Window {
+  format: string;
+  rows: number;
+  fromUs: number;
+  toUs: number;
+}
+const windowsFile = path.join(dir, 'windows.json');
+const windows = fs.existsSync(windowsFile) ? (JSON.parse(fs.readFileSync(windowsFile, 'utf8')) as Window[]) : [];
+const inWindow = (us: number) => windows.length === 0 || windows.some((w) => us >= w.fromUs && us <= w.toUs);
+const rows = values.rows ? Number(values.rows) : windows.length ? windows.reduce((n, w) => n + w.rows, 0) : undefined;
 const top = Number(values.top);
 
 interface Node {
@@ -33,6 +44,8 @@ interface Profile {
   nodes: Node[];
   samples: number[];
   timeDeltas: number[];
+  /** µs on the monotonic clock (CLOCK_MONOTONIC on Linux, as process.hrtime). */
+  startTime: number;
 }
 
 const byFunction = new Map<string, number>();
@@ -64,7 +77,7 @@ for (const file of files) {
     const node = nodes.get(profile.samples[i]!)!;
     const us = profile.timeDeltas[i] ?? 0;
     at += us;
-    if (at < skipUs) continue;
+    if (at < skipUs || !inWindow(profile.startTime + at)) continue;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') continue;
     busy[Math.floor(at / 1e6)] = (busy[Math.floor(at / 1e6)] ?? 0) + us;
@@ -95,7 +108,12 @@ function sourceOf(url: string, functionName: string): string {
 
 const ms = (us: number) => (us / 1000).toFixed(0);
 const perRow = (us: number) => (rows ? ` | ${(us / 1000 / rows).toFixed(3)}` : '');
-console.log(`${files.length} profiles in ${dir}: ${ms(total)} ms of samples (idle excluded)${rows ? `, ${rows} rows` : ''}`);
+console.log(
+  `${files.length} profiles in ${dir}: ${ms(total)} ms of samples (idle excluded)${rows ? `, ${rows} rows` : ''}` +
+    (windows.length
+      ? `, only while ${windows.map((w) => `${w.format} (${((w.toUs - w.fromUs) / 1e6).toFixed(1)} s)`).join(', ')} ran`
+      : ''),
+);
 for (const [title, map] of [
   ['function (self time)', byFunction],
   ['source (self time)', bySource],
