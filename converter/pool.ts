@@ -13,11 +13,11 @@
  *   pool-accounting.ts  each subscription's recent LibreOffice time, budget and counters
  *   pool-job.ts         one job's files, request, interruption errors, what follows it, output checks, cleanup
  *   pool-instances.ts   the instances: start, restart with back-off, spares, readiness
+ *   work-dirs.ts        the pool's work directory, and those killed processes left behind
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { checkConversionCost } from '../engine/cost.ts';
 import { TemplateError } from '../engine/errors.ts';
 import type { TemplateLimits } from '../engine/limits.ts';
@@ -34,6 +34,7 @@ import type { Instance, InstanceHost } from './instance.ts';
 import { InstanceSet } from './pool-instances.ts';
 import { chooseIsolation, hasPrlimit, type Isolation, libreOfficeAvailable } from './probes.ts';
 import { installExitHook, liveDirs } from './processes.ts';
+import { makeWorkDir, sweepWorkDirsOnce } from './work-dirs.ts';
 import { reportQueueWait } from './events.ts';
 import { afterJob, armWait, interruptionError, jobFiles, jobRequest, type PoolJob, postProcess, removeJobFiles } from './pool-job.ts';
 import { PoolAccounting, type SubscriptionUsage } from './pool-accounting.ts';
@@ -139,6 +140,8 @@ export class LibreOfficePool implements Converter, InstanceHost {
   readonly python: string;
   readonly isolation: Isolation;
   readonly baseDir: string;
+  /** The removal of stale work directories started with the first pool of the process (work-dirs.ts). */
+  readonly swept: Promise<string[]>;
   readonly maxMemoryMb: number;
   /** Instances one subscription may hold at once. */
   readonly perSubscription: number;
@@ -217,9 +220,19 @@ export class LibreOfficePool implements Converter, InstanceHost {
           maxMemoryMb: this.maxMemoryMb,
         });
     }
-    this.baseDir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'docgen-convert-'));
+    const tmpDir = opts.tmpDir ?? os.tmpdir();
+    this.baseDir = makeWorkDir(tmpDir);
     liveDirs.add(this.baseDir);
     installExitHook();
+    // What killed processes left in the temp dir (their profiles, their jobs' documents): removed in the
+    // background, once per process (converter/work-dirs.ts).
+    this.swept = sweepWorkDirsOnce(tmpDir).then((removed) => {
+      if (removed.length > 0)
+        this.log(`removed ${removed.length} work directories of converters whose process ended without removing them`, {
+          removed: removed.length,
+        });
+      return removed;
+    });
     const spare = opts.spareInstances ?? settings.spareInstances;
     this.instances = new InstanceSet(
       {

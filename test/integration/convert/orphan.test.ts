@@ -1,14 +1,18 @@
 // A process that owns a LibreOffice pool and dies (SIGKILL) in the middle of a long conversion takes its
 // instances with it: nothing keeps converting a document nobody will read. (Between conversions the
-// bridge notices its closed stdin; during one, its parent watchdog does.)
+// bridge notices its closed stdin; during one, its parent watchdog does.) The work directory it could not
+// remove (its profile, the document in conversion) is removed by the next pool started beside it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { LibreOfficePool } from '../../../converter/index.ts';
 import { instanceProcesses, killAll } from '../../support/office-processes.ts';
 
 it('the instances of a pool whose owner is killed mid-conversion stop at once', async () => {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'orphan-child.ts'), '40000'], {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-orphan-'));
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'orphan-child.ts'), '40000', tmp], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -38,9 +42,21 @@ it('the instances of a pool whose owner is killed mid-conversion stop at once', 
     // Without the watchdog they would keep going until the conversion ends, tens of seconds later.
     expect(instanceProcesses(baseDir, 0, { bridge: true })).toEqual([]);
     expect(out).not.toContain('finished');
+
+    // Its work directory is still there, with the document it was converting; the next pool removes it.
+    const left = fs.readdirSync(path.join(baseDir, 'jobs', '0'));
+    expect(left.length).toBeGreaterThan(0);
+    const next = new LibreOfficePool({ size: 1, tmpDir: tmp, log: () => {} });
+    try {
+      expect(await next.swept).toEqual([baseDir]);
+      expect(fs.existsSync(baseDir)).toBe(false);
+      expect(fs.readdirSync(tmp)).toEqual([path.basename(next.baseDir)]);
+    } finally {
+      await next.stop();
+    }
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     if (baseDir) killAll(instanceProcesses(baseDir, 0, { bridge: true }));
-    if (baseDir) fs.rmSync(baseDir, { recursive: true, force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 }, 90_000);
