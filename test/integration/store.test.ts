@@ -21,18 +21,21 @@ import { migrations } from '../../store/migrations/index.ts';
 import { createPgDatabase } from '../support/stack.ts';
 import { uploadRecord } from '../support/upload-record.ts';
 
+// The PGlite data directory (~40 MB) goes when the file's tests end.
+const pgliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-store-'));
 const backends = [
-  { name: 'PGlite', open: async () => openDb({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'docgen-store-')) }) },
+  { name: 'PGlite', open: async () => openDb({ dataDir: pgliteDir }) },
   { name: 'PostgreSQL', open: async () => openDb({ databaseUrl: await createPgDatabase() }) },
 ];
 
-describe.each(backends)('store on $name', ({ open }) => {
+describe.each(backends)('store on $name', ({ name, open }) => {
   let db: Db;
   beforeAll(async () => {
     db = await open();
   });
   afterAll(async () => {
     await db?.close();
+    if (name === 'PGlite') fs.rmSync(pgliteDir, { recursive: true, force: true });
   });
 
   it('applies every migration once, and again is a no-op', async () => {
