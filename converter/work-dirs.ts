@@ -130,19 +130,50 @@ export function staleWorkDirs(tmpDir: string, now = Date.now()): string[] {
   return stale;
 }
 
+/** A stale directory is first renamed to this prefix (one atomic step: of several processes starting at
+ *  once, one claims it and the others leave it), then removed. One whose remover was killed in turn is
+ *  removed by a later sweep once it has waited CLAIM_GRACE_MS. */
+const CLAIM_PREFIX = 'docgen-convert.removing-';
+const CLAIM_GRACE_MS = 10 * 60 * 1000;
+
 /** Removes the stale work directories of `tmpDir` (staleWorkDirs), in the background of the caller: the
  *  answer is the directories removed. A failure to remove one is no error (another process may be at it). */
-export async function removeStaleWorkDirs(tmpDir: string): Promise<string[]> {
+export async function removeStaleWorkDirs(tmpDir: string, now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
-  for (const dir of staleWorkDirs(tmpDir)) {
+  for (const dir of staleWorkDirs(tmpDir, now)) {
+    const claimed = path.join(tmpDir, `${CLAIM_PREFIX}${path.basename(dir).slice(WORK_DIR_PREFIX.length)}-${process.pid}`);
     try {
-      await fsp.rm(dir, { recursive: true, force: true });
+      fs.renameSync(dir, claimed);
+      // A rename keeps the directory's mtime: the claim's age starts now.
+      fs.utimesSync(claimed, new Date(now), new Date(now));
+    } catch {
+      continue; // claimed by another process, or gone
+    }
+    try {
+      await fsp.rm(claimed, { recursive: true, force: true });
       removed.push(dir);
     } catch {
       /* best effort */
     }
   }
+  // Claims whose remover did not finish (it was killed too).
+  for (const name of safeReaddir(tmpDir).filter((n) => n.startsWith(CLAIM_PREFIX))) {
+    const dir = path.join(tmpDir, name);
+    try {
+      if (now - fs.lstatSync(dir).mtimeMs > CLAIM_GRACE_MS) await fsp.rm(dir, { recursive: true, force: true });
+    } catch {
+      /* best effort */
+    }
+  }
   return removed;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 const swept = new Map<string, Promise<string[]>>();

@@ -65,6 +65,16 @@ describe.runIf(onLinux)('converter work directories left behind', () => {
     };
     fs.writeFileSync(path.join(tmp, 'docgen-convert-file'), 'not a directory');
     fs.mkdirSync(path.join(tmp, 'someone-else'));
+    // Directories claimed for removal by another sweep: one whose remover was killed 20 minutes ago, one at it now.
+    const claim = (name: string, ageMs: number) => {
+      const dir = path.join(tmp, `docgen-convert.removing-${name}`);
+      fs.mkdirSync(path.join(dir, 'profile-0'), { recursive: true });
+      const t = new Date(Date.now() - ageMs);
+      fs.utimesSync(dir, t, t);
+      return dir;
+    };
+    const abandonedClaim = claim('abandoned-1', 20 * 60 * 1000);
+    const activeClaim = claim('active-2', 0);
 
     expect(staleWorkDirs(tmp).sort()).toEqual([dirs.ended, dirs.old, dirs.reused].sort());
     // This process's own directory names it.
@@ -77,6 +87,8 @@ describe.runIf(onLinux)('converter work directories left behind', () => {
       expect((await pool.swept).sort()).toEqual([dirs.ended, dirs.old, dirs.reused].sort());
       for (const d of [dirs.ended, dirs.old, dirs.reused]) expect(fs.existsSync(d)).toBe(false);
       for (const d of [dirs.alive, dirs.elsewhere, dirs.recent, dirs.named, mine, pool.baseDir]) expect(fs.existsSync(d)).toBe(true);
+      expect(fs.existsSync(abandonedClaim)).toBe(false);
+      expect(fs.existsSync(activeClaim)).toBe(true);
       expect(fs.existsSync(path.join(tmp, 'docgen-convert-file'))).toBe(true);
       expect(fs.existsSync(path.join(tmp, 'someone-else'))).toBe(true);
       expect(logged.some((m) => m.includes('removed 3 work directories'))).toBe(true);
