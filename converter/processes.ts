@@ -62,3 +62,26 @@ export function groupAlive(pgid: number): boolean {
   }
   return false;
 }
+
+/** Field 22 of /proc/<pid>/stat: the process's start time, in clock ticks after boot, which tells a pid
+ *  reused by another process apart. Undefined when there is no such process, for a zombie (it has ended;
+ *  its parent has yet to reap it), and where /proc does not exist. */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: count from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's arguments (/proc/<pid>/cmdline); none when it has ended or /proc does not exist. */
+export function processCommandLine(pid: number | string): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}

@@ -8,112 +8,76 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { processCommandLine, processStartTime } from './processes.ts';
 
 export const WORK_DIR_PREFIX = 'docgen-convert-';
-/** The owner of a work directory, in it: "<pid> <start time> <pid namespace>" (processIdentity, and
- *  /proc/self/ns/pid: a process of another pid namespace sharing the temp dir, such as another container of a
- *  pod mounting the same volume, cannot be seen, so its directories are not judged). */
+/** The owner of a work directory, in it: "<pid> <start time> <pid namespace>" (processes.ts's start time tells
+ *  a reused pid apart; a process of another pid namespace sharing the temp dir, such as another container of
+ *  a pod mounting the same volume, cannot be seen from here, so its directories are not judged). */
 const OWNER_FILE = 'owner';
 /** A work directory without an owner file (made by a docgen before this file existed, or an instant ago by
  *  another process) is left alone unless it is older than this and no live process names it. */
 const OWNERLESS_GRACE_MS = 60 * 60 * 1000;
 
-/** "<pid> <start time>" of a live process; the start time (Linux: /proc/<pid>/stat's 22nd field, clock
- *  ticks after boot) tells a pid reused by another process apart. Undefined when there is no such process;
- *  "<pid>" alone where /proc does not exist. */
-export function processIdentity(pid: number): string | undefined {
+/** This process's pid namespace ("pid:[4026531836]"); undefined where /proc does not say (not Linux: no
+ *  owner can be judged there, so nothing is swept). */
+function pidNamespace(): string | undefined {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command (2nd field) is in parentheses and may hold spaces or parentheses: count after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return `${pid} ${fields[19]}`;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync('/proc/self/stat'))
-      return aliveBySignal(pid) ? String(pid) : undefined;
+    return fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
     return undefined;
   }
 }
 
-function aliveBySignal(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** This process's pid namespace ("pid:[4026531836]"), or "-" where /proc does not say. */
-function pidNamespace(): string {
-  try {
-    return fs.readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return '-';
-  }
+/** "<pid> <start time> <pid namespace>" of this process, as its work directories name it. */
+function ownerLine(): string {
+  return `${process.pid} ${processStartTime(process.pid) ?? '-'} ${pidNamespace() ?? '-'}`;
 }
 
 /** A new work directory in `tmpDir`, naming this process as its owner. */
 export function makeWorkDir(tmpDir: string): string {
   const dir = fs.mkdtempSync(path.join(tmpDir, WORK_DIR_PREFIX));
-  const me = processIdentity(process.pid) ?? String(process.pid);
-  fs.writeFileSync(path.join(dir, OWNER_FILE), `${me.includes(' ') ? me : `${me} -`} ${pidNamespace()}`);
+  fs.writeFileSync(path.join(dir, OWNER_FILE), ownerLine());
   return dir;
 }
 
-/** Whether the owner named in a work directory ("<pid> <start time> <pid namespace>") is gone. */
-function ownerGone(owner: string): boolean {
-  const [pidText, start, ns] = owner.split(' ');
+/** Whether the owner named in a work directory is gone: same pid namespace, and its pid no longer runs the
+ *  process that started at that time. */
+function ownerGone(owner: string, ns: string): boolean {
+  const [pidText, start, ownerNs] = owner.split(' ');
   const pid = Number(pidText);
-  if (!Number.isSafeInteger(pid) || pid <= 0 || ns !== pidNamespace()) return false; // not ours to judge
-  const now = processIdentity(pid);
-  if (now === undefined) return true;
-  // Where /proc gives start times, a pid now held by another process is gone too.
-  return start !== '-' && now.includes(' ') ? now !== `${pid} ${start}` : false;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || start === '-' || ownerNs !== ns) return false; // not ours to judge
+  return processStartTime(pid) !== start;
 }
 
-/** The command lines of the processes running now (Linux), to keep an ownerless directory a live one uses. */
-function commandLines(): string[] {
-  let pids: string[];
+function safeReaddir(dir: string): string[] {
   try {
-    pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+    return fs.readdirSync(dir);
   } catch {
     return [];
   }
-  const lines: string[] = [];
-  for (const pid of pids) {
-    try {
-      lines.push(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return lines;
 }
 
 /** The work directories in `tmpDir` whose owner is gone: named by an owner file whose process has ended,
  *  or, without one, older than an hour and named by no running process's command line (LibreOffice's
- *  instances carry their profile's path). */
+ *  instances carry their profile's path). None where /proc does not exist. */
 export function staleWorkDirs(tmpDir: string, now = Date.now()): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(tmpDir).filter((n) => n.startsWith(WORK_DIR_PREFIX));
-  } catch {
-    return [];
-  }
+  const ns = pidNamespace();
+  if (ns === undefined) return [];
   const stale: string[] = [];
   const ownerless: string[] = [];
-  for (const name of names) {
+  for (const name of safeReaddir(tmpDir).filter((n) => n.startsWith(WORK_DIR_PREFIX))) {
     const dir = path.join(tmpDir, name);
     let owner: string | undefined;
     try {
       owner = fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8').trim();
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOTDIR') continue; // a file of that name: not a work directory
-      if (code !== 'ENOENT') continue; // unreadable (another user's): not ours to judge
+      // Only a directory without the file is judged further: a file of that name (ENOTDIR) or another
+      // user's directory is not ours.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') continue;
     }
     if (owner !== undefined) {
-      if (ownerGone(owner)) stale.push(dir);
+      if (ownerGone(owner, ns)) stale.push(dir);
       continue;
     }
     try {
@@ -124,8 +88,10 @@ export function staleWorkDirs(tmpDir: string, now = Date.now()): string[] {
     }
   }
   if (ownerless.length > 0) {
-    const lines = commandLines();
-    for (const dir of ownerless) if (!lines.some((l) => l.includes(`${dir}/`) || l.includes(`${dir}\0`))) stale.push(dir);
+    const args = safeReaddir('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .flatMap((pid) => processCommandLine(pid));
+    for (const dir of ownerless) if (!args.some((a) => a === dir || a.includes(`${dir}/`))) stale.push(dir);
   }
   return stale;
 }
@@ -166,14 +132,6 @@ export async function removeStaleWorkDirs(tmpDir: string, now = Date.now()): Pro
     }
   }
   return removed;
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 const swept = new Map<string, Promise<string[]>>();

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibreOfficePool } from '../../../converter/pool.ts';
-import { makeWorkDir, processIdentity, staleWorkDirs } from '../../../converter/work-dirs.ts';
+import { processStartTime } from '../../../converter/processes.ts';
+import { makeWorkDir, staleWorkDirs } from '../../../converter/work-dirs.ts';
 
 const onLinux = fs.existsSync('/proc/self/stat');
 let tmp: string;
@@ -44,7 +45,7 @@ afterAll(() => {
 describe.runIf(onLinux)('converter work directories left behind', () => {
   it('judges each directory by its owner: gone, reused pid, alive, another namespace, none', async () => {
     const ended = spawnSync(process.execPath, ['-e', '0']).pid;
-    const live = processIdentity(sleeper.pid!)!;
+    const live = `${sleeper.pid} ${processStartTime(sleeper.pid!)}`;
     expect(live).toMatch(/^\d+ \d+$/);
     const mine = makeWorkDir(tmp);
     const dirs = {
@@ -78,7 +79,7 @@ describe.runIf(onLinux)('converter work directories left behind', () => {
 
     expect(staleWorkDirs(tmp).sort()).toEqual([dirs.ended, dirs.old, dirs.reused].sort());
     // This process's own directory names it.
-    expect(fs.readFileSync(path.join(mine, 'owner'), 'utf8')).toBe(`${processIdentity(process.pid)} ${ns()}`);
+    expect(fs.readFileSync(path.join(mine, 'owner'), 'utf8')).toBe(`${process.pid} ${processStartTime(process.pid)} ${ns()}`);
 
     // The first pool of the process removes them (LibreOffice is not started by making a pool).
     const logged: string[] = [];
@@ -102,7 +103,7 @@ describe.runIf(onLinux)('converter work directories left behind', () => {
     // Once its owner is killed, the child's directory is stale too.
     sleeper.kill('SIGKILL');
     await new Promise((r) => sleeper.once('exit', r));
-    await expect.poll(() => processIdentity(sleeper.pid!)).toBeUndefined();
+    await expect.poll(() => processStartTime(sleeper.pid!)).toBeUndefined();
     expect(staleWorkDirs(tmp).sort()).toEqual([dirs.alive, dirs.named].sort());
   });
 });
