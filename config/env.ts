@@ -162,7 +162,13 @@ export const settings = {
     'BATCH_CHUNK_ROWS',
     50,
     int(1, 10_000),
-    'Rows one chunk activity of a batch generates (POST /documents/document/generate/batch): orchestration is paid per chunk, not per row',
+    'Rows per page of a batch (POST /documents/document/generate/batch), and per chunk activity where the batch is short (see BATCH_CHUNK_MAX_ROWS): orchestration is paid per chunk, not per row',
+  ),
+  batchChunkMaxRows: setting(
+    'BATCH_CHUNK_MAX_ROWS',
+    200,
+    int(1, 100_000),
+    "Most rows one chunk activity takes: a long batch's chunks take several pages of BATCH_CHUNK_ROWS rows (a window's share of the pages left, so the window stays full and the last chunks are one page each), and Temporal's cost per chunk is paid that much less often; at most BATCH_CHUNK_ROWS makes every chunk one page",
   ),
   batchWindow: setting(
     'BATCH_WINDOW',

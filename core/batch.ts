@@ -105,8 +105,11 @@ export function parseCombined(c: NonNullable<BatchRequest['combined']>, catalog:
 
 /** How a batch's work is cut and paced (config/env.ts BATCH_*). */
 export interface BatchTuning {
-  /** Rows per chunk activity (and per page of the rows blob). */
+  /** Rows per page of the rows blob, and the fewest rows a chunk activity takes (but the last page's). */
   chunkRows: number;
+  /** Most pages one chunk activity takes (chunkPages): absent in runs started before chunks grew, which take
+   *  one page each. */
+  chunkMaxPages?: number;
   /** Chunk activities in flight at once for one batch. */
   window: number;
   /** A chunk that stops heartbeating for this long is retried elsewhere (resuming after its last row). */
@@ -115,6 +118,15 @@ export interface BatchTuning {
   chunksPerRun: number;
   /** Most rows in one batch. */
   maxRows: number;
+}
+
+/** How many pages the next chunk takes, `remaining` pages not yet started: a window's share of them, so the
+ *  window stays full to the end, between one page and `maxPages`. A long batch pays Temporal's cost per chunk
+ *  (its scheduling, start, heartbeats, completion and workflow task) once per `maxPages` pages; a short one
+ *  keeps its parallelism, and every batch ends on one-page chunks (its last rows are not left to one chunk).
+ *  Deterministic (the workflow's own arithmetic). */
+export function chunkPages(remaining: number, window: number, maxPages = 1): number {
+  return Math.max(1, Math.min(maxPages, remaining, Math.floor(remaining / window)));
 }
 
 /** Rows merged and named at admission: a problem there is the request's 400. */

@@ -3,7 +3,8 @@
 //                   read into pages and counted, the first rows merged and named); a problem is the
 //                   request's 400 and nothing else starts. Otherwise it starts generateBatch (abandoned: it
 //                   outlives its parent) and answers at once.
-//   generateBatch   a sliding window of chunk activities (chunkRows rows each) on the batch task queue,
+//   generateBatch   a sliding window of chunk activities on the batch task queue, each a run of the rows'
+//                   pages (chunkRows rows each; a long batch's chunks take several: core/batch.ts chunkPages),
 //                   continue-as-new every chunksPerRun chunks (state: the next page; counters and
 //                   failures live in the database), then the combined output, the batch's end (uploads
 //                   consumed once) and the summary callback. A failed row never fails the batch; cancelling
@@ -26,7 +27,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { ADMISSION_CHECK_ROWS, type BatchInput, batchTaskQueue, batchWorkflowId, type PreparedBatch, runOf } from '../core/batch.ts';
+import {
+  ADMISSION_CHECK_ROWS,
+  type BatchInput,
+  batchTaskQueue,
+  batchWorkflowId,
+  chunkPages,
+  type PreparedBatch,
+  runOf,
+} from '../core/batch.ts';
 import { errorEnvelope, successEnvelope } from '../core/envelope.ts';
 import type { InnerError } from '../core/errors.ts';
 import { renderFailure } from '../core/failures.ts';
@@ -58,7 +67,7 @@ export async function batchAdmission(input: BatchInput): Promise<AdmissionResult
     staticSummary: `batch ${input.batchId}: ${prepared.prepared.rowsTotal} rows of ${input.template.name ?? input.template.urn} -> ${input.document.fileFormat}${input.combined ? ` + combined ${input.combined.format}` : ''}`,
     staticDetails: [
       `**batch** ${input.batchId} · **subscription** ${input.run.subscriptionId} · **user** ${input.run.userId}`,
-      `**rows** ${prepared.prepared.rowsTotal} from ${input.data.loadMethod}:${input.data.urn}, ${input.tuning.chunkRows} per chunk, ${input.tuning.window} chunks at once`,
+      `**rows** ${prepared.prepared.rowsTotal} from ${input.data.loadMethod}:${input.data.urn}, ${chunkSize(input.tuning)} per chunk, ${input.tuning.window} chunks at once`,
       `**document** ${input.document.name} as ${input.document.fileFormat}${input.document.deliveryMethod ? ` to ${input.document.deliveryMethod}:${input.document.path}` : ' (combined output only)'}`,
       ...(input.combined
         ? [`**combined** ${input.combined.name} (${input.combined.format}) to ${input.combined.deliveryMethod}:${input.combined.path}`]
@@ -66,6 +75,11 @@ export async function batchAdmission(input: BatchInput): Promise<AdmissionResult
     ].join('\n'),
   });
   return { accepted: true, rowsTotal: prepared.prepared.rowsTotal, workflowId };
+}
+
+/** Rows per chunk, as the UI's details say it: "50", or "50-200" where a long batch's chunks grow. */
+function chunkSize({ chunkRows, chunkMaxPages = 1 }: BatchInput['tuning']): string {
+  return chunkMaxPages > 1 ? `${chunkRows}-${chunkRows * chunkMaxPages}` : `${chunkRows}`;
 }
 
 export interface BatchState {
@@ -88,7 +102,7 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
   const { batch, prepared } = state;
   const info = workflowInfo();
   const run = runOf(batch, info.workflowId, prepared);
-  const { chunkRows, window, heartbeatTimeoutMs, chunksPerRun } = batch.tuning;
+  const { chunkRows, chunkMaxPages, window, heartbeatTimeoutMs, chunksPerRun } = batch.tuning;
   const onBatchQueue = {
     taskQueue: batchTaskQueue(info.taskQueue),
     heartbeatTimeout: heartbeatTimeoutMs,
@@ -107,15 +121,16 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
   // of, failed), so a batch shows progress from its first rows, not from its first chunk's end. Not a
   // command: history and replay are unchanged.
   let rows: { done: number; failed: number } | undefined;
-  const running = new Set<number>();
+  // The chunks running, by first page: their rows.
+  const running = new Map<number, string>();
   const progress = () => {
-    const chunksRunning = [...running].sort((a, b) => a - b).map((p) => p + 1);
+    const chunksRunning = [...running].sort(([a], [b]) => a - b).map(([, rows]) => rows);
     setCurrentDetails(
       [
         rows
           ? `**rows** ${rows.done + rows.failed} of ${prepared.rowsTotal} (${rows.done} done, ${rows.failed} failed)`
           : `**rows** ${prepared.rowsTotal}, none ended in this run yet`,
-        `chunk${chunksRunning.length === 1 ? '' : 's'} ${chunksRunning.join(', ') || 'none'} of ${prepared.pages} running: rows so far in each one's heartbeat (Pending Activities)`,
+        `chunk${chunksRunning.length === 1 ? '' : 's'} running: ${chunksRunning.length ? `rows ${chunksRunning.join(', ')}` : 'none'} (rows so far in each one's heartbeat: Pending Activities)`,
       ].join(' · '),
     );
   };
@@ -126,14 +141,18 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
     while (next < prepared.pages && started < chunksPerRun && !stop && failure === undefined) {
       while (inFlight.size >= window) await Promise.race(inFlight.values());
       if (stop || failure !== undefined) break;
-      const page = next++;
+      const page = next;
+      const pages = chunkPages(prepared.pages - page, window, chunkMaxPages);
+      next += pages;
       started++;
       const firstRow = page * chunkRows + 1;
-      const count = Math.min(chunkRows, prepared.rowsTotal - page * chunkRows);
-      running.add(page);
+      const count = Math.min(chunkRows * pages, prepared.rowsTotal - page * chunkRows);
+      running.set(page, `${firstRow}-${firstRow + count - 1}`);
       progress();
       const p = chunks.generateBatchChunk
-        .executeWithOptions({ summary: `rows ${firstRow}-${firstRow + count - 1}` }, [{ run, page, firstRow, count }])
+        .executeWithOptions({ summary: `rows ${firstRow}-${firstRow + count - 1}` }, [
+          { run, page, ...(pages > 1 ? { pages } : {}), firstRow, count },
+        ])
         .then((r) => {
           running.delete(page);
           rows = { done: r.batchDone, failed: r.batchFailed };

@@ -13,9 +13,12 @@ import { describeFailure, isFinal, type RowSteps } from './rows.ts';
 
 export interface ChunkInput {
   run: BatchRun;
+  /** The chunk's first page, and how many pages it takes (1 when absent): its rows, in order. */
   page: number;
-  /** 1-based number of the page's first row. */
+  pages?: number;
+  /** 1-based number of the first page's first row. */
   firstRow: number;
+  /** Rows in the chunk's pages. */
   count: number;
 }
 
@@ -63,13 +66,15 @@ export function chunks(deps: BatchDeps, rows: RowSteps) {
     const before = ctx?.info.heartbeatDetails as Partial<ChunkHeartbeat> | undefined;
     const resumeAfter = Number(before?.lastRow ?? 0);
     const recorded = await recordedRows(deps.db, run.subscriptionId, run.batchId, input.firstRow, last);
-    const page = await deps.blobs.get(batchPageKey(run.workflowId, input.page));
-    const lines = text
-      .decode(page)
-      .split('\n')
-      .filter((l) => l !== '');
+    const pages = input.pages ?? 1;
+    const lines: string[] = [];
+    for (let p = input.page; p < input.page + pages; p++) {
+      for (const line of text.decode(await deps.blobs.get(batchPageKey(run.workflowId, p))).split('\n')) if (line !== '') lines.push(line);
+    }
     if (lines.length !== input.count)
-      throw new Error(`page ${input.page} of batch ${run.batchId} holds ${lines.length} rows, not ${input.count}`);
+      throw new Error(
+        `page${pages > 1 ? `s ${input.page}-${input.page + pages - 1}` : ` ${input.page}`} of batch ${run.batchId} hold${pages > 1 ? '' : 's'} ${lines.length} rows, not ${input.count}`,
+      );
     const result = { done: 0, failed: 0 };
     let lastRow = Math.max(resumeAfter, input.firstRow - 1);
     const failedBefore = Number(before?.failed ?? 0);

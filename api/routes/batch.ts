@@ -89,6 +89,7 @@ const batchRoutes: FastifyPluginAsyncTypebox<BatchRouteOptions> = async (app, op
   const clientTokens = new WeakMap<FastifyRequest, { url: string; value: string }>();
   const tuning = {
     chunkRows: opts.config.batchChunkRows,
+    chunkMaxPages: Math.max(1, Math.floor(opts.config.batchChunkMaxRows / opts.config.batchChunkRows)),
     window: opts.config.batchWindow,
     heartbeatTimeoutMs: opts.config.batchHeartbeatSeconds * 1000,
     chunksPerRun: opts.config.batchChunksPerRun,

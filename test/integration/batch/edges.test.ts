@@ -86,9 +86,9 @@ describe('batches at the edges', () => {
         if (!beats.some((b) => b.recorded >= 1)) await new Promise((r) => setTimeout(r, 50));
       }
       for (const beat of beats) {
-        expect(beat.of).toBe(100);
+        expect([200, 100]).toContain(beat.of);
         expect(beat.recorded).toBeGreaterThanOrEqual(0);
-        expect(beat.recorded).toBeLessThanOrEqual(100);
+        expect(beat.recorded).toBeLessThanOrEqual(beat.of);
         expect(beat.lastRow % 100).toBe(beat.recorded % 100);
         expect(beat.failed).toBe(0);
       }
@@ -96,7 +96,9 @@ describe('batches at the edges', () => {
       const counted = (await batchRows.get()).values.find((v) => v.labels.outcome === 'done')?.value ?? 0;
       expect(counted).toBeGreaterThanOrEqual(Math.max(...beats.map((b) => b.recorded)));
       const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
-      expect(details).toMatch(/chunks? [\d, ]+ of 4 running/);
+      // The chunks running, by their rows: 4 pages of 100 in a window of 2 are a chunk of two pages (a
+      // window's share, core/batch.ts chunkPages), then two of one.
+      expect(details).toMatch(/chunks? running: rows (1-200|201-300|301-400)(, (201-300|301-400))? \(/);
     } finally {
       await connection.close();
     }

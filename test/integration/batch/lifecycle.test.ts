@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { verifyCallback } from '../../../client/webhooks.ts';
 import { client } from '../../support/http.ts';
@@ -83,11 +84,27 @@ describe('batch lifecycle', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    // 4 chunks, 2 per run: the batch continued as new once; every run carries the batch id.
+    // 4 pages of 2 rows in a window of 2: a chunk of two pages (rows 1-4: a window's share of the pages,
+    // core/batch.ts chunkPages), then two of one; 2 chunks per run: the batch continued as new once; every
+    // run carries the batch id.
     const runs = [];
     for await (const w of temporal.workflow.list({ query: `DocgenBatchId = '${id}' AND WorkflowType = 'generateBatch'` })) runs.push(w);
-    expect(runs.length).toBeGreaterThanOrEqual(2);
-    expect(runs.filter((r) => r.status.name === 'CONTINUED_AS_NEW').length).toBeGreaterThanOrEqual(1);
+    expect(runs.length).toBe(2);
+    expect(runs.filter((r) => r.status.name === 'CONTINUED_AS_NEW')).toHaveLength(1);
+    const chunks: { page: number; pages?: number; firstRow: number; count: number }[] = [];
+    for (const r of runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime())) {
+      const history = await temporal.workflow.getHandle(r.workflowId, r.runId).fetchHistory();
+      for (const e of history.events ?? []) {
+        const scheduled = e.activityTaskScheduledEventAttributes;
+        if (scheduled?.activityType?.name !== 'generateBatchChunk') continue;
+        chunks.push(defaultPayloadConverter.fromPayload<(typeof chunks)[number]>(scheduled.input!.payloads![0]!));
+      }
+    }
+    expect(chunks.map(({ page, pages, firstRow, count }) => ({ page, pages, firstRow, count }))).toEqual([
+      { page: 0, pages: 2, firstRow: 1, count: 4 },
+      { page: 2, pages: undefined, firstRow: 5, count: 2 },
+      { page: 3, pages: undefined, firstRow: 7, count: 1 },
+    ]);
     // The admission workflow too.
     const admitted = [];
     for await (const w of temporal.workflow.list({ query: `DocgenBatchId = '${id}' AND WorkflowType = 'batchAdmission'` }))
