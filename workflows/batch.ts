@@ -20,6 +20,7 @@ import {
   continueAsNew,
   isCancellation,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -98,11 +99,19 @@ export interface BatchOutcome {
   combined?: { urn: string; name: string; pages?: number };
 }
 
+/** Patch (ARCHITECTURE.md "Changing a workflow"): a chunk takes a window's share of the pages left, up to
+ *  the tuning's chunkMaxPages (core/batch.ts chunkPages). A run whose history a worker from before it began
+ *  (a batch in flight across an upgrade, its input from an API that already sets chunkMaxPages) goes on
+ *  taking one page a chunk, as it started: its next page is the workflow's own count. */
+const CHUNKS_GROW = 'batch-chunks-grow';
+
 export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
   const { batch, prepared } = state;
   const info = workflowInfo();
   const run = runOf(batch, info.workflowId, prepared);
-  const { chunkRows, chunkMaxPages, window, heartbeatTimeoutMs, chunksPerRun } = batch.tuning;
+  const { chunkRows, window, heartbeatTimeoutMs, chunksPerRun } = batch.tuning;
+  // Asked only where the tuning lets chunks grow, so other runs carry no marker.
+  const chunkMaxPages = (batch.tuning.chunkMaxPages ?? 1) > 1 && patched(CHUNKS_GROW) ? batch.tuning.chunkMaxPages : 1;
   const onBatchQueue = {
     taskQueue: batchTaskQueue(info.taskQueue),
     heartbeatTimeout: heartbeatTimeoutMs,
