@@ -168,7 +168,7 @@ export const settings = {
     'BATCH_CHUNK_MAX_ROWS',
     200,
     int(1, 100_000),
-    "Most rows one chunk activity takes: a long batch's chunks take several pages of BATCH_CHUNK_ROWS rows (a window's share of the pages left, so the window stays full and the last chunks are one page each), and Temporal's cost per chunk is paid that much less often; at most BATCH_CHUNK_ROWS makes every chunk one page",
+    "Most rows one chunk activity takes: a long batch's chunks take several pages of BATCH_CHUNK_ROWS rows (a window's share of the pages left, so the window stays full and the last chunks are one page each), and Temporal's cost per chunk is paid that much less often (not for a batch with stopAfterFailures); at most BATCH_CHUNK_ROWS makes every chunk one page",
   ),
   batchWindow: setting(
     'BATCH_WINDOW',

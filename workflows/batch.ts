@@ -68,7 +68,7 @@ export async function batchAdmission(input: BatchInput): Promise<AdmissionResult
     staticSummary: `batch ${input.batchId}: ${prepared.prepared.rowsTotal} rows of ${input.template.name ?? input.template.urn} -> ${input.document.fileFormat}${input.combined ? ` + combined ${input.combined.format}` : ''}`,
     staticDetails: [
       `**batch** ${input.batchId} · **subscription** ${input.run.subscriptionId} · **user** ${input.run.userId}`,
-      `**rows** ${prepared.prepared.rowsTotal} from ${input.data.loadMethod}:${input.data.urn}, ${chunkSize(input.tuning)} per chunk, ${input.tuning.window} chunks at once`,
+      `**rows** ${prepared.prepared.rowsTotal} from ${input.data.loadMethod}:${input.data.urn}, ${chunkSize(input)} per chunk, ${input.tuning.window} chunks at once`,
       `**document** ${input.document.name} as ${input.document.fileFormat}${input.document.deliveryMethod ? ` to ${input.document.deliveryMethod}:${input.document.path}` : ' (combined output only)'}`,
       ...(input.combined
         ? [`**combined** ${input.combined.name} (${input.combined.format}) to ${input.combined.deliveryMethod}:${input.combined.path}`]
@@ -79,8 +79,8 @@ export async function batchAdmission(input: BatchInput): Promise<AdmissionResult
 }
 
 /** Rows per chunk, as the UI's details say it: "50", or "50-200" where a long batch's chunks grow. */
-function chunkSize({ chunkRows, chunkMaxPages = 1 }: BatchInput['tuning']): string {
-  return chunkMaxPages > 1 ? `${chunkRows}-${chunkRows * chunkMaxPages}` : `${chunkRows}`;
+function chunkSize({ tuning: { chunkRows, chunkMaxPages = 1 }, stopAfterFailures }: BatchInput): string {
+  return chunkMaxPages > 1 && stopAfterFailures === undefined ? `${chunkRows}-${chunkRows * chunkMaxPages}` : `${chunkRows}`;
 }
 
 export interface BatchState {
@@ -110,8 +110,11 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
   const info = workflowInfo();
   const run = runOf(batch, info.workflowId, prepared);
   const { chunkRows, window, heartbeatTimeoutMs, chunksPerRun } = batch.tuning;
-  // Asked only where the tuning lets chunks grow, so other runs carry no marker.
-  const chunkMaxPages = (batch.tuning.chunkMaxPages ?? 1) > 1 && patched(CHUNKS_GROW) ? batch.tuning.chunkMaxPages : 1;
+  // A batch that stops after failures keeps one-page chunks: the running chunks finish their rows after the
+  // stop (the workflow hears of failures as each chunk ends), as many as before chunks grew. Asked only
+  // where chunks may grow, so other runs carry no marker.
+  const grows = (batch.tuning.chunkMaxPages ?? 1) > 1 && batch.stopAfterFailures === undefined;
+  const chunkMaxPages = grows && patched(CHUNKS_GROW) ? batch.tuning.chunkMaxPages : 1;
   const onBatchQueue = {
     taskQueue: batchTaskQueue(info.taskQueue),
     heartbeatTimeout: heartbeatTimeoutMs,
