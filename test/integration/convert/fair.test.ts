@@ -12,7 +12,7 @@ import { LibreOfficePool } from '../../../converter/index.ts';
 import { conversionCost } from '../../../engine/cost.ts';
 import { rejection } from '../../support/convert-error.ts';
 import { entryText, makeEntry, readZip, writeZip } from '../../../converter/zip.ts';
-import { makeDocx, makeXlsx, poolDocs, poppler, until } from './fixtures.ts';
+import { longDocx, makeDocx, makeXlsx, poolDocs, poppler, until } from './fixtures.ts';
 
 const { small, medium, long } = poolDocs;
 
@@ -177,17 +177,21 @@ describe('a spare instance (CONVERTER_SPARE_INSTANCES)', () => {
       size: 1,
       spareInstances: 1,
       // Long enough for the small document's first conversion on the former spare on a loaded machine (it
-      // once took over 1.5 s in CI); the long one runs for tens of seconds.
+      // once took over 1.5 s in CI).
       timeoutMs: 6_000,
       contendedTimeoutMs: 60_000,
       sliceMs: 60_000,
       budgetMs: 600_000,
+      // The document stopped by the limit: ~4,800 pages, about 50 s of LibreOffice on a 2-core machine where
+      // `long` (~450 pages) takes under 3 s, so it outlasts the limit on any machine.
+      limits: { maxPages: 10_000 },
       log: () => {},
     });
     await pool.ready();
     // ready() waits for the regular instance; the spare may still be starting on a loaded machine.
     await until('the spare to be warm', () => pool.status().instances[1]!.state === 'idle');
-    expect((await rejection(pool.convert(long, { from: 'docx', to: 'pdf', tenant: 'B' }))).setting).toBe('CONVERTER_TIMEOUT_MS');
+    const longer = longDocx(120_000);
+    expect((await rejection(pool.convert(longer, { from: 'docx', to: 'pdf', tenant: 'B' }))).setting).toBe('CONVERTER_TIMEOUT_MS');
     expect(poppler('pdftotext', await pool.convert(small, { from: 'docx', to: 'pdf', tenant: 'A' }))).toContain('small document');
     const [first, second] = pool.status().instances;
     // A ran on the former spare; the stopped instance restarts as the spare.
