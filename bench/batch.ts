@@ -401,6 +401,9 @@ const baseOf = (r: Result) => {
   return r.name.includes('pdf') ? barePdf : bareCount;
 };
 const cpuPerDoc = (r: Result) => [...r.cpu.values()].reduce((a, b) => a + b, 0) / N;
+/** CPU per document outside LibreOffice (its soffice processes and their UNO bridges), the same groups in
+ *  docgen's runs and the bare pipeline's. */
+const outsideLibreOffice = (r: Result) => [...r.cpu].filter(([group]) => !/LibreOffice/.test(group)).reduce((a, [, ms]) => a + ms, 0) / N;
 console.log('');
 console.log(
   `docgen batch benchmark: ${N} invoice rows (examples/invoice.docx), node ${process.version}, ${os.cpus().length} cores, load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${os
@@ -424,8 +427,10 @@ for (const r of results) {
   );
 }
 // Issue 40's goals, each a ratio of this run: throughput against the bare pipeline and carbone's loop, and
-// docgen's own CPU per row (every process of the service: API, worker, PostgreSQL, Temporal, LibreOffice)
-// beyond what the bare pipeline spends on the same row (the render, and LibreOffice's conversion or count).
+// docgen's own CPU per row (every process of the service but LibreOffice: API, worker, PostgreSQL, Temporal)
+// beyond what the bare pipeline spends on the same row outside LibreOffice (the render, the converter's
+// client). LibreOffice's own work is left out of both: it is the same work, and its CPU varies between runs
+// by more than the goal (34-46 ms a pdf row on one machine in one hour).
 const carbone = (format: string) => results.find((r) => r.name.startsWith('carbone') && r.name.includes(`: ${format} `));
 const goals: string[][] = [];
 for (const r of results.filter((x) => x.name.startsWith('docgen'))) {
@@ -441,7 +446,7 @@ for (const r of results.filter((x) => x.name.startsWith('docgen'))) {
     rows.push(['vs bare render + page count', base && r.docsPerSecond / base.docsPerSecond, '>= 0.9']);
   }
   for (const [what, x, goal] of rows) goals.push([r.name, what, x === undefined ? '-' : x.toFixed(2), goal]);
-  if (base) goals.push([r.name, "docgen's own CPU per row (ms)", f1(cpuPerDoc(r) - cpuPerDoc(base)), '<= 2']);
+  if (base) goals.push([r.name, "docgen's own CPU per row (ms)", f1(outsideLibreOffice(r) - outsideLibreOffice(base)), '<= 2']);
 }
 console.log('');
 console.log("docgen start's node process (API + worker 1) by thread, CPU ms per document:");
