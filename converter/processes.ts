@@ -50,31 +50,30 @@ export function groupAlive(pgid: number): boolean {
   }
   for (const n of names) {
     if (!/^\d+$/.test(n)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
-    } catch {
-      continue;
-    }
-    // Fields after the ")" that ends the command name: state ppid pgrp ...
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(f[2]) === pgid && f[0] !== 'Z') return true;
+    const f = statFields(n);
+    if (f && Number(f[2]) === pgid && f[0] !== 'Z') return true;
   }
   return false;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (state, ppid, pgrp, ...: field 3 on); undefined when
+ *  there is no such process or no /proc. The name (field 2) may hold spaces and parentheses: the fields are
+ *  counted from the last ')'. */
+function statFields(pid: number | string): string[] | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Field 22 of /proc/<pid>/stat: the process's start time, in clock ticks after boot, which tells a pid
  *  reused by another process apart. Undefined when there is no such process, for a zombie (it has ended;
  *  its parent has yet to reap it), and where /proc does not exist. */
 export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces and parentheses: count from the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
+  const fields = statFields(pid);
+  return fields === undefined || fields[0] === 'Z' ? undefined : fields[19];
 }
 
 /** A process's arguments (/proc/<pid>/cmdline); none when it has ended or /proc does not exist. */
