@@ -129,6 +129,13 @@ export function chunkPages(remaining: number, window: number, maxPages = 1): num
   return Math.max(1, Math.min(maxPages, remaining, Math.floor(remaining / window)));
 }
 
+/** Most pages one chunk of `batch` may take: the tuning's chunkMaxPages (absent in runs from before chunks
+ *  grew), but 1 for a batch that stops after failures: the workflow hears of failures as chunks end, so the
+ *  chunks running at the stop finish their rows, as many as before chunks grew. */
+export function chunkMaxPagesOf(batch: Pick<BatchInput, 'tuning' | 'stopAfterFailures'>): number {
+  return batch.stopAfterFailures === undefined ? (batch.tuning.chunkMaxPages ?? 1) : 1;
+}
+
 /** Rows merged and named at admission: a problem there is the request's 400. */
 export const ADMISSION_CHECK_ROWS = 3;
 

@@ -33,6 +33,7 @@ import {
   type BatchInput,
   batchTaskQueue,
   batchWorkflowId,
+  chunkMaxPagesOf,
   chunkPages,
   type PreparedBatch,
   runOf,
@@ -79,8 +80,10 @@ export async function batchAdmission(input: BatchInput): Promise<AdmissionResult
 }
 
 /** Rows per chunk, as the UI's details say it: "50", or "50-200" where a long batch's chunks grow. */
-function chunkSize({ tuning: { chunkRows, chunkMaxPages = 1 }, stopAfterFailures }: BatchInput): string {
-  return chunkMaxPages > 1 && stopAfterFailures === undefined ? `${chunkRows}-${chunkRows * chunkMaxPages}` : `${chunkRows}`;
+function chunkSize(batch: BatchInput): string {
+  const { chunkRows } = batch.tuning;
+  const maxPages = chunkMaxPagesOf(batch);
+  return maxPages > 1 ? `${chunkRows}-${chunkRows * maxPages}` : `${chunkRows}`;
 }
 
 export interface BatchState {
@@ -110,11 +113,9 @@ export async function generateBatch(state: BatchState): Promise<BatchOutcome> {
   const info = workflowInfo();
   const run = runOf(batch, info.workflowId, prepared);
   const { chunkRows, window, heartbeatTimeoutMs, chunksPerRun } = batch.tuning;
-  // A batch that stops after failures keeps one-page chunks: the running chunks finish their rows after the
-  // stop (the workflow hears of failures as each chunk ends), as many as before chunks grew. Asked only
-  // where chunks may grow, so other runs carry no marker.
-  const grows = (batch.tuning.chunkMaxPages ?? 1) > 1 && batch.stopAfterFailures === undefined;
-  const chunkMaxPages = grows && patched(CHUNKS_GROW) ? batch.tuning.chunkMaxPages : 1;
+  // Asked only where chunks may grow, so other runs carry no marker.
+  const maxPages = chunkMaxPagesOf(batch);
+  const chunkMaxPages = maxPages > 1 && patched(CHUNKS_GROW) ? maxPages : 1;
   const onBatchQueue = {
     taskQueue: batchTaskQueue(info.taskQueue),
     heartbeatTimeout: heartbeatTimeoutMs,
